@@ -1,0 +1,143 @@
+#pragma once
+/* The re-execution analysis: attempts paired with results, invocations
+ * grouped by task_execution_id and retry-timer origin, findings with the
+ * event ids that prove them, withheld payloads and the limits of what the
+ * history can show. Pure: sees only the event model; computes every string
+ * a renderer prints, so renderers never compute. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "event.h"
+
+enum attempt_outcome {
+	OUTCOME_PENDING = 0, /* no result in history */
+	OUTCOME_COMPLETED,
+	OUTCOME_FAILED,
+};
+
+/* classify.h: failure classes of an error type + message. */
+enum failure_class {
+	FAILURE_NONE = 0,  /* not failed */
+	FAILURE_UNKNOWN,   /* failed, class not recognised */
+	FAILURE_AMBIGUOUS, /* timeout / connection / 5xx: the side effect may have landed */
+	FAILURE_PERMANENT, /* 4xx / validation / declined / not found / non-retriable */
+};
+
+struct attempt {
+	size_t event_index;          /* of the TaskScheduled / ChildWorkflowInstanceCreated */
+	int64_t scheduled_id;        /* its event_id */
+	const char *scheduled_at;    /* timestamp, may be NULL */
+	const char *task_execution_id; /* this attempt's own id (differs per attempt on .NET) */
+	const char *instance_id;     /* child workflows: the child instance */
+	enum attempt_outcome outcome;
+	size_t result_index;         /* SIZE_MAX when pending */
+	const char *completed_at;
+	size_t n_results;            /* > 1: duplicate_result */
+	const char *error_type;
+	const char *error_message;
+	bool non_retriable;
+	enum failure_class failure;
+	struct payload input;
+	struct payload output;
+};
+
+enum invocation_link {
+	LINK_SINGLE = 0,      /* one attempt */
+	LINK_EXECUTION_ID,    /* attempts share task_execution_id */
+	LINK_TIMER_ORIGIN,    /* linked through a retry timer's origin key */
+	LINK_PATTERN,         /* inferred: failed -> timer -> fired -> scheduled, same name */
+};
+
+struct invocation {
+	const char *name;
+	const char *task_execution_id; /* the invocation's key: first attempt's id (may be NULL) */
+	bool is_child_workflow;
+	size_t generation;             /* 0-based, split at ExecutionStarted */
+	enum invocation_link link;
+	struct attempt *attempts;
+	size_t n_attempts;
+	int64_t *retry_timer_event_ids;
+	size_t n_retry_timers;
+};
+
+enum finding_kind {
+	FINDING_REEXECUTED = 0,
+	FINDING_AMBIGUOUS_FAILURE_RETRIED,
+	FINDING_DUPLICATE_RESULT,
+	FINDING_OVERLAPPING_CALL,
+	FINDING_REPEATED_CALL,
+	FINDING_PERMANENT_FAILURE_RETRIED,
+	FINDING_UNRESOLVED_ATTEMPT,
+	FINDING_CHILD_WORKFLOW_RETRIED,
+	FINDING_ORPHAN_RETRY_TIMER,
+	FINDING_LARGE_PAYLOAD,
+	FINDING_KIND_COUNT
+};
+
+enum severity {
+	SEVERITY_NOTICE = 0,
+	SEVERITY_SUSPECT,
+};
+
+struct finding {
+	enum finding_kind kind;
+	enum severity severity;
+	const char *activity;          /* may be NULL (orphan timer) */
+	const char *task_execution_id; /* may be NULL */
+	int64_t *evidence_event_ids;
+	size_t n_evidence;
+	char *message;                 /* ends with the remedy, one sentence */
+};
+
+enum data_sharing_level {
+	SHARING_UNKNOWN = 0,
+	SHARING_METADATA,
+	SHARING_FULL,
+};
+
+struct withheld {
+	int64_t event_id;
+	const char *event_type;
+	const char *field; /* "input", "output", "customStatus" */
+};
+
+struct analysis_options {
+	size_t payload_limit;                /* bytes; 0 means 64 KiB */
+	enum data_sharing_level sharing;     /* known from elsewhere, or UNKNOWN to infer */
+	const char *sharing_source;          /* how it is known, e.g. "--data-sharing", "refusal ..." */
+};
+
+struct analysis {
+	const char *workflow;       /* from ExecutionStarted, may be NULL */
+	const char *status;         /* from ExecutionCompleted (normalised), or NULL */
+	const char *instance_id;
+	size_t n_generations;
+	bool finished;              /* the run has ended (completed/failed/terminated) */
+	struct invocation *invocations;
+	size_t n_invocations;
+	struct finding *findings;
+	size_t n_findings;
+	struct withheld *withheld;
+	size_t n_withheld;
+	enum data_sharing_level sharing;
+	char *sharing_source;       /* "inferred: ...", "--data-sharing", ... */
+	char **limits;              /* sentences */
+	size_t n_limits;
+	const char **child_instances; /* child instance ids found (to audit too) */
+	size_t n_child_instances;
+	size_t n_events;
+};
+
+/* The analysis borrows strings from the log: free it before the log. */
+struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
+			      struct err *e);
+void analysis_free(struct analysis *a); /* accepts NULL */
+
+const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
+enum severity finding_kind_severity(enum finding_kind k);
+const char *severity_name(enum severity s);        /* "notice", "suspect" */
+const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
+const char *data_sharing_level_name(enum data_sharing_level l); /* "metadata", ... */

@@ -1,0 +1,101 @@
+#pragma once
+/* The audit pipeline: the CLI fills a request, audit_execute() runs it —
+ * source (Catalyst tools or a file) -> event model -> analysis -> renderer —
+ * so no command grows its own copy of it. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "err.h"
+#include "report.h"
+
+enum audit_command {
+	CMD_NONE = 0,
+	CMD_RUN,
+	CMD_RUNS,
+	CMD_FILE,
+	CMD_LINK,
+	CMD_LOGIN,
+	CMD_LOGOUT,
+	CMD_WHOAMI,
+	CMD_TOOLS,
+};
+
+enum fail_on {
+	FAIL_ON_SUSPECT = 0, /* default */
+	FAIL_ON_REEXECUTED,  /* any finding */
+	FAIL_ON_NEVER,
+};
+
+enum color_mode {
+	COLOR_AUTO = 0,
+	COLOR_ALWAYS,
+	COLOR_NEVER,
+};
+
+struct audit_filters {
+	const char *app;
+	const char *workflow;
+	const char *status;
+	const char *since; /* duration ("24h") or RFC 3339, as given */
+	const char *until;
+	long limit;        /* 0: no limit */
+};
+
+struct audit_request {
+	enum audit_command command;
+	const char *args[2];    /* APP_ID RUN_ID, or PATH */
+	/* connection */
+	const char *server;     /* --server / CATALYST_MCP_URL / default */
+	const char *stdio_cmd;  /* --stdio: talk to a local server instead */
+	const char *cacert;
+	long timeout_s;         /* --timeout; 0: 60 */
+	int jobs;               /* --jobs; 0: 8 */
+	bool verbose;
+	/* sign-in */
+	const char *client_id;
+	const char *redirect_path;
+	bool no_browser;
+	bool no_login;
+	/* project and console */
+	const char *project;    /* --project NAME */
+	const char *project_id; /* --project-id UID */
+	const char *console;    /* --console URL */
+	/* analysis */
+	enum data_sharing_level sharing; /* --data-sharing, UNKNOWN when not given */
+	size_t payload_limit;
+	bool no_children;
+	struct audit_filters filters;
+	/* output */
+	enum render_format format;
+	bool format_given;
+	const char *output;     /* --output FILE, NULL: stdout */
+	enum color_mode color;
+	enum fail_on fail_on;
+	/* where messages go (stderr normally); the library only writes here
+	 * through the progress/warning callbacks below. */
+	void (*warn)(const char *msg, void *ctx);
+	void (*progress)(const char *line, void *ctx); /* NULL when not a TTY */
+	void *msg_ctx;
+};
+
+void audit_request_init(struct audit_request *rq);
+
+/* Runs the request. Returns the exit status (0 or 1 by findings; 1 also
+ * when a run of `runs` failed) or -1 with `e` set (its code is the status). */
+int audit_execute(const struct audit_request *rq, struct err *e);
+
+/* The commands behind audit_execute, one per source, each in its own file. */
+int audit_file(const struct audit_request *rq, struct err *e);    /* audit_file.c */
+int audit_tools(const struct audit_request *rq, struct err *e);   /* audit_tools.c */
+int audit_run(const struct audit_request *rq, struct err *e);     /* audit_catalyst.c */
+int audit_runs(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
+int audit_link(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
+int audit_whoami(const struct audit_request *rq, struct err *e);  /* audit_catalyst.c */
+int audit_login(const struct audit_request *rq, struct err *e);   /* audit_login.c */
+int audit_logout(const struct audit_request *rq, struct err *e);  /* audit_login.c */
+
+/* Shared tail of every auditing command: render the report to --output or
+ * stdout in the requested format and turn findings into the exit status. */
+int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);

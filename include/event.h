@@ -1,0 +1,143 @@
+#pragma once
+/* The history event model: every dialect (Catalyst's flattened snake_case,
+ * durabletask protojson, `dapr workflow history -o json`) is normalised into
+ * this, in history order. Strings are interned in the log's pool and live as
+ * long as the log. The analysis sees only this, never JSON. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+enum event_kind {
+	EVENT_UNKNOWN = 0, /* kept and counted; type name in kind_name */
+	EVENT_EXECUTION_STARTED,
+	EVENT_EXECUTION_COMPLETED,
+	EVENT_EXECUTION_TERMINATED,
+	EVENT_EXECUTION_SUSPENDED,
+	EVENT_EXECUTION_RESUMED,
+	EVENT_EXECUTION_STALLED,
+	EVENT_CONTINUE_AS_NEW,
+	EVENT_WORKFLOW_STARTED, /* orchestratorStarted before Dapr 1.18 */
+	EVENT_WORKFLOW_COMPLETED,
+	EVENT_TASK_SCHEDULED,
+	EVENT_TASK_COMPLETED,
+	EVENT_TASK_FAILED,
+	EVENT_TIMER_CREATED,
+	EVENT_TIMER_FIRED,
+	EVENT_CHILD_CREATED, /* childWorkflowInstanceCreated / subOrchestrationInstanceCreated */
+	EVENT_CHILD_COMPLETED,
+	EVENT_CHILD_FAILED,
+	EVENT_EVENT_SENT,
+	EVENT_EVENT_RAISED,
+	EVENT_GENERIC,
+	EVENT_HISTORY_STATE,
+	EVENT_KIND_COUNT
+};
+
+/* Whether a payload key was there at all: the data-sharing rule hangs on the
+ * difference between ABSENT (key removed) and NULL/EMPTY (key present). */
+enum payload_state {
+	PAYLOAD_ABSENT = 0,
+	PAYLOAD_NULL,
+	PAYLOAD_EMPTY,
+	PAYLOAD_PRESENT,
+};
+
+struct payload {
+	enum payload_state state;
+	size_t size;     /* bytes of the value as text, when PRESENT */
+	uint64_t hash;   /* FNV-1a of the value as text, when PRESENT: compares inputs */
+};
+
+enum timer_origin {
+	ORIGIN_NONE = 0,      /* no origin recorded (before Dapr 1.18, or absent) */
+	ORIGIN_ACTIVITY_RETRY,
+	ORIGIN_CHILD_RETRY,
+	ORIGIN_CREATE_TIMER,
+	ORIGIN_EXTERNAL_EVENT,
+	ORIGIN_OTHER,
+};
+
+/* Integers that may be missing carry a has_ flag; strings are NULL when the
+ * key was absent and "" when present but empty. */
+struct event {
+	enum event_kind kind;
+	const char *kind_name;        /* the type as spelled in the input */
+	int64_t event_id;             /* missing -> 0 (protojson omits zero) */
+	bool has_event_id;
+	const char *timestamp;
+	const char *name;
+	int64_t task_scheduled_id;    /* missing -> 0 where the kind carries one */
+	bool has_task_scheduled_id;
+	const char *task_execution_id;
+	int64_t timer_id;
+	bool has_timer_id;
+	const char *fire_at;
+	enum timer_origin origin;
+	const char *origin_id;        /* task execution id or child instance id */
+	const char *instance_id;      /* child instance (CHILD_CREATED) or workflow instance */
+	const char *execution_id;     /* workflow execution id (EXECUTION_STARTED) */
+	const char *retry_parent_instance_id;
+	const char *rerun_parent_instance_id;
+	const char *workflow_status;  /* EXECUTION_COMPLETED */
+	const char *error_type;
+	const char *error_message;
+	bool has_non_retriable;
+	bool non_retriable;
+	struct payload input;
+	struct payload output;        /* result / output */
+	struct payload custom_status;
+	size_t source_offset;         /* byte offset of the event in the input, or 0 */
+};
+
+enum event_dialect {
+	DIALECT_UNKNOWN = 0,
+	DIALECT_CATALYST, /* flattened snake_case (camel/Pascal accepted) */
+	DIALECT_PROTOJSON,
+	DIALECT_DAPR_CLI,
+};
+
+struct event_count {
+	const char *name;
+	size_t count;
+};
+
+/* Run-level fields found in an envelope around the events (all may be NULL). */
+struct event_run_info {
+	const char *instance_id;
+	const char *app_id;
+	const char *workflow_name;
+	const char *runtime_status;
+	const char *project;
+	const char *data_sharing_level; /* a field that names the level, if any */
+	const char *data_sharing_field; /* the key it came from */
+};
+
+struct event_log;
+
+struct event_log *event_log_new(void);
+void event_log_free(struct event_log *log); /* accepts NULL */
+
+size_t event_log_count(const struct event_log *log);
+const struct event *event_log_at(const struct event_log *log, size_t i);
+enum event_dialect event_log_dialect(const struct event_log *log);
+const char *event_dialect_name(enum event_dialect d);
+const struct event_run_info *event_log_run_info(const struct event_log *log);
+/* Unknown event types and unknown keys, with counts: never silently dropped. */
+size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out);
+size_t event_log_unknown_keys(const struct event_log *log, const struct event_count **out);
+/* Intern a string in the log's pool (NULL stays NULL). */
+const char *event_log_intern(struct event_log *log, const char *s, size_t len);
+/* Canonical name of a kind ("TaskScheduled", ...). */
+const char *event_kind_name(enum event_kind k);
+
+/* Parses a document (a file's bytes) in any dialect, detected automatically,
+ * streaming the event array element by element. On failure sets ERR_INPUT
+ * with the byte position. */
+struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
+/* The same from an already decoded document (a tool result). */
+struct event_log *event_log_from_json(const json_t *doc, struct err *e);

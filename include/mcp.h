@@ -1,0 +1,58 @@
+#pragma once
+/* The MCP client session: initialize and version negotiation, tools/list,
+ * tools/call, and answers to whatever the server asks of us. Sits on a
+ * transport; knows nothing of Catalyst. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "err.h"
+#include "transport.h"
+
+struct mcp_session;
+
+/* Progress notifications (notifications/progress) for an outstanding call. */
+typedef void (*mcp_progress_fn)(double progress, double total, const char *message, void *ctx);
+
+struct mcp_options {
+	const char *client_name;    /* default "catalyst-audit" */
+	const char *client_version; /* default the program version */
+	mcp_progress_fn on_progress;
+	void *progress_ctx;
+};
+
+/* The session takes no ownership of the transport. */
+struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_options *o);
+void mcp_session_free(struct mcp_session *s); /* accepts NULL */
+
+/* initialize + notifications/initialized. Offers 2025-11-25; accepts
+ * 2025-06-18 and 2025-03-26 from the server; anything else is an error. */
+int mcp_initialize(struct mcp_session *s, struct err *e);
+const char *mcp_protocol_version(const struct mcp_session *s);
+/* The server's initialize result (serverInfo, capabilities, instructions);
+ * borrowed, valid until the session is freed. */
+const json_t *mcp_server_info_get(const struct mcp_session *s);
+
+/* Every tool, following nextCursor to the end: a new array reference. */
+json_t *mcp_list_tools(struct mcp_session *s, struct err *e);
+
+/* One tools/call answer, in whichever envelope it came. Exactly one of
+ * rpc_error / result is set when mcp_call_tool returns 0. */
+struct mcp_tool_result {
+	json_t *rpc_error;     /* the JSON-RPC error object {code, message, data} */
+	json_t *result;        /* the whole result object */
+	json_t *structured;    /* borrowed from result: structuredContent or NULL */
+	json_t *content;       /* borrowed from result: content array or NULL */
+	json_t *text_json;     /* new: the first content[].text that parses as JSON, or NULL */
+	bool is_error;         /* result.isError */
+};
+
+/* Thread-safe: `runs` calls this from several workers on one session. On a
+ * session expiry (HTTP 404) it re-initializes once and retries. Returns -1
+ * only when no JSON-RPC answer was obtained (transport, protocol, timeout). */
+int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments,
+		  struct mcp_tool_result *out, struct err *e);
+void mcp_tool_result_finish(struct mcp_tool_result *r);
+
+/* Ends the session (HTTP DELETE / stdio shutdown) through the transport. */
+void mcp_session_close(struct mcp_session *s);

@@ -1,0 +1,72 @@
+#pragma once
+/* What the renderers print: one entry per audited run (or per run whose
+ * fetch failed), plus the totals. Built by the audit pipeline; renderers
+ * only format it. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "err.h"
+
+enum project_form {
+	PROJECT_NONE = 0, /* no project known: JSON null */
+	PROJECT_NAME,
+	PROJECT_UID,
+};
+
+struct report_run {
+	char *app_id;       /* NULL when unknown (a file without it) */
+	char *run_id;
+	enum project_form project_form;
+	char *project;      /* name or uid, per project_form */
+	char *console_link; /* NULL: no trustworthy link */
+	char *link_note;    /* why there is no link / why a parameter was left out */
+	char *source;       /* "file PATH", "catalyst_get_workflow_run", ... */
+	char *parent_run_id; /* a child run audited because its parent named it */
+	struct analysis *analysis; /* NULL when the run could not be audited */
+	struct event_log *log;     /* owned: the analysis borrows from it */
+	enum err_code failure_code; /* when analysis == NULL */
+	char *failure;              /* the reason, one line */
+	char *refusal_kind;         /* when a refusal stopped it */
+	char *refusal_instruction;
+};
+
+struct report {
+	struct report_run *runs;
+	size_t n_runs;
+	/* summary, filled by report_summarize() */
+	size_t n_activities;
+	size_t n_reexecuted;
+	size_t n_findings;
+	size_t n_suspect;
+	size_t n_failed_runs;
+	char **notes;       /* report-wide remarks (e.g. a link parameter omitted) */
+	size_t n_notes;
+};
+
+void report_init(struct report *r);
+void report_finish(struct report *r);
+/* Appends a zeroed run and returns it (NULL on allocation failure). */
+struct report_run *report_add_run(struct report *r);
+int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_summarize(struct report *r);
+
+enum render_format {
+	FORMAT_TEXT = 0,
+	FORMAT_JSON,
+	FORMAT_MARKDOWN,
+};
+
+struct render_options {
+	bool color;
+	int width; /* terminal columns for text; 0 means 80 */
+};
+
+int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_markdown(FILE *out, const struct report *r, const struct render_options *o,
+		    struct err *e);
+int render_report(FILE *out, enum render_format f, const struct report *r,
+		  const struct render_options *o, struct err *e);

@@ -1,0 +1,72 @@
+#pragma once
+/* How JSON-RPC messages reach an MCP server: Streamable HTTP (libcurl) or a
+ * child process's stdio. One vtable, in the manner of seatd's seat_impl; the
+ * MCP session above never knows which one it talks to. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+struct transport;
+
+/* Called for every JSON-RPC message (one JSON text) that arrives while a
+ * request is outstanding: notifications, server->client requests and the
+ * response itself. Return 1 when `msg` completed the exchange (the caller
+ * decides: usually "this is the response to my id"), 0 to keep reading,
+ * -1 to abort with the error set in `e`. The callback may call
+ * transport_send(...expect_reply=false...) on the same transport to answer a
+ * server request (HTTP does that on a second handle). */
+typedef int (*transport_on_message)(const char *msg, size_t len, void *ctx, struct err *e);
+
+struct transport_ops {
+	const char *name; /* "http", "stdio" */
+	/* Sends one message. When expect_reply is true, blocks delivering every
+	 * incoming message to on_message until it returns 1, the stream ends
+	 * (an error: the response never came), or the timeout passes. When false
+	 * (notifications, responses to the server) the message is sent and any
+	 * answer body is drained. Thread-safe for HTTP (concurrent calls share
+	 * the session and the connection pool); serialised for stdio. */
+	int (*send)(struct transport *t, const char *body, size_t len, bool expect_reply,
+		    transport_on_message on_message, void *ctx, struct err *e);
+	/* Protocol-level headers set by the MCP layer (MCP-Protocol-Version, and
+	 * later Mcp-Method/Mcp-Name); NULL value removes. Ignored by stdio. */
+	int (*set_header)(struct transport *t, const char *name, const char *value);
+	/* Forget the session (after a 404, before re-initializing). */
+	void (*reset_session)(struct transport *t);
+	/* End the session politely (HTTP DELETE; stdio: close stdin, wait, TERM). */
+	void (*close)(struct transport *t);
+	void (*destroy)(struct transport *t);
+};
+
+struct transport {
+	const struct transport_ops *ops;
+};
+
+struct transport_http_options {
+	const char *url;
+	const char *cacert;        /* NULL: the system store; TLS is always verified */
+	const char *bearer_token;  /* NULL: no Authorization header */
+	long connect_timeout_ms;   /* 0: 10 s */
+	long timeout_ms;           /* per exchange; 0: 60 s */
+	int max_parallel;          /* size of the keep-alive handle pool; 0: 8 */
+};
+
+struct transport_stdio_options {
+	const char *command; /* run through /bin/sh -c */
+	bool pass_stderr;    /* the child's stderr to ours (under --verbose) */
+	long timeout_ms;     /* per exchange; 0: 60 s */
+	long grace_ms;       /* after closing stdin, before SIGTERM; 0: 2 s */
+};
+
+struct transport *transport_http_new(const struct transport_http_options *o, struct err *e);
+struct transport *transport_stdio_new(const struct transport_stdio_options *o, struct err *e);
+
+static inline int transport_send(struct transport *t, const char *body, size_t len, bool expect_reply,
+				 transport_on_message cb, void *ctx, struct err *e)
+{
+	return t->ops->send(t, body, len, expect_reply, cb, ctx, e);
+}
+
+/* Closes and frees; accepts NULL. */
+void transport_free(struct transport *t);

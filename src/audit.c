@@ -1,0 +1,85 @@
+#include "audit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "version.h"
+
+void audit_request_init(struct audit_request *rq)
+{
+	memset(rq, 0, sizeof *rq);
+	rq->server = CATALYST_DEFAULT_SERVER;
+	rq->console = CATALYST_DEFAULT_CONSOLE;
+	rq->redirect_path = "/callback";
+	rq->timeout_s = 60;
+	rq->jobs = 8;
+	rq->fail_on = FAIL_ON_SUSPECT;
+	rq->color = COLOR_AUTO;
+	rq->sharing = SHARING_UNKNOWN;
+}
+
+int audit_execute(const struct audit_request *rq, struct err *e)
+{
+	switch (rq->command) {
+	case CMD_FILE:
+		return audit_file(rq, e);
+	case CMD_TOOLS:
+		return audit_tools(rq, e);
+	case CMD_RUN:
+		return audit_run(rq, e);
+	case CMD_RUNS:
+		return audit_runs(rq, e);
+	case CMD_LINK:
+		return audit_link(rq, e);
+	case CMD_WHOAMI:
+		return audit_whoami(rq, e);
+	case CMD_LOGIN:
+		return audit_login(rq, e);
+	case CMD_LOGOUT:
+		return audit_logout(rq, e);
+	case CMD_NONE:
+		break;
+	}
+	return err_set(e, ERR_USAGE, "no command given (see --help)");
+}
+
+static bool wants_color(const struct audit_request *rq, FILE *out)
+{
+	if (rq->color == COLOR_ALWAYS)
+		return true;
+	if (rq->color == COLOR_NEVER)
+		return false;
+	const char *term = getenv("TERM");
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fileno(out));
+}
+
+int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
+{
+	report_summarize(r);
+	FILE *out = stdout;
+	if (rq->output) {
+		out = fopen(rq->output, "w");
+		if (!out)
+			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
+	}
+	enum render_format f = rq->format;
+	if (!rq->format_given)
+		f = isatty(fileno(out)) ? FORMAT_TEXT : FORMAT_JSON;
+	struct render_options ro = {.color = f == FORMAT_TEXT && wants_color(rq, out), .width = 80};
+	int rc = render_report(out, f, r, &ro, e);
+	if (fflush(out) != 0 && rc == 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	if (rc < 0)
+		return -1;
+
+	if (rq->fail_on == FAIL_ON_NEVER)
+		return 0;
+	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? r->n_findings : r->n_suspect;
+	return over > 0 ? ERR_FINDINGS : 0;
+}

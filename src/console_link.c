@@ -1,0 +1,2 @@
+/* placeholder until the module lands */
+#include "err.h"

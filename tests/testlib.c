@@ -1,0 +1,344 @@
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *testlib_env(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v) {
+		fprintf(stderr, "test environment variable %s is not set (run through meson test)\n", name);
+		abort();
+	}
+	return v;
+}
+
+const char *testlib_src(const char *rel)
+{
+	static char bufs[8][4096];
+	static int next;
+	char *b = bufs[next++ % 8];
+	snprintf(b, sizeof bufs[0], "%s/%s", testlib_env("CA_SOURCE_DIR"), rel);
+	return b;
+}
+
+char *testlib_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *data = malloc(cap);
+	size_t r;
+	while (data && (r = fread(data + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n - 1 == 0) {
+			char *p = realloc(data, cap * 2);
+			if (!p) {
+				free(data);
+				data = NULL;
+				break;
+			}
+			data = p;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!data)
+		return NULL;
+	data[n] = '\0';
+	if (len)
+		*len = n;
+	return data;
+}
+
+const char *testlib_node(void)
+{
+	static char path[4096];
+	const char *npm = getenv("CA_NPM_DIR");
+	if (npm && *npm) {
+		snprintf(path, sizeof path, "%s/node_modules/.bin/node", npm);
+		if (access(path, X_OK) == 0)
+			return path;
+	}
+	return "node";
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char **build_env(char *const extra[])
+{
+	size_t n = 0, m = 0;
+	while (environ[n])
+		n++;
+	while (extra && extra[m])
+		m++;
+	char **env = calloc(n + m + 1, sizeof *env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* an extra entry overrides the inherited one */
+		const char *eq = strchr(environ[i], '=');
+		size_t klen = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		bool overridden = false;
+		for (size_t j = 0; j < m; j++)
+			if (strncmp(extra[j], environ[i], klen) == 0 && extra[j][klen] == '=')
+				overridden = true;
+		if (!overridden)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		env[k++] = extra[j];
+	env[k] = NULL;
+	return env;
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t c = *cap ? *cap : 4096;
+		while (c < *len + n + 1)
+			c *= 2;
+		*buf = realloc(*buf, c);
+		*cap = c;
+	}
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data,
+		size_t stdin_len, int timeout_ms, struct testlib_output *out)
+{
+	memset(out, 0, sizeof *out);
+	int in[2], o[2], er[2];
+	if (pipe(in) || pipe(o) || pipe(er))
+		return -1;
+	char **env = build_env(envp_extra);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(in[0], 0);
+		dup2(o[1], 1);
+		dup2(er[1], 2);
+		close(in[0]), close(in[1]), close(o[0]), close(o[1]), close(er[0]), close(er[1]);
+		execvpe(argv[0], argv, env);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(env);
+	close(in[0]), close(o[1]), close(er[1]);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+	size_t in_off = 0;
+	if (!stdin_data) {
+		close(in[1]);
+		in[1] = -1;
+	}
+	size_t out_cap = 0, err_cap = 0;
+	long long deadline = now_ms() + timeout_ms;
+	int open_fds = 2;
+	while (open_fds > 0) {
+		struct pollfd p[3] = {{o[0], POLLIN, 0}, {er[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			out->timed_out = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		int r = poll(p, in[1] >= 0 ? 3 : 2, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		char chunk[65536];
+		for (int i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(p[i].fd, chunk, sizeof chunk);
+			if (n <= 0) {
+				close(p[i].fd);
+				if (i == 0)
+					o[0] = -1;
+				else
+					er[0] = -1;
+				open_fds--;
+			} else if (i == 0) {
+				append(&out->out, &out->out_len, &out_cap, chunk, (size_t)n);
+			} else {
+				append(&out->err, &out->err_len, &err_cap, chunk, (size_t)n);
+			}
+		}
+		if (in[1] >= 0 && (p[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t n = write(in[1], stdin_data + in_off, stdin_len - in_off);
+			if (n > 0)
+				in_off += (size_t)n;
+			if (n < 0 || in_off >= stdin_len) {
+				close(in[1]);
+				in[1] = -1;
+			}
+		}
+	}
+	if (in[1] >= 0)
+		close(in[1]);
+	if (o[0] >= 0)
+		close(o[0]);
+	if (er[0] >= 0)
+		close(er[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	out->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (!out->out)
+		out->out = calloc(1, 1);
+	if (!out->err)
+		out->err = calloc(1, 1);
+	return 0;
+}
+
+int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data,
+		    int timeout_ms, struct testlib_output *out)
+{
+	size_t n = 0;
+	while (args[n])
+		n++;
+	char **argv = calloc(n + 2, sizeof *argv);
+	argv[0] = (char *)testlib_env("CA_BINARY");
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = args[i];
+	int r = testlib_run(argv, envp_extra, stdin_data, stdin_data ? strlen(stdin_data) : 0,
+			    timeout_ms, out);
+	free(argv);
+	return r;
+}
+
+void testlib_output_free(struct testlib_output *out)
+{
+	free(out->out);
+	free(out->err);
+	out->out = out->err = NULL;
+}
+
+int testlib_server_start(struct testlib_server *s, char *const argv[], char *const envp_extra[],
+			 const char *ready_prefix, int timeout_ms)
+{
+	memset(s, 0, sizeof *s);
+	s->pid = -1;
+	int o[2];
+	if (pipe(o))
+		return -1;
+	char **env = build_env(envp_extra);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		dup2(o[1], 1);
+		close(o[0]), close(o[1]);
+		execvpe(argv[0], argv, env);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(env);
+	setpgid(pid, pid);
+	close(o[1]);
+	s->pid = pid;
+	s->stdout_fd = o[0];
+	char line[4096];
+	size_t len = 0;
+	long long deadline = now_ms() + timeout_ms;
+	while (1) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			break;
+		struct pollfd p = {o[0], POLLIN, 0};
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ssize_t n = read(o[0], line + len, sizeof line - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		line[len] = '\0';
+		char *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (strncmp(line, ready_prefix, strlen(ready_prefix)) == 0) {
+				snprintf(s->ready_line, sizeof s->ready_line, "%s", line);
+				const char *rest = line + strlen(ready_prefix);
+				const char *u = strstr(rest, "http://");
+				if (u) {
+					size_t ul = strcspn(u, " \t\r");
+					snprintf(s->url, sizeof s->url, "%.*s", (int)ul, u);
+					const char *colon = strchr(u + 7, ':');
+					if (colon)
+						s->port = atoi(colon + 1);
+				} else {
+					const char *d = rest + strcspn(rest, "0123456789");
+					s->port = atoi(d);
+				}
+				return 0;
+			}
+			size_t used = (size_t)(nl - line) + 1;
+			memmove(line, nl + 1, len - used + 1);
+			len -= used;
+		}
+		if (len >= sizeof line - 1)
+			len = 0; /* an overlong line: drop it */
+	}
+	fprintf(stderr, "server %s did not print '%s' within %d ms\n", argv[0], ready_prefix, timeout_ms);
+	testlib_server_stop(s);
+	return -1;
+}
+
+void testlib_server_stop(struct testlib_server *s)
+{
+	if (s->pid <= 0)
+		return;
+	pid_t group = s->pid;
+	kill(-group, SIGTERM);
+	int st;
+	for (int i = 0; i < 50; i++) {
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			s->pid = -1;
+			break;
+		}
+		usleep(20000);
+	}
+	if (s->pid > 0) {
+		kill(-s->pid, SIGKILL);
+		waitpid(s->pid, &st, 0);
+		s->pid = -1;
+	}
+	/* Whatever else the group spawned goes too. */
+	kill(-group, SIGKILL);
+	if (s->stdout_fd > 0)
+		close(s->stdout_fd);
+	s->stdout_fd = -1;
+}
+
+int testlib_main(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,59 @@
+#pragma once
+/* Shared by every test: running the built binary, starting servers on
+ * 127.0.0.1 (and always stopping them), reading fixtures, and the one main()
+ * that runs a Check suite. */
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Paths the meson test environment provides (CA_SOURCE_DIR, CA_BUILD_DIR,
+ * CA_BINARY, CA_NODE, CA_NPM_DIR). Aborts the test when unset. */
+const char *testlib_env(const char *name);
+/* "<CA_SOURCE_DIR>/<rel>" in a static rotating buffer (valid for 8 calls). */
+const char *testlib_src(const char *rel);
+/* Reads a whole file; NULL on error. Caller frees. */
+char *testlib_read_file(const char *path, size_t *len);
+
+struct testlib_output {
+	char *out; /* stdout, NUL-terminated */
+	size_t out_len;
+	char *err; /* stderr */
+	size_t err_len;
+	int status;     /* exit status, or 128+signal */
+	bool timed_out;
+};
+
+/* Runs argv (argv[0] is a path or found in PATH) with stdin_data on its
+ * stdin (NULL: /dev/null), extra "NAME=VALUE" environment entries (NULL
+ * terminated, may be NULL), killing it after timeout_ms. */
+int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data,
+		size_t stdin_len, int timeout_ms, struct testlib_output *out);
+/* Runs the built catalyst-audit with args (NULL terminated). */
+int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data,
+		    int timeout_ms, struct testlib_output *out);
+void testlib_output_free(struct testlib_output *out);
+
+struct testlib_server {
+	pid_t pid;
+	int stdout_fd;
+	int port;
+	char url[256];      /* http://127.0.0.1:<port><path> when the ready line gives one */
+	char ready_line[512];
+};
+
+/* Starts argv in its own process group with extra environment, then reads
+ * its stdout until a line starting with ready_prefix appears (the line's
+ * first number after the prefix is taken as the port, the first "http://"
+ * word as the url). Returns -1 (and kills the process) on timeout or exit. */
+int testlib_server_start(struct testlib_server *s, char *const argv[], char *const envp_extra[],
+			 const char *ready_prefix, int timeout_ms);
+/* SIGTERM to the group, then SIGKILL after a grace period; reaps. */
+void testlib_server_stop(struct testlib_server *s);
+
+/* Node from tests/npm (22, for the conformance suite) or the system's. */
+const char *testlib_node(void);
+
+/* Runs the suite with CK_NORMAL output; returns the process exit status. */
+int testlib_main(Suite *s);
