@@ -130,6 +130,11 @@ const struct event_run_info *event_log_run_info(const struct event_log *log);
 /* Unknown event types and unknown keys, with counts: never silently dropped. */
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out);
 size_t event_log_unknown_keys(const struct event_log *log, const struct event_count **out);
+/* Appends a copy of ev, interning its strings (for parsers, and for tests
+ * and builders that make histories without JSON). Returns 0 or -1. */
+int event_log_append(struct event_log *log, const struct event *ev, struct err *e);
+/* Sets run-level fields (copied/interned). */
+void event_log_set_run_info(struct event_log *log, const struct event_run_info *info);
 /* Intern a string in the log's pool (NULL stays NULL). */
 const char *event_log_intern(struct event_log *log, const char *s, size_t len);
 /* Canonical name of a kind ("TaskScheduled", ...). */
