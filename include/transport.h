@@ -50,6 +50,8 @@ struct transport_http_options {
 	long connect_timeout_ms;   /* 0: 10 s */
 	long timeout_ms;           /* per exchange; 0: 60 s */
 	int max_parallel;          /* size of the keep-alive handle pool; 0: 8 */
+	size_t max_message;        /* largest message or SSE event; 0: 16 MiB */
+	int max_resumptions;       /* SSE resumptions per exchange; 0: 3, < 0: none */
 };
 
 struct transport_stdio_options {
@@ -57,6 +59,7 @@ struct transport_stdio_options {
 	bool pass_stderr;    /* the child's stderr to ours (under --verbose) */
 	long timeout_ms;     /* per exchange; 0: 60 s */
 	long grace_ms;       /* after closing stdin, before SIGTERM; 0: 2 s */
+	size_t max_line;     /* longest message line; 0: 16 MiB */
 };
 
 struct transport *transport_http_new(const struct transport_http_options *o, struct err *e);
@@ -70,3 +73,26 @@ static inline int transport_send(struct transport *t, const char *body, size_t l
 
 /* Closes and frees; accepts NULL. */
 void transport_free(struct transport *t);
+
+#define TRANSPORT_DEFAULT_MAX_MESSAGE ((size_t)16 << 20)
+
+/* Every message handed to on_message is NUL-terminated at msg[len] and
+ * valid UTF-8. */
+
+/* The value of WWW-Authenticate from the last 401 answer (for the OAuth
+ * discovery), malloc'd; NULL when none or when t is not an HTTP transport. */
+char *transport_http_www_authenticate(struct transport *t);
+/* Replaces the bearer token (NULL: none). set_header(t, "Authorization",
+ * "Bearer ...") does the same; either way it is never traced in clear. */
+int transport_http_set_bearer(struct transport *t, const char *token);
+/* The Mcp-Session-Id in force, malloc'd; NULL when none. */
+char *transport_http_session_id(struct transport *t);
+
+/* Shared by the transports. Hands one JSON text to cb, or each element of a
+ * JSON array (a batch) in order. With `parse` the text is checked to be
+ * JSON first (an HTTP body); without, only arrays are parsed. Returns the
+ * first non-zero callback value, 0 when every callback returned 0, -1 with
+ * ERR_PROTOCOL for text that is not JSON, not UTF-8 or not a message. */
+int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx,
+		      struct err *e);
+bool transport_utf8_valid(const char *s, size_t len);

@@ -1,2 +1,402 @@
-/* placeholder until the module lands */
-#include "err.h"
+/* The history event model: a log of normalised events whose strings live in
+ * an interning pool owned by the log. Events are stored in fixed-size blocks
+ * so appending never copies what is already there (no realloc doubling of a
+ * 300,000-event array) and pointers handed out by event_log_at stay valid. */
+#include "event.h"
+#include "event_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EVENT_BLOCK_SHIFT 12
+#define EVENT_BLOCK_SIZE (1u << EVENT_BLOCK_SHIFT)
+
+/* ------------------------------------------------------------------------ */
+/* The interning pool. Strings sit in large arena chunks, each preceded by a
+ * small header (hash, length, forward pointer); a power-of-two open
+ * addressing table of header pointers finds them again. The forward pointer
+ * lets a per-thread pool be merged into another one in O(1) per string. */
+
+#define POOL_CHUNK (256u * 1024u)
+
+struct pool_chunk {
+	struct pool_chunk *next;
+	size_t used, cap;
+	_Alignas(max_align_t) char data[];
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	/* FNV-1a, 64 bit: short ids, no need for anything stronger. */
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void event_pool_init(struct event_pool *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void event_pool_finish(struct event_pool *p)
+{
+	struct pool_chunk *c = p->chunks;
+	while (c) {
+		struct pool_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(p->table);
+	memset(p, 0, sizeof *p);
+}
+
+static struct pool_str *pool_alloc(struct event_pool *p, size_t len)
+{
+	size_t need = sizeof(struct pool_str) + len + 1;
+	need = (need + 7) & ~(size_t)7;
+	struct pool_chunk *c = p->chunks;
+	if (!c || c->cap - c->used < need) {
+		size_t cap = need > POOL_CHUNK / 4 ? need : POOL_CHUNK;
+		struct pool_chunk *n = malloc(sizeof *n + cap);
+		if (!n)
+			return NULL;
+		n->used = 0;
+		n->cap = cap;
+		if (c && cap != POOL_CHUNK) {
+			/* A big one-off string: keep the current chunk on top so
+			 * its remaining space is still used. */
+			n->next = c->next;
+			c->next = n;
+			n->used = need;
+			p->bytes += need;
+			return (struct pool_str *)(void *)n->data;
+		}
+		n->next = c;
+		p->chunks = n;
+		c = n;
+	}
+	struct pool_str *s = (struct pool_str *)(void *)(c->data + c->used);
+	c->used += need;
+	p->bytes += need;
+	return s;
+}
+
+static int pool_grow(struct event_pool *p)
+{
+	size_t ncap = p->cap ? p->cap * 2 : 1024;
+	struct pool_str **t = calloc(ncap, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < p->cap; i++) {
+		struct pool_str *s = p->table[i];
+		if (!s)
+			continue;
+		size_t j = s->hash & (ncap - 1);
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = s;
+	}
+	free(p->table);
+	p->table = t;
+	p->cap = ncap;
+	return 0;
+}
+
+const char *event_pool_intern(struct event_pool *p, const char *s, size_t len)
+{
+	if (!s)
+		return NULL;
+	if ((p->count + 1) * 4 > p->cap * 3 && pool_grow(p) < 0)
+		return NULL;
+	uint64_t h = hash_bytes(s, len);
+	size_t j = h & (p->cap - 1);
+	for (struct pool_str *c; (c = p->table[j]); j = (j + 1) & (p->cap - 1)) {
+		if (c->hash == h && c->len == len && memcmp(c->text, s, len) == 0)
+			return c->text;
+	}
+	struct pool_str *n = pool_alloc(p, len);
+	if (!n)
+		return NULL;
+	n->hash = h;
+	n->len = len;
+	n->forward = NULL;
+	memcpy(n->text, s, len);
+	n->text[len] = '\0';
+	p->table[j] = n;
+	p->count++;
+	return n->text;
+}
+
+const char *event_pool_forward(struct event_pool *into, const char *s)
+{
+	if (!s)
+		return NULL;
+	struct pool_str *h = (struct pool_str *)(void *)(s - offsetof(struct pool_str, text));
+	if (!h->forward)
+		h->forward = event_pool_intern(into, h->text, h->len);
+	return h->forward;
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct event_counter {
+	struct event_count *items;
+	size_t n, cap;
+};
+
+struct event_log {
+	struct event **blocks;
+	size_t nblocks_cap;
+	size_t count;
+	enum event_dialect dialect;
+	struct event_run_info run;
+	struct event_counter unknown_kinds;
+	struct event_counter unknown_keys;
+	struct event_pool pool;
+};
+
+struct event_log *event_log_new(void)
+{
+	struct event_log *log = calloc(1, sizeof *log);
+	if (!log)
+		return NULL;
+	event_pool_init(&log->pool);
+	return log;
+}
+
+void event_log_free(struct event_log *log)
+{
+	if (!log)
+		return;
+	size_t nblocks = (log->count + EVENT_BLOCK_SIZE - 1) >> EVENT_BLOCK_SHIFT;
+	for (size_t i = 0; i < nblocks; i++)
+		free(log->blocks[i]);
+	free(log->blocks);
+	free(log->unknown_kinds.items);
+	free(log->unknown_keys.items);
+	event_pool_finish(&log->pool);
+	free(log);
+}
+
+size_t event_log_count(const struct event_log *log)
+{
+	return log ? log->count : 0;
+}
+
+const struct event *event_log_at(const struct event_log *log, size_t i)
+{
+	if (!log || i >= log->count)
+		return NULL;
+	return &log->blocks[i >> EVENT_BLOCK_SHIFT][i & (EVENT_BLOCK_SIZE - 1)];
+}
+
+enum event_dialect event_log_dialect(const struct event_log *log)
+{
+	return log ? log->dialect : DIALECT_UNKNOWN;
+}
+
+void event_log_set_dialect(struct event_log *log, enum event_dialect d)
+{
+	log->dialect = d;
+}
+
+const char *event_dialect_name(enum event_dialect d)
+{
+	switch (d) {
+	case DIALECT_CATALYST:
+		return "catalyst";
+	case DIALECT_PROTOJSON:
+		return "protojson";
+	case DIALECT_DAPR_CLI:
+		return "dapr-cli";
+	case DIALECT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+const struct event_run_info *event_log_run_info(const struct event_log *log)
+{
+	return &log->run;
+}
+
+size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out)
+{
+	if (out)
+		*out = log->unknown_kinds.items;
+	return log->unknown_kinds.n;
+}
+
+size_t event_log_unknown_keys(const struct event_log *log, const struct event_count **out)
+{
+	if (out)
+		*out = log->unknown_keys.items;
+	return log->unknown_keys.n;
+}
+
+const char *event_log_intern(struct event_log *log, const char *s, size_t len)
+{
+	return event_pool_intern(&log->pool, s, len);
+}
+
+struct event_pool *event_log_pool(struct event_log *log)
+{
+	return &log->pool;
+}
+
+static const char *intern_cstr(struct event_log *log, const char *s, bool *fail)
+{
+	if (!s)
+		return NULL;
+	const char *r = event_pool_intern(&log->pool, s, strlen(s));
+	if (!r)
+		*fail = true;
+	return r;
+}
+
+static int counter_add(struct event_log *log, struct event_counter *c, const char *name,
+		       size_t len, size_t n)
+{
+	/* Few distinct names, and interned: compare pointers. */
+	const char *s = event_pool_intern(&log->pool, name, len);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->items[i].name == s) {
+			c->items[i].count += n;
+			return 0;
+		}
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 8;
+		struct event_count *items = realloc(c->items, ncap * sizeof *items);
+		if (!items)
+			return -1;
+		c->items = items;
+		c->cap = ncap;
+	}
+	c->items[c->n].name = s;
+	c->items[c->n].count = n;
+	c->n++;
+	return 0;
+}
+
+int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n)
+{
+	return counter_add(log, &log->unknown_keys, name, len, n);
+}
+
+int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n)
+{
+	return counter_add(log, &log->unknown_kinds, name, len, n);
+}
+
+struct event *event_log_push(struct event_log *log)
+{
+	size_t b = log->count >> EVENT_BLOCK_SHIFT;
+	if ((log->count & (EVENT_BLOCK_SIZE - 1)) == 0) {
+		if (b == log->nblocks_cap) {
+			size_t ncap = log->nblocks_cap ? log->nblocks_cap * 2 : 16;
+			struct event **nb = realloc(log->blocks, ncap * sizeof *nb);
+			if (!nb)
+				return NULL;
+			log->blocks = nb;
+			log->nblocks_cap = ncap;
+		}
+		log->blocks[b] = malloc(EVENT_BLOCK_SIZE * sizeof(struct event));
+		if (!log->blocks[b])
+			return NULL;
+	}
+	struct event *ev = &log->blocks[b][log->count & (EVENT_BLOCK_SIZE - 1)];
+	log->count++;
+	return ev;
+}
+
+void event_log_pop(struct event_log *log)
+{
+	/* Only undoes the last push (its block stays allocated for reuse
+	 * unless it was the first in it). */
+	log->count--;
+	if ((log->count & (EVENT_BLOCK_SIZE - 1)) == 0) {
+		free(log->blocks[log->count >> EVENT_BLOCK_SHIFT]);
+		log->blocks[log->count >> EVENT_BLOCK_SHIFT] = NULL;
+	}
+}
+
+int event_log_append(struct event_log *log, const struct event *ev, struct err *e)
+{
+	bool fail = false;
+	struct event copy = *ev;
+	copy.kind_name = intern_cstr(log, ev->kind_name ? ev->kind_name : event_kind_name(ev->kind),
+				     &fail);
+	copy.timestamp = intern_cstr(log, ev->timestamp, &fail);
+	copy.name = intern_cstr(log, ev->name, &fail);
+	copy.task_execution_id = intern_cstr(log, ev->task_execution_id, &fail);
+	copy.fire_at = intern_cstr(log, ev->fire_at, &fail);
+	copy.origin_id = intern_cstr(log, ev->origin_id, &fail);
+	copy.instance_id = intern_cstr(log, ev->instance_id, &fail);
+	copy.execution_id = intern_cstr(log, ev->execution_id, &fail);
+	copy.retry_parent_instance_id = intern_cstr(log, ev->retry_parent_instance_id, &fail);
+	copy.rerun_parent_instance_id = intern_cstr(log, ev->rerun_parent_instance_id, &fail);
+	copy.workflow_status = intern_cstr(log, ev->workflow_status, &fail);
+	copy.error_type = intern_cstr(log, ev->error_type, &fail);
+	copy.error_message = intern_cstr(log, ev->error_message, &fail);
+	if (fail)
+		return err_set(e, ERR_INTERNAL, "out of memory interning event strings");
+	struct event *slot = event_log_push(log);
+	if (!slot)
+		return err_set(e, ERR_INTERNAL, "out of memory appending event %zu", log->count);
+	*slot = copy;
+	if (copy.kind == EVENT_UNKNOWN && copy.kind_name &&
+	    event_log_count_unknown_kind(log, copy.kind_name, strlen(copy.kind_name), 1) < 0)
+		return err_set(e, ERR_INTERNAL, "out of memory counting unknown kinds");
+	return 0;
+}
+
+void event_log_set_run_info(struct event_log *log, const struct event_run_info *info)
+{
+	bool fail = false;
+	log->run.instance_id = intern_cstr(log, info->instance_id, &fail);
+	log->run.app_id = intern_cstr(log, info->app_id, &fail);
+	log->run.workflow_name = intern_cstr(log, info->workflow_name, &fail);
+	log->run.runtime_status = intern_cstr(log, info->runtime_status, &fail);
+	log->run.project = intern_cstr(log, info->project, &fail);
+	log->run.data_sharing_level = intern_cstr(log, info->data_sharing_level, &fail);
+	log->run.data_sharing_field = intern_cstr(log, info->data_sharing_field, &fail);
+	/* On allocation failure a field stays NULL: run info is advisory. */
+}
+
+static const char *const kind_names[EVENT_KIND_COUNT] = {
+	[EVENT_UNKNOWN] = "Unknown",
+	[EVENT_EXECUTION_STARTED] = "ExecutionStarted",
+	[EVENT_EXECUTION_COMPLETED] = "ExecutionCompleted",
+	[EVENT_EXECUTION_TERMINATED] = "ExecutionTerminated",
+	[EVENT_EXECUTION_SUSPENDED] = "ExecutionSuspended",
+	[EVENT_EXECUTION_RESUMED] = "ExecutionResumed",
+	[EVENT_EXECUTION_STALLED] = "ExecutionStalled",
+	[EVENT_CONTINUE_AS_NEW] = "ContinueAsNew",
+	[EVENT_WORKFLOW_STARTED] = "WorkflowStarted",
+	[EVENT_WORKFLOW_COMPLETED] = "WorkflowCompleted",
+	[EVENT_TASK_SCHEDULED] = "TaskScheduled",
+	[EVENT_TASK_COMPLETED] = "TaskCompleted",
+	[EVENT_TASK_FAILED] = "TaskFailed",
+	[EVENT_TIMER_CREATED] = "TimerCreated",
+	[EVENT_TIMER_FIRED] = "TimerFired",
+	[EVENT_CHILD_CREATED] = "ChildWorkflowInstanceCreated",
+	[EVENT_CHILD_COMPLETED] = "ChildWorkflowInstanceCompleted",
+	[EVENT_CHILD_FAILED] = "ChildWorkflowInstanceFailed",
+	[EVENT_EVENT_SENT] = "EventSent",
+	[EVENT_EVENT_RAISED] = "EventRaised",
+	[EVENT_GENERIC] = "GenericEvent",
+	[EVENT_HISTORY_STATE] = "HistoryState",
+};
+
+const char *event_kind_name(enum event_kind k)
+{
+	if ((unsigned)k >= EVENT_KIND_COUNT)
+		return "Unknown";
+	return kind_names[k];
+}

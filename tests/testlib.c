@@ -215,10 +215,18 @@ int testlib_run_cli(char *const args[], char *const envp_extra[], const char *st
 	size_t n = 0;
 	while (args[n])
 		n++;
-	char **argv = calloc(n + 2, sizeof *argv);
-	argv[0] = (char *)testlib_env("CA_BINARY");
+	/* Under `meson test --setup valgrind` the binary itself runs under
+	 * memcheck too, so CLI paths are checked, not only the test body. */
+	static char *vg[] = {"valgrind", "--quiet", "--leak-check=full",
+			     "--errors-for-leak-kinds=definite", "--error-exitcode=99", NULL};
+	const char *wrap = getenv("CA_VALGRIND_CLI");
+	size_t nvg = wrap && *wrap == '1' ? 5 : 0;
+	char **argv = calloc(n + nvg + 2, sizeof *argv);
+	for (size_t i = 0; i < nvg; i++)
+		argv[i] = vg[i];
+	argv[nvg] = (char *)testlib_env("CA_BINARY");
 	for (size_t i = 0; i < n; i++)
-		argv[i + 1] = args[i];
+		argv[nvg + i + 1] = args[i];
 	int r = testlib_run(argv, envp_extra, stdin_data, stdin_data ? strlen(stdin_data) : 0,
 			    timeout_ms, out);
 	free(argv);

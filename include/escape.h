@@ -1,0 +1,47 @@
+#pragma once
+/* Making server-supplied text safe to show. Everything a Catalyst server or
+ * a saved history hands us (names, ids, error messages) may carry terminal
+ * control sequences, bidi overrides or broken UTF-8; a report must show
+ * them, visibly, and never let them act on the reader's terminal or on the
+ * Markdown that renders the post-mortem. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+
+/* Decodes one UTF-8 sequence at s (len > 0 bytes available). Returns its
+ * length (1-4) and the code point, or 0 when the bytes at s do not start a
+ * valid, shortest-form sequence of a scalar value. */
+size_t escape_utf8_next(const char *s, size_t len, uint32_t *cp);
+
+/* Whether a valid code point must not reach a terminal raw: C0, DEL, C1,
+ * bidi embedding/override/isolate/mark controls, line/paragraph separators. */
+bool escape_is_unsafe(uint32_t cp);
+
+/* Appends s made safe for a terminal: every unsafe code point or invalid
+ * byte becomes a visible escape (\n \r \t \x1b \u202e, \xff for a bad byte)
+ * and a backslash becomes \\ so escapes cannot be forged. When max_chars is
+ * non-zero the result is cut at that many characters and ends with "...". */
+int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars, struct err *e);
+/* The same, malloc'd (NULL when s is NULL or memory ran out). */
+char *escape_terminal_dup(const char *s, size_t max_chars);
+
+enum escape_md_context {
+	ESCAPE_MD_INLINE = 0, /* running text: a newline becomes a space */
+	ESCAPE_MD_CELL,       /* a table cell: a newline becomes <br> */
+};
+
+/* Appends s made inert as Markdown: punctuation with meaning (| ` * _ [ ]
+ * ~ \ and # at a line start) backslash-escaped, < > & as HTML entities,
+ * newlines per ctx, and control characters as visible escapes as in
+ * escape_terminal (written as \x1b text, which Markdown shows literally). */
+int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx,
+		    struct err *e);
+char *escape_markdown_dup(const char *s, enum escape_md_context ctx);
+
+/* A copy of s with every invalid UTF-8 byte replaced by U+FFFD (for
+ * libraries, like jansson, that refuse invalid text). */
+char *escape_utf8_repair_dup(const char *s);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what this project needs and the machine lacks: Debian packages
+# (only the missing ones) and the npm packages of the test peers.
+# Usage: scripts/install-deps.sh [build|test|bench]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-test}
+
+pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libssl-dev
+      nodejs npm)
+case "$what" in
+  test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db
+               clang-tools clang-format) ;;
+  bench) pkgs+=(hyperfine time jq python3) ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node may come from elsewhere than Debian's package; only the command matters.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    [[ $p == nodejs || $p == npm ]] || filtered+=("$p")
+  done
+  missing=("${filtered[@]}")
+fi
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [[ $(id -u) == 0 ]] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ $what != build ]]; then
+  # The test peers (MCP SDK, server-everything, conformance suite, Node 22,
+  # oidc-provider): reinstalled whenever the lock file changed.
+  stamp=tests/npm/node_modules/.lock-stamp
+  if [[ ! -f $stamp ]] || ! cmp -s tests/npm/package-lock.json "$stamp"; then
+    (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
+    cp tests/npm/package-lock.json "$stamp"
+  fi
+fi

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, then builds
+# and tests three ways (plain, under valgrind, with ASan/UBSan), and runs
+# every libFuzzer harness for a bounded time. Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh test || exit 1
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+fuzz_seconds=${FUZZ_SECONDS:-15}
+summary=()
+status=0
+
+setup() { # dir, meson args...
+  local dir=$1; shift
+  if [[ -d $dir ]]; then
+    meson setup --reconfigure "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+  else
+    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+  fi
+  ninja -C "$dir"
+}
+
+count() { # dir: adds that build's results to the totals
+  python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = bad = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("result") in ("OK", "EXPECTEDFAIL"):
+        ok += 1
+    else:
+        bad += 1
+print(ok, bad)
+PY
+}
+
+passed=0
+failed=0
+run_suite() { # label, dir, meson test args...
+  local label=$1 dir=$2; shift 2
+  echo "=== $label"
+  meson test -C "$dir" --print-errorlogs -v "$@" || status=1
+  read -r ok bad < <(count "$dir")
+  passed=$((passed + ok))
+  failed=$((failed + bad))
+  summary+=("$label: $ok passed, $bad failed")
+}
+
+# 1. plain build, whole suite
+setup build || exit 1
+run_suite "suite" build
+
+# 2. under valgrind (memcheck, CK_FORK=no): the unit tests, and the binary
+#    itself through the CLI and golden tests
+run_suite "valgrind" build --setup valgrind --suite unit
+CA_VALGRIND_CLI=1 run_suite "valgrind-cli" build cli golden
+
+# 3. AddressSanitizer + UndefinedBehaviorSanitizer
+setup build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
+run_suite "asan+ubsan" build-asan
+
+# 4. libFuzzer harnesses, each for a bounded time, seeded from the fixtures
+if CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false; then
+  for f in build-fuzz/tests/fuzz/fuzz_*; do
+    [[ -x $f && -f $f ]] || continue
+    name=$(basename "$f")
+    corpus=$(mktemp -d)
+    seeds=tests/fuzz/seeds/${name#fuzz_}
+    [[ -d $seeds ]] && cp -r "$seeds"/. "$corpus"/
+    if "$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 "$corpus" >"build-fuzz/$name.log" 2>&1; then
+      passed=$((passed + 1)); echo "fuzz $name: ok (${fuzz_seconds}s)"
+    else
+      failed=$((failed + 1)); status=1; echo "fuzz $name: FAILED"; tail -40 "build-fuzz/$name.log"
+    fi
+    rm -rf "$corpus"
+  done
+else
+  failed=$((failed + 1)); status=1; echo "fuzz build: FAILED"
+fi
+
+printf '%s\n' "${summary[@]}"
+echo "$passed passed, $failed failed"
+exit $status

@@ -1,0 +1,38 @@
+#pragma once
+/* Private to the event model and its parsers: the interning pool and the
+ * low-level ways a parser fills a log without copying each event twice. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct pool_str {
+	uint64_t hash;
+	size_t len;
+	const char *forward; /* where this string lives in the pool merged into */
+	char text[];
+};
+
+struct event_pool {
+	struct pool_chunk *chunks;
+	struct pool_str **table;
+	size_t cap, count;
+	size_t bytes;
+};
+
+void event_pool_init(struct event_pool *p);
+void event_pool_finish(struct event_pool *p);
+/* NULL stays NULL; returns NULL on allocation failure otherwise. */
+const char *event_pool_intern(struct event_pool *p, const char *s, size_t len);
+/* s must come from some pool: returns its copy in `into` (memoised). */
+const char *event_pool_forward(struct event_pool *into, const char *s);
+
+struct event_pool *event_log_pool(struct event_log *log);
+void event_log_set_dialect(struct event_log *log, enum event_dialect d);
+/* A new zeroed-or-garbage slot at the end (the caller fills every field);
+ * NULL on allocation failure. */
+struct event *event_log_push(struct event_log *log);
+void event_log_pop(struct event_log *log);
+int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n);
+int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n);
