@@ -242,8 +242,16 @@ static int read_reply(struct stdio_transport *st, transport_on_message cb, void 
 				continue;
 			return err_set(e, ERR_PROTOCOL, "reading from the server process: %s", strerror(errno));
 		}
-		if (n == 0)
+		if (n == 0) {
+			/* A last message without its newline still counts. */
+			if (st->in.len && st->in.len <= st->max_line &&
+			    buf_append(&st->in, "\n", 1, e) == 0) {
+				r = deliver_lines(st, &scanned, cb, ctx, e);
+				if (r != 0)
+					return r < 0 ? -1 : 0;
+			}
 			return child_gone_error(st, "closed its stdout", e);
+		}
 		if (buf_append(&st->in, chunk, (size_t)n, e) < 0)
 			return -1;
 	}
