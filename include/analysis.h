@@ -87,9 +87,13 @@ struct finding {
 	enum severity severity;
 	const char *activity;          /* may be NULL (orphan timer) */
 	const char *task_execution_id; /* may be NULL */
-	int64_t *evidence_event_ids;
+	int64_t *evidence_event_ids;   /* event ids >= 0 only: results carry -1 */
 	size_t n_evidence;
-	char *message;                 /* ends with the remedy, one sentence */
+	char *message;                 /* what happened, then the remedy */
+	/* Positions (0-based index in history order) of every event that proves
+	 * it, results included: a result's event_id is -1 and cannot point. */
+	size_t *evidence_event_indexes;
+	size_t n_evidence_event_indexes;
 };
 
 enum data_sharing_level {
@@ -102,6 +106,7 @@ struct withheld {
 	int64_t event_id;
 	const char *event_type;
 	const char *field; /* "input", "output", "customStatus" */
+	size_t event_index; /* position in history: event_id is -1 on most events */
 };
 
 struct analysis_options {
@@ -141,3 +146,5 @@ enum severity finding_kind_severity(enum finding_kind k);
 const char *severity_name(enum severity s);        /* "notice", "suspect" */
 const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
 const char *data_sharing_level_name(enum data_sharing_level l); /* "metadata", ... */
+/* "single", "execution_id", "timer_origin", "pattern". */
+const char *invocation_link_name(enum invocation_link l);

@@ -67,6 +67,10 @@ long long jsonrpc_next_id(void);
  * params._meta, merged over any _meta already there. */
 int jsonrpc_request_build(struct jsonrpc_request *r, const char *method, json_t *params, json_t *meta,
 			  struct err *e);
+/* The same with an id the caller took from jsonrpc_next_id() (when the id
+ * must appear inside the message too, as a progress token). */
+int jsonrpc_request_build_id(struct jsonrpc_request *r, long long id, const char *method, json_t *params,
+			     json_t *meta, struct err *e);
 void jsonrpc_request_finish(struct jsonrpc_request *r);
 
 /* The other three shapes, as malloc'd JSON text; `params`, `result` and

@@ -70,3 +70,25 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 		    struct err *e);
 int render_report(FILE *out, enum render_format f, const struct report *r,
 		  const struct render_options *o, struct err *e);
+
+/* The one wording of an absent payload (PRODUCT.md rule 2), followed in
+ * every format by "(<level>, <how known>)". Never "empty" or "no output". */
+#define REPORT_WITHHELD_PHRASE "not shared at this organization's data-sharing level"
+
+/* What every renderer prints for a run's workflow name and status: the
+ * analysis' value, else the run envelope's (file or server), else NULL. */
+const char *report_run_workflow(const struct report_run *run);
+const char *report_run_status(const struct report_run *run);
+
+/* A run's withheld fields grouped by (field, event type), in first-seen
+ * order, so a history of thousands of attempts prints a few lines. */
+#define REPORT_WITHHELD_IDS 12
+struct report_withheld_group {
+	const char *field;
+	const char *event_type;
+	size_t count;
+	int64_t ids[REPORT_WITHHELD_IDS]; /* the first event ids that are >= 0 */
+	size_t n_ids;
+};
+/* Returns the number of groups (and a malloc'd array in *out), or -1. */
+long report_withheld_groups(const struct analysis *a, struct report_withheld_group **out);

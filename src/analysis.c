@@ -1,2 +1,2383 @@
-/* placeholder until the module lands */
-#include "err.h"
+/* The re-execution analysis, as history.md "A grouping procedure" describes:
+ *
+ * 1. One pass over the events in history order. Generations split at
+ *    ExecutionStarted; every id map is keyed by (generation, id) because
+ *    event ids restart at 0 in each generation. One attempt per
+ *    TaskScheduled / ChildWorkflowInstanceCreated; results attach by
+ *    task_scheduled_id only.
+ * 2. Attempts are unioned (union-find, the root is always the earliest
+ *    attempt) by non-empty task_execution_id, and by retry timers: a fired
+ *    timer whose origin names attempt X links the next scheduling of X's
+ *    name to X. Without any retry origin in the history (before Dapr 1.18)
+ *    a timer created right after a failure plays that role, and the link is
+ *    marked as inferred.
+ * 3. Findings, withheld payloads, the data-sharing level and the limits are
+ *    computed from the grouped attempts; every string a renderer prints is
+ *    made here.
+ *
+ * Everything is hash maps and linear passes: a 300,000-event history takes
+ * a few milliseconds. */
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis.h"
+#include "buf.h"
+#include "classify.h"
+
+#define NONE SIZE_MAX
+#define DEFAULT_PAYLOAD_LIMIT ((size_t)64 * 1024)
+/* A schedule-to-result wait this long is worth naming next to the
+ * crash-redelivery limit: a redelivery would hide inside it. */
+#define LONG_GAP_MS (30 * 1000)
+/* Id lists inside messages stay readable. */
+#define LIST_MAX 8
+#define QUOTE_MAX 160
+
+/* ---------------------------------------------------------------------- */
+/* Maps keyed by (generation, integer) and (generation, string). No
+ * deletion, so linear probing stays simple. */
+
+struct imap_slot {
+	int64_t key;
+	size_t tag; /* generation + 1; 0 = empty */
+	size_t value;
+};
+
+struct imap {
+	struct imap_slot *slots;
+	size_t cap, count;
+};
+
+struct smap_slot {
+	const char *key; /* NULL = empty */
+	size_t len;
+	uint64_t hash;
+	size_t gen;
+	size_t value;
+};
+
+struct smap {
+	struct smap_slot *slots;
+	size_t cap, count;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+static void imap_free(struct imap *m)
+{
+	free(m->slots);
+}
+
+static int imap_grow(struct imap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	struct imap_slot *n = calloc(ncap, sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct imap_slot *s = &m->slots[i];
+		if (!s->tag)
+			continue;
+		size_t j = mix64((uint64_t)s->key ^ mix64(s->tag)) & (ncap - 1);
+		while (n[j].tag)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *s;
+	}
+	free(m->slots);
+	m->slots = n;
+	m->cap = ncap;
+	return 0;
+}
+
+static size_t *imap_find(const struct imap *m, size_t gen, int64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t tag = gen + 1;
+	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
+	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
+		if (m->slots[j].tag == tag && m->slots[j].key == key)
+			return &m->slots[j].value;
+	}
+	return NULL;
+}
+
+/* Sets (or overwrites) the value. */
+static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
+{
+	size_t *v = imap_find(m, gen, key);
+	if (v) {
+		*v = value;
+		return 0;
+	}
+	if ((m->count + 1) * 4 > m->cap * 3 && imap_grow(m) < 0)
+		return -1;
+	size_t tag = gen + 1;
+	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
+	while (m->slots[j].tag)
+		j = (j + 1) & (m->cap - 1);
+	m->slots[j] = (struct imap_slot){ .key = key, .tag = tag, .value = value };
+	m->count++;
+	return 0;
+}
+
+static void smap_free(struct smap *m)
+{
+	free(m->slots);
+}
+
+static int smap_grow(struct smap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	struct smap_slot *n = calloc(ncap, sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct smap_slot *s = &m->slots[i];
+		if (!s->key)
+			continue;
+		size_t j = (s->hash ^ mix64(s->gen)) & (ncap - 1);
+		while (n[j].key)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *s;
+	}
+	free(m->slots);
+	m->slots = n;
+	m->cap = ncap;
+	return 0;
+}
+
+static struct smap_slot *smap_slot_find(const struct smap *m, size_t gen, const char *key,
+					size_t len, uint64_t h)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = (h ^ mix64(gen)) & (m->cap - 1);
+	for (; m->slots[j].key; j = (j + 1) & (m->cap - 1)) {
+		struct smap_slot *s = &m->slots[j];
+		if (s->hash == h && s->gen == gen && s->len == len &&
+		    (s->key == key || memcmp(s->key, key, len) == 0))
+			return s;
+	}
+	return NULL;
+}
+
+static size_t *smap_find(const struct smap *m, size_t gen, const char *key)
+{
+	size_t len = strlen(key);
+	struct smap_slot *s = smap_slot_find(m, gen, key, len, hash_str(key, len));
+	return s ? &s->value : NULL;
+}
+
+/* Inserts when absent; returns the slot's value pointer (existing or new),
+ * NULL on allocation failure. *fresh says which. */
+static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size_t value,
+			       bool *fresh)
+{
+	size_t len = strlen(key);
+	uint64_t h = hash_str(key, len);
+	struct smap_slot *s = smap_slot_find(m, gen, key, len, h);
+	*fresh = false;
+	if (s)
+		return &s->value;
+	if ((m->count + 1) * 4 > m->cap * 3 && smap_grow(m) < 0)
+		return NULL;
+	size_t j = (h ^ mix64(gen)) & (m->cap - 1);
+	while (m->slots[j].key)
+		j = (j + 1) & (m->cap - 1);
+	m->slots[j] = (struct smap_slot){ .key = key, .len = len, .hash = h, .gen = gen, .value = value };
+	m->count++;
+	*fresh = true;
+	return &m->slots[j].value;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Working state of one analysis. */
+
+enum link_flag {
+	LINKED_EXEC = 1u << 0,    /* same task_execution_id / child instance id */
+	LINKED_ORIGIN = 1u << 1,  /* a retry timer's origin or a retry parent */
+	LINKED_PATTERN = 1u << 2, /* inferred: failure, timer, schedule */
+};
+
+struct work_attempt {
+	struct attempt a;
+	const char *name;
+	size_t gen;
+	bool is_child;
+	size_t uf;       /* union-find parent; roots are the earliest attempt */
+	unsigned flags;  /* link_flag, meaningful on roots */
+	size_t inv;      /* invocation index, after grouping */
+	size_t dup_head; /* first duplicate result in work.dups, or NONE */
+};
+
+struct work_timer {
+	size_t index;
+	int64_t event_id;
+	size_t gen;
+	enum timer_origin origin;
+	const char *origin_id;
+	size_t target;    /* the attempt this timer retries, or NONE */
+	bool retry;       /* a retry timer (by origin, or by pattern) */
+	bool pattern;
+	bool orphan;
+	bool fired;
+	size_t fired_index;
+	size_t next_fire; /* next timer with the same fire_at, in creation order */
+};
+
+struct link_node {
+	size_t target;
+	bool pattern;
+	size_t next;
+};
+
+struct queue {
+	size_t head, tail;
+};
+
+struct dup {
+	size_t index; /* position of the extra result */
+	size_t next;  /* next duplicate of the same attempt */
+};
+
+struct pair {
+	enum finding_kind kind;
+	size_t group;
+	size_t earlier, later; /* attempt indexes */
+	bool never_resolved;   /* the earlier call never got a result */
+};
+
+struct group_state {
+	size_t n;
+	size_t max_end;    /* latest result position among scheduled attempts (NONE: pending) */
+	size_t holder;     /* the attempt with that result */
+	size_t last_first; /* first attempt of the latest invocation */
+};
+
+struct work {
+	const struct event_log *log;
+	const struct analysis_options *o;
+	bool oom;
+
+	struct work_attempt *att;
+	size_t n_att, cap_att;
+	struct work_timer *tim;
+	size_t n_tim, cap_tim;
+	struct link_node *links;
+	size_t n_links, cap_links;
+	struct queue *queues;
+	size_t n_queues, cap_queues;
+	struct dup *dups;
+	size_t n_dups, cap_dups;
+
+	struct imap sched;      /* (gen, event_id) -> attempt */
+	struct imap timers;     /* (gen, event_id) -> timer */
+	struct smap exec;       /* (gen, task_execution_id) -> first attempt */
+	struct smap child_inst; /* (gen, child instance id) -> first child attempt */
+	struct smap fire;       /* (gen, fire_at) -> queue of timers */
+	struct smap pend_task;  /* (gen, name) -> queue of pending retry links */
+	struct smap pend_child;
+	struct smap children;   /* (0, instance id): unique child instances */
+
+	size_t gen;
+	bool gen_started;
+	const char *gen_execution_id;
+	size_t *failed_fifo; /* failures not yet followed by a timer (pattern) */
+	size_t n_failed, failed_head, cap_failed;
+	bool has_origins;
+
+	/* Run facts. */
+	size_t n_started;
+	size_t n_continue_as_new;
+	bool completed_seen;
+	size_t completed_gen;
+	const struct event *completed;
+	bool terminated;
+	size_t n_unmatched_results;
+	int64_t first_unmatched_tsid;
+	size_t n_orphans;
+
+	struct pair *pairs;
+	size_t n_pairs, cap_pairs;
+};
+
+/* The analysis and what it owns beyond the public fields. */
+struct analysis_owned {
+	struct analysis pub;
+	struct attempt *attempt_pool;
+	int64_t *timer_pool;
+	char *status;
+	size_t cap_findings, cap_withheld, cap_limits, cap_children;
+};
+
+static bool str_set(const char *s)
+{
+	return s && *s;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size, bool *oom)
+{
+	if (*oom)
+		return NULL;
+	if (need <= *cap)
+		return p;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *n = realloc(p, ncap * size);
+	if (!n) {
+		*oom = true;
+		return NULL;
+	}
+	*cap = ncap;
+	return n;
+}
+
+#define PUSH(w, arr, n, cap)                                                                 \
+	((arr) = grow((arr), &(cap), (n) + 1, sizeof *(arr), &(w)->oom), (w)->oom ? NONE : (n)++)
+
+static size_t uf_find(struct work_attempt *att, size_t i)
+{
+	while (att[i].uf != i) {
+		att[i].uf = att[att[i].uf].uf;
+		i = att[i].uf;
+	}
+	return i;
+}
+
+static void uf_union(struct work *w, size_t a, size_t b, unsigned flag)
+{
+	size_t ra = uf_find(w->att, a), rb = uf_find(w->att, b);
+	if (ra == rb)
+		return;
+	if (rb < ra) {
+		size_t t = ra;
+		ra = rb;
+		rb = t;
+	}
+	w->att[rb].uf = ra;
+	w->att[ra].flags |= w->att[rb].flags | flag;
+}
+
+static size_t queue_new(struct work *w)
+{
+	size_t q = PUSH(w, w->queues, w->n_queues, w->cap_queues);
+	if (q != NONE)
+		w->queues[q] = (struct queue){ NONE, NONE };
+	return q;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The pass over the events. */
+
+static void failed_push(struct work *w, size_t attempt)
+{
+	if (w->has_origins)
+		return;
+	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo,
+			      &w->oom);
+	if (w->oom)
+		return;
+	w->failed_fifo[w->n_failed++] = attempt;
+}
+
+/* The pattern link only joins a timer created in direct answer to a
+ * failure: any other action in between ends the chance. */
+static void failed_clear(struct work *w)
+{
+	w->n_failed = w->failed_head = 0;
+}
+
+static void add_attempt(struct work *w, size_t i, const struct event *ev, bool child)
+{
+	size_t k = PUSH(w, w->att, w->n_att, w->cap_att);
+	if (k == NONE)
+		return;
+	struct work_attempt *a = &w->att[k];
+	*a = (struct work_attempt){
+		.a = {
+			.event_index = i,
+			.scheduled_id = ev->event_id,
+			.scheduled_at = ev->timestamp,
+			.task_execution_id = ev->task_execution_id,
+			.instance_id = child ? ev->instance_id : NULL,
+			.outcome = OUTCOME_PENDING,
+			.result_index = NONE,
+			.input = ev->input,
+		},
+		.name = ev->name,
+		.gen = w->gen,
+		.is_child = child,
+		.uf = k,
+		.inv = NONE,
+		.dup_head = NONE,
+	};
+	failed_clear(w);
+	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
+		w->oom = true;
+		return;
+	}
+	bool fresh;
+	if (!child && str_set(ev->task_execution_id)) {
+		size_t *v = smap_get_or_put(&w->exec, w->gen, ev->task_execution_id, k, &fresh);
+		if (!v) {
+			w->oom = true;
+			return;
+		}
+		if (!fresh)
+			uf_union(w, *v, k, LINKED_EXEC);
+	}
+	if (child && str_set(ev->retry_parent_instance_id)) {
+		size_t *v = smap_find(&w->child_inst, w->gen, ev->retry_parent_instance_id);
+		if (v)
+			uf_union(w, *v, k, LINKED_ORIGIN);
+	}
+	/* A fired retry timer waiting for the next scheduling of this name. */
+	if (str_set(ev->name)) {
+		size_t *qv = smap_find(child ? &w->pend_child : &w->pend_task, w->gen, ev->name);
+		if (qv && w->queues[*qv].head != NONE) {
+			struct queue *q = &w->queues[*qv];
+			struct link_node *ln = &w->links[q->head];
+			q->head = ln->next;
+			if (q->head == NONE)
+				q->tail = NONE;
+			uf_union(w, ln->target, k, ln->pattern ? LINKED_PATTERN : LINKED_ORIGIN);
+		}
+	}
+	if (child && str_set(ev->instance_id)) {
+		size_t *v = smap_get_or_put(&w->child_inst, w->gen, ev->instance_id, k, &fresh);
+		if (!v) {
+			w->oom = true;
+			return;
+		}
+		/* Python and Java retry a child under the same instance id. */
+		if (!fresh)
+			uf_union(w, *v, k, LINKED_EXEC);
+		if (!smap_get_or_put(&w->children, 0, ev->instance_id, k, &fresh))
+			w->oom = true;
+	}
+}
+
+static void add_result(struct work *w, size_t i, const struct event *ev, bool child, bool failed)
+{
+	size_t *v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	if (!v || w->att[*v].is_child != child) {
+		if (!w->n_unmatched_results)
+			w->first_unmatched_tsid = ev->task_scheduled_id;
+		w->n_unmatched_results++;
+		return;
+	}
+	struct work_attempt *wa = &w->att[*v];
+	struct attempt *a = &wa->a;
+	a->n_results++;
+	if (a->n_results > 1) {
+		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
+		if (d == NONE)
+			return;
+		w->dups[d] = (struct dup){ .index = i, .next = NONE };
+		/* Append, keeping history order. */
+		size_t *link = &wa->dup_head;
+		while (*link != NONE)
+			link = &w->dups[*link].next;
+		*link = d;
+		return;
+	}
+	a->result_index = i;
+	a->completed_at = ev->timestamp;
+	if (failed) {
+		a->outcome = OUTCOME_FAILED;
+		a->error_type = ev->error_type;
+		a->error_message = ev->error_message;
+		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
+		a->failure = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+		failed_push(w, *v);
+	} else {
+		a->outcome = OUTCOME_COMPLETED;
+		a->output = ev->output;
+	}
+}
+
+static void add_timer(struct work *w, size_t i, const struct event *ev)
+{
+	size_t k = PUSH(w, w->tim, w->n_tim, w->cap_tim);
+	if (k == NONE)
+		return;
+	struct work_timer *t = &w->tim[k];
+	*t = (struct work_timer){
+		.index = i,
+		.event_id = ev->event_id,
+		.gen = w->gen,
+		.origin = ev->origin,
+		.origin_id = ev->origin_id,
+		.target = NONE,
+		.fired_index = NONE,
+		.next_fire = NONE,
+	};
+	if (imap_put(&w->timers, w->gen, ev->event_id, k) < 0) {
+		w->oom = true;
+		return;
+	}
+	if (str_set(ev->fire_at)) {
+		bool fresh;
+		size_t *qv = smap_get_or_put(&w->fire, w->gen, ev->fire_at, NONE, &fresh);
+		if (!qv) {
+			w->oom = true;
+			return;
+		}
+		if (fresh) {
+			size_t q = queue_new(w);
+			if (q == NONE)
+				return;
+			*qv = q;
+		}
+		struct queue *q = &w->queues[*qv];
+		if (q->tail == NONE)
+			q->head = k;
+		else
+			w->tim[q->tail].next_fire = k;
+		q->tail = k;
+	}
+	if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY) {
+		t->retry = true;
+		size_t *v = NULL;
+		if (str_set(ev->origin_id))
+			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst,
+				      w->gen, ev->origin_id);
+		if (v) {
+			t->target = *v;
+		} else {
+			t->orphan = true;
+			w->n_orphans++;
+		}
+		failed_clear(w);
+		return;
+	}
+	if (ev->origin == ORIGIN_NONE && w->failed_head < w->n_failed) {
+		t->retry = true;
+		t->pattern = true;
+		t->target = w->failed_fifo[w->failed_head++];
+		return;
+	}
+	failed_clear(w);
+}
+
+static size_t match_timer(struct work *w, const struct event *ev)
+{
+	size_t *v;
+	if (ev->has_timer_id && (v = imap_find(&w->timers, w->gen, ev->timer_id)) &&
+	    !w->tim[*v].fired)
+		return *v;
+	if (str_set(ev->fire_at) && (v = smap_find(&w->fire, w->gen, ev->fire_at))) {
+		struct queue *q = &w->queues[*v];
+		while (q->head != NONE && w->tim[q->head].fired)
+			q->head = w->tim[q->head].next_fire;
+		if (q->head != NONE)
+			return q->head;
+	}
+	/* protojson omits a zero timerId: the timer of event 0. */
+	if (!ev->has_timer_id && (v = imap_find(&w->timers, w->gen, 0)) && !w->tim[*v].fired)
+		return *v;
+	return NONE;
+}
+
+static void fire_timer(struct work *w, size_t i, const struct event *ev)
+{
+	size_t k = match_timer(w, ev);
+	if (k == NONE)
+		return;
+	struct work_timer *t = &w->tim[k];
+	t->fired = true;
+	t->fired_index = i;
+	if (t->target == NONE)
+		return;
+	struct work_attempt *target = &w->att[t->target];
+	if (!str_set(target->name))
+		return;
+	bool fresh;
+	size_t *qv = smap_get_or_put(target->is_child ? &w->pend_child : &w->pend_task, w->gen,
+				     target->name, NONE, &fresh);
+	if (!qv) {
+		w->oom = true;
+		return;
+	}
+	if (fresh) {
+		size_t q = queue_new(w);
+		if (q == NONE)
+			return;
+		*qv = q;
+	}
+	size_t n = PUSH(w, w->links, w->n_links, w->cap_links);
+	if (n == NONE)
+		return;
+	w->links[n] = (struct link_node){ .target = t->target, .pattern = t->pattern, .next = NONE };
+	/* Take the queue again: queue_new may have moved the array. */
+	struct queue *q = &w->queues[*qv];
+	if (q->tail == NONE)
+		q->head = n;
+	else
+		w->links[q->tail].next = n;
+	q->tail = n;
+}
+
+static void start_execution(struct work *w, const struct event *ev)
+{
+	/* The same ExecutionStarted seen twice is one generation. */
+	bool same = w->gen_started && str_set(ev->execution_id) && str_set(w->gen_execution_id) &&
+		    strcmp(ev->execution_id, w->gen_execution_id) == 0;
+	if (w->gen_started && !same)
+		w->gen++;
+	w->gen_started = true;
+	w->gen_execution_id = ev->execution_id;
+	w->n_started++;
+	failed_clear(w);
+}
+
+static void scan(struct work *w)
+{
+	size_t n = event_log_count(w->log);
+	for (size_t i = 0; i < n; i++) {
+		const struct event *ev = event_log_at(w->log, i);
+		if (ev->kind == EVENT_TIMER_CREATED &&
+		    (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)) {
+			w->has_origins = true;
+			break;
+		}
+	}
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		const struct event *ev = event_log_at(w->log, i);
+		switch (ev->kind) {
+		case EVENT_EXECUTION_STARTED:
+			start_execution(w, ev);
+			break;
+		case EVENT_TASK_SCHEDULED:
+			add_attempt(w, i, ev, false);
+			break;
+		case EVENT_CHILD_CREATED:
+			add_attempt(w, i, ev, true);
+			break;
+		case EVENT_TASK_COMPLETED:
+			add_result(w, i, ev, false, false);
+			break;
+		case EVENT_TASK_FAILED:
+			add_result(w, i, ev, false, true);
+			break;
+		case EVENT_CHILD_COMPLETED:
+			add_result(w, i, ev, true, false);
+			break;
+		case EVENT_CHILD_FAILED:
+			add_result(w, i, ev, true, true);
+			break;
+		case EVENT_TIMER_CREATED:
+			add_timer(w, i, ev);
+			break;
+		case EVENT_TIMER_FIRED:
+			fire_timer(w, i, ev);
+			break;
+		case EVENT_EXECUTION_COMPLETED:
+			w->completed_seen = true;
+			w->completed_gen = w->gen;
+			w->completed = ev;
+			failed_clear(w);
+			break;
+		case EVENT_EXECUTION_TERMINATED:
+			w->terminated = true;
+			w->completed_gen = w->gen;
+			break;
+		case EVENT_CONTINUE_AS_NEW:
+			w->n_continue_as_new++;
+			break;
+		case EVENT_EVENT_SENT:
+			failed_clear(w);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Small string helpers. */
+
+struct sb {
+	struct buf b;
+	bool *oom;
+};
+
+static void sb_printf(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *s, const char *fmt, ...)
+{
+	if (*s->oom)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char tmp[512];
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*s->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof tmp) {
+		if (buf_append(&s->b, tmp, (size_t)n, NULL) < 0)
+			*s->oom = true;
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		*s->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	if (buf_append(&s->b, big, (size_t)n, NULL) < 0)
+		*s->oom = true;
+	free(big);
+}
+
+static char *sb_steal(struct sb *s)
+{
+	if (*s->oom) {
+		buf_finish(&s->b);
+		return NULL;
+	}
+	return buf_steal(&s->b, NULL);
+}
+
+static void sb_init(struct sb *s, bool *oom)
+{
+	buf_init(&s->b, 0);
+	s->oom = oom;
+}
+
+/* Server text quoted into a message: cut at a UTF-8 boundary. */
+static void sb_quote(struct sb *s, const char *text)
+{
+	if (!text) {
+		sb_printf(s, "(no message)");
+		return;
+	}
+	size_t len = strlen(text);
+	if (len <= QUOTE_MAX) {
+		sb_printf(s, "\"%s\"", text);
+		return;
+	}
+	size_t cut = QUOTE_MAX;
+	while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80)
+		cut--;
+	sb_printf(s, "\"%.*s...\"", (int)cut, text);
+}
+
+static void sb_error(struct sb *s, const struct attempt *a)
+{
+	if (str_set(a->error_type))
+		sb_printf(s, "%s ", a->error_type);
+	sb_quote(s, a->error_message);
+}
+
+static const char *or_none(const char *s)
+{
+	return str_set(s) ? s : "(none)";
+}
+
+/* ---------------------------------------------------------------------- */
+/* Findings. */
+
+struct finding_build {
+	struct finding f;
+	size_t anchor; /* history position that orders findings */
+	size_t seq;
+	size_t cap_idx;
+};
+
+struct findings {
+	struct finding_build *v;
+	size_t n, cap;
+	bool *oom;
+};
+
+static struct finding_build *finding_new(struct findings *fs, enum finding_kind kind,
+					 const char *activity, const char *exec_id, size_t anchor)
+{
+	fs->v = grow(fs->v, &fs->cap, fs->n + 1, sizeof *fs->v, fs->oom);
+	if (*fs->oom)
+		return NULL;
+	struct finding_build *b = &fs->v[fs->n];
+	*b = (struct finding_build){
+		.f = {
+			.kind = kind,
+			.severity = finding_kind_severity(kind),
+			.activity = activity,
+			.task_execution_id = exec_id,
+		},
+		.anchor = anchor,
+		.seq = fs->n,
+	};
+	fs->n++;
+	return b;
+}
+
+/* Adds the event at position idx as evidence. Sorted, deduplicated and
+ * turned into event ids once the finding is complete (evidence_finish). */
+static void evidence_add(struct findings *fs, struct finding_build *b, const struct event_log *log,
+			 size_t idx)
+{
+	(void)log;
+	if (*fs->oom || !b || idx == NONE)
+		return;
+	b->f.evidence_event_indexes = grow(b->f.evidence_event_indexes, &b->cap_idx,
+					   b->f.n_evidence_event_indexes + 1, sizeof(size_t), fs->oom);
+	if (*fs->oom)
+		return;
+	b->f.evidence_event_indexes[b->f.n_evidence_event_indexes++] = idx;
+}
+
+static int cmp_size(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Positions in history order, each once; the event ids of the actions among
+ * them (only actions own an event id: a result's is -1 or missing). */
+static int evidence_finish(struct finding *f, const struct event_log *log)
+{
+	size_t n = f->n_evidence_event_indexes;
+	if (!n)
+		return 0;
+	qsort(f->evidence_event_indexes, n, sizeof(size_t), cmp_size);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u == 0 || f->evidence_event_indexes[u - 1] != f->evidence_event_indexes[i])
+			f->evidence_event_indexes[u++] = f->evidence_event_indexes[i];
+	}
+	f->n_evidence_event_indexes = u;
+	f->evidence_event_ids = malloc(u * sizeof(int64_t));
+	if (!f->evidence_event_ids)
+		return -1;
+	for (size_t i = 0; i < u; i++) {
+		const struct event *ev = event_log_at(log, f->evidence_event_indexes[i]);
+		if ((ev->kind != EVENT_TASK_SCHEDULED && ev->kind != EVENT_CHILD_CREATED &&
+		     ev->kind != EVENT_TIMER_CREATED) ||
+		    ev->event_id < 0)
+			continue;
+		f->evidence_event_ids[f->n_evidence++] = ev->event_id;
+	}
+	return 0;
+}
+
+struct ctx {
+	struct work *w;
+	struct analysis_owned *ao;
+	struct findings fs;
+	size_t payload_limit;
+	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
+};
+
+static void sb_id_list(struct sb *s, const struct attempt *at, size_t n)
+{
+	for (size_t i = 0; i < n && i < LIST_MAX; i++)
+		sb_printf(s, "%s%" PRId64, i ? ", " : "", at[i].scheduled_id);
+	if (n > LIST_MAX)
+		sb_printf(s, " and %zu more", n - LIST_MAX);
+}
+
+/* Positions of an invocation's retry timers (created and fired). */
+static void evidence_timers(struct ctx *c, struct finding_build *b, const struct invocation *inv)
+{
+	struct work *w = c->w;
+	for (size_t i = 0; b && i < inv->n_retry_timers; i++) {
+		size_t *k = imap_find(&w->timers, inv->generation, inv->retry_timer_event_ids[i]);
+		if (!k)
+			continue;
+		evidence_add(&c->fs, b, w->log, w->tim[*k].index);
+		evidence_add(&c->fs, b, w->log, w->tim[*k].fired_index);
+	}
+}
+
+/* The invocation's execution ids: one when stable, else the distinct ones. */
+static bool exec_id_stable(const struct invocation *inv)
+{
+	const char *first = inv->attempts[0].task_execution_id;
+	if (!str_set(first))
+		return false;
+	for (size_t i = 1; i < inv->n_attempts; i++) {
+		const char *x = inv->attempts[i].task_execution_id;
+		if (!str_set(x) || strcmp(x, first) != 0)
+			return false;
+	}
+	return true;
+}
+
+static void sb_key_remedy(struct sb *s, const struct invocation *inv)
+{
+	if (exec_id_stable(inv)) {
+		sb_printf(s,
+			  "Key the side effect on task_execution_id %s (stable across retries) or on a "
+			  "natural key from the input, never on a value generated inside the activity "
+			  "or on the per-attempt task_scheduled_id, and make the write itself "
+			  "conditional on that key (unique constraint, upsert, conditional put, "
+			  "provider idempotency key).",
+			  inv->attempts[0].task_execution_id);
+	} else if (inv->n_attempts > 1 && str_set(inv->attempts[0].task_execution_id)) {
+		sb_printf(s,
+			  "Key the side effect on a natural key from the input: here each attempt has "
+			  "its own task_execution_id (as the .NET SDK does), so neither it nor the "
+			  "per-attempt task_scheduled_id is stable across retries; make the write "
+			  "itself conditional on that key (unique constraint, upsert, conditional put, "
+			  "provider idempotency key).");
+	} else {
+		sb_printf(s,
+			  "Key the side effect on a natural key from the input (this invocation has "
+			  "no usable task_execution_id), never on a value generated inside the "
+			  "activity or on the per-attempt task_scheduled_id, and make the write itself "
+			  "conditional on that key (unique constraint, upsert, conditional put, "
+			  "provider idempotency key).");
+	}
+}
+
+static void sb_link(struct sb *s, const struct invocation *inv)
+{
+	switch (inv->link) {
+	case LINK_EXECUTION_ID:
+		if (inv->is_child_workflow)
+			sb_printf(s, "under the same instance id %s",
+				  or_none(inv->attempts[0].instance_id));
+		else
+			sb_printf(s, "under task_execution_id %s", or_none(inv->task_execution_id));
+		break;
+	case LINK_TIMER_ORIGIN:
+		sb_printf(s, "linked by %s", inv->is_child_workflow ? "their retry parent or retry timer origin"
+							    : "their retry timer's origin key");
+		if (!inv->is_child_workflow && !exec_id_stable(inv)) {
+			sb_printf(s, " across task_execution_ids ");
+			for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
+				sb_printf(s, "%s%s", i ? ", " : "",
+					  or_none(inv->attempts[i].task_execution_id));
+			if (inv->n_attempts > LIST_MAX)
+				sb_printf(s, " and %zu more", inv->n_attempts - LIST_MAX);
+		}
+		break;
+	case LINK_PATTERN:
+		sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
+			     "same name; this history records no retry origin)");
+		break;
+	case LINK_SINGLE:
+		break;
+	}
+}
+
+static void sb_timers(struct sb *s, const struct invocation *inv)
+{
+	if (!inv->n_retry_timers)
+		return;
+	sb_printf(s, "; retry timer%s ", inv->n_retry_timers > 1 ? "s" : "");
+	for (size_t i = 0; i < inv->n_retry_timers && i < LIST_MAX; i++)
+		sb_printf(s, "%s%" PRId64, i ? ", " : "", inv->retry_timer_event_ids[i]);
+	if (inv->n_retry_timers > LIST_MAX)
+		sb_printf(s, " and %zu more", inv->n_retry_timers - LIST_MAX);
+}
+
+static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
+{
+	if (!b) {
+		buf_finish(&s->b);
+		return;
+	}
+	b->f.message = sb_steal(s);
+}
+
+static void find_reexecuted(struct ctx *c, const struct invocation *inv)
+{
+	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name,
+					      inv->task_execution_id, inv->attempts[0].event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), inv->n_attempts);
+	sb_link(&s, inv);
+	sb_printf(&s, " (task_scheduled_id ");
+	sb_id_list(&s, inv->attempts, inv->n_attempts);
+	sb_timers(&s, inv);
+	sb_printf(&s, "), so its body may have run %zu times. ", inv->n_attempts);
+	sb_key_remedy(&s, inv);
+	if (b) {
+		for (size_t i = 0; i < inv->n_attempts; i++)
+			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+		evidence_timers(c, b, inv);
+	}
+	finish_message(c, b, &s);
+}
+
+static void find_ambiguous(struct ctx *c, const struct invocation *inv)
+{
+	size_t first = NONE, n_amb = 0;
+	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
+		const struct attempt *a = &inv->attempts[i];
+		if (a->outcome == OUTCOME_FAILED && a->failure == FAILURE_AMBIGUOUS) {
+			if (first == NONE)
+				first = i;
+			n_amb++;
+		}
+	}
+	if (first == NONE)
+		return;
+	const struct attempt *a = &inv->attempts[first];
+	struct finding_build *b = finding_new(&c->fs, FINDING_AMBIGUOUS_FAILURE_RETRIED, inv->name,
+					      inv->task_execution_id, a->event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	if (inv->is_child_workflow)
+		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
+			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
+	else
+		sb_printf(&s, "Attempt %s (task_scheduled_id %" PRId64 ") failed with ", or_none(inv->name),
+			  a->scheduled_id);
+	sb_error(&s, a);
+	if (inv->is_child_workflow)
+		sb_printf(&s, ", a timeout/connection-class error after which the side effects of its "
+			      "activities may already have landed, and it was started again (event %" PRId64
+			      ", instance %s)",
+			  inv->attempts[first + 1].scheduled_id,
+			  or_none(inv->attempts[first + 1].instance_id));
+	else
+		sb_printf(&s, ", a timeout/connection-class error after which the side effect may "
+			      "already have landed, and attempt %" PRId64 " ran again",
+			  inv->attempts[first + 1].scheduled_id);
+	if (n_amb > 1) {
+		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
+			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
+		size_t listed = 0;
+		for (size_t i = first + 1; i + 1 < inv->n_attempts; i++) {
+			const struct attempt *x = &inv->attempts[i];
+			if (x->outcome != OUTCOME_FAILED || x->failure != FAILURE_AMBIGUOUS)
+				continue;
+			if (listed < LIST_MAX)
+				sb_printf(&s, "%s%" PRId64, listed ? ", " : "", x->scheduled_id);
+			listed++;
+		}
+		if (listed > LIST_MAX)
+			sb_printf(&s, " and %zu more", listed - LIST_MAX);
+		sb_printf(&s, ")");
+	}
+	if (inv->is_child_workflow) {
+		sb_printf(&s, ". Check the child's side effects for duplicates; derive their idempotency "
+			      "key from a natural key of the input or from the parent run, never from the "
+			      "child's own instance id, make the writes conditional on it, and record "
+			      "intent before a non-idempotent call so a pending one is reconciled instead "
+			      "of re-issued.");
+	} else {
+		sb_printf(&s, ". Check the remote side for a duplicate; ");
+		struct sb r;
+		sb_init(&r, c->fs.oom);
+		sb_key_remedy(&r, inv);
+		char *remedy = sb_steal(&r);
+		if (remedy) {
+			/* Lower-case the remedy's first letter to continue the sentence. */
+			remedy[0] = (char)tolower((unsigned char)remedy[0]);
+			size_t len = strlen(remedy);
+			if (len && remedy[len - 1] == '.')
+				remedy[len - 1] = '\0';
+			sb_printf(&s, "%s; record intent before the non-idempotent call and reconcile a "
+				      "pending one instead of re-issuing it.",
+				  remedy);
+			free(remedy);
+		}
+	}
+	if (b) {
+		for (size_t i = first; i < inv->n_attempts; i++) {
+			const struct attempt *x = &inv->attempts[i];
+			evidence_add(&c->fs, b, c->w->log, x->event_index);
+			if (x->outcome == OUTCOME_FAILED && x->failure == FAILURE_AMBIGUOUS)
+				evidence_add(&c->fs, b, c->w->log, x->result_index);
+		}
+	}
+	finish_message(c, b, &s);
+}
+
+static void find_duplicates(struct ctx *c, const struct invocation *inv)
+{
+	struct work *w = c->w;
+	for (size_t i = 0; i < inv->n_attempts; i++) {
+		const struct attempt *a = &inv->attempts[i];
+		if (a->n_results < 2)
+			continue;
+		/* The working attempt (history order, so a binary search) holds
+		 * the duplicates. */
+		size_t wi = NONE;
+		size_t lo = 0, hi = w->n_att;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (w->att[mid].a.event_index < a->event_index)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < w->n_att && w->att[lo].a.event_index == a->event_index)
+			wi = lo;
+		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
+						      a->task_execution_id, a->event_index);
+		struct sb s;
+		sb_init(&s, c->fs.oom);
+		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
+			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
+			  a->scheduled_id, a->n_results, a->result_index);
+		if (b)
+			evidence_add(&c->fs, b, w->log, a->event_index);
+		if (b)
+			evidence_add(&c->fs, b, w->log, a->result_index);
+		if (wi != NONE) {
+			for (size_t d = w->att[wi].dup_head; d != NONE; d = w->dups[d].next) {
+				sb_printf(&s, ", %zu", w->dups[d].index);
+				if (b)
+					evidence_add(&c->fs, b, w->log, w->dups[d].index);
+			}
+		}
+		sb_printf(&s, "): the engine delivered it again, so its body certainly ran more than "
+			      "once. ");
+		struct invocation one = *inv;
+		one.attempts = (struct attempt *)a;
+		one.n_attempts = 1;
+		sb_key_remedy(&s, &one);
+		finish_message(c, b, &s);
+	}
+}
+
+static void find_permanent(struct ctx *c, const struct invocation *inv)
+{
+	if (inv->n_attempts < 2)
+		return;
+	/* Flagged non-retriable, yet another attempt followed. */
+	size_t flagged = NONE;
+	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
+		if (inv->attempts[i].outcome == OUTCOME_FAILED && inv->attempts[i].non_retriable) {
+			flagged = i;
+			break;
+		}
+	}
+	bool same_permanent = true;
+	size_t n_failed = 0;
+	const struct attempt *first_failed = NULL;
+	for (size_t i = 0; i < inv->n_attempts; i++) {
+		const struct attempt *a = &inv->attempts[i];
+		if (a->outcome == OUTCOME_COMPLETED) {
+			same_permanent = false;
+			break;
+		}
+		if (a->outcome != OUTCOME_FAILED)
+			continue;
+		n_failed++;
+		if (a->failure != FAILURE_PERMANENT) {
+			same_permanent = false;
+			break;
+		}
+		if (!first_failed) {
+			first_failed = a;
+		} else {
+			const char *t0 = first_failed->error_type ? first_failed->error_type : "";
+			const char *t1 = a->error_type ? a->error_type : "";
+			if (strcmp(t0, t1) != 0) {
+				same_permanent = false;
+				break;
+			}
+		}
+	}
+	/* Needs a failure that was followed by another attempt. */
+	bool retried_failure = false;
+	for (size_t i = 0; i + 1 < inv->n_attempts; i++)
+		retried_failure |= inv->attempts[i].outcome == OUTCOME_FAILED;
+	if (!(same_permanent && n_failed >= 1 && retried_failure) && flagged == NONE)
+		return;
+	const struct attempt *a = flagged != NONE ? &inv->attempts[flagged] : first_failed;
+	struct finding_build *b = finding_new(&c->fs, FINDING_PERMANENT_FAILURE_RETRIED, inv->name,
+					      inv->task_execution_id, a->event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	sb_printf(&s, "%s%s was retried after a failure that cannot succeed: ",
+		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
+	if (flagged != NONE) {
+		sb_printf(&s, "attempt %" PRId64 " failed with ", a->scheduled_id);
+		sb_error(&s, a);
+		sb_printf(&s, ", flagged non-retriable, and attempt %" PRId64 " ran after it",
+			  inv->attempts[flagged + 1].scheduled_id);
+	} else {
+		sb_printf(&s, "%s %zu failed attempt%s (task_scheduled_id ", n_failed > 1 ? "all" : "its",
+			  n_failed, n_failed > 1 ? "s" : "");
+		size_t listed = 0;
+		for (size_t i = 0; i < inv->n_attempts; i++) {
+			if (inv->attempts[i].outcome != OUTCOME_FAILED)
+				continue;
+			if (listed < LIST_MAX)
+				sb_printf(&s, "%s%" PRId64, listed ? ", " : "",
+					  inv->attempts[i].scheduled_id);
+			listed++;
+		}
+		if (listed > LIST_MAX)
+			sb_printf(&s, " and %zu more", listed - LIST_MAX);
+		sb_printf(&s, ") failed with the same permanent-class error, ");
+		sb_error(&s, a);
+	}
+	sb_printf(&s, ". Return permanent rejections as data instead of raising them into the retry "
+		      "policy, or exclude %s from the policy.",
+		  str_set(a->error_type) ? a->error_type : "this error");
+	if (b) {
+		for (size_t i = 0; i < inv->n_attempts; i++) {
+			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+			if (inv->attempts[i].outcome == OUTCOME_FAILED)
+				evidence_add(&c->fs, b, c->w->log, inv->attempts[i].result_index);
+		}
+	}
+	finish_message(c, b, &s);
+}
+
+static bool generation_finished(const struct work *w, const struct analysis *an, size_t gen)
+{
+	return gen + 1 < an->n_generations || an->finished;
+}
+
+static void find_unresolved(struct ctx *c, const struct invocation *inv)
+{
+	const struct analysis *an = &c->ao->pub;
+	if (!generation_finished(c->w, an, inv->generation))
+		return;
+	size_t n = 0, first = NONE;
+	for (size_t i = 0; i < inv->n_attempts; i++) {
+		if (inv->attempts[i].outcome == OUTCOME_PENDING) {
+			if (first == NONE)
+				first = i;
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	const struct attempt *a = &inv->attempts[first];
+	struct finding_build *b = finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name,
+					      inv->task_execution_id, a->event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
+		  or_none(inv->name));
+	size_t listed = 0;
+	for (size_t i = 0; i < inv->n_attempts; i++) {
+		if (inv->attempts[i].outcome != OUTCOME_PENDING)
+			continue;
+		if (listed < LIST_MAX)
+			sb_printf(&s, "%s%" PRId64, listed ? ", " : "", inv->attempts[i].scheduled_id);
+		listed++;
+		if (b)
+			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+	}
+	if (listed > LIST_MAX)
+		sb_printf(&s, " and %zu more", listed - LIST_MAX);
+	if (inv->is_child_workflow)
+		sb_printf(&s, ", instance %s", or_none(a->instance_id));
+	else
+		sb_printf(&s, ", task_execution_id %s", or_none(a->task_execution_id));
+	if (inv->generation + 1 < an->n_generations)
+		sb_printf(&s, ") has no result although its generation ended (the workflow continued "
+			      "as new), so whether and how often it ran is unknown. ");
+	else
+		sb_printf(&s, ") has no result although the run has finished (%s), so whether and how "
+			      "often it ran is unknown. ",
+			  an->status ? an->status : "ended");
+	if (!inv->is_child_workflow && str_set(a->task_execution_id))
+		sb_printf(&s, "Look the side effect up by task_execution_id %s or a natural key from "
+			      "the input and reconcile it; record intent before a non-idempotent "
+			      "third-party call so a pending one can be reconciled instead of re-issued.",
+			  a->task_execution_id);
+	else
+		sb_printf(&s, "Look the side effect up by a natural key from the input and reconcile "
+			      "it; record intent before a non-idempotent third-party call so a pending "
+			      "one can be reconciled instead of re-issued.");
+	finish_message(c, b, &s);
+}
+
+static void find_child_retried(struct ctx *c, const struct invocation *inv)
+{
+	struct finding_build *b = finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL,
+					      inv->attempts[0].event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	bool same_instance = true;
+	const char *i0 = inv->attempts[0].instance_id;
+	for (size_t i = 1; i < inv->n_attempts; i++) {
+		const char *x = inv->attempts[i].instance_id;
+		if (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0)
+			same_instance = false;
+	}
+	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name),
+		  inv->n_attempts);
+	sb_id_list(&s, inv->attempts, inv->n_attempts);
+	if (same_instance) {
+		sb_printf(&s, ", each time as instance %s", i0);
+	} else {
+		sb_printf(&s, "; instances ");
+		for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
+			sb_printf(&s, "%s%s", i ? ", " : "", or_none(inv->attempts[i].instance_id));
+		if (inv->n_attempts > LIST_MAX)
+			sb_printf(&s, " and %zu more", inv->n_attempts - LIST_MAX);
+	}
+	sb_timers(&s, inv);
+	if (same_instance)
+		sb_printf(&s, "): each attempt ran the child again from the start, and its activities "
+			      "ran again with new task_execution_ids. ");
+	else
+		sb_printf(&s, "): each attempt is a new instance whose activities ran again in that "
+			      "instance's own history. ");
+	sb_printf(&s, "An idempotency key derived from the child's own instance id or its "
+		      "activities' task_execution_ids deduplicates nothing across these attempts: "
+		      "derive it from a natural key of the input or from the parent run, make the "
+		      "child's writes conditional on it, and audit the child instances too.");
+	if (b) {
+		for (size_t i = 0; i < inv->n_attempts; i++)
+			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+		evidence_timers(c, b, inv);
+	}
+	finish_message(c, b, &s);
+}
+
+static void find_large(struct ctx *c, const struct invocation *inv)
+{
+	if (c->ao->pub.sharing != SHARING_FULL)
+		return;
+	const struct attempt *big = NULL;
+	const char *field = NULL;
+	size_t size = 0;
+	for (size_t i = 0; i < inv->n_attempts; i++) {
+		const struct attempt *a = &inv->attempts[i];
+		if (a->input.state == PAYLOAD_PRESENT && a->input.size > c->payload_limit &&
+		    a->input.size > size) {
+			big = a;
+			field = "input";
+			size = a->input.size;
+		}
+		if (a->output.state == PAYLOAD_PRESENT && a->output.size > c->payload_limit &&
+		    a->output.size > size) {
+			big = a;
+			field = "result";
+			size = a->output.size;
+		}
+	}
+	if (!big)
+		return;
+	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name,
+					      inv->task_execution_id, inv->attempts[0].event_index);
+	struct sb s;
+	sb_init(&s, c->fs.oom);
+	sb_printf(&s, "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
+		      "limit: history stores it and replays it on every turn of the run, and it can "
+		      "hit the state store's limits. Pass identifiers, not documents: store the data "
+		      "elsewhere and pass its key.",
+		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
+		  size, c->payload_limit);
+	if (b) {
+		evidence_add(&c->fs, b, c->w->log, big->event_index);
+		if (strcmp(field, "result") == 0)
+			evidence_add(&c->fs, b, c->w->log, big->result_index);
+	}
+	finish_message(c, b, &s);
+}
+
+static void find_orphans(struct ctx *c)
+{
+	struct work *w = c->w;
+	for (size_t k = 0; k < w->n_tim; k++) {
+		const struct work_timer *t = &w->tim[k];
+		if (!t->orphan)
+			continue;
+		bool child = t->origin == ORIGIN_CHILD_RETRY;
+		struct finding_build *b = finding_new(&c->fs, FINDING_ORPHAN_RETRY_TIMER, NULL,
+						      child ? NULL : t->origin_id, t->index);
+		struct sb s;
+		sb_init(&s, c->fs.oom);
+		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
+			  t->event_id, child ? "child instance" : "task_execution_id",
+			  or_none(t->origin_id));
+		if (t->gen > 0)
+			sb_printf(&s, " (generation %zu of %zu)", t->gen + 1, c->ao->pub.n_generations);
+		sb_printf(&s, ": the attempt it retries was in an earlier continue-as-new generation "
+			      "(only the latest is returned), a purged part of the history, or a "
+			      "history this export does not include, so the retry after it cannot be "
+			      "tied to its invocation. Treat that %s as re-executed: ",
+			  child ? "child workflow" : "activity");
+		if (child)
+			sb_printf(&s, "derive its idempotency key from a natural key of the input or "
+				      "the parent run, never from the child's own instance id, and make "
+				      "its writes conditional on that key.");
+		else
+			sb_printf(&s, "key its side effect on task_execution_id %s (stable across "
+				      "retries on every SDK but .NET) or a natural key from the input, and "
+				      "make the write conditional on that key.",
+				  or_none(t->origin_id));
+		if (b) {
+			evidence_add(&c->fs, b, w->log, t->index);
+			evidence_add(&c->fs, b, w->log, t->fired_index);
+		}
+		finish_message(c, b, &s);
+	}
+}
+
+enum cmp {
+	CMP_SAME,
+	CMP_DIFF,
+	CMP_UNKNOWN,
+};
+
+static enum cmp payload_compare(const struct payload *a, const struct payload *b)
+{
+	if (a->state == PAYLOAD_ABSENT || b->state == PAYLOAD_ABSENT)
+		return CMP_UNKNOWN;
+	if (a->state != b->state)
+		return CMP_DIFF;
+	if (a->state != PAYLOAD_PRESENT)
+		return CMP_SAME;
+	return a->size == b->size && a->hash == b->hash ? CMP_SAME : CMP_DIFF;
+}
+
+/* Overlapping and repeated calls: same name, different invocations. One
+ * pass over the attempts in history order, per (generation, name) group. */
+static void collect_pairs(struct ctx *c, const struct analysis *an)
+{
+	struct work *w = c->w;
+	struct smap groups = { 0 };
+	struct group_state *gs = NULL;
+	size_t n_groups = 0, cap_groups = 0;
+	for (size_t i = 0; i < w->n_att && !w->oom; i++) {
+		struct work_attempt *wa = &w->att[i];
+		if (wa->is_child || !str_set(wa->name))
+			continue;
+		bool fresh;
+		size_t *gv = smap_get_or_put(&groups, wa->gen, wa->name, n_groups, &fresh);
+		if (!gv) {
+			w->oom = true;
+			break;
+		}
+		if (fresh) {
+			gs = grow(gs, &cap_groups, n_groups + 1, sizeof *gs, &w->oom);
+			if (w->oom)
+				break;
+			gs[n_groups++] = (struct group_state){ 0 };
+		}
+		size_t g = *gv;
+		struct group_state *st = &gs[g];
+		size_t end = wa->a.result_index; /* NONE while pending: in flight forever */
+		bool is_first = uf_find(w->att, i) == i;
+		if (is_first && st->n > 0) {
+			const struct work_attempt *h = &w->att[st->holder];
+			bool overlap = st->max_end > wa->a.event_index;
+			struct pair p = { .group = g, .later = i };
+			bool record = false;
+			if (overlap) {
+				if (payload_compare(&h->a.input, &wa->a.input) != CMP_DIFF) {
+					p.kind = FINDING_OVERLAPPING_CALL;
+					p.earlier = st->holder;
+					p.never_resolved = st->max_end == NONE;
+					record = true;
+				}
+			} else {
+				const struct invocation *prev = &an->invocations[w->att[st->last_first].inv];
+				const struct attempt *last = &prev->attempts[prev->n_attempts - 1];
+				if (last->outcome != OUTCOME_FAILED &&
+				    payload_compare(&w->att[st->last_first].a.input, &wa->a.input) !=
+					    CMP_DIFF) {
+					p.kind = FINDING_REPEATED_CALL;
+					p.earlier = st->last_first;
+					record = true;
+				}
+			}
+			if (record) {
+				size_t k = PUSH(w, w->pairs, w->n_pairs, w->cap_pairs);
+				if (k == NONE)
+					break;
+				w->pairs[k] = p;
+			}
+		}
+		if (st->n == 0 || end > st->max_end ||
+		    (st->max_end != NONE && end == NONE)) {
+			st->max_end = end;
+			st->holder = i;
+		}
+		if (is_first)
+			st->last_first = i;
+		st->n++;
+	}
+	smap_free(&groups);
+	free(gs);
+}
+
+static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict)
+{
+	if (verdict == CMP_SAME)
+		sb_printf(s, "their inputs were identical (same size and hash)");
+	else
+		sb_printf(s, "their inputs cannot be compared: they were not shared at this "
+			     "organization's data-sharing level (%s)",
+			  c->sharing_phrase ? c->sharing_phrase : "unknown");
+}
+
+static void find_pairs(struct ctx *c)
+{
+	struct work *w = c->w;
+	/* One finding per (group, kind), in order of the group's first pair;
+	 * pairs are chained per group so each group is walked once per kind. */
+	bool *done = calloc(w->n_pairs ? w->n_pairs : 1, sizeof *done);
+	if (!done) {
+		w->oom = true;
+		return;
+	}
+	/* Index pairs by group so each group is visited once. */
+	size_t n_groups = 0;
+	for (size_t i = 0; i < w->n_pairs; i++)
+		if (w->pairs[i].group + 1 > n_groups)
+			n_groups = w->pairs[i].group + 1;
+	size_t *head = malloc((n_groups ? n_groups : 1) * sizeof *head);
+	size_t *next = malloc((w->n_pairs ? w->n_pairs : 1) * sizeof *next);
+	size_t *tail = malloc((n_groups ? n_groups : 1) * sizeof *tail);
+	if (!head || !next || !tail) {
+		w->oom = true;
+		goto out;
+	}
+	for (size_t g = 0; g < n_groups; g++)
+		head[g] = tail[g] = NONE;
+	for (size_t i = 0; i < w->n_pairs; i++) {
+		size_t g = w->pairs[i].group;
+		next[i] = NONE;
+		if (tail[g] == NONE)
+			head[g] = i;
+		else
+			next[tail[g]] = i;
+		tail[g] = i;
+	}
+	for (size_t i = 0; i < w->n_pairs; i++) {
+		if (done[i])
+			continue;
+		const struct pair *p0 = &w->pairs[i];
+		enum finding_kind kind = p0->kind;
+		const struct work_attempt *e0 = &w->att[p0->earlier], *l0 = &w->att[p0->later];
+		struct finding_build *b = finding_new(&c->fs, kind, l0->name, l0->a.task_execution_id,
+						      e0->a.event_index);
+		size_t n = 0;
+		enum cmp verdict = CMP_SAME;
+		for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
+			const struct pair *p = &w->pairs[j];
+			if (p->kind != kind)
+				continue;
+			done[j] = true;
+			n++;
+			if (payload_compare(&w->att[p->earlier].a.input, &w->att[p->later].a.input) ==
+			    CMP_UNKNOWN)
+				verdict = CMP_UNKNOWN;
+			if (b) {
+				evidence_add(&c->fs, b, w->log, w->att[p->earlier].a.event_index);
+				evidence_add(&c->fs, b, w->log, w->att[p->later].a.event_index);
+				if (kind == FINDING_OVERLAPPING_CALL)
+					evidence_add(&c->fs, b, w->log, w->att[p->earlier].a.result_index);
+			}
+		}
+		struct sb s;
+		sb_init(&s, c->fs.oom);
+		if (kind == FINDING_OVERLAPPING_CALL) {
+			sb_printf(&s, "%s was called again (task_scheduled_id %" PRId64
+				      ", task_execution_id %s, not a retry) before the earlier call "
+				      "(task_scheduled_id %" PRId64 ", task_execution_id %s) had %s, so "
+				      "two executions were in flight at once",
+				  or_none(l0->name), l0->a.scheduled_id, or_none(l0->a.task_execution_id),
+				  e0->a.scheduled_id, or_none(e0->a.task_execution_id),
+				  p0->never_resolved ? "a result (it never got one)" : "its result");
+			if (n > 1)
+				sb_printf(&s, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
+			sb_printf(&s, "; ");
+			sb_inputs(c, &s, verdict);
+			sb_printf(&s, ". Key the side effect on a natural key from the input (each call "
+				      "has its own task_execution_id) and make the write conditional on "
+				      "it (unique constraint, upsert, conditional put, provider idempotency "
+				      "key); record intent before a non-idempotent third-party call and "
+				      "reconcile a pending one instead of re-issuing it.");
+		} else {
+			sb_printf(&s, "%s was called %zu times outside a retry chain, each call after "
+				      "the previous one had ended without failing (task_scheduled_id %" PRId64,
+				  or_none(l0->name), n + 1, e0->a.scheduled_id);
+			size_t listed = 0;
+			for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
+				if (w->pairs[j].kind != kind)
+					continue;
+				if (listed < LIST_MAX)
+					sb_printf(&s, ", %" PRId64, w->att[w->pairs[j].later].a.scheduled_id);
+				listed++;
+			}
+			if (listed > LIST_MAX)
+				sb_printf(&s, " and %zu more", listed - LIST_MAX);
+			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->a.task_execution_id),
+				  or_none(l0->a.task_execution_id), n > 1 ? ", ..." : "");
+			sb_inputs(c, &s, verdict);
+			sb_printf(&s, ". If the workflow meant one call, fix the workflow code; either "
+				      "way key the side effect on a natural key from the input (each call "
+				      "has its own task_execution_id) and make the write conditional on it "
+				      "(unique constraint, upsert, conditional put, provider idempotency "
+				      "key).");
+		}
+		finish_message(c, b, &s);
+	}
+out:
+	free(done);
+	free(head);
+	free(next);
+	free(tail);
+}
+
+static int cmp_findings(const void *pa, const void *pb)
+{
+	const struct finding_build *a = pa, *b = pb;
+	if (a->anchor != b->anchor)
+		return a->anchor < b->anchor ? -1 : 1;
+	if (a->f.kind != b->f.kind)
+		return a->f.kind < b->f.kind ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Grouping into invocations. */
+
+static int build_invocations(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	size_t n_inv = 0;
+	for (size_t i = 0; i < w->n_att; i++) {
+		if (uf_find(w->att, i) == i)
+			w->att[i].inv = n_inv++;
+	}
+	for (size_t i = 0; i < w->n_att; i++)
+		w->att[i].inv = w->att[uf_find(w->att, i)].inv;
+	an->invocations = calloc(n_inv ? n_inv : 1, sizeof *an->invocations);
+	ao->attempt_pool = calloc(w->n_att ? w->n_att : 1, sizeof *ao->attempt_pool);
+	size_t n_timers = 0;
+	for (size_t k = 0; k < w->n_tim; k++)
+		n_timers += w->tim[k].target != NONE;
+	ao->timer_pool = calloc(n_timers ? n_timers : 1, sizeof *ao->timer_pool);
+	if (!an->invocations || !ao->attempt_pool || !ao->timer_pool)
+		return -1;
+	an->n_invocations = n_inv;
+	/* Counts, then offsets, then fill in history order. */
+	for (size_t i = 0; i < w->n_att; i++)
+		an->invocations[w->att[i].inv].n_attempts++;
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].target != NONE)
+			an->invocations[w->att[w->tim[k].target].inv].n_retry_timers++;
+	}
+	size_t off = 0, toff = 0;
+	for (size_t v = 0; v < n_inv; v++) {
+		struct invocation *inv = &an->invocations[v];
+		inv->attempts = ao->attempt_pool + off;
+		inv->retry_timer_event_ids = ao->timer_pool + toff;
+		off += inv->n_attempts;
+		toff += inv->n_retry_timers;
+		inv->n_attempts = 0;
+		inv->n_retry_timers = 0;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		struct work_attempt *wa = &w->att[i];
+		struct invocation *inv = &an->invocations[wa->inv];
+		if (inv->n_attempts == 0) {
+			inv->name = wa->name;
+			inv->task_execution_id = wa->is_child ? NULL : wa->a.task_execution_id;
+			inv->is_child_workflow = wa->is_child;
+			inv->generation = wa->gen;
+			inv->link = LINK_SINGLE;
+		}
+		inv->attempts[inv->n_attempts++] = wa->a;
+	}
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].target == NONE)
+			continue;
+		struct invocation *inv = &an->invocations[w->att[w->tim[k].target].inv];
+		inv->retry_timer_event_ids[inv->n_retry_timers++] = w->tim[k].event_id;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		if (uf_find(w->att, i) != i)
+			continue;
+		struct invocation *inv = &an->invocations[w->att[i].inv];
+		unsigned f = w->att[i].flags;
+		if (inv->n_attempts < 2)
+			inv->link = LINK_SINGLE;
+		else if (f & LINKED_PATTERN)
+			inv->link = LINK_PATTERN;
+		else if (f & LINKED_ORIGIN)
+			inv->link = LINK_TIMER_ORIGIN;
+		else
+			inv->link = LINK_EXECUTION_ID;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Run facts, data sharing, withheld payloads, limits. */
+
+static char *normalise_status(const char *s)
+{
+	static const char *const prefixes[] = { "ORCHESTRATION_STATUS_", "RUNTIME_STATUS_",
+						 "WORKFLOW_STATUS_" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t n = strlen(prefixes[i]);
+		if (strncasecmp(s, prefixes[i], n) == 0) {
+			s += n;
+			break;
+		}
+	}
+	char *out = strdup(s);
+	if (!out)
+		return NULL;
+	for (char *p = out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
+}
+
+static bool status_terminal(const char *s)
+{
+	static const char *const terminal[] = { "completed", "failed", "terminated", "canceled",
+						 "cancelled" };
+	for (size_t i = 0; i < sizeof terminal / sizeof terminal[0]; i++) {
+		if (strcmp(s, terminal[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int run_facts(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	size_t n = event_log_count(w->log);
+	const struct event_run_info *ri = event_log_run_info(w->log);
+	an->n_events = n;
+	an->n_generations = n ? w->gen + 1 : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *ev = event_log_at(w->log, i);
+		if (ev->kind != EVENT_EXECUTION_STARTED)
+			continue;
+		if (!an->workflow && str_set(ev->name))
+			an->workflow = ev->name;
+		if (!an->instance_id && str_set(ev->instance_id))
+			an->instance_id = ev->instance_id;
+	}
+	if (ri) {
+		if (!an->workflow && str_set(ri->workflow_name))
+			an->workflow = ri->workflow_name;
+		if (!an->instance_id && str_set(ri->instance_id))
+			an->instance_id = ri->instance_id;
+	}
+	const char *raw = NULL;
+	bool last_gen = w->completed_gen == w->gen;
+	if (w->completed_seen && last_gen) {
+		raw = w->completed->workflow_status;
+		if (!str_set(raw))
+			raw = str_set(w->completed->error_type) || str_set(w->completed->error_message)
+				      ? "failed"
+				      : "completed";
+	} else if (w->terminated && last_gen) {
+		raw = "terminated";
+	} else if (ri && str_set(ri->runtime_status)) {
+		raw = ri->runtime_status;
+	}
+	if (raw) {
+		ao->status = normalise_status(raw);
+		if (!ao->status)
+			return -1;
+		an->status = ao->status;
+		an->finished = status_terminal(ao->status) ||
+			       (w->terminated && last_gen) ||
+			       (w->completed_seen && last_gen &&
+				strcmp(ao->status, "continued_as_new") != 0);
+	}
+	return 0;
+}
+
+static bool carries_payload(const struct event *ev, const char **field, const struct payload **p)
+{
+	switch (ev->kind) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+		*field = "input";
+		*p = &ev->input;
+		return true;
+	case EVENT_TASK_COMPLETED:
+	case EVENT_CHILD_COMPLETED:
+		*field = "output";
+		*p = &ev->output;
+		return true;
+	case EVENT_EXECUTION_COMPLETED: {
+		/* Only a completed run has a result to withhold. */
+		const char *st = ev->workflow_status;
+		if (str_set(ev->error_type) || str_set(ev->error_message))
+			return false;
+		if (str_set(st) && !strcasestr(st, "COMPLETED"))
+			return false;
+		*field = "output";
+		*p = &ev->output;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static enum data_sharing_level level_from_text(const char *s)
+{
+	if (!s)
+		return SHARING_UNKNOWN;
+	if (strcasestr(s, "full"))
+		return SHARING_FULL;
+	if (strcasestr(s, "metadata"))
+		return SHARING_METADATA;
+	return SHARING_UNKNOWN;
+}
+
+static int data_sharing(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	size_t n = event_log_count(w->log);
+	size_t slots = 0;
+	size_t first_present = NONE;
+	const char *first_field = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *ev = event_log_at(w->log, i);
+		const char *field;
+		const struct payload *p;
+		if (carries_payload(ev, &field, &p)) {
+			slots++;
+			if (p->state != PAYLOAD_ABSENT && first_present == NONE) {
+				first_present = i;
+				first_field = field;
+			}
+		} else if (first_present == NONE) {
+			/* A payload key on any other event shows the level too. */
+			if (ev->input.state != PAYLOAD_ABSENT) {
+				first_present = i;
+				first_field = "input";
+			} else if (ev->output.state != PAYLOAD_ABSENT) {
+				first_present = i;
+				first_field = "output";
+			}
+		}
+		if (first_present == NONE && ev->custom_status.state != PAYLOAD_ABSENT) {
+			first_present = i;
+			first_field = "customStatus";
+		}
+	}
+	struct sb s;
+	bool oom = false;
+	sb_init(&s, &oom);
+	const struct event_run_info *ri = event_log_run_info(w->log);
+	enum data_sharing_level ri_level = ri ? level_from_text(ri->data_sharing_level) : SHARING_UNKNOWN;
+	if (w->o && w->o->sharing != SHARING_UNKNOWN) {
+		an->sharing = w->o->sharing;
+		sb_printf(&s, "%s", str_set(w->o->sharing_source) ? w->o->sharing_source : "given");
+	} else if (ri_level != SHARING_UNKNOWN) {
+		an->sharing = ri_level;
+		sb_printf(&s, "run field %s", str_set(ri->data_sharing_field) ? ri->data_sharing_field
+									     : "data sharing level");
+	} else if (first_present != NONE) {
+		const struct event *ev = event_log_at(w->log, first_present);
+		an->sharing = SHARING_FULL;
+		sb_printf(&s, "inferred: payload keys present (%s %s, history position %zu)",
+			  event_kind_name(ev->kind), first_field, first_present);
+	} else if (slots) {
+		an->sharing = SHARING_METADATA;
+		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one",
+			  slots);
+	} else {
+		an->sharing = SHARING_UNKNOWN;
+		sb_printf(&s, "inferred: no event in this history would carry a payload");
+	}
+	an->sharing_source = sb_steal(&s);
+	if (!an->sharing_source)
+		return -1;
+	/* At full, an absent key is a zero value the dialect omitted, not a
+	 * withheld one. */
+	if (an->sharing == SHARING_FULL)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *ev = event_log_at(w->log, i);
+		const char *field;
+		const struct payload *p;
+		if (!carries_payload(ev, &field, &p) || p->state != PAYLOAD_ABSENT)
+			continue;
+		an->withheld = grow(an->withheld, &ao->cap_withheld, an->n_withheld + 1,
+				    sizeof *an->withheld, &w->oom);
+		if (w->oom)
+			return -1;
+		an->withheld[an->n_withheld++] = (struct withheld){
+			.event_id = ev->event_id,
+			.event_type = event_kind_name(ev->kind),
+			.field = field,
+			.event_index = i,
+		};
+	}
+	return 0;
+}
+
+/* Milliseconds since the epoch of an RFC 3339 time, or -1. */
+static int64_t parse_time_ms(const char *s)
+{
+	if (!s)
+		return -1;
+	int y, mo, d, h, mi, sec, n = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 &&
+	    sscanf(s, "%4d-%2d-%2dt%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+		return -1;
+	const char *p = s + n;
+	int64_t ms = 0;
+	if (*p == '.') {
+		int digits = 0;
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (digits < 3) {
+				ms = ms * 10 + (*p - '0');
+				digits++;
+			}
+		}
+		while (digits++ < 3)
+			ms *= 10;
+	}
+	int64_t off = 0;
+	if (*p == '+' || *p == '-') {
+		int oh = 0, om = 0;
+		if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+			return -1;
+		off = (int64_t)(oh * 60 + om) * 60 * (*p == '+' ? 1 : -1);
+	}
+	/* Days from civil (Howard Hinnant). */
+	int64_t yy = y - (mo <= 2);
+	int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+	int64_t yoe = yy - era * 400;
+	int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	int64_t days = era * 146097 + doe - 719468;
+	return ((days * 86400 + h * 3600 + mi * 60 + sec) - off) * 1000 + ms;
+}
+
+static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
+{
+	struct analysis *an = &ao->pub;
+	if (!sentence) {
+		*oom = true;
+		return -1;
+	}
+	an->limits = grow(an->limits, &ao->cap_limits, an->n_limits + 1, sizeof *an->limits, oom);
+	if (*oom) {
+		free(sentence);
+		return -1;
+	}
+	an->limits[an->n_limits++] = sentence;
+	return 0;
+}
+
+static void limits(struct ctx *c)
+{
+	struct work *w = c->w;
+	struct analysis_owned *ao = c->ao;
+	struct analysis *an = &ao->pub;
+	bool *oom = &w->oom;
+	struct sb s;
+
+	/* 1. Crash or redelivery after commit: always. */
+	int64_t gap = -1;
+	const struct attempt *gap_at = NULL;
+	const char *gap_name = NULL;
+	bool any_failed = false, any_pending = false, any_retried = false, any_pattern = false;
+	for (size_t v = 0; v < an->n_invocations; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		any_retried |= inv->n_attempts > 1;
+		any_pattern |= inv->link == LINK_PATTERN;
+		for (size_t i = 0; i < inv->n_attempts; i++) {
+			const struct attempt *a = &inv->attempts[i];
+			any_failed |= a->outcome == OUTCOME_FAILED;
+			any_pending |= a->outcome == OUTCOME_PENDING;
+			if (a->outcome != OUTCOME_COMPLETED || inv->is_child_workflow)
+				continue;
+			int64_t t0 = parse_time_ms(a->scheduled_at), t1 = parse_time_ms(a->completed_at);
+			if (t0 < 0 || t1 < 0)
+				continue;
+			if (t1 - t0 > gap) {
+				gap = t1 - t0;
+				gap_at = a;
+				gap_name = inv->name;
+			}
+		}
+	}
+	sb_init(&s, oom);
+	sb_printf(&s, "A re-execution after a worker crash or a redelivery after the side effect "
+		      "committed leaves no event (Dapr 1.17.7 and later drop the duplicate result), "
+		      "so this history cannot rule one out.");
+	if (gap >= LONG_GAP_MS && gap_at)
+		sb_printf(&s, " The longest wait between a schedule and its result here is %.1f s "
+			      "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
+			      "such a gap.",
+			  (double)gap / 1000.0, or_none(gap_name), gap_at->scheduled_id);
+	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		return;
+
+	/* 2. Payloads not visible. */
+	if (an->sharing != SHARING_FULL) {
+		sb_init(&s, oom);
+		if (an->sharing == SHARING_METADATA)
+			sb_printf(&s, "Payloads were not shared at this organization's data-sharing level "
+				      "(%s), so identical inputs cannot be compared and payload sizes "
+				      "cannot be checked.",
+				  c->sharing_phrase);
+		else
+			sb_printf(&s, "The data-sharing level is not known (%s), so identical inputs "
+				      "cannot be compared and payload sizes cannot be checked.",
+				  an->sharing_source);
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 3. Earlier continue-as-new generations. */
+	sb_init(&s, oom);
+	bool status_can = an->status && strcmp(an->status, "continued_as_new") == 0;
+	if (an->n_generations > 1)
+		sb_printf(&s, "This history holds %zu generations (split at ExecutionStarted; event ids "
+			      "restart in each); generations before the earliest one shown are not "
+			      "returned.",
+			  an->n_generations);
+	else if (w->n_orphans)
+		sb_printf(&s, "Only the latest continue-as-new generation is returned: %zu retry "
+			      "timer%s here point%s at attempts that are not in this history, which "
+			      "suggests earlier generations (or a purge) hid them.",
+			  w->n_orphans, w->n_orphans > 1 ? "s" : "", w->n_orphans > 1 ? "" : "s");
+	else if (w->n_continue_as_new || status_can)
+		sb_printf(&s, "This run continued as new: only its latest generation is returned, and "
+			      "activities of earlier or later generations are not in this history.");
+	else
+		sb_printf(&s, "If this workflow ever continued as new, only its latest generation is "
+			      "returned: activities of earlier generations are not in this history.");
+	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		return;
+
+	/* 4. Retries inside activity code: always. */
+	sb_init(&s, oom);
+	sb_printf(&s, "Retries written inside activity code (a loop around a call, an HTTP "
+		      "client's own retries) leave no event.");
+	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		return;
+
+	/* 5. Retry policy settings. */
+	if (any_failed || any_retried) {
+		sb_init(&s, oom);
+		sb_printf(&s, "Retry policy settings (maximum attempts, backoff, which errors are "
+			      "retried) are not recorded in history: a failure with no retry after it "
+			      "may be non-retriable or may have used up its attempts.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 6. Overlap with a remote attempt still running. */
+	if (any_retried || any_pending) {
+		sb_init(&s, oom);
+		sb_printf(&s, "An attempt that failed or timed out on the caller's side may still be "
+			      "running remotely while the next attempt runs; history cannot show that "
+			      "overlap.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 7. Links inferred by pattern. */
+	if (any_pattern) {
+		sb_init(&s, oom);
+		sb_printf(&s, "This history records no retry-timer origins (Dapr before 1.18): attempts "
+			      "marked as linked by pattern were joined because a failure, a timer and "
+			      "a new schedule of the same name followed each other, which is an "
+			      "inference, not a recorded link.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 8. Child workflows have their own histories. */
+	if (an->n_child_instances) {
+		sb_init(&s, oom);
+		sb_printf(&s, "Activities of the %zu child workflow instance%s (",
+			  an->n_child_instances, an->n_child_instances > 1 ? "s" : "");
+		for (size_t i = 0; i < an->n_child_instances && i < LIST_MAX; i++)
+			sb_printf(&s, "%s%s", i ? ", " : "", an->child_instances[i]);
+		if (an->n_child_instances > LIST_MAX)
+			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
+		sb_printf(&s, ") are in their own histories, not in this one.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 9. Results that point at nothing. */
+	if (w->n_unmatched_results) {
+		sb_init(&s, oom);
+		sb_printf(&s, "%zu result%s point%s at a task_scheduled_id with no schedule in this "
+			      "history (first: %" PRId64 "), so this history is partial.",
+			  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
+			  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+}
+
+static int collect_children(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	struct smap seen = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct work_attempt *wa = &w->att[i];
+		if (!wa->is_child || !str_set(wa->a.instance_id))
+			continue;
+		bool fresh;
+		if (!smap_get_or_put(&seen, 0, wa->a.instance_id, i, &fresh)) {
+			rc = -1;
+			break;
+		}
+		if (!fresh)
+			continue;
+		an->child_instances = grow(an->child_instances, &ao->cap_children,
+					   an->n_child_instances + 1, sizeof *an->child_instances,
+					   &w->oom);
+		if (w->oom) {
+			rc = -1;
+			break;
+		}
+		an->child_instances[an->n_child_instances++] = wa->a.instance_id;
+	}
+	smap_free(&seen);
+	return rc;
+}
+
+static void work_finish(struct work *w)
+{
+	free(w->att);
+	free(w->tim);
+	free(w->links);
+	free(w->queues);
+	free(w->dups);
+	free(w->failed_fifo);
+	free(w->pairs);
+	imap_free(&w->sched);
+	imap_free(&w->timers);
+	smap_free(&w->exec);
+	smap_free(&w->child_inst);
+	smap_free(&w->fire);
+	smap_free(&w->pend_task);
+	smap_free(&w->pend_child);
+	smap_free(&w->children);
+}
+
+struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
+			      struct err *e)
+{
+	struct work w = { .log = log, .o = o };
+	struct ctx c = { .w = &w };
+	struct analysis_owned *ao = calloc(1, sizeof *ao);
+	struct analysis *res = NULL;
+	if (!ao)
+		goto out;
+	c.ao = ao;
+	c.fs.oom = &w.oom;
+	c.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT;
+	struct analysis *an = &ao->pub;
+
+	scan(&w);
+	if (w.oom)
+		goto out;
+	if (build_invocations(&w, ao) < 0 || run_facts(&w, ao) < 0 || data_sharing(&w, ao) < 0 ||
+	    collect_children(&w, ao) < 0)
+		goto out;
+	{
+		struct sb s;
+		sb_init(&s, &w.oom);
+		sb_printf(&s, "%s, %s", data_sharing_level_name(an->sharing), an->sharing_source);
+		c.sharing_phrase = sb_steal(&s);
+		if (!c.sharing_phrase)
+			goto out;
+	}
+
+	for (size_t v = 0; v < an->n_invocations && !w.oom; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		if (inv->n_attempts > 1 && !inv->is_child_workflow)
+			find_reexecuted(&c, inv);
+		if (inv->n_attempts > 1 && inv->is_child_workflow)
+			find_child_retried(&c, inv);
+		find_ambiguous(&c, inv);
+		find_duplicates(&c, inv);
+		find_permanent(&c, inv);
+		find_unresolved(&c, inv);
+		find_large(&c, inv);
+	}
+	collect_pairs(&c, an);
+	if (!w.oom)
+		find_pairs(&c);
+	find_orphans(&c);
+	if (w.oom)
+		goto out;
+	qsort(c.fs.v, c.fs.n, sizeof *c.fs.v, cmp_findings);
+	an->findings = calloc(c.fs.n ? c.fs.n : 1, sizeof *an->findings);
+	if (!an->findings)
+		goto out;
+	for (size_t i = 0; i < c.fs.n; i++) {
+		an->findings[i] = c.fs.v[i].f;
+		c.fs.v[i].f = (struct finding){ 0 };
+		an->n_findings = i + 1;
+		if (evidence_finish(&an->findings[i], log) < 0)
+			goto out;
+	}
+	limits(&c);
+	if (w.oom)
+		goto out;
+	res = an;
+	ao = NULL;
+out:
+	if (!res)
+		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", event_log_count(log));
+	for (size_t i = 0; i < c.fs.n; i++) {
+		free(c.fs.v[i].f.evidence_event_ids);
+		free(c.fs.v[i].f.evidence_event_indexes);
+		free(c.fs.v[i].f.message);
+	}
+	free(c.fs.v);
+	free(c.sharing_phrase);
+	work_finish(&w);
+	if (ao)
+		analysis_free(&ao->pub);
+	return res;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	struct analysis_owned *ao = (struct analysis_owned *)(void *)a;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		free(a->findings[i].evidence_event_ids);
+		free(a->findings[i].evidence_event_indexes);
+		free(a->findings[i].message);
+	}
+	free(a->findings);
+	free(a->invocations);
+	free(ao->attempt_pool);
+	free(ao->timer_pool);
+	free(a->withheld);
+	free(a->sharing_source);
+	for (size_t i = 0; i < a->n_limits; i++)
+		free(a->limits[i]);
+	free(a->limits);
+	free(a->child_instances);
+	free(ao->status);
+	free(ao);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Names. */
+
+static const char *const kind_ids[FINDING_KIND_COUNT] = {
+	[FINDING_REEXECUTED] = "reexecuted",
+	[FINDING_AMBIGUOUS_FAILURE_RETRIED] = "ambiguous_failure_retried",
+	[FINDING_DUPLICATE_RESULT] = "duplicate_result",
+	[FINDING_OVERLAPPING_CALL] = "overlapping_call",
+	[FINDING_REPEATED_CALL] = "repeated_call",
+	[FINDING_PERMANENT_FAILURE_RETRIED] = "permanent_failure_retried",
+	[FINDING_UNRESOLVED_ATTEMPT] = "unresolved_attempt",
+	[FINDING_CHILD_WORKFLOW_RETRIED] = "child_workflow_retried",
+	[FINDING_ORPHAN_RETRY_TIMER] = "orphan_retry_timer",
+	[FINDING_LARGE_PAYLOAD] = "large_payload",
+};
+
+const char *finding_kind_id(enum finding_kind k)
+{
+	if ((unsigned)k >= FINDING_KIND_COUNT)
+		return "unknown";
+	return kind_ids[k];
+}
+
+enum severity finding_kind_severity(enum finding_kind k)
+{
+	switch (k) {
+	case FINDING_AMBIGUOUS_FAILURE_RETRIED:
+	case FINDING_DUPLICATE_RESULT:
+	case FINDING_OVERLAPPING_CALL:
+	case FINDING_REPEATED_CALL:
+	case FINDING_UNRESOLVED_ATTEMPT:
+	case FINDING_CHILD_WORKFLOW_RETRIED:
+		return SEVERITY_SUSPECT;
+	case FINDING_REEXECUTED:
+	case FINDING_PERMANENT_FAILURE_RETRIED:
+	case FINDING_ORPHAN_RETRY_TIMER:
+	case FINDING_LARGE_PAYLOAD:
+	case FINDING_KIND_COUNT:
+		break;
+	}
+	return SEVERITY_NOTICE;
+}
+
+const char *severity_name(enum severity s)
+{
+	return s == SEVERITY_SUSPECT ? "suspect" : "notice";
+}
+
+const char *attempt_outcome_name(enum attempt_outcome o)
+{
+	switch (o) {
+	case OUTCOME_COMPLETED:
+		return "completed";
+	case OUTCOME_FAILED:
+		return "failed";
+	case OUTCOME_PENDING:
+		break;
+	}
+	return "pending";
+}
+
+const char *data_sharing_level_name(enum data_sharing_level l)
+{
+	switch (l) {
+	case SHARING_METADATA:
+		return "metadata";
+	case SHARING_FULL:
+		return "full";
+	case SHARING_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+const char *invocation_link_name(enum invocation_link l)
+{
+	switch (l) {
+	case LINK_EXECUTION_ID:
+		return "execution_id";
+	case LINK_TIMER_ORIGIN:
+		return "timer_origin";
+	case LINK_PATTERN:
+		return "pattern";
+	case LINK_SINGLE:
+		break;
+	}
+	return "single";
+}

@@ -1,26 +1,955 @@
-/* placeholder until the module lands */
+/* `run`, `runs`, `link` and `whoami`: the audit pipeline over Catalyst's
+ * MCP tools. connect -> initialize -> tools/list -> bind -> calls ->
+ * event model -> analysis -> report -> renderer. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
 #include "audit.h"
+#include "catalyst.h"
+#include "console_link.h"
+#include "escape.h"
+#include "event.h"
+#include "mcp.h"
+#include "transport.h"
+
+/* Child workflows of child workflows are followed this deep. */
+#define MAX_CHILD_DEPTH 4
+/* And no more than this many child runs per command. */
+#define MAX_CHILD_RUNS 1000
+
+struct conn {
+	struct transport *t;
+	struct mcp_session *s;
+	struct catalyst *c;
+};
+
+/* How the data-sharing level is known, best first (catalyst-mcp.md). */
+enum sharing_rank {
+	RANK_FIELD = 1,
+	RANK_REFUSAL,
+	RANK_ASSERTED,
+	RANK_NONE,
+};
+
+struct ctx {
+	const struct audit_request *rq;
+	struct conn cn;
+	struct console_project project;
+	const char *server_project; /* what project-scoped calls pass; NULL: none */
+	char *resolved_note;        /* why the link carries no project, or NULL */
+	struct report *r;
+	pthread_mutex_t lock;       /* guards the sharing fields below and the report notes */
+	enum data_sharing_level sharing;
+	char sharing_source[200];
+	enum sharing_rank rank;
+	size_t done, total;         /* progress of `runs` */
+};
+
+static void warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(const struct audit_request *rq, const char *fmt, ...)
+{
+	if (!rq->warn)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	rq->warn(msg, rq->msg_ctx);
+}
+
+/* ---- connection ------------------------------------------------------ */
+
+static int conn_open(const struct audit_request *rq, struct conn *cn, struct err *e)
+{
+	memset(cn, 0, sizeof *cn);
+	long timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 60) * 1000;
+	const char *where = rq->stdio_cmd ? rq->stdio_cmd : rq->server;
+	if (rq->stdio_cmd) {
+		struct transport_stdio_options so = {
+			.command = rq->stdio_cmd,
+			.pass_stderr = rq->verbose,
+			.timeout_ms = timeout_ms,
+		};
+		cn->t = transport_stdio_new(&so, e);
+	} else {
+		/* The "oauth" module adds the token store; until then a token comes
+		 * from the environment only. It is never printed. */
+		const char *token = getenv("CATALYST_TOKEN");
+		struct transport_http_options ho = {
+			.url = rq->server,
+			.cacert = rq->cacert,
+			.bearer_token = token && *token ? token : NULL,
+			.timeout_ms = timeout_ms,
+			.max_parallel = rq->jobs > 0 ? rq->jobs : 8,
+		};
+		cn->t = transport_http_new(&ho, e);
+	}
+	if (!cn->t)
+		return err_prefix(e, "connecting to %s", where);
+	cn->s = mcp_session_new(cn->t, NULL);
+	if (!cn->s)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (mcp_initialize(cn->s, e) < 0)
+		return err_prefix(e, "connecting to %s", where);
+	cn->c = catalyst_new(cn->s, NULL);
+	if (!cn->c)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (catalyst_load_tools(cn->c, e) < 0)
+		return err_prefix(e, "%s", where);
+	return 0;
+}
+
+static void conn_close(struct conn *cn)
+{
+	catalyst_free(cn->c);
+	if (cn->s)
+		mcp_session_close(cn->s);
+	mcp_session_free(cn->s);
+	transport_free(cn->t);
+	memset(cn, 0, sizeof *cn);
+}
+
+/* ---- data-sharing level ---------------------------------------------- */
+
+static void sharing_offer(struct ctx *x, enum data_sharing_level l, enum sharing_rank rank, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void sharing_offer(struct ctx *x, enum data_sharing_level l, enum sharing_rank rank, const char *fmt, ...)
+{
+	if (l == SHARING_UNKNOWN)
+		return;
+	pthread_mutex_lock(&x->lock);
+	if (rank < x->rank) {
+		if (x->rank == RANK_ASSERTED && x->sharing != l && x->r)
+			report_add_note(x->r,
+					"--data-sharing %s contradicts the server, which says %s; the server's "
+					"answer is used",
+					data_sharing_level_name(x->sharing), data_sharing_level_name(l));
+		x->rank = rank;
+		x->sharing = l;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(x->sharing_source, sizeof x->sharing_source, fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+static void sharing_from_answer(struct ctx *x, const char *tool, const json_t *doc, const json_t *meta)
+{
+	char key[64];
+	enum data_sharing_level l = catalyst_find_sharing(doc, key, sizeof key);
+	if (l == SHARING_UNKNOWN)
+		l = catalyst_find_sharing(meta, key, sizeof key);
+	sharing_offer(x, l, RANK_FIELD, "field %s in the %s answer", key, tool);
+}
+
+static void sharing_from_refusal(struct ctx *x, const struct catalyst_refusal *rf)
+{
+	sharing_offer(x, rf->level, RANK_REFUSAL, "named by a %s refusal (%s)", rf->kind, rf->level_key);
+}
+
+static void ctx_init(struct ctx *x, const struct audit_request *rq, struct report *r)
+{
+	memset(x, 0, sizeof *x);
+	x->rq = rq;
+	x->r = r;
+	pthread_mutex_init(&x->lock, NULL);
+	x->rank = RANK_NONE;
+	x->sharing = SHARING_UNKNOWN;
+	if (rq->sharing != SHARING_UNKNOWN) {
+		x->sharing = rq->sharing;
+		x->rank = RANK_ASSERTED;
+		snprintf(x->sharing_source, sizeof x->sharing_source, "asserted with --data-sharing");
+	}
+}
+
+static void ctx_finish(struct ctx *x)
+{
+	conn_close(&x->cn);
+	free(x->resolved_note);
+	pthread_mutex_destroy(&x->lock);
+}
+
+/* catalyst_whoami, when the server has it: the identity check that fails
+ * early on a connection refusal, and an answer that may name the level. */
+static int probe_whoami(struct ctx *x, json_t **out, struct err *e)
+{
+	if (out)
+		*out = NULL;
+	if (!catalyst_has_tool(x->cn.c, "catalyst_whoami"))
+		return 0;
+	json_t *doc = NULL, *meta = NULL;
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	if (catalyst_call(x->cn.c, "catalyst_whoami", NULL, &doc, &meta, &rf, e) < 0) {
+		if (e->detail == ERR_DETAIL_REFUSAL) {
+			sharing_from_refusal(x, &rf);
+			if (rf.family == CATALYST_REFUSAL_CONNECTION)
+				return -1;
+		}
+		/* Anything else: whoami is a courtesy here, the audit goes on. */
+		err_clear(e);
+		return 0;
+	}
+	sharing_from_answer(x, "catalyst_whoami", doc, meta);
+	json_decref(meta);
+	if (out)
+		*out = doc;
+	else
+		json_decref(doc);
+	return 0;
+}
+
+/* ---- projects --------------------------------------------------------- */
+
+static const char *const k_name[] = {"name", "projectname", NULL};
+static const char *const k_uid[] = {"uid", "projectuid", "numericid", NULL};
+static const char *const k_id[] = {"id", "projectid", NULL};
+
+/* A project object's name and uid ("165" or "prj-165" as the server gives it). */
+static void project_fields(const json_t *p, const char **name, const char **uid, char num[2][32])
+{
+	*name = catalyst_find_string(p, k_name, 0, NULL);
+	*uid = catalyst_find_string(p, k_uid, 0, num[0]);
+	if (!*uid) {
+		const char *id = catalyst_find_string(p, k_id, 0, num[1]);
+		if (id && console_is_uid(id))
+			*uid = id;
+	}
+}
+
+static bool same_uid(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (strncmp(a, "prj-", 4) == 0)
+		a += 4;
+	if (strncmp(b, "prj-", 4) == 0)
+		b += 4;
+	return strcmp(a, b) == 0;
+}
+
+static const json_t *first_object_array(const json_t *doc, int depth)
+{
+	if (json_is_array(doc))
+		return doc;
+	if (!json_is_object(doc) || depth < 0)
+		return NULL;
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)doc, key, v)
+		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
+			return v;
+	json_object_foreach((json_t *)doc, key, v) {
+		const json_t *a = json_is_object(v) ? first_object_array(v, depth - 1) : NULL;
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
+/* A bare number given as --project: a name or a uid? Only the server can
+ * say. Returns the resolved kind, or AMBIGUOUS with *why set. */
+static enum console_project_kind resolve_number(struct ctx *x, const char *value, char *why, size_t why_size)
+{
+	struct err e;
+	err_clear(&e);
+	json_t *doc = NULL;
+	bool by_name = false, by_uid = false;
+	char num[2][32];
+	const char *name, *uid;
+	if (catalyst_has_tool(x->cn.c, "catalyst_list_projects")) {
+		if (catalyst_call(x->cn.c, "catalyst_list_projects", NULL, &doc, NULL, NULL, &e) < 0) {
+			snprintf(why, why_size, "%s", e.msg);
+			return CONSOLE_PROJECT_AMBIGUOUS;
+		}
+		const json_t *arr = first_object_array(doc, 2);
+		size_t i;
+		const json_t *p;
+		json_array_foreach(arr, i, p) {
+			project_fields(p, &name, &uid, num);
+			by_name |= name && strcmp(name, value) == 0;
+			by_uid |= same_uid(uid, value);
+		}
+	} else if (catalyst_has_tool(x->cn.c, "catalyst_get_project")) {
+		const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = value};
+		if (catalyst_invoke(x->cn.c, "catalyst_get_project", vals, CATALYST_BIT(CATALYST_ARG_PROJECT), NULL,
+				    &doc, NULL, NULL, &e) < 0) {
+			snprintf(why, why_size, "%s", e.msg);
+			return CONSOLE_PROJECT_AMBIGUOUS;
+		}
+		const json_t *p = json_object_get(doc, "project");
+		project_fields(json_is_object(p) ? p : doc, &name, &uid, num);
+		by_name = name && strcmp(name, value) == 0;
+		by_uid = same_uid(uid, value);
+	} else {
+		snprintf(why, why_size, "the server offers neither catalyst_list_projects nor catalyst_get_project");
+		return CONSOLE_PROJECT_AMBIGUOUS;
+	}
+	json_decref(doc);
+	/* --project takes a name, and the server reads a name first too. */
+	if (by_name)
+		return CONSOLE_PROJECT_NAME;
+	if (by_uid)
+		return CONSOLE_PROJECT_UID;
+	snprintf(why, why_size, "the server knows no project named or numbered %s", value);
+	return CONSOLE_PROJECT_AMBIGUOUS;
+}
+
+static int classify_project(struct ctx *x, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	if (console_project_classify(rq->project, rq->project_id, &x->project, e) < 0)
+		return -1;
+	x->server_project = rq->project_id ? rq->project_id : rq->project;
+	return 0;
+}
+
+/* After connecting: settle an ambiguous project through the server. */
+static void resolve_project(struct ctx *x)
+{
+	if (x->project.kind != CONSOLE_PROJECT_AMBIGUOUS)
+		return;
+	char why[600];
+	enum console_project_kind k = resolve_number(x, x->project.value, why, sizeof why);
+	x->project.kind = k;
+	if (k != CONSOLE_PROJECT_AMBIGUOUS)
+		return;
+	char note[900];
+	snprintf(note, sizeof note,
+		 "console links carry no project: --project %s is a bare number (a name or a uid?) and "
+		 "it could not be resolved: %s",
+		 x->project.value, why);
+	x->resolved_note = strdup(note);
+}
+
+/* ---- one run ------------------------------------------------------------ */
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void fill_link(struct ctx *x, struct report_run *rr)
+{
+	switch (x->project.kind) {
+	case CONSOLE_PROJECT_NAME:
+		rr->project_form = PROJECT_NAME;
+		rr->project = xstrdup(x->project.value);
+		break;
+	case CONSOLE_PROJECT_UID:
+		rr->project_form = PROJECT_UID;
+		rr->project = xstrdup(x->project.value);
+		break;
+	default:
+		rr->project_form = PROJECT_NONE;
+		break;
+	}
+	struct err e;
+	err_clear(&e);
+	rr->console_link = console_link_run(x->rq->console, &x->project, rr->app_id, rr->run_id, &e);
+	if (!rr->console_link)
+		rr->link_note = strdup(e.msg);
+	else if (x->resolved_note)
+		rr->link_note = strdup(x->resolved_note);
+}
+
+static void fail_run(struct report_run *rr, const struct err *e, const struct catalyst_refusal *rf)
+{
+	rr->failure_code = e->code ? e->code : ERR_PROTOCOL;
+	rr->failure = strdup(e->msg);
+	if (e->detail == ERR_DETAIL_REFUSAL && rf && *rf->kind) {
+		rr->refusal_kind = strdup(rf->kind);
+		if (*rf->instruction)
+			rr->refusal_instruction = strdup(rf->instruction);
+	}
+}
+
+/* Fetches and audits one run into rr (already holding app_id, run_id).
+ * Never fails: a run that cannot be audited is a failed report entry. */
+static void audit_one(struct ctx *x, struct report_run *rr)
+{
+	static const char tool[] = "catalyst_get_workflow_run";
+	struct err e;
+	err_clear(&e);
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	json_t *doc = NULL, *meta = NULL;
+	rr->source = strdup(tool);
+	fill_link(x, rr);
+	if (!rr->app_id || !*rr->app_id || !rr->run_id || !*rr->run_id) {
+		err_set(&e, ERR_PROTOCOL, "the run list gave no %s for this run", rr->run_id ? "app id" : "run id");
+		fail_run(rr, &e, NULL);
+		return;
+	}
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = x->server_project ? x->server_project : "default",
+		[CATALYST_ARG_APP] = rr->app_id,
+		[CATALYST_ARG_RUN] = rr->run_id,
+	};
+	unsigned required = CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	if (x->server_project)
+		required |= CATALYST_BIT(CATALYST_ARG_PROJECT);
+	if (catalyst_invoke(x->cn.c, tool, vals, required, NULL, &doc, &meta, &rf, &e) < 0) {
+		if (e.detail == ERR_DETAIL_REFUSAL)
+			sharing_from_refusal(x, &rf);
+		fail_run(rr, &e, &rf);
+		return;
+	}
+	sharing_from_answer(x, tool, doc, meta);
+	struct event_log *log = event_log_from_json(doc, &e);
+	json_decref(doc);
+	json_decref(meta);
+	if (!log) {
+		err_prefix(&e, "%s answer for %s", tool, rr->run_id);
+		fail_run(rr, &e, NULL);
+		return;
+	}
+	const struct event_run_info *info = event_log_run_info(log);
+	if (info && info->data_sharing_level) {
+		enum data_sharing_level l = strcasecmp(info->data_sharing_level, "full") == 0 ? SHARING_FULL
+					    : strcasecmp(info->data_sharing_level, "metadata") == 0 ? SHARING_METADATA
+					    : SHARING_UNKNOWN;
+		sharing_offer(x, l, RANK_FIELD, "field %s in the %s answer",
+			      info->data_sharing_field ? info->data_sharing_field : "?", tool);
+	}
+	struct analysis_options ao = {.payload_limit = x->rq->payload_limit};
+	pthread_mutex_lock(&x->lock);
+	ao.sharing = x->sharing;
+	char source[sizeof x->sharing_source];
+	memcpy(source, x->sharing_source, sizeof source);
+	pthread_mutex_unlock(&x->lock);
+	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
+	rr->analysis = analysis_run(log, &ao, &e);
+	rr->log = log;
+	if (!rr->analysis)
+		fail_run(rr, &e, NULL);
+}
+
+/* Exit status for runs that could not be audited: the most telling first
+ * (sign-in, then data sharing, then transport/protocol, then input). */
+static int failure_status(const struct report *r, size_t *n_failed)
+{
+	static const enum err_code order[] = {ERR_AUTH, ERR_DATA_SHARING, ERR_PROTOCOL, ERR_INPUT};
+	size_t best = sizeof order / sizeof *order;
+	*n_failed = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (r->runs[i].analysis)
+			continue;
+		(*n_failed)++;
+		size_t k = 0;
+		while (k < sizeof order / sizeof *order && order[k] != r->runs[i].failure_code)
+			k++;
+		if (k == sizeof order / sizeof *order)
+			k = 2; /* anything else counts as a protocol failure */
+		if (k < best)
+			best = k;
+	}
+	return *n_failed ? (int)order[best] : 0;
+}
+
+static int finish_report(struct ctx *x, struct report *r, const char *what, struct err *e)
+{
+	int status = audit_emit_report(x->rq, r, e);
+	if (status < 0)
+		return -1;
+	size_t n_failed;
+	int fs = failure_status(r, &n_failed);
+	if (fs) {
+		warnf(x->rq, "%zu of %zu %s could not be audited (see the report)", n_failed, r->n_runs, what);
+		return fs;
+	}
+	return status;
+}
+
+struct pool {
+	struct ctx *x;
+	pthread_mutex_t lock;
+	size_t next, done, from, to;
+	const char *what;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	struct ctx *x = p->x;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->from + p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->to)
+			break;
+		audit_one(x, &x->r->runs[i]);
+		pthread_mutex_lock(&p->lock);
+		size_t done = ++p->done;
+		if (x->rq->progress) {
+			char line[80];
+			snprintf(line, sizeof line, "audited %zu/%zu %s", done, p->to - p->from, p->what);
+			x->rq->progress(line, x->rq->msg_ctx);
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/* Fetches and audits report runs [from, to) with --jobs workers over the
+ * one session. The report's run slots are fixed while they work: each
+ * worker writes only to the slot it took. */
+static void audit_range(struct ctx *x, size_t from, size_t to, const char *what)
+{
+	if (from >= to)
+		return;
+	struct pool p = {.x = x, .from = from, .to = to, .what = what};
+	pthread_mutex_init(&p.lock, NULL);
+	size_t jobs = x->rq->jobs > 0 ? (size_t)x->rq->jobs : 8;
+	if (jobs > to - from)
+		jobs = to - from;
+	if (jobs > 64)
+		jobs = 64;
+	pthread_t th[64];
+	size_t started = 0;
+	if (jobs > 1)
+		for (; started < jobs; started++)
+			if (pthread_create(&th[started], NULL, pool_worker, &p) != 0)
+				break;
+	if (started == 0)
+		pool_worker(&p); /* one job, or no thread could start: do it here */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p.lock);
+	if (x->rq->progress)
+		x->rq->progress("", x->rq->msg_ctx);
+}
+
+static bool seen_run(const struct report *r, const char *app_id, const char *run_id)
+{
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (r->runs[i].run_id && strcmp(r->runs[i].run_id, run_id) == 0 &&
+		    (!app_id || !r->runs[i].app_id || strcmp(r->runs[i].app_id, app_id) == 0))
+			return true;
+	return false;
+}
+
+/* Child workflow instances named in the histories of runs [from, to) and
+ * not in the report yet become runs of their own, parent named. A child
+ * runs in its parent's app: history does not say otherwise. */
+static int add_children(struct ctx *x, size_t from, size_t to, size_t *budget, bool *capped, struct err *e)
+{
+	struct report *r = x->r;
+	for (size_t i = from; i < to; i++) {
+		const struct analysis *a = r->runs[i].analysis;
+		for (size_t c = 0; a && c < a->n_child_instances; c++) {
+			const char *child = a->child_instances[c];
+			if (!child || !*child || seen_run(r, r->runs[i].app_id, child))
+				continue;
+			if (*budget == 0) {
+				*capped = true;
+				return 0;
+			}
+			char *parent = xstrdup(r->runs[i].run_id);
+			char *app = xstrdup(r->runs[i].app_id);
+			char *id = strdup(child);
+			struct report_run *cr = report_add_run(r); /* may move r->runs */
+			if (!cr) {
+				free(parent);
+				free(app);
+				free(id);
+				return err_set(e, ERR_INTERNAL, "out of memory");
+			}
+			cr->app_id = app;
+			cr->run_id = id;
+			cr->parent_run_id = parent;
+			(*budget)--;
+			a = r->runs[i].analysis;
+		}
+	}
+	return 0;
+}
+
+/* Breadth first, one generation of children per round. */
+static int follow_children(struct ctx *x, size_t from, struct err *e)
+{
+	size_t start = from, end = x->r->n_runs, budget = MAX_CHILD_RUNS;
+	bool capped = false;
+	for (int depth = 0; depth < MAX_CHILD_DEPTH && start < end && !capped; depth++) {
+		if (add_children(x, start, end, &budget, &capped, e) < 0)
+			return -1;
+		audit_range(x, end, x->r->n_runs, "child runs");
+		start = end;
+		end = x->r->n_runs;
+	}
+	if (capped || start < end)
+		report_add_note(x->r,
+				"child workflows were followed %d levels deep and up to %d child runs; "
+				"deeper or further children were not audited",
+				MAX_CHILD_DEPTH, MAX_CHILD_RUNS);
+	return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
 
 int audit_run(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "run: not implemented yet");
+	struct report r;
+	report_init(&r);
+	struct ctx x;
+	ctx_init(&x, rq, &r);
+	int rc = -1;
+	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || probe_whoami(&x, NULL, e) < 0)
+		goto out;
+	resolve_project(&x);
+	if (x.resolved_note)
+		report_add_note(&r, "%s", x.resolved_note);
+
+	struct report_run *rr = report_add_run(&r);
+	if (!rr) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
+	rr->app_id = strdup(rq->args[0]);
+	rr->run_id = strdup(rq->args[1]);
+	audit_one(&x, rr);
+	if (!rr->analysis) {
+		/* The run itself could not be audited: that is the answer. */
+		err_set(e, rr->failure_code, "%s", rr->failure);
+		if (rr->refusal_kind)
+			e->detail = ERR_DETAIL_REFUSAL;
+		goto out;
+	}
+
+	if (!rq->no_children && follow_children(&x, 0, e) < 0)
+		goto out;
+	rc = finish_report(&x, &r, "runs", e);
+out:
+	ctx_finish(&x);
+	report_finish(&r);
+	return rc;
+}
+
+/* ---- runs ----------------------------------------------------------------- */
+
+static const char *filter_name(enum catalyst_arg a)
+{
+	switch (a) {
+	case CATALYST_ARG_APP:
+		return "--app";
+	case CATALYST_ARG_WORKFLOW:
+		return "--workflow";
+	case CATALYST_ARG_STATUS:
+		return "--status";
+	case CATALYST_ARG_SINCE:
+		return "--since";
+	case CATALYST_ARG_UNTIL:
+		return "--until";
+	default:
+		return "?";
+	}
 }
 
 int audit_runs(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "runs: not implemented yet");
+	struct report r;
+	report_init(&r);
+	struct ctx x;
+	ctx_init(&x, rq, &r);
+	struct catalyst_run_list list;
+	memset(&list, 0, sizeof list);
+	int rc = -1;
+
+	/* Usage errors before any traffic. */
+	char status[32] = "", since[32], until[32];
+	struct catalyst_run_filter f = {.limit = rq->filters.limit, .app = rq->filters.app,
+					.workflow = rq->filters.workflow};
+	if (rq->filters.status) {
+		catalyst_status_normalize(rq->filters.status, status, sizeof status);
+		if (!catalyst_status_valid(status)) {
+			err_set(e, ERR_USAGE,
+				"--status: expected running|completed|failed|terminated|suspended|canceled, got '%s'",
+				rq->filters.status);
+			goto out;
+		}
+		f.status = status;
+	}
+	time_t now = time(NULL);
+	if (rq->filters.since) {
+		if (catalyst_time_arg("since", rq->filters.since, now, since, e) < 0)
+			goto out;
+		f.since = since;
+	}
+	if (rq->filters.until) {
+		if (catalyst_time_arg("until", rq->filters.until, now, until, e) < 0)
+			goto out;
+		f.until = until;
+	}
+	if (f.since && f.until && strcmp(f.since, f.until) > 0) {
+		err_set(e, ERR_USAGE, "--since %s is after --until %s", f.since, f.until);
+		goto out;
+	}
+	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || probe_whoami(&x, NULL, e) < 0)
+		goto out;
+	resolve_project(&x);
+	if (x.resolved_note)
+		report_add_note(&r, "%s", x.resolved_note);
+	f.project = x.server_project ? x.server_project : "default";
+
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	if (catalyst_list_runs(x.cn.c, &f, &list, &rf, e) < 0) {
+		if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
+			err_prefix(e, "listing runs");
+		goto out;
+	}
+	if (list.sharing != SHARING_UNKNOWN)
+		sharing_offer(&x, list.sharing, RANK_FIELD, "field %s in the catalyst_list_workflow_runs answer",
+			      list.sharing_key);
+	for (int a = 0; a < CATALYST_ARG_COUNT; a++)
+		if (list.client_side & CATALYST_BIT(a))
+			report_add_note(&r,
+					"the server's catalyst_list_workflow_runs has no input property for %s: "
+					"%s was applied here to the listed runs",
+					catalyst_arg_label((enum catalyst_arg)a), filter_name((enum catalyst_arg)a));
+	if (list.unfilterable)
+		report_add_note(&r,
+				"the server refused %zu page(s) as unfilterable (too large to filter); runs were "
+				"listed %ld per page",
+				list.unfilterable, list.page_size);
+	if (list.truncated)
+		report_add_note(&r, "the run list was cut short after %zu pages: more runs may match", list.pages);
+	if (rq->filters.limit > 0 && (long)list.n >= rq->filters.limit)
+		report_add_note(&r, "--limit %ld reached: more runs may match", rq->filters.limit);
+	if (list.n == 0)
+		report_add_note(&r, "no runs matched");
+
+	for (size_t i = 0; i < list.n; i++) {
+		struct report_run *rr = report_add_run(&r);
+		if (!rr) {
+			err_set(e, ERR_INTERNAL, "out of memory");
+			goto out;
+		}
+		rr->app_id = xstrdup(list.items[i].app_id);
+		rr->run_id = xstrdup(list.items[i].run_id);
+		rr->parent_run_id = xstrdup(list.items[i].parent_id);
+	}
+
+	audit_range(&x, 0, r.n_runs, "runs");
+	/* Child runs are often not listed on their own. */
+	if (!rq->no_children && follow_children(&x, 0, e) < 0)
+		goto out;
+	rc = finish_report(&x, &r, "runs", e);
+out:
+	catalyst_run_list_finish(&list);
+	ctx_finish(&x);
+	report_finish(&r);
+	return rc;
+}
+
+/* ---- link ----------------------------------------------------------------- */
+
+static FILE *open_output(const struct audit_request *rq, struct err *e)
+{
+	if (!rq->output)
+		return stdout;
+	FILE *out = fopen(rq->output, "w");
+	if (!out)
+		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
+	return out;
+}
+
+static int close_output(const struct audit_request *rq, FILE *out, struct err *e)
+{
+	int rc = 0;
+	if (fflush(out) != 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the output: %s", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	return rc;
 }
 
 int audit_link(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "link: not implemented yet");
+	struct ctx x;
+	ctx_init(&x, rq, NULL);
+	int rc = -1;
+	char *link = NULL;
+	FILE *out = NULL;
+	if (classify_project(&x, e) < 0)
+		goto out;
+	if (x.project.kind == CONSOLE_PROJECT_AMBIGUOUS) {
+		/* Only a server can tell a project named 123 from uid 123. */
+		struct err ce;
+		err_clear(&ce);
+		if (conn_open(rq, &x.cn, &ce) == 0) {
+			resolve_project(&x);
+		} else {
+			char note[1200];
+			snprintf(note, sizeof note,
+				 "the link carries no project: --project %s is a bare number (a name or a uid?) "
+				 "and no server could resolve it (%s); use --project-id for a uid",
+				 x.project.value, ce.msg);
+			x.resolved_note = strdup(note);
+		}
+	}
+	/* Checked before anything is printed: a bad --console is a usage error. */
+	struct console_project probe = {CONSOLE_PROJECT_NONE, NULL};
+	char *check = console_link_run(rq->console, &probe, "a", "r", e);
+	if (!check)
+		goto out;
+	free(check);
+
+	struct err le;
+	err_clear(&le);
+	link = console_link_run(rq->console, &x.project, rq->args[0], rq->args[1], &le);
+	if (!(out = open_output(rq, e)))
+		goto out;
+	if (link) {
+		if (x.resolved_note)
+			warnf(rq, "%s", x.resolved_note);
+		fprintf(out, "%s\n", link);
+	} else {
+		char *app = escape_terminal_dup(rq->args[0], 0), *run = escape_terminal_dup(rq->args[1], 0);
+		warnf(rq, "%s; the ids follow in plain text", le.msg);
+		fprintf(out, "app id: %s  run id: %s\n", app ? app : "", run ? run : "");
+		free(app);
+		free(run);
+	}
+	rc = close_output(rq, out, e);
+out:
+	free(link);
+	ctx_finish(&x);
+	return rc;
+}
+
+/* ---- whoami --------------------------------------------------------------- */
+
+static const char *const k_org_name[] = {"orgname", "organizationname", NULL};
+static const char *const k_org_id[] = {"orgid", "organizationid", NULL};
+static const char *const k_user[] = {"email", "useremail", "username", "login", "subject", "sub", NULL};
+
+static void put_text(FILE *out, const char *label, const char *value)
+{
+	char *safe = escape_terminal_dup(value ? value : "unknown", 200);
+	fprintf(out, "%s%s\n", label, safe ? safe : "?");
+	free(safe);
 }
 
 int audit_whoami(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "whoami: not implemented yet");
+	struct ctx x;
+	ctx_init(&x, rq, NULL);
+	int rc = -1;
+	json_t *who = NULL, *projects_doc = NULL, *report = NULL;
+	if (conn_open(rq, &x.cn, e) < 0)
+		goto out;
+	if (!catalyst_has_tool(x.cn.c, "catalyst_whoami")) {
+		err_set(e, ERR_PROTOCOL, "the server offers no catalyst_whoami tool");
+		goto out;
+	}
+	json_t *meta = NULL;
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	if (catalyst_call(x.cn.c, "catalyst_whoami", NULL, &who, &meta, &rf, e) < 0)
+		goto out;
+	sharing_from_answer(&x, "catalyst_whoami", who, meta);
+	json_decref(meta);
+
+	/* Organization: {organization: {id, name}} or flat org_name / org_id. */
+	const json_t *org = json_object_get(who, "organization");
+	if (!json_is_object(org))
+		org = json_object_get(who, "org");
+	static const char *const k_n[] = {"name", "displayname", NULL};
+	static const char *const k_i[] = {"id", "uid", NULL};
+	char num[3][32];
+	const char *org_name = json_is_object(org) ? catalyst_find_string(org, k_n, 0, NULL) : NULL;
+	const char *org_id = json_is_object(org) ? catalyst_find_string(org, k_i, 0, num[0]) : NULL;
+	if (!org_name)
+		org_name = catalyst_find_string(who, k_org_name, 2, NULL);
+	if (!org_id)
+		org_id = catalyst_find_string(who, k_org_id, 2, num[1]);
+	const char *user = catalyst_find_string(who, k_user, 2, num[2]);
+
+	json_t *projects = json_array();
+	char projects_error[600] = "";
+	if (catalyst_has_tool(x.cn.c, "catalyst_list_projects")) {
+		struct err pe;
+		err_clear(&pe);
+		json_t *pmeta = NULL;
+		if (catalyst_call(x.cn.c, "catalyst_list_projects", NULL, &projects_doc, &pmeta, &rf, &pe) == 0) {
+			sharing_from_answer(&x, "catalyst_list_projects", projects_doc, pmeta);
+			const json_t *arr = first_object_array(projects_doc, 2);
+			size_t i;
+			const json_t *p;
+			json_array_foreach(arr, i, p) {
+				const char *name, *uid;
+				char pnum[2][32];
+				project_fields(p, &name, &uid, pnum);
+				json_array_append_new(projects, json_pack("{s:s?, s:s?}", "name", name, "uid", uid));
+			}
+		} else {
+			if (pe.code == ERR_AUTH) {
+				*e = pe;
+				json_decref(pmeta);
+				json_decref(projects);
+				goto out;
+			}
+			snprintf(projects_error, sizeof projects_error, "%s", pe.msg);
+		}
+		json_decref(pmeta);
+	}
+	const char *level = data_sharing_level_name(x.sharing);
+	const char *source = x.rank == RANK_NONE ? "no answer names it; an audit infers it from the payload "
+						   "keys it sees, or pass --data-sharing"
+						 : x.sharing_source;
+
+	FILE *out = open_output(rq, e);
+	if (!out) {
+		json_decref(projects);
+		goto out;
+	}
+	if (rq->format_given && rq->format == FORMAT_JSON) {
+		report = json_pack("{s:s, s:{s:s?, s:s?}, s:{s:s?}, s:O, s:s?, s:{s:s, s:s}}",
+				   "schema", "catalyst-audit.whoami/v1",
+				   "organization", "name", org_name, "id", org_id,
+				   "user", "email", user,
+				   "projects", projects,
+				   "projects_error", *projects_error ? projects_error : NULL,
+				   "data_sharing", "level", level, "source", source);
+		if (report)
+			json_dumpf(report, out, JSON_INDENT(2));
+		fputc('\n', out);
+	} else {
+		put_text(out, "organization: ", org_name);
+		if (org_id)
+			put_text(out, "organization id: ", org_id);
+		put_text(out, "user: ", user);
+		fprintf(out, "projects:%s\n", json_array_size(projects) ? "" : " none listed");
+		size_t i;
+		json_t *p;
+		json_array_foreach(projects, i, p) {
+			const char *n = json_string_value(json_object_get(p, "name"));
+			const char *u = json_string_value(json_object_get(p, "uid"));
+			char *sn = escape_terminal_dup(n ? n : "?", 120), *su = escape_terminal_dup(u ? u : "unknown", 40);
+			fprintf(out, "  %s (uid %s)\n", sn ? sn : "?", su ? su : "?");
+			free(sn);
+			free(su);
+		}
+		if (*projects_error)
+			put_text(out, "projects could not be listed: ", projects_error);
+		fprintf(out, "data sharing: %s (%s)\n", level, source);
+	}
+	json_decref(projects);
+	rc = close_output(rq, out, e);
+out:
+	json_decref(who);
+	json_decref(projects_doc);
+	json_decref(report);
+	ctx_finish(&x);
+	return rc;
 }

@@ -1,14 +1,121 @@
-/* placeholder until the module lands */
+/* `catalyst-audit login` and `logout`, and the OAuth configuration every
+ * server command builds from the request. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "audit.h"
+#include "oauth.h"
+#include "version.h"
+
+static void to_warn(const char *msg, void *ctx)
+{
+	const struct audit_request *rq = ctx;
+	if (rq->warn)
+		rq->warn(msg, rq->msg_ctx);
+}
+
+static void print_notice(const char *msg, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "catalyst-audit: %s\n", msg);
+}
+
+/* A script or CI job must never sit waiting for a browser. */
+static bool may_interact(const struct audit_request *rq)
+{
+	const char *ci = getenv("CI");
+	return !rq->no_login && isatty(STDIN_FILENO) && !(ci && *ci);
+}
+
+void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
+			       size_t hint_len)
+{
+	memset(c, 0, sizeof *c);
+	c->resource = rq->server;
+	c->client_id = rq->client_id && *rq->client_id ? rq->client_id : NULL;
+	c->redirect_path = rq->redirect_path;
+	c->scope = OAUTH_DEFAULT_SCOPE;
+	c->cacert = rq->cacert;
+	c->timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 30) * 1000;
+	c->interactive = may_interact(rq);
+	c->no_browser = rq->no_browser;
+	/* For tests and slow hands: how long the loopback listener waits. */
+	const char *t = getenv("CATALYST_LOGIN_TIMEOUT");
+	if (t && *t)
+		c->callback_timeout_s = strtol(t, NULL, 10);
+	c->notice = to_warn;
+	c->notice_ctx = (void *)rq;
+	bool default_server = strcmp(rq->server, CATALYST_DEFAULT_SERVER) == 0;
+	bool default_path = !rq->redirect_path || strcmp(rq->redirect_path, "/callback") == 0;
+	snprintf(hint_buf, hint_len, "catalyst-audit%s%s%s login --client-id %s%s%s", default_server ? "" : " --server '",
+		 default_server ? "" : rq->server, default_server ? "" : "'", c->client_id ? c->client_id : "CLIENT_ID",
+		 default_path ? "" : " --redirect-path ", default_path ? "" : rq->redirect_path);
+	c->hint = hint_buf;
+}
 
 int audit_login(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "login: not implemented yet");
+	char hint[1024];
+	struct oauth_config c;
+	oauth_config_from_request(&c, rq, hint, sizeof hint);
+	/* `login` is the explicit request to sign in: only --no-login stops it. */
+	c.interactive = !rq->no_login;
+	c.notice = print_notice;
+	c.notice_ctx = NULL;
+	struct oauth_session *s = NULL;
+	struct oauth_tokens stored = {0};
+	int rc = -1;
+	if (!c.client_id) {
+		/* Signing in again: the client id of the stored sign-in will do. */
+		char *dir = oauth_store_default_dir(NULL);
+		if (dir && oauth_store_load(dir, NULL, NULL, c.resource, &stored, NULL) == 1)
+			c.client_id = stored.client_id;
+		free(dir);
+	}
+	if (!c.client_id) {
+		err_set(e, ERR_USAGE,
+			"login needs --client-id: %s accepts only OAuth clients registered in advance (no dynamic "
+			"client registration), each with a fixed redirect path. Pass the client id your Catalyst "
+			"administrator or Diagrid's documentation gives you, and its --redirect-path if it is not "
+			"/callback",
+			rq->server);
+		goto out;
+	}
+	s = oauth_session_new(&c, e);
+	if (!s)
+		goto out;
+	if (oauth_session_login(s, e) < 0)
+		goto out;
+	char msg[1200];
+	snprintf(msg, sizeof msg, "signed in to %s (client %s); tokens stored under %s", rq->server, c.client_id,
+		 c.store_dir ? c.store_dir : "$XDG_CONFIG_HOME/catalyst-audit");
+	if (!c.store_dir) {
+		char *dir = oauth_store_default_dir(NULL);
+		if (dir)
+			snprintf(msg, sizeof msg, "signed in to %s (client %s); tokens stored under %s", rq->server,
+				 c.client_id, dir);
+		free(dir);
+	}
+	fprintf(stderr, "catalyst-audit: %s\n", msg);
+	rc = 0;
+out:
+	oauth_session_free(s);
+	oauth_tokens_finish(&stored);
+	return rc;
 }
 
 int audit_logout(const struct audit_request *rq, struct err *e)
 {
-	(void)rq;
-	return err_set(e, ERR_INTERNAL, "logout: not implemented yet");
+	char *dir = oauth_store_default_dir(e);
+	if (!dir)
+		return -1;
+	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
+	if (n >= 0)
+		fprintf(stderr, "catalyst-audit: %s for %s\n",
+			n ? "stored tokens deleted" : "no stored tokens", rq->server);
+	free(dir);
+	return n < 0 ? -1 : 0;
 }

@@ -1,2 +1,481 @@
-/* placeholder until the module lands */
-#include "err.h"
+/* The Catalyst tool layer's door to the server: every tools/call this
+ * program makes goes through catalyst_call(), which is where the read-only
+ * allow-list is enforced and where refusals and transient failures are
+ * handled, once. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalyst.h"
+
+struct catalyst {
+	struct mcp_session *s;
+	struct catalyst_options o;
+	struct catalyst_binding *bindings;
+	size_t n_bindings;
+};
+
+struct catalyst *catalyst_new(struct mcp_session *s, const struct catalyst_options *o)
+{
+	struct catalyst *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->s = s;
+	if (o)
+		c->o = *o;
+	if (c->o.max_attempts <= 0)
+		c->o.max_attempts = 3;
+	if (c->o.backoff_s <= 0)
+		c->o.backoff_s = 0.2;
+	if (c->o.backoff_cap_s <= 0)
+		c->o.backoff_cap_s = 5;
+	return c;
+}
+
+void catalyst_free(struct catalyst *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_bindings; i++)
+		catalyst_binding_finish(&c->bindings[i]);
+	free(c->bindings);
+	free(c);
+}
+
+int catalyst_load_tools(struct catalyst *c, struct err *e)
+{
+	json_t *tools = mcp_list_tools(c->s, e);
+	if (!tools)
+		return err_prefix(e, "tools/list");
+	size_t i;
+	json_t *t;
+	json_array_foreach(tools, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		if (!name || !catalyst_tool_allowed(name) || catalyst_binding_get(c, name))
+			continue;
+		struct catalyst_binding *nb = realloc(c->bindings, (c->n_bindings + 1) * sizeof *nb);
+		if (!nb) {
+			json_decref(tools);
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		}
+		c->bindings = nb;
+		catalyst_binding_init(&c->bindings[c->n_bindings++], name, json_object_get(t, "inputSchema"));
+	}
+	json_decref(tools);
+	return 0;
+}
+
+const struct catalyst_binding *catalyst_binding_get(const struct catalyst *c, const char *tool)
+{
+	for (size_t i = 0; i < c->n_bindings; i++)
+		if (strcmp(c->bindings[i].tool, tool) == 0)
+			return &c->bindings[i];
+	return NULL;
+}
+
+bool catalyst_has_tool(const struct catalyst *c, const char *name)
+{
+	return catalyst_binding_get(c, name) != NULL;
+}
+
+static bool transient(const struct err *e)
+{
+	return e->detail == ERR_DETAIL_RETRYABLE || e->detail == ERR_DETAIL_TIMEOUT ||
+	       e->detail == ERR_DETAIL_SESSION_EXPIRED;
+}
+
+/* Capped exponential backoff with jitter; a server's Retry-After wins (also
+ * capped, so a hostile value cannot stall a scripted audit). */
+static void backoff(const struct catalyst *c, int attempt, double retry_after)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	unsigned seed = (unsigned)now.tv_nsec ^ (unsigned)(uintptr_t)&now ^ (unsigned)attempt;
+	double delay;
+	if (retry_after >= 0) {
+		delay = retry_after;
+	} else {
+		delay = c->o.backoff_s;
+		for (int i = 1; i < attempt; i++)
+			delay *= 2;
+		delay *= 0.5 + 0.5 * ((double)rand_r(&seed) / RAND_MAX);
+	}
+	if (delay > c->o.backoff_cap_s)
+		delay = c->o.backoff_cap_s;
+	struct timespec ts = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The text of an isError result that is not a refusal. */
+static void tool_error_text(const struct mcp_tool_result *r, char *out, size_t size)
+{
+	snprintf(out, size, "the tool reported an error");
+	size_t i;
+	json_t *item;
+	json_array_foreach(r->content, i, item) {
+		const char *text = json_string_value(json_object_get(item, "text"));
+		if (text && *text) {
+			snprintf(out, size, "%.*s", (int)strcspn(text, "\r\n"), text);
+			return;
+		}
+	}
+}
+
+/* tool_failed: the call reached the tool and the tool said no, without a
+ * refusal (what a project without a managed workflow store does). */
+static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t **doc, json_t **meta,
+		     struct catalyst_refusal *ref, bool *tool_failed, struct err *e)
+{
+	*doc = NULL;
+	if (meta)
+		*meta = NULL;
+	if (tool_failed)
+		*tool_failed = false;
+	/* Rule 4, enforced here and only here: nothing else calls tools. */
+	if (!catalyst_tool_allowed(tool))
+		return err_set(e, ERR_INTERNAL,
+			       "refusing to call %s: it is not one of the read-only tools on the "
+			       "allow-list (a bug in catalyst-audit)",
+			       tool ? tool : "(null)");
+	bool refusal_retried = false;
+	for (int attempt = 1;; attempt++) {
+		struct mcp_tool_result r;
+		memset(&r, 0, sizeof r);
+		err_clear(e);
+		if (mcp_call_tool(c->s, tool, args, &r, e) < 0) {
+			mcp_tool_result_finish(&r);
+			if (transient(e) && attempt < c->o.max_attempts) {
+				backoff(c, attempt, e->retry_after);
+				continue;
+			}
+			if (transient(e) && attempt > 1)
+				return err_prefix(e, "%s (after %d attempts)", tool, attempt);
+			return err_prefix(e, "%s", tool);
+		}
+		struct catalyst_refusal rf;
+		memset(&rf, 0, sizeof rf);
+		if (catalyst_refusal_parse(&r, &rf) && rf.family == CATALYST_REFUSAL_OTHER) {
+			/* An error object with a kind that is no refusal (NOT_FOUND,
+			 * WORKFLOW_STORE_NOT_CONFIGURED, ...): the tool said no. */
+			mcp_tool_result_finish(&r);
+			if (ref)
+				*ref = rf;
+			if (tool_failed)
+				*tool_failed = true;
+			return err_set(e, ERR_PROTOCOL, "%s failed: %s: %s", tool, rf.kind,
+				       *rf.message ? rf.message : "(no message)");
+		}
+		if (rf.family != CATALYST_REFUSAL_NONE) {
+			mcp_tool_result_finish(&r);
+			if (rf.family == CATALYST_REFUSAL_CONNECTION && rf.retryable && !refusal_retried) {
+				refusal_retried = true;
+				backoff(c, 1, -1);
+				continue;
+			}
+			if (ref)
+				*ref = rf;
+			err_set(e, catalyst_refusal_code(&rf), "%s refused: %s refusal %s: %s%s%s%s%s", tool,
+				catalyst_refusal_family_name(rf.family), rf.kind,
+				*rf.message ? rf.message : "(no message)", *rf.instruction ? " — " : "",
+				rf.instruction, refusal_retried ? " (retried once: the refusal said it was retryable)" : "",
+				"");
+			e->detail = ERR_DETAIL_REFUSAL;
+			return -1;
+		}
+		if (r.rpc_error) {
+			const char *msg = json_string_value(json_object_get(r.rpc_error, "message"));
+			json_int_t code = json_integer_value(json_object_get(r.rpc_error, "code"));
+			err_set(e, ERR_PROTOCOL, "%s: server error %lld: %s", tool, (long long)code,
+				msg ? msg : "(no message)");
+			mcp_tool_result_finish(&r);
+			return -1;
+		}
+		if (r.is_error) {
+			char text[512];
+			tool_error_text(&r, text, sizeof text);
+			err_set(e, ERR_PROTOCOL, "%s failed: %s", tool, text);
+			mcp_tool_result_finish(&r);
+			if (tool_failed)
+				*tool_failed = true;
+			return -1;
+		}
+		json_t *d = r.structured ? r.structured : r.text_json;
+		if (!d) {
+			mcp_tool_result_finish(&r);
+			return err_set(e, ERR_PROTOCOL,
+				       "%s: the answer carries neither structuredContent nor JSON text", tool);
+		}
+		*doc = json_incref(d);
+		if (meta) {
+			json_t *m = json_object_get(r.result, "_meta");
+			*meta = m ? json_incref(m) : NULL;
+		}
+		mcp_tool_result_finish(&r);
+		return 0;
+	}
+}
+
+int catalyst_call(struct catalyst *c, const char *tool, json_t *args, json_t **doc, json_t **meta,
+		  struct catalyst_refusal *ref, struct err *e)
+{
+	return call_tool(c, tool, args, doc, meta, ref, NULL, e);
+}
+
+static int invoke(struct catalyst *c, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
+		  unsigned required, unsigned *omitted, json_t **doc, json_t **meta,
+		  struct catalyst_refusal *ref, bool *tool_failed, struct err *e)
+{
+	*doc = NULL;
+	if (!catalyst_tool_allowed(tool))
+		return call_tool(c, tool, NULL, doc, meta, ref, tool_failed, e);
+	const struct catalyst_binding *b = catalyst_binding_get(c, tool);
+	if (!b)
+		return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", tool);
+	json_t *args = catalyst_binding_args(b, vals, required, omitted, e);
+	if (!args)
+		return -1;
+	int rc = call_tool(c, tool, args, doc, meta, ref, tool_failed, e);
+	json_decref(args);
+	return rc;
+}
+
+int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
+		    unsigned required, unsigned *omitted, json_t **doc, json_t **meta,
+		    struct catalyst_refusal *ref, struct err *e)
+{
+	return invoke(c, tool, vals, required, omitted, doc, meta, ref, NULL, e);
+}
+
+/* ---- run lists --------------------------------------------------------- */
+
+static const char *const k_runs[] = {"runs", "workflowruns", "items", "results", "data", "instances",
+				     "workflowinstances", "records", "entries", NULL};
+static const char *const k_run_id[] = {"instanceid", "runid", "workflowrunid", "workflowinstanceid", "id", NULL};
+static const char *const k_app_id[] = {"appid", "app", "appname", "applicationid", NULL};
+static const char *const k_workflow[] = {"workflowname", "workflow", "workflowtype", "name", NULL};
+static const char *const k_status[] = {"runtimestatus", "status", "runstatus", "workflowstatus", "state", NULL};
+static const char *const k_started[] = {"createdat", "createdtime", "startedat", "starttime", "created",
+					"started", "createtime", "createdtimestamp", NULL};
+static const char *const k_parent[] = {"parentinstanceid", "parentid", "parentrunid", NULL};
+static const char *const k_cursor[] = {"nextcursor", "cursor", "nextpagetoken", "continuationtoken",
+				       "nexttoken", "pagetoken", NULL};
+
+static const json_t *run_array(const json_t *doc, int depth)
+{
+	if (json_is_array(doc))
+		return doc;
+	if (!json_is_object(doc))
+		return NULL;
+	const char *key;
+	const json_t *v;
+	for (const char *const *k = k_runs; *k; k++)
+		json_object_foreach((json_t *)doc, key, v)
+			if (catalyst_key_match(key, *k) && json_is_array(v))
+				return v;
+	if (depth <= 0)
+		return NULL;
+	json_object_foreach((json_t *)doc, key, v) {
+		const json_t *a = json_is_object(v) ? run_array(v, depth - 1) : NULL;
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, struct err *e)
+{
+	const json_t *arr = run_array(doc, 2);
+	if (!arr)
+		return err_set(e, ERR_PROTOCOL, "the answer holds no list of runs");
+	size_t i;
+	const json_t *item;
+	json_array_foreach(arr, i, item) {
+		if (!json_is_object(item))
+			continue;
+		char num[32];
+		const char *id = catalyst_find_string(item, k_run_id, 1, num);
+		struct catalyst_run_item *ni = realloc(out->items, (out->n + 1) * sizeof *ni);
+		if (!ni)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		out->items = ni;
+		struct catalyst_run_item *it = &out->items[out->n++];
+		memset(it, 0, sizeof *it);
+		it->run_id = dup_or_null(id);
+		it->app_id = dup_or_null(catalyst_find_string(item, k_app_id, 1, NULL));
+		it->workflow = dup_or_null(catalyst_find_string(item, k_workflow, 1, NULL));
+		const char *st = catalyst_find_string(item, k_status, 1, NULL);
+		if (st) {
+			char norm[64];
+			it->status = strdup(catalyst_status_normalize(st, norm, sizeof norm));
+		}
+		it->started_at = dup_or_null(catalyst_find_string(item, k_started, 1, NULL));
+		it->parent_id = dup_or_null(catalyst_find_string(item, k_parent, 1, NULL));
+	}
+	return 0;
+}
+
+static void item_free(struct catalyst_run_item *it)
+{
+	free(it->run_id);
+	free(it->app_id);
+	free(it->workflow);
+	free(it->status);
+	free(it->started_at);
+	free(it->parent_id);
+}
+
+void catalyst_run_list_finish(struct catalyst_run_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		item_free(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/* Filters the server could not apply, applied to items [from, n). An item
+ * that lacks the field a filter needs is kept: dropping it would hide a run
+ * on a guess. */
+static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigned omitted,
+			       const struct catalyst_run_filter *f)
+{
+	size_t w = from;
+	for (size_t i = from; i < l->n; i++) {
+		struct catalyst_run_item *it = &l->items[i];
+		bool keep = true;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_STATUS)) && it->status && strcmp(it->status, f->status) != 0)
+			keep = false;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_APP)) && it->app_id && strcmp(it->app_id, f->app) != 0)
+			keep = false;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_WORKFLOW)) && it->workflow &&
+		    strcmp(it->workflow, f->workflow) != 0)
+			keep = false;
+		time_t t, bound;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_SINCE)) && it->started_at &&
+		    catalyst_time_parse(it->started_at, &t) == 0 && catalyst_time_parse(f->since, &bound) == 0 &&
+		    t < bound)
+			keep = false;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_UNTIL)) && it->started_at &&
+		    catalyst_time_parse(it->started_at, &t) == 0 && catalyst_time_parse(f->until, &bound) == 0 &&
+		    t > bound)
+			keep = false;
+		if (keep)
+			l->items[w++] = *it;
+		else
+			item_free(it);
+	}
+	l->n = w;
+}
+
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
+		       struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e)
+{
+	static const char tool[] = "catalyst_list_workflow_runs";
+	memset(out, 0, sizeof *out);
+	const struct catalyst_binding *b = catalyst_binding_get(c, tool);
+	if (!b)
+		return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", tool);
+	long page = f->page_size > 0 ? f->page_size : 50;
+	if (f->limit > 0 && f->limit < page)
+		page = f->limit;
+	long max_pages = f->max_pages > 0 ? f->max_pages : 1000;
+	char *cursor = NULL;
+	int rc = -1;
+
+	while ((long)out->pages < max_pages) {
+		char page_str[32];
+		snprintf(page_str, sizeof page_str, "%ld", page);
+		const char *vals[CATALYST_ARG_COUNT] = {
+			[CATALYST_ARG_PROJECT] = f->project, [CATALYST_ARG_APP] = f->app,
+			[CATALYST_ARG_WORKFLOW] = f->workflow, [CATALYST_ARG_STATUS] = f->status,
+			[CATALYST_ARG_SINCE] = f->since, [CATALYST_ARG_UNTIL] = f->until,
+			[CATALYST_ARG_PAGE_SIZE] = page_str, [CATALYST_ARG_CURSOR] = cursor,
+		};
+		/* The server reads no project as `default`: only another project
+		 * must find a property to go in. */
+		unsigned required = f->project && strcmp(f->project, "default") != 0 ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
+		if (cursor)
+			required |= CATALYST_BIT(CATALYST_ARG_CURSOR);
+		unsigned omitted = 0;
+		json_t *doc = NULL, *meta = NULL;
+		struct catalyst_refusal rf;
+		memset(&rf, 0, sizeof rf);
+		bool tool_failed = false;
+		out->page_size = page;
+		if (invoke(c, tool, vals, required, &omitted, &doc, &meta, &rf, &tool_failed, e) < 0) {
+			if (e->detail == ERR_DETAIL_REFUSAL && catalyst_key_match(rf.kind, "unfilterable") &&
+			    b->prop[CATALYST_ARG_PAGE_SIZE] && page > 1) {
+				/* Truncated at the size limit: the only refusal worth asking again. */
+				page /= 2;
+				out->unfilterable++;
+				continue;
+			}
+			if (ref && e->detail == ERR_DETAIL_REFUSAL)
+				*ref = rf;
+			if (tool_failed && !strcasestr(rf.kind, "not_found") && !strcasestr(rf.kind, "invalid")) {
+				size_t len = strlen(e->msg);
+				snprintf(e->msg + len, sizeof e->msg - len,
+					 " (project %s has no managed workflow store: workflow calls fail "
+					 "outright, which is not the same as having no runs)",
+					 f->project ? f->project : "default");
+			}
+			goto out;
+		}
+		out->pages++;
+		out->client_side |= omitted & ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
+		if (out->sharing == SHARING_UNKNOWN)
+			out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
+		if (out->sharing == SHARING_UNKNOWN && meta)
+			out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
+		size_t before = out->n;
+		int prc = catalyst_run_items_parse(doc, out, e);
+		if (prc == 0)
+			filter_client_side(out, before, omitted, f);
+		char num[32];
+		const char *next = prc == 0 ? catalyst_find_string(doc, k_cursor, 2, num) : NULL;
+		if (!next && meta)
+			next = catalyst_find_string(meta, k_cursor, 1, num);
+		char *next_copy = next && *next ? strdup(next) : NULL;
+		json_decref(doc);
+		json_decref(meta);
+		if (prc < 0) {
+			err_prefix(e, "%s", tool);
+			free(next_copy);
+			goto out;
+		}
+		if (f->limit > 0 && (long)out->n >= f->limit) {
+			while ((long)out->n > f->limit)
+				item_free(&out->items[--out->n]);
+			free(next_copy);
+			break;
+		}
+		if (!next_copy)
+			break;
+		if (!b->prop[CATALYST_ARG_CURSOR] || (cursor && strcmp(cursor, next_copy) == 0)) {
+			/* More pages exist but cannot be asked for (or the server loops). */
+			out->truncated = true;
+			free(next_copy);
+			break;
+		}
+		free(cursor);
+		cursor = next_copy;
+	}
+	if ((long)out->pages >= max_pages)
+		out->truncated = true;
+	rc = 0;
+out:
+	free(cursor);
+	return rc;
+}

@@ -1,2 +1,146 @@
-/* placeholder until the module lands */
-#include "err.h"
+#include "console_link.h"
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+#define DEFAULT_CONSOLE "https://catalyst.diagrid.io"
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+bool console_is_uid(const char *s)
+{
+	if (!s)
+		return false;
+	if (strncmp(s, "prj-", 4) == 0)
+		s += 4;
+	return all_digits(s);
+}
+
+int console_project_classify(const char *name, const char *uid, struct console_project *out,
+			     struct err *e)
+{
+	out->kind = CONSOLE_PROJECT_NONE;
+	out->value = NULL;
+	if (name && uid)
+		return err_set(e, ERR_USAGE, "give --project NAME or --project-id UID, not both");
+	if (uid) {
+		if (!console_is_uid(uid))
+			return err_set(e, ERR_USAGE,
+				       "--project-id: expected a numeric project uid (165 or prj-165), got '%s'",
+				       uid);
+		out->kind = CONSOLE_PROJECT_UID;
+		out->value = uid;
+		return 0;
+	}
+	if (!name) {
+		out->kind = CONSOLE_PROJECT_NAME;
+		out->value = "default";
+		return 0;
+	}
+	if (!*name)
+		return err_set(e, ERR_USAGE, "--project: the project name is empty");
+	out->value = name;
+	if (strncmp(name, "prj-", 4) == 0 && all_digits(name + 4))
+		out->kind = CONSOLE_PROJECT_UID;
+	else if (all_digits(name))
+		out->kind = CONSOLE_PROJECT_AMBIGUOUS;
+	else
+		out->kind = CONSOLE_PROJECT_NAME;
+	return 0;
+}
+
+const char *console_project_note(const struct console_project *p)
+{
+	if (p->kind == CONSOLE_PROJECT_AMBIGUOUS)
+		return "the console link carries no project: the --project value is a bare number, "
+		       "which could be a project name or a uid, and no server resolved it "
+		       "(use --project-id for a uid)";
+	return NULL;
+}
+
+/* Appends one percent-encoded path segment. "." and ".." are encoded as
+ * well: a browser would otherwise resolve them and open another page. */
+static int append_segment(struct buf *b, const char *seg, struct err *e)
+{
+	if (strcmp(seg, ".") == 0)
+		return buf_append(b, "%2E", 3, e);
+	if (strcmp(seg, "..") == 0)
+		return buf_append(b, "%2E%2E", 6, e);
+	char *esc = curl_easy_escape(NULL, seg, (int)strlen(seg));
+	if (!esc)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	int rc = buf_append(b, esc, strlen(esc), e);
+	curl_free(esc);
+	return rc;
+}
+
+static int check_console(const char *console, size_t len, struct err *e)
+{
+	bool http = strncmp(console, "https://", 8) == 0 || strncmp(console, "http://", 7) == 0;
+	if (!http || memchr(console, '?', len) || memchr(console, '#', len))
+		return err_set(e, ERR_USAGE,
+			       "--console: expected an http(s) URL without query or fragment, got '%s'",
+			       console);
+	/* Let libcurl's URL parser judge the rest (host, port, characters). */
+	CURLU *u = curl_url();
+	if (!u)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	char *copy = strndup(console, len);
+	CURLUcode uc = copy ? curl_url_set(u, CURLUPART_URL, copy, 0) : CURLUE_OUT_OF_MEMORY;
+	free(copy);
+	curl_url_cleanup(u);
+	if (uc != CURLUE_OK)
+		return err_set(e, ERR_USAGE, "--console: '%s' is not a valid URL: %s", console,
+			       curl_url_strerror(uc));
+	return 0;
+}
+
+char *console_link_run(const char *console, const struct console_project *p, const char *app_id,
+		       const char *run_id, struct err *e)
+{
+	if (!app_id || !*app_id) {
+		err_set(e, ERR_INPUT, "no console link: the app id is unknown");
+		return NULL;
+	}
+	if (!run_id || !*run_id) {
+		err_set(e, ERR_INPUT, "no console link: the run id is unknown");
+		return NULL;
+	}
+	if (!console || !*console)
+		console = DEFAULT_CONSOLE;
+	size_t clen = strlen(console);
+	while (clen > 0 && console[clen - 1] == '/')
+		clen--;
+	if (check_console(console, clen, e) < 0)
+		return NULL;
+
+	struct buf b;
+	buf_init(&b, 0);
+	char *out = NULL;
+	if (buf_append(&b, console, clen, e) < 0 || buf_append(&b, "/workflows/", 11, e) < 0 ||
+	    append_segment(&b, app_id, e) < 0 || buf_append(&b, "/", 1, e) < 0 ||
+	    append_segment(&b, run_id, e) < 0)
+		goto out;
+	if (p && p->value && (p->kind == CONSOLE_PROJECT_NAME || p->kind == CONSOLE_PROJECT_UID)) {
+		const char *param = p->kind == CONSOLE_PROJECT_NAME ? "?project=" : "?projectId=";
+		if (buf_append(&b, param, strlen(param), e) < 0 || append_segment(&b, p->value, e) < 0)
+			goto out;
+	}
+	out = buf_steal(&b, NULL);
+	if (!out)
+		err_set(e, ERR_INTERNAL, "out of memory");
+out:
+	buf_finish(&b);
+	return out;
+}

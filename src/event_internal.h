@@ -8,15 +8,19 @@
 #include "event.h"
 
 struct pool_str {
-	uint64_t hash;
 	size_t len;
 	const char *forward; /* where this string lives in the pool merged into */
 	char text[];
 };
 
+struct pool_slot {
+	uint64_t hash;
+	struct pool_str *s;
+};
+
 struct event_pool {
 	struct pool_chunk *chunks;
-	struct pool_str **table;
+	struct pool_slot *table;
 	size_t cap, count;
 	size_t bytes;
 };
@@ -25,7 +29,12 @@ void event_pool_init(struct event_pool *p);
 void event_pool_finish(struct event_pool *p);
 /* NULL stays NULL; returns NULL on allocation failure otherwise. */
 const char *event_pool_intern(struct event_pool *p, const char *s, size_t len);
-/* s must come from some pool: returns its copy in `into` (memoised). */
+/* Copies without deduplication (timestamps: nearly all distinct). */
+const char *event_pool_store(struct event_pool *p, const char *s, size_t len);
+/* Moves from's memory into `into` (strings stay where they are) and
+ * finishes from. */
+void event_pool_adopt(struct event_pool *into, struct event_pool *from);
+/* s must come from some pool's event_pool_intern: returns its copy in `into` (memoised). */
 const char *event_pool_forward(struct event_pool *into, const char *s);
 
 struct event_pool *event_log_pool(struct event_log *log);
@@ -36,3 +45,7 @@ struct event *event_log_push(struct event_log *log);
 void event_log_pop(struct event_log *log);
 int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n);
 int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n);
+/* Appends from's events to into, keeping into's interning (for the second
+ * half of a parse done in another thread), and frees from. -1 on allocation
+ * failure (into keeps the events moved so far). */
+int event_log_take(struct event_log *into, struct event_log *from);

@@ -156,6 +156,12 @@ void jsonrpc_request_finish(struct jsonrpc_request *r)
 int jsonrpc_request_build(struct jsonrpc_request *r, const char *method, json_t *params, json_t *meta,
 			  struct err *e)
 {
+	return jsonrpc_request_build_id(r, jsonrpc_next_id(), method, params, meta, e);
+}
+
+int jsonrpc_request_build_id(struct jsonrpc_request *r, long long id, const char *method, json_t *params,
+			     json_t *meta, struct err *e)
+{
 	memset(r, 0, sizeof *r);
 	json_t *p = NULL;
 	if (params) {
@@ -178,7 +184,7 @@ int jsonrpc_request_build(struct jsonrpc_request *r, const char *method, json_t 
 		json_object_update(merged, meta);
 		json_object_set_new(p, "_meta", merged);
 	}
-	r->id = jsonrpc_next_id();
+	r->id = id;
 	json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", (json_int_t)r->id, "method", method);
 	if (msg && p)
 		json_object_set(msg, "params", p);

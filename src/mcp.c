@@ -1,2 +1,437 @@
-/* placeholder until the module lands */
-#include "err.h"
+#include "mcp.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+#include "trace.h"
+#include "version.h"
+
+#define MCP_OFFERED_VERSION "2025-11-25"
+/* tools/list pages followed before we call the server's cursor a loop. */
+#define MCP_MAX_PAGES 1000
+
+static const char *const accepted_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
+struct mcp_session {
+	struct transport *t;
+	char *client_name;
+	char *client_version;
+	mcp_progress_fn on_progress;
+	void *progress_ctx;
+
+	/* Guards everything below. Held across a (re-)initialize so that
+	 * concurrent callers who all saw the session expire re-initialize once. */
+	pthread_mutex_t lock;
+	unsigned generation;   /* bumped by every successful initialize */
+	char version[16];
+	json_t *server_info;   /* the current initialize result */
+	json_t *retired;       /* earlier results: borrowed pointers stay valid */
+};
+
+struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_options *o)
+{
+	struct mcp_session *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->t = t;
+	s->client_name = strdup(o && o->client_name ? o->client_name : "catalyst-audit");
+	s->client_version = strdup(o && o->client_version ? o->client_version : CATALYST_AUDIT_VERSION);
+	s->on_progress = o ? o->on_progress : NULL;
+	s->progress_ctx = o ? o->progress_ctx : NULL;
+	s->retired = json_array();
+	pthread_mutex_init(&s->lock, NULL);
+	if (!s->client_name || !s->client_version || !s->retired) {
+		mcp_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void mcp_session_free(struct mcp_session *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->lock);
+	json_decref(s->server_info);
+	json_decref(s->retired);
+	free(s->client_name);
+	free(s->client_version);
+	free(s);
+}
+
+const char *mcp_protocol_version(const struct mcp_session *s)
+{
+	return s->version[0] ? s->version : NULL;
+}
+
+const json_t *mcp_server_info_get(const struct mcp_session *s)
+{
+	return s->server_info;
+}
+
+/* One request/response exchange: what the transport's callback sees. */
+struct exchange {
+	struct mcp_session *s;
+	long long id;
+	const char *method;
+	json_t *result;    /* new reference once answered */
+	json_t *rpc_error; /* new reference once answered with an error */
+};
+
+/* The server asked us something. We offer no client capabilities, so only
+ * ping deserves an answer with a result; everything else (sampling,
+ * elicitation, roots, anything new) gets "method not found" so the server
+ * is never left waiting on us. */
+static int answer_server_request(struct exchange *x, const struct jsonrpc_message *m, struct err *e)
+{
+	size_t len;
+	char *body;
+	if (strcmp(m->method, "ping") == 0) {
+		body = jsonrpc_result_build(m->id, NULL, &len, e);
+	} else {
+		trace_printf("mcp", "refusing server request %s (a capability this client does not offer)",
+			     m->method);
+		body = jsonrpc_error_build(m->id, JSONRPC_METHOD_NOT_FOUND, "Method not found", &len, e);
+	}
+	if (!body)
+		return -1;
+	int rc = transport_send(x->s->t, body, len, false, NULL, NULL, e);
+	free(body);
+	if (rc < 0)
+		err_prefix(e, "answering the server's %s request", m->method);
+	return rc;
+}
+
+static void deliver_progress(struct exchange *x, const struct jsonrpc_message *m)
+{
+	if (!x->s->on_progress || !json_is_object(m->params))
+		return;
+	/* We use the request id as the progress token. */
+	json_t *token = json_object_get(m->params, "progressToken");
+	if (!jsonrpc_id_is(token, x->id))
+		return;
+	json_t *progress = json_object_get(m->params, "progress");
+	json_t *total = json_object_get(m->params, "total");
+	json_t *message = json_object_get(m->params, "message");
+	if (!json_is_number(progress))
+		return;
+	x->s->on_progress(json_number_value(progress), json_is_number(total) ? json_number_value(total) : 0,
+			  json_is_string(message) ? json_string_value(message) : NULL, x->s->progress_ctx);
+}
+
+static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
+{
+	struct exchange *x = ctx;
+	struct jsonrpc_message m;
+	if (jsonrpc_decode(&m, msg, len, e) < 0)
+		return err_prefix(e, "%s", x->method);
+	int rc = 0;
+	switch (m.kind) {
+	case JSONRPC_RESULT:
+	case JSONRPC_ERROR:
+		if (!jsonrpc_id_is(m.id, x->id)) {
+			/* Not ours (a stale or bogus id): the exchange goes on until
+			 * our own id arrives or the transport gives up. */
+			char *id = json_dumps(m.id, JSON_ENCODE_ANY | JSON_COMPACT);
+			trace_printf("mcp", "ignoring a %s for id %s while waiting for %lld (%s)",
+				     jsonrpc_kind_name(m.kind), id ? id : "?", x->id, x->method);
+			free(id);
+			break;
+		}
+		if (m.kind == JSONRPC_RESULT)
+			x->result = json_incref(m.result);
+		else
+			x->rpc_error = json_incref(m.error);
+		rc = 1;
+		break;
+	case JSONRPC_REQUEST:
+		rc = answer_server_request(x, &m, e);
+		break;
+	case JSONRPC_NOTIFICATION:
+		if (strcmp(m.method, "notifications/progress") == 0)
+			deliver_progress(x, &m);
+		/* Others (logging, list_changed, ...) are of no use to an audit. */
+		break;
+	}
+	jsonrpc_message_finish(&m);
+	return rc;
+}
+
+/* Sends one request and waits for its answer: 0 with exactly one of
+ * *result / *rpc_error set (new references), or -1. */
+static int exchange(struct mcp_session *s, const char *method, json_t *params, json_t *meta, bool progress,
+		    json_t **result, json_t **rpc_error, struct err *e)
+{
+	struct jsonrpc_request r;
+	*result = *rpc_error = NULL;
+	long long id = jsonrpc_next_id();
+	json_t *m = meta ? json_copy(meta) : NULL;
+	if (progress) {
+		/* The request id doubles as the progress token. */
+		if (!m)
+			m = json_object();
+		json_object_set_new(m, "progressToken", json_integer(id));
+	}
+	int built = jsonrpc_request_build_id(&r, id, method, params, m, e);
+	json_decref(m);
+	if (built < 0)
+		return -1;
+	struct exchange x = {.s = s, .id = r.id, .method = method};
+	int rc = transport_send(s->t, r.body, r.len, true, on_message, &x, e);
+	jsonrpc_request_finish(&r);
+	if (rc < 0) {
+		json_decref(x.result);
+		json_decref(x.rpc_error);
+		return -1;
+	}
+	if (!x.result && !x.rpc_error)
+		return err_set(e, ERR_PROTOCOL, "%s: the server ended the exchange without answering", method);
+	*result = x.result;
+	*rpc_error = x.rpc_error;
+	return 0;
+}
+
+static int rpc_error_set(struct err *e, const char *method, const json_t *error)
+{
+	json_t *code = json_object_get(error, "code");
+	json_t *message = json_object_get(error, "message");
+	return err_set(e, ERR_PROTOCOL, "%s: server error %lld: %s", method,
+		       (long long)json_integer_value(code),
+		       json_is_string(message) ? json_string_value(message) : "(no message)");
+}
+
+static bool version_accepted(const char *v)
+{
+	for (size_t i = 0; i < sizeof accepted_versions / sizeof *accepted_versions; i++)
+		if (strcmp(v, accepted_versions[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Called with s->lock held. */
+static int initialize_locked(struct mcp_session *s, struct err *e)
+{
+	json_t *result = NULL, *rpc_error = NULL;
+	int rc = -1;
+	/* A fresh session must not claim a version it has not negotiated. */
+	s->t->ops->set_header(s->t, "MCP-Protocol-Version", NULL);
+	json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", MCP_OFFERED_VERSION,
+				   "capabilities", "clientInfo", "name", s->client_name, "version",
+				   s->client_version);
+	if (!params)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (exchange(s, "initialize", params, NULL, false, &result, &rpc_error, e) < 0)
+		goto out;
+	if (rpc_error) {
+		rpc_error_set(e, "initialize", rpc_error);
+		goto out;
+	}
+	json_t *pv = json_object_get(result, "protocolVersion");
+	if (!json_is_object(result) || !json_is_string(pv)) {
+		err_set(e, ERR_PROTOCOL, "initialize: the answer has no protocolVersion");
+		goto out;
+	}
+	const char *v = json_string_value(pv);
+	if (!version_accepted(v)) {
+		err_set(e, ERR_PROTOCOL,
+			"initialize: the server speaks MCP protocol version '%.40s'; this client speaks 2025-11-25, "
+			"2025-06-18 and 2025-03-26",
+			v);
+		goto out;
+	}
+	snprintf(s->version, sizeof s->version, "%s", v);
+	if (s->t->ops->set_header(s->t, "MCP-Protocol-Version", s->version) < 0) {
+		err_set(e, ERR_INTERNAL, "cannot set the MCP-Protocol-Version header");
+		goto out;
+	}
+	size_t len;
+	char *note = jsonrpc_notification_build("notifications/initialized", NULL, &len, e);
+	if (!note)
+		goto out;
+	int sent = transport_send(s->t, note, len, false, NULL, NULL, e);
+	free(note);
+	if (sent < 0) {
+		err_prefix(e, "notifications/initialized");
+		goto out;
+	}
+	if (s->server_info)
+		json_array_append_new(s->retired, s->server_info);
+	s->server_info = json_incref(result);
+	s->generation++;
+	rc = 0;
+out:
+	json_decref(params);
+	json_decref(result);
+	json_decref(rpc_error);
+	return rc;
+}
+
+int mcp_initialize(struct mcp_session *s, struct err *e)
+{
+	pthread_mutex_lock(&s->lock);
+	int rc = initialize_locked(s, e);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Re-initializes after the server forgot our session, unless another
+ * thread already did since generation `seen`. */
+static int reinitialize(struct mcp_session *s, unsigned seen, struct err *e)
+{
+	int rc = 0;
+	pthread_mutex_lock(&s->lock);
+	if (s->generation == seen) {
+		trace_printf("mcp", "session expired: initializing a new one");
+		s->t->ops->reset_session(s->t);
+		rc = initialize_locked(s, e);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static unsigned generation(struct mcp_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	unsigned g = s->generation;
+	pthread_mutex_unlock(&s->lock);
+	return g;
+}
+
+/* exchange(), with one re-initialize and retry on a session expiry. */
+static int exchange_retry(struct mcp_session *s, const char *method, json_t *params, bool progress,
+			  json_t **result, json_t **rpc_error, struct err *e)
+{
+	unsigned seen = generation(s);
+	if (exchange(s, method, params, NULL, progress, result, rpc_error, e) == 0)
+		return 0;
+	if (!e || e->detail != ERR_DETAIL_SESSION_EXPIRED)
+		return -1;
+	struct err first = *e;
+	err_clear(e);
+	if (reinitialize(s, seen, e) < 0)
+		return err_prefix(e, "re-initializing after '%s'", first.msg);
+	return exchange(s, method, params, NULL, progress, result, rpc_error, e);
+}
+
+json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
+{
+	json_t *tools = json_array();
+	json_t *cursors = json_object(); /* every cursor seen, to stop a loop */
+	json_t *params = json_object();
+	json_t *result = NULL, *rpc_error = NULL;
+	if (!tools || !cursors || !params) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	for (int page = 1;; page++) {
+		if (page > MCP_MAX_PAGES) {
+			err_set(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up", MCP_MAX_PAGES);
+			goto fail;
+		}
+		if (exchange_retry(s, "tools/list", params, false, &result, &rpc_error, e) < 0)
+			goto fail;
+		if (rpc_error) {
+			rpc_error_set(e, "tools/list", rpc_error);
+			goto fail;
+		}
+		json_t *list = json_object_get(result, "tools");
+		if (!json_is_array(list)) {
+			err_set(e, ERR_PROTOCOL, "tools/list: page %d has no \"tools\" array", page);
+			goto fail;
+		}
+		json_array_extend(tools, list);
+		json_t *next = json_object_get(result, "nextCursor");
+		if (!json_is_string(next) || !*json_string_value(next))
+			break;
+		const char *cursor = json_string_value(next);
+		if (json_object_get(cursors, cursor)) {
+			err_set(e, ERR_PROTOCOL, "tools/list: the server repeated cursor '%.60s' (page %d)", cursor,
+				page);
+			goto fail;
+		}
+		json_object_set_new(cursors, cursor, json_true());
+		json_object_set_new(params, "cursor", json_string(cursor));
+		json_decref(result);
+		result = NULL;
+	}
+	json_decref(result);
+	json_decref(cursors);
+	json_decref(params);
+	return tools;
+fail:
+	json_decref(result);
+	json_decref(rpc_error);
+	json_decref(cursors);
+	json_decref(params);
+	json_decref(tools);
+	return NULL;
+}
+
+void mcp_tool_result_finish(struct mcp_tool_result *r)
+{
+	if (!r)
+		return;
+	json_decref(r->rpc_error);
+	json_decref(r->result);
+	json_decref(r->text_json);
+	memset(r, 0, sizeof *r);
+}
+
+/* The first text item that is JSON: servers that predate structuredContent
+ * (or add it alongside) put their data there. */
+static json_t *first_json_text(json_t *content)
+{
+	size_t i;
+	json_t *item;
+	json_array_foreach(content, i, item) {
+		json_t *type = json_object_get(item, "type");
+		json_t *text = json_object_get(item, "text");
+		if (!json_is_string(type) || strcmp(json_string_value(type), "text") != 0 || !json_is_string(text))
+			continue;
+		json_t *v = json_loadb(json_string_value(text), json_string_length(text), JSON_DECODE_ANY, NULL);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, struct mcp_tool_result *out,
+		  struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	json_t *params = json_pack("{s:s, s:o}", "name", name,
+				   "arguments", arguments ? json_incref(arguments) : json_object());
+	if (!params)
+		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
+	json_t *result = NULL, *rpc_error = NULL;
+	int rc = exchange_retry(s, "tools/call", params, s->on_progress != NULL, &result, &rpc_error, e);
+	json_decref(params);
+	if (rc < 0)
+		return err_prefix(e, "tools/call %s", name);
+	if (rpc_error) {
+		out->rpc_error = rpc_error;
+		return 0;
+	}
+	if (!json_is_object(result)) {
+		json_decref(result);
+		return err_set(e, ERR_PROTOCOL, "tools/call %s: the result is not an object", name);
+	}
+	out->result = result;
+	out->structured = json_object_get(result, "structuredContent");
+	if (out->structured && json_is_null(out->structured))
+		out->structured = NULL;
+	out->content = json_object_get(result, "content");
+	if (!json_is_array(out->content))
+		out->content = NULL;
+	out->text_json = out->content ? first_json_text(out->content) : NULL;
+	out->is_error = json_is_true(json_object_get(result, "isError"));
+	return 0;
+}
+
+void mcp_session_close(struct mcp_session *s)
+{
+	if (s && s->t && s->t->ops->close)
+		s->t->ops->close(s->t);
+}

@@ -1,2 +1,333 @@
-/* placeholder until the module lands */
-#include "err.h"
+/* The Markdown report: a section to paste into a post-mortem. Formats the
+ * report and nothing else; every server-supplied string goes through
+ * escape_markdown so table syntax, emphasis, HTML and control characters in
+ * names or error messages stay inert. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+
+#define MD_SLOTS 6
+#define MD_CELL_MAX 200 /* characters of an error message in a table cell */
+
+struct md_out {
+	FILE *f;
+	struct buf slot[MD_SLOTS];
+	size_t next_slot;
+	bool oom;
+};
+
+/* s cut to max code points (0: whole) and escaped for ctx; "" for NULL.
+ * Valid until MD_SLOTS more calls. */
+static const char *md(struct md_out *m, const char *s, enum escape_md_context ctx, size_t max)
+{
+	if (!s)
+		return "";
+	size_t len = strlen(s);
+	bool cut = false;
+	if (max) {
+		size_t cps = 0, i = 0;
+		for (; i < len; i++) {
+			if (((unsigned char)s[i] & 0xc0) != 0x80) {
+				if (cps == max)
+					break;
+				cps++;
+			}
+		}
+		cut = i < len;
+		len = i;
+	}
+	struct buf *b = &m->slot[m->next_slot++ % MD_SLOTS];
+	buf_reset(b);
+	if (escape_markdown(b, s, len, ctx, NULL) < 0 || (cut && buf_append(b, "...", 3, NULL) < 0)) {
+		m->oom = true;
+		return "";
+	}
+	return b->data;
+}
+
+static void md_ids(struct md_out *m, const int64_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(m->f, "%s%" PRId64, i ? ", " : "", ids[i]);
+}
+
+static void md_row(struct md_out *m, const char *label, const char *value)
+{
+	fprintf(m->f, "| %s | %s |\n", label, value);
+}
+
+static void md_header(struct md_out *m, const struct report_run *run)
+{
+	const struct analysis *a = run->analysis;
+	const char *workflow = report_run_workflow(run);
+	const char *status = report_run_status(run);
+	fprintf(m->f, "### Run %s", run->run_id ? md(m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
+	if (workflow)
+		fprintf(m->f, ": %s", md(m, workflow, ESCAPE_MD_INLINE, 0));
+	fprintf(m->f, "\n\n| Field | Value |\n| --- | --- |\n");
+	md_row(m, "Status", status ? md(m, status, ESCAPE_MD_CELL, 0) : a && !a->finished ? "not finished" : "unknown");
+	md_row(m, "App id", run->app_id ? md(m, run->app_id, ESCAPE_MD_CELL, 0) : "unknown");
+	md_row(m, "Run id", run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown");
+	if (run->parent_run_id)
+		md_row(m, "Parent run", md(m, run->parent_run_id, ESCAPE_MD_CELL, 0));
+	if (run->project_form == PROJECT_NONE || !run->project)
+		md_row(m, "Project", "not given");
+	else
+		fprintf(m->f, "| Project | %s (%s) |\n", md(m, run->project, ESCAPE_MD_CELL, 0),
+			run->project_form == PROJECT_UID ? "uid" : "name");
+	if (a)
+		fprintf(m->f, "| Data sharing | %s (%s) |\n", data_sharing_level_name(a->sharing),
+			a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_CELL, 0) : "source unknown");
+	if (run->console_link) {
+		/* An autolink: the link is ours (percent-encoded segments), but
+		 * the console base came from the command line; anything that
+		 * could end the autolink early is shown as text instead. */
+		if (strpbrk(run->console_link, "<> \t\r\n|"))
+			md_row(m, "Console", md(m, run->console_link, ESCAPE_MD_CELL, 0));
+		else
+			fprintf(m->f, "| Console | <%s> |\n", run->console_link);
+		if (run->link_note)
+			md_row(m, "Link note", md(m, run->link_note, ESCAPE_MD_CELL, 0));
+	} else {
+		fprintf(m->f, "| Console | app %s, run %s (no console link%s%s) |\n",
+			run->app_id ? md(m, run->app_id, ESCAPE_MD_CELL, 0) : "unknown",
+			run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown", run->link_note ? ": " : "",
+			run->link_note ? md(m, run->link_note, ESCAPE_MD_CELL, 0) : "");
+	}
+	if (run->source)
+		md_row(m, "Source", md(m, run->source, ESCAPE_MD_CELL, 0));
+	if (a)
+		fprintf(m->f, "| History | %zu event%s, %zu generation%s |\n", a->n_events, a->n_events == 1 ? "" : "s",
+			a->n_generations, a->n_generations == 1 ? "" : "s");
+}
+
+static const char *md_payload(enum payload_state s)
+{
+	switch (s) {
+	case PAYLOAD_ABSENT:
+		/* The key was missing. Whether that is the data-sharing level
+		 * or an event that carries none, the Withheld list says. */
+		return "absent";
+	case PAYLOAD_NULL:
+		return "null";
+	case PAYLOAD_EMPTY:
+		return "empty";
+	case PAYLOAD_PRESENT:
+		return NULL;
+	}
+	return NULL;
+}
+
+static const char *md_link(enum invocation_link l)
+{
+	switch (l) {
+	case LINK_SINGLE:
+		return "single attempt";
+	case LINK_EXECUTION_ID:
+		return "execution id";
+	case LINK_TIMER_ORIGIN:
+		return "retry timer origin";
+	case LINK_PATTERN:
+		return "failure/timer pattern (inferred)";
+	}
+	return "";
+}
+
+static void md_payload_cell(struct md_out *m, const struct payload *p)
+{
+	const char *w = md_payload(p->state);
+	if (w)
+		fputs(w, m->f);
+	else
+		fprintf(m->f, "%zu bytes", p->size);
+}
+
+static void md_activities(struct md_out *m, const struct analysis *a)
+{
+	fprintf(m->f, "\n#### Activities and attempts\n\n");
+	if (a->n_invocations == 0) {
+		fprintf(m->f, "No activity was scheduled in this history.\n");
+		return;
+	}
+	/* Payload columns only when some payload key is there at all: at
+	 * metadata they would be a column of "absent". */
+	bool payloads = false;
+	for (size_t i = 0; i < a->n_invocations && !payloads; i++)
+		for (size_t k = 0; k < a->invocations[i].n_attempts; k++)
+			if (a->invocations[i].attempts[k].input.state != PAYLOAD_ABSENT ||
+			    a->invocations[i].attempts[k].output.state != PAYLOAD_ABSENT)
+				payloads = true;
+	fprintf(m->f, "| Activity | Execution id | Linked by | Attempt | Scheduled id | Scheduled at | Outcome | Error |%s\n"
+		      "| --- | --- | --- | --- | --- | --- | --- | --- |%s\n",
+		payloads ? " Input | Output |" : "", payloads ? " --- | --- |" : "");
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const struct invocation *inv = &a->invocations[i];
+		for (size_t k = 0; k < inv->n_attempts; k++) {
+			const struct attempt *at = &inv->attempts[k];
+			if (k == 0)
+				fprintf(m->f, "| %s%s | %s | %s |", inv->is_child_workflow ? "child workflow " : "",
+					inv->name ? md(m, inv->name, ESCAPE_MD_CELL, 0) : "(unnamed)",
+					inv->task_execution_id && *inv->task_execution_id
+						? md(m, inv->task_execution_id, ESCAPE_MD_CELL, 0)
+						: "none recorded",
+					md_link(inv->link));
+			else
+				fprintf(m->f, "| | | |");
+			fprintf(m->f, " %zu | %" PRId64 " | %s | %s", k + 1, at->scheduled_id,
+				at->scheduled_at ? md(m, at->scheduled_at, ESCAPE_MD_CELL, 0) : "",
+				attempt_outcome_name(at->outcome));
+			if (at->n_results > 1)
+				fprintf(m->f, " (%zu results)", at->n_results);
+			if (inv->is_child_workflow && at->instance_id)
+				fprintf(m->f, "<br>instance %s", md(m, at->instance_id, ESCAPE_MD_CELL, 0));
+			fprintf(m->f, " | ");
+			if (at->error_type)
+				fprintf(m->f, "%s%s", md(m, at->error_type, ESCAPE_MD_CELL, 80), at->error_message ? ": " : "");
+			if (at->error_message)
+				fputs(md(m, at->error_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
+			if (at->non_retriable)
+				fprintf(m->f, " (non-retriable)");
+			if (payloads) {
+				fprintf(m->f, " | ");
+				md_payload_cell(m, &at->input);
+				fprintf(m->f, " | ");
+				md_payload_cell(m, &at->output);
+			}
+			fprintf(m->f, " |\n");
+		}
+	}
+	bool any = false;
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const struct invocation *inv = &a->invocations[i];
+		if (!inv->n_retry_timers)
+			continue;
+		if (!any)
+			fprintf(m->f, "\nRetry timers linking the attempts:\n\n");
+		any = true;
+		fprintf(m->f, "- %s: event%s ", inv->name ? md(m, inv->name, ESCAPE_MD_INLINE, 0) : "(unnamed)",
+			inv->n_retry_timers == 1 ? "" : "s");
+		md_ids(m, inv->retry_timer_event_ids, inv->n_retry_timers);
+		fputc('\n', m->f);
+	}
+}
+
+static void md_findings(struct md_out *m, const struct analysis *a)
+{
+	fprintf(m->f, "\n#### Findings\n\n");
+	if (a->n_findings == 0) {
+		fprintf(m->f, "None: this history shows no activity executed more than once (it cannot show "
+			      "everything: see the limits below).\n");
+		return;
+	}
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct finding *f = &a->findings[i];
+		fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
+		if (f->activity)
+			fprintf(m->f, ", %s", md(m, f->activity, ESCAPE_MD_INLINE, 0));
+		if (f->task_execution_id && *f->task_execution_id)
+			fprintf(m->f, " (execution %s)", md(m, f->task_execution_id, ESCAPE_MD_INLINE, 0));
+		if (f->n_evidence) {
+			fprintf(m->f, ". Evidence: event%s ", f->n_evidence == 1 ? "" : "s");
+			md_ids(m, f->evidence_event_ids, f->n_evidence);
+		}
+		fprintf(m->f, ".");
+		if (f->message)
+			fprintf(m->f, " %s", md(m, f->message, ESCAPE_MD_INLINE, 0));
+		fputc('\n', m->f);
+	}
+}
+
+static void md_withheld(struct md_out *m, const struct analysis *a)
+{
+	if (a->n_withheld == 0)
+		return;
+	fprintf(m->f, "\n#### Withheld\n\n");
+	fprintf(m->f, "%s %s (%s, %s):\n\n",
+		a->n_withheld == 1 ? "This field was" : "These fields were", REPORT_WITHHELD_PHRASE,
+		data_sharing_level_name(a->sharing),
+		a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_INLINE, 0) : "source unknown");
+	struct report_withheld_group *g;
+	long n = report_withheld_groups(a, &g);
+	if (n < 0) {
+		m->oom = true;
+		return;
+	}
+	for (long i = 0; i < n; i++) {
+		fprintf(m->f, "- %s", md(m, g[i].field ? g[i].field : "payload", ESCAPE_MD_INLINE, 0));
+		fprintf(m->f, " of %zu %s event%s", g[i].count, md(m, g[i].event_type, ESCAPE_MD_INLINE, 0),
+			g[i].count == 1 ? "" : "s");
+		for (size_t k = 0; k < g[i].n_ids; k++)
+			fprintf(m->f, "%s%" PRId64, k ? ", " : g[i].n_ids == 1 ? " (event " : " (events ", g[i].ids[k]);
+		if (g[i].n_ids)
+			fprintf(m->f, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
+		fputc('\n', m->f);
+	}
+	free(g);
+}
+
+static void md_limits(struct md_out *m, const struct analysis *a)
+{
+	fprintf(m->f, "\n#### What this history cannot show\n\n");
+	if (a->n_limits == 0)
+		fprintf(m->f, "No limits recorded.\n");
+	for (size_t i = 0; i < a->n_limits; i++)
+		fprintf(m->f, "- %s\n", md(m, a->limits[i], ESCAPE_MD_INLINE, 0));
+}
+
+static void md_failed(struct md_out *m, const struct report_run *run)
+{
+	fprintf(m->f, "\n**Not audited:** %s",
+		md(m, run->failure ? run->failure : "the run could not be fetched", ESCAPE_MD_INLINE, 0));
+	if (run->refusal_kind) {
+		fprintf(m->f, " (refusal %s", md(m, run->refusal_kind, ESCAPE_MD_INLINE, 0));
+		if (run->refusal_instruction)
+			fprintf(m->f, ": %s", md(m, run->refusal_instruction, ESCAPE_MD_INLINE, 0));
+		fputc(')', m->f);
+	}
+	fputc('\n', m->f);
+}
+
+int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	struct md_out m = {.f = out};
+	for (size_t i = 0; i < MD_SLOTS; i++)
+		buf_init(&m.slot[i], 0);
+
+	fprintf(out, "## Re-execution audit\n\n");
+	fprintf(out, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)", r->n_runs,
+		r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies", r->n_reexecuted,
+		r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
+	if (r->n_failed_runs)
+		fprintf(out, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
+	fprintf(out, ".\n");
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		fputc('\n', out);
+		md_header(&m, run);
+		if (!run->analysis) {
+			md_failed(&m, run);
+			continue;
+		}
+		md_activities(&m, run->analysis);
+		md_findings(&m, run->analysis);
+		md_withheld(&m, run->analysis);
+		md_limits(&m, run->analysis);
+	}
+	if (r->n_notes) {
+		fprintf(out, "\n#### Notes\n\n");
+		for (size_t i = 0; i < r->n_notes; i++)
+			fprintf(out, "- %s\n", md(&m, r->notes[i], ESCAPE_MD_INLINE, 0));
+	}
+	for (size_t i = 0; i < MD_SLOTS; i++)
+		buf_finish(&m.slot[i]);
+	if (m.oom)
+		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+	if (ferror(out))
+		return err_set(e, ERR_USAGE, "cannot write the report");
+	return 0;
+}

@@ -1,2 +1,968 @@
-/* placeholder until the module lands */
-#include "err.h"
+/* The Streamable HTTP transport over libcurl.
+ *
+ * Each send is one POST whose answer is a JSON body, a JSON batch, or an
+ * SSE stream carrying notifications and server requests before the
+ * response. A stream cut before the response is resumed with GET and
+ * Last-Event-ID when the server gave event ids.
+ *
+ * Connections: a pool of easy handles. A handle keeps its own live
+ * connection between transfers, so taking an idle handle reuses its
+ * connection (one thread: always the same one). DNS and TLS sessions are
+ * shared between the handles through a CURLSH with locks. The connection
+ * cache itself is not put in the share: libcurl documents sharing it
+ * between concurrently running threads as unsupported. A send finding no
+ * idle handle makes a new one rather than waiting, so an answer to a server
+ * request sent from inside on_message never waits on the stream it
+ * answers; the pool keeps at most max_parallel idle handles. */
+
+#include "transport.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "buf.h"
+#include "sse.h"
+#include "trace.h"
+
+#define ERROR_BODY_MAX 4096
+#define RETRY_WAIT_MAX_MS 30000
+#define DONE_GRACE_MS 250
+
+struct http_header {
+	char *name;
+	char *value;
+};
+
+struct http_transport {
+	struct transport base;
+	char *url;
+	char *cacert;
+	long connect_timeout_ms;
+	long timeout_ms;
+	int max_parallel;
+	size_t max_message;
+	int max_resumptions;
+
+	pthread_mutex_t lock; /* guards everything below */
+	char *session_id;
+	char *authorization; /* the whole header line; never traced in clear */
+	char *www_authenticate;
+	struct http_header *headers;
+	size_t n_headers;
+	CURL **idle;
+	int n_idle;
+
+	CURLSH *share;
+	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+};
+
+enum body_kind {
+	BODY_UNKNOWN,
+	BODY_JSON,
+	BODY_SSE,
+	BODY_DRAIN,
+	BODY_ERROR,
+	BODY_WRONG_TYPE,
+};
+
+/* One transfer (a POST, a resuming GET, a DELETE) and what it gathered. */
+struct exchange {
+	struct http_transport *ht;
+	CURL *h;
+	const char *method;
+	bool expect_reply;
+	transport_on_message on_message;
+	void *ctx;
+	char errbuf[CURL_ERROR_SIZE];
+
+	/* from the headers of the last response */
+	long status;
+	char *content_type;
+	char *session_id;
+	char *retry_after;
+	char *www_authenticate;
+
+	enum body_kind kind;
+	struct buf body;        /* the JSON body, or the start of an error body */
+	struct sse_parser *sse; /* lives across the resumptions of one send */
+	bool done;              /* on_message returned 1 */
+	long long done_at;
+	bool failed;            /* a callback failed: see err */
+	struct err err;
+	size_t events;          /* SSE messages this transfer delivered */
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result;
+
+static void curl_init_once(void)
+{
+	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *userp)
+{
+	struct http_transport *ht = userp;
+	pthread_mutex_lock(&ht->share_locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *userp)
+{
+	struct http_transport *ht = userp;
+	pthread_mutex_unlock(&ht->share_locks[data]);
+}
+
+/* ---- the handle pool ---- */
+
+static CURL *pool_take(struct http_transport *ht)
+{
+	CURL *h = NULL;
+	pthread_mutex_lock(&ht->lock);
+	if (ht->n_idle > 0)
+		h = ht->idle[--ht->n_idle];
+	pthread_mutex_unlock(&ht->lock);
+	if (h) {
+		/* Keeps the live connection, the DNS cache and the share. */
+		curl_easy_reset(h);
+		return h;
+	}
+	h = curl_easy_init();
+	if (h)
+		curl_easy_setopt(h, CURLOPT_SHARE, ht->share);
+	return h;
+}
+
+static void pool_give(struct http_transport *ht, CURL *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&ht->lock);
+	if (ht->n_idle < ht->max_parallel) {
+		ht->idle[ht->n_idle++] = h;
+		h = NULL;
+	}
+	pthread_mutex_unlock(&ht->lock);
+	if (h)
+		curl_easy_cleanup(h);
+}
+
+/* ---- small helpers ---- */
+
+static char *trim_dup(const char *s, size_t len)
+{
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
+		len--;
+	return strndup(s, len);
+}
+
+static bool header_is(const char *line, size_t name_len, const char *name)
+{
+	return strlen(name) == name_len && strncasecmp(line, name, name_len) == 0;
+}
+
+/* The media type of a Content-Type value, compared without parameters. */
+static bool media_type_is(const char *ct, const char *type)
+{
+	if (!ct)
+		return false;
+	size_t n = strcspn(ct, ";");
+	while (n && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+		n--;
+	return strlen(type) == n && strncasecmp(ct, type, n) == 0;
+}
+
+/* Mcp-Session-Id must be visible ASCII (0x21-0x7E): anything else could
+ * smuggle a header line when sent back. */
+static bool session_id_valid(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+/* Retry-After: delta-seconds or an HTTP-date; -1 when absent or unreadable. */
+static double retry_after_seconds(const char *v)
+{
+	if (!v || !*v)
+		return -1;
+	if (strspn(v, "0123456789") == strlen(v))
+		return strtod(v, NULL);
+	time_t when = curl_getdate(v, NULL);
+	if (when == (time_t)-1)
+		return -1;
+	double d = difftime(when, time(NULL));
+	return d < 0 ? 0 : d;
+}
+
+static void exchange_reset_response(struct exchange *ex)
+{
+	free(ex->content_type);
+	free(ex->session_id);
+	free(ex->retry_after);
+	free(ex->www_authenticate);
+	ex->content_type = ex->session_id = ex->retry_after = ex->www_authenticate = NULL;
+	ex->status = 0;
+	ex->kind = BODY_UNKNOWN;
+	buf_reset(&ex->body);
+}
+
+/* ---- libcurl callbacks ---- */
+
+static size_t on_header(char *data, size_t size, size_t n, void *userp)
+{
+	struct exchange *ex = userp;
+	size_t len = size * n;
+	size_t l = len;
+	while (l && (data[l - 1] == '\r' || data[l - 1] == '\n'))
+		l--;
+	if (l >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+		/* A new response (after a 100 Continue, say): start over. */
+		exchange_reset_response(ex);
+		const char *sp = memchr(data, ' ', l);
+		if (sp)
+			ex->status = strtol(sp + 1, NULL, 10);
+		trace_printf("http", "< %.*s", (int)l, data);
+		return len;
+	}
+	if (l == 0)
+		return len;
+	const char *colon = memchr(data, ':', l);
+	if (!colon)
+		return len;
+	if (trace_enabled()) {
+		char *line = strndup(data, l);
+		char *shown = line ? trace_redact_header(line) : NULL;
+		if (shown)
+			trace_printf("http", "< %s", shown);
+		free(shown);
+		free(line);
+	}
+	size_t name_len = (size_t)(colon - data);
+	const char *value = colon + 1;
+	size_t value_len = l - name_len - 1;
+	char **slot = NULL;
+	if (header_is(data, name_len, "content-type"))
+		slot = &ex->content_type;
+	else if (header_is(data, name_len, "mcp-session-id"))
+		slot = &ex->session_id;
+	else if (header_is(data, name_len, "retry-after"))
+		slot = &ex->retry_after;
+	else if (header_is(data, name_len, "www-authenticate"))
+		slot = &ex->www_authenticate;
+	if (slot) {
+		free(*slot);
+		*slot = trim_dup(value, value_len);
+	}
+	return len;
+}
+
+static void exchange_fail(struct exchange *ex, const struct err *e)
+{
+	if (ex->failed)
+		return;
+	ex->failed = true;
+	ex->err = *e;
+}
+
+static int on_sse_event(const struct sse_event *ev, void *ctx, struct err *e)
+{
+	struct exchange *ex = ctx;
+	/* Only `message` events carry JSON-RPC; an empty one primes the
+	 * stream with an event id for resumption. */
+	if (strcmp(ev->type, "message") != 0 || ev->len == 0)
+		return 0;
+	trace_body("http", "< event", ev->data, ev->len);
+	ex->events++;
+	return transport_deliver(ev->data, ev->len, true, ex->on_message, ex->ctx, e);
+}
+
+static void classify(struct exchange *ex)
+{
+	if (ex->status < 200 || ex->status >= 300)
+		ex->kind = BODY_ERROR;
+	else if (!ex->expect_reply || !ex->on_message)
+		ex->kind = BODY_DRAIN;
+	else if (media_type_is(ex->content_type, "text/event-stream"))
+		ex->kind = BODY_SSE;
+	else if (media_type_is(ex->content_type, "application/json") && strcmp(ex->method, "POST") == 0)
+		ex->kind = BODY_JSON;
+	else
+		ex->kind = BODY_WRONG_TYPE;
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *userp)
+{
+	struct exchange *ex = userp;
+	size_t len = size * n;
+	struct err e;
+	err_clear(&e);
+	if (ex->kind == BODY_UNKNOWN)
+		classify(ex);
+	switch (ex->kind) {
+	case BODY_JSON:
+		if (buf_append(&ex->body, data, len, &e) < 0) {
+			exchange_fail(ex, &e);
+			return 0;
+		}
+		return len;
+	case BODY_SSE: {
+		if (ex->done)
+			return len;
+		int r = sse_parser_feed(ex->sse, data, len, &e);
+		if (r < 0) {
+			exchange_fail(ex, &e);
+			return 0;
+		}
+		if (r > 0) {
+			ex->done = true;
+			ex->done_at = now_ms();
+		}
+		return len;
+	}
+	case BODY_ERROR:
+		if (ex->body.len < ERROR_BODY_MAX) {
+			size_t take = ERROR_BODY_MAX - ex->body.len;
+			buf_append(&ex->body, data, len < take ? len : take, &e);
+		}
+		return len;
+	case BODY_WRONG_TYPE:
+		return 0;
+	case BODY_DRAIN:
+	case BODY_UNKNOWN:
+		break;
+	}
+	return len;
+}
+
+/* After the response arrived on a stream the server should end it; one
+ * that lingers is cut after a short grace. */
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct exchange *ex = userp;
+	if (ex->done && now_ms() - ex->done_at > DONE_GRACE_MS)
+		return 1;
+	return 0;
+}
+
+/* ---- requests ---- */
+
+/* The request headers, built under the lock from the shared state. The
+ * session id sent is remembered: a 404 means expiry only when one went. */
+static struct curl_slist *request_headers(struct http_transport *ht, const char *method,
+					  const char *last_event_id, char **session_sent, struct err *e)
+{
+	struct curl_slist *list = NULL, *t;
+	char *line = NULL;
+	bool ok = true;
+#define ADD(s)                                   \
+	do {                                     \
+		t = curl_slist_append(list, (s)); \
+		if (!t)                          \
+			ok = false;              \
+		else                             \
+			list = t;                \
+	} while (0)
+	if (strcmp(method, "POST") == 0) {
+		ADD("Content-Type: application/json");
+		ADD("Accept: application/json, text/event-stream");
+	} else if (strcmp(method, "GET") == 0) {
+		ADD("Accept: text/event-stream");
+	}
+	/* No "Expect: 100-continue" round trip for large bodies. */
+	ADD("Expect:");
+	if (last_event_id && asprintf(&line, "Last-Event-ID: %s", last_event_id) >= 0) {
+		ADD(line);
+		free(line);
+		line = NULL;
+	}
+	pthread_mutex_lock(&ht->lock);
+	if (ht->session_id) {
+		if (asprintf(&line, "Mcp-Session-Id: %s", ht->session_id) >= 0) {
+			ADD(line);
+			free(line);
+			line = NULL;
+		}
+		*session_sent = strdup(ht->session_id);
+	}
+	for (size_t i = 0; i < ht->n_headers; i++) {
+		if (asprintf(&line, "%s: %s", ht->headers[i].name, ht->headers[i].value) >= 0) {
+			ADD(line);
+			free(line);
+			line = NULL;
+		}
+	}
+	if (ht->authorization)
+		ADD(ht->authorization);
+	pthread_mutex_unlock(&ht->lock);
+#undef ADD
+	if (!ok) {
+		curl_slist_free_all(list);
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return list;
+}
+
+static void trace_request(const char *method, const char *url, const struct curl_slist *list,
+			  const char *body, size_t len)
+{
+	if (!trace_enabled())
+		return;
+	trace_printf("http", "> %s %s", method, url);
+	for (const struct curl_slist *l = list; l; l = l->next) {
+		if (strcmp(l->data, "Expect:") == 0)
+			continue;
+		char *shown = trace_redact_header(l->data);
+		if (shown)
+			trace_printf("http", "> %s", shown);
+		free(shown);
+	}
+	if (body && len)
+		trace_body("http", ">", body, len);
+}
+
+/* Runs one transfer; the curl code comes back, the rest is in ex. */
+static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t len,
+				 struct curl_slist *headers, long timeout_ms)
+{
+	struct http_transport *ht = ex->ht;
+	CURL *h = ex->h;
+	ex->errbuf[0] = '\0';
+	exchange_reset_response(ex);
+	ex->done = false;
+	ex->events = 0;
+	curl_easy_setopt(h, CURLOPT_URL, ht->url);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ex->errbuf);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, ex);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, ex);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, ex);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ht->connect_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "catalyst-audit");
+	/* TLS is always verified; a private CA is added, never a bypass. */
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (ht->cacert)
+		curl_easy_setopt(h, CURLOPT_CAINFO, ht->cacert);
+	if (strcmp(ex->method, "POST") == 0) {
+		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	} else if (strcmp(ex->method, "GET") == 0) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, ex->method);
+	}
+	trace_request(ex->method, ht->url, headers, body, len);
+	CURLcode res = curl_easy_perform(h);
+	if (res != CURLE_OK && !ex->done)
+		trace_printf("http", "transfer ended: %s", ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(res));
+	return res;
+}
+
+static const char *curl_text(const struct exchange *ex, CURLcode res)
+{
+	return ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(res);
+}
+
+/* A short, printable excerpt of an error body for the message. */
+static void body_excerpt(const struct buf *b, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; b->data && i < b->len && n + 1 < cap && n < 200; i++) {
+		unsigned char c = (unsigned char)b->data[i];
+		out[n++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	out[n] = '\0';
+}
+
+/* Turns a non-2xx status into the error the layers above branch on. */
+static int status_error(struct exchange *ex, const char *session_sent, struct err *e)
+{
+	struct http_transport *ht = ex->ht;
+	long s = ex->status;
+	char excerpt[256];
+	body_excerpt(&ex->body, excerpt, sizeof excerpt);
+	const char *sep = excerpt[0] ? ": " : "";
+	if (s == 404 && session_sent) {
+		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 404: the session has expired", ex->method, ht->url);
+		e->detail = ERR_DETAIL_SESSION_EXPIRED;
+	} else if (s == 401) {
+		pthread_mutex_lock(&ht->lock);
+		free(ht->www_authenticate);
+		ht->www_authenticate = ex->www_authenticate ? strdup(ex->www_authenticate) : NULL;
+		pthread_mutex_unlock(&ht->lock);
+		err_set(e, ERR_AUTH, "%s %s: HTTP 401: not authorized%s%s", ex->method, ht->url, sep, excerpt);
+		e->detail = ERR_DETAIL_UNAUTHORIZED;
+	} else if (s == 403) {
+		err_set(e, ERR_AUTH, "%s %s: HTTP 403: forbidden%s%s", ex->method, ht->url, sep, excerpt);
+		e->detail = ERR_DETAIL_FORBIDDEN;
+	} else if (s >= 500 || s == 429) {
+		err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld%s%s", ex->method, ht->url, s, sep, excerpt);
+		e->detail = ERR_DETAIL_RETRYABLE;
+		e->retry_after = retry_after_seconds(ex->retry_after);
+	} else {
+		err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld%s%s", ex->method, ht->url, s, sep, excerpt);
+	}
+	e->http_status = s;
+	return -1;
+}
+
+static void remember_session(struct exchange *ex)
+{
+	struct http_transport *ht = ex->ht;
+	if (!ex->session_id || !session_id_valid(ex->session_id))
+		return;
+	pthread_mutex_lock(&ht->lock);
+	if (!ht->session_id || strcmp(ht->session_id, ex->session_id) != 0) {
+		free(ht->session_id);
+		ht->session_id = strdup(ex->session_id);
+	}
+	pthread_mutex_unlock(&ht->lock);
+}
+
+enum outcome {
+	OUTCOME_ERROR = -1,
+	OUTCOME_DONE = 0,
+	OUTCOME_RESUME = 1,
+};
+
+/* Reads what one transfer left behind. */
+static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char *session_sent,
+				   bool resumable, struct err *e)
+{
+	struct http_transport *ht = ex->ht;
+	if (ex->failed) {
+		*e = ex->err;
+		err_prefix(e, "%s %s", ex->method, ht->url);
+		return OUTCOME_ERROR;
+	}
+	if (ex->done)
+		return OUTCOME_DONE;
+	if (ex->status == 0) {
+		err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
+		if (res == CURLE_OPERATION_TIMEDOUT)
+			e->detail = ERR_DETAIL_TIMEOUT;
+		else if (res == CURLE_RECV_ERROR || res == CURLE_SEND_ERROR || res == CURLE_GOT_NOTHING)
+			e->detail = ERR_DETAIL_RETRYABLE;
+		return OUTCOME_ERROR;
+	}
+	if (ex->status < 200 || ex->status >= 300)
+		return status_error(ex, session_sent, e), OUTCOME_ERROR;
+	remember_session(ex);
+	if (res == CURLE_OPERATION_TIMEDOUT) {
+		err_set(e, ERR_PROTOCOL, "%s %s: no complete response within %ld ms (%s)", ex->method, ht->url,
+			ht->timeout_ms, curl_text(ex, res));
+		e->detail = ERR_DETAIL_TIMEOUT;
+		e->http_status = ex->status;
+		return OUTCOME_ERROR;
+	}
+	if (ex->kind == BODY_WRONG_TYPE) {
+		err_set(e, ERR_PROTOCOL, "%s %s: unexpected content type '%s' (HTTP %ld)", ex->method, ht->url,
+			ex->content_type ? ex->content_type : "none", ex->status);
+		e->http_status = ex->status;
+		return OUTCOME_ERROR;
+	}
+	if (!ex->expect_reply || !ex->on_message)
+		return OUTCOME_DONE;
+	if (ex->kind == BODY_UNKNOWN) {
+		/* No body at all: a 202 or an empty 200. */
+		if (res != CURLE_OK)
+			err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
+		else
+			err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld with no response to the request", ex->method,
+				ht->url, ex->status);
+		e->http_status = ex->status;
+		return OUTCOME_ERROR;
+	}
+	if (ex->kind == BODY_JSON) {
+		if (res != CURLE_OK) {
+			err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
+			return OUTCOME_ERROR;
+		}
+		trace_body("http", "<", ex->body.data ? ex->body.data : "", ex->body.len);
+		int r = transport_deliver(ex->body.data ? ex->body.data : "", ex->body.len, true, ex->on_message,
+					  ex->ctx, e);
+		if (r < 0) {
+			err_prefix(e, "%s %s", ex->method, ht->url);
+			return OUTCOME_ERROR;
+		}
+		if (r == 0) {
+			err_set(e, ERR_PROTOCOL, "%s %s: the response body held no answer to the request",
+				ex->method, ht->url);
+			return OUTCOME_ERROR;
+		}
+		return OUTCOME_DONE;
+	}
+	/* SSE: the stream ended (or broke) before the response. */
+	if (resumable && ex->sse->seen_id && *sse_parser_last_id(ex->sse))
+		return OUTCOME_RESUME;
+	bool partial = sse_parser_has_partial(ex->sse);
+	err_set(e, ERR_PROTOCOL, "%s %s: stream ended before the response%s%s%s", ex->method, ht->url,
+		partial ? " (in the middle of an event)" : "", res != CURLE_OK ? ": " : "",
+		res != CURLE_OK ? curl_text(ex, res) : "");
+	e->http_status = ex->status;
+	return OUTCOME_ERROR;
+}
+
+static int http_send(struct transport *t, const char *body, size_t len, bool expect_reply,
+		     transport_on_message on_message, void *ctx, struct err *e)
+{
+	struct http_transport *ht = (struct http_transport *)t;
+	struct exchange ex = {
+		.ht = ht,
+		.method = "POST",
+		.expect_reply = expect_reply,
+		.on_message = on_message,
+		.ctx = ctx,
+	};
+	struct sse_parser sse;
+	struct curl_slist *headers = NULL;
+	char *session_sent = NULL;
+	int r = -1;
+	buf_init(&ex.body, ht->max_message);
+	sse_parser_init(&sse, ht->max_message, on_sse_event, &ex);
+	ex.sse = &sse;
+	long long deadline = now_ms() + ht->timeout_ms;
+
+	ex.h = pool_take(ht);
+	if (!ex.h) {
+		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
+		goto out;
+	}
+	headers = request_headers(ht, "POST", NULL, &session_sent, e);
+	if (!headers)
+		goto out;
+	CURLcode res = exchange_perform(&ex, body, len, headers, ht->timeout_ms);
+	int resumptions = 0;
+	enum outcome oc;
+	while ((oc = exchange_judge(&ex, res, session_sent, resumptions < ht->max_resumptions, e)) ==
+	       OUTCOME_RESUME) {
+		resumptions++;
+		long wait = sse.retry_ms >= 0 ? sse.retry_ms : 1000;
+		if (wait > RETRY_WAIT_MAX_MS)
+			wait = RETRY_WAIT_MAX_MS;
+		long long left = deadline - now_ms();
+		if (left <= wait) {
+			err_set(e, ERR_PROTOCOL, "POST %s: no response within %ld ms (stream ended, resumption due too late)",
+				ht->url, ht->timeout_ms);
+			e->detail = ERR_DETAIL_TIMEOUT;
+			oc = OUTCOME_ERROR;
+			break;
+		}
+		trace_printf("http", "stream ended before the response; resuming after %ld ms from event %s",
+			     wait, sse_parser_last_id(&sse));
+		sleep_ms(wait);
+		curl_slist_free_all(headers);
+		free(session_sent);
+		session_sent = NULL;
+		headers = request_headers(ht, "GET", sse_parser_last_id(&sse), &session_sent, e);
+		if (!headers) {
+			oc = OUTCOME_ERROR;
+			break;
+		}
+		sse_parser_restart(&sse);
+		ex.method = "GET";
+		left = deadline - now_ms();
+		res = exchange_perform(&ex, NULL, 0, headers, left > 1 ? (long)left : 1);
+		if (!ex.failed && !ex.done && ex.status >= 200 && ex.status < 300 && ex.kind != BODY_SSE &&
+		    ex.kind != BODY_WRONG_TYPE) {
+			/* The GET must answer with a stream. */
+			ex.kind = BODY_WRONG_TYPE;
+		}
+	}
+	r = oc == OUTCOME_DONE ? 0 : -1;
+out:
+	curl_slist_free_all(headers);
+	free(session_sent);
+	if (ex.h)
+		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
+	pool_give(ht, ex.h);
+	exchange_reset_response(&ex);
+	buf_finish(&ex.body);
+	sse_parser_finish(&sse);
+	return r;
+}
+
+static int set_header_locked(struct http_transport *ht, const char *name, const char *value)
+{
+	if (strcasecmp(name, "Authorization") == 0) {
+		char *line = NULL;
+		if (value && asprintf(&line, "Authorization: %s", value) < 0)
+			return -1;
+		if (ht->authorization) {
+			explicit_bzero(ht->authorization, strlen(ht->authorization));
+			free(ht->authorization);
+		}
+		ht->authorization = line;
+		return 0;
+	}
+	for (size_t i = 0; i < ht->n_headers; i++) {
+		if (strcasecmp(ht->headers[i].name, name) != 0)
+			continue;
+		if (!value) {
+			free(ht->headers[i].name);
+			free(ht->headers[i].value);
+			ht->headers[i] = ht->headers[--ht->n_headers];
+			return 0;
+		}
+		char *v = strdup(value);
+		if (!v)
+			return -1;
+		free(ht->headers[i].value);
+		ht->headers[i].value = v;
+		return 0;
+	}
+	if (!value)
+		return 0;
+	struct http_header *nh = realloc(ht->headers, (ht->n_headers + 1) * sizeof *nh);
+	if (!nh)
+		return -1;
+	ht->headers = nh;
+	char *n = strdup(name), *v = strdup(value);
+	if (!n || !v) {
+		free(n);
+		free(v);
+		return -1;
+	}
+	ht->headers[ht->n_headers].name = n;
+	ht->headers[ht->n_headers].value = v;
+	ht->n_headers++;
+	return 0;
+}
+
+static bool header_text_ok(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '\r' || *s == '\n')
+			return false;
+	return true;
+}
+
+static int http_set_header(struct transport *t, const char *name, const char *value)
+{
+	struct http_transport *ht = (struct http_transport *)t;
+	if (!name || !*name || strchr(name, ':') || !header_text_ok(name) || !header_text_ok(value))
+		return -1;
+	pthread_mutex_lock(&ht->lock);
+	int r = set_header_locked(ht, name, value);
+	pthread_mutex_unlock(&ht->lock);
+	return r;
+}
+
+static void http_reset_session(struct transport *t)
+{
+	struct http_transport *ht = (struct http_transport *)t;
+	pthread_mutex_lock(&ht->lock);
+	free(ht->session_id);
+	ht->session_id = NULL;
+	pthread_mutex_unlock(&ht->lock);
+}
+
+static void http_close(struct transport *t)
+{
+	struct http_transport *ht = (struct http_transport *)t;
+	pthread_mutex_lock(&ht->lock);
+	bool has_session = ht->session_id != NULL;
+	pthread_mutex_unlock(&ht->lock);
+	if (!has_session)
+		return;
+	struct exchange ex = {.ht = ht, .method = "DELETE"};
+	char *session_sent = NULL;
+	struct err e;
+	err_clear(&e);
+	buf_init(&ex.body, ERROR_BODY_MAX + 1);
+	ex.h = pool_take(ht);
+	struct curl_slist *headers = ex.h ? request_headers(ht, "DELETE", NULL, &session_sent, &e) : NULL;
+	if (headers) {
+		long timeout = ht->timeout_ms < 5000 ? ht->timeout_ms : 5000;
+		CURLcode res = exchange_perform(&ex, NULL, 0, headers, timeout);
+		/* 405: the server does not let clients end sessions; fine. */
+		if (res != CURLE_OK)
+			trace_printf("http", "DELETE of the session failed: %s", curl_text(&ex, res));
+	}
+	http_reset_session(t);
+	curl_slist_free_all(headers);
+	free(session_sent);
+	if (ex.h)
+		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
+	pool_give(ht, ex.h);
+	exchange_reset_response(&ex);
+	buf_finish(&ex.body);
+}
+
+static void http_destroy(struct transport *t)
+{
+	struct http_transport *ht = (struct http_transport *)t;
+	for (int i = 0; i < ht->n_idle; i++)
+		curl_easy_cleanup(ht->idle[i]);
+	free(ht->idle);
+	if (ht->share)
+		curl_share_cleanup(ht->share);
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&ht->share_locks[i]);
+	pthread_mutex_destroy(&ht->lock);
+	for (size_t i = 0; i < ht->n_headers; i++) {
+		free(ht->headers[i].name);
+		free(ht->headers[i].value);
+	}
+	free(ht->headers);
+	if (ht->authorization) {
+		explicit_bzero(ht->authorization, strlen(ht->authorization));
+		free(ht->authorization);
+	}
+	free(ht->session_id);
+	free(ht->www_authenticate);
+	free(ht->url);
+	free(ht->cacert);
+	free(ht);
+}
+
+static const struct transport_ops http_ops = {
+	.name = "http",
+	.send = http_send,
+	.set_header = http_set_header,
+	.reset_session = http_reset_session,
+	.close = http_close,
+	.destroy = http_destroy,
+};
+
+char *transport_http_www_authenticate(struct transport *t)
+{
+	if (!t || t->ops != &http_ops)
+		return NULL;
+	struct http_transport *ht = (struct http_transport *)t;
+	pthread_mutex_lock(&ht->lock);
+	char *v = ht->www_authenticate ? strdup(ht->www_authenticate) : NULL;
+	pthread_mutex_unlock(&ht->lock);
+	return v;
+}
+
+char *transport_http_session_id(struct transport *t)
+{
+	if (!t || t->ops != &http_ops)
+		return NULL;
+	struct http_transport *ht = (struct http_transport *)t;
+	pthread_mutex_lock(&ht->lock);
+	char *v = ht->session_id ? strdup(ht->session_id) : NULL;
+	pthread_mutex_unlock(&ht->lock);
+	return v;
+}
+
+int transport_http_set_bearer(struct transport *t, const char *token)
+{
+	if (!t || t->ops != &http_ops)
+		return -1;
+	char *value = NULL;
+	if (token && asprintf(&value, "Bearer %s", token) < 0)
+		return -1;
+	int r = http_set_header(t, "Authorization", value);
+	if (value) {
+		explicit_bzero(value, strlen(value));
+		free(value);
+	}
+	return r;
+}
+
+struct transport *transport_http_new(const struct transport_http_options *o, struct err *e)
+{
+	pthread_once(&curl_once, curl_init_once);
+	if (curl_init_result != CURLE_OK) {
+		err_set(e, ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(curl_init_result));
+		return NULL;
+	}
+	if (!o->url || !*o->url) {
+		err_set(e, ERR_USAGE, "no server URL");
+		return NULL;
+	}
+	struct http_transport *ht = calloc(1, sizeof *ht);
+	if (!ht) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	ht->base.ops = &http_ops;
+	pthread_mutex_init(&ht->lock, NULL);
+	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&ht->share_locks[i], NULL);
+	ht->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
+	ht->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
+	ht->max_parallel = o->max_parallel > 0 ? o->max_parallel : 8;
+	ht->max_message = o->max_message ? o->max_message : TRANSPORT_DEFAULT_MAX_MESSAGE;
+	ht->max_resumptions = o->max_resumptions == 0 ? 3 : o->max_resumptions < 0 ? 0 : o->max_resumptions;
+	ht->url = strdup(o->url);
+	ht->cacert = o->cacert ? strdup(o->cacert) : NULL;
+	ht->idle = calloc((size_t)ht->max_parallel, sizeof *ht->idle);
+	ht->share = curl_share_init();
+	if (!ht->url || (o->cacert && !ht->cacert) || !ht->idle || !ht->share) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	/* Only http and https, checked here so a typo fails before any I/O. */
+	CURLU *u = curl_url();
+	CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, o->url, 0) : CURLUE_OUT_OF_MEMORY;
+	char *scheme = NULL;
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	bool scheme_ok = uc == CURLUE_OK && (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0);
+	curl_free(scheme);
+	curl_url_cleanup(u);
+	if (uc != CURLUE_OK) {
+		err_set(e, ERR_USAGE, "bad server URL '%s': %s", o->url, curl_url_strerror(uc));
+		goto fail;
+	}
+	if (!scheme_ok) {
+		err_set(e, ERR_USAGE, "bad server URL '%s': only http and https are supported", o->url);
+		goto fail;
+	}
+	curl_share_setopt(ht->share, CURLSHOPT_LOCKFUNC, share_lock);
+	curl_share_setopt(ht->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+	curl_share_setopt(ht->share, CURLSHOPT_USERDATA, ht);
+	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	if (o->bearer_token && transport_http_set_bearer(&ht->base, o->bearer_token) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	return &ht->base;
+fail:
+	http_destroy(&ht->base);
+	return NULL;
+}

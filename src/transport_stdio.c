@@ -89,6 +89,21 @@ static bool child_reap(struct stdio_transport *st, long wait_ms)
 	return gone;
 }
 
+/* True once our child is reaped and no process is left in its group
+ * (the group id cannot be reused while the group has members, and we stop
+ * signalling it the moment it is empty). Waits up to wait_ms. */
+static bool group_gone(struct stdio_transport *st, long wait_ms)
+{
+	long long deadline = now_ms() + wait_ms;
+	while (1) {
+		if (child_reap(st, 0) && (st->pid <= 0 || (kill(-st->pid, 0) < 0 && errno == ESRCH)))
+			return true;
+		if (now_ms() >= deadline)
+			return false;
+		sleep_ms(5);
+	}
+}
+
 /* The error for a child that stopped talking before the response. */
 static int child_gone_error(struct stdio_transport *st, const char *what, struct err *e)
 {
@@ -302,16 +317,18 @@ static void stdio_close(struct transport *t)
 	pthread_mutex_unlock(&st->write_lock);
 
 	/* EOF on stdin asks the server to leave; then TERM, then KILL, each
-	 * after a grace period, always to the whole process group so that a
-	 * server the shell did not exec goes too. */
-	if (!child_reap(st, st->grace_ms)) {
-		trace_printf("stdio", "server process %d still running after %ld ms: SIGTERM", (int)st->pid,
-			     st->grace_ms);
+	 * after a grace period, always to the whole process group: the shell
+	 * (dash) does not exec the command, so the server is its child, and
+	 * may outlive it. */
+	if (!group_gone(st, st->grace_ms)) {
+		trace_printf("stdio", "server process group %d still running after %ld ms: SIGTERM",
+			     (int)st->pid, st->grace_ms);
 		kill(-st->pid, SIGTERM);
-		if (!child_reap(st, st->grace_ms)) {
-			trace_printf("stdio", "server process %d ignored SIGTERM: SIGKILL", (int)st->pid);
+		if (!group_gone(st, st->grace_ms)) {
+			trace_printf("stdio", "server process group %d ignored SIGTERM: SIGKILL", (int)st->pid);
 			kill(-st->pid, SIGKILL);
 			child_reap(st, 10000);
+			group_gone(st, 2000);
 		}
 	}
 	if (st->from_child >= 0)

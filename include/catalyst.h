@@ -1,0 +1,223 @@
+#pragma once
+/* The Catalyst tool layer: the read-only allow-list (PRODUCT.md rule 4),
+ * arguments bound from each tool's inputSchema, results read from
+ * structuredContent or JSON text, refusals parsed from every envelope and
+ * mapped to their family (rule 5), transient failures retried. Sits on an
+ * MCP session; knows nothing of reports. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "analysis.h"
+#include "err.h"
+#include "mcp.h"
+
+/* ---- allow-list ---------------------------------------------------- */
+
+/* The only tools this program may call. Everything else mutates. */
+bool catalyst_tool_allowed(const char *name);
+
+/* ---- schema-driven argument binding --------------------------------- */
+
+enum catalyst_arg {
+	CATALYST_ARG_PROJECT = 0,
+	CATALYST_ARG_APP,
+	CATALYST_ARG_RUN,
+	CATALYST_ARG_STATUS,
+	CATALYST_ARG_SINCE,     /* start time window, from (RFC 3339 UTC) */
+	CATALYST_ARG_UNTIL,     /* start time window, to */
+	CATALYST_ARG_WORKFLOW,  /* workflow name */
+	CATALYST_ARG_PAGE_SIZE, /* decimal text; sent as an integer when the schema says so */
+	CATALYST_ARG_CURSOR,
+	CATALYST_ARG_COUNT
+};
+#define CATALYST_BIT(a) (1u << (a))
+
+/* "the run id", "the project", ... for messages. */
+const char *catalyst_arg_label(enum catalyst_arg a);
+
+enum catalyst_prop_type {
+	CATALYST_PROP_ANY = 0, /* no type in the schema */
+	CATALYST_PROP_STRING,
+	CATALYST_PROP_INTEGER,
+	CATALYST_PROP_NUMBER,
+	CATALYST_PROP_ARRAY,
+	CATALYST_PROP_BOOLEAN,
+	CATALYST_PROP_OBJECT,
+};
+
+struct catalyst_binding {
+	char *tool;
+	char *prop[CATALYST_ARG_COUNT];             /* the schema's property, or NULL */
+	enum catalyst_prop_type type[CATALYST_ARG_COUNT];
+	enum catalyst_prop_type item_type[CATALYST_ARG_COUNT]; /* for arrays */
+	json_t *enum_values[CATALYST_ARG_COUNT];    /* the property's enum (or items' enum), or NULL */
+	char *props;          /* every property name, ", "-separated, for messages */
+	char *unknown_required; /* required properties no logical argument binds to, or NULL */
+};
+
+/* Binds from one tool's inputSchema (may be NULL: no properties). A
+ * property matches when its name, lower-cased with '_', '-', '.' and
+ * spaces removed, is one of the known spellings of a logical argument and
+ * its type can carry the value. Never fails on an odd schema: unmatched
+ * arguments stay NULL. */
+void catalyst_binding_init(struct catalyst_binding *b, const char *tool, const json_t *input_schema);
+void catalyst_binding_finish(struct catalyst_binding *b);
+
+/* The arguments object for a call. vals[i] is NULL when the caller has no
+ * value. A logical argument in `required` with a value but no property is
+ * an ERR_PROTOCOL naming the tool, the argument and the properties there
+ * are; so is a required schema property nothing binds to. Given values with
+ * no property and not required are left out and reported in *omitted (a
+ * bitmask of CATALYST_BIT), for the caller to apply client-side. */
+json_t *catalyst_binding_args(const struct catalyst_binding *b,
+			      const char *const vals[CATALYST_ARG_COUNT], unsigned required,
+			      unsigned *omitted, struct err *e);
+
+/* Case- and separator-insensitive key comparison used by the binding and
+ * by every lookup in tool answers. */
+bool catalyst_key_match(const char *key, const char *spelling);
+
+/* ---- refusals --------------------------------------------------------- */
+
+enum catalyst_refusal_family {
+	CATALYST_REFUSAL_NONE = 0,
+	CATALYST_REFUSAL_CONNECTION,   /* exit 3 */
+	CATALYST_REFUSAL_DATA_SHARING, /* exit 4 */
+	CATALYST_REFUSAL_OTHER,        /* an error object with a kind we do not know: exit 5 */
+};
+
+enum catalyst_envelope {
+	CATALYST_ENVELOPE_NONE = 0,
+	CATALYST_ENVELOPE_RPC_ERROR,  /* JSON-RPC error, details in data */
+	CATALYST_ENVELOPE_TEXT,       /* isError result with JSON text */
+	CATALYST_ENVELOPE_STRUCTURED, /* structuredContent {error: {...}} */
+};
+
+struct catalyst_refusal {
+	enum catalyst_refusal_family family;
+	enum catalyst_envelope envelope;
+	char kind[64];
+	char message[512];
+	char cause[256];
+	char instruction[512];
+	bool retryable;
+	enum data_sharing_level level; /* when the refusal names the level */
+	char level_key[64];            /* the field that named it */
+};
+
+/* Finds a refusal in a tool answer, in any envelope. Returns true and fills
+ * *out when the answer is one (an error object with a kind). */
+bool catalyst_refusal_parse(const struct mcp_tool_result *r, struct catalyst_refusal *out);
+const char *catalyst_refusal_family_name(enum catalyst_refusal_family f);
+enum err_code catalyst_refusal_code(const struct catalyst_refusal *r);
+
+/* ---- answers ---------------------------------------------------------- */
+
+/* Looks for a field naming the data-sharing level (dataSharingLevel,
+ * data_sharing: {level}, ...) in an answer, not inside arrays. Returns the
+ * level or SHARING_UNKNOWN; key gets the field's name. */
+enum data_sharing_level catalyst_find_sharing(const json_t *doc, char *key, size_t key_size);
+
+/* The first string (or number, as text) under a key matching one of the
+ * spellings, searching objects down to `depth` levels, not inside arrays.
+ * Borrowed from doc / the static buffer `num` (>= 32 bytes). */
+const char *catalyst_find_string(const json_t *doc, const char *const *spellings, int depth,
+				 char *num);
+
+/* "COMPLETED", "ORCHESTRATION_STATUS_COMPLETED", "Completed" -> "completed";
+ * "cancelled" -> "canceled". Writes into out; returns out. */
+const char *catalyst_status_normalize(const char *s, char *out, size_t size);
+/* true for the statuses a run can have (after normalising). */
+bool catalyst_status_valid(const char *normalized);
+
+/* --since/--until: a duration back from now ("24h", "30m", "7d", "90s",
+ * "2w", "1h30m") or an RFC 3339 time, as RFC 3339 UTC
+ * ("2026-12-01T14:00:00Z"). ERR_USAGE otherwise. */
+int catalyst_time_arg(const char *opt, const char *when, time_t now, char out[32], struct err *e);
+/* An RFC 3339 time (or a bare date) as seconds since the epoch; 0 or -1. */
+int catalyst_time_parse(const char *s, time_t *out);
+
+/* ---- the session ---------------------------------------------------- */
+
+struct catalyst_options {
+	int max_attempts;    /* for transient failures; 0: 3 */
+	double backoff_s;    /* first backoff; 0: 0.2 s */
+	double backoff_cap_s; /* 0: 5 s (also caps Retry-After) */
+};
+
+struct catalyst;
+
+/* The layer takes no ownership of the session. */
+struct catalyst *catalyst_new(struct mcp_session *s, const struct catalyst_options *o);
+void catalyst_free(struct catalyst *c);
+
+/* tools/list, then a binding for every allowed tool the server has. */
+int catalyst_load_tools(struct catalyst *c, struct err *e);
+bool catalyst_has_tool(const struct catalyst *c, const char *name);
+const struct catalyst_binding *catalyst_binding_get(const struct catalyst *c, const char *tool);
+
+/* The one door to the server: refuses any tool outside the allow-list
+ * (ERR_INTERNAL, nothing sent), retries transient transport failures with
+ * capped exponential backoff and jitter (honouring Retry-After), retries a
+ * connection refusal once when it says it is retryable, never a
+ * data-sharing refusal. On success *doc is a new reference to the answer
+ * (structuredContent, else the JSON text) and *meta (may be NULL) to the
+ * result's _meta or NULL. On a refusal: -1, e->detail ERR_DETAIL_REFUSAL,
+ * e->code from the family, *ref filled (ref may be NULL). Thread-safe. */
+int catalyst_call(struct catalyst *c, const char *tool, json_t *args, json_t **doc, json_t **meta,
+		  struct catalyst_refusal *ref, struct err *e);
+
+/* Binds vals through the tool's schema and calls it (see
+ * catalyst_binding_args for required/omitted). */
+int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
+		    unsigned required, unsigned *omitted, json_t **doc, json_t **meta,
+		    struct catalyst_refusal *ref, struct err *e);
+
+/* ---- runs ------------------------------------------------------------- */
+
+struct catalyst_run_filter {
+	const char *project; /* "default" when none was given: sent if the schema has a place for it */
+	const char *app;
+	const char *workflow;
+	const char *status;  /* normalised */
+	const char *since;   /* RFC 3339 UTC */
+	const char *until;
+	long limit;          /* 0: none */
+	long page_size;      /* 0: 50 */
+	long max_pages;      /* 0: 1000 */
+};
+
+struct catalyst_run_item {
+	char *run_id;
+	char *app_id;
+	char *workflow;
+	char *status;     /* normalised */
+	char *started_at;
+	char *parent_id;
+};
+
+struct catalyst_run_list {
+	struct catalyst_run_item *items;
+	size_t n;
+	unsigned client_side; /* CATALYST_BIT of filters applied here, not by the server */
+	size_t pages;
+	long page_size;       /* the last page size asked for (after unfilterable halvings) */
+	size_t unfilterable;  /* how many times the server said a page was too big */
+	bool truncated;       /* stopped at max_pages or a repeated cursor */
+	enum data_sharing_level sharing; /* named by a field in a list answer */
+	char sharing_key[64];
+};
+
+/* Lists runs, following the cursor, re-asking with half the page size
+ * (down to 1) on `unfilterable`, filtering client-side what the schema
+ * cannot filter. A tool error that is not a refusal means the project has
+ * no managed workflow store, and the message says so. */
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
+		       struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e);
+void catalyst_run_list_finish(struct catalyst_run_list *l);
+
+/* The run items found in one list answer (exposed for tests). */
+int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, struct err *e);

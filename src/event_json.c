@@ -1,0 +1,660 @@
+/* A validating JSON scanner for the history parsers (see event_json.h).
+ * jansson decodes a 60 MB history into a ~380 MB tree; this walks the bytes
+ * once and keeps only the current event's tokens. It is strict like jansson:
+ * RFC 8259 grammar, valid UTF-8, no NUL in strings. */
+#include "event_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes that end the fast path inside a string: quote, backslash, control
+ * characters and anything non-ASCII (validated as UTF-8 on the slow path). */
+static inline bool str_special(unsigned c)
+{
+	return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+}
+
+static int bad(struct evj_scan *s, struct err *e, const char *what)
+{
+	if (s->pos >= s->len)
+		return err_set(e, ERR_INPUT,
+			       "not JSON at byte %zu: unexpected end of input (truncated file?)",
+			       s->len);
+	return err_set(e, ERR_INPUT, "not JSON at byte %zu: %s", s->pos, what);
+}
+
+void evj_skip_ws(struct evj_scan *s)
+{
+	const char *b = s->buf;
+	size_t p = s->pos, n = s->len;
+	while (p < n && (b[p] == ' ' || b[p] == '\n' || b[p] == '\r' || b[p] == '\t'))
+		p++;
+	s->pos = p;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static long hex4(const char *p)
+{
+	long v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval((unsigned char)p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Length of a valid UTF-8 sequence at p (lead byte >= 0x80), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+	unsigned c = p[0];
+	size_t n;
+	unsigned min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (avail < n)
+		return 0;
+	unsigned cp = c & (0xff >> (n + 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *escaped,
+		    struct err *e)
+{
+	const unsigned char *b = (const unsigned char *)s->buf;
+	size_t n = s->len;
+	size_t p = s->pos + 1;
+	size_t start = p;
+	bool esc = false;
+	for (;;) {
+		while (p < n && !str_special(b[p]))
+			p++;
+		if (p >= n) {
+			s->pos = n;
+			return bad(s, e, "unterminated string");
+		}
+		unsigned c = b[p];
+		if (c == '"')
+			break;
+		if (c == '\\') {
+			esc = true;
+			if (p + 1 >= n) {
+				s->pos = n;
+				return bad(s, e, "unterminated string");
+			}
+			unsigned d = b[p + 1];
+			if (d == 'u') {
+				if (p + 6 > n) {
+					s->pos = n;
+					return bad(s, e, "unterminated string");
+				}
+				long u = hex4((const char *)b + p + 2);
+				if (u < 0) {
+					s->pos = p;
+					return bad(s, e, "invalid \\u escape");
+				}
+				if (u == 0) {
+					s->pos = p;
+					return bad(s, e, "\\u0000 is not allowed in strings");
+				}
+				if (u >= 0xdc00 && u <= 0xdfff) {
+					s->pos = p;
+					return bad(s, e, "lone low surrogate in \\u escape");
+				}
+				if (u >= 0xd800 && u <= 0xdbff) {
+					long lo = -1;
+					if (p + 12 <= n && b[p + 6] == '\\' && b[p + 7] == 'u')
+						lo = hex4((const char *)b + p + 8);
+					if (lo < 0xdc00 || lo > 0xdfff) {
+						s->pos = p;
+						return bad(s, e, "unpaired high surrogate in \\u escape");
+					}
+					p += 12;
+				} else {
+					p += 6;
+				}
+				continue;
+			}
+			if (!strchr("\"\\/bfnrt", (int)d) || d == 0) {
+				s->pos = p;
+				return bad(s, e, "invalid escape in string");
+			}
+			p += 2;
+			continue;
+		}
+		if (c < 0x20) {
+			s->pos = p;
+			return bad(s, e, "control character in string");
+		}
+		size_t l = utf8_len(b + p, n - p);
+		if (!l) {
+			s->pos = p;
+			return bad(s, e, "invalid UTF-8 in string");
+		}
+		p += l;
+	}
+	*out = (const char *)b + start;
+	*outlen = p - start;
+	*escaped = esc;
+	s->pos = p + 1;
+	return 0;
+}
+
+/* Scans a number; *is_int with *iv when it is an integer that fits int64. */
+static int scan_number(struct evj_scan *s, bool *is_int, int64_t *iv, struct err *e)
+{
+	const char *b = s->buf;
+	size_t n = s->len, p = s->pos;
+	bool neg = false, integral = true, overflow = false;
+	uint64_t acc = 0;
+	if (p < n && b[p] == '-') {
+		neg = true;
+		p++;
+	}
+	if (p >= n || b[p] < '0' || b[p] > '9') {
+		s->pos = p;
+		return bad(s, e, "invalid number");
+	}
+	if (b[p] == '0') {
+		p++;
+	} else {
+		while (p < n && b[p] >= '0' && b[p] <= '9') {
+			unsigned d = (unsigned)(b[p] - '0');
+			if (acc > (UINT64_MAX - d) / 10)
+				overflow = true;
+			else
+				acc = acc * 10 + d;
+			p++;
+		}
+	}
+	if (p < n && b[p] == '.') {
+		integral = false;
+		p++;
+		if (p >= n || b[p] < '0' || b[p] > '9') {
+			s->pos = p;
+			return bad(s, e, "invalid number");
+		}
+		while (p < n && b[p] >= '0' && b[p] <= '9')
+			p++;
+	}
+	if (p < n && (b[p] == 'e' || b[p] == 'E')) {
+		integral = false;
+		p++;
+		if (p < n && (b[p] == '+' || b[p] == '-'))
+			p++;
+		if (p >= n || b[p] < '0' || b[p] > '9') {
+			s->pos = p;
+			return bad(s, e, "invalid number");
+		}
+		while (p < n && b[p] >= '0' && b[p] <= '9')
+			p++;
+	}
+	*is_int = false;
+	if (integral && !overflow) {
+		if (!neg && acc <= (uint64_t)INT64_MAX) {
+			*is_int = true;
+			*iv = (int64_t)acc;
+		} else if (neg && acc <= (uint64_t)INT64_MAX + 1) {
+			*is_int = true;
+			*iv = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
+		}
+	}
+	s->pos = p;
+	return 0;
+}
+
+static int scan_literal(struct evj_scan *s, enum evj_type *type, struct err *e)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		enum evj_type type;
+	} lits[] = {{"true", 4, EVJ_TRUE}, {"false", 5, EVJ_FALSE}, {"null", 4, EVJ_NULL}};
+	for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
+		if (s->len - s->pos >= lits[i].len &&
+		    memcmp(s->buf + s->pos, lits[i].text, lits[i].len) == 0) {
+			s->pos += lits[i].len;
+			*type = lits[i].type;
+			return 0;
+		}
+	}
+	if (s->len - s->pos < 5 && s->pos < s->len) {
+		/* A prefix of a literal cut off by the end of input. */
+		for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
+			if (memcmp(s->buf + s->pos, lits[i].text, s->len - s->pos) == 0) {
+				s->pos = s->len;
+				return bad(s, e, "");
+			}
+		}
+	}
+	return bad(s, e, "invalid value");
+}
+
+int evj_skip_value(struct evj_scan *s, struct err *e)
+{
+	/* Iterative, with one byte of state per level: no recursion, so the
+	 * depth limit is ours and not the C stack's. */
+	unsigned char stack[EVJ_DEPTH_MAX];
+	size_t depth = 0;
+	enum { VALUE, KEY, AFTER } state = VALUE;
+	for (;;) {
+		evj_skip_ws(s);
+		if (s->pos >= s->len)
+			return bad(s, e, "");
+		char c = s->buf[s->pos];
+		if (state == KEY) {
+			if (c != '"')
+				return bad(s, e, "expected a string key");
+			const char *p;
+			size_t l;
+			bool esc;
+			if (evj_scan_string(s, &p, &l, &esc, e) < 0)
+				return -1;
+			evj_skip_ws(s);
+			if (s->pos >= s->len || s->buf[s->pos] != ':')
+				return bad(s, e, "expected ':' after a key");
+			s->pos++;
+			state = VALUE;
+			continue;
+		}
+		if (state == AFTER) {
+			if (depth == 0)
+				return 0;
+			bool obj = stack[depth - 1];
+			if (c == ',') {
+				s->pos++;
+				state = obj ? KEY : VALUE;
+			} else if ((obj && c == '}') || (!obj && c == ']')) {
+				s->pos++;
+				depth--;
+			} else {
+				return bad(s, e, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+			}
+			continue;
+		}
+		/* VALUE */
+		if (c == '{' || c == '[') {
+			if (depth == EVJ_DEPTH_MAX)
+				return err_set(e, ERR_INPUT,
+					       "not JSON at byte %zu: nested deeper than %d levels",
+					       s->pos, EVJ_DEPTH_MAX);
+			stack[depth++] = c == '{';
+			s->pos++;
+			evj_skip_ws(s);
+			if (s->pos < s->len && s->buf[s->pos] == (c == '{' ? '}' : ']')) {
+				s->pos++;
+				depth--;
+				state = AFTER;
+			} else {
+				state = c == '{' ? KEY : VALUE;
+			}
+			continue;
+		}
+		if (c == '"') {
+			const char *p;
+			size_t l;
+			bool esc;
+			if (evj_scan_string(s, &p, &l, &esc, e) < 0)
+				return -1;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			bool is_int;
+			int64_t iv;
+			if (scan_number(s, &is_int, &iv, e) < 0)
+				return -1;
+		} else {
+			enum evj_type t;
+			if (scan_literal(s, &t, e) < 0)
+				return -1;
+		}
+		state = AFTER;
+	}
+}
+
+static long push(struct evj_toks *t, struct err *e)
+{
+	if (t->n >= EVJ_TOKENS_MAX) {
+		err_set(e, ERR_INPUT, "more than %d JSON values in one event", EVJ_TOKENS_MAX);
+		return EVJ_TOO_BIG;
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		struct evj_tok *v = realloc(t->v, ncap * sizeof *v);
+		if (!v) {
+			err_set(e, ERR_INTERNAL, "out of memory tokenising an event");
+			return EVJ_ERROR;
+		}
+		t->v = v;
+		t->cap = ncap;
+	}
+	struct evj_tok *k = &t->v[t->n];
+	memset(k, 0, sizeof *k);
+	k->end = (uint32_t)t->n + 1;
+	return (long)t->n++;
+}
+
+/* Objects deeper than this inside one event are kept opaque: the decoder
+ * flattens a few levels (failureDetails, workflowInstance, origins) only. */
+#define TOK_OBJECT_DEPTH 8
+
+static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opaque,
+		     struct err *e)
+{
+	evj_skip_ws(s);
+	if (s->pos >= s->len)
+		return bad(s, e, "");
+	long r = push(t, e);
+	if (r < 0)
+		return (int)r;
+	size_t idx = (size_t)r;
+	size_t start = s->pos;
+	char c = s->buf[start];
+	t->v[idx].off = start;
+	if (c == '{' && !opaque && depth < TOK_OBJECT_DEPTH) {
+		t->v[idx].type = EVJ_OBJECT;
+		s->pos++;
+		evj_skip_ws(s);
+		if (s->pos < s->len && s->buf[s->pos] == '}') {
+			s->pos++;
+			goto done;
+		}
+		for (;;) {
+			evj_skip_ws(s);
+			if (s->pos >= s->len || s->buf[s->pos] != '"')
+				return bad(s, e, "expected a string key");
+			r = push(t, e);
+			if (r < 0)
+				return (int)r;
+			struct evj_tok *k = &t->v[r];
+			k->type = EVJ_STRING;
+			k->off = s->pos;
+			if (evj_scan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
+				return -1;
+			bool payload = evj_is_payload_key(k->p, k->len);
+			evj_skip_ws(s);
+			if (s->pos >= s->len || s->buf[s->pos] != ':')
+				return bad(s, e, "expected ':' after a key");
+			s->pos++;
+			int rc = tok_value(s, t, depth + 1, payload, e);
+			if (rc < 0)
+				return rc;
+			evj_skip_ws(s);
+			if (s->pos >= s->len)
+				return bad(s, e, "");
+			if (s->buf[s->pos] == ',') {
+				s->pos++;
+				continue;
+			}
+			if (s->buf[s->pos] == '}') {
+				s->pos++;
+				break;
+			}
+			return bad(s, e, "expected ',' or '}'");
+		}
+	} else if (c == '{' || c == '[') {
+		t->v[idx].type = c == '{' ? EVJ_OBJECT : EVJ_ARRAY;
+		t->v[idx].opaque = true;
+		if (evj_skip_value(s, e) < 0)
+			return -1;
+	} else if (c == '"') {
+		struct evj_tok *k = &t->v[idx];
+		k->type = EVJ_STRING;
+		if (evj_scan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
+			return -1;
+		return 0;
+	} else if (c == '-' || (c >= '0' && c <= '9')) {
+		bool is_int;
+		int64_t iv = 0;
+		if (scan_number(s, &is_int, &iv, e) < 0)
+			return -1;
+		t->v[idx].type = is_int ? EVJ_INT : EVJ_REAL;
+		t->v[idx].i = iv;
+	} else {
+		enum evj_type ty;
+		if (scan_literal(s, &ty, e) < 0)
+			return -1;
+		t->v[idx].type = (uint8_t)ty;
+	}
+done:
+	t->v[idx].p = s->buf + start;
+	t->v[idx].len = s->pos - start;
+	t->v[idx].end = (uint32_t)t->n;
+	return 0;
+}
+
+int evj_tokenise(struct evj_scan *s, struct evj_toks *t, struct err *e)
+{
+	t->n = 0;
+	return tok_value(s, t, 0, false, e);
+}
+
+static int tok_json(const json_t *v, struct evj_toks *t, int depth, bool opaque, struct err *e)
+{
+	long r = push(t, e);
+	if (r < 0)
+		return (int)r;
+	size_t idx = (size_t)r;
+	t->v[idx].j = v;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		t->v[idx].type = EVJ_OBJECT;
+		if (opaque || depth >= TOK_OBJECT_DEPTH) {
+			t->v[idx].opaque = true;
+			break;
+		}
+		const char *key;
+		json_t *val;
+		json_object_foreach((json_t *)v, key, val) {
+			r = push(t, e);
+			if (r < 0)
+				return (int)r;
+			t->v[r].type = EVJ_STRING;
+			t->v[r].p = key;
+			t->v[r].len = strlen(key);
+			int rc = tok_json(val, t, depth + 1, evj_is_payload_key(key, strlen(key)), e);
+			if (rc < 0)
+				return rc;
+		}
+		break;
+	}
+	case JSON_ARRAY:
+		t->v[idx].type = EVJ_ARRAY;
+		t->v[idx].opaque = true;
+		break;
+	case JSON_STRING:
+		t->v[idx].type = EVJ_STRING;
+		t->v[idx].p = json_string_value(v);
+		t->v[idx].len = json_string_length(v);
+		break;
+	case JSON_INTEGER:
+		t->v[idx].type = EVJ_INT;
+		t->v[idx].i = (int64_t)json_integer_value(v);
+		break;
+	case JSON_REAL:
+		t->v[idx].type = EVJ_REAL;
+		break;
+	case JSON_TRUE:
+		t->v[idx].type = EVJ_TRUE;
+		break;
+	case JSON_FALSE:
+		t->v[idx].type = EVJ_FALSE;
+		break;
+	case JSON_NULL:
+		t->v[idx].type = EVJ_NULL;
+		break;
+	}
+	t->v[idx].end = (uint32_t)t->n;
+	return 0;
+}
+
+int evj_tokenise_json(const json_t *v, struct evj_toks *t, struct err *e)
+{
+	t->n = 0;
+	return tok_json(v, t, 0, false, e);
+}
+
+void evj_toks_finish(struct evj_toks *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+/* Decodes one character of escaped text at *p into out; returns its bytes.
+ * The text was validated by evj_scan_string. */
+static size_t unescape_one(const char **pp, char out[4])
+{
+	const char *p = *pp;
+	if (*p != '\\') {
+		out[0] = *p;
+		*pp = p + 1;
+		return 1;
+	}
+	char d = p[1];
+	if (d != 'u') {
+		static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+		out[0] = to[strchr(from, d) - from];
+		*pp = p + 2;
+		return 1;
+	}
+	unsigned long cp = (unsigned long)hex4(p + 2);
+	p += 6;
+	if (cp >= 0xd800 && cp <= 0xdbff) {
+		unsigned long lo = (unsigned long)hex4(p + 2);
+		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+		p += 6;
+	}
+	*pp = p;
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+const char *evj_str(const struct evj_tok *t, char **scratch, size_t *scratch_cap, size_t *len)
+{
+	if (!t->escaped) {
+		*len = t->len;
+		return t->p;
+	}
+	/* Unescaped text is never longer than the escaped one. */
+	if (*scratch_cap < t->len + 1) {
+		char *n = realloc(*scratch, t->len + 1);
+		if (!n)
+			return NULL;
+		*scratch = n;
+		*scratch_cap = t->len + 1;
+	}
+	const char *p = t->p, *end = t->p + t->len;
+	size_t o = 0;
+	while (p < end) {
+		char c[4];
+		size_t k = unescape_one(&p, c);
+		memcpy(*scratch + o, c, k);
+		o += k;
+	}
+	(*scratch)[o] = '\0';
+	*len = o;
+	return *scratch;
+}
+
+void evj_str_hash(const struct evj_tok *t, uint64_t *hash, size_t *len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = 0;
+	const char *p = t->p, *end = t->p + t->len;
+	if (!t->escaped) {
+		for (; p < end; p++) {
+			h ^= (unsigned char)*p;
+			h *= 0x100000001b3ull;
+		}
+		n = t->len;
+	} else {
+		while (p < end) {
+			char c[4];
+			size_t k = unescape_one(&p, c);
+			for (size_t i = 0; i < k; i++) {
+				h ^= (unsigned char)c[i];
+				h *= 0x100000001b3ull;
+			}
+			n += k;
+		}
+	}
+	*hash = h;
+	*len = n;
+}
+
+size_t evj_normalise(const char *s, size_t len, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '_' || c == '-' || c == '.' || c == ' ')
+			continue;
+		if (o + 1 >= cap)
+			return 0;
+		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	out[o] = '\0';
+	return o;
+}
+
+bool evj_is_payload_key(const char *s, size_t len)
+{
+	/* Cheap length filter first: called for every key of every event. */
+	if (len < 5 || len > 14)
+		return false;
+	switch (s[0]) {
+	case 'i': case 'I': case 'o': case 'O': case 'r': case 'R': case 'c': case 'C':
+		break;
+	default:
+		return false;
+	}
+	char n[16];
+	size_t l = evj_normalise(s, len, n, sizeof n);
+	return (l == 5 && memcmp(n, "input", 5) == 0) || (l == 6 && memcmp(n, "output", 6) == 0) ||
+	       (l == 6 && memcmp(n, "result", 6) == 0) ||
+	       (l == 12 && memcmp(n, "customstatus", 12) == 0);
+}

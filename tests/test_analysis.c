@@ -1,0 +1,976 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "testlib.h"
+
+/* Histories are built with event_log_append, so these tests do not depend
+ * on any dialect parser. */
+
+static struct event_log *log_new(void)
+{
+	struct event_log *log = event_log_new();
+	ck_assert_ptr_nonnull(log);
+	return log;
+}
+
+static void add(struct event_log *log, struct event ev)
+{
+	struct err e;
+	err_clear(&e);
+	if (!ev.kind_name)
+		ev.kind_name = event_kind_name(ev.kind);
+	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+}
+
+static void started(struct event_log *log, const char *name, const char *instance,
+		    const char *execution)
+{
+	add(log, (struct event){ .kind = EVENT_WORKFLOW_STARTED, .event_id = -1, .has_event_id = true });
+	add(log, (struct event){ .kind = EVENT_EXECUTION_STARTED, .event_id = -1, .has_event_id = true,
+				 .name = name, .instance_id = instance, .execution_id = execution });
+}
+
+static void sched(struct event_log *log, int64_t id, const char *name, const char *exec)
+{
+	add(log, (struct event){ .kind = EVENT_TASK_SCHEDULED, .event_id = id, .has_event_id = true,
+				 .name = name, .task_execution_id = exec,
+				 .timestamp = "2026-09-14T10:00:00.000Z" });
+}
+
+static void sched_in(struct event_log *log, int64_t id, const char *name, const char *exec,
+		     struct payload input)
+{
+	add(log, (struct event){ .kind = EVENT_TASK_SCHEDULED, .event_id = id, .has_event_id = true,
+				 .name = name, .task_execution_id = exec, .input = input });
+}
+
+static void completed(struct event_log *log, int64_t tsid)
+{
+	add(log, (struct event){ .kind = EVENT_TASK_COMPLETED, .event_id = -1, .has_event_id = true,
+				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
+				 .timestamp = "2026-09-14T10:00:01.000Z" });
+}
+
+static void completed_out(struct event_log *log, int64_t tsid, struct payload output)
+{
+	add(log, (struct event){ .kind = EVENT_TASK_COMPLETED, .event_id = -1, .has_event_id = true,
+				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
+				 .output = output });
+}
+
+static void failed(struct event_log *log, int64_t tsid, const char *type, const char *msg,
+		   bool non_retriable)
+{
+	add(log, (struct event){ .kind = EVENT_TASK_FAILED, .event_id = -1, .has_event_id = true,
+				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
+				 .error_type = type, .error_message = msg,
+				 .has_non_retriable = true, .non_retriable = non_retriable });
+}
+
+static void timer(struct event_log *log, int64_t id, enum timer_origin origin, const char *origin_id,
+		  const char *fire_at)
+{
+	add(log, (struct event){ .kind = EVENT_TIMER_CREATED, .event_id = id, .has_event_id = true,
+				 .origin = origin, .origin_id = origin_id, .fire_at = fire_at });
+}
+
+/* timer_id < 0: the key is absent. */
+static void fired(struct event_log *log, int64_t timer_id, const char *fire_at)
+{
+	add(log, (struct event){ .kind = EVENT_TIMER_FIRED, .event_id = -1, .has_event_id = true,
+				 .timer_id = timer_id < 0 ? 0 : timer_id, .has_timer_id = timer_id >= 0,
+				 .fire_at = fire_at });
+}
+
+static void child(struct event_log *log, int64_t id, const char *name, const char *instance,
+		  const char *retry_parent)
+{
+	add(log, (struct event){ .kind = EVENT_CHILD_CREATED, .event_id = id, .has_event_id = true,
+				 .name = name, .instance_id = instance,
+				 .retry_parent_instance_id = retry_parent });
+}
+
+static void child_done(struct event_log *log, int64_t tsid, bool ok, const char *msg)
+{
+	add(log, (struct event){ .kind = ok ? EVENT_CHILD_COMPLETED : EVENT_CHILD_FAILED,
+				 .event_id = -1, .has_event_id = true, .task_scheduled_id = tsid,
+				 .has_task_scheduled_id = true, .error_type = ok ? NULL : "Error",
+				 .error_message = ok ? NULL : msg });
+}
+
+static void finished(struct event_log *log, int64_t id, const char *status)
+{
+	add(log, (struct event){ .kind = EVENT_EXECUTION_COMPLETED, .event_id = id,
+				 .has_event_id = true, .workflow_status = status });
+}
+
+static struct analysis *run(struct event_log *log, const struct analysis_options *o)
+{
+	struct err e;
+	err_clear(&e);
+	struct analysis *a = analysis_run(log, o, &e);
+	ck_assert_msg(a != NULL, "analysis_run: %s", e.msg);
+	return a;
+}
+
+static size_t count_kind(const struct analysis *a, enum finding_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_findings; i++)
+		n += a->findings[i].kind == k;
+	return n;
+}
+
+static const struct finding *get_kind(const struct analysis *a, enum finding_kind k)
+{
+	for (size_t i = 0; i < a->n_findings; i++) {
+		if (a->findings[i].kind == k)
+			return &a->findings[i];
+	}
+	ck_abort_msg("no %s finding", finding_kind_id(k));
+	return NULL;
+}
+
+/* Exactly these kinds (each with the given count), nothing else. */
+static void expect_kinds(const struct analysis *a, const size_t want[FINDING_KIND_COUNT])
+{
+	for (int k = 0; k < FINDING_KIND_COUNT; k++)
+		ck_assert_msg(count_kind(a, (enum finding_kind)k) == want[k], "%s: got %zu, want %zu",
+			      finding_kind_id((enum finding_kind)k),
+			      count_kind(a, (enum finding_kind)k), want[k]);
+}
+
+static void expect_ids(const struct finding *f, const int64_t *ids, size_t n)
+{
+	ck_assert_msg(f->n_evidence == n, "%s: %zu evidence ids, want %zu", finding_kind_id(f->kind),
+		      f->n_evidence, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(f->evidence_event_ids[i], ids[i]);
+}
+
+static bool has_text(const char *s, const char *needle)
+{
+	return s && strstr(s, needle) != NULL;
+}
+
+static bool limits_mention(const struct analysis *a, const char *needle)
+{
+	for (size_t i = 0; i < a->n_limits; i++) {
+		if (strstr(a->limits[i], needle))
+			return true;
+	}
+	return false;
+}
+
+static struct payload present(size_t size, uint64_t hash)
+{
+	return (struct payload){ PAYLOAD_PRESENT, size, hash };
+}
+
+/* ---------------------------------------------------------------------- */
+
+START_TEST(go_python_same_execution_id)
+{
+	struct event_log *log = log_new();
+	started(log, "PaymentWorkflow", "pay-1", "exec-1");
+	sched(log, 0, "ChargeCard", "7c1e");
+	failed(log, 0, "ConnectionError", "('Connection aborted.', RemoteDisconnected('x'))", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "7c1e", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "ChargeCard", "7c1e");
+	failed(log, 2, "HTTPError", "503 Server Error: Service Unavailable", false);
+	timer(log, 3, ORIGIN_ACTIVITY_RETRY, "7c1e", "t3");
+	fired(log, 3, "t3");
+	sched(log, 4, "ChargeCard", "7c1e");
+	completed(log, 4);
+	finished(log, 5, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+
+	ck_assert_uint_eq(a->n_invocations, 1);
+	const struct invocation *inv = &a->invocations[0];
+	ck_assert_uint_eq(inv->n_attempts, 3);
+	ck_assert_int_eq(inv->link, LINK_EXECUTION_ID);
+	ck_assert_str_eq(inv->task_execution_id, "7c1e");
+	ck_assert_uint_eq(inv->n_retry_timers, 2);
+	ck_assert_int_eq(inv->retry_timer_event_ids[0], 1);
+	ck_assert_int_eq(inv->retry_timer_event_ids[1], 3);
+	ck_assert_int_eq(inv->attempts[0].outcome, OUTCOME_FAILED);
+	ck_assert_int_eq(inv->attempts[0].failure, FAILURE_AMBIGUOUS);
+	ck_assert_int_eq(inv->attempts[2].outcome, OUTCOME_COMPLETED);
+
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
+					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_REEXECUTED);
+	expect_ids(f, (int64_t[]){ 0, 1, 2, 3, 4 }, 5);
+	ck_assert_int_eq(f->severity, SEVERITY_NOTICE);
+	ck_assert_str_eq(f->activity, "ChargeCard");
+	ck_assert(has_text(f->message, "task_scheduled_id 0, 2, 4"));
+	ck_assert(has_text(f->message, "task_execution_id 7c1e (stable across retries)"));
+	f = get_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED);
+	ck_assert_int_eq(f->severity, SEVERITY_SUSPECT);
+	ck_assert(has_text(f->message, "Connection aborted"));
+	ck_assert(has_text(f->message, "reconcile a pending one"));
+	ck_assert_str_eq(a->status, "completed");
+	ck_assert(a->finished);
+	ck_assert_str_eq(a->workflow, "PaymentWorkflow");
+	ck_assert_str_eq(a->instance_id, "pay-1");
+	ck_assert_uint_eq(a->n_generations, 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* .NET: each attempt has its own execution id; only the retry timer's
+ * origin (the first attempt's id) links them. */
+START_TEST(dotnet_ids_linked_by_origin)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "a1");
+	failed(log, 0, "System.Net.Http.HttpRequestException", "Bad Request", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "a1", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Charge", "a2");
+	failed(log, 2, "System.Net.Http.HttpRequestException", "Bad Request", false);
+	timer(log, 3, ORIGIN_ACTIVITY_RETRY, "a1", "t3");
+	fired(log, 3, "t3");
+	sched(log, 4, "Charge", "a3");
+	failed(log, 4, "System.Net.Http.HttpRequestException", "Bad Request", false);
+	finished(log, 5, "ORCHESTRATION_STATUS_FAILED");
+	struct analysis *a = run(log, NULL);
+
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 3);
+	ck_assert_int_eq(a->invocations[0].link, LINK_TIMER_ORIGIN);
+	ck_assert_str_eq(a->invocations[0].attempts[1].task_execution_id, "a2");
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
+					    [FINDING_PERMANENT_FAILURE_RETRIED] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_REEXECUTED);
+	ck_assert(has_text(f->message, "a1, a2, a3"));
+	ck_assert(has_text(f->message, "its own task_execution_id"));
+	ck_assert(!has_text(f->message, "(stable across retries)"));
+	f = get_kind(a, FINDING_PERMANENT_FAILURE_RETRIED);
+	ck_assert(has_text(f->message, "task_scheduled_id 0, 2, 4"));
+	ck_assert(has_text(f->message, "Return permanent rejections as data"));
+	ck_assert_str_eq(a->status, "failed");
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* TimerFired without timer_id: matched by fire_at, then by order. */
+START_TEST(missing_timer_id_matches_fire_at)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a1");
+	sched(log, 1, "B", "b1");
+	failed(log, 0, "TimeoutError", "", false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "a1", "10:05");
+	failed(log, 1, "TimeoutError", "", false);
+	timer(log, 3, ORIGIN_ACTIVITY_RETRY, "b1", "10:06");
+	/* B's timer fires first, and names no timer id. */
+	fired(log, -1, "10:06");
+	sched(log, 4, "B", "b2");
+	fired(log, -1, "10:05");
+	sched(log, 5, "A", "a2");
+	completed(log, 4);
+	completed(log, 5);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_str_eq(a->invocations[0].name, "A");
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[0].attempts[1].scheduled_id, 5);
+	ck_assert_int_eq(a->invocations[0].retry_timer_event_ids[0], 2);
+	ck_assert_str_eq(a->invocations[1].name, "B");
+	ck_assert_int_eq(a->invocations[1].attempts[1].scheduled_id, 4);
+	ck_assert_int_eq(a->invocations[1].retry_timer_event_ids[0], 3);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 2);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Two timers with the same fire_at and no timer ids: first created, first
+ * fired. */
+START_TEST(same_fire_at_matched_in_order)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a1");
+	sched(log, 1, "B", "b1");
+	failed(log, 0, "TimeoutError", "", false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "a1", "same");
+	failed(log, 1, "TimeoutError", "", false);
+	timer(log, 3, ORIGIN_ACTIVITY_RETRY, "b1", "same");
+	fired(log, -1, "same");
+	fired(log, -1, "same");
+	sched(log, 4, "B", "b2");
+	sched(log, 5, "A", "a2");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 2);
+	ck_assert_uint_eq(a->invocations[1].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[0].attempts[1].scheduled_id, 5);
+	ck_assert_int_eq(a->invocations[1].attempts[1].scheduled_id, 4);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Empty or absent ids never group: two calls, two invocations. */
+START_TEST(empty_ids_never_grouped)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Notify", "");
+	completed(log, 0);
+	sched(log, 1, "Notify", "");
+	completed(log, 1);
+	sched(log, 2, "Audit", NULL);
+	completed(log, 2);
+	sched(log, 3, "Audit", NULL);
+	completed(log, 3);
+	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(a->invocations[i].n_attempts, 1);
+		ck_assert_int_eq(a->invocations[i].link, LINK_SINGLE);
+	}
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REPEATED_CALL] = 2 };
+	expect_kinds(a, want);
+	ck_assert(has_text(a->findings[0].message, "no usable") ||
+		  has_text(a->findings[0].message, "natural key"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(duplicate_result)
+{
+	struct event_log *log = log_new();
+	started(log, "ReceiptWorkflow", "r", "e");
+	sched(log, 0, "SendReceiptEmail", "a2f9");
+	completed(log, 0);                 /* position 3 */
+	sched(log, 1, "ArchiveReceipt", "3c8e");
+	completed(log, 0);                 /* position 5: the same attempt again */
+	completed(log, 1);
+	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->invocations[0].attempts[0].n_results, 2);
+	ck_assert_uint_eq(a->invocations[0].attempts[0].result_index, 3);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_DUPLICATE_RESULT] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_DUPLICATE_RESULT);
+	expect_ids(f, (int64_t[]){ 0 }, 1);
+	ck_assert_uint_eq(f->n_evidence_event_indexes, 3);
+	ck_assert_uint_eq(f->evidence_event_indexes[0], 2);
+	ck_assert_uint_eq(f->evidence_event_indexes[1], 3);
+	ck_assert_uint_eq(f->evidence_event_indexes[2], 5);
+	ck_assert(has_text(f->message, "history positions 3, 5"));
+	ck_assert(has_text(f->message, "task_execution_id a2f9"));
+	ck_assert_int_eq(f->severity, SEVERITY_SUSPECT);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(orphan_retry_timer)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e2");
+	timer(log, 0, ORIGIN_ACTIVITY_RETRY, "gone-1", "t0");
+	fired(log, 0, "t0");
+	sched(log, 1, "Sync", "gone-1");
+	completed(log, 1);
+	struct analysis *a = run(log, NULL);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_ORPHAN_RETRY_TIMER] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_ORPHAN_RETRY_TIMER);
+	expect_ids(f, (int64_t[]){ 0 }, 1);
+	ck_assert_ptr_null(f->activity);
+	ck_assert(has_text(f->message, "gone-1"));
+	ck_assert(has_text(f->message, "continue-as-new"));
+	ck_assert_int_eq(f->severity, SEVERITY_NOTICE);
+	ck_assert(limits_mention(a, "Only the latest continue-as-new generation is returned"));
+	ck_assert_uint_eq(a->invocations[0].n_retry_timers, 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Event ids restart at 0 in each generation: results must not attach
+ * across generations. */
+START_TEST(continue_as_new_generations)
+{
+	struct event_log *log = log_new();
+	started(log, "InventorySync", "inv", "gen-1");
+	sched(log, 0, "SyncBatch", "s1");
+	finished(log, 1, "ORCHESTRATION_STATUS_CONTINUED_AS_NEW");
+	started(log, "InventorySync", "inv", "gen-2");
+	sched(log, 0, "SyncBatch", "s2");
+	completed(log, 0);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_generations, 2);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->invocations[0].generation, 0);
+	ck_assert_int_eq(a->invocations[0].attempts[0].outcome, OUTCOME_PENDING);
+	ck_assert_uint_eq(a->invocations[1].generation, 1);
+	ck_assert_int_eq(a->invocations[1].attempts[0].outcome, OUTCOME_COMPLETED);
+	ck_assert(!a->finished);
+	/* Generation 1 ended with its attempt unresolved; the same name in two
+	 * generations is not a repeated call. */
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	expect_kinds(a, want);
+	ck_assert(has_text(get_kind(a, FINDING_UNRESOLVED_ATTEMPT)->message, "continued as new"));
+	ck_assert(limits_mention(a, "2 generations"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Go: a new instance id per attempt, linked by retry parent and by the
+ * childWorkflowRetry timer origin. */
+START_TEST(child_retry_go)
+{
+	struct event_log *log = log_new();
+	started(log, "OrderWorkflow", "order-7740", "e");
+	child(log, 0, "ShipOrder", "order-7740:0000", NULL);
+	child_done(log, 0, false, "task failed with an error: carrier API returned 502 Bad Gateway");
+	timer(log, 1, ORIGIN_CHILD_RETRY, "order-7740:0000", "t1");
+	fired(log, 1, "t1");
+	child(log, 2, "ShipOrder", "order-7740:0002", NULL); /* timer origin only */
+	child_done(log, 2, true, NULL);
+	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	const struct invocation *inv = &a->invocations[0];
+	ck_assert(inv->is_child_workflow);
+	ck_assert_uint_eq(inv->n_attempts, 2);
+	ck_assert_int_eq(inv->link, LINK_TIMER_ORIGIN);
+	ck_assert_str_eq(inv->attempts[1].instance_id, "order-7740:0002");
+	ck_assert_uint_eq(a->n_child_instances, 2);
+	ck_assert_str_eq(a->child_instances[0], "order-7740:0000");
+	ck_assert_str_eq(a->child_instances[1], "order-7740:0002");
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_CHILD_WORKFLOW_RETRIED] = 1,
+					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED);
+	expect_ids(f, (int64_t[]){ 0, 1, 2 }, 3);
+	ck_assert(has_text(f->message, "order-7740:0000, order-7740:0002"));
+	ck_assert(has_text(f->message, "own instance id"));
+	ck_assert(limits_mention(a, "own histories"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Python / Java: the same instance id each time, no other link. */
+START_TEST(child_retry_same_instance)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "p", "e");
+	child(log, 0, "Ship", "p-child", NULL);
+	child_done(log, 0, false, "boom");
+	child(log, 2, "Ship", "p-child", NULL);
+	child_done(log, 2, true, NULL);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[0].link, LINK_EXECUTION_ID);
+	ck_assert_uint_eq(a->n_child_instances, 1);
+	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
+	ck_assert(has_text(get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED)->message,
+			   "each time as instance p-child"));
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* .NET: a new GUID per attempt, linked by the retry parent only. */
+START_TEST(child_retry_dotnet_retry_parent)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "p", "e");
+	child(log, 0, "Verify", "9b1f0c2e", NULL);
+	child_done(log, 0, false, "boom");
+	child(log, 1, "Verify", "4d2a77e1", "9b1f0c2e");
+	child_done(log, 1, true, NULL);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[0].link, LINK_TIMER_ORIGIN);
+	ck_assert_uint_eq(a->n_child_instances, 2);
+	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Before Dapr 1.18: no origins anywhere, so failure -> timer -> fired ->
+ * schedule of the same name links, and says it is inferred. */
+START_TEST(pattern_inferred_link)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "x1");
+	failed(log, 0, "TimeoutError", "timed out", false);
+	timer(log, 1, ORIGIN_NONE, NULL, "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Charge", "x2");
+	completed(log, 2);
+	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_int_eq(a->invocations[0].link, LINK_PATTERN);
+	ck_assert_int_eq(a->invocations[0].retry_timer_event_ids[0], 1);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
+					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	expect_kinds(a, want);
+	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "inference"));
+	ck_assert(limits_mention(a, "inference, not a recorded link"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* The pattern is not used where the history records origins (a plain timer
+ * after a failure is the workflow's own), nor when another action came
+ * between the failure and the timer. */
+START_TEST(pattern_not_applied)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Other", "o1");
+	failed(log, 0, "TimeoutError", "", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "o1", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Other", "o1");
+	completed(log, 2);
+	sched(log, 3, "Charge", "x1");
+	failed(log, 3, "ValueError", "bad", false);
+	timer(log, 4, ORIGIN_NONE, NULL, "t4");
+	fired(log, 4, "t4");
+	sched(log, 5, "Charge", "x2");
+	completed(log, 5);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 3);
+	ck_assert_uint_eq(a->invocations[1].n_attempts, 1);
+	ck_assert_uint_eq(a->invocations[2].n_attempts, 1);
+	ck_assert_uint_eq(a->invocations[1].n_retry_timers, 0);
+	/* The earlier Charge failed: not a repeated call either. */
+	ck_assert_uint_eq(count_kind(a, FINDING_REPEATED_CALL), 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "x1");
+	failed(log, 0, "TimeoutError", "", false);
+	sched(log, 1, "Refund", "r1");
+	timer(log, 2, ORIGIN_NONE, NULL, "t2");
+	fired(log, 2, "t2");
+	sched(log, 3, "Charge", "x2");
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 3);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* c2: the same activity called again with a new execution id before the
+ * first call's result arrived. */
+START_TEST(overlapping_call)
+{
+	struct event_log *log = log_new();
+	started(log, "PayoutWorkflow", "payout-119", "e");
+	sched(log, 0, "SubmitPayout", "1b0c");
+	timer(log, 1, ORIGIN_CREATE_TIMER, NULL, "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "SubmitPayout", "f7d3");
+	timer(log, 3, ORIGIN_CREATE_TIMER, NULL, "t3");
+	completed(log, 0);
+	completed(log, 2);
+	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_OVERLAPPING_CALL] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_OVERLAPPING_CALL);
+	expect_ids(f, (int64_t[]){ 0, 2 }, 2);
+	ck_assert(has_text(f->message, "task_scheduled_id 2, task_execution_id f7d3"));
+	ck_assert(has_text(f->message, "(task_scheduled_id 0, task_execution_id 1b0c) had its result"));
+	ck_assert(has_text(f->message, "cannot be compared"));
+	ck_assert_str_eq(f->task_execution_id, "f7d3");
+	analysis_free(a);
+	event_log_free(log);
+
+	/* The workflow completed before the late result: overlap, and the first
+	 * call is unresolved. */
+	log = log_new();
+	started(log, "PayoutWorkflow", "payout-119", "e");
+	sched(log, 0, "SubmitPayout", "1b0c");
+	timer(log, 1, ORIGIN_CREATE_TIMER, NULL, "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "SubmitPayout", "f7d3");
+	completed(log, 2);
+	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
+	a = run(log, NULL);
+	size_t want2[FINDING_KIND_COUNT] = { [FINDING_OVERLAPPING_CALL] = 1,
+					     [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	expect_kinds(a, want2);
+	ck_assert(has_text(get_kind(a, FINDING_OVERLAPPING_CALL)->message, "it never got one"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(repeated_call_inputs)
+{
+	/* Metadata: inputs withheld, cannot be compared. */
+	struct event_log *log = log_new();
+	started(log, "NotifyWorkflow", "n", "e");
+	sched(log, 0, "NotifyCustomer", "8e4d");
+	completed(log, 0);
+	sched(log, 1, "NotifyCustomer", "2b7f");
+	completed(log, 1);
+	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REPEATED_CALL] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
+	expect_ids(f, (int64_t[]){ 0, 1 }, 2);
+	ck_assert(has_text(f->message, "not shared at this organization's data-sharing level "
+				       "(metadata, inferred"));
+	ck_assert(!has_text(f->message, "empty"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Full, identical inputs. */
+	log = log_new();
+	started(log, "NotifyWorkflow", "n", "e");
+	sched_in(log, 0, "NotifyCustomer", "8e4d", present(40, 0xabc));
+	completed(log, 0);
+	sched_in(log, 1, "NotifyCustomer", "2b7f", present(40, 0xabc));
+	completed(log, 1);
+	a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_FULL);
+	ck_assert(has_text(get_kind(a, FINDING_REPEATED_CALL)->message, "identical"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Full, different inputs: a loop over different items, not a repeat. */
+	log = log_new();
+	started(log, "NotifyWorkflow", "n", "e");
+	sched_in(log, 0, "NotifyCustomer", "8e4d", present(40, 0xabc));
+	completed(log, 0);
+	sched_in(log, 1, "NotifyCustomer", "2b7f", present(40, 0xdef));
+	completed(log, 1);
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(unresolved_only_when_finished)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Slow", "s1");
+	struct analysis *a = run(log, NULL);
+	ck_assert(!a->finished);
+	ck_assert_ptr_null(a->status);
+	ck_assert_int_eq(a->invocations[0].attempts[0].outcome, OUTCOME_PENDING);
+	ck_assert_uint_eq(a->invocations[0].attempts[0].result_index, SIZE_MAX);
+	ck_assert_uint_eq(a->n_findings, 0);
+	analysis_free(a);
+
+	add(log, (struct event){ .kind = EVENT_EXECUTION_TERMINATED, .event_id = -1,
+				 .has_event_id = true });
+	a = run(log, NULL);
+	ck_assert(a->finished);
+	ck_assert_str_eq(a->status, "terminated");
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_UNRESOLVED_ATTEMPT);
+	expect_ids(f, (int64_t[]){ 0 }, 1);
+	ck_assert(has_text(f->message, "task_execution_id s1"));
+	ck_assert(has_text(f->message, "(terminated)"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(data_sharing_inferred_and_given)
+{
+	/* Every payload key absent: metadata, inferred, and withheld entries. */
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a");
+	completed(log, 0);
+	failed(log, 0, "x", "y", false); /* a duplicate, but failures carry no payload */
+	finished(log, 1, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_METADATA);
+	ck_assert_str_eq(a->sharing_source,
+			 "inferred: payload keys absent on all 4 events that would carry one");
+	ck_assert_uint_eq(a->n_withheld, 4);
+	ck_assert_str_eq(a->withheld[0].event_type, "ExecutionStarted");
+	ck_assert_str_eq(a->withheld[0].field, "input");
+	ck_assert_uint_eq(a->withheld[0].event_index, 1);
+	ck_assert_str_eq(a->withheld[1].event_type, "TaskScheduled");
+	ck_assert_int_eq(a->withheld[1].event_id, 0);
+	ck_assert_str_eq(a->withheld[2].event_type, "TaskCompleted");
+	ck_assert_str_eq(a->withheld[2].field, "output");
+	ck_assert_str_eq(a->withheld[3].event_type, "ExecutionCompleted");
+	ck_assert(limits_mention(a, "not shared at this organization's data-sharing level (metadata"));
+	analysis_free(a);
+
+	/* Given by the user: the assertion wins and says where it came from. */
+	struct analysis_options o = { .sharing = SHARING_FULL, .sharing_source = "--data-sharing" };
+	a = run(log, &o);
+	ck_assert_int_eq(a->sharing, SHARING_FULL);
+	ck_assert_str_eq(a->sharing_source, "--data-sharing");
+	ck_assert_uint_eq(a->n_withheld, 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* One key present (even empty): full, inferred from that event. */
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "A", "a", (struct payload){ PAYLOAD_EMPTY, 0, 0 });
+	completed(log, 0);
+	a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_FULL);
+	ck_assert(has_text(a->sharing_source, "inferred: payload keys present (TaskScheduled input"));
+	ck_assert_uint_eq(a->n_withheld, 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Nothing would carry a payload: unknown. */
+	log = log_new();
+	timer(log, 0, ORIGIN_CREATE_TIMER, NULL, "t");
+	a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
+	ck_assert(has_text(a->sharing_source, "inferred"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(large_payload_only_at_full)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "Render", "r", present(100000, 1));
+	completed_out(log, 0, present(10, 2));
+	sched_in(log, 1, "Small", "s", present(100, 3));
+	completed_out(log, 1, present(70000, 4));
+	struct analysis *a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_FULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 2);
+	ck_assert(has_text(a->findings[0].message, "input of Render"));
+	ck_assert(has_text(a->findings[0].message, "100000 bytes, over the 65536-byte limit"));
+	ck_assert(has_text(a->findings[1].message, "result of Small"));
+	analysis_free(a);
+
+	struct analysis_options o = { .payload_limit = 80000 };
+	a = run(log, &o);
+	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 1);
+	analysis_free(a);
+
+	/* Told the level is metadata: sizes are not reported. */
+	o = (struct analysis_options){ .sharing = SHARING_METADATA, .sharing_source = "refusal" };
+	a = run(log, &o);
+	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(permanent_failures)
+{
+	/* Not retried (h1): nothing. */
+	struct event_log *log = log_new();
+	started(log, "RefundWorkflow", "refund-871", "e");
+	sched(log, 0, "IssueRefund", "06c3");
+	failed(log, 0, "NonRetryableError", "refund window closed", false);
+	finished(log, 1, "ORCHESTRATION_STATUS_FAILED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert_int_eq(a->invocations[0].attempts[0].failure, FAILURE_PERMANENT);
+	ck_assert(limits_mention(a, "Retry policy settings"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Flagged non-retriable, retried anyway. */
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a");
+	failed(log, 0, "Whatever", "nope", true);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "a", "t");
+	fired(log, 1, "t");
+	sched(log, 2, "A", "a");
+	completed(log, 2);
+	a = run(log, NULL);
+	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
+					    [FINDING_PERMANENT_FAILURE_RETRIED] = 1 };
+	expect_kinds(a, want);
+	ck_assert(has_text(get_kind(a, FINDING_PERMANENT_FAILURE_RETRIED)->message,
+			   "flagged non-retriable"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A 404 that later succeeded could succeed: no finding. */
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a");
+	failed(log, 0, "HTTPError", "404 Not Found", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "a", "t");
+	fired(log, 1, "t");
+	sched(log, 2, "A", "a");
+	completed(log, 2);
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_PERMANENT_FAILURE_RETRIED), 0);
+	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), 0);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(names)
+{
+	static const char *const ids[FINDING_KIND_COUNT] = {
+		"reexecuted", "ambiguous_failure_retried", "duplicate_result", "overlapping_call",
+		"repeated_call", "permanent_failure_retried", "unresolved_attempt",
+		"child_workflow_retried", "orphan_retry_timer", "large_payload",
+	};
+	static const enum severity sev[FINDING_KIND_COUNT] = {
+		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT,
+		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_NOTICE, SEVERITY_NOTICE,
+	};
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		ck_assert_str_eq(finding_kind_id((enum finding_kind)k), ids[k]);
+		ck_assert_int_eq(finding_kind_severity((enum finding_kind)k), sev[k]);
+	}
+	ck_assert_str_eq(severity_name(SEVERITY_NOTICE), "notice");
+	ck_assert_str_eq(severity_name(SEVERITY_SUSPECT), "suspect");
+	ck_assert_str_eq(attempt_outcome_name(OUTCOME_PENDING), "pending");
+	ck_assert_str_eq(attempt_outcome_name(OUTCOME_COMPLETED), "completed");
+	ck_assert_str_eq(attempt_outcome_name(OUTCOME_FAILED), "failed");
+	ck_assert_str_eq(data_sharing_level_name(SHARING_UNKNOWN), "unknown");
+	ck_assert_str_eq(data_sharing_level_name(SHARING_METADATA), "metadata");
+	ck_assert_str_eq(data_sharing_level_name(SHARING_FULL), "full");
+	ck_assert_str_eq(invocation_link_name(LINK_SINGLE), "single");
+	ck_assert_str_eq(invocation_link_name(LINK_EXECUTION_ID), "execution_id");
+	ck_assert_str_eq(invocation_link_name(LINK_TIMER_ORIGIN), "timer_origin");
+	ck_assert_str_eq(invocation_link_name(LINK_PATTERN), "pattern");
+}
+END_TEST
+
+/* 100,000 invocations, every 7th retried twice: right counts, and the same
+ * output twice (deterministic). No timing here; bench/ measures that. */
+START_TEST(large_history)
+{
+	struct event_log *log = log_new();
+	started(log, "Big", "big", "e");
+	char exec[32];
+	int64_t id = 0;
+	size_t retried = 0;
+	for (int i = 0; i < 100000; i++) {
+		snprintf(exec, sizeof exec, "x-%d", i);
+		const char *name = (i % 3) ? "Work" : "Other";
+		int64_t first = id++;
+		sched(log, first, name, exec);
+		if (i % 7 == 0) {
+			retried++;
+			int64_t prev = first;
+			for (int r = 0; r < 2; r++) {
+				failed(log, prev, "TimeoutError", "timed out", false);
+				int64_t t = id++;
+				timer(log, t, ORIGIN_ACTIVITY_RETRY, exec, NULL);
+				fired(log, t, NULL);
+				prev = id++;
+				sched(log, prev, name, exec);
+			}
+			completed(log, prev);
+		} else {
+			completed(log, first);
+		}
+	}
+	finished(log, id, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 100000);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), retried);
+	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), retried);
+	/* Sequential calls of two names: one repeated_call finding per name. */
+	ck_assert_uint_eq(count_kind(a, FINDING_REPEATED_CALL), 2);
+	ck_assert_uint_eq(count_kind(a, FINDING_OVERLAPPING_CALL), 0);
+	struct analysis *b = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, b->n_findings);
+	for (size_t i = 0; i < a->n_findings; i++) {
+		ck_assert_int_eq(a->findings[i].kind, b->findings[i].kind);
+		ck_assert_str_eq(a->findings[i].message, b->findings[i].message);
+	}
+	analysis_free(a);
+	analysis_free(b);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(empty_log)
+{
+	struct event_log *log = log_new();
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert_uint_eq(a->n_invocations, 0);
+	ck_assert_uint_eq(a->n_generations, 0);
+	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
+	/* The crash-redelivery limit always applies. */
+	ck_assert(limits_mention(a, "leaves no event"));
+	analysis_free(a);
+	analysis_free(NULL);
+	event_log_free(log);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("analysis");
+	TCase *tc = tcase_create("grouping");
+	tcase_add_test(tc, go_python_same_execution_id);
+	tcase_add_test(tc, dotnet_ids_linked_by_origin);
+	tcase_add_test(tc, missing_timer_id_matches_fire_at);
+	tcase_add_test(tc, same_fire_at_matched_in_order);
+	tcase_add_test(tc, empty_ids_never_grouped);
+	tcase_add_test(tc, duplicate_result);
+	tcase_add_test(tc, orphan_retry_timer);
+	tcase_add_test(tc, continue_as_new_generations);
+	tcase_add_test(tc, child_retry_go);
+	tcase_add_test(tc, child_retry_same_instance);
+	tcase_add_test(tc, child_retry_dotnet_retry_parent);
+	tcase_add_test(tc, pattern_inferred_link);
+	tcase_add_test(tc, pattern_not_applied);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("findings");
+	tcase_add_test(tc, overlapping_call);
+	tcase_add_test(tc, repeated_call_inputs);
+	tcase_add_test(tc, unresolved_only_when_finished);
+	tcase_add_test(tc, data_sharing_inferred_and_given);
+	tcase_add_test(tc, large_payload_only_at_full);
+	tcase_add_test(tc, permanent_failures);
+	tcase_add_test(tc, names);
+	tcase_add_test(tc, large_history);
+	tcase_add_test(tc, empty_log);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

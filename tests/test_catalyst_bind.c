@@ -1,0 +1,807 @@
+/* The Catalyst tool layer without a server: argument binding against both
+ * simulator profiles' schemas and odd ones, refusal parsing in every
+ * envelope, time and status arguments, and — over a scripted in-memory
+ * transport — the allow-list, retries and the unfilterable page halving. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalyst.h"
+#include "mcp.h"
+#include "testlib.h"
+
+#define P_A "\"projectId\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},"
+#define P_B "\"ProjectId\":{\"type\":\"string\"},\"app_id\":{\"type\":\"string\"},"
+
+static const char *const schema_runs_a =
+	"{\"type\":\"object\",\"properties\":{" P_A
+	"\"status\":{\"type\":\"string\",\"enum\":[\"running\",\"completed\",\"failed\",\"terminated\","
+	"\"suspended\",\"canceled\"]},\"workflowName\":{\"type\":\"string\"},\"startTimeFrom\":{\"type\":\"string\"},"
+	"\"startTimeTo\":{\"type\":\"string\"},\"pageSize\":{\"type\":\"integer\"},\"cursor\":{\"type\":\"string\"}},"
+	"\"required\":[\"projectId\"]}";
+static const char *const schema_runs_b =
+	"{\"type\":\"object\",\"properties\":{" P_B
+	"\"runtime_status\":{\"type\":\"string\"},\"workflow_name\":{\"type\":\"string\"},\"created_after\":{\"type\":\"string\"},"
+	"\"created_before\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\"},\"page_token\":{\"type\":\"string\"}},"
+	"\"required\":[\"ProjectId\"]}";
+static const char *const schema_run_a =
+	"{\"type\":\"object\",\"properties\":{" P_A
+	"\"instanceId\":{\"type\":\"string\"},\"includeData\":{\"type\":\"boolean\"}},"
+	"\"required\":[\"projectId\",\"appId\",\"instanceId\"]}";
+static const char *const schema_run_b =
+	"{\"type\":\"object\",\"properties\":{" P_B "\"runId\":{\"type\":\"string\"}},"
+	"\"required\":[\"ProjectId\",\"app_id\",\"runId\"]}";
+static const char *const schema_export_b =
+	"{\"type\":\"object\",\"properties\":{" P_B "\"run_id\":{\"type\":\"string\"}},"
+	"\"required\":[\"ProjectId\",\"app_id\",\"run_id\"]}";
+static const char *const schema_workflow_b =
+	"{\"type\":\"object\",\"properties\":{\"ProjectId\":{\"type\":\"string\"},\"appID\":{\"type\":\"string\"},"
+	"\"name\":{\"type\":\"string\"}},\"required\":[\"ProjectId\"]}";
+static const char *const schema_project_b =
+	"{\"type\":\"object\",\"properties\":{\"project\":{\"type\":\"string\"}},\"required\":[\"project\"]}";
+static const char *const schema_odd =
+	"{\"type\":\"object\",\"properties\":{\"Project-Name\":{\"type\":\"string\"},\"APP.ID\":{\"type\":\"string\"},"
+	"\"workflow_run_id\":{\"type\":\"string\"},\"runtimeStatus\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+	"\"enum\":[\"RUNNING\",\"COMPLETED\",\"FAILED\"]}},\"maxResults\":{\"type\":[\"integer\",\"null\"]},"
+	"\"nextPageToken\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"}}}";
+/* A boolean "limit" cannot carry a page size; the integer "pageSize" can.
+ * An object "project" cannot carry a project; "project_id" can. */
+static const char *const schema_types =
+	"{\"properties\":{\"limit\":{\"type\":\"boolean\"},\"page_size\":{\"anyOf\":[{\"type\":\"null\"},"
+	"{\"type\":\"integer\"}]},\"project\":{\"type\":\"object\"},\"project_id\":{\"type\":\"integer\"},\"id\":{}}}";
+
+struct bind_case {
+	const char *schema;
+	const char *props[CATALYST_ARG_COUNT]; /* expected binding, NULL: none */
+};
+
+static const struct bind_case bind_cases[] = {
+	{schema_runs_a, {"projectId", "appId", NULL, "status", "startTimeFrom", "startTimeTo", "workflowName",
+			 "pageSize", "cursor"}},
+	{schema_runs_b, {"ProjectId", "app_id", NULL, "runtime_status", "created_after", "created_before",
+			 "workflow_name", "limit", "page_token"}},
+	{schema_run_a, {"projectId", "appId", "instanceId", NULL, NULL, NULL, NULL, NULL, NULL}},
+	{schema_run_b, {"ProjectId", "app_id", "runId", NULL, NULL, NULL, NULL, NULL, NULL}},
+	{schema_export_b, {"ProjectId", "app_id", "run_id", NULL, NULL, NULL, NULL, NULL, NULL}},
+	{schema_workflow_b, {"ProjectId", "appID", NULL, NULL, NULL, NULL, "name", NULL, NULL}},
+	{schema_project_b, {"project", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}},
+	{schema_odd, {"Project-Name", "APP.ID", "workflow_run_id", "runtimeStatus", "since", NULL, NULL,
+		      "maxResults", "nextPageToken"}},
+	{schema_types, {"project_id", NULL, "id", NULL, NULL, NULL, NULL, "page_size", NULL}},
+	{"{}", {NULL}},
+	{"{\"properties\":[]}", {NULL}},
+};
+
+START_TEST(bind_table)
+{
+	const struct bind_case *c = &bind_cases[_i];
+	json_t *schema = json_loads(c->schema, 0, NULL);
+	ck_assert_ptr_nonnull(schema);
+	struct catalyst_binding b;
+	catalyst_binding_init(&b, "t", schema);
+	for (int a = 0; a < CATALYST_ARG_COUNT; a++) {
+		if (c->props[a]) {
+			ck_assert_msg(b.prop[a] != NULL, "arg %d unbound, expected %s", a, c->props[a]);
+			ck_assert_str_eq(b.prop[a], c->props[a]);
+		} else {
+			ck_assert_msg(b.prop[a] == NULL, "arg %d bound to %s", a, b.prop[a]);
+		}
+	}
+	catalyst_binding_finish(&b);
+	json_decref(schema);
+}
+END_TEST
+
+static json_t *args_for(const char *schema_text, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
+			unsigned required, unsigned *omitted, struct err *e)
+{
+	json_t *schema = json_loads(schema_text, 0, NULL);
+	ck_assert_ptr_nonnull(schema);
+	struct catalyst_binding b;
+	catalyst_binding_init(&b, tool, schema);
+	json_t *args = catalyst_binding_args(&b, vals, required, omitted, e);
+	catalyst_binding_finish(&b);
+	json_decref(schema);
+	return args;
+}
+
+static void assert_json(json_t *got, const char *want_text)
+{
+	json_t *want = json_loads(want_text, 0, NULL);
+	ck_assert_ptr_nonnull(want);
+	char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
+	char *w = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+	ck_assert_str_eq(g, w);
+	free(g);
+	free(w);
+	json_decref(want);
+}
+
+START_TEST(args_typed_and_enumerated)
+{
+	struct err e;
+	err_clear(&e);
+	unsigned omitted = 99;
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = "default", [CATALYST_ARG_STATUS] = "COMPLETED",
+		[CATALYST_ARG_PAGE_SIZE] = "50", [CATALYST_ARG_SINCE] = "2026-12-01T00:00:00Z",
+	};
+	json_t *a = args_for(schema_runs_a, "catalyst_list_workflow_runs", vals, 1, &omitted, &e);
+	ck_assert_ptr_nonnull(a);
+	assert_json(a, "{\"projectId\":\"default\",\"status\":\"completed\",\"pageSize\":50,"
+		       "\"startTimeFrom\":\"2026-12-01T00:00:00Z\"}");
+	ck_assert_uint_eq(omitted, 0);
+	json_decref(a);
+
+	/* An array property gets a one-element array in the schema's own case. */
+	vals[CATALYST_ARG_STATUS] = "completed";
+	vals[CATALYST_ARG_UNTIL] = "2026-12-02T00:00:00Z";
+	a = args_for(schema_odd, "odd", vals, 0, &omitted, &e);
+	ck_assert_ptr_nonnull(a);
+	assert_json(a, "{\"Project-Name\":\"default\",\"runtimeStatus\":[\"COMPLETED\"],\"maxResults\":50,"
+		       "\"since\":\"2026-12-01T00:00:00Z\"}");
+	ck_assert_uint_eq(omitted, CATALYST_BIT(CATALYST_ARG_UNTIL));
+	json_decref(a);
+
+	/* A status the schema does not list is a usage error naming the list. */
+	vals[CATALYST_ARG_STATUS] = "stalled";
+	a = args_for(schema_runs_a, "catalyst_list_workflow_runs", vals, 0, &omitted, &e);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(e.code, ERR_USAGE);
+	ck_assert_ptr_nonnull(strstr(e.msg, "\"canceled\""));
+
+	/* An integer project property takes a uid, prefix or not. */
+	const char *v2[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "prj-165", [CATALYST_ARG_RUN] = "r1"};
+	a = args_for(schema_types, "t", v2, 1, &omitted, &e);
+	ck_assert_ptr_nonnull(a);
+	assert_json(a, "{\"project_id\":165,\"id\":\"r1\"}");
+	json_decref(a);
+	v2[CATALYST_ARG_PROJECT] = "shop";
+	a = args_for(schema_types, "t", v2, 1, &omitted, &e);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(e.code, ERR_USAGE);
+}
+END_TEST
+
+START_TEST(args_missing_required_named)
+{
+	struct err e;
+	err_clear(&e);
+	const char *schema = "{\"properties\":{\"projectId\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},"
+			     "\"name\":{\"type\":\"string\"}}}";
+	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "p", [CATALYST_ARG_APP] = "a",
+						[CATALYST_ARG_RUN] = "r"};
+	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	json_t *a = args_for(schema, "catalyst_get_workflow_run", vals, req, NULL, &e);
+	ck_assert_ptr_null(a);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_str_eq(e.msg, "catalyst_get_workflow_run: no input property for the run id among: "
+				"projectId, appId, name");
+
+	a = args_for("{}", "catalyst_get_workflow_run", vals, req, NULL, &e);
+	ck_assert_ptr_null(a);
+	ck_assert_str_eq(e.msg, "catalyst_get_workflow_run: no input property for the project among: "
+				"(the schema lists no properties)");
+
+	/* A required property nothing binds to is named too. */
+	a = args_for("{\"properties\":{\"runId\":{\"type\":\"string\"},\"region\":{\"type\":\"string\"}},"
+		     "\"required\":[\"runId\",\"region\"]}",
+		     "catalyst_get_workflow_run", vals, 0, NULL, &e);
+	ck_assert_ptr_null(a);
+	ck_assert_ptr_nonnull(strstr(e.msg, "requires region"));
+}
+END_TEST
+
+START_TEST(key_match_table)
+{
+	ck_assert(catalyst_key_match("projectId", "projectid"));
+	ck_assert(catalyst_key_match("Project_ID", "projectid"));
+	ck_assert(catalyst_key_match("project-id", "projectid"));
+	ck_assert(catalyst_key_match("_project.id_", "projectid"));
+	ck_assert(!catalyst_key_match("projectIds", "projectid"));
+	ck_assert(!catalyst_key_match("project", "projectid"));
+	ck_assert(!catalyst_key_match("", "projectid"));
+	ck_assert(catalyst_key_match("", ""));
+}
+END_TEST
+
+/* ---- refusals ------------------------------------------------------- */
+
+static const struct {
+	const char *kind;
+	enum catalyst_refusal_family family;
+	enum err_code code;
+} kinds[] = {
+	{"NOT_AUTHENTICATED", CATALYST_REFUSAL_CONNECTION, ERR_AUTH},
+	{"NO_ORG", CATALYST_REFUSAL_CONNECTION, ERR_AUTH},
+	{"ORG_MISMATCH", CATALYST_REFUSAL_CONNECTION, ERR_AUTH},
+	{"ORG_UNAVAILABLE", CATALYST_REFUSAL_CONNECTION, ERR_AUTH},
+	{"CATALYST_NOT_ENABLED", CATALYST_REFUSAL_CONNECTION, ERR_AUTH},
+	{"denied", CATALYST_REFUSAL_DATA_SHARING, ERR_DATA_SHARING},
+	{"no-policy", CATALYST_REFUSAL_DATA_SHARING, ERR_DATA_SHARING},
+	{"unfilterable", CATALYST_REFUSAL_DATA_SHARING, ERR_DATA_SHARING},
+	{"DATA_SHARING_RESTRICTED", CATALYST_REFUSAL_DATA_SHARING, ERR_DATA_SHARING},
+	{"NOT_FOUND", CATALYST_REFUSAL_OTHER, ERR_PROTOCOL},
+};
+#define N_KINDS (sizeof kinds / sizeof *kinds)
+
+/* The envelope the simulator (and the public sample) use, built by hand. */
+static void make_result(struct mcp_tool_result *r, int envelope, const char *kind, bool retryable)
+{
+	memset(r, 0, sizeof *r);
+	json_t *obj = json_pack("{s:{s:s, s:s, s:s, s:s, s:b}}", "error", "kind", kind, "message",
+				"The response was withheld at data-sharing level metadata.", "cause", "because",
+				"instruction", "Ask an administrator.", "retryable", retryable);
+	switch (envelope) {
+	case CATALYST_ENVELOPE_RPC_ERROR:
+		r->rpc_error = json_pack("{s:i, s:s, s:o}", "code", -32000, "message", "refused", "data", obj);
+		return;
+	case CATALYST_ENVELOPE_TEXT: {
+		char *text = json_dumps(obj, JSON_COMPACT);
+		r->result = json_pack("{s:b, s:[{s:s, s:s}]}", "isError", 1, "content", "type", "text", "text", text);
+		r->text_json = obj;
+		r->content = json_object_get(r->result, "content");
+		r->is_error = true;
+		free(text);
+		return;
+	}
+	default:
+		r->result = json_pack("{s:b, s:o, s:[{s:s, s:s}]}", "isError", 1, "structuredContent", obj,
+				      "content", "type", "text", "text", "The response was withheld.");
+		r->structured = json_object_get(r->result, "structuredContent");
+		r->content = json_object_get(r->result, "content");
+		r->is_error = true;
+		return;
+	}
+}
+
+START_TEST(refusal_table)
+{
+	size_t k = (size_t)_i / 3;
+	int envelope = _i % 3 + 1;
+	bool retryable = _i % 2;
+	struct mcp_tool_result r;
+	make_result(&r, envelope, kinds[k].kind, retryable);
+	struct catalyst_refusal rf;
+	ck_assert(catalyst_refusal_parse(&r, &rf));
+	ck_assert_int_eq(rf.family, kinds[k].family);
+	ck_assert_int_eq(rf.envelope, envelope);
+	ck_assert_str_eq(rf.kind, kinds[k].kind);
+	ck_assert_str_eq(rf.instruction, "Ask an administrator.");
+	ck_assert_str_eq(rf.cause, "because");
+	ck_assert_int_eq(rf.retryable, retryable);
+	ck_assert_int_eq(catalyst_refusal_code(&rf), kinds[k].code);
+	if (rf.family == CATALYST_REFUSAL_DATA_SHARING)
+		ck_assert_int_eq(rf.level, SHARING_METADATA);
+	mcp_tool_result_finish(&r);
+}
+END_TEST
+
+START_TEST(refusal_level_fields_and_non_refusals)
+{
+	struct mcp_tool_result r;
+	struct catalyst_refusal rf;
+	memset(&r, 0, sizeof r);
+	/* The public sample: a bare {"error": {...}} without cause/instruction. */
+	r.result = json_pack("{s:b}", "isError", 1);
+	r.is_error = true;
+	r.text_json = json_pack("{s:{s:s, s:s, s:b}}", "error", "kind", "ORG_MISMATCH", "message", "m", "retryable", 0);
+	ck_assert(catalyst_refusal_parse(&r, &rf));
+	ck_assert_int_eq(rf.family, CATALYST_REFUSAL_CONNECTION);
+	ck_assert_str_eq(rf.instruction, "");
+	mcp_tool_result_finish(&r);
+
+	/* A field that names the level. */
+	r.result = json_pack("{s:b}", "isError", 1);
+	r.is_error = true;
+	r.text_json = json_pack("{s:s, s:s, s:s}", "kind", "denied", "message", "no", "dataSharingLevel", "full");
+	ck_assert(catalyst_refusal_parse(&r, &rf));
+	ck_assert_int_eq(rf.level, SHARING_FULL);
+	ck_assert_str_eq(rf.level_key, "dataSharingLevel");
+	mcp_tool_result_finish(&r);
+
+	/* Not refusals: JSON text on a successful result, plain error text,
+	 * a JSON-RPC error without data. */
+	r.result = json_pack("{s:b}", "isError", 0);
+	r.text_json = json_pack("{s:{s:s}}", "error", "kind", "denied");
+	ck_assert(!catalyst_refusal_parse(&r, &rf));
+	mcp_tool_result_finish(&r);
+	r.result = json_pack("{s:b}", "isError", 1);
+	r.is_error = true;
+	ck_assert(!catalyst_refusal_parse(&r, &rf));
+	mcp_tool_result_finish(&r);
+	r.rpc_error = json_pack("{s:i, s:s}", "code", -32602, "message", "Invalid params");
+	ck_assert(!catalyst_refusal_parse(&r, &rf));
+	mcp_tool_result_finish(&r);
+}
+END_TEST
+
+/* ---- answers, statuses, times ---------------------------------------- */
+
+START_TEST(sharing_fields)
+{
+	static const struct {
+		const char *doc;
+		enum data_sharing_level level;
+		const char *key;
+	} cases[] = {
+		{"{\"dataSharingLevel\":\"metadata\"}", SHARING_METADATA, "dataSharingLevel"},
+		{"{\"org\":{\"data_sharing_level\":\"FULL\"}}", SHARING_FULL, "data_sharing_level"},
+		{"{\"diagrid.io/dataSharingLevel\":\"full\"}", SHARING_FULL, "diagrid.io/dataSharingLevel"},
+		{"{\"dataSharing\":{\"level\":\"metadata\"}}", SHARING_METADATA, "dataSharing"},
+		{"{\"dataSharingLevel\":\"partial\"}", SHARING_UNKNOWN, ""},
+		{"{\"runs\":[{\"dataSharingLevel\":\"full\"}]}", SHARING_UNKNOWN, ""},
+		{"{\"level\":\"full\"}", SHARING_UNKNOWN, ""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *d = json_loads(cases[i].doc, 0, NULL);
+		char key[64];
+		ck_assert_int_eq(catalyst_find_sharing(d, key, sizeof key), cases[i].level);
+		ck_assert_str_eq(key, cases[i].key);
+		json_decref(d);
+	}
+}
+END_TEST
+
+START_TEST(status_table)
+{
+	static const char *const cases[][2] = {
+		{"COMPLETED", "completed"}, {"ORCHESTRATION_STATUS_FAILED", "failed"}, {"Running", "running"},
+		{"cancelled", "canceled"}, {"CANCELED", "canceled"}, {"workflow_status_terminated", "terminated"},
+		{"", ""},
+	};
+	char out[32];
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ck_assert_str_eq(catalyst_status_normalize(cases[i][0], out, sizeof out), cases[i][1]);
+	ck_assert(catalyst_status_valid("suspended"));
+	ck_assert(!catalyst_status_valid("done"));
+	ck_assert(!catalyst_status_valid(NULL));
+}
+END_TEST
+
+START_TEST(time_table)
+{
+	static const struct {
+		const char *in;
+		const char *out; /* NULL: usage error */
+	} cases[] = {
+		{"24h", "2026-12-01T12:00:00Z"},
+		{"30m", "2026-12-02T11:30:00Z"},
+		{"7d", "2026-11-25T12:00:00Z"},
+		{"1h30m", "2026-12-02T10:30:00Z"},
+		{"90s", "2026-12-02T11:58:30Z"},
+		{"2w", "2026-11-18T12:00:00Z"},
+		{"2026-12-01T09:00:00Z", "2026-12-01T09:00:00Z"},
+		{"2026-12-01T09:00:00.123456Z", "2026-12-01T09:00:00Z"},
+		{"2026-12-01T10:00:00+01:00", "2026-12-01T09:00:00Z"},
+		{"2026-12-01t04:30:00-04:30", "2026-12-01T09:00:00Z"},
+		{"2026-12-01", "2026-12-01T00:00:00Z"},
+		{"2026-12-01T09:00:00", NULL},
+		{"2026-02-31T09:00:00Z", NULL},
+		{"24", NULL},
+		{"h", NULL},
+		{"-5h", NULL},
+		{"yesterday", NULL},
+		{"", NULL},
+		{"5y", NULL},
+	};
+	struct tm tm = {.tm_year = 126, .tm_mon = 11, .tm_mday = 2, .tm_hour = 12}; /* 2026-12-02T12:00Z */
+	time_t now = timegm(&tm);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char out[32];
+		struct err e;
+		err_clear(&e);
+		int rc = catalyst_time_arg("since", cases[i].in, now, out, &e);
+		if (cases[i].out) {
+			ck_assert_msg(rc == 0, "%s: %s", cases[i].in, e.msg);
+			ck_assert_str_eq(out, cases[i].out);
+		} else {
+			ck_assert_msg(rc == -1, "%s accepted", cases[i].in);
+			ck_assert_int_eq(e.code, ERR_USAGE);
+			ck_assert_ptr_nonnull(strstr(e.msg, "--since"));
+		}
+	}
+}
+END_TEST
+
+START_TEST(run_items_both_profiles)
+{
+	struct err e;
+	json_t *a = json_loads("{\"runs\":[{\"instanceId\":\"pay-1\",\"appId\":\"checkout\",\"workflowName\":\"Pay\","
+			       "\"status\":\"COMPLETED\",\"createdAt\":\"2026-12-01T00:00:00Z\"}],\"nextCursor\":\"c2\"}",
+			       0, NULL);
+	json_t *b = json_loads("{\"workflow_runs\":[{\"run_id\":\"order-1:0001\",\"app_id\":\"orders\","
+			       "\"workflow_name\":\"Ship\",\"runtime_status\":\"failed\",\"created_at\":\"x\"}],"
+			       "\"next_page_token\":\"\"}",
+			       0, NULL);
+	struct catalyst_run_list l;
+	memset(&l, 0, sizeof l);
+	ck_assert_int_eq(catalyst_run_items_parse(a, &l, &e), 0);
+	ck_assert_int_eq(catalyst_run_items_parse(b, &l, &e), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_str_eq(l.items[0].run_id, "pay-1");
+	ck_assert_str_eq(l.items[0].app_id, "checkout");
+	ck_assert_str_eq(l.items[0].status, "completed");
+	ck_assert_str_eq(l.items[0].workflow, "Pay");
+	ck_assert_str_eq(l.items[1].run_id, "order-1:0001");
+	ck_assert_str_eq(l.items[1].app_id, "orders");
+	ck_assert_str_eq(l.items[1].status, "failed");
+	catalyst_run_list_finish(&l);
+	json_t *none = json_loads("{\"message\":\"hello\"}", 0, NULL);
+	ck_assert_int_eq(catalyst_run_items_parse(none, &l, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	catalyst_run_list_finish(&l);
+	json_decref(a);
+	json_decref(b);
+	json_decref(none);
+}
+END_TEST
+
+/* ---- a scripted transport -------------------------------------------- */
+
+#define MAX_SCRIPT 16
+
+struct fake {
+	struct transport base;
+	const char *tools_json;            /* the tools/list result's "tools" */
+	const char *script[MAX_SCRIPT];    /* per tools/call: a result JSON, "!retryable", "!rpc:<error json>" */
+	int n_script;
+	int next;
+	int sends;                         /* every message sent */
+	int calls;                         /* tools/call requests */
+	char *last_args[MAX_SCRIPT];       /* arguments of each tools/call */
+};
+
+static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply,
+		     transport_on_message cb, void *ctx, struct err *e)
+{
+	struct fake *f = (struct fake *)t;
+	f->sends++;
+	json_t *msg = json_loadb(body, len, 0, NULL);
+	ck_assert_ptr_nonnull(msg);
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	json_t *id = json_object_get(msg, "id");
+	char *reply = NULL;
+	int rc = 0;
+	if (!expect_reply)
+		goto out;
+	json_t *res = NULL;
+	if (strcmp(method, "tools/list") == 0) {
+		char text[8192];
+		snprintf(text, sizeof text, "{\"tools\":%s}", f->tools_json);
+		res = json_loads(text, 0, NULL);
+		ck_assert_ptr_nonnull(res);
+	} else if (strcmp(method, "tools/call") == 0) {
+		if (f->calls < MAX_SCRIPT)
+			f->last_args[f->calls] = json_dumps(json_object_get(json_object_get(msg, "params"), "arguments"),
+							    JSON_SORT_KEYS | JSON_COMPACT);
+		f->calls++;
+		ck_assert_int_lt(f->next, f->n_script);
+		const char *step = f->script[f->next++];
+		if (strcmp(step, "!retryable") == 0) {
+			err_set(e, ERR_PROTOCOL, "HTTP 503");
+			e->detail = ERR_DETAIL_RETRYABLE;
+			e->retry_after = 0;
+			rc = -1;
+			goto out;
+		}
+		if (strncmp(step, "!rpc:", 5) == 0) {
+			json_t *err = json_loads(step + 5, 0, NULL);
+			ck_assert_ptr_nonnull(err);
+			json_t *r = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "error", err);
+			reply = json_dumps(r, JSON_COMPACT);
+			json_decref(r);
+			goto deliver;
+		}
+		res = json_loads(step, 0, NULL);
+		ck_assert_ptr_nonnull(res);
+	} else {
+		res = json_object();
+	}
+	json_t *r = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", res);
+	reply = json_dumps(r, JSON_COMPACT);
+	json_decref(r);
+deliver:
+	rc = cb(reply, strlen(reply), ctx, e);
+	rc = rc == 1 ? 0 : -1;
+out:
+	free(reply);
+	json_decref(msg);
+	return rc;
+}
+
+static int fake_set_header(struct transport *t, const char *n, const char *v)
+{
+	(void)t, (void)n, (void)v;
+	return 0;
+}
+static void fake_noop(struct transport *t)
+{
+	(void)t;
+}
+
+static const struct transport_ops fake_ops = {
+	.name = "fake",
+	.send = fake_send,
+	.set_header = fake_set_header,
+	.reset_session = fake_noop,
+	.close = fake_noop,
+	.destroy = fake_noop,
+};
+
+static const char *const tools_b =
+	"[{\"name\":\"catalyst_list_workflow_runs\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	"\"ProjectId\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\"},\"page_token\":{\"type\":\"string\"}},"
+	"\"required\":[\"ProjectId\"]}},"
+	"{\"name\":\"catalyst_get_workflow_run\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	"\"ProjectId\":{\"type\":\"string\"},\"app_id\":{\"type\":\"string\"},\"runId\":{\"type\":\"string\"}},"
+	"\"required\":[\"ProjectId\",\"app_id\",\"runId\"]}},"
+	"{\"name\":\"catalyst_terminate_workflow_run\",\"inputSchema\":{\"type\":\"object\"}}]";
+
+struct rig {
+	struct fake f;
+	struct mcp_session *s;
+	struct catalyst *c;
+};
+
+static void rig_init(struct rig *r)
+{
+	memset(r, 0, sizeof *r);
+	r->f.base.ops = &fake_ops;
+	r->f.tools_json = tools_b;
+	r->s = mcp_session_new(&r->f.base, NULL);
+	ck_assert_ptr_nonnull(r->s);
+	struct catalyst_options o = {.backoff_s = 0.001, .backoff_cap_s = 0.01};
+	r->c = catalyst_new(r->s, &o);
+	ck_assert_ptr_nonnull(r->c);
+	struct err e;
+	ck_assert_int_eq(catalyst_load_tools(r->c, &e), 0);
+}
+
+static void rig_finish(struct rig *r)
+{
+	catalyst_free(r->c);
+	mcp_session_free(r->s);
+	for (int i = 0; i < MAX_SCRIPT; i++)
+		free(r->f.last_args[i]);
+}
+
+START_TEST(allow_list_sends_nothing)
+{
+	struct rig r;
+	rig_init(&r);
+	/* the server offers it, the layer still never binds or calls it */
+	ck_assert(!catalyst_has_tool(r.c, "catalyst_terminate_workflow_run"));
+	ck_assert(catalyst_has_tool(r.c, "catalyst_get_workflow_run"));
+	int before = r.f.sends;
+	static const char *const writes[] = {"catalyst_terminate_workflow_run", "catalyst_purge_workflow_runs",
+					     "catalyst_start_workflow", "catalyst_get_workflow_run_logs",
+					     "catalyst_get_workflow_run ", "", NULL};
+	for (const char *const *w = writes; *w; w++) {
+		struct err e;
+		err_clear(&e);
+		json_t *doc = (json_t *)1;
+		ck_assert_int_eq(catalyst_call(r.c, *w, NULL, &doc, NULL, NULL, &e), -1);
+		ck_assert_int_eq(e.code, ERR_INTERNAL);
+		ck_assert_ptr_nonnull(strstr(e.msg, "allow-list"));
+		ck_assert_ptr_null(doc);
+		const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_RUN] = "r"};
+		ck_assert_int_eq(catalyst_invoke(r.c, *w, vals, 0, NULL, &doc, NULL, NULL, &e), -1);
+		ck_assert_int_eq(e.code, ERR_INTERNAL);
+	}
+	ck_assert_int_eq(catalyst_call(r.c, NULL, NULL, &(json_t *){NULL}, NULL, NULL, NULL), -1);
+	ck_assert_int_eq(r.f.sends, before);
+	ck_assert_int_eq(r.f.calls, 0);
+	ck_assert(catalyst_tool_allowed("catalyst_get_workflow_run"));
+	ck_assert(!catalyst_tool_allowed("catalyst_get_workflow_run_logs"));
+	rig_finish(&r);
+}
+END_TEST
+
+static int get_run(struct rig *r, struct catalyst_refusal *rf, json_t **doc, struct err *e)
+{
+	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "default", [CATALYST_ARG_APP] = "orders",
+						[CATALYST_ARG_RUN] = "order-7740:0002"};
+	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	return catalyst_invoke(r->c, "catalyst_get_workflow_run", vals, req, NULL, doc, NULL, rf, e);
+}
+
+#define REFUSE(kind, retry) \
+	"{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"{\\\"error\\\":{\\\"kind\\\":\\\"" kind \
+	"\\\",\\\"message\\\":\\\"m\\\",\\\"instruction\\\":\\\"do this\\\",\\\"retryable\\\":" retry "}}\"}]}"
+
+START_TEST(retries)
+{
+	struct rig r;
+	struct err e;
+	struct catalyst_refusal rf;
+	json_t *doc;
+
+	/* transient failures: retried, the third try answers */
+	rig_init(&r);
+	r.f.script[0] = "!retryable";
+	r.f.script[1] = "!retryable";
+	r.f.script[2] = "{\"structuredContent\":{\"run\":{\"run_id\":\"x\"}},\"content\":[]}";
+	r.f.n_script = 3;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), 0);
+	ck_assert_int_eq(r.f.calls, 3);
+	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"app_id\":\"orders\",\"runId\":\"order-7740:0002\"}");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "run"), "run_id")), "x");
+	json_decref(doc);
+	rig_finish(&r);
+
+	/* ...but not forever */
+	rig_init(&r);
+	for (int i = 0; i < 5; i++)
+		r.f.script[i] = "!retryable";
+	r.f.n_script = 5;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 3);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "after 3 attempts"));
+	rig_finish(&r);
+
+	/* a retryable connection refusal: once */
+	rig_init(&r);
+	r.f.script[0] = REFUSE("ORG_UNAVAILABLE", "true");
+	r.f.script[1] = REFUSE("ORG_UNAVAILABLE", "true");
+	r.f.script[2] = "{\"structuredContent\":{}}";
+	r.f.n_script = 3;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 2);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_REFUSAL);
+	ck_assert_str_eq(rf.kind, "ORG_UNAVAILABLE");
+	ck_assert_ptr_nonnull(strstr(e.msg, "ORG_UNAVAILABLE"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "do this"));
+	rig_finish(&r);
+
+	/* a retryable refusal that clears on the second try */
+	rig_init(&r);
+	r.f.script[0] = REFUSE("ORG_UNAVAILABLE", "true");
+	r.f.script[1] = "{\"structuredContent\":{\"ok\":1}}";
+	r.f.n_script = 2;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), 0);
+	ck_assert_int_eq(r.f.calls, 2);
+	json_decref(doc);
+	rig_finish(&r);
+
+	/* not retryable: never */
+	rig_init(&r);
+	r.f.script[0] = REFUSE("NOT_AUTHENTICATED", "false");
+	r.f.script[1] = "{\"structuredContent\":{}}";
+	r.f.n_script = 2;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	rig_finish(&r);
+
+	/* data-sharing: never, even when it says it is retryable */
+	rig_init(&r);
+	r.f.script[0] = REFUSE("denied", "true");
+	r.f.script[1] = "{\"structuredContent\":{}}";
+	r.f.n_script = 2;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_int_eq(e.code, ERR_DATA_SHARING);
+	ck_assert_int_eq(rf.family, CATALYST_REFUSAL_DATA_SHARING);
+	rig_finish(&r);
+
+	/* a tool error with a kind that is no refusal: exit 5, not retried */
+	rig_init(&r);
+	r.f.script[0] = REFUSE("NOT_FOUND", "false");
+	r.f.n_script = 1;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_int_ne(e.detail, ERR_DETAIL_REFUSAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "NOT_FOUND"));
+	rig_finish(&r);
+
+	/* JSON-RPC error with no refusal in it */
+	rig_init(&r);
+	r.f.script[0] = "!rpc:{\"code\":-32602,\"message\":\"Invalid params\"}";
+	r.f.n_script = 1;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "Invalid params"));
+	rig_finish(&r);
+
+	/* a refusal as a JSON-RPC error */
+	rig_init(&r);
+	r.f.script[0] = "!rpc:{\"code\":-32000,\"message\":\"x\",\"data\":{\"error\":{\"kind\":\"no-policy\","
+			"\"message\":\"m\",\"retryable\":false}}}";
+	r.f.n_script = 1;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(e.code, ERR_DATA_SHARING);
+	ck_assert_int_eq(rf.envelope, CATALYST_ENVELOPE_RPC_ERROR);
+	rig_finish(&r);
+}
+END_TEST
+
+START_TEST(unfilterable_halves_the_page)
+{
+	struct rig r;
+	rig_init(&r);
+	r.f.script[0] = REFUSE("unfilterable", "false");
+	r.f.script[1] = REFUSE("unfilterable", "false");
+	r.f.script[2] = "{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"a\",\"app_id\":\"x\"}],"
+			"\"next_page_token\":\"p2\"}}";
+	r.f.script[3] = "{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"b\",\"app_id\":\"x\"}],"
+			"\"next_page_token\":\"\"}}";
+	r.f.n_script = 4;
+	struct catalyst_run_filter f = {.project = "default", .page_size = 100};
+	struct catalyst_run_list l;
+	struct catalyst_refusal rf;
+	struct err e;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, &rf, &e), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_uint_eq(l.unfilterable, 2);
+	ck_assert_int_eq(l.page_size, 25);
+	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"limit\":100}");
+	ck_assert_str_eq(r.f.last_args[1], "{\"ProjectId\":\"default\",\"limit\":50}");
+	ck_assert_str_eq(r.f.last_args[2], "{\"ProjectId\":\"default\",\"limit\":25}");
+	ck_assert_str_eq(r.f.last_args[3], "{\"ProjectId\":\"default\",\"limit\":25,\"page_token\":\"p2\"}");
+	ck_assert_str_eq(l.items[1].run_id, "b");
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+
+	/* down to 1, then it stops the listing with exit 4 */
+	rig_init(&r);
+	for (int i = 0; i < 3; i++)
+		r.f.script[i] = REFUSE("unfilterable", "false");
+	r.f.n_script = 3;
+	f.page_size = 4;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, &rf, &e), -1);
+	ck_assert_int_eq(r.f.calls, 3);
+	ck_assert_str_eq(r.f.last_args[2], "{\"ProjectId\":\"default\",\"limit\":1}");
+	ck_assert_int_eq(e.code, ERR_DATA_SHARING);
+	ck_assert_str_eq(rf.kind, "unfilterable");
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+START_TEST(no_workflow_store_is_said)
+{
+	struct rig r;
+	rig_init(&r);
+	r.f.script[0] = REFUSE("WORKFLOW_STORE_NOT_CONFIGURED", "false");
+	r.f.n_script = 1;
+	struct catalyst_run_filter f = {.project = "sandbox"};
+	struct catalyst_run_list l;
+	struct err e;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, NULL, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "project sandbox has no managed workflow store"));
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("catalyst_bind");
+	TCase *tc = tcase_create("bind");
+	tcase_add_loop_test(tc, bind_table, 0, sizeof bind_cases / sizeof *bind_cases);
+	tcase_add_test(tc, args_typed_and_enumerated);
+	tcase_add_test(tc, args_missing_required_named);
+	tcase_add_test(tc, key_match_table);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("refusal");
+	tcase_add_loop_test(tc, refusal_table, 0, (int)N_KINDS * 3);
+	tcase_add_test(tc, refusal_level_fields_and_non_refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("answers");
+	tcase_add_test(tc, sharing_fields);
+	tcase_add_test(tc, status_table);
+	tcase_add_test(tc, time_table);
+	tcase_add_test(tc, run_items_both_profiles);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("session");
+	tcase_add_test(tc, allow_list_sends_nothing);
+	tcase_add_test(tc, retries);
+	tcase_add_test(tc, unfilterable_halves_the_page);
+	tcase_add_test(tc, no_workflow_store_is_said);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

@@ -1,0 +1,174 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "testlib.h"
+
+struct esc_case {
+	const char *in;
+	size_t in_len; /* 0: strlen(in) */
+	size_t max;
+	const char *want;
+};
+
+static const struct esc_case terminal_cases[] = {
+	{"plain ascii", 0, 0, "plain ascii"},
+	{"", 0, 0, ""},
+	{"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0, 0, "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"},
+	{"\x1b[31mred\x1b[0m", 0, 0, "\\x1b[31mred\\x1b[0m"},
+	{"\x1b]8;;http://evil\x07link", 0, 0, "\\x1b]8;;http://evil\\x07link"},
+	{"a\rb", 0, 0, "a\\rb"},
+	{"a\nb\tc", 0, 0, "a\\nb\\tc"},
+	{"nul\x01\x1f\x7f", 0, 0, "nul\\x01\\x1f\\x7f"},
+	{"c1 \xc2\x9b" "2J \xc2\x80 \xc2\x9f", 0, 0, "c1 \\u009b2J \\u0080 \\u009f"},
+	{"bidi \xe2\x80\xae" "cba", 0, 0, "bidi \\u202ecba"},
+	{"\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 0, 0, "\\u202a\\u202b\\u202c\\u202d"},
+	{"\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 0, 0, "\\u2066\\u2067\\u2068\\u2069"},
+	{"\xe2\x80\x8e\xe2\x80\x8f", 0, 0, "\\u200e\\u200f"},
+	{"sep\xe2\x80\xa8", 0, 0, "sep\\u2028"},
+	{"raw c1 \x9b", 0, 0, "raw c1 \\x9b"},
+	{"bad \xff\xfe", 0, 0, "bad \\xff\\xfe"},
+	{"overlong \xc0\xaf", 0, 0, "overlong \\xc0\\xaf"},
+	{"overlong3 \xe0\x80\xaf", 0, 0, "overlong3 \\xe0\\x80\\xaf"},
+	{"surrogate \xed\xa0\x80", 0, 0, "surrogate \\xed\\xa0\\x80"},
+	{"too big \xf4\x90\x80\x80", 0, 0, "too big \\xf4\\x90\\x80\\x80"},
+	{"truncated \xe2\x80", 0, 0, "truncated \\xe2\\x80"},
+	{"back\\slash \\x1b", 0, 0, "back\\\\slash \\\\x1b"},
+	{"a\0b", 3, 0, "a\\x00b"},
+	/* shortening: at most max characters, never inside an escape */
+	{"0123456789", 0, 10, "0123456789"},
+	{"0123456789abc", 0, 10, "0123456..."},
+	{"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 0, 5, "\xc3\xa9\xc3\xa9..."},
+	{"ab\x1b\x1b\x1b\x1b", 0, 8, "ab..."},
+	{"ab\x1b" "cdefgh", 0, 9, "ab\\x1b..."},
+};
+
+START_TEST(terminal_table)
+{
+	const struct esc_case *c = &terminal_cases[_i];
+	struct buf b;
+	buf_init(&b, 0);
+	size_t len = c->in_len ? c->in_len : strlen(c->in);
+	ck_assert_int_eq(escape_terminal(&b, c->in, len, c->max, NULL), 0);
+	ck_assert_msg(strcmp(b.data, c->want) == 0, "case %d: got '%s', want '%s'", _i, b.data, c->want);
+	ck_assert_uint_eq(b.len, strlen(c->want));
+	buf_finish(&b);
+}
+END_TEST
+
+static const struct {
+	const char *in;
+	enum escape_md_context ctx;
+	const char *want;
+} markdown_cases[] = {
+	{"ChargeCard", ESCAPE_MD_CELL, "ChargeCard"},
+	{"a|b", ESCAPE_MD_CELL, "a\\|b"},
+	{"`code` *b* _i_ [l](u) ~s~", ESCAPE_MD_INLINE, "\\`code\\` \\*b\\* \\_i\\_ \\[l\\](u) \\~s\\~"},
+	{"<script>&amp;", ESCAPE_MD_INLINE, "&lt;script&gt;&amp;amp;"},
+	{"# title", ESCAPE_MD_INLINE, "\\# title"},
+	{"issue #4", ESCAPE_MD_INLINE, "issue #4"},
+	{"one\ntwo", ESCAPE_MD_CELL, "one<br>two"},
+	{"one\r\ntwo", ESCAPE_MD_CELL, "one<br>two"},
+	{"one\n# two", ESCAPE_MD_INLINE, "one \\# two"},
+	{"one\rtwo", ESCAPE_MD_INLINE, "one\\\\rtwo"},
+	{"\x1b[2J", ESCAPE_MD_CELL, "\\\\x1b\\[2J"},
+	{"rtl \xe2\x80\xae", ESCAPE_MD_CELL, "rtl \\\\u202e"},
+	{"bad \xff", ESCAPE_MD_CELL, "bad \\\\xff"},
+	{"back\\slash", ESCAPE_MD_INLINE, "back\\\\slash"},
+	{"caf\xc3\xa9", ESCAPE_MD_INLINE, "caf\xc3\xa9"},
+	{"tab\there", ESCAPE_MD_CELL, "tab\\\\there"},
+};
+
+START_TEST(markdown_table)
+{
+	char *got = escape_markdown_dup(markdown_cases[_i].in, markdown_cases[_i].ctx);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_msg(strcmp(got, markdown_cases[_i].want) == 0, "case %d: got '%s', want '%s'", _i,
+		      got, markdown_cases[_i].want);
+	free(got);
+}
+END_TEST
+
+START_TEST(utf8_decoder)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		size_t want_n;
+		uint32_t want_cp;
+	} cases[] = {
+		{"A", 1, 1, 'A'},
+		{"\xc3\xa9", 2, 2, 0xe9},
+		{"\xe2\x82\xac", 3, 3, 0x20ac},
+		{"\xf0\x9f\x98\x80", 4, 4, 0x1f600},
+		{"\xf4\x8f\xbf\xbf", 4, 4, 0x10ffff},
+		{"\xc3", 1, 0, 0},
+		{"\x80", 1, 0, 0},
+		{"\xc1\xbf", 2, 0, 0},
+		{"\xf0\x8f\xbf\xbf", 4, 0, 0},
+		{"\xed\xbf\xbf", 3, 0, 0},
+		{"\xf5\x80\x80\x80", 4, 0, 0},
+		{"\xe2\x28\xa1", 3, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		uint32_t cp = 0;
+		size_t n = escape_utf8_next(cases[i].in, cases[i].len, &cp);
+		ck_assert_msg(n == cases[i].want_n, "case %zu: n %zu", i, n);
+		if (n)
+			ck_assert_uint_eq(cp, cases[i].want_cp);
+	}
+}
+END_TEST
+
+START_TEST(repair_and_null)
+{
+	char *r = escape_utf8_repair_dup("ok \xff end \xe2\x80\xae");
+	ck_assert_str_eq(r, "ok \xef\xbf\xbd end \xe2\x80\xae");
+	free(r);
+	ck_assert_ptr_null(escape_terminal_dup(NULL, 0));
+	ck_assert_ptr_null(escape_markdown_dup(NULL, ESCAPE_MD_CELL));
+	r = escape_terminal_dup("", 0);
+	ck_assert_str_eq(r, "");
+	free(r);
+}
+END_TEST
+
+/* Whatever bytes come in, no byte of the terminal form is a control
+ * character or starts a C1 / bidi sequence. */
+START_TEST(terminal_output_never_has_controls)
+{
+	char in[512];
+	unsigned seed = 12345;
+	for (int round = 0; round < 200; round++) {
+		for (size_t i = 0; i < sizeof in; i++) {
+			seed = seed * 1103515245u + 12345u;
+			in[i] = (char)(seed >> 16);
+		}
+		struct buf b;
+		buf_init(&b, 0);
+		ck_assert_int_eq(escape_terminal(&b, in, sizeof in, 0, NULL), 0);
+		size_t i = 0;
+		while (i < b.len) {
+			uint32_t cp;
+			size_t n = escape_utf8_next(b.data + i, b.len - i, &cp);
+			ck_assert_msg(n > 0, "invalid UTF-8 in output at %zu", i);
+			ck_assert_msg(!escape_is_unsafe(cp), "unsafe U+%04x in output", (unsigned)cp);
+			i += n;
+		}
+		buf_finish(&b);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("escape");
+	TCase *tc = tcase_create("escape");
+	tcase_add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
+	tcase_add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
+	tcase_add_test(tc, utf8_decoder);
+	tcase_add_test(tc, repair_and_null);
+	tcase_add_test(tc, terminal_output_never_has_controls);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

@@ -1,0 +1,671 @@
+/* The MCP session against a scripted in-memory transport: every behaviour
+ * that a real server shows only sometimes (paging loops, server requests
+ * mid-call, stray ids, session expiry, concurrent callers) on demand. */
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+#include "mcp.h"
+#include "testlib.h"
+
+struct fake;
+/* Answers one request: calls deliver() with what the server would send. */
+typedef int (*fake_script)(struct fake *f, json_t *req, long long id);
+
+struct fake {
+	struct transport base;
+	pthread_mutex_t lock;
+	json_t *sent;           /* every message we sent, parsed, in order */
+	json_t *headers;        /* set_header state */
+	int resets;
+	bool expired;           /* requests fail with a 404 until the next initialize */
+	bool forgetful;         /* ... and even after it */
+	bool refuse_init;       /* initialize gets a JSON-RPC error */
+	const char *server_version;
+	fake_script script;     /* tools/list and tools/call */
+	int pages;              /* tools/list calls answered */
+};
+
+/* The exchange in progress, per thread (the threaded test runs many). */
+struct frame {
+	transport_on_message cb;
+	void *ctx;
+	struct err *e;
+	int rc;
+};
+static _Thread_local struct frame cur;
+
+/* Hands one server message (printf format; the request id is available as
+ * an argument) to the session's callback, as a transport would. */
+static int deliver(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int deliver(const char *fmt, ...)
+{
+	if (cur.rc != 0)
+		return cur.rc;
+	char *text;
+	va_list ap;
+	va_start(ap, fmt);
+	ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
+	va_end(ap);
+	cur.rc = cur.cb(text, strlen(text), cur.ctx, cur.e);
+	free(text);
+	return cur.rc;
+}
+
+static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply,
+		     transport_on_message cb, void *ctx, struct err *e)
+{
+	struct fake *f = (struct fake *)t;
+	json_error_t jerr;
+	json_t *msg = json_loadb(body, len, 0, &jerr);
+	ck_assert_msg(msg != NULL, "we sent invalid JSON: %s", jerr.text);
+	pthread_mutex_lock(&f->lock);
+	json_array_append(f->sent, msg);
+	bool expire = false;
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	if (expect_reply && method && strcmp(method, "initialize") == 0)
+		f->expired = false;
+	else if (expect_reply && (f->expired || f->forgetful))
+		expire = true;
+	pthread_mutex_unlock(&f->lock);
+	if (!expect_reply) {
+		json_decref(msg);
+		return 0;
+	}
+	ck_assert(cb != NULL);
+	if (expire) {
+		json_decref(msg);
+		err_set(e, ERR_PROTOCOL, "HTTP 404: session not found");
+		e->detail = ERR_DETAIL_SESSION_EXPIRED;
+		return -1;
+	}
+	long long id = json_integer_value(json_object_get(msg, "id"));
+	/* A nested exchange (an answer sent from inside the callback) must not
+	 * clobber ours. */
+	struct frame saved = cur;
+	cur.cb = cb;
+	cur.ctx = ctx;
+	cur.e = e;
+	cur.rc = 0;
+	if (strcmp(method, "initialize") == 0 && f->refuse_init)
+		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32602,\"message\":\"go away\"}}", id);
+	else if (strcmp(method, "initialize") == 0)
+		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"%s\","
+			"\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}}",
+			id, f->server_version);
+	else if (f->script)
+		f->script(f, msg, id);
+	int rc = cur.rc;
+	cur = saved;
+	json_decref(msg);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return err_set(e, ERR_PROTOCOL, "the stream ended before the response");
+	return 0;
+}
+
+static int fake_set_header(struct transport *t, const char *name, const char *value)
+{
+	struct fake *f = (struct fake *)t;
+	pthread_mutex_lock(&f->lock);
+	if (value)
+		json_object_set_new(f->headers, name, json_string(value));
+	else
+		json_object_del(f->headers, name);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+static void fake_reset(struct transport *t)
+{
+	((struct fake *)t)->resets++;
+}
+
+static void fake_close(struct transport *t)
+{
+	(void)t;
+}
+
+static void fake_destroy(struct transport *t)
+{
+	(void)t;
+}
+
+static const struct transport_ops fake_ops = {
+	.name = "fake",
+	.send = fake_send,
+	.set_header = fake_set_header,
+	.reset_session = fake_reset,
+	.close = fake_close,
+	.destroy = fake_destroy,
+};
+
+static void fake_init(struct fake *f, const char *version, fake_script script)
+{
+	memset(f, 0, sizeof *f);
+	f->base.ops = &fake_ops;
+	pthread_mutex_init(&f->lock, NULL);
+	f->sent = json_array();
+	f->headers = json_object();
+	f->server_version = version;
+	f->script = script;
+}
+
+static void fake_finish(struct fake *f)
+{
+	json_decref(f->sent);
+	json_decref(f->headers);
+	pthread_mutex_destroy(&f->lock);
+}
+
+/* The n-th sent message with this method (or, for method NULL, the n-th
+ * sent response). */
+static json_t *sent_nth(struct fake *f, const char *method, int n)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(f->sent, i, m) {
+		const char *mm = json_string_value(json_object_get(m, "method"));
+		bool match = method ? mm && strcmp(mm, method) == 0 : !mm;
+		if (match && n-- == 0)
+			return m;
+	}
+	return NULL;
+}
+
+static int count_sent(struct fake *f, const char *method)
+{
+	int n = 0;
+	while (sent_nth(f, method, n))
+		n++;
+	return n;
+}
+
+/* --- initialize ------------------------------------------------------- */
+
+static const struct {
+	const char *server_version;
+	bool accepted;
+} versions[] = {
+	{"2025-11-25", true},
+	{"2025-06-18", true},
+	{"2025-03-26", true},
+	{"2024-11-05", false},
+	{"2026-07-28", false},
+	{"", false},
+};
+
+START_TEST(initialize_negotiates_version)
+{
+	struct fake f;
+	fake_init(&f, versions[_i].server_version, NULL);
+	struct mcp_options o = {.client_name = "unit", .client_version = "9.9"};
+	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct err e;
+	err_clear(&e);
+	int rc = mcp_initialize(s, &e);
+	json_t *init = sent_nth(&f, "initialize", 0);
+	ck_assert_ptr_nonnull(init);
+	json_t *params = json_object_get(init, "params");
+	ck_assert_str_eq(json_string_value(json_object_get(params, "protocolVersion")), "2025-11-25");
+	/* No sampling, roots or elicitation: we never act for a model. */
+	ck_assert(json_is_object(json_object_get(params, "capabilities")));
+	ck_assert_int_eq(json_object_size(json_object_get(params, "capabilities")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(params, "clientInfo"), "name")), "unit");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(params, "clientInfo"), "version")),
+			 "9.9");
+	if (versions[_i].accepted) {
+		ck_assert_msg(rc == 0, "%s", e.msg);
+		ck_assert_str_eq(mcp_protocol_version(s), versions[_i].server_version);
+		ck_assert_str_eq(json_string_value(json_object_get(f.headers, "MCP-Protocol-Version")),
+				 versions[_i].server_version);
+		/* initialized comes after initialize, as a notification (no id). */
+		json_t *note = sent_nth(&f, "notifications/initialized", 0);
+		ck_assert_ptr_nonnull(note);
+		ck_assert_ptr_null(json_object_get(note, "id"));
+		ck_assert_ptr_eq(json_array_get(f.sent, 1), note);
+		ck_assert_str_eq(json_string_value(json_object_get(
+					 json_object_get(mcp_server_info_get(s), "serverInfo"), "name")),
+				 "fake");
+	} else {
+		ck_assert_int_eq(rc, -1);
+		ck_assert_int_eq(e.code, ERR_PROTOCOL);
+		ck_assert_msg(strstr(e.msg, "protocol version"), "%s", e.msg);
+		char quoted[64];
+		snprintf(quoted, sizeof quoted, "'%s'", versions[_i].server_version);
+		ck_assert_msg(strstr(e.msg, quoted), "%s", e.msg);
+		ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 0);
+		ck_assert_ptr_null(json_object_get(f.headers, "MCP-Protocol-Version"));
+	}
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+START_TEST(initialize_rpc_error)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", NULL);
+	f.refuse_init = true;
+	struct mcp_session *s = mcp_session_new(&f.base, NULL);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mcp_initialize(s, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_str_eq(e.msg, "initialize: server error -32602: go away");
+	ck_assert_ptr_null(mcp_protocol_version(s));
+	ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 0);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+/* --- tools/list ------------------------------------------------------- */
+
+static int script_three_pages(struct fake *f, json_t *req, long long id)
+{
+	json_t *cursor = json_object_get(json_object_get(req, "params"), "cursor");
+	f->pages++;
+	if (!cursor)
+		return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
+			       "\"nextCursor\":\"p2\"}}",
+			       id);
+	if (strcmp(json_string_value(cursor), "p2") == 0)
+		return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"c\"}],"
+			       "\"nextCursor\":\"p3\"}}",
+			       id);
+	ck_assert_str_eq(json_string_value(cursor), "p3");
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"d\"}]}}", id);
+}
+
+static int script_repeated_cursor(struct fake *f, json_t *req, long long id)
+{
+	(void)req;
+	f->pages++;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"x\"}],"
+		       "\"nextCursor\":\"%s\"}}",
+		       id, f->pages % 2 ? "odd" : "even");
+}
+
+static int script_endless(struct fake *f, json_t *req, long long id)
+{
+	(void)req;
+	f->pages++;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[],\"nextCursor\":\"c%d\"}}", id,
+		       f->pages);
+}
+
+static int script_no_tools_array(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tool\":[]}}", id);
+}
+
+static int script_list_refused(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"no tools here\"}}",
+		       id);
+}
+
+static struct mcp_session *session_up(struct fake *f)
+{
+	struct mcp_session *s = mcp_session_new(&f->base, NULL);
+	struct err e;
+	err_clear(&e);
+	ck_assert_msg(mcp_initialize(s, &e) == 0, "%s", e.msg);
+	return s;
+}
+
+START_TEST(list_tools_follows_every_page)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_three_pages);
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	json_t *tools = mcp_list_tools(s, &e);
+	ck_assert_msg(tools != NULL, "%s", e.msg);
+	ck_assert_int_eq(json_array_size(tools), 4);
+	const char *want[] = {"a", "b", "c", "d"};
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tools, i), "name")), want[i]);
+	ck_assert_int_eq(f.pages, 3);
+	json_decref(tools);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+static const struct {
+	fake_script script;
+	const char *expect;
+	int max_pages;
+} bad_lists[] = {
+	{script_repeated_cursor, "repeated cursor 'odd'", 3},
+	{script_endless, "after 1000 pages", 1000},
+	{script_no_tools_array, "no \"tools\" array", 0},
+	{script_list_refused, "server error -32601: no tools here", 0},
+};
+
+START_TEST(list_tools_bad_servers)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", bad_lists[_i].script);
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	ck_assert_ptr_null(mcp_list_tools(s, &e));
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_msg(strstr(e.msg, bad_lists[_i].expect), "%s", e.msg);
+	ck_assert_int_eq(f.pages, bad_lists[_i].max_pages);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+/* --- tools/call ------------------------------------------------------- */
+
+/* Everything a server may do before it answers, then the answer. */
+static int script_busy_server(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req;
+	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}}");
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"srv-ping\",\"method\":\"ping\"}");
+	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+		"\"progress\":1,\"total\":4,\"message\":\"one\"}}",
+		id);
+	/* progress for somebody else's call: not ours to show */
+	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+		"\"progress\":3}}",
+		id + 100000);
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"elicitation/create\",\"params\":{\"message\":\"?\"}}");
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"sampling/createMessage\",\"params\":{}}");
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"roots/list\"}");
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"something/new\"}");
+	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}");
+	/* a response to nothing we asked: ignored, the wait goes on */
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id + 7);
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"%lld\",\"result\":{\"content\":[]}}", id);
+	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+		"\"progress\":4,\"total\":4}}",
+		id);
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}",
+		       id);
+}
+
+struct progress_log {
+	int n;
+	double progress[8], total[8];
+	char message[8][32];
+};
+
+static void on_progress(double progress, double total, const char *message, void *ctx)
+{
+	struct progress_log *l = ctx;
+	ck_assert_int_lt(l->n, 8);
+	l->progress[l->n] = progress;
+	l->total[l->n] = total;
+	snprintf(l->message[l->n], sizeof l->message[0], "%s", message ? message : "");
+	l->n++;
+}
+
+START_TEST(call_answers_server_requests)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_busy_server);
+	struct progress_log log = {0};
+	struct mcp_options o = {.on_progress = on_progress, .progress_ctx = &log};
+	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mcp_initialize(s, &e), 0);
+	struct mcp_tool_result r;
+	json_t *args = json_pack("{s:s}", "runId", "r1");
+	ck_assert_msg(mcp_call_tool(s, "catalyst_get_workflow_run", args, &r, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_null(r.rpc_error);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r.content, 0), "text")), "done");
+
+	/* The request carried the arguments and a progress token = its id. */
+	json_t *call = sent_nth(&f, "tools/call", 0);
+	json_t *params = json_object_get(call, "params");
+	ck_assert_str_eq(json_string_value(json_object_get(params, "name")), "catalyst_get_workflow_run");
+	ck_assert(json_equal(json_object_get(params, "arguments"), args));
+	ck_assert(json_equal(json_object_get(json_object_get(params, "_meta"), "progressToken"),
+			     json_object_get(call, "id")));
+
+	/* ping got an empty result, each other request a -32601, in order. */
+	json_t *pong = sent_nth(&f, NULL, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(pong, "id")), "srv-ping");
+	ck_assert(json_is_object(json_object_get(pong, "result")));
+	ck_assert_int_eq(json_object_size(json_object_get(pong, "result")), 0);
+	for (int i = 0; i < 4; i++) {
+		json_t *refusal = sent_nth(&f, NULL, i + 1);
+		ck_assert_ptr_nonnull(refusal);
+		ck_assert_int_eq(json_integer_value(json_object_get(refusal, "id")), 41 + i);
+		ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(refusal, "error"), "code")),
+				 -32601);
+		ck_assert_ptr_null(json_object_get(refusal, "result"));
+	}
+	ck_assert_ptr_null(sent_nth(&f, NULL, 5)); /* notifications are never answered */
+
+	/* Only our own progress reached the callback. */
+	ck_assert_int_eq(log.n, 2);
+	ck_assert(log.progress[0] == 1 && log.total[0] == 4);
+	ck_assert_str_eq(log.message[0], "one");
+	ck_assert(log.progress[1] == 4 && log.total[1] == 4);
+	mcp_tool_result_finish(&r);
+	json_decref(args);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+static const char *call_answer;
+
+static int script_answer(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,%s}", id, call_answer);
+}
+
+static const struct {
+	const char *answer;
+	int rc;
+	bool rpc_error, structured, content, is_error;
+	const char *text_json; /* compact dump of text_json, or NULL */
+} envelopes[] = {
+	{"\"result\":{\"structuredContent\":{\"a\":1}}", 0, false, true, false, false, NULL},
+	{"\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"a\\\":1}\"}]}", 0, false, false, true, false,
+	 "{\"a\":1}"},
+	{"\"result\":{\"content\":[{\"type\":\"image\",\"data\":\"\"},{\"type\":\"text\",\"text\":\"not json\"},"
+	 "{\"type\":\"text\",\"text\":\"[1,2]\"}],\"structuredContent\":{\"a\":1}}",
+	 0, false, true, true, false, "[1,2]"},
+	{"\"result\":{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"{\\\"error\\\":{\\\"kind\\\":"
+	 "\\\"ORG_MISMATCH\\\"}}\"}]}",
+	 0, false, false, true, true, "{\"error\":{\"kind\":\"ORG_MISMATCH\"}}"},
+	{"\"result\":{\"isError\":false,\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}", 0, false, false, true,
+	 false, NULL},
+	{"\"error\":{\"code\":-32602,\"message\":\"bad args\",\"data\":{\"kind\":\"denied\"}}", 0, true, false, false,
+	 false, NULL},
+	{"\"result\":[1]", -1, false, false, false, false, NULL},
+};
+
+START_TEST(call_tool_envelopes)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_answer);
+	call_answer = envelopes[_i].answer;
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	int rc = mcp_call_tool(s, "t", NULL, &r, &e);
+	ck_assert_msg(rc == envelopes[_i].rc, "case %d: %s", _i, e.msg);
+	/* No arguments still sends an (empty) arguments object. */
+	json_t *args = json_object_get(json_object_get(sent_nth(&f, "tools/call", 0), "params"), "arguments");
+	ck_assert(json_is_object(args) && json_object_size(args) == 0);
+	if (rc == 0) {
+		ck_assert_int_eq(r.rpc_error != NULL, envelopes[_i].rpc_error);
+		ck_assert_int_eq(r.result != NULL, !envelopes[_i].rpc_error);
+		ck_assert_int_eq(r.structured != NULL, envelopes[_i].structured);
+		ck_assert_int_eq(r.content != NULL, envelopes[_i].content);
+		ck_assert_int_eq(r.is_error, envelopes[_i].is_error);
+		if (envelopes[_i].text_json) {
+			char *d = json_dumps(r.text_json, JSON_COMPACT | JSON_ENCODE_ANY);
+			ck_assert_str_eq(d, envelopes[_i].text_json);
+			free(d);
+		} else {
+			ck_assert_ptr_null(r.text_json);
+		}
+		if (r.rpc_error)
+			ck_assert_int_eq(json_integer_value(json_object_get(r.rpc_error, "code")), -32602);
+	} else {
+		ck_assert_int_eq(e.code, ERR_PROTOCOL);
+		ck_assert_ptr_null(r.result);
+	}
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+static int script_garbage(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req, (void)id;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":1,\n\"result\":{\"x\":nope}}");
+}
+
+START_TEST(call_garbage_is_protocol_error)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_garbage);
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	ck_assert_int_eq(mcp_call_tool(s, "t", NULL, &r, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_msg(strstr(e.msg, "tools/call t") && strstr(e.msg, "line 2 column"), "%s", e.msg);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+/* --- session expiry --------------------------------------------------- */
+
+START_TEST(call_reinitializes_once_on_expiry)
+{
+	struct fake f;
+	fake_init(&f, "2025-06-18", script_answer);
+	call_answer = "\"result\":{\"content\":[]}";
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	f.expired = true;
+	ck_assert_msg(mcp_call_tool(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
+	mcp_tool_result_finish(&r);
+	ck_assert_int_eq(f.resets, 1);
+	ck_assert_int_eq(count_sent(&f, "initialize"), 2);
+	ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 2);
+	ck_assert_int_eq(count_sent(&f, "tools/call"), 2);
+
+	/* A server that forgets every session: one retry, then the error. */
+	f.forgetful = true;
+	err_clear(&e);
+	ck_assert_int_eq(mcp_call_tool(s, "t", NULL, &r, &e), -1);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_SESSION_EXPIRED);
+	ck_assert_int_eq(f.resets, 2);
+	ck_assert_int_eq(count_sent(&f, "tools/call"), 4);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+/* --- threads ---------------------------------------------------------- */
+
+static int script_echo(struct fake *f, json_t *req, long long id)
+{
+	(void)f;
+	json_t *args = json_object_get(json_object_get(req, "params"), "arguments");
+	char *a = json_dumps(args, JSON_COMPACT);
+	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"stray\",\"result\":{}}");
+	int rc = deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"structuredContent\":%s}}", id, a);
+	free(a);
+	return rc;
+}
+
+struct worker {
+	struct mcp_session *s;
+	int n;
+	int ok;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	for (int i = 0; i < 50; i++) {
+		json_t *args = json_pack("{s:i, s:i}", "worker", w->n, "i", i);
+		struct mcp_tool_result r;
+		struct err e;
+		err_clear(&e);
+		if (mcp_call_tool(w->s, "echo", args, &r, &e) == 0 && json_equal(r.structured, args))
+			w->ok++;
+		mcp_tool_result_finish(&r);
+		json_decref(args);
+	}
+	return NULL;
+}
+
+START_TEST(call_tool_from_many_threads)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_echo);
+	struct mcp_session *s = session_up(&f);
+	/* The server lost the session: the threads' first calls fail together
+	 * and must re-initialize once between them, not once each. */
+	f.expired = true;
+	struct worker w[8];
+	pthread_t th[8];
+	for (int i = 0; i < 8; i++) {
+		w[i] = (struct worker){.s = s, .n = i};
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(w[i].ok, 50);
+	}
+	ck_assert_int_eq(f.resets, 1);
+	ck_assert_int_eq(count_sent(&f, "initialize"), 2);
+	ck_assert_int_ge(count_sent(&f, "tools/call"), 8 * 50 + 1);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mcp");
+	TCase *tc = tcase_create("initialize");
+	tcase_add_loop_test(tc, initialize_negotiates_version, 0, sizeof versions / sizeof *versions);
+	tcase_add_test(tc, initialize_rpc_error);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tools_list");
+	tcase_add_test(tc, list_tools_follows_every_page);
+	tcase_add_loop_test(tc, list_tools_bad_servers, 0, sizeof bad_lists / sizeof *bad_lists);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tools_call");
+	tcase_add_test(tc, call_answers_server_requests);
+	tcase_add_loop_test(tc, call_tool_envelopes, 0, sizeof envelopes / sizeof *envelopes);
+	tcase_add_test(tc, call_garbage_is_protocol_error);
+	tcase_add_test(tc, call_reinitializes_once_on_expiry);
+	tcase_add_test(tc, call_tool_from_many_threads);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

@@ -1,0 +1,324 @@
+/* The pure parts of sign-in: the WWW-Authenticate parser, PKCE against the
+ * RFC 7636 test vector, the well-known URLs, the callback query and its
+ * checks, and that --verbose traces of OAuth traffic are redacted. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oauth.h"
+#include "testlib.h"
+#include "trace.h"
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+static const struct {
+	const char *header;
+	int rc;
+	const char *resource_metadata, *scope, *error, *error_description;
+} challenge_cases[] = {
+	{"Bearer resource_metadata=\"https://mcp.example/.well-known/oauth-protected-resource/mcp\"", 0,
+	 "https://mcp.example/.well-known/oauth-protected-resource/mcp", NULL, NULL, NULL},
+	{"Bearer error=\"invalid_token\", error_description=\"Missing Authorization header\", "
+	 "resource_metadata=\"http://localhost:1/x\"",
+	 0, "http://localhost:1/x", NULL, "invalid_token", "Missing Authorization header"},
+	/* token form, odd spacing, case-insensitive scheme and names */
+	{"bearer   Scope = catalyst:read ,ERROR=insufficient_scope", 0, NULL, "catalyst:read", "insufficient_scope",
+	 NULL},
+	/* several challenges: Bearer second */
+	{"Basic realm=\"x\", Bearer scope=\"a b\", resource_metadata=\"https://r/m\"", 0, "https://r/m", "a b", NULL,
+	 NULL},
+	/* Bearer first, another after it */
+	{"Bearer scope=\"s1\", DPoP algs=\"ES256\", Basic realm=x", 0, NULL, "s1", NULL, NULL},
+	/* a token68 challenge before ours */
+	{"Negotiate YIIB+g==, Bearer error=invalid_token", 0, NULL, NULL, "invalid_token", NULL},
+	/* quoted-pair escapes */
+	{"Bearer error_description=\"say \\\"hi\\\" \\\\ ok\"", 0, NULL, NULL, NULL, "say \"hi\" \\ ok"},
+	/* the first occurrence wins */
+	{"Bearer scope=\"first\", scope=\"second\"", 0, NULL, "first", NULL, NULL},
+	/* a bare scheme */
+	{"Bearer", 0, NULL, NULL, NULL, NULL},
+	{"Basic realm=\"x\"", -1, NULL, NULL, NULL, NULL},
+	{"", -1, NULL, NULL, NULL, NULL},
+	{"Bearer scope=\"unterminated", -1, NULL, NULL, NULL, NULL},
+	/* "scope=" is a token68 by the grammar: no parameter */
+	{"Bearer scope=", 0, NULL, NULL, NULL, NULL},
+	{"Bearer scope=a b", -1, NULL, NULL, NULL, NULL},
+	{"=Bearer", -1, NULL, NULL, NULL, NULL},
+};
+
+static void assert_opt_str(const char *got, const char *want)
+{
+	if (!want)
+		ck_assert_ptr_null(got);
+	else
+		ck_assert_str_eq(got, want);
+}
+
+START_TEST(challenge_table)
+{
+	struct oauth_challenge c;
+	struct err e;
+	err_clear(&e);
+	int rc = oauth_challenge_parse(challenge_cases[_i].header, &c, &e);
+	ck_assert_msg(rc == challenge_cases[_i].rc, "case %d '%s': rc %d (%s)", _i, challenge_cases[_i].header, rc,
+		      e.msg);
+	if (rc == 0) {
+		assert_opt_str(c.resource_metadata, challenge_cases[_i].resource_metadata);
+		assert_opt_str(c.scope, challenge_cases[_i].scope);
+		assert_opt_str(c.error, challenge_cases[_i].error);
+		assert_opt_str(c.error_description, challenge_cases[_i].error_description);
+	} else {
+		ck_assert_int_eq(e.code, ERR_PROTOCOL);
+		ck_assert_ptr_null(c.scope);
+	}
+	oauth_challenge_finish(&c);
+}
+END_TEST
+
+START_TEST(pkce_rfc7636_vector)
+{
+	char out[OAUTH_CHALLENGE_LEN + 1];
+	struct err e;
+	err_clear(&e);
+	/* RFC 7636 Appendix B, as published (and as `openssl dgst -sha256
+	 * -binary | base64` computes it). */
+	ck_assert_int_eq(oauth_pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", out, &e), 0);
+	ck_assert_str_eq(out, "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+	/* too short for RFC 7636 */
+	ck_assert_int_eq(oauth_pkce_challenge("short", out, &e), -1);
+}
+END_TEST
+
+START_TEST(random_strings)
+{
+	char a[OAUTH_VERIFIER_LEN + 1], b[OAUTH_VERIFIER_LEN + 1];
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_random_string(a, OAUTH_VERIFIER_LEN, &e), 0);
+	ck_assert_int_eq(oauth_random_string(b, OAUTH_VERIFIER_LEN, &e), 0);
+	ck_assert_uint_eq(strlen(a), OAUTH_VERIFIER_LEN);
+	ck_assert_str_ne(a, b);
+	/* RFC 7636 unreserved characters only */
+	ck_assert_uint_eq(strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"), strlen(a));
+	char c[OAUTH_CHALLENGE_LEN + 1];
+	ck_assert_int_eq(oauth_pkce_challenge(a, c, &e), 0);
+	ck_assert_uint_eq(strlen(c), 43);
+}
+END_TEST
+
+static const struct {
+	const char *resource;
+	int n;
+	const char *url[2];
+} prm_cases[] = {
+	{"https://mcp.cloud.r1.diagrid.io/mcp", 2,
+	 {"https://mcp.cloud.r1.diagrid.io/.well-known/oauth-protected-resource/mcp",
+	  "https://mcp.cloud.r1.diagrid.io/.well-known/oauth-protected-resource"}},
+	{"http://127.0.0.1:8080/a/b/", 2,
+	 {"http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b",
+	  "http://127.0.0.1:8080/.well-known/oauth-protected-resource"}},
+	{"https://example.com", 1, {"https://example.com/.well-known/oauth-protected-resource", NULL}},
+	{"https://example.com/?q=1", 1, {"https://example.com/.well-known/oauth-protected-resource", NULL}},
+	{"ftp://example.com/x", -1, {NULL, NULL}},
+};
+
+START_TEST(prm_url_table)
+{
+	char *out[2] = {0};
+	struct err e;
+	err_clear(&e);
+	int n = oauth_prm_urls(prm_cases[_i].resource, out, &e);
+	ck_assert_int_eq(n, prm_cases[_i].n);
+	for (int k = 0; k < n; k++) {
+		ck_assert_str_eq(out[k], prm_cases[_i].url[k]);
+		free(out[k]);
+	}
+}
+END_TEST
+
+static const struct {
+	const char *issuer;
+	int n;
+	const char *url[3];
+} as_cases[] = {
+	{"https://api.r1.diagrid.io/mcp-auth", 3,
+	 {"https://api.r1.diagrid.io/.well-known/oauth-authorization-server/mcp-auth",
+	  "https://api.r1.diagrid.io/.well-known/openid-configuration/mcp-auth",
+	  "https://api.r1.diagrid.io/mcp-auth/.well-known/openid-configuration"}},
+	{"http://localhost:4000/tenant1/", 3,
+	 {"http://localhost:4000/.well-known/oauth-authorization-server/tenant1",
+	  "http://localhost:4000/.well-known/openid-configuration/tenant1",
+	  "http://localhost:4000/tenant1/.well-known/openid-configuration"}},
+	{"https://auth.example", 2,
+	 {"https://auth.example/.well-known/oauth-authorization-server",
+	  "https://auth.example/.well-known/openid-configuration", NULL}},
+	{"not a url", -1, {NULL, NULL, NULL}},
+};
+
+START_TEST(as_url_table)
+{
+	char *out[3] = {0};
+	struct err e;
+	err_clear(&e);
+	int n = oauth_as_metadata_urls(as_cases[_i].issuer, out, &e);
+	ck_assert_int_eq(n, as_cases[_i].n);
+	for (int k = 0; k < n; k++) {
+		ck_assert_str_eq(out[k], as_cases[_i].url[k]);
+		free(out[k]);
+	}
+}
+END_TEST
+
+static const struct {
+	const char *prm, *mcp;
+	bool match;
+} resource_cases[] = {
+	{"https://mcp.cloud.r1.diagrid.io/mcp", "https://mcp.cloud.r1.diagrid.io/mcp", true},
+	{"http://localhost:3000", "http://localhost:3000/mcp", true}, /* root metadata: the origin */
+	{"http://localhost:3000/", "http://localhost:3000/mcp", true},
+	{"https://evil.example.com/mcp", "http://localhost:3000/mcp", false},
+	{"https://mcp.example/mc", "https://mcp.example/mcp", false}, /* not a segment prefix */
+	{"https://mcp.example/mcp/other", "https://mcp.example/mcp", false},
+	{"https://mcp.example:444/mcp", "https://mcp.example/mcp", false},
+	{"http://mcp.example/mcp", "https://mcp.example/mcp", false},
+	{NULL, "https://mcp.example/mcp", false},
+};
+
+START_TEST(resource_match_table)
+{
+	ck_assert_msg(oauth_resource_matches(resource_cases[_i].prm, resource_cases[_i].mcp) ==
+			      resource_cases[_i].match,
+		      "case %d", _i);
+}
+END_TEST
+
+static const struct {
+	const char *target;
+	int rc;
+	const char *code, *state, *iss, *error;
+} callback_cases[] = {
+	{"/callback?code=abc&state=xyz", 1, "abc", "xyz", NULL, NULL},
+	{"/callback?state=s%20t&code=a%2Bb+c&iss=http%3A%2F%2F127.0.0.1%3A9%2F", 1, "a+b c", "s t", "http://127.0.0.1:9/",
+	 NULL},
+	{"/callback?error=access_denied&error_description=no+way&state=xyz", 1, NULL, "xyz", NULL, "access_denied"},
+	{"/callback", 1, NULL, NULL, NULL, NULL},
+	{"/favicon.ico", 0, NULL, NULL, NULL, NULL},
+	{"/callback/extra?code=a", 0, NULL, NULL, NULL, NULL},
+	{"/Callback?code=a", 0, NULL, NULL, NULL, NULL}, /* the path matches exactly */
+	{"/callback?code=a&code=b", -1, NULL, NULL, NULL, NULL},
+	{"/callback?code=a%00b", -1, NULL, NULL, NULL, NULL},
+	{"http://evil/callback?code=a", -1, NULL, NULL, NULL, NULL},
+	{"/callback?unknown=1&&state=&code=c", 1, "c", "", NULL, NULL},
+};
+
+START_TEST(callback_parse_table)
+{
+	struct oauth_callback cb;
+	struct err e;
+	err_clear(&e);
+	int rc = oauth_callback_parse(callback_cases[_i].target, "/callback", &cb, &e);
+	ck_assert_msg(rc == callback_cases[_i].rc, "case %d: %d", _i, rc);
+	if (rc == 1) {
+		assert_opt_str(cb.code, callback_cases[_i].code);
+		assert_opt_str(cb.state, callback_cases[_i].state);
+		assert_opt_str(cb.iss, callback_cases[_i].iss);
+		assert_opt_str(cb.error, callback_cases[_i].error);
+	}
+	oauth_callback_finish(&cb);
+}
+END_TEST
+
+static const struct {
+	const char *target;
+	bool iss_required;
+	int rc;
+	const char *msg_part;
+} check_cases[] = {
+	{"/cb?code=c1&state=S", false, 0, NULL},
+	{"/cb?code=c1&state=S&iss=https%3A%2F%2Fas.example", true, 0, NULL},
+	{"/cb?code=c1&state=T", false, -1, "state does not match"},
+	{"/cb?code=c1", false, -1, "state does not match"},
+	{"/cb?code=c1&state=S&iss=https%3A%2F%2Fevil.example", false, -1, "names issuer https://evil.example"},
+	{"/cb?code=c1&state=S", true, -1, "names issuer (none)"},
+	{"/cb?error=access_denied&error_description=User%20said%20no&state=S", false, -1,
+	 "refused the sign-in: access_denied: User said no"},
+	{"/cb?error=x%1b%5b31m&state=S", false, -1, "refused the sign-in: x?[31m"},
+	{"/cb?state=S", false, -1, "no authorization code"},
+};
+
+START_TEST(callback_check_table)
+{
+	struct oauth_callback cb;
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_callback_parse(check_cases[_i].target, "/cb", &cb, &e), 1);
+	int rc = oauth_callback_check(&cb, "S", "https://as.example", check_cases[_i].iss_required, &e);
+	ck_assert_msg(rc == check_cases[_i].rc, "case %d: %d %s", _i, rc, e.msg);
+	if (rc < 0) {
+		ck_assert_int_eq(e.code, ERR_AUTH);
+		ck_assert_msg(strstr(e.msg, check_cases[_i].msg_part), "case %d: '%s'", _i, e.msg);
+		/* the code itself never appears in a message */
+		ck_assert_ptr_null(strstr(e.msg, "c1"));
+	}
+	oauth_callback_finish(&cb);
+}
+END_TEST
+
+static char captured[16384];
+
+static void capture(const char *line, void *ctx)
+{
+	(void)ctx;
+	strncat(captured, line, sizeof captured - strlen(captured) - 2);
+	strcat(captured, "\n");
+}
+
+/* What oauth.c hands to the trace for a token request and its answer: the
+ * secrets must not survive. */
+START_TEST(trace_redacts_oauth_traffic)
+{
+	captured[0] = '\0';
+	trace_set_sink(capture, NULL);
+	const char *form = "grant_type=authorization_code&code=SECRETCODE123&redirect_uri=http%3A%2F%2F127.0.0.1"
+			   "&client_id=cli&code_verifier=SECRETVERIFIER456&resource=https%3A%2F%2Fm%2Fmcp";
+	trace_body("oauth", "->", form, strlen(form));
+	const char *refresh = "grant_type=refresh_token&refresh_token=SECRETREFRESH789&client_id=cli";
+	trace_body("oauth", "->", refresh, strlen(refresh));
+	const char *answer = "{\"access_token\":\"SECRETACCESS000\",\"token_type\":\"Bearer\",\"expires_in\":60,"
+			     "\"refresh_token\":\"SECRETREFRESH999\",\"id_token\":\"SECRETID\"}";
+	trace_body("oauth", "<-", answer, strlen(answer));
+	char *h = trace_redact_header("Authorization: Bearer SECRETACCESS000");
+	trace_printf("http", "%s", h);
+	free(h);
+	trace_set_sink(NULL, NULL);
+	ck_assert_ptr_null(strstr(captured, "SECRET"));
+	ck_assert_ptr_nonnull(strstr(captured, "client_id=cli"));
+	ck_assert_ptr_nonnull(strstr(captured, "grant_type=refresh_token"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("oauth");
+	TCase *tc = tcase_create("www-authenticate");
+	tcase_add_loop_test(tc, challenge_table, 0, N(challenge_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pkce");
+	tcase_add_test(tc, pkce_rfc7636_vector);
+	tcase_add_test(tc, random_strings);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("well-known");
+	tcase_add_loop_test(tc, prm_url_table, 0, N(prm_cases));
+	tcase_add_loop_test(tc, as_url_table, 0, N(as_cases));
+	tcase_add_loop_test(tc, resource_match_table, 0, N(resource_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("callback");
+	tcase_add_loop_test(tc, callback_parse_table, 0, N(callback_cases));
+	tcase_add_loop_test(tc, callback_check_table, 0, N(check_cases));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("redaction");
+	tcase_add_test(tc, trace_redacts_oauth_traffic);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

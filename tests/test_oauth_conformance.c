@@ -1,0 +1,178 @@
+/* The official MCP conformance suite's auth/ scenarios, run against
+ * tests/conformance/conformance-auth-client (the core library's transport,
+ * MCP and OAuth sessions). The browser is tests/sim/follow-redirect.sh via
+ * $BROWSER: the suite's authorization server approves at once, the script
+ * follows its redirect to the client's loopback callback. Each scenario's
+ * checks.json is read and the checks that prove the behaviour must be
+ * SUCCESS; every other check must not be FAILURE, except the ones listed
+ * as deliberate deviations (and why). */
+
+#include <dirent.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+/* catalyst-audit has no dynamic client registration (Catalyst accepts only
+ * pre-registered clients): the metadata scenarios expect a /register call
+ * and record its absence as a failure. That one check is allowed to fail;
+ * every check about discovery, PKCE, the authorization and token requests
+ * and the token's use must pass. */
+#define NO_DCR "client-registration"
+
+#define DISCOVERY_CHECKS                                                                                        \
+	"prm-pathbased-requested", "authorization-server-metadata", "authorization-request", "token-request",        \
+		"pkce-code-challenge-sent", "pkce-s256-method-used", "pkce-verifier-matches-challenge",                  \
+		"valid-bearer-token"
+
+static const struct {
+	const char *scenario;
+	const char *checks[10]; /* must be SUCCESS */
+	const char *allowed_failure;
+	int min_attempts; /* scope-retry-auth-attempt checks at least (0: none counted) */
+} scenarios[] = {
+	{"auth/metadata-default", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var1", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var2", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var3", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/scope-from-www-authenticate", {"scope-from-www-authenticate", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/scope-from-scopes-supported", {"scope-from-scopes-supported", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/scope-omitted-when-undefined", {"scope-omitted-when-undefined", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/scope-step-up", {"scope-step-up-initial", "scope-step-up-escalation", NULL}, NULL, 0},
+	/* It must step up (more than one authorization) and stop at three. */
+	{"auth/scope-retry-limit", {"scope-retry-limit", NULL}, NULL, 2},
+	{"auth/token-endpoint-auth-none",
+	 {"token-endpoint-auth-method", "resource-parameter-in-authorization", "resource-parameter-in-token",
+	  "resource-parameter-valid-uri", "resource-parameter-consistency", "valid-bearer-token", NULL},
+	 NULL, 0},
+	{"auth/pre-registration", {"pre-registration-auth", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/resource-mismatch", {"resource-mismatch-rejected", NULL}, NULL, 0},
+	{"auth/offline-access-scope", {"sep-2207-offline-access-requested", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/offline-access-not-supported", {"sep-2207-offline-access-not-requested", "valid-bearer-token", NULL},
+	 NULL, 0},
+};
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* The suite writes <out>/auth/<name>-<time>/. */
+static char *find_result_dir(const char *dir, const char *scenario)
+{
+	const char *slash = strchr(scenario, '/');
+	char sub[4096];
+	snprintf(sub, sizeof sub, "%s/%.*s", dir, slash ? (int)(slash - scenario) : 0, scenario);
+	const char *name = slash ? slash + 1 : scenario;
+	DIR *d = opendir(sub);
+	ck_assert_msg(d != NULL, "no %s", sub);
+	char *found = NULL;
+	struct dirent *de;
+	size_t n = strlen(name);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, name, n) == 0 && de->d_name[n] == '-') {
+			ck_assert_msg(found == NULL, "two result directories for %s", scenario);
+			ck_assert_int_ge(asprintf(&found, "%s/%s", sub, de->d_name), 0);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static json_t *check_by_id(json_t *checks, const char *id)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(checks, i, c) {
+		const char *cid = json_string_value(json_object_get(c, "id"));
+		if (cid && strcmp(cid, id) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+START_TEST(auth_scenario)
+{
+	const char *scenario = scenarios[_i].scenario;
+	char tmp[] = "/tmp/ca-oauth-conformance-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+
+	char client[4096], loopback[4096], suite[4096], browser[4200];
+	snprintf(client, sizeof client, "%s/tests/conformance/conformance-auth-client", testlib_env("CA_BUILD_DIR"));
+	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
+	snprintf(suite, sizeof suite, "%s/node_modules/.bin/conformance", testlib_env("CA_NPM_DIR"));
+	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
+	ck_assert_msg(access(client, X_OK) == 0, "%s is not built", client);
+	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
+
+	char *env[] = {browser, NULL};
+	char *argv[] = {(char *)testlib_node(), "--import", loopback, suite, "client", "--command", client,
+			"--scenario", (char *)scenario, "--timeout", "30000", "-o", tmp, NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run(argv, env, NULL, 0, 60000, &o), 0);
+	ck_assert_msg(!o.timed_out, "conformance %s timed out; stderr:\n%s", scenario, o.err);
+
+	char *dir = find_result_dir(tmp, scenario);
+	ck_assert_msg(dir != NULL, "no result directory for %s; stderr:\n%s", scenario, o.err);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/checks.json", dir);
+	json_error_t jerr;
+	json_t *checks = json_load_file(path, 0, &jerr);
+	ck_assert_msg(json_is_array(checks), "%s: %s", path, jerr.text);
+
+	for (int k = 0; scenarios[_i].checks[k]; k++) {
+		json_t *c = check_by_id(checks, scenarios[_i].checks[k]);
+		ck_assert_msg(c != NULL, "%s: no check %s; suite stderr:\n%s", scenario, scenarios[_i].checks[k], o.err);
+		const char *status = json_string_value(json_object_get(c, "status"));
+		ck_assert_msg(status && strcmp(status, "SUCCESS") == 0, "%s: %s is %s: %s\nsuite stderr:\n%s", scenario,
+			      scenarios[_i].checks[k], status ? status : "?",
+			      json_string_value(json_object_get(c, "description")), o.err);
+	}
+	size_t i;
+	json_t *c;
+	int attempts = 0;
+	json_array_foreach(checks, i, c) {
+		const char *id = json_string_value(json_object_get(c, "id"));
+		const char *status = json_string_value(json_object_get(c, "status"));
+		if (id && strcmp(id, "scope-retry-auth-attempt") == 0)
+			attempts++;
+		if (scenarios[_i].allowed_failure && id && strcmp(id, scenarios[_i].allowed_failure) == 0)
+			continue;
+		ck_assert_msg(!status || (strcmp(status, "FAILURE") != 0 && strcmp(status, "WARNING") != 0),
+			      "%s: check %s is %s: %s", scenario, id, status,
+			      json_string_value(json_object_get(c, "description")));
+	}
+	if (scenarios[_i].min_attempts)
+		ck_assert_msg(attempts >= scenarios[_i].min_attempts && attempts <= 3,
+			      "%s: %d authorization attempts", scenario, attempts);
+
+	/* The client's own stderr (its --verbose-style trace) never shows the
+	 * suite's authorization code or access tokens. */
+	snprintf(path, sizeof path, "%s/stderr.txt", dir);
+	char *client_err = testlib_read_file(path, NULL);
+	ck_assert_ptr_nonnull(client_err);
+	ck_assert_msg(strstr(client_err, "test-auth-code") == NULL, "%s: code in the client's output", scenario);
+	ck_assert_msg(strstr(client_err, "test-token") == NULL, "%s: token in the client's output", scenario);
+	free(client_err);
+
+	json_decref(checks);
+	free(dir);
+	testlib_output_free(&o);
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("oauth_conformance");
+	TCase *tc = tcase_create("auth");
+	tcase_set_timeout(tc, 90);
+	tcase_add_loop_test(tc, auth_scenario, 0, sizeof scenarios / sizeof *scenarios);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

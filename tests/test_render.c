@@ -1,0 +1,549 @@
+/* The three renderers on a hand-built report: what each must and must not
+ * print, independent of any parser or analysis. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "testlib.h"
+
+/* ------------------------------------------------------------------------ */
+/* A report built by hand: one audited run with hostile strings, one run
+ * whose fetch was refused. The analysis is static memory, so it is detached
+ * before report_finish (which would hand it to analysis_free). */
+
+static struct attempt charge_attempts[3];
+static struct attempt ship_attempts[1];
+static int64_t charge_timers[] = {1, 3};
+static struct invocation invocations[2];
+static int64_t ev_ambiguous[] = {0, 1, 2};
+static size_t idx_ambiguous[] = {2, 4, 5, 7};
+static int64_t ev_reexec[] = {0, 2, 4};
+static struct finding findings[2];
+static struct withheld withheld[] = {
+	{0, "TaskScheduled", "input", 2},
+	{2, "TaskScheduled", "input", 8},
+	{4, "TaskScheduled", "input", 12},
+	{-1, "TaskCompleted", "output", 14},
+};
+static char limit0[] = "A worker crash after the side effect and before the result was saved leaves no event.";
+static char limit1[] = "Payloads were withheld, so identical inputs cannot be compared.";
+static char *limits[] = {limit0, limit1};
+static char source[] = "inferred: no input, output or customStatus key on any event";
+static char msg0[] = "ChargeCard attempt 0 failed with a connection-class error and was retried: the charge "
+		     "may have landed twice. Key the charge on task_execution_id and make it conditional.";
+static char msg1[] = "ChargeCard ran 3 attempts under one invocation.";
+static struct analysis analysis;
+
+#define HOSTILE_ERROR "('Connection aborted.', \x1b[2K\rRemote end closed \xe2\x80\xae" "dias)"
+
+static void build_analysis(void)
+{
+	memset(charge_attempts, 0, sizeof charge_attempts);
+	memset(ship_attempts, 0, sizeof ship_attempts);
+	memset(invocations, 0, sizeof invocations);
+	memset(findings, 0, sizeof findings);
+	memset(&analysis, 0, sizeof analysis);
+	static const char *times[] = {"2026-09-14T10:00:00.051Z", "2026-09-14T10:00:07.196Z",
+				      "2026-09-14T10:00:19.301Z"};
+	for (int i = 0; i < 3; i++) {
+		struct attempt *at = &charge_attempts[i];
+		at->scheduled_id = i * 2;
+		at->scheduled_at = times[i];
+		at->task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
+		at->outcome = i < 2 ? OUTCOME_FAILED : OUTCOME_COMPLETED;
+		at->result_index = (size_t)(4 + i);
+		at->n_results = 1;
+		at->completed_at = "2026-09-14T10:00:02.118Z";
+		if (i < 2) {
+			at->error_type = "ConnectionError";
+			at->error_message = HOSTILE_ERROR;
+			at->failure = FAILURE_AMBIGUOUS;
+		} else {
+			at->output.state = PAYLOAD_EMPTY; /* present, "" */
+		}
+	}
+	ship_attempts[0].scheduled_id = 6;
+	ship_attempts[0].scheduled_at = "2026-09-14T10:00:20.000Z";
+	ship_attempts[0].task_execution_id = "";
+	ship_attempts[0].outcome = OUTCOME_PENDING;
+	ship_attempts[0].result_index = (size_t)-1;
+
+	invocations[0] = (struct invocation){.name = "ChargeCard",
+					     .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
+					     .link = LINK_EXECUTION_ID,
+					     .attempts = charge_attempts,
+					     .n_attempts = 3,
+					     .retry_timer_event_ids = charge_timers,
+					     .n_retry_timers = 2};
+	invocations[1] = (struct invocation){.name = "Ship|It *now* `x`",
+					     .task_execution_id = "",
+					     .link = LINK_SINGLE,
+					     .attempts = ship_attempts,
+					     .n_attempts = 1};
+	findings[0] = (struct finding){.kind = FINDING_AMBIGUOUS_FAILURE_RETRIED,
+				       .severity = SEVERITY_SUSPECT,
+				       .activity = "ChargeCard",
+				       .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
+				       .evidence_event_ids = ev_ambiguous,
+				       .n_evidence = 3,
+				       .message = msg0,
+				       .evidence_event_indexes = idx_ambiguous,
+				       .n_evidence_event_indexes = 4};
+	findings[1] = (struct finding){.kind = FINDING_REEXECUTED,
+				       .severity = SEVERITY_NOTICE,
+				       .activity = "ChargeCard",
+				       .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
+				       .evidence_event_ids = ev_reexec,
+				       .n_evidence = 3,
+				       .message = msg1};
+	analysis.workflow = "PaymentWorkflow";
+	analysis.status = "COMPLETED";
+	analysis.instance_id = "pay-20931";
+	analysis.n_generations = 1;
+	analysis.finished = true;
+	analysis.invocations = invocations;
+	analysis.n_invocations = 2;
+	analysis.findings = findings;
+	analysis.n_findings = 2;
+	analysis.withheld = withheld;
+	analysis.n_withheld = 4;
+	analysis.sharing = SHARING_METADATA;
+	analysis.sharing_source = source;
+	analysis.limits = limits;
+	analysis.n_limits = 2;
+	analysis.n_events = 17;
+}
+
+static void build_report(struct report *r, bool with_link)
+{
+	build_analysis();
+	report_init(r);
+	struct report_run *run = report_add_run(r);
+	ck_assert_ptr_nonnull(run);
+	run->app_id = strdup("payments\x1b[31m");
+	run->run_id = strdup("pay-20931");
+	run->project_form = PROJECT_NAME;
+	run->project = strdup("default");
+	if (with_link)
+		run->console_link = strdup("https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default");
+	else
+		run->link_note = strdup("the app id is not in this file");
+	run->source = strdup("file tests/fixtures/x.json");
+	run->analysis = &analysis;
+
+	run = report_add_run(r);
+	ck_assert_ptr_nonnull(run);
+	run->app_id = strdup("payments");
+	run->run_id = strdup("pay-20932");
+	run->project_form = PROJECT_UID;
+	run->project = strdup("prj-165");
+	run->failure_code = ERR_DATA_SHARING;
+	run->failure = strdup("catalyst_get_workflow_run was refused: denied");
+	run->refusal_kind = strdup("denied");
+	run->refusal_instruction = strdup("Ask an organization administrator to allow this.");
+	ck_assert_int_eq(report_add_note(r, "note %d: --project was taken as a name", 1), 0);
+	report_summarize(r);
+}
+
+static void free_report(struct report *r)
+{
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (r->runs[i].analysis == &analysis)
+			r->runs[i].analysis = NULL;
+	report_finish(r);
+}
+
+/* Renders into a malloc'd string. */
+static char *render(enum render_format f, const struct report *r, bool color)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(out);
+	struct render_options o = {.color = color, .width = 80};
+	struct err e;
+	err_clear(&e);
+	int rc = render_report(out, f, r, &o, &e);
+	ck_assert_msg(rc == 0, "render failed: %s", e.msg);
+	fclose(out);
+	ck_assert_uint_eq(strlen(text), len); /* no NUL byte inside */
+	return text;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+
+START_TEST(summary_counts)
+{
+	struct report r;
+	build_report(&r, true);
+	ck_assert_uint_eq(r.n_activities, 2);
+	ck_assert_uint_eq(r.n_reexecuted, 1);
+	ck_assert_uint_eq(r.n_findings, 2);
+	ck_assert_uint_eq(r.n_suspect, 1);
+	ck_assert_uint_eq(r.n_failed_runs, 1);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(text_neutralises_server_strings)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_TEXT, &r, false);
+	ck_assert_msg(!strchr(t, '\x1b'), "raw ESC in:\n%s", t);
+	ck_assert_msg(!strchr(t, '\r'), "raw CR in text output");
+	ck_assert_ptr_null(strstr(t, "\xe2\x80\xae"));
+	ck_assert_ptr_nonnull(strstr(t, "payments\\x1b[31m"));
+	ck_assert_msg(strstr(t, "('Connection aborted.', \\x1b[2K\\rRemote end"), "in:\n%s", t);
+	ck_assert_msg(strstr(t, "\\u202edias)"), "in:\n%s", t);
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(text_colour_only_when_asked)
+{
+	struct report r;
+	build_report(&r, true);
+	char *plain = render(FORMAT_TEXT, &r, false);
+	char *colored = render(FORMAT_TEXT, &r, true);
+	ck_assert_ptr_null(strstr(plain, "\033["));
+	ck_assert_ptr_nonnull(strstr(colored, "\033[1;31msuspect"));
+	ck_assert_ptr_nonnull(strstr(colored, "\033[0m"));
+	/* The escaped server ESC is still text, not a control, under colour. */
+	ck_assert_ptr_nonnull(strstr(colored, "payments\\x1b[31m"));
+	free(plain);
+	free(colored);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(text_fits_80_columns)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_TEXT, &r, false);
+	size_t line = 1;
+	for (char *p = t; *p;) {
+		char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		size_t col = 0;
+		for (size_t i = 0; i < len; i++)
+			if (((unsigned char)p[i] & 0xc0) != 0x80)
+				col++;
+		/* A URL cannot be broken; everything else must fit. */
+		char *url = strstr(p, "https://");
+		ck_assert_msg(col <= 80 || (url && url < p + len), "line %zu is over 80 columns:\n%.*s", line,
+			      (int)len, p);
+		line++;
+		p += len + (eol ? 1 : 0);
+	}
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(text_report_content)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_TEXT, &r, false);
+	static const char *const want[] = {
+		"Run pay-20931  PaymentWorkflow  [COMPLETED]",
+		"app id        payments\\x1b[31m",
+		"project       default (name)",
+		"project       prj-165 (uid)",
+		"data sharing  metadata (inferred: no input, output or customStatus key on any\n                event)",
+		"console       https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default",
+		"ChargeCard  3 attempts",
+		"execution 7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (linked by execution id)",
+		"1.  0       2026-09-14T10:00:00.051Z  failed     2026-09-14T10:00:02.118Z\n",
+		"3.  4       2026-09-14T10:00:19.301Z  completed  2026-09-14T10:00:02.118Z\n",
+		"output empty",
+		"pending    no result in history\n",
+		"execution (none recorded)",
+		"retry timers: events 1, 3",
+		"suspect ambiguous_failure_retried  ChargeCard",
+		"evidence: events 0, 1, 2; history positions 2, 4, 5, 7",
+		"notice  reexecuted  ChargeCard",
+		"These 4 fields were " REPORT_WITHHELD_PHRASE "\n",
+		"(metadata, inferred: no input, output or customStatus key on any event):",
+		"- input of 3 TaskScheduled events (events 0, 2, 4)",
+		"- output of 1 TaskCompleted event\n",
+		"- A worker crash after the side effect",
+		"Not audited",
+		"catalyst_get_workflow_run was refused: denied",
+		"refusal denied: Ask an organization administrator to allow this.",
+		"note 1: --project was taken as a name",
+		"Summary: 2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), 1 run not\n         audited.\n",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		ck_assert_msg(strstr(t, want[i]), "missing '%s' in:\n%s", want[i], t);
+	static const char *const never[] = {"no output", "returned nothing", "input empty", "output null"};
+	for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+		ck_assert_msg(!strstr(t, never[i]), "'%s' in:\n%s", never[i], t);
+	ck_assert_uint_eq(count(t, "empty"), 1); /* only the present-empty output */
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(text_without_link_names_the_ids)
+{
+	struct report r;
+	build_report(&r, false);
+	char *t = render(FORMAT_TEXT, &r, false);
+	ck_assert_msg(strstr(t, "console       app payments\\x1b[31m, run pay-20931 (no console link: the app id\n"
+				"                is not in this file)"),
+		      "in:\n%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "app payments, run pay-20932 (no console link)"));
+	ck_assert_ptr_null(strstr(t, "https://"));
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+static void check_type(json_t *o, const char *key, json_type want, bool nullable, const char *where)
+{
+	json_t *v = json_object_get(o, key);
+	ck_assert_msg(v, "%s: no key '%s'", where, key);
+	ck_assert_msg(json_typeof(v) == want || (nullable && json_is_null(v)), "%s: '%s' has type %d", where,
+		      key, (int)json_typeof(v));
+}
+
+static void check_order(json_t *o, const char *const *keys, size_t n, const char *where)
+{
+	size_t i = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(o, k, v)
+	{
+		(void)v;
+		if (i < n)
+			ck_assert_msg(strcmp(k, keys[i]) == 0, "%s: key %zu is '%s', want '%s'", where, i, k, keys[i]);
+		i++;
+	}
+	ck_assert_msg(i >= n, "%s: %zu keys", where, i);
+}
+
+START_TEST(json_shape)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_JSON, &r, false);
+	ck_assert_uint_gt(strlen(t), 0);
+	ck_assert_int_eq(t[strlen(t) - 1], '\n');
+	json_error_t je;
+	json_t *doc = json_loads(t, 0, &je);
+	ck_assert_msg(doc, "invalid JSON at %d: %s\n%s", je.position, je.text, t);
+
+	static const char *const top[] = {"schema", "runs", "summary"};
+	check_order(doc, top, 3, "top");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
+	json_t *runs = json_object_get(doc, "runs");
+	ck_assert_uint_eq(json_array_size(runs), 2);
+
+	json_t *run = json_array_get(runs, 0);
+	static const char *const run_keys[] = {"app_id", "run_id", "workflow", "status", "project", "console_link"};
+	check_order(run, run_keys, 6, "run");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "app_id")), "payments\x1b[31m");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "project"), "name")), "default");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "level")), "metadata");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "source")), source);
+
+	json_t *acts = json_object_get(run, "activities");
+	ck_assert_uint_eq(json_array_size(acts), 2);
+	json_t *charge = json_array_get(acts, 0);
+	check_type(charge, "name", JSON_STRING, false, "activity");
+	check_type(charge, "task_execution_id", JSON_STRING, true, "activity");
+	check_type(charge, "attempts", JSON_ARRAY, false, "activity");
+	check_type(charge, "retry_timer_event_ids", JSON_ARRAY, false, "activity");
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(charge, "retry_timer_event_ids"), 1)), 3);
+	json_t *att = json_array_get(json_object_get(charge, "attempts"), 0);
+	static const char *const att_keys[] = {"task_scheduled_id", "scheduled_at", "outcome", "error_message"};
+	check_order(att, att_keys, 4, "attempt");
+	ck_assert_int_eq(json_integer_value(json_object_get(att, "task_scheduled_id")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(att, "outcome")), "failed");
+	ck_assert_str_eq(json_string_value(json_object_get(att, "error_message")), HOSTILE_ERROR);
+	ck_assert_str_eq(json_string_value(json_object_get(att, "failure_class")), "ambiguous");
+	json_t *third = json_array_get(json_object_get(charge, "attempts"), 2);
+	ck_assert(json_is_null(json_object_get(third, "error_message")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(third, "output"), "state")), "empty");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(third, "input"), "state")), "absent");
+
+	json_t *ship = json_array_get(acts, 1);
+	ck_assert(json_is_null(json_object_get(ship, "task_execution_id"))); /* "" is no id */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(ship, "attempts"), 0),
+							   "outcome")),
+			 "pending");
+	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(ship, "attempts"), 0), "scheduled_at")) ==
+		  false);
+
+	json_t *f = json_array_get(json_object_get(run, "findings"), 0);
+	static const char *const f_keys[] = {"kind", "severity", "activity", "task_execution_id", "evidence_event_ids",
+					     "message"};
+	check_order(f, f_keys, 6, "finding");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "kind")), "ambiguous_failure_retried");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
+	ck_assert_uint_eq(json_array_size(json_object_get(f, "evidence_event_ids")), 3);
+	ck_assert_uint_eq(json_array_size(json_object_get(f, "evidence_event_indexes")), 4);
+
+	json_t *w = json_array_get(json_object_get(run, "withheld"), 3);
+	static const char *const w_keys[] = {"event_id", "event_type", "field"};
+	check_order(w, w_keys, 3, "withheld");
+	ck_assert_int_eq(json_integer_value(json_object_get(w, "event_id")), -1);
+	ck_assert_str_eq(json_string_value(json_object_get(w, "field")), "output");
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "limits")), 2);
+
+	json_t *failed = json_array_get(runs, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(failed, "project"), "uid")), "prj-165");
+	ck_assert(json_is_null(json_object_get(failed, "console_link")));
+	ck_assert(json_is_null(json_object_get(failed, "workflow")));
+	ck_assert_uint_eq(json_array_size(json_object_get(failed, "activities")), 0);
+	json_t *err = json_object_get(failed, "error");
+	ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(err, "refusal_kind")), "denied");
+
+	json_t *sum = json_object_get(doc, "summary");
+	static const char *const s_keys[] = {"runs", "activities", "reexecuted", "findings"};
+	check_order(sum, s_keys, 4, "summary");
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "runs")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "activities")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "reexecuted")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "findings")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "suspect")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "notes")), 1);
+
+	/* The streaming writer lays out exactly what jansson would. */
+	char *again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_uint_eq(strlen(again) + 1, strlen(t));
+	ck_assert(strncmp(again, t, strlen(again)) == 0);
+	/* No raw control or bidi byte even when a human cats it. */
+	ck_assert_ptr_null(strchr(t, '\x1b'));
+	ck_assert_ptr_null(strstr(t, "\xe2\x80\xae"));
+	free(again);
+	json_decref(doc);
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(json_invalid_utf8_is_repaired)
+{
+	struct report r;
+	build_report(&r, true);
+	free(r.runs[0].run_id);
+	r.runs[0].run_id = strdup("bad\xff" "id");
+	char *t = render(FORMAT_JSON, &r, false);
+	json_t *doc = json_loads(t, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "run_id")),
+			 "bad\xef\xbf\xbdid");
+	json_decref(doc);
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+/* Pipes that are not escaped, i.e. cell separators. */
+static size_t separators(const char *line, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (line[i] == '|')
+			n++;
+	}
+	return n;
+}
+
+START_TEST(markdown_tables_hold)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_MARKDOWN, &r, false);
+	ck_assert_ptr_null(strchr(t, '\x1b'));
+	ck_assert_ptr_null(strchr(t, '\r'));
+	ck_assert_ptr_null(strstr(t, "\xe2\x80\xae"));
+	ck_assert_ptr_nonnull(strstr(t, "## Re-execution audit\n"));
+	ck_assert_ptr_nonnull(strstr(t, "**Summary:** 2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), "
+					"1 run not audited."));
+	ck_assert_ptr_nonnull(strstr(t, "Ship\\|It \\*now\\* \\`x\\`"));
+	ck_assert_msg(strstr(t, "\\\\x1b\\[2K\\\\rRemote end closed \\\\u202edias)"), "in:\n%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "| Console | <https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default> |"));
+	ck_assert_ptr_nonnull(strstr(t, "These fields were " REPORT_WITHHELD_PHRASE " (metadata, inferred"));
+	ck_assert_ptr_nonnull(strstr(t, "- **suspect** `ambiguous_failure_retried`, ChargeCard"));
+	ck_assert_ptr_nonnull(strstr(t, "Evidence: events 0, 1, 2."));
+	ck_assert_ptr_nonnull(strstr(t, "**Not audited:** catalyst\\_get\\_workflow\\_run was refused: denied "
+					"(refusal denied: Ask an organization administrator to allow this.)"));
+	ck_assert_ptr_nonnull(strstr(t, "| empty |")); /* the present-empty output */
+
+	/* Every row of a table has as many separators as its header. */
+	size_t want = 0;
+	const char *p = t;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len && p[0] == '|') {
+			size_t n = separators(p, len);
+			if (want == 0)
+				want = n;
+			ck_assert_msg(n == want, "row has %zu separators, header %zu: %.*s", n, want, (int)len, p);
+		} else {
+			want = 0;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	free(t);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(empty_report)
+{
+	struct report r;
+	report_init(&r);
+	report_summarize(&r);
+	char *t = render(FORMAT_TEXT, &r, false);
+	ck_assert_ptr_nonnull(strstr(t, "No runs to audit."));
+	free(t);
+	t = render(FORMAT_JSON, &r, false);
+	ck_assert_str_eq(t, "{\n  \"schema\": \"catalyst-audit.report/v1\",\n  \"runs\": [],\n  \"summary\": {\n"
+			    "    \"runs\": 0,\n    \"activities\": 0,\n    \"reexecuted\": 0,\n    \"findings\": 0,\n"
+			    "    \"suspect\": 0,\n    \"failed_runs\": 0\n  }\n}\n");
+	free(t);
+	report_finish(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("render");
+	TCase *tc = tcase_create("render");
+	tcase_add_test(tc, summary_counts);
+	tcase_add_test(tc, text_neutralises_server_strings);
+	tcase_add_test(tc, text_colour_only_when_asked);
+	tcase_add_test(tc, text_fits_80_columns);
+	tcase_add_test(tc, text_report_content);
+	tcase_add_test(tc, text_without_link_names_the_ids);
+	tcase_add_test(tc, json_shape);
+	tcase_add_test(tc, json_invalid_utf8_is_repaired);
+	tcase_add_test(tc, markdown_tables_hold);
+	tcase_add_test(tc, empty_report);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

@@ -1,0 +1,263 @@
+/* The token store: private folder and file modes whatever the umask,
+ * atomic replacement, refusal of a file others can read, lookup by
+ * (issuer, client id, resource), deletion, and where the folder is. */
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oauth.h"
+#include "testlib.h"
+
+static char root[256];
+static char dir[300];
+
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/ca-token-store-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(dir, sizeof dir, "%s/catalyst-audit", root);
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char p[600];
+			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+				continue;
+			snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	rmdir(root);
+}
+
+static struct oauth_tokens sample(const char *access, const char *refresh)
+{
+	struct oauth_tokens t = {
+		.issuer = "https://api.example/mcp-auth",
+		.client_id = "client-1",
+		.resource = "https://mcp.example/mcp",
+		.access_token = (char *)access,
+		.refresh_token = (char *)refresh,
+		.token_endpoint = "https://api.example/mcp-auth/token",
+		.scope = "catalyst:read offline_access",
+		.expires_at = 1900000000,
+	};
+	return t;
+}
+
+static int count_entries(void)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+START_TEST(save_modes_and_roundtrip)
+{
+	struct err e;
+	err_clear(&e);
+	mode_t old = umask(0); /* the modes must not depend on the umask */
+	struct oauth_tokens t = sample("access-1", "refresh-1");
+	int rc = oauth_store_save(dir, &t, &e);
+	umask(old);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	char *path = oauth_store_path(dir, t.issuer, t.client_id, t.resource);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(count_entries(), 1); /* no temp file left behind */
+
+	struct oauth_tokens got;
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 1);
+	ck_assert_str_eq(got.access_token, "access-1");
+	ck_assert_str_eq(got.refresh_token, "refresh-1");
+	ck_assert_str_eq(got.issuer, t.issuer);
+	ck_assert_str_eq(got.client_id, "client-1");
+	ck_assert_str_eq(got.token_endpoint, t.token_endpoint);
+	ck_assert_str_eq(got.scope, t.scope);
+	ck_assert_int_eq(got.expires_at, 1900000000);
+	oauth_tokens_finish(&got);
+	ck_assert_ptr_null(got.access_token);
+
+	/* lookups that must miss: byte-for-byte resource, other client, other issuer */
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, "https://mcp.example/mcp/", &got, &e), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, "client-2", t.resource, &got, &e), 0);
+	ck_assert_int_eq(oauth_store_load(dir, "https://other", NULL, t.resource, &got, &e), 0);
+	ck_assert_int_eq(oauth_store_load(dir, t.issuer, "client-1", t.resource, &got, &e), 1);
+	oauth_tokens_finish(&got);
+	free(path);
+}
+END_TEST
+
+START_TEST(rewrite_is_atomic_replacement)
+{
+	struct err e;
+	err_clear(&e);
+	struct oauth_tokens t = sample("access-1", "refresh-1");
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
+	char *path = oauth_store_path(dir, t.issuer, t.client_id, t.resource);
+	struct stat before, after;
+	ck_assert_int_eq(stat(path, &before), 0);
+	/* A reader holding the old file keeps reading the old, whole content. */
+	FILE *reader = fopen(path, "r");
+	ck_assert_ptr_nonnull(reader);
+	t = sample("access-2", "refresh-2-rotated");
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
+	ck_assert_int_eq(stat(path, &after), 0);
+	/* a new inode renamed over the old one, not a rewrite in place */
+	ck_assert_uint_ne(before.st_ino, after.st_ino);
+	char old[4096] = "";
+	size_t n = fread(old, 1, sizeof old - 1, reader);
+	old[n] = '\0';
+	fclose(reader);
+	ck_assert_ptr_nonnull(strstr(old, "refresh-1"));
+	ck_assert_ptr_null(strstr(old, "refresh-2"));
+	struct oauth_tokens got;
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 1);
+	ck_assert_str_eq(got.refresh_token, "refresh-2-rotated");
+	oauth_tokens_finish(&got);
+	ck_assert_int_eq(count_entries(), 1);
+	free(path);
+}
+END_TEST
+
+START_TEST(refuses_readable_file)
+{
+	struct err e;
+	err_clear(&e);
+	struct oauth_tokens t = sample("access-secret-xyz", "refresh-secret-xyz");
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
+	char *path = oauth_store_path(dir, t.issuer, t.client_id, t.resource);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	struct oauth_tokens got;
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_ptr_nonnull(strstr(e.msg, "readable by other users"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "0644"));
+	ck_assert_ptr_null(strstr(e.msg, "secret"));
+	ck_assert_ptr_null(got.access_token);
+	/* group-readable alone is refused too */
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	/* logout still removes it */
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 1);
+	ck_assert_int_eq(count_entries(), 0);
+	free(path);
+}
+END_TEST
+
+START_TEST(refuses_open_folder)
+{
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	struct oauth_tokens t = sample("a", "r");
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_ptr_nonnull(strstr(e.msg, "chmod 700"));
+	struct oauth_tokens got;
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_int_eq(count_entries(), 0);
+}
+END_TEST
+
+START_TEST(delete_matches_resource_and_client)
+{
+	struct err e;
+	err_clear(&e);
+	struct oauth_tokens a = sample("a1", "r1");
+	struct oauth_tokens b = sample("a2", "r2");
+	b.client_id = "client-2";
+	struct oauth_tokens c = sample("a3", "r3");
+	c.resource = "https://other.example/mcp";
+	ck_assert_int_eq(oauth_store_save(dir, &a, &e), 0);
+	ck_assert_int_eq(oauth_store_save(dir, &b, &e), 0);
+	ck_assert_int_eq(oauth_store_save(dir, &c, &e), 0);
+	ck_assert_int_eq(count_entries(), 3);
+	ck_assert_int_eq(oauth_store_delete(dir, "client-2", a.resource, &e), 1);
+	ck_assert_int_eq(count_entries(), 2);
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, a.resource, &e), 1);
+	ck_assert_int_eq(count_entries(), 1);
+	struct oauth_tokens got;
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, c.resource, &got, &e), 1);
+	ck_assert_str_eq(got.access_token, "a3");
+	oauth_tokens_finish(&got);
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, a.resource, &e), 0);
+}
+END_TEST
+
+START_TEST(default_dir_follows_xdg)
+{
+	struct err e;
+	err_clear(&e);
+	char *saved_xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+	char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("XDG_CONFIG_HOME", "/x/conf", 1);
+	char *d = oauth_store_default_dir(&e);
+	ck_assert_str_eq(d, "/x/conf/catalyst-audit");
+	free(d);
+	setenv("XDG_CONFIG_HOME", "relative/ignored", 1);
+	setenv("HOME", "/home/u", 1);
+	d = oauth_store_default_dir(&e);
+	ck_assert_str_eq(d, "/home/u/.config/catalyst-audit");
+	free(d);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("HOME");
+	ck_assert_ptr_null(oauth_store_default_dir(&e));
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	if (saved_xdg)
+		setenv("XDG_CONFIG_HOME", saved_xdg, 1);
+	if (saved_home)
+		setenv("HOME", saved_home, 1);
+	free(saved_xdg);
+	free(saved_home);
+}
+END_TEST
+
+START_TEST(lock_creates_private_folder)
+{
+	struct err e;
+	err_clear(&e);
+	int fd = oauth_store_lock(dir, &e);
+	ck_assert_int_ge(fd, 0);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	oauth_store_unlock(fd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("token_store");
+	TCase *tc = tcase_create("store");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, save_modes_and_roundtrip);
+	tcase_add_test(tc, rewrite_is_atomic_replacement);
+	tcase_add_test(tc, refuses_readable_file);
+	tcase_add_test(tc, refuses_open_folder);
+	tcase_add_test(tc, delete_matches_resource_and_client);
+	tcase_add_test(tc, default_dir_follows_xdg);
+	tcase_add_test(tc, lock_creates_private_folder);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}
