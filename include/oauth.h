@@ -160,7 +160,8 @@ struct oauth_config {
 
 struct oauth_session;
 
-/* The config's strings are borrowed and must outlive the session. */
+/* The config's strings are borrowed and must outlive the session, except
+ * `hint`, which is copied. */
 struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err *e);
 void oauth_session_free(struct oauth_session *s); /* accepts NULL */
 
@@ -190,6 +191,17 @@ int oauth_session_login(struct oauth_session *s, struct err *e);
 /* Interactive authorizations started so far (step-up limit). */
 int oauth_session_authorizations(const struct oauth_session *s);
 
+/* Wraps an HTTP transport: attaches the token now (oauth_session_attach),
+ * and every send that fails with 401/403 goes through
+ * oauth_session_recover and is sent again (at most
+ * OAUTH_MAX_AUTHORIZATIONS times). The wrapper takes `inner` (freed with
+ * it) and, with own_session, the session. On failure nothing is taken. */
+struct transport *oauth_transport_new(struct transport *inner, struct oauth_session *s, bool own_session,
+				      struct err *e);
+/* The wrapped HTTP transport (for transport_http_session_id and the
+ * like); t itself when it is not a wrapper. */
+struct transport *oauth_transport_inner(struct transport *t);
+
 /* Builds the config the CLI commands use (defined in audit_login.c):
  * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login, stdin not a
  * TTY, or CI set; notices through rq->warn's stream; hint names the
@@ -197,3 +209,12 @@ int oauth_session_authorizations(const struct oauth_session *s);
 struct audit_request;
 void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
 			       size_t hint_len);
+
+/* What the server commands call instead of transport_http_new: the HTTP
+ * transport for rq->server (options `ho`) wrapped with an OAuth session
+ * built by oauth_config_from_request, so a token comes from CATALYST_TOKEN
+ * or the store (refreshed), a 401 refreshes or signs in (interactively only
+ * when allowed, else ERR_AUTH naming the login command) and the request is
+ * retried. Free with transport_free. (audit_login.c) */
+struct transport *oauth_connect_http(const struct audit_request *rq, const struct transport_http_options *ho,
+				     struct err *e);

@@ -20,7 +20,7 @@ struct report_run {
 	char *app_id;       /* NULL when unknown (a file without it) */
 	char *run_id;
 	enum project_form project_form;
-	char *project;      /* name or uid, per project_form */
+	char *project;      /* name or uid, per project_form; with PROJECT_NONE: a value whose form is unknown */
 	char *console_link; /* NULL: no trustworthy link */
 	char *link_note;    /* why there is no link / why a parameter was left out */
 	char *source;       /* "file PATH", "catalyst_get_workflow_run", ... */

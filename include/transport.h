@@ -3,6 +3,7 @@
  * child process's stdio. One vtable, in the manner of seatd's seat_impl; the
  * MCP session above never knows which one it talks to. */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -96,3 +97,13 @@ char *transport_http_session_id(struct transport *t);
 int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx,
 		      struct err *e);
 bool transport_utf8_valid(const char *s, size_t len);
+
+/* SIGPIPE around a write to a pipe or socket, without touching the
+ * process-wide disposition: blocked in the calling thread, and one raised
+ * meanwhile (by our write) consumed before the mask is restored. */
+struct transport_sigpipe {
+	sigset_t old;
+	bool was_pending;
+};
+void transport_sigpipe_block(struct transport_sigpipe *s);
+void transport_sigpipe_restore(struct transport_sigpipe *s);

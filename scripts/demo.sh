@@ -7,7 +7,7 @@
 #
 # Usage: bash scripts/demo.sh [extra catalyst-audit options...]
 # Exit: 0 when the audit completed (findings are the point of the demo),
-# otherwise catalyst-audit's own exit status (2..6), or 10 if the simulator
+# otherwise catalyst-audit's own exit status (2..6), or 10 if the build failed, the simulator
 # could not start or a write tool was called.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,16 +30,24 @@ if [[ -x tests/npm/node_modules/.bin/node ]] && tests/npm/node_modules/.bin/node
 fi
 
 # 3. Build (once; ninja is a no-op when up to date).
-if [[ ! -f build-demo/build.ninja ]]; then
-	meson setup build-demo -Dtests=false >/dev/null
+# Quiet when it works; the whole log when it does not.
+blog=$(mktemp "${TMPDIR:-/tmp}/catalyst-demo-build.XXXXXX")
+if ! { [[ -f build-demo/build.ninja ]] || meson setup build-demo -Dtests=false; } >"$blog" 2>&1 ||
+   ! ninja -C build-demo catalyst-audit >>"$blog" 2>&1; then
+	cat "$blog" >&2
+	rm -f "$blog"
+	say "the build failed"
+	exit 10
 fi
-ninja -C build-demo catalyst-audit >/dev/null
+rm -f "$blog"
 
 # 4. The simulator, on loopback, with the realistic project "payments": a
 #    double-charged payment, a timed-out shipment retried, a retried child
-#    workflow, a clean run.  It records any write-tool call.
+#    workflow, a clean run.  Stateless, like the production server; at the
+#    default data-sharing level; it records any write-tool call.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/catalyst-demo.XXXXXX")
 sim_pid=
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
 	if [[ -n $sim_pid ]] && kill -0 "$sim_pid" 2>/dev/null; then
 		kill -TERM "$sim_pid" 2>/dev/null || true
@@ -50,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$node" tests/sim/catalyst-sim.mjs --profile a --data-sharing metadata --max-seconds 300 \
+"$node" tests/sim/catalyst-sim.mjs --profile a --data-sharing metadata --stateless --max-seconds 300 \
 	--record-writes "$tmp/writes.jsonl" >"$tmp/sim.out" 2>"$tmp/sim.err" &
 sim_pid=$!
 

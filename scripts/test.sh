@@ -59,7 +59,7 @@ CA_VALGRIND_CLI=1 run_suite "valgrind-cli" build cli golden
 
 # 3. AddressSanitizer + UndefinedBehaviorSanitizer
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
-run_suite "asan+ubsan" build-asan
+run_suite "asan+ubsan" build-asan --no-suite node
 
 # 4. libFuzzer harnesses, each for a bounded time, seeded from the fixtures
 if CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false; then

@@ -144,6 +144,24 @@ static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
 	return 0;
 }
 
+static size_t table_size(size_t n)
+{
+	size_t cap = 64;
+	while (cap * 3 < n * 4 + 4)
+		cap *= 2;
+	return cap;
+}
+
+static int imap_reserve(struct imap *m, size_t n)
+{
+	size_t cap = table_size(n);
+	while (m->cap < cap) {
+		if (imap_grow(m) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void smap_free(struct smap *m)
 {
 	free(m->slots);
@@ -159,7 +177,7 @@ static int smap_grow(struct smap *m)
 		struct smap_slot *s = &m->slots[i];
 		if (!s->key)
 			continue;
-		size_t j = (s->hash ^ mix64(s->gen)) & (ncap - 1);
+		size_t j = mix64(s->hash ^ s->gen) & (ncap - 1);
 		while (n[j].key)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *s;
@@ -175,7 +193,7 @@ static struct smap_slot *smap_slot_find(const struct smap *m, size_t gen, const 
 {
 	if (!m->cap)
 		return NULL;
-	size_t j = (h ^ mix64(gen)) & (m->cap - 1);
+	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	for (; m->slots[j].key; j = (j + 1) & (m->cap - 1)) {
 		struct smap_slot *s = &m->slots[j];
 		if (s->hash == h && s->gen == gen && s->len == len &&
@@ -192,6 +210,16 @@ static size_t *smap_find(const struct smap *m, size_t gen, const char *key)
 	return s ? &s->value : NULL;
 }
 
+static int smap_reserve(struct smap *m, size_t n)
+{
+	size_t cap = table_size(n);
+	while (m->cap < cap) {
+		if (smap_grow(m) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Inserts when absent; returns the slot's value pointer (existing or new),
  * NULL on allocation failure. *fresh says which. */
 static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size_t value,
@@ -205,7 +233,7 @@ static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size
 		return &s->value;
 	if ((m->count + 1) * 4 > m->cap * 3 && smap_grow(m) < 0)
 		return NULL;
-	size_t j = (h ^ mix64(gen)) & (m->cap - 1);
+	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	while (m->slots[j].key)
 		j = (j + 1) & (m->cap - 1);
 	m->slots[j] = (struct smap_slot){ .key = key, .len = len, .hash = h, .gen = gen, .value = value };
@@ -659,14 +687,25 @@ static void start_execution(struct work *w, const struct event *ev)
 static void scan(struct work *w)
 {
 	size_t n = event_log_count(w->log);
+	size_t n_att = 0, n_tim = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct event *ev = event_log_at(w->log, i);
-		if (ev->kind == EVENT_TIMER_CREATED &&
-		    (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)) {
+		if (ev->kind == EVENT_TASK_SCHEDULED || ev->kind == EVENT_CHILD_CREATED)
+			n_att++;
+		if (ev->kind != EVENT_TIMER_CREATED)
+			continue;
+		n_tim++;
+		if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)
 			w->has_origins = true;
-			break;
-		}
 	}
+	/* Sized once: growing and rehashing was most of the pass. */
+	if (imap_reserve(&w->sched, n_att) < 0 || smap_reserve(&w->exec, n_att) < 0 ||
+	    imap_reserve(&w->timers, n_tim) < 0) {
+		w->oom = true;
+		return;
+	}
+	w->att = grow(w->att, &w->cap_att, n_att, sizeof *w->att, &w->oom);
+	w->tim = grow(w->tim, &w->cap_tim, n_tim, sizeof *w->tim, &w->oom);
 	for (size_t i = 0; i < n && !w->oom; i++) {
 		const struct event *ev = event_log_at(w->log, i);
 		switch (ev->kind) {
@@ -1940,34 +1979,77 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 	return 0;
 }
 
-/* Milliseconds since the epoch of an RFC 3339 time, or -1. */
+/* n decimal digits at *p, advancing it; -1 when they are not there. */
+static int digits(const char **p, int n)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)(*p)[i]))
+			return -1;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	return v;
+}
+
+static bool expect_char(const char **p, const char *set)
+{
+	if (!**p || !strchr(set, **p))
+		return false;
+	(*p)++;
+	return true;
+}
+
+/* Milliseconds since the epoch of an RFC 3339 time, or -1. Hand-written:
+ * called for every completed attempt, where sscanf was a tenth of the run. */
 static int64_t parse_time_ms(const char *s)
 {
 	if (!s)
 		return -1;
-	int y, mo, d, h, mi, sec, n = 0;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 &&
-	    sscanf(s, "%4d-%2d-%2dt%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+	const char *p = s;
+	int y = digits(&p, 4);
+	if (y < 0 || !expect_char(&p, "-"))
 		return -1;
-	const char *p = s + n;
+	int mo = digits(&p, 2);
+	if (mo < 1 || mo > 12 || !expect_char(&p, "-"))
+		return -1;
+	int d = digits(&p, 2);
+	if (d < 1 || !expect_char(&p, "Tt "))
+		return -1;
+	int h = digits(&p, 2);
+	if (h < 0 || !expect_char(&p, ":"))
+		return -1;
+	int mi = digits(&p, 2);
+	if (mi < 0 || !expect_char(&p, ":"))
+		return -1;
+	int sec = digits(&p, 2);
+	if (sec < 0)
+		return -1;
 	int64_t ms = 0;
 	if (*p == '.') {
-		int digits = 0;
+		int n = 0;
 		for (p++; isdigit((unsigned char)*p); p++) {
-			if (digits < 3) {
+			if (n < 3) {
 				ms = ms * 10 + (*p - '0');
-				digits++;
+				n++;
 			}
 		}
-		while (digits++ < 3)
+		while (n++ < 3)
 			ms *= 10;
 	}
 	int64_t off = 0;
 	if (*p == '+' || *p == '-') {
-		int oh = 0, om = 0;
-		if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+		int sign = *p == '+' ? 1 : -1;
+		p++;
+		int oh = digits(&p, 2);
+		if (oh < 0)
 			return -1;
-		off = (int64_t)(oh * 60 + om) * 60 * (*p == '+' ? 1 : -1);
+		int om = 0;
+		if (expect_char(&p, ":"))
+			om = digits(&p, 2);
+		if (om < 0)
+			return -1;
+		off = (int64_t)(oh * 60 + om) * 60 * sign;
 	}
 	/* Days from civil (Howard Hinnant). */
 	int64_t yy = y - (mo <= 2);

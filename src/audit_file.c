@@ -157,6 +157,9 @@ static int fill_link(const struct audit_request *rq, const struct event_run_info
 		if (p.kind == CONSOLE_PROJECT_AMBIGUOUS) {
 			/* No server to ask which it is: a link that may open
 			 * another project is worse than none. */
+			run->project = strdup(p.value); /* shown, with its form unknown */
+			if (!run->project)
+				return err_set(e, ERR_INTERNAL, "out of memory");
 			const char *why = console_project_note(&p);
 			run->link_note = strdup(why ? why : "the project could be a name or a uid; no server to ask which");
 			return run->link_note ? 0 : err_set(e, ERR_INTERNAL, "out of memory");

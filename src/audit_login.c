@@ -56,6 +56,25 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->hint = hint_buf;
 }
 
+struct transport *oauth_connect_http(const struct audit_request *rq, const struct transport_http_options *ho,
+				     struct err *e)
+{
+	struct transport *inner = transport_http_new(ho, e);
+	if (!inner)
+		return NULL;
+	struct oauth_config c;
+	char hint[1024];
+	oauth_config_from_request(&c, rq, hint, sizeof hint);
+	c.resource = ho->url;
+	struct oauth_session *s = oauth_session_new(&c, e); /* copies the hint */
+	struct transport *t = s ? oauth_transport_new(inner, s, true, e) : NULL;
+	if (!t) {
+		oauth_session_free(s);
+		transport_free(inner);
+	}
+	return t;
+}
+
 int audit_login(const struct audit_request *rq, struct err *e)
 {
 	char hint[1024];

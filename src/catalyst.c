@@ -83,10 +83,18 @@ bool catalyst_has_tool(const struct catalyst *c, const char *name)
 	return catalyst_binding_get(c, name) != NULL;
 }
 
+/* Worth another try. Every call here is a read (the allow-list sees to
+ * that), so a connection dropped mid-answer or a stream cut short may be
+ * retried as safely as a 503; a 4xx other than 408/429 or a sign-in
+ * problem may not. */
 static bool transient(const struct err *e)
 {
-	return e->detail == ERR_DETAIL_RETRYABLE || e->detail == ERR_DETAIL_TIMEOUT ||
-	       e->detail == ERR_DETAIL_SESSION_EXPIRED;
+	if (e->detail == ERR_DETAIL_RETRYABLE || e->detail == ERR_DETAIL_TIMEOUT ||
+	    e->detail == ERR_DETAIL_SESSION_EXPIRED)
+		return true;
+	if (e->code != ERR_PROTOCOL || e->detail != ERR_DETAIL_NONE)
+		return false;
+	return e->http_status == 0 || e->http_status >= 500 || e->http_status == 408 || e->http_status == 429;
 }
 
 /* Capped exponential backoff with jitter; a server's Retry-After wins (also

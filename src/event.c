@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EVENT_BLOCK_SHIFT 12
+#define EVENT_BLOCK_SHIFT 10
 #define EVENT_BLOCK_SIZE (1u << EVENT_BLOCK_SHIFT)
 
 /* ------------------------------------------------------------------------ */

@@ -266,6 +266,8 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 	size_t depth = 0;
 	enum { VALUE, KEY, AFTER } state = VALUE;
 	for (;;) {
+		if (state == AFTER && depth == 0)
+			return 0;
 		evj_skip_ws(s);
 		if (s->pos >= s->len)
 			return bad(s, e, "");
@@ -286,8 +288,6 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 			continue;
 		}
 		if (state == AFTER) {
-			if (depth == 0)
-				return 0;
 			bool obj = stack[depth - 1];
 			if (c == ',') {
 				s->pos++;

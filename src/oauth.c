@@ -45,6 +45,7 @@ struct oauth_session {
 	struct oauth_config cfg;
 	pthread_mutex_t lock;
 	char *store_dir;
+	char *hint; /* owned copy of cfg.hint */
 	struct oauth_tokens tok; /* tok.access_token NULL: none */
 	bool from_env;
 	bool refresh_failed;
@@ -803,6 +804,10 @@ struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err
 	}
 	s->cfg = *c;
 	pthread_mutex_init(&s->lock, NULL);
+	if (c->hint) {
+		s->hint = strdup(c->hint);
+		s->cfg.hint = s->hint;
+	}
 	s->store_dir = c->store_dir ? strdup(c->store_dir) : oauth_store_default_dir(e);
 	if (!s->store_dir) {
 		oauth_session_free(s);
@@ -817,6 +822,7 @@ void oauth_session_free(struct oauth_session *s)
 		return;
 	oauth_tokens_finish(&s->tok);
 	free(s->store_dir);
+	free(s->hint);
 	free(s->scope_requested);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -238,7 +238,7 @@ static json_t *jfinding(const struct finding *f)
 static json_t *jproject(const struct report_run *run)
 {
 	if (run->project_form == PROJECT_NONE || !run->project)
-		return json_null();
+		return json_null(); /* also when its form is unknown: null, never a guess */
 	return json_pack("{s:o}", run->project_form == PROJECT_UID ? "uid" : "name", jstr(run->project));
 }
 

@@ -74,7 +74,9 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	md_row(m, "Run id", run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown");
 	if (run->parent_run_id)
 		md_row(m, "Parent run", md(m, run->parent_run_id, ESCAPE_MD_CELL, 0));
-	if (run->project_form == PROJECT_NONE || !run->project)
+	if (run->project_form == PROJECT_NONE && run->project)
+		fprintf(m->f, "| Project | %s (name or uid: unresolved) |\n", md(m, run->project, ESCAPE_MD_CELL, 0));
+	else if (run->project_form == PROJECT_NONE || !run->project)
 		md_row(m, "Project", "not given");
 	else
 		fprintf(m->f, "| Project | %s (%s) |\n", md(m, run->project, ESCAPE_MD_CELL, 0),

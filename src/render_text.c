@@ -149,7 +149,10 @@ static void print_header(struct text_out *t, const struct report_run *run)
 	if (run->parent_run_id)
 		field(t, "parent run", esc(t, run->parent_run_id, 0));
 	char line[1024];
-	if (run->project_form == PROJECT_NONE || !run->project)
+	if (run->project_form == PROJECT_NONE && run->project) {
+		snprintf(line, sizeof line, "%s (name or uid: unresolved)", esc(t, run->project, 0));
+		field(t, "project", line);
+	} else if (run->project_form == PROJECT_NONE || !run->project)
 		field(t, "project", "not given");
 	else {
 		snprintf(line, sizeof line, "%s (%s)", esc(t, run->project, 0), project_kind(run->project_form));

@@ -1,6 +1,9 @@
 #include "transport.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +113,29 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 out:
 	json_decref(root);
 	return r;
+}
+
+void transport_sigpipe_block(struct transport_sigpipe *s)
+{
+	sigset_t pipe_set, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &s->old);
+	sigpending(&pending);
+	/* A SIGPIPE already pending is not ours to swallow. */
+	s->was_pending = sigismember(&pending, SIGPIPE) == 1;
+}
+
+void transport_sigpipe_restore(struct transport_sigpipe *s)
+{
+	sigset_t pipe_set, pending;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	if (!s->was_pending && sigismember(&pending, SIGPIPE) == 1) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &s->old, NULL);
 }

@@ -303,8 +303,14 @@ static int on_sse_event(const struct sse_event *ev, void *ctx, struct err *e)
 	return transport_deliver(ev->data, ev->len, true, ex->on_message, ex->ctx, e);
 }
 
+static void remember_session(struct exchange *ex);
+
 static void classify(struct exchange *ex)
 {
+	/* Take the session id as soon as the headers are in: a server request
+	 * on this stream is answered with it. */
+	if (ex->status >= 200 && ex->status < 300)
+		remember_session(ex);
 	if (ex->status < 200 || ex->status >= 300)
 		ex->kind = BODY_ERROR;
 	else if (!ex->expect_reply || !ex->on_message)
@@ -492,7 +498,12 @@ static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t l
 		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, ex->method);
 	}
 	trace_request(ex->method, ht->url, headers, body, len);
+	/* CURLOPT_NOSIGNAL (needed with threads) also stops libcurl from
+	 * ignoring SIGPIPE for us; a TLS write to a closed socket may raise it. */
+	struct transport_sigpipe sp;
+	transport_sigpipe_block(&sp);
 	CURLcode res = curl_easy_perform(h);
+	transport_sigpipe_restore(&sp);
 	if (res != CURLE_OK && !ex->done)
 		trace_printf("http", "transfer ended: %s", ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(res));
 	return res;
@@ -567,9 +578,12 @@ enum outcome {
 
 /* Reads what one transfer left behind. */
 static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char *session_sent,
-				   bool resumable, struct err *e)
+				   int resumptions, struct err *e)
 {
 	struct http_transport *ht = ex->ht;
+	/* Whatever else happened, a 2xx answer's session id is the session. */
+	if (ex->status >= 200 && ex->status < 300)
+		remember_session(ex);
 	if (ex->failed) {
 		*e = ex->err;
 		err_prefix(e, "%s %s", ex->method, ht->url);
@@ -585,9 +599,10 @@ static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char
 			e->detail = ERR_DETAIL_RETRYABLE;
 		return OUTCOME_ERROR;
 	}
-	if (ex->status < 200 || ex->status >= 300)
-		return status_error(ex, session_sent, e), OUTCOME_ERROR;
-	remember_session(ex);
+	if (ex->status < 200 || ex->status >= 300) {
+		status_error(ex, session_sent, e);
+		return OUTCOME_ERROR;
+	}
 	if (res == CURLE_OPERATION_TIMEDOUT) {
 		err_set(e, ERR_PROTOCOL, "%s %s: no complete response within %ld ms (%s)", ex->method, ht->url,
 			ht->timeout_ms, curl_text(ex, res));
@@ -633,10 +648,13 @@ static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char
 		return OUTCOME_DONE;
 	}
 	/* SSE: the stream ended (or broke) before the response. */
-	if (resumable && ex->sse->seen_id && *sse_parser_last_id(ex->sse))
+	if (resumptions < ht->max_resumptions && ex->sse->seen_id && *sse_parser_last_id(ex->sse))
 		return OUTCOME_RESUME;
 	bool partial = sse_parser_has_partial(ex->sse);
-	err_set(e, ERR_PROTOCOL, "%s %s: stream ended before the response%s%s%s", ex->method, ht->url,
+	char after[64] = "";
+	if (resumptions)
+		snprintf(after, sizeof after, " after %d resumption%s", resumptions, resumptions > 1 ? "s" : "");
+	err_set(e, ERR_PROTOCOL, "%s %s: stream ended before the response%s%s%s%s", ex->method, ht->url, after,
 		partial ? " (in the middle of an event)" : "", res != CURLE_OK ? ": " : "",
 		res != CURLE_OK ? curl_text(ex, res) : "");
 	e->http_status = ex->status;
@@ -674,8 +692,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	CURLcode res = exchange_perform(&ex, body, len, headers, ht->timeout_ms);
 	int resumptions = 0;
 	enum outcome oc;
-	while ((oc = exchange_judge(&ex, res, session_sent, resumptions < ht->max_resumptions, e)) ==
-	       OUTCOME_RESUME) {
+	while ((oc = exchange_judge(&ex, res, session_sent, resumptions, e)) == OUTCOME_RESUME) {
 		resumptions++;
 		long wait = sse.retry_ms >= 0 ? sse.retry_ms : 1000;
 		if (wait > RETRY_WAIT_MAX_MS)

@@ -5,8 +5,8 @@
  * MSG_NOSIGNAL exists only for sockets. We do not touch the process-wide
  * disposition (the program embedding us owns it): each write runs with
  * SIGPIPE blocked in the calling thread, and a SIGPIPE our write caused is
- * consumed with sigtimedwait before the mask is restored (the libpq way).
- * EPIPE then becomes an ordinary error. */
+ * consumed with sigtimedwait before the mask is restored (the libpq way;
+ * transport_sigpipe_block/restore). EPIPE then becomes an ordinary error. */
 
 #include "transport.h"
 
@@ -120,14 +120,8 @@ static int child_gone_error(struct stdio_transport *st, const char *what, struct
 
 static int write_all(struct stdio_transport *st, const char *body, size_t len, struct err *e)
 {
-	sigset_t pipe_set, old, pending;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	sigpending(&pending);
-	/* A SIGPIPE already pending is not ours to swallow. */
-	bool was_pending = sigismember(&pending, SIGPIPE);
-	bool got_epipe = false;
+	struct transport_sigpipe sp;
+	transport_sigpipe_block(&sp);
 	int r = 0;
 
 	struct iovec iov[2] = {{(void *)body, len}, {"\n", 1}};
@@ -156,7 +150,6 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 				continue;
 			}
 			if (errno == EPIPE) {
-				got_epipe = true;
 				r = child_gone_error(st, "closed its stdin", e);
 				goto out;
 			}
@@ -175,12 +168,7 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 		}
 	}
 out:
-	if (got_epipe && !was_pending) {
-		struct timespec zero = {0, 0};
-		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
-			;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	transport_sigpipe_restore(&sp);
 	return r;
 }
 

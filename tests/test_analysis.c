@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -927,6 +928,178 @@ START_TEST(large_history)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* Every fixture: the findings it must produce (kinds, counts, evidence ids)
+ * and, by the exact counts, every finding it must not produce. */
+
+struct evidence_want {
+	enum finding_kind kind;
+	int64_t ids[8];
+	size_t n;
+};
+
+static const struct fixture_case {
+	const char *file;
+	size_t n_invocations;
+	const char *status;
+	bool finished;
+	enum data_sharing_level sharing;
+	size_t n_withheld;
+	size_t kinds[FINDING_KIND_COUNT];
+	struct evidence_want ev[2];
+	size_t n_children;
+	const char *limit; /* a limit that must be there, or NULL */
+	const char *message; /* text in the first finding's message, or NULL */
+} fixtures[] = {
+	/* (a) clean: nothing. */
+	{ "a-clean-activity.catalyst.json", 2, "completed", true, SHARING_METADATA, 6, { 0 },
+	  { { 0 } }, 0, "leaves no event", NULL },
+	{ "a-clean-activity.proto.json", 2, "completed", true, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
+	  "leaves no event", NULL },
+	/* (b) failed twice (connection aborted, then 503), then succeeded. */
+	{ "b-retry-fail-fail-succeed.catalyst.json", 1, "completed", true, SHARING_METADATA, 6,
+	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
+	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
+	  0, "Retry policy settings", "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)" },
+	{ "b-retry-fail-fail-succeed.proto.json", 1, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
+	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
+	  0, NULL, "ChargeCard ran 3 attempts" },
+	{ "b-retry-fail-fail-succeed.dapr-cli.json", 1, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
+	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
+	  0, NULL, NULL },
+	/* (c1) read timeout, then retry. */
+	{ "c1-attempt-timeout-then-retry.catalyst.json", 1, "completed", true, SHARING_METADATA, 5,
+	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_REEXECUTED, { 0, 1, 2 }, 3 }, { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
+	  0, "still be running remotely", NULL },
+	{ "c1-attempt-timeout-then-retry.proto.json", 1, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_REEXECUTED, { 0, 1, 2 }, 3 }, { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
+	  0, NULL, NULL },
+	/* (c2) called again with a new execution id while the first was in
+	 * flight; both results arrived before the end: no unresolved attempt,
+	 * no re-execution. */
+	{ "c2-timer-race-recall-overlap.catalyst.json", 2, "completed", true, SHARING_METADATA, 6,
+	  { [FINDING_OVERLAPPING_CALL] = 1 }, { { FINDING_OVERLAPPING_CALL, { 0, 2 }, 2 } }, 0, NULL,
+	  "cannot be compared" },
+	{ "c2-timer-race-recall-overlap.proto.json", 2, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_OVERLAPPING_CALL] = 1 }, { { FINDING_OVERLAPPING_CALL, { 0, 2 }, 2 } }, 0, NULL,
+	  "inputs were identical" },
+	/* (d) the parent retried its child (502 propagated); each child history
+	 * alone shows one attempt of CreateShipment. */
+	{ "d-child-retry.parent.catalyst.json", 1, "completed", true, SHARING_METADATA, 5,
+	  { [FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_CHILD_WORKFLOW_RETRIED, { 0, 1, 2 }, 3 },
+	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
+	  2, "own histories", NULL },
+	{ "d-child-retry.parent.proto.json", 1, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
+	  { { FINDING_CHILD_WORKFLOW_RETRIED, { 0, 1, 2 }, 3 } }, 2, NULL, NULL },
+	{ "d-child-retry.child-attempt1.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
+	  { { 0 } }, 0, NULL, NULL },
+	{ "d-child-retry.child-attempt1.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
+	  { { 0 } }, 0, NULL, NULL },
+	{ "d-child-retry.child-attempt2.catalyst.json", 1, "completed", true, SHARING_METADATA, 4,
+	  { 0 }, { { 0 } }, 0, NULL, NULL },
+	{ "d-child-retry.child-attempt2.proto.json", 1, "completed", true, SHARING_FULL, 0, { 0 },
+	  { { 0 } }, 0, NULL, NULL },
+	/* (e) continue-as-new: one generation visible, still running, no orphan
+	 * timer (the timers are the workflow's own); the limit says so. */
+	{ "e-continue-as-new.gen1-snapshot.catalyst.json", 1, NULL, false, SHARING_METADATA, 3, { 0 },
+	  { { 0 } }, 0, "continued as new", NULL },
+	{ "e-continue-as-new.gen2.catalyst.json", 1, NULL, false, SHARING_METADATA, 3, { 0 },
+	  { { 0 } }, 0, "only its latest generation is returned", NULL },
+	{ "e-continue-as-new.gen2.proto.json", 1, NULL, false, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
+	  "only its latest generation is returned", NULL },
+	/* (f) crash after commit, modern Dapr: nothing to see but a long gap. */
+	{ "f-crash-redelivery.catalyst.json", 1, "completed", true, SHARING_METADATA, 4, { 0 },
+	  { { 0 } }, 0, "41.8 s (SendReceiptEmail, task_scheduled_id 0)", NULL },
+	{ "f-crash-redelivery.proto.json", 1, "completed", true, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
+	  "leaves no event", NULL },
+	/* (f) before Dapr 1.17.7: the redelivery's second result is visible. */
+	{ "f-legacy-duplicate-completion.proto.json", 2, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_DUPLICATE_RESULT] = 1 }, { { FINDING_DUPLICATE_RESULT, { 0 }, 1 } }, 0, NULL,
+	  "history positions 4, 7" },
+	/* (g) the workflow calls the activity twice. */
+	{ "g-logic-duplicate.catalyst.json", 2, "completed", true, SHARING_METADATA, 6,
+	  { [FINDING_REPEATED_CALL] = 1 }, { { FINDING_REPEATED_CALL, { 0, 1 }, 2 } }, 0, NULL,
+	  "not shared at this organization's data-sharing level (metadata, inferred" },
+	{ "g-logic-duplicate.proto.json", 2, "completed", true, SHARING_FULL, 0,
+	  { [FINDING_REPEATED_CALL] = 1 }, { { FINDING_REPEATED_CALL, { 0, 1 }, 2 } }, 0, NULL,
+	  "inputs were identical" },
+	/* (h1) NonRetryableError, not retried: nothing to report. */
+	{ "h1-nonretryable-error-type.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
+	  { { 0 } }, 0, "Retry policy settings", NULL },
+	{ "h1-nonretryable-error-type.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
+	  { { 0 } }, 0, NULL, NULL },
+	/* (h2) .NET child flagged non-retriable, not retried. */
+	{ "h2-nonretriable-flag-dotnet.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
+	  { { 0 } }, 1, NULL, NULL },
+	{ "h2-nonretriable-flag-dotnet.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
+	  { { 0 } }, 1, NULL, NULL },
+};
+
+START_TEST(fixture)
+{
+	const struct fixture_case *fc = &fixtures[_i];
+	char rel[256];
+	snprintf(rel, sizeof rel, "tests/fixtures/%s", fc->file);
+	size_t len;
+	char *text = testlib_read_file(testlib_src(rel), &len);
+	ck_assert_msg(text != NULL, "cannot read %s", rel);
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_parse(text, len, &e);
+	ck_assert_msg(log != NULL, "%s: %s", fc->file, e.msg);
+	struct analysis *a = run(log, NULL);
+
+	ck_assert_msg(a->n_invocations == fc->n_invocations, "%s: %zu invocations", fc->file,
+		      a->n_invocations);
+	if (fc->status)
+		ck_assert_str_eq(a->status, fc->status);
+	else
+		ck_assert_ptr_null(a->status);
+	ck_assert_int_eq(a->finished, fc->finished);
+	ck_assert_msg(a->sharing == fc->sharing, "%s: sharing %s", fc->file,
+		      data_sharing_level_name(a->sharing));
+	ck_assert(has_text(a->sharing_source, "inferred: "));
+	ck_assert_msg(a->n_withheld == fc->n_withheld, "%s: %zu withheld", fc->file, a->n_withheld);
+	expect_kinds(a, fc->kinds);
+	for (size_t i = 0; i < 2; i++) {
+		if (!fc->ev[i].n)
+			continue;
+		expect_ids(get_kind(a, fc->ev[i].kind), fc->ev[i].ids, fc->ev[i].n);
+	}
+	ck_assert_uint_eq(a->n_child_instances, fc->n_children);
+	if (fc->limit)
+		ck_assert_msg(limits_mention(a, fc->limit), "%s: no limit with \"%s\"", fc->file,
+			      fc->limit);
+	if (fc->message)
+		ck_assert_msg(has_text(a->findings[0].message, fc->message), "%s: %s", fc->file,
+			      a->findings[0].message);
+	/* Every finding is complete: evidence and a message with a remedy. */
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct finding *f = &a->findings[i];
+		ck_assert_uint_gt(f->n_evidence, 0);
+		ck_assert_uint_ge(f->n_evidence_event_indexes, f->n_evidence);
+		ck_assert_ptr_nonnull(f->message);
+		ck_assert_int_eq(f->message[strlen(f->message) - 1], '.');
+		ck_assert_int_eq(f->severity, finding_kind_severity(f->kind));
+	}
+	/* Metadata fixtures are never described as empty. */
+	for (size_t i = 0; i < a->n_limits; i++)
+		ck_assert(!has_text(a->limits[i], "empty"));
+	analysis_free(a);
+	event_log_free(log);
+	free(text);
+}
+END_TEST
+
 START_TEST(empty_log)
 {
 	struct event_log *log = log_new();
@@ -971,6 +1144,9 @@ int main(void)
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, large_history);
 	tcase_add_test(tc, empty_log);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fixtures");
+	tcase_add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

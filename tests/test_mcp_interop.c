@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "jsonrpc.h"
@@ -16,14 +17,16 @@
 #include "trace.h"
 #include "transport.h"
 
-/* Servers this test process started and has not stopped yet: a failed
- * assertion exits the test (Check's fork mode) or jumps out of it (no-fork
- * mode), and neither may leave a server running. */
-static pid_t running[16];
+/* Servers started and not yet stopped, in memory shared with the runner:
+ * a failed assertion ends the forked test with _exit() (no cleanup runs
+ * there), so the runner's per-TCase teardown kills whatever is left.
+ * Without this a leaked server would also hold meson's stderr pipe open. */
+#define MAX_SERVERS 16
+static pid_t *running;
 
 static void track(pid_t pid)
 {
-	for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+	for (size_t i = 0; i < MAX_SERVERS; i++)
 		if (running[i] == 0) {
 			running[i] = pid;
 			return;
@@ -33,7 +36,7 @@ static void track(pid_t pid)
 
 static void stop(struct testlib_server *s)
 {
-	for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+	for (size_t i = 0; i < MAX_SERVERS; i++)
 		if (running[i] == s->pid)
 			running[i] = 0;
 	testlib_server_stop(s);
@@ -41,10 +44,10 @@ static void stop(struct testlib_server *s)
 
 static void stop_all(void)
 {
-	for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+	for (size_t i = 0; i < MAX_SERVERS; i++)
 		if (running[i] > 0) {
 			kill(-running[i], SIGKILL);
-			waitpid(running[i], NULL, 0);
+			waitpid(running[i], NULL, WNOHANG);
 			running[i] = 0;
 		}
 }
@@ -493,19 +496,22 @@ static void no_setup(void)
 
 int main(void)
 {
-	/* Fork mode: the test child's exit(1) on a failed assertion runs this. */
-	atexit(stop_all);
+	running = mmap(NULL, MAX_SERVERS * sizeof *running, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	if (running == MAP_FAILED)
+		return 99;
+	memset(running, 0, MAX_SERVERS * sizeof *running);
 	Suite *s = suite_create("mcp_interop");
 	TCase *tc = tcase_create("everything");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, no_setup, stop_all);
+	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
 	tcase_add_test(tc, everything_http_lists_every_tool);
 	tcase_add_test(tc, everything_stdio_lists_every_tool);
 	tcase_add_test(tc, everything_http_progress);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tiny");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, no_setup, stop_all);
+	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
 	tcase_add_loop_test(tc, tiny_lists_every_page, 0, 3);
 	tcase_add_test(tc, tiny_text_listing_is_escaped_and_aligned);
 	tcase_add_test(tc, sse_server_requests_answered);
@@ -514,7 +520,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, no_setup, stop_all);
+	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
 	tcase_add_loop_test(tc, stdio_bad_servers, 0, sizeof bad_servers / sizeof *bad_servers);
 	tcase_add_test(tc, connection_refused_exits_5);
 	suite_add_tcase(s, tc);

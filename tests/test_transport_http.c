@@ -4,9 +4,11 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -239,6 +241,10 @@ START_TEST(sse_interleaved_with_server_request)
 	/* The server got our answer while its stream was still open. */
 	ck_assert(json_is_true(json_object_get(r, "answered")));
 	json_decref(c.msgs);
+	/* A session id from a streamed answer counts too. */
+	char *sid = transport_http_session_id(t);
+	ck_assert_str_eq(sid, "sse-session");
+	free(sid);
 	transport_free(t);
 }
 END_TEST
@@ -333,6 +339,44 @@ START_TEST(sse_resume_with_last_event_id)
 	ck_assert(json_is_true(json_object_get(r, "resumed")));
 	ck_assert_str_eq(json_string_value(json_object_get(r, "lastEventId")), "ev-2");
 	json_decref(c.msgs);
+	transport_free(t);
+}
+END_TEST
+
+START_TEST(sse_resume_after_clean_end)
+{
+	struct transport *t = http_new("/resume-graceful", 10000, 0);
+	struct collect c;
+	struct err e;
+	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
+	/* The priming event carries no message; the GET brings two. */
+	ck_assert_uint_eq(json_array_size(c.msgs), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "lastEventId")), "g-1");
+	json_decref(c.msgs);
+	transport_free(t);
+}
+END_TEST
+
+START_TEST(sse_resumptions_bounded)
+{
+	struct transport *t = http_new("/resume-forever", 10000, 0);
+	struct collect c;
+	struct err e;
+	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
+	ck_assert_uint_eq(json_array_size(c.msgs), 0);
+	json_decref(c.msgs);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_msg(strstr(e.msg, "GET ") != NULL && strstr(e.msg, "stream ended before the response after 3 resumptions"),
+		      "%s", e.msg);
+	json_t *log = fixture_log(t);
+	size_t i, n = 0;
+	json_t *id;
+	json_array_foreach(json_object_get(log, "lastEventIds"), i, id)
+		if (json_is_string(id) && strncmp(json_string_value(id), "f-", 2) == 0)
+			n++;
+	/* Each resumption asked from the last id it had seen: f-0, f-1, f-2. */
+	ck_assert_uint_eq(n, 3);
+	json_decref(log);
 	transport_free(t);
 }
 END_TEST
@@ -581,6 +625,78 @@ START_TEST(concurrent_sends)
 }
 END_TEST
 
+/* HTTPS with a private CA: the fixture's self-signed certificate. */
+static struct testlib_server tls_server;
+static char tls_dir[64];
+static char tls_cert[128];
+
+static void tls_start(void)
+{
+	snprintf(tls_dir, sizeof tls_dir, "/tmp/ca-tls-%d", (int)getpid());
+	mkdir(tls_dir, 0700);
+	snprintf(tls_cert, sizeof tls_cert, "%s/cert.pem", tls_dir);
+	char key[128];
+	snprintf(key, sizeof key, "%s/key.pem", tls_dir);
+	char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+		       "-nodes", "-keyout", key, "-out", tls_cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+		       "-addext", "subjectAltName=IP:127.0.0.1", NULL};
+	struct testlib_output out;
+	if (testlib_run(gen, NULL, NULL, 0, 30000, &out) < 0 || out.status != 0) {
+		fprintf(stderr, "openssl failed: %s\n", out.err ? out.err : "");
+		abort();
+	}
+	testlib_output_free(&out);
+	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/http-fixture.mjs"), "--tls",
+			tls_cert, key, NULL};
+	if (testlib_server_start(&tls_server, argv, NULL, "LISTENING", 20000) < 0)
+		abort();
+}
+
+static void tls_stop(void)
+{
+	testlib_server_stop(&tls_server);
+	char path[128];
+	snprintf(path, sizeof path, "%s/key.pem", tls_dir);
+	unlink(path);
+	unlink(tls_cert);
+	rmdir(tls_dir);
+}
+
+START_TEST(tls_with_private_ca_and_http2)
+{
+	char url[128];
+	snprintf(url, sizeof url, "https://127.0.0.1:%d/headers", tls_server.port);
+	struct transport_http_options o = {.url = url, .cacert = tls_cert};
+	struct err e;
+	struct transport *t = transport_http_new(&o, &e);
+	ck_assert_ptr_nonnull(t);
+	struct collect c;
+	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
+	/* The server offers h2 by ALPN; we take it. */
+	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "httpVersion")), "2.0");
+	json_decref(c.msgs);
+	transport_free(t);
+}
+END_TEST
+
+START_TEST(tls_unknown_ca_refused)
+{
+	char url[128];
+	snprintf(url, sizeof url, "https://127.0.0.1:%d/headers", tls_server.port);
+	struct transport_http_options o = {.url = url};
+	struct err e;
+	struct transport *t = transport_http_new(&o, &e);
+	ck_assert_ptr_nonnull(t);
+	struct collect c;
+	ck_assert_int_eq(call(t, "tools/list", &c, &e), -1);
+	json_decref(c.msgs);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_int_eq(e.http_status, 0);
+	ck_assert_msg(strstr(e.msg, "certificate") != NULL, "%s", e.msg);
+	transport_free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("transport_http");
@@ -593,6 +709,8 @@ int main(void)
 	tcase_add_test(tc, sse_crlf_split);
 	tcase_add_test(tc, session_expiry_and_delete);
 	tcase_add_test(tc, sse_resume_with_last_event_id);
+	tcase_add_test(tc, sse_resume_after_clean_end);
+	tcase_add_test(tc, sse_resumptions_bounded);
 	tcase_add_test(tc, sse_drop_without_id);
 	tcase_add_test(tc, sse_truncated);
 	tcase_add_loop_test(tc, status_errors, 0, sizeof status_cases / sizeof *status_cases);
@@ -604,6 +722,11 @@ int main(void)
 	tcase_add_test(tc, bad_urls);
 	tcase_add_test(tc, connection_reused);
 	tcase_add_test(tc, concurrent_sends);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tls");
+	tcase_add_unchecked_fixture(tc, tls_start, tls_stop);
+	tcase_add_test(tc, tls_with_private_ca_and_http2);
+	tcase_add_test(tc, tls_unknown_ca_refused);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

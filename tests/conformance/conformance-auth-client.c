@@ -1,7 +1,9 @@
 /* The client under test for the conformance suite's auth/ scenarios: the
- * same transport, MCP session and OAuth session code the catalyst-audit
- * binary uses, driven the way its commands drive it — attach a token,
- * and on a 401/403 let the OAuth session recover, then retry.
+ * same transport, MCP session and OAuth code the catalyst-audit binary
+ * uses, connected the way its commands connect — the HTTP transport
+ * wrapped by oauth_transport_new, which attaches a token and, on a 401 or
+ * 403 insufficient_scope, lets the OAuth session recover and resends.
+ * Then initialize, tools/list and a call of the first tool.
  *
  * The browser is $BROWSER (the tests point it at tests/sim/follow-redirect.sh);
  * the client id and secret come from MCP_CONFORMANCE_CONTEXT when the
@@ -43,47 +45,6 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return remove(path);
 }
 
-enum step {
-	STEP_INITIALIZE,
-	STEP_LIST,
-	STEP_CALL,
-};
-
-/* One MCP step, re-authorized and retried the way the commands do. */
-static int run_step(enum step step, struct mcp_session *s, struct transport *t, struct oauth_session *os,
-		    json_t **tools, struct err *e)
-{
-	for (int attempt = 0;; attempt++) {
-		err_clear(e);
-		int rc;
-		if (step == STEP_INITIALIZE) {
-			rc = mcp_initialize(s, e);
-		} else if (step == STEP_LIST) {
-			json_decref(*tools);
-			*tools = mcp_list_tools(s, e);
-			rc = *tools ? 0 : -1;
-		} else {
-			const char *name = json_string_value(json_object_get(json_array_get(*tools, 0), "name"));
-			if (!name)
-				return 0; /* nothing to call */
-			json_t *args = json_object();
-			struct mcp_tool_result r = {0};
-			rc = mcp_call_tool(s, name, args, &r, e);
-			json_decref(args);
-			mcp_tool_result_finish(&r);
-		}
-		if (rc == 0)
-			return 0;
-		/* Each retry follows a new authorization or refresh; the OAuth
-		 * session bounds how many there can be. */
-		if (!oauth_error_recoverable(e) || attempt > OAUTH_MAX_AUTHORIZATIONS)
-			return -1;
-		fprintf(stderr, "conformance-auth-client: %s; re-authorizing\n", e->msg);
-		if (oauth_session_recover(os, t, e, e) < 0)
-			return -1;
-	}
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -114,6 +75,7 @@ int main(int argc, char **argv)
 	json_t *tools = NULL;
 	struct mcp_session *s = NULL;
 	struct oauth_session *os = NULL;
+	struct transport *t = NULL;
 	struct oauth_config oc = {
 		.resource = url,
 		.client_id = client_id ? client_id : "catalyst-audit-conformance",
@@ -127,21 +89,36 @@ int main(int argc, char **argv)
 		.notice = notice,
 	};
 	struct transport_http_options ho = {.url = url, .timeout_ms = 20000};
-	struct transport *t = transport_http_new(&ho, &e);
-	if (!t)
+	struct transport *inner = transport_http_new(&ho, &e);
+	if (!inner)
 		goto out;
 	os = oauth_session_new(&oc, &e);
-	if (!os || oauth_session_attach(os, t, &e) < 0)
+	t = os ? oauth_transport_new(inner, os, false, &e) : NULL;
+	if (!t) {
+		transport_free(inner);
 		goto out;
+	}
 	struct mcp_options mo = {.client_name = "catalyst-audit-conformance", .client_version = CATALYST_AUDIT_VERSION};
 	s = mcp_session_new(t, &mo);
 	if (!s) {
 		err_set(&e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (run_step(STEP_INITIALIZE, s, t, os, &tools, &e) < 0 || run_step(STEP_LIST, s, t, os, &tools, &e) < 0 ||
-	    run_step(STEP_CALL, s, t, os, &tools, &e) < 0)
+	if (mcp_initialize(s, &e) < 0)
 		goto out;
+	tools = mcp_list_tools(s, &e);
+	if (!tools)
+		goto out;
+	const char *name = json_string_value(json_object_get(json_array_get(tools, 0), "name"));
+	if (name) {
+		json_t *args = json_object();
+		struct mcp_tool_result r = {0};
+		int rc = mcp_call_tool(s, name, args, &r, &e);
+		json_decref(args);
+		mcp_tool_result_finish(&r);
+		if (rc < 0)
+			goto out;
+	}
 	status = 0;
 out:
 	if (status)
@@ -150,8 +127,8 @@ out:
 	if (s)
 		mcp_session_close(s);
 	mcp_session_free(s);
-	oauth_session_free(os);
 	transport_free(t);
+	oauth_session_free(os);
 	json_decref(context);
 	nftw(store, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	return status;

@@ -31,12 +31,15 @@ Data and shape:
   --runs-project NAME        put the generated runs in a new project NAME (uid 500) instead
   --shift-now                move every timestamp so the newest run ended 10 minutes ago
   --max-page N               page sizes above N are refused as "unfilterable" (default 50)
+  --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
+                             isError result with the message as plain text
   --auto-envelope rpc|iserror|structured   envelope of automatic refusals (metadata export/logs,
                              unfilterable) (default iserror)
 Refusals:
   --refuse KIND:ENVELOPE[:TOOL[:OPTS]]   repeatable; TOOL "*" or empty = any read tool;
                              OPTS comma-separated: retryable, first=N (only the first N matching
-                             calls), minimal (only kind, message, retryable)
+                             calls), minimal (only kind, message, retryable), match=STRING (only
+                             calls whose arguments JSON contains STRING)
                              KIND: ${Object.keys(REFUSAL_KINDS).join(', ')}
                              ENVELOPE: rpc, iserror, structured
 Recording:
@@ -74,7 +77,7 @@ function die(msg) {
 function parseArgs(argv) {
 	const cfg = {
 		profile: 'a', dataSharing: 'metadata', whoamiNamesLevel: false, metaNamesLevel: false,
-		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, autoEnvelope: 'iserror',
+		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, autoEnvelope: 'iserror', argErrors: 'rpc',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
 		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600,
@@ -115,10 +118,12 @@ function parseArgs(argv) {
 			break;
 		case '--shift-now': cfg.shiftNow = true; break;
 		case '--max-page': cfg.maxPage = Math.floor(num(arg, next())); break;
+		case '--arg-errors': cfg.argErrors = oneOf(arg, next(), ['rpc', 'iserror']); break;
 		case '--auto-envelope': cfg.autoEnvelope = oneOf(arg, next(), ['rpc', 'iserror', 'structured']); break;
 		case '--refuse': {
 			const v = next() ?? '';
-			const [kind, envelope, tool, opts] = v.split(':');
+			const [kind, envelope, tool, ...rest] = v.split(':');
+			const opts = rest.join(':');
 			if (!REFUSAL_KINDS[kind])
 				die(`--refuse: unknown kind '${kind}'`);
 			oneOf('--refuse envelope', envelope, ['rpc', 'iserror', 'structured']);
@@ -129,6 +134,7 @@ function parseArgs(argv) {
 				if (o === 'retryable') rule.retryable = true;
 				else if (o === 'minimal') rule.minimal = true;
 				else if (o.startsWith('first=')) rule.first = Math.floor(num('first=', o.slice(6)));
+				else if (o.startsWith('match=') && o.length > 6) rule.match = o.slice(6);
 				else die(`--refuse: unknown option '${o}'`);
 			}
 			cfg.refuse.push(rule);
@@ -170,7 +176,8 @@ const faultRng = mulberry32(cfg.seed ^ 0x5eed);
 const faultStats = {};
 let faultSeq = 0;
 
-if (cfg.failFirst.some((f) => f.kind === 'expire') && cfg.stateless)
+if ((cfg.failFirst.some((f) => f.kind === 'expire') || (cfg.failRate > 0 && cfg.failKinds.includes('expire'))) &&
+    cfg.stateless)
 	log('warning: the expire fault needs sessions; it does nothing with --stateless');
 
 function makeServer() {

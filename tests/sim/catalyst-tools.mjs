@@ -393,12 +393,22 @@ export class Catalyst {
 				continue;
 			if (rule.first !== undefined && rule.used >= rule.first)
 				continue;
+			if (rule.match !== undefined && !JSON.stringify(args ?? {}).includes(rule.match))
+				continue;
 			rule.used++;
 			this.stats.refusals++;
 			return refusalResult(rule.kind, rule.envelope, { retryable: rule.retryable, minimal: rule.minimal });
 		}
-		const a = bindArgs(tool, cfg.profile, args);
-		const answer = this.answer(tool, a);
+		let answer;
+		try {
+			answer = this.answer(tool, bindArgs(tool, cfg.profile, args));
+		} catch (err) {
+			// Newer MCP revisions report invalid arguments as a tool
+			// execution error rather than a protocol error.
+			if (err.code === -32602 && cfg.argErrors === 'iserror')
+				return { isError: true, content: [{ type: 'text', text: err.message }] };
+			throw err;
+		}
 		if (answer.isError !== undefined || answer.content)
 			return answer;
 		return this.envelope(answer.data, answer.meta ?? {});

@@ -2,7 +2,11 @@
 // one scenario; POST /log answers with what the server recorded (DELETEs,
 // Last-Event-IDs, answers to server requests, connections, headers seen).
 // Listens on 127.0.0.1, port 0; prints `LISTENING http://127.0.0.1:PORT`.
+// With `--tls CERT KEY` it serves HTTPS with HTTP/2 offered (HTTP/1.1 still
+// allowed) and prints `LISTENING PORT https://127.0.0.1:PORT`.
+import fs from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 
 const log = { deletes: [], lastEventIds: [], answers: [], connections: 0, requests: [] };
 const sessions = new Map(); // id -> { expired }
@@ -69,6 +73,7 @@ const scenarios = {
       accept: req.headers['accept'] ?? null,
       contentType: req.headers['content-type'] ?? null,
       session: req.headers['mcp-session-id'] ?? null,
+      httpVersion: req.httpVersion,
     }));
   },
   async '/batch'(req, res, msg) {
@@ -78,7 +83,7 @@ const scenarios = {
     ]);
   },
   async '/sse'(req, res, msg) {
-    sseHead(res);
+    sseHead(res, { 'Mcp-Session-Id': 'sse-session' });
     event(res, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, total: 2 } });
     const srvId = `srv-${msg.id}`;
     const answered = new Promise((r) => waiting.set(srvId, r));
@@ -123,6 +128,21 @@ const scenarios = {
     // Drop the stream: the rest comes on the GET.
     resumable.set('ev-2', msg);
     res.socket.destroy();
+  },
+  async '/resume-graceful'(req, res, msg) {
+    // As the conformance suite's sse-retry: a priming event, then a clean end.
+    sseHead(res);
+    res.write('id: g-1\nretry: 100\ndata: \n\n');
+    await sleep(20);
+    resumable.set('g-1', msg);
+    res.end();
+  },
+  async '/resume-forever'(req, res, msg) {
+    // Every stream, the POST's and each GET's, ends without the response.
+    sseHead(res);
+    res.write('id: f-0\nretry: 10\ndata: \n\n');
+    await sleep(10);
+    res.end();
   },
   async '/nodrop-noid'(req, res, msg) {
     sseHead(res);
@@ -205,6 +225,11 @@ async function handle(req, res) {
   if (req.method === 'GET') {
     const last = req.headers['last-event-id'];
     log.lastEventIds.push(last ?? null);
+    if (last && last.startsWith('f-')) {
+      sseHead(res);
+      res.end(`id: f-${Number(last.slice(2)) + 1}\ndata: \n\n`);
+      return;
+    }
     const msg = last && resumable.get(last);
     if (!msg) {
       res.writeHead(405);
@@ -233,15 +258,25 @@ async function handle(req, res) {
   await s(req, res, msg);
 }
 
-const server = http.createServer((req, res) => {
+const handler = (req, res) => {
   handle(req, res).catch((err) => {
     process.stderr.write(`fixture error: ${err.stack}\n`);
     if (!res.headersSent) res.writeHead(500);
     res.end();
   });
-});
-server.on('connection', () => { log.connections++; });
+};
+const tls = process.argv.indexOf('--tls');
+const server = tls > 0
+  ? http2.createSecureServer({
+    cert: fs.readFileSync(process.argv[tls + 1]),
+    key: fs.readFileSync(process.argv[tls + 2]),
+    allowHTTP1: true,
+  }, handler)
+  : http.createServer(handler);
+server.on(tls > 0 ? 'secureConnection' : 'connection', () => { log.connections++; });
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`LISTENING http://127.0.0.1:${server.address().port}\n`);
+  const port = server.address().port;
+  process.stdout.write(tls > 0 ? `LISTENING ${port} https://127.0.0.1:${port}\n`
+    : `LISTENING http://127.0.0.1:${port}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -177,6 +177,13 @@ test('profile b: other spellings', () => withSim(['--profile', 'b'], async (c) =
 		(e) => e.code === -32602 && /missing required property 'runId'/.test(e.message));
 }));
 
+test('--arg-errors iserror: invalid arguments as a tool error with plain text', () =>
+	withSim(['--profile', 'b', '--arg-errors', 'iserror'], async (c) => {
+		const r = await c.callTool({ name: 'catalyst_list_workflow_runs', arguments: { projectId: 'default' } });
+		assert.equal(r.isError, true);
+		assert.match(r.content[0].text, /^Invalid arguments for tool catalyst_list_workflow_runs: unknown property 'projectId'$/);
+	}));
+
 test('profile a, metadata: run history equals the fixture, no payload keys anywhere', () =>
 	withSim(['--profile', 'a', '--data-sharing', 'metadata'], async (c) => {
 		const r = await c.callTool({ name: 'catalyst_get_workflow_run',
@@ -419,6 +426,16 @@ test('refusal: the public sample shape (minimal), any tool', () =>
 		assert.deepEqual(Object.keys(JSON.parse(r.content[0].text).error), ['kind', 'message', 'retryable']);
 		const r2 = await c.callTool({ name: 'catalyst_list_projects', arguments: {} });
 		assert.equal(JSON.parse(r2.content[0].text).error.kind, 'ORG_MISMATCH');
+	}));
+
+test('refusal limited to one run by match= (a child id with a colon)', () =>
+	withSim(['--refuse', 'denied:structured:catalyst_get_workflow_run:match=order-7740:0000'], async (c) => {
+		const get = (id) => c.callTool({ name: 'catalyst_get_workflow_run',
+			arguments: { projectId: 'payments', appId: 'orders', instanceId: id } });
+		assert.equal((await get('order-7740:0000')).structuredContent.error.kind, 'denied');
+		assert.equal((await get('order-7740:0000')).structuredContent.error.kind, 'denied', 'no first=: every time');
+		assert.ok(!(await get('order-7740:0002')).isError);
+		assert.ok(!(await get('order-7740')).isError);
 	}));
 
 test('write tools are recorded; --record-calls records every call', async () => {

@@ -1,0 +1,638 @@
+/* run, runs, link and whoami against the Catalyst simulator on loopback:
+ * both schema profiles, both data-sharing levels, every refusal kind in
+ * every envelope, every fault switch, JSON and SSE, stateless and stateful.
+ * Every simulator records write-tool calls in one file; the last test
+ * checks that it is empty and that every recorded call was a read tool on
+ * the allow-list. */
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define CLI_TIMEOUT_MS 60000
+
+static char writes_file[4096];
+static char calls_file[4096];
+
+/* Starts the simulator with extra arguments (NULL terminated). */
+static void sim_start(struct testlib_server *s, const char *const *extra)
+{
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = testlib_node();
+	argv[n++] = testlib_src("tests/sim/catalyst-sim.mjs");
+	argv[n++] = "--record-writes";
+	argv[n++] = writes_file;
+	argv[n++] = "--record-calls";
+	argv[n++] = calls_file;
+	argv[n++] = "--max-seconds";
+	argv[n++] = "120";
+	for (; extra && *extra && n < 62; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	ck_assert_int_eq(testlib_server_start(s, (char *const *)argv, NULL, "LISTENING", 20000), 0);
+	ck_assert(strncmp(s->url, "http://127.0.0.1:", 17) == 0);
+}
+
+/* Runs catalyst-audit --server URL ARGS... */
+static void cli(const struct testlib_server *s, struct testlib_output *out, const char *const *args)
+{
+	const char *argv[64];
+	int n = 0;
+	if (s) {
+		argv[n++] = "--server";
+		argv[n++] = s->url;
+	}
+	for (; args && *args && n < 62; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	static char *const env[] = {"CATALYST_TOKEN=", NULL};
+	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, CLI_TIMEOUT_MS, out), 0);
+	ck_assert_msg(!out->timed_out, "catalyst-audit hung; stderr: %s", out->err);
+}
+
+static json_t *report_of(const struct testlib_output *out)
+{
+	json_error_t je;
+	json_t *doc = json_loads(out->out, 0, &je);
+	ck_assert_msg(doc != NULL, "not JSON (%s): %.400s / stderr %.400s", je.text, out->out, out->err);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
+	return doc;
+}
+
+static json_t *run_by_id(json_t *doc, const char *run_id)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		if (json_is_string(json_object_get(r, "run_id")) &&
+		    strcmp(json_string_value(json_object_get(r, "run_id")), run_id) == 0)
+			return r;
+	return NULL;
+}
+
+static size_t n_runs(json_t *doc)
+{
+	return json_array_size(json_object_get(doc, "runs"));
+}
+
+/* A run that could not be audited carries "error": {code, message,
+ * refusal_kind, instruction}. */
+static json_t *run_error(json_t *run)
+{
+	json_t *err = json_object_get(run, "error");
+	return json_is_object(err) ? err : NULL;
+}
+
+static size_t n_failed(json_t *doc)
+{
+	size_t i, n = 0;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		if (run_error(r))
+			n++;
+	return n;
+}
+
+/* The simulator's project "default": 15 listed runs, 3 child runs only
+ * reachable through their parents. */
+#define DEFAULT_LISTED 15
+#define DEFAULT_ALL 18
+
+/* ---- profiles x levels x transports ----------------------------------- */
+
+static const struct {
+	const char *profile, *level, *json, *stateless;
+} modes[] = {
+	{"a", "metadata", "--json", "--stateless"},
+	{"a", "full", NULL, NULL},
+	{"b", "metadata", NULL, NULL},
+	{"b", "full", "--json", "--stateless"},
+	{"a", "metadata", NULL, "--stateless"},
+	{"b", "full", "--json", NULL},
+};
+
+START_TEST(runs_every_mode)
+{
+	struct testlib_server s;
+	const char *extra[8];
+	int n = 0;
+	extra[n++] = "--profile";
+	extra[n++] = modes[_i].profile;
+	extra[n++] = "--data-sharing";
+	extra[n++] = modes[_i].level;
+	if (modes[_i].json)
+		extra[n++] = modes[_i].json;
+	if (modes[_i].stateless)
+		extra[n++] = modes[_i].stateless;
+	extra[n] = NULL;
+	sim_start(&s, extra);
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "runs", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_ALL);
+	ck_assert_uint_eq(n_failed(doc), 0);
+	/* the scenarios are found whatever the profile */
+	json_t *pay = run_by_id(doc, "pay-20931");
+	ck_assert_ptr_nonnull(pay);
+	ck_assert_uint_ge(json_array_size(json_object_get(pay, "findings")), 1);
+	json_t *ds = json_object_get(pay, "data_sharing");
+	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), modes[_i].level);
+	ck_assert_str_eq(json_string_value(json_object_get(pay, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=default");
+	/* child runs reached through their parent */
+	json_t *child = run_by_id(doc, "order-7740:0002");
+	ck_assert_ptr_nonnull(child);
+	ck_assert_str_eq(json_string_value(json_object_get(child, "parent_run_id")), "order-7740");
+	ck_assert_str_eq(json_string_value(json_object_get(child, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/order-7740%3A0002?project=default");
+	json_t *bulk = run_by_id(doc, "bulk-import-1");
+	ck_assert_ptr_nonnull(bulk);
+	ck_assert_uint_ge(json_array_size(json_object_get(bulk, "activities")), 100);
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--format", "json", "run", "orders", "order-7740", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 3);
+	ck_assert_ptr_nonnull(run_by_id(doc, "order-7740:0000"));
+	ck_assert_ptr_nonnull(run_by_id(doc, "order-7740:0002"));
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "orders", "order-7740", NULL});
+	ck_assert_int_eq(out.status, 1);
+	doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 1);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(level_named_by_a_field)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", "b", "--data-sharing", "full", "--whoami-names-level", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run",
+				       "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 1);
+	json_t *doc = report_of(&out);
+	json_t *ds = json_object_get(run_by_id(doc, "pay-20931"), "data_sharing");
+	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), "full");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ds, "source")), "data_sharing_level"));
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"whoami", NULL});
+	ck_assert_int_eq(out.status, 0);
+	ck_assert_ptr_nonnull(strstr(out.out, "organization: Acme Payments"));
+	ck_assert_ptr_nonnull(strstr(out.out, "oncall@acme.example"));
+	ck_assert_ptr_nonnull(strstr(out.out, "payments (uid prj-212)"));
+	ck_assert_ptr_nonnull(strstr(out.out, "data sharing: full (field data_sharing_level in the catalyst_whoami answer)"));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+
+	sim_start(&s, (const char *[]){"--meta-names-level", NULL});
+	cli(&s, &out, (const char *[]){"--format", "json", "whoami", NULL});
+	ck_assert_int_eq(out.status, 0);
+	doc = json_loads(out.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ds = json_object_get(doc, "data_sharing");
+	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), "metadata");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ds, "source")), "diagrid.io/dataSharingLevel"));
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "projects")), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "projects"), 0), "uid")),
+			 "165");
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* --data-sharing is used when nothing names the level */
+	testlib_server_stop(&s);
+	sim_start(&s, NULL);
+	cli(&s, &out, (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run",
+				       "checkout", "pay-20931", NULL});
+	doc = report_of(&out);
+	ds = json_object_get(run_by_id(doc, "pay-20931"), "data_sharing");
+	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), "metadata");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ds, "source")), "--data-sharing"));
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(filters_and_pages)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", "b", "--max-page", "3", NULL});
+	struct testlib_output out;
+	/* pages of 50 refused as unfilterable, re-asked at 25, 12, 6, then 3 */
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "runs", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED);
+	char *text = json_dumps(json_object_get(doc, "notes"), 0);
+	ck_assert_msg(text && strstr(text, "unfilterable"), "notes: %s", text);
+	free(text);
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "--status", "FAILED", "--since", "3650d",
+				       "runs", NULL});
+	doc = report_of(&out);
+	ck_assert_uint_ge(n_runs(doc), 1);
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "failed");
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "--limit", "4", "--app", "orders", "runs",
+				       NULL});
+	doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 4);
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		ck_assert_str_eq(json_string_value(json_object_get(r, "app_id")), "orders");
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* a window in the future: nothing, and it says so */
+	cli(&s, &out, (const char *[]){"--format", "json", "--since", "2999-01-01T00:00:00Z", "runs", NULL});
+	ck_assert_int_eq(out.status, 0);
+	doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 0);
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* usage errors, before any traffic */
+	static const char *const bad[][3] = {
+		{"--since", "yesterday", "--since"}, {"--until", "12", "--until"}, {"--status", "done", "--status"}};
+	for (size_t k = 0; k < 3; k++) {
+		cli(&s, &out, (const char *[]){bad[k][0], bad[k][1], "runs", NULL});
+		ck_assert_int_eq(out.status, 2);
+		ck_assert_ptr_nonnull(strstr(out.err, bad[k][2]));
+		testlib_output_free(&out);
+	}
+
+	/* a project without a managed workflow store: said, not "no runs" */
+	cli(&s, &out, (const char *[]){"--project", "sandbox", "runs", NULL});
+	ck_assert_int_eq(out.status, 5);
+	ck_assert_ptr_nonnull(strstr(out.err, "no managed workflow store"));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* ---- link --------------------------------------------------------------- */
+
+START_TEST(link_without_a_server)
+{
+	static const struct {
+		const char *opt, *val, *app, *run, *want;
+	} cases[] = {
+		{"--project", "shop", "checkout", "pay-1", "https://catalyst.diagrid.io/workflows/checkout/pay-1?project=shop\n"},
+		{"--project-id", "165", "checkout", "pay-1", "https://catalyst.diagrid.io/workflows/checkout/pay-1?projectId=165\n"},
+		{"--project-id", "prj-165", "orders", "order-7740:0002",
+		 "https://catalyst.diagrid.io/workflows/orders/order-7740%3A0002?projectId=prj-165\n"},
+		{"--project", "prj-212", "a b", "r/1", "https://catalyst.diagrid.io/workflows/a%20b/r%2F1?projectId=prj-212\n"},
+		{"--console", "http://127.0.0.1:9/c/", "app", "run", "http://127.0.0.1:9/c/workflows/app/run?project=default\n"},
+	};
+	struct testlib_server none = {.url = "http://127.0.0.1:1/mcp"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct testlib_output out;
+		cli(&none, &out, (const char *[]){cases[i].opt, cases[i].val, "link", cases[i].app, cases[i].run, NULL});
+		ck_assert_msg(out.status == 0, "%s: %s", cases[i].val, out.err);
+		ck_assert_str_eq(out.out, cases[i].want);
+		ck_assert_str_eq(out.err, "");
+		testlib_output_free(&out);
+	}
+	/* a bare number and no server: the parameter is left out, and why */
+	struct testlib_output out;
+	cli(&none, &out, (const char *[]){"--project", "123", "link", "app", "run", NULL});
+	ck_assert_int_eq(out.status, 0);
+	ck_assert_str_eq(out.out, "https://catalyst.diagrid.io/workflows/app/run\n");
+	ck_assert_ptr_nonnull(strstr(out.err, "warning"));
+	ck_assert_ptr_nonnull(strstr(out.err, "bare number"));
+	testlib_output_free(&out);
+
+	cli(&none, &out, (const char *[]){"--project-id", "shop", "link", "app", "run", NULL});
+	ck_assert_int_eq(out.status, 2);
+	ck_assert_str_eq(out.out, "");
+	testlib_output_free(&out);
+
+	cli(&none, &out, (const char *[]){"--console", "ftp://x", "link", "app", "run", NULL});
+	ck_assert_int_eq(out.status, 2);
+	testlib_output_free(&out);
+
+	/* no trustworthy link: the ids in plain text, and a warning */
+	cli(&none, &out, (const char *[]){"link", "", "run-1", NULL});
+	ck_assert_int_eq(out.status, 0);
+	ck_assert_ptr_null(strstr(out.out, "https://"));
+	ck_assert_ptr_nonnull(strstr(out.out, "run-1"));
+	ck_assert_ptr_nonnull(strstr(out.err, "app id is unknown"));
+	testlib_output_free(&out);
+}
+END_TEST
+
+START_TEST(link_resolved_by_the_server)
+{
+	static const struct {
+		const char *profile, *val, *want;
+	} cases[] = {
+		{"a", "42", "https://catalyst.diagrid.io/workflows/orders/o1?project=42\n"},
+		{"a", "977", "https://catalyst.diagrid.io/workflows/orders/o1?projectId=977\n"},
+		{"b", "42", "https://catalyst.diagrid.io/workflows/orders/o1?project=42\n"},
+		{"b", "212", "https://catalyst.diagrid.io/workflows/orders/o1?projectId=212\n"},
+		{"b", "999", "https://catalyst.diagrid.io/workflows/orders/o1\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct testlib_server s;
+		sim_start(&s, (const char *[]){"--profile", cases[i].profile, NULL});
+		struct testlib_output out;
+		cli(&s, &out, (const char *[]){"--project", cases[i].val, "link", "orders", "o1", NULL});
+		ck_assert_msg(out.status == 0, "%s: %s", cases[i].val, out.err);
+		ck_assert_str_eq(out.out, cases[i].want);
+		if (strcmp(cases[i].val, "999") == 0)
+			ck_assert_ptr_nonnull(strstr(out.err, "no project named or numbered 999"));
+		else
+			ck_assert_str_eq(out.err, "");
+		testlib_output_free(&out);
+
+		/* the audit's report carries the same link */
+		if (strcmp(cases[i].val, "42") == 0) {
+			cli(&s, &out, (const char *[]){"--format", "json", "--project", "42", "runs", NULL});
+			json_t *doc = report_of(&out);
+			ck_assert_uint_ge(n_runs(doc), 1);
+			json_t *r = json_array_get(json_object_get(doc, "runs"), 0);
+			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "console_link")), "?project=42"));
+			ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "project"), "name")), "42");
+			json_decref(doc);
+			testlib_output_free(&out);
+		}
+		testlib_server_stop(&s);
+	}
+}
+END_TEST
+
+/* ---- refusals ------------------------------------------------------------ */
+
+static const struct {
+	const char *kind;
+	int status;
+	const char *instruction; /* a piece of the simulator's instruction text */
+} refusals[] = {
+	{"NOT_AUTHENTICATED", 3, "Sign in again"},
+	{"NO_ORG", 3, "invite you"},
+	{"ORG_MISMATCH", 3, "choose the organization"},
+	{"ORG_UNAVAILABLE", 3, "Wait a moment"},
+	{"CATALYST_NOT_ENABLED", 3, "enable Catalyst"},
+	{"denied", 4, "which data the policy shares"},
+	{"no-policy", 4, "Catalyst console"},
+	{"unfilterable", 4, "fewer items per page"},
+	{"DATA_SHARING_RESTRICTED", 4, "change the data-sharing level"},
+};
+static const char *const envelopes[] = {"rpc", "iserror", "structured"};
+#define N_REFUSALS (sizeof refusals / sizeof *refusals)
+
+START_TEST(refusal_every_kind_every_envelope)
+{
+	size_t k = (size_t)_i / 3;
+	const char *env = envelopes[_i % 3];
+	char rule[128];
+	/* on the run list for `runs`, on the run for `run`, alternately */
+	const char *tool = _i % 2 ? "catalyst_list_workflow_runs" : "catalyst_get_workflow_run";
+	snprintf(rule, sizeof rule, "%s:%s:%s", refusals[k].kind, env, tool);
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", _i % 4 < 2 ? "a" : "b", "--refuse", rule, NULL});
+	struct testlib_output out;
+	if (_i % 2)
+		cli(&s, &out, (const char *[]){"--format", "json", "runs", NULL});
+	else
+		cli(&s, &out, (const char *[]){"--format", "json", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == refusals[k].status, "%s: status %d: %s", rule, out.status, out.err);
+	ck_assert_msg(strstr(out.err, refusals[k].kind) != NULL, "%s: %s", rule, out.err);
+	ck_assert_msg(strstr(out.err, refusals[k].instruction) != NULL, "%s: %s", rule, out.err);
+	ck_assert_str_eq(out.out, "");
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(refusal_of_one_run_loses_no_run)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--refuse", "denied:structured:catalyst_get_workflow_run:first=1", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--jobs", "1", "--no-children", "runs", NULL});
+	ck_assert_msg(out.status == 4, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED);
+	ck_assert_uint_eq(n_failed(doc), 1);
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		json_t *err = run_error(r);
+		if (!err)
+			continue;
+		ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), 4);
+		ck_assert_str_eq(json_string_value(json_object_get(err, "refusal_kind")), "denied");
+		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(err, "instruction")),
+					     "which data the policy shares"));
+	}
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(retryable_refusal_once)
+{
+	struct testlib_server s;
+	/* retryable, once: the retry goes through */
+	sim_start(&s, (const char *[]){"--refuse", "ORG_UNAVAILABLE:iserror:catalyst_get_workflow_run:retryable,first=1",
+				       NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+
+	/* retryable twice: retried once only, then exit 3 */
+	sim_start(&s, (const char *[]){"--refuse", "ORG_UNAVAILABLE:rpc:catalyst_get_workflow_run:retryable,first=2",
+				       NULL});
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 3);
+	ck_assert_ptr_nonnull(strstr(out.err, "retried once"));
+	testlib_output_free(&out);
+	/* and a third call now succeeds: exactly two were used up */
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 1);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+
+	/* not retryable: one call, exit 3, and the next call succeeds */
+	sim_start(&s, (const char *[]){"--refuse", "NOT_AUTHENTICATED:structured:catalyst_get_workflow_run:first=1",
+				       NULL});
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 3);
+	testlib_output_free(&out);
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 1);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+
+	/* whoami stops at a connection refusal */
+	sim_start(&s, (const char *[]){"--refuse", "NO_ORG:iserror:catalyst_whoami", NULL});
+	cli(&s, &out, (const char *[]){"whoami", NULL});
+	ck_assert_int_eq(out.status, 3);
+	ck_assert_ptr_nonnull(strstr(out.err, "NO_ORG"));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* ---- faults -------------------------------------------------------------- */
+
+static const struct {
+	const char *kind;
+	bool stateful;
+} faults[] = {
+	{"500", false}, {"503", false}, {"reset", false}, {"truncate", false}, {"expire", true}, {"slow", false},
+	{"503", true},  {"reset", true}, {"truncate", true},
+};
+
+START_TEST(fault_recovered)
+{
+	char first[32];
+	snprintf(first, sizeof first, "2:%s", faults[_i].kind);
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--fail-first", first, "--fail-tool", "catalyst_get_workflow_run", "--slow-ms",
+				       "4000", "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--timeout", "2", "--jobs", "1", "--no-children", "runs", NULL});
+	ck_assert_msg(out.status == 1, "%s: status %d: %s", faults[_i].kind, out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED);
+	ck_assert_uint_eq(n_failed(doc), 0);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(fault_persistent)
+{
+	/* every fetch of one run fails: the run is reported failed, none lost */
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--fail-rate", "1", "--fail-kinds", faults[_i].kind, "--fail-tool",
+				       "catalyst_get_workflow_run", "--fail-match", "pay-20931", "--slow-ms", "4000",
+				       "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--timeout", "1", "--no-children", "runs", NULL});
+	/* expire re-initializes and retries; the session simulator expires it again */
+	ck_assert_msg(out.status == 5, "%s: status %d: %s", faults[_i].kind, out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED);
+	ck_assert_uint_eq(n_failed(doc), 1);
+	json_t *pay = run_by_id(doc, "pay-20931");
+	ck_assert_ptr_nonnull(pay);
+	json_t *err = run_error(pay);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), 5);
+	ck_assert(strlen(json_string_value(json_object_get(err, "message"))) > 10);
+	ck_assert_ptr_nonnull(strstr(out.err, "1 of 15 runs could not be audited"));
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(many_runs_concurrently)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--runs", "120", "--latency-ms", "5", "--fail-rate", "0.05", "--fail-kinds",
+				       "503,reset", "--fail-tool", "catalyst_get_workflow_run", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--format", "json", "--jobs", "16", "--no-children", "runs", NULL});
+	ck_assert_msg(out.status == 1 || out.status == 5, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED + 120);
+	/* 5% of calls fail, each retried up to 3 times: a lost run would
+	 * need three failures in a row; every run is there either way */
+	if (out.status == 1)
+		ck_assert_uint_eq(n_failed(doc), 0);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* ---- read-only, across the whole suite ---------------------------------- */
+
+START_TEST(no_write_tool_was_ever_called)
+{
+	size_t len = 0;
+	char *w = testlib_read_file(writes_file, &len);
+	/* the file exists only when something was written to it */
+	if (w)
+		ck_assert_msg(len == 0, "write tools were called: %s", w);
+	free(w);
+	char *calls = testlib_read_file(calls_file, &len);
+	ck_assert_ptr_nonnull(calls);
+	size_t n = 0;
+	for (char *line = strtok(calls, "\n"); line; line = strtok(NULL, "\n"), n++) {
+		json_t *j = json_loads(line, 0, NULL);
+		ck_assert_ptr_nonnull(j);
+		ck_assert_msg(json_is_true(json_object_get(j, "allowed")), "called: %s", line);
+		json_decref(j);
+	}
+	ck_assert_uint_gt(n, 100);
+	free(calls);
+}
+END_TEST
+
+int main(void)
+{
+	snprintf(writes_file, sizeof writes_file, "%s/catalyst-sim-writes.jsonl", testlib_env("CA_BUILD_DIR"));
+	snprintf(calls_file, sizeof calls_file, "%s/catalyst-sim-calls.jsonl", testlib_env("CA_BUILD_DIR"));
+	unlink(writes_file);
+	unlink(calls_file);
+
+	Suite *s = suite_create("catalyst_sim");
+	TCase *tc = tcase_create("modes");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
+	tcase_add_test(tc, level_named_by_a_field);
+	tcase_add_test(tc, filters_and_pages);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("link");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, link_without_a_server);
+	tcase_add_test(tc, link_resolved_by_the_server);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("refusals");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, refusal_every_kind_every_envelope, 0, (int)N_REFUSALS * 3);
+	tcase_add_test(tc, refusal_of_one_run_loses_no_run);
+	tcase_add_test(tc, retryable_refusal_once);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("faults");
+	tcase_set_timeout(tc, 180);
+	tcase_add_loop_test(tc, fault_recovered, 0, sizeof faults / sizeof *faults);
+	tcase_add_loop_test(tc, fault_persistent, 0, sizeof faults / sizeof *faults);
+	tcase_add_test(tc, many_runs_concurrently);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("read-only");
+	tcase_add_test(tc, no_write_tool_was_ever_called);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

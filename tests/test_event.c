@@ -1,0 +1,1148 @@
+/* The history event model and its dialect parsers. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "testlib.h"
+
+static char *fixture(const char *name, size_t *len)
+{
+	char rel[256];
+	snprintf(rel, sizeof rel, "tests/fixtures/%s", name);
+	char *buf = testlib_read_file(testlib_src(rel), len);
+	ck_assert_msg(buf != NULL, "cannot read %s", rel);
+	return buf;
+}
+
+static struct event_log *parse_str(const char *s, struct err *e)
+{
+	err_clear(e);
+	return event_log_parse(s, strlen(s), e);
+}
+
+static struct event_log *parse_ok(const char *s)
+{
+	struct err e;
+	struct event_log *log = parse_str(s, &e);
+	ck_assert_msg(log != NULL, "parse failed: %s\ninput: %.200s", e.msg, s);
+	return log;
+}
+
+static struct event_log *parse_fixture(const char *name)
+{
+	size_t len;
+	char *buf = fixture(name, &len);
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_parse(buf, len, &e);
+	ck_assert_msg(log != NULL, "%s: %s", name, e.msg);
+	free(buf);
+	return log;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static size_t count_kind(const struct event_log *log, enum event_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < event_log_count(log); i++)
+		n += event_log_at(log, i)->kind == k;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The model itself. */
+
+START_TEST(model_append_copies_and_interns)
+{
+	struct event_log *log = event_log_new();
+	ck_assert_ptr_nonnull(log);
+	char id[] = "exec-1";
+	struct event ev = {.kind = EVENT_TASK_SCHEDULED, .name = "Charge", .task_execution_id = id,
+			   .event_id = 3, .has_event_id = true};
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+	ev.kind = EVENT_TASK_COMPLETED;
+	ev.task_scheduled_id = 3;
+	ev.has_task_scheduled_id = true;
+	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+	id[0] = 'X'; /* the log holds its own copy */
+	ck_assert_uint_eq(event_log_count(log), 2);
+	const struct event *a = event_log_at(log, 0), *b = event_log_at(log, 1);
+	ck_assert_str_eq(a->task_execution_id, "exec-1");
+	ck_assert_ptr_eq(a->task_execution_id, b->task_execution_id); /* interned */
+	ck_assert_str_eq(a->kind_name, "TaskScheduled");
+	ck_assert_str_eq(b->kind_name, "TaskCompleted");
+	ck_assert_int_eq(a->event_id, 3);
+	ck_assert_ptr_null(a->timestamp);
+	ck_assert_ptr_null(event_log_at(log, 2));
+	ck_assert_ptr_eq(event_log_intern(log, "exec-1", 6), a->task_execution_id);
+	ck_assert_ptr_null(event_log_intern(log, NULL, 0));
+	ck_assert_int_eq(event_log_dialect(log), DIALECT_UNKNOWN);
+
+	struct event u = {.kind = EVENT_UNKNOWN, .kind_name = "ExecutionRewound"};
+	ck_assert_int_eq(event_log_append(log, &u, &e), 0);
+	ck_assert_int_eq(event_log_append(log, &u, &e), 0);
+	const struct event_count *c;
+	ck_assert_uint_eq(event_log_unknown_kinds(log, &c), 1);
+	ck_assert_str_eq(c[0].name, "ExecutionRewound");
+	ck_assert_uint_eq(c[0].count, 2);
+
+	char level[] = "metadata";
+	struct event_run_info ri = {.app_id = "orders", .data_sharing_level = level,
+				    .data_sharing_field = "dataSharingLevel"};
+	event_log_set_run_info(log, &ri);
+	level[0] = 'X';
+	ck_assert_str_eq(event_log_run_info(log)->data_sharing_level, "metadata");
+	ck_assert_str_eq(event_log_run_info(log)->app_id, "orders");
+	ck_assert_ptr_null(event_log_run_info(log)->instance_id);
+	event_log_free(log);
+	event_log_free(NULL);
+}
+END_TEST
+
+START_TEST(model_many_events_stay_put)
+{
+	/* More than one block of events: earlier pointers stay valid. */
+	struct event_log *log = event_log_new();
+	struct err e;
+	const struct event *first = NULL;
+	for (int i = 0; i < 10000; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "x-%d", i % 300);
+		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .task_execution_id = id,
+				   .event_id = i};
+		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+		if (i == 0)
+			first = event_log_at(log, 0);
+	}
+	ck_assert_ptr_eq(first, event_log_at(log, 0));
+	ck_assert_int_eq(event_log_at(log, 9999)->event_id, 9999);
+	ck_assert_str_eq(event_log_at(log, 9999)->task_execution_id, "x-99");
+	ck_assert_ptr_eq(event_log_at(log, 9999)->task_execution_id,
+			 event_log_at(log, 99)->task_execution_id);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(model_names)
+{
+	ck_assert_str_eq(event_kind_name(EVENT_TASK_SCHEDULED), "TaskScheduled");
+	ck_assert_str_eq(event_kind_name(EVENT_CHILD_CREATED), "ChildWorkflowInstanceCreated");
+	ck_assert_str_eq(event_kind_name(EVENT_WORKFLOW_STARTED), "WorkflowStarted");
+	ck_assert_str_eq(event_kind_name(EVENT_KIND_COUNT), "Unknown");
+	for (int k = 0; k < EVENT_KIND_COUNT; k++)
+		ck_assert_ptr_nonnull(event_kind_name((enum event_kind)k));
+	ck_assert_str_eq(event_dialect_name(DIALECT_CATALYST), "catalyst");
+	ck_assert_str_eq(event_dialect_name(DIALECT_PROTOJSON), "protojson");
+	ck_assert_str_eq(event_dialect_name(DIALECT_DAPR_CLI), "dapr-cli");
+	ck_assert_str_eq(event_dialect_name(DIALECT_UNKNOWN), "unknown");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Every fixture. */
+
+static const struct {
+	const char *file;
+	enum event_dialect dialect;
+	size_t count, scheduled, failed, timers, children;
+} fixtures[] = {
+	{"a-clean-activity.catalyst.json", DIALECT_CATALYST, 9, 2, 0, 0, 0},
+	{"a-clean-activity.proto.json", DIALECT_PROTOJSON, 9, 2, 0, 0, 0},
+	{"b-retry-fail-fail-succeed.catalyst.json", DIALECT_CATALYST, 18, 3, 2, 2, 0},
+	{"b-retry-fail-fail-succeed.dapr-cli.json", DIALECT_DAPR_CLI, 18, 3, 2, 2, 0},
+	{"b-retry-fail-fail-succeed.proto.json", DIALECT_PROTOJSON, 18, 3, 2, 2, 0},
+	{"c1-attempt-timeout-then-retry.catalyst.json", DIALECT_CATALYST, 12, 2, 1, 1, 0},
+	{"c1-attempt-timeout-then-retry.proto.json", DIALECT_PROTOJSON, 12, 2, 1, 1, 0},
+	{"c2-timer-race-recall-overlap.catalyst.json", DIALECT_CATALYST, 13, 2, 0, 2, 0},
+	{"c2-timer-race-recall-overlap.proto.json", DIALECT_PROTOJSON, 13, 2, 0, 2, 0},
+	{"d-child-retry.child-attempt1.catalyst.json", DIALECT_CATALYST, 6, 1, 1, 0, 0},
+	{"d-child-retry.child-attempt1.proto.json", DIALECT_PROTOJSON, 6, 1, 1, 0, 0},
+	{"d-child-retry.child-attempt2.catalyst.json", DIALECT_CATALYST, 6, 1, 0, 0, 0},
+	{"d-child-retry.child-attempt2.proto.json", DIALECT_PROTOJSON, 6, 1, 0, 0, 0},
+	{"d-child-retry.parent.catalyst.json", DIALECT_CATALYST, 12, 0, 0, 1, 2},
+	{"d-child-retry.parent.proto.json", DIALECT_PROTOJSON, 12, 0, 0, 1, 2},
+	{"e-continue-as-new.gen1-snapshot.catalyst.json", DIALECT_CATALYST, 6, 1, 0, 1, 0},
+	{"e-continue-as-new.gen1-snapshot.proto.json", DIALECT_PROTOJSON, 6, 1, 0, 1, 0},
+	{"e-continue-as-new.gen2.catalyst.json", DIALECT_CATALYST, 6, 1, 0, 1, 0},
+	{"e-continue-as-new.gen2.proto.json", DIALECT_PROTOJSON, 6, 1, 0, 1, 0},
+	{"f-crash-redelivery.catalyst.json", DIALECT_CATALYST, 6, 1, 0, 0, 0},
+	{"f-crash-redelivery.proto.json", DIALECT_PROTOJSON, 6, 1, 0, 0, 0},
+	{"f-legacy-duplicate-completion.proto.json", DIALECT_PROTOJSON, 11, 2, 0, 0, 0},
+	{"g-logic-duplicate.catalyst.json", DIALECT_CATALYST, 9, 2, 0, 0, 0},
+	{"g-logic-duplicate.proto.json", DIALECT_PROTOJSON, 9, 2, 0, 0, 0},
+	{"h1-nonretryable-error-type.catalyst.json", DIALECT_CATALYST, 6, 1, 1, 0, 0},
+	{"h1-nonretryable-error-type.proto.json", DIALECT_PROTOJSON, 6, 1, 1, 0, 0},
+	{"h2-nonretriable-flag-dotnet.catalyst.json", DIALECT_CATALYST, 6, 0, 0, 0, 1},
+	{"h2-nonretriable-flag-dotnet.proto.json", DIALECT_PROTOJSON, 6, 0, 0, 0, 1},
+	{"hostile-escapes.catalyst.json", DIALECT_CATALYST, 12, 2, 1, 1, 0},
+};
+
+START_TEST(fixture_parses)
+{
+	const char *file = fixtures[_i].file;
+	struct event_log *log = parse_fixture(file);
+	ck_assert_msg(event_log_dialect(log) == fixtures[_i].dialect, "%s: dialect %s", file,
+		      event_dialect_name(event_log_dialect(log)));
+	ck_assert_uint_eq(event_log_count(log), fixtures[_i].count);
+	ck_assert_uint_eq(count_kind(log, EVENT_TASK_SCHEDULED), fixtures[_i].scheduled);
+	ck_assert_uint_eq(count_kind(log, EVENT_TASK_FAILED), fixtures[_i].failed);
+	ck_assert_uint_eq(count_kind(log, EVENT_TIMER_CREATED), fixtures[_i].timers);
+	ck_assert_uint_eq(count_kind(log, EVENT_CHILD_CREATED), fixtures[_i].children);
+	/* Every event type and key in the fixtures is known. */
+	const struct event_count *c;
+	size_t nk = event_log_unknown_kinds(log, &c);
+	ck_assert_msg(nk == 0, "%s: unknown kind %s", file, nk ? c[0].name : "");
+	size_t nkeys = event_log_unknown_keys(log, &c);
+	ck_assert_msg(nkeys == 0, "%s: unknown key %s", file, nkeys ? c[0].name : "");
+	size_t prev = 0;
+	for (size_t i = 0; i < event_log_count(log); i++) {
+		const struct event *ev = event_log_at(log, i);
+		ck_assert_msg(ev->kind != EVENT_UNKNOWN, "%s: event %zu unknown", file, i);
+		ck_assert_ptr_nonnull(ev->timestamp);
+		/* source_offset points at the event's '{', in order. */
+		ck_assert_msg(i == 0 || ev->source_offset > prev, "%s: offsets", file);
+		prev = ev->source_offset;
+		/* At metadata level the Catalyst dialect drops payload keys. */
+		if (fixtures[_i].dialect == DIALECT_CATALYST) {
+			ck_assert_int_eq(ev->input.state, PAYLOAD_ABSENT);
+			ck_assert_int_eq(ev->output.state, PAYLOAD_ABSENT);
+		}
+		if (ev->kind == EVENT_TASK_SCHEDULED && fixtures[_i].dialect != DIALECT_CATALYST)
+			ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
+		if (ev->kind == EVENT_TASK_SCHEDULED)
+			ck_assert_msg(ev->name && ev->task_execution_id, "%s: event %zu", file, i);
+	}
+	size_t len;
+	char *buf = fixture(file, &len);
+	ck_assert_int_eq(buf[event_log_at(log, 1)->source_offset], '{');
+	free(buf);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(fixture_b_details)
+{
+	/* The retry scenario, field by field, in the Catalyst dialect. */
+	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.catalyst.json");
+	const char *x = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
+	const struct event *ev = event_log_at(log, 1);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_STARTED);
+	ck_assert_str_eq(ev->name, "PaymentWorkflow");
+	ck_assert_str_eq(ev->instance_id, "pay-20931");
+	ck_assert_str_eq(ev->execution_id, "c2a9e471-0b3d-4f8e-9d16-58a0f7b3e2c9");
+	ck_assert_int_eq(ev->event_id, -1);
+	ev = event_log_at(log, 2);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_int_eq(ev->event_id, 0);
+	ck_assert(ev->has_event_id);
+	ck_assert_str_eq(ev->task_execution_id, x);
+	ev = event_log_at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
+	ck_assert_int_eq(ev->task_scheduled_id, 0);
+	ck_assert(ev->has_task_scheduled_id);
+	ck_assert_str_eq(ev->error_type, "ConnectionError");
+	ck_assert_ptr_nonnull(strstr(ev->error_message, "Connection aborted"));
+	ck_assert(ev->has_non_retriable);
+	ck_assert(!ev->non_retriable);
+	ev = event_log_at(log, 5);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
+	ck_assert_int_eq(ev->event_id, 1);
+	ck_assert_int_eq(ev->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(ev->origin_id, x);
+	ck_assert_str_eq(ev->fire_at, "2026-09-14T10:00:07.140Z");
+	ev = event_log_at(log, 7);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_FIRED);
+	ck_assert_int_eq(ev->timer_id, 1);
+	ck_assert(ev->has_timer_id);
+	ev = event_log_at(log, 17);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
+	ck_assert_str_eq(ev->workflow_status, "ORCHESTRATION_STATUS_COMPLETED");
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(fixture_proto_zero_values_and_payloads)
+{
+	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.proto.json");
+	const struct event *ev = event_log_at(log, 2);
+	/* No eventId key: it is 0. */
+	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_str_eq(ev->kind_name, "taskScheduled");
+	ck_assert_int_eq(ev->event_id, 0);
+	ck_assert(!ev->has_event_id);
+	ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
+	const char *in = "{\"paymentId\":\"p-20931\",\"amountCents\":4599,\"currency\":\"EUR\"}";
+	ck_assert_uint_eq(ev->input.size, strlen(in));
+	/* Same input, same hash; a different one differs. */
+	ck_assert_uint_eq(ev->input.hash, event_log_at(log, 8)->input.hash);
+	ck_assert_uint_ne(ev->input.hash, event_log_at(log, 1)->input.hash + 1);
+	ev = event_log_at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
+	/* taskScheduledId 0 omitted; isNonRetriable false omitted. */
+	ck_assert_int_eq(ev->task_scheduled_id, 0);
+	ck_assert(!ev->has_task_scheduled_id);
+	ck_assert(!ev->has_non_retriable);
+	ck_assert_str_eq(ev->error_type, "ConnectionError");
+	ev = event_log_at(log, 16);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_COMPLETED);
+	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(ev->task_scheduled_id, 4);
+	event_log_free(log);
+
+	/* Before Dapr 1.18: orchestratorStarted, orchestrationInstance,
+	 * orchestrationStatus. */
+	log = parse_fixture("f-legacy-duplicate-completion.proto.json");
+	ck_assert_int_eq(event_log_at(log, 0)->kind, EVENT_WORKFLOW_STARTED);
+	ck_assert_str_eq(event_log_at(log, 0)->kind_name, "orchestratorStarted");
+	ck_assert_str_eq(event_log_at(log, 1)->instance_id, "receipt-5490");
+	ck_assert_ptr_nonnull(event_log_at(log, 1)->execution_id);
+	ev = event_log_at(log, 10);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
+	ck_assert_str_eq(ev->workflow_status, "ORCHESTRATION_STATUS_COMPLETED");
+	event_log_free(log);
+
+	/* .NET's flag, inside failureDetails. */
+	log = parse_fixture("h2-nonretriable-flag-dotnet.proto.json");
+	ev = event_log_at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_FAILED);
+	ck_assert(ev->has_non_retriable);
+	ck_assert(ev->non_retriable);
+	ck_assert_str_eq(ev->error_type, "System.InvalidOperationException");
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(fixture_child_retry)
+{
+	struct event_log *log = parse_fixture("d-child-retry.parent.proto.json");
+	const struct event *ev = event_log_at(log, 5);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
+	ck_assert_int_eq(ev->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(ev->origin_id, "order-7740:0000");
+	ck_assert_str_eq(ev->name, "ShipOrder-retry");
+	ev = event_log_at(log, 8);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_CREATED);
+	ck_assert_str_eq(ev->instance_id, "order-7740:0002");
+	ck_assert_str_eq(ev->retry_parent_instance_id, "order-7740:0000");
+	ck_assert_int_eq(ev->event_id, 2);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(fixture_dapr_cli)
+{
+	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.dapr-cli.json");
+	const char *x = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
+	ck_assert_str_eq(event_log_run_info(log)->app_id, "orders");
+	const struct event *ev = event_log_at(log, 0);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_STARTED);
+	/* executionId is the workflow's on ExecutionStarted... */
+	ck_assert_str_eq(ev->execution_id, "c2a9e471-0b3d-4f8e-9d16-58a0f7b3e2c9");
+	ck_assert_ptr_null(ev->task_execution_id);
+	ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(ev->event_id, -1);
+	ck_assert(!ev->has_event_id);
+	ev = event_log_at(log, 2);
+	/* ...and the task's on task events. */
+	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_str_eq(ev->task_execution_id, x);
+	ck_assert_int_eq(ev->event_id, 0);
+	ck_assert(ev->has_event_id);
+	ev = event_log_at(log, 3);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
+	ck_assert_int_eq(ev->task_scheduled_id, 0);
+	ck_assert(ev->has_task_scheduled_id);
+	ck_assert_str_eq(ev->error_type, "ConnectionError");
+	ck_assert_str_eq(ev->error_message,
+			 "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))");
+	ev = event_log_at(log, 5);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
+	ck_assert_int_eq(ev->event_id, 1);
+	ck_assert_int_eq(ev->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(ev->origin_id, x);
+	ck_assert_str_eq(ev->fire_at, "2026-09-14T10:00:07Z");
+	ev = event_log_at(log, 6);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_FIRED);
+	ck_assert_int_eq(ev->timer_id, 1);
+	ev = event_log_at(log, 15);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_COMPLETED);
+	ck_assert_int_eq(ev->task_scheduled_id, 4);
+	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(ev->output.size, strlen("{\"chargeId\":\"ch_3PqL9a\",\"status\":\"succeeded\"}"));
+	ev = event_log_at(log, 17);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
+	ck_assert_str_eq(ev->workflow_status, "COMPLETED");
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(dapr_cli_attrs_with_semicolons)
+{
+	/* input= runs to the next known key, even across ';' and '='. */
+	struct event_log *log = parse_ok(
+		"[{\"type\":\"TaskCompleted\",\"executionId\":\"x1\","
+		"\"attrs\":\"scheduledId=7;output={\\\"a\\\":\\\"b;c=d\\\"};errorType=E;bogus=1\"}]");
+	const struct event *ev = event_log_at(log, 0);
+	ck_assert_int_eq(ev->task_scheduled_id, 7);
+	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(ev->output.size, strlen("{\"a\":\"b;c=d\"}"));
+	ck_assert_str_eq(ev->error_type, "E");
+	ck_assert_str_eq(ev->task_execution_id, "x1");
+	const struct event_count *c;
+	ck_assert_uint_eq(event_log_unknown_keys(log, &c), 1);
+	ck_assert_str_eq(c[0].name, "attrs.bogus");
+	event_log_free(log);
+}
+END_TEST
+
+/* Catalyst and protojson versions of a scenario give the same history. */
+static const char *const pairs[] = {
+	"a-clean-activity",
+	"b-retry-fail-fail-succeed",
+	"c1-attempt-timeout-then-retry",
+	"c2-timer-race-recall-overlap",
+	"d-child-retry.child-attempt1",
+	"d-child-retry.child-attempt2",
+	"d-child-retry.parent",
+	"e-continue-as-new.gen1-snapshot",
+	"e-continue-as-new.gen2",
+	"f-crash-redelivery",
+	"g-logic-duplicate",
+	"h1-nonretryable-error-type",
+	"h2-nonretriable-flag-dotnet",
+};
+
+static enum timer_origin origin_norm(enum timer_origin o)
+{
+	/* The flattened dialect has no key for an empty createTimer {}. */
+	return o == ORIGIN_CREATE_TIMER ? ORIGIN_NONE : o;
+}
+
+START_TEST(catalyst_equals_proto)
+{
+	char a[256], b[256];
+	snprintf(a, sizeof a, "%s.catalyst.json", pairs[_i]);
+	snprintf(b, sizeof b, "%s.proto.json", pairs[_i]);
+	struct event_log *la = parse_fixture(a), *lb = parse_fixture(b);
+	ck_assert_uint_eq(event_log_count(la), event_log_count(lb));
+	for (size_t i = 0; i < event_log_count(la); i++) {
+		const struct event *x = event_log_at(la, i), *y = event_log_at(lb, i);
+		ck_assert_msg(x->kind == y->kind, "%s event %zu: kind", pairs[_i], i);
+		ck_assert_msg(x->event_id == y->event_id, "%s event %zu: event_id", pairs[_i], i);
+		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id, "%s %zu: tsid", pairs[_i], i);
+		ck_assert_msg(x->timer_id == y->timer_id, "%s %zu: timer_id", pairs[_i], i);
+		ck_assert_msg(str_eq(x->task_execution_id, y->task_execution_id), "%s %zu: texid",
+			      pairs[_i], i);
+		ck_assert_msg(origin_norm(x->origin) == origin_norm(y->origin), "%s %zu: origin",
+			      pairs[_i], i);
+		ck_assert_msg(str_eq(x->origin_id, y->origin_id), "%s %zu: origin_id", pairs[_i], i);
+		ck_assert_msg(str_eq(x->instance_id, y->instance_id), "%s %zu: instance", pairs[_i], i);
+		ck_assert_msg(str_eq(x->execution_id, y->execution_id), "%s %zu: exec", pairs[_i], i);
+		ck_assert_msg(str_eq(x->retry_parent_instance_id, y->retry_parent_instance_id),
+			      "%s %zu: retry parent", pairs[_i], i);
+		ck_assert_msg(str_eq(x->error_type, y->error_type), "%s %zu: error type", pairs[_i], i);
+		ck_assert_msg(str_eq(x->error_message, y->error_message), "%s %zu: error msg",
+			      pairs[_i], i);
+		ck_assert_msg(str_eq(x->workflow_status, y->workflow_status), "%s %zu: status",
+			      pairs[_i], i);
+		ck_assert_msg(str_eq(x->timestamp, y->timestamp), "%s %zu: timestamp", pairs[_i], i);
+		ck_assert_msg(str_eq(x->fire_at, y->fire_at), "%s %zu: fire_at", pairs[_i], i);
+		ck_assert_msg(x->non_retriable == y->non_retriable, "%s %zu: nonretriable", pairs[_i], i);
+		if (x->kind == EVENT_TASK_SCHEDULED || x->kind == EVENT_CHILD_CREATED)
+			ck_assert_msg(str_eq(x->name, y->name), "%s %zu: name", pairs[_i], i);
+	}
+	event_log_free(la);
+	event_log_free(lb);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Spellings, envelopes, payloads. */
+
+static const char *const spellings[] = {
+	"[{\"event_type\":\"TaskScheduled\",\"event_id\":4,\"name\":\"A\",\"task_execution_id\":\"x\"}]",
+	"[{\"eventType\":\"taskScheduled\",\"eventId\":4,\"name\":\"A\",\"taskExecutionId\":\"x\"}]",
+	"[{\"EventType\":\"TASK_SCHEDULED\",\"EventId\":4,\"Name\":\"A\",\"TaskExecutionID\":\"x\"}]",
+	"[{\"EVENT_TYPE\":\"task_scheduled\",\"EVENT_ID\":4,\"NAME\":\"A\",\"TASK_EXECUTION_ID\":\"x\"}]",
+	"[{\"event-type\":\"EVENT_TYPE_TASK_SCHEDULED\",\"event-id\":\"4\",\"name\":\"A\","
+	"\"task-execution-id\":\"x\"}]",
+	"{\"events\":[{\"eventId\":4,\"taskScheduled\":{\"name\":\"A\",\"taskExecutionId\":\"x\"}}]}",
+	"[{\"type\":\"TaskScheduled\",\"eventId\":4,\"name\":\"A\",\"executionId\":\"x\"}]",
+};
+
+START_TEST(spelling_variants)
+{
+	struct event_log *log = parse_ok(spellings[_i]);
+	ck_assert_uint_eq(event_log_count(log), 1);
+	const struct event *ev = event_log_at(log, 0);
+	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_int_eq(ev->event_id, 4);
+	ck_assert_str_eq(ev->name, "A");
+	ck_assert_str_eq(ev->task_execution_id, "x");
+	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 0);
+	event_log_free(log);
+}
+END_TEST
+
+static const struct {
+	const char *type;
+	enum event_kind kind;
+} type_names[] = {
+	{"OrchestratorStarted", EVENT_WORKFLOW_STARTED},
+	{"workflowStarted", EVENT_WORKFLOW_STARTED},
+	{"SubOrchestrationInstanceCreated", EVENT_CHILD_CREATED},
+	{"SubOrchestrationInstanceCompleted", EVENT_CHILD_COMPLETED},
+	{"SubOrchestrationInstanceFailed", EVENT_CHILD_FAILED},
+	{"CHILD_WORKFLOW_INSTANCE_CREATED", EVENT_CHILD_CREATED},
+	{"childWorkflowInstanceFailed", EVENT_CHILD_FAILED},
+	{"ExecutionTerminated", EVENT_EXECUTION_TERMINATED},
+	{"executionSuspended", EVENT_EXECUTION_SUSPENDED},
+	{"ExecutionResumed", EVENT_EXECUTION_RESUMED},
+	{"ExecutionStalled", EVENT_EXECUTION_STALLED},
+	{"ContinueAsNew", EVENT_CONTINUE_AS_NEW},
+	{"OrchestratorCompleted", EVENT_WORKFLOW_COMPLETED},
+	{"EventSent", EVENT_EVENT_SENT},
+	{"event_raised", EVENT_EVENT_RAISED},
+	{"GenericEvent", EVENT_GENERIC},
+	{"HistoryState", EVENT_HISTORY_STATE},
+	{"TimerFired", EVENT_TIMER_FIRED},
+	{"ExecutionRewound", EVENT_UNKNOWN},
+};
+
+START_TEST(type_name_variants)
+{
+	char doc[256];
+	snprintf(doc, sizeof doc, "[{\"event_type\":\"TaskScheduled\"},{\"event_type\":\"%s\"}]",
+		 type_names[_i].type);
+	struct event_log *log = parse_ok(doc);
+	const struct event *ev = event_log_at(log, 1);
+	ck_assert_int_eq(ev->kind, type_names[_i].kind);
+	ck_assert_str_eq(ev->kind_name, type_names[_i].type);
+	event_log_free(log);
+
+	/* The same as a protojson oneof key. */
+	snprintf(doc, sizeof doc, "{\"events\":[{\"taskScheduled\":{}},{\"%s\":{}}]}",
+		 type_names[_i].type);
+	log = parse_ok(doc);
+	ck_assert_int_eq(event_log_at(log, 1)->kind, type_names[_i].kind);
+	ck_assert_int_eq(event_log_dialect(log), DIALECT_PROTOJSON);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(protojson_timer_origins)
+{
+	struct event_log *log = parse_ok(
+		"{\"events\":["
+		"{\"eventId\":1,\"timerCreated\":{\"fireAt\":\"t\",\"activityRetry\":{\"taskExecutionId\":\"a\"}}},"
+		"{\"eventId\":2,\"timerCreated\":{\"fireAt\":\"t\",\"childWorkflowRetry\":{\"instanceId\":\"c\"}}},"
+		"{\"eventId\":3,\"timerCreated\":{\"fireAt\":\"t\",\"createTimer\":{}}},"
+		"{\"eventId\":4,\"timerCreated\":{\"fireAt\":\"t\",\"externalEvent\":{\"name\":\"go\"}}},"
+		"{\"eventId\":5,\"timerCreated\":{\"fireAt\":\"t\"}},"
+		"{\"timerFired\":{\"fireAt\":\"t\"}}"
+		"]}");
+	ck_assert_int_eq(event_log_at(log, 0)->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(event_log_at(log, 0)->origin_id, "a");
+	ck_assert_int_eq(event_log_at(log, 1)->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(event_log_at(log, 1)->origin_id, "c");
+	ck_assert_int_eq(event_log_at(log, 2)->origin, ORIGIN_CREATE_TIMER);
+	ck_assert_int_eq(event_log_at(log, 3)->origin, ORIGIN_EXTERNAL_EVENT);
+	ck_assert_str_eq(event_log_at(log, 3)->origin_id, "go");
+	ck_assert_int_eq(event_log_at(log, 4)->origin, ORIGIN_NONE);
+	/* timerId 0 omitted. */
+	ck_assert_int_eq(event_log_at(log, 5)->timer_id, 0);
+	ck_assert(!event_log_at(log, 5)->has_timer_id);
+	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 0);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(catalyst_origin_and_parent_spellings)
+{
+	struct event_log *log = parse_ok(
+		"[{\"event_type\":\"TimerCreated\",\"origin__child_workflow_retry_instance_id\":\"c1\"},"
+		"{\"event_type\":\"TimerCreated\",\"originActivityRetryTaskExecutionId\":\"a1\"},"
+		"{\"event_type\":\"ChildWorkflowInstanceCreated\",\"instance_id\":\"c2\","
+		"\"retry_parent_instance_info_instance_id\":\"c1\","
+		"\"rerunParentInstanceInfoInstanceID\":\"src\"},"
+		"{\"event_type\":\"ExecutionStarted\",\"rerun_parent_instance_instance_id\":\"r\"}]");
+	ck_assert_int_eq(event_log_at(log, 0)->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(event_log_at(log, 0)->origin_id, "c1");
+	ck_assert_int_eq(event_log_at(log, 1)->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(event_log_at(log, 1)->origin_id, "a1");
+	ck_assert_str_eq(event_log_at(log, 2)->instance_id, "c2");
+	ck_assert_str_eq(event_log_at(log, 2)->retry_parent_instance_id, "c1");
+	ck_assert_str_eq(event_log_at(log, 2)->rerun_parent_instance_id, "src");
+	ck_assert_str_eq(event_log_at(log, 3)->rerun_parent_instance_id, "r");
+	event_log_free(log);
+}
+END_TEST
+
+static const char *const envelope_forms[] = {
+	/* bare array */
+	"[{\"event_type\":\"TaskScheduled\",\"event_id\":0,\"task_execution_id\":\"x\"},"
+	"{\"event_type\":\"TaskCompleted\",\"task_scheduled_id\":0,\"task_execution_id\":\"x\"}]",
+	/* {"events": [...]} */
+	"{\"events\":[{\"event_type\":\"TaskScheduled\",\"event_id\":0,\"task_execution_id\":\"x\"},"
+	"{\"event_type\":\"TaskCompleted\",\"task_scheduled_id\":0,\"task_execution_id\":\"x\"}]}",
+	/* nested at depth 3 inside a run document, after other arrays */
+	"{\"tags\":[\"a\",{\"b\":[1,2]}],\"result\":{\"run\":{\"history\":"
+	"[{\"event_type\":\"TaskScheduled\",\"event_id\":0,\"task_execution_id\":\"x\"},"
+	"{\"event_type\":\"TaskCompleted\",\"task_scheduled_id\":0,\"task_execution_id\":\"x\"}]}},"
+	"\"trailer\":[[],{}]}",
+};
+
+START_TEST(envelope_forms_agree)
+{
+	struct event_log *log = parse_ok(envelope_forms[_i]);
+	ck_assert_uint_eq(event_log_count(log), 2);
+	ck_assert_int_eq(event_log_at(log, 0)->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_TASK_COMPLETED);
+	ck_assert_str_eq(event_log_at(log, 1)->task_execution_id, "x");
+	ck_assert_int_eq(event_log_dialect(log), DIALECT_CATALYST);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(envelope_run_fields)
+{
+	const char *doc =
+		"{\"_meta\":{\"dataSharingLevel\":\"metadata\"},"
+		"\"instanceID\":\"pay-1\",\"appId\":\"orders\",\"workflowName\":\"PayWf\","
+		"\"runtimeStatus\":\"COMPLETED\",\"project\":\"prod\","
+		"\"data\":{\"run\":{\"events\":["
+		"{\"eventType\":\"ExecutionStarted\",\"name\":\"PayWf\"},"
+		"{\"eventType\":\"TaskScheduled\",\"name\":\"Charge\",\"input\":\"{}\"}]}}}";
+	struct event_log *log = parse_ok(doc);
+	ck_assert_uint_eq(event_log_count(log), 2);
+	const struct event_run_info *ri = event_log_run_info(log);
+	ck_assert_str_eq(ri->instance_id, "pay-1");
+	ck_assert_str_eq(ri->app_id, "orders");
+	ck_assert_str_eq(ri->workflow_name, "PayWf");
+	ck_assert_str_eq(ri->runtime_status, "COMPLETED");
+	ck_assert_str_eq(ri->project, "prod");
+	ck_assert_str_eq(ri->data_sharing_level, "metadata");
+	ck_assert_str_eq(ri->data_sharing_field, "dataSharingLevel");
+	event_log_free(log);
+
+	log = parse_ok("{\"data_sharing_level\":\"full\",\"name\":\"W\",\"status\":\"FAILED\","
+		       "\"events\":[{\"event_type\":\"WorkflowStarted\"}]}");
+	ri = event_log_run_info(log);
+	ck_assert_str_eq(ri->data_sharing_level, "full");
+	ck_assert_str_eq(ri->data_sharing_field, "data_sharing_level");
+	ck_assert_str_eq(ri->workflow_name, "W");
+	ck_assert_str_eq(ri->runtime_status, "FAILED");
+	ck_assert_ptr_null(ri->instance_id);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(payload_states)
+{
+	struct event_log *log = parse_ok(
+		"[{\"event_type\":\"TaskScheduled\"},"
+		"{\"event_type\":\"TaskScheduled\",\"input\":null},"
+		"{\"event_type\":\"TaskScheduled\",\"input\":\"\"},"
+		"{\"event_type\":\"TaskScheduled\",\"input\":\"{\\\"a\\\":1}\"},"
+		"{\"event_type\":\"TaskScheduled\",\"input\":{}},"
+		"{\"event_type\":\"TaskScheduled\",\"input\":{\"a\":1}},"
+		"{\"event_type\":\"TaskCompleted\",\"result\":\"\\u00e9\"},"
+		"{\"event_type\":\"TaskCompleted\",\"output\":\"x\",\"custom_status\":\"s\"},"
+		"{\"event_type\":\"TaskCompleted\",\"customStatus\":[]}]");
+	ck_assert_int_eq(event_log_at(log, 0)->input.state, PAYLOAD_ABSENT);
+	ck_assert_int_eq(event_log_at(log, 1)->input.state, PAYLOAD_NULL);
+	ck_assert_int_eq(event_log_at(log, 2)->input.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(event_log_at(log, 3)->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(event_log_at(log, 3)->input.size, 7); /* {"a":1} unescaped */
+	ck_assert_int_eq(event_log_at(log, 4)->input.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(event_log_at(log, 5)->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(event_log_at(log, 5)->input.size, 7);
+	/* An object payload's text hashes like the same text in a string. */
+	ck_assert_uint_eq(event_log_at(log, 5)->input.hash, event_log_at(log, 3)->input.hash);
+	ck_assert_int_eq(event_log_at(log, 6)->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(event_log_at(log, 6)->output.size, 2); /* UTF-8 e-acute */
+	ck_assert_int_eq(event_log_at(log, 7)->output.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(event_log_at(log, 7)->custom_status.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(event_log_at(log, 8)->custom_status.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(event_log_at(log, 8)->output.state, PAYLOAD_ABSENT);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(unknowns_are_counted)
+{
+	struct event_log *log = parse_ok(
+		"[{\"event_type\":\"TaskScheduled\",\"shiny_new_key\":1,\"other\":\"x\"},"
+		"{\"event_type\":\"ExecutionRewound\",\"shiny_new_key\":2},"
+		"{\"event_type\":\"ExecutionRewound\",\"nested\":{\"deep\":true}},"
+		"{\"event_id\":3}]");
+	ck_assert_uint_eq(event_log_count(log), 4);
+	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
+	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "ExecutionRewound");
+	ck_assert_int_eq(event_log_at(log, 3)->kind, EVENT_UNKNOWN);
+	const struct event_count *c;
+	size_t n = event_log_unknown_kinds(log, &c);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(c[0].name, "ExecutionRewound");
+	ck_assert_uint_eq(c[0].count, 2);
+	ck_assert_uint_eq(c[1].count, 1);
+	n = event_log_unknown_keys(log, &c);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(c[0].name, "shiny_new_key");
+	ck_assert_uint_eq(c[0].count, 2);
+	ck_assert_str_eq(c[1].name, "other");
+	ck_assert_str_eq(c[2].name, "nested.deep");
+	event_log_free(log);
+
+	/* An unknown protojson oneof: its key is the kind name. */
+	log = parse_ok("{\"events\":[{\"taskScheduled\":{}},{\"eventId\":2,\"executionRewound\":{\"reason\":\"r\"}}]}");
+	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
+	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "executionRewound");
+	ck_assert_uint_eq(event_log_unknown_kinds(log, NULL), 1);
+	event_log_free(log);
+}
+END_TEST
+
+START_TEST(empty_lists)
+{
+	struct event_log *log = parse_ok("[]");
+	ck_assert_uint_eq(event_log_count(log), 0);
+	event_log_free(log);
+	log = parse_ok("{\"events\": [ ], \"instanceId\": \"i\"}");
+	ck_assert_uint_eq(event_log_count(log), 0);
+	ck_assert_str_eq(event_log_run_info(log)->instance_id, "i");
+	event_log_free(log);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Bad input. */
+
+static const struct {
+	const char *doc;
+	const char *msg; /* a substring of the message */
+} bad_inputs[] = {
+	{"", "empty input"},
+	{"   \n", "empty input"},
+	{"hello", "not JSON at byte 0"},
+	{"{\"a\":1", "truncated"},
+	{"[{\"event_type\":\"TaskScheduled\"},{\"event_type\":\"Task", "truncated"},
+	{"[{\"event_type\":\"TaskScheduled\"}", "truncated"},
+	{"{\"a\": [1, 2, 3], \"b\": {\"c\": \"d\"}}", "no event list found"},
+	{"42", "no event list found"},
+	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":\"x\"}]", "\"event_id\" must be an integer"},
+	{"[{\"event_type\":\"TaskScheduled\",\"task_execution_id\":5}]",
+	 "\"task_execution_id\" must be a string"},
+	{"[{\"event_type\":\"TaskFailed\",\"failure_details_is_non_retriable\":\"maybe\"}]",
+	 "must be a boolean"},
+	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":1.5}]", "must be an integer"},
+	{"{\"events\":[{\"eventId\":1,\"taskScheduled\":{\"taskExecutionId\":[1]}}]}",
+	 "must be a string"},
+	{"[{\"event_type\":\"TaskScheduled\"}, 7]", "event 1 at byte 33 is a number"},
+	{"[{\"event_type\":\"TaskScheduled\"}] x", "data after the end"},
+	{"[{\"event_type\":\"TaskScheduled\"}}", "expected ',' or ']'"},
+	{"[{\"event_type\":\"Task\\x\"}]", "invalid escape"},
+	{"[{\"event_type\":\"a\tb\"}]", "control character"},
+	{"[{\"event_type\":\"\xff\"}]", "invalid UTF-8"},
+	{"[{\"event_type\":\"\\u0000\"}]", "\\u0000"},
+	{"[{\"event_type\":\"\\ud800\"}]", "surrogate"},
+	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":01}]", "expected ',' or '}'"},
+	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":-}]", "invalid number"},
+	{"[{\"event_type\":\"TaskScheduled\",\"x\":tru}]", "invalid value"},
+	{"[{\"event_type\":\"TaskScheduled\",\"x\":tr", "truncated"},
+	{"{\"events\":[{\"event_type\":\"TaskScheduled\"}],}", "expected a string key"},
+};
+
+START_TEST(bad_input_rejected)
+{
+	struct err e;
+	struct event_log *log = parse_str(bad_inputs[_i].doc, &e);
+	ck_assert_msg(log == NULL, "accepted: %s", bad_inputs[_i].doc);
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, bad_inputs[_i].msg), "message \"%s\" lacks \"%s\"", e.msg,
+		      bad_inputs[_i].msg);
+	ck_assert_msg(strstr(e.msg, "byte"), "no byte position: %s", e.msg);
+}
+END_TEST
+
+START_TEST(wrong_type_names_event_and_byte)
+{
+	struct err e;
+	const char *doc = "[{\"event_type\":\"TaskScheduled\"},\n"
+			  " {\"event_type\":\"TaskCompleted\",\"task_scheduled_id\":\"x\"}]";
+	ck_assert_ptr_null(parse_str(doc, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	char want[128];
+	snprintf(want, sizeof want, "event 1 at byte %zu: field \"task_scheduled_id\"",
+		 (size_t)(strstr(doc, "\"x\"") - doc));
+	ck_assert_msg(strstr(e.msg, want), "%s", e.msg);
+}
+END_TEST
+
+START_TEST(deep_nesting_is_refused)
+{
+	size_t depth = 10000;
+	char *doc = malloc(2 * depth + 1);
+	memset(doc, '[', depth);
+	memset(doc + depth, ']', depth);
+	doc[2 * depth] = '\0';
+	struct err e;
+	ck_assert_ptr_null(parse_str(doc, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, "nested deeper than"), "%s", e.msg);
+	ck_assert_ptr_nonnull(strstr(e.msg, "byte"));
+	/* Objects, and deep nesting inside an event. */
+	char *obj = malloc(depth * 6 + 64);
+	size_t n = (size_t)sprintf(obj, "[{\"event_type\":\"X\",\"a\":");
+	for (size_t i = 0; i < depth; i++)
+		n += (size_t)sprintf(obj + n, "{\"a\":");
+	n += (size_t)sprintf(obj + n, "1");
+	for (size_t i = 0; i < depth + 2; i++)
+		obj[n++] = i < depth + 1 ? '}' : ']';
+	obj[n] = '\0';
+	ck_assert_ptr_null(parse_str(obj, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, "nested deeper than"), "%s", e.msg);
+	free(obj);
+	free(doc);
+
+	/* A decoded document as deep as jansson allows. */
+	json_t *root = json_array(), *cur = root;
+	for (int i = 0; i < 1000; i++) {
+		json_t *next = json_array();
+		json_array_append_new(cur, next);
+		cur = next;
+	}
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_from_json(root, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, "nested deeper than"), "%s", e.msg);
+	json_decref(root);
+}
+END_TEST
+
+START_TEST(big_line_works)
+{
+	/* One event with an 8 MB payload on one line: linear, and bounded. */
+	size_t big = 8u << 20;
+	char *doc = malloc(big + 128);
+	size_t n = (size_t)sprintf(doc, "[{\"event_type\":\"TaskCompleted\",\"output\":\"");
+	memset(doc + n, 'a', big);
+	n += big;
+	n += (size_t)sprintf(doc + n, "\"}]");
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_parse(doc, n, &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	ck_assert_int_eq(event_log_at(log, 0)->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(event_log_at(log, 0)->output.size, big);
+	event_log_free(log);
+	/* Cut short: a clean error, not a crash. */
+	ck_assert_ptr_null(event_log_parse(doc, n - 10, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "truncated"));
+	free(doc);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* The other entry points agree with event_log_parse. */
+
+static void assert_logs_equal(const struct event_log *a, const struct event_log *b, bool offsets,
+			      const char *what)
+{
+	ck_assert_uint_eq(event_log_count(a), event_log_count(b));
+	ck_assert_int_eq(event_log_dialect(a), event_log_dialect(b));
+	for (size_t i = 0; i < event_log_count(a); i++) {
+		const struct event *x = event_log_at(a, i), *y = event_log_at(b, i);
+		ck_assert_msg(x->kind == y->kind && str_eq(x->kind_name, y->kind_name), "%s %zu", what, i);
+		ck_assert_msg(x->event_id == y->event_id && x->has_event_id == y->has_event_id, "%s %zu",
+			      what, i);
+		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id &&
+				      x->has_task_scheduled_id == y->has_task_scheduled_id,
+			      "%s %zu", what, i);
+		ck_assert_msg(x->timer_id == y->timer_id && x->has_timer_id == y->has_timer_id, "%s %zu",
+			      what, i);
+		ck_assert_msg(str_eq(x->timestamp, y->timestamp) && str_eq(x->name, y->name) &&
+				      str_eq(x->task_execution_id, y->task_execution_id) &&
+				      str_eq(x->fire_at, y->fire_at) && str_eq(x->origin_id, y->origin_id) &&
+				      str_eq(x->instance_id, y->instance_id) &&
+				      str_eq(x->execution_id, y->execution_id) &&
+				      str_eq(x->retry_parent_instance_id, y->retry_parent_instance_id) &&
+				      str_eq(x->rerun_parent_instance_id, y->rerun_parent_instance_id) &&
+				      str_eq(x->workflow_status, y->workflow_status) &&
+				      str_eq(x->error_type, y->error_type) &&
+				      str_eq(x->error_message, y->error_message),
+			      "%s %zu: strings", what, i);
+		ck_assert_msg(x->origin == y->origin && x->non_retriable == y->non_retriable &&
+				      x->has_non_retriable == y->has_non_retriable,
+			      "%s %zu", what, i);
+		ck_assert_msg(memcmp(&x->input, &y->input, sizeof x->input) == 0 &&
+				      memcmp(&x->output, &y->output, sizeof x->output) == 0 &&
+				      memcmp(&x->custom_status, &y->custom_status, sizeof x->custom_status) == 0,
+			      "%s %zu: payloads", what, i);
+		if (offsets)
+			ck_assert_uint_eq(x->source_offset, y->source_offset);
+	}
+	const struct event_count *ca, *cb;
+	size_t na = event_log_unknown_keys(a, &ca), nb = event_log_unknown_keys(b, &cb);
+	ck_assert_uint_eq(na, nb);
+	for (size_t i = 0; i < na; i++)
+		ck_assert(str_eq(ca[i].name, cb[i].name) && ca[i].count == cb[i].count);
+	na = event_log_unknown_kinds(a, &ca);
+	nb = event_log_unknown_kinds(b, &cb);
+	ck_assert_uint_eq(na, nb);
+	const struct event_run_info *ra = event_log_run_info(a), *rb = event_log_run_info(b);
+	ck_assert(str_eq(ra->instance_id, rb->instance_id) && str_eq(ra->app_id, rb->app_id) &&
+		  str_eq(ra->data_sharing_level, rb->data_sharing_level) &&
+		  str_eq(ra->data_sharing_field, rb->data_sharing_field));
+}
+
+START_TEST(from_json_equals_parse)
+{
+	size_t len;
+	char *buf = fixture(fixtures[_i].file, &len);
+	struct err e;
+	err_clear(&e);
+	struct event_log *a = event_log_parse(buf, len, &e);
+	ck_assert_ptr_nonnull(a);
+	json_error_t je;
+	json_t *doc = json_loadb(buf, len, 0, &je);
+	ck_assert_ptr_nonnull(doc);
+	struct event_log *b = event_log_from_json(doc, &e);
+	ck_assert_msg(b != NULL, "%s", e.msg);
+	ck_assert_uint_eq(event_log_at(b, 1)->source_offset, 0);
+	assert_logs_equal(a, b, false, fixtures[_i].file);
+	event_log_free(a);
+	event_log_free(b);
+	json_decref(doc);
+	free(buf);
+}
+END_TEST
+
+START_TEST(from_json_envelope_and_errors)
+{
+	json_error_t je;
+	json_t *doc = json_loads(
+		"{\"_meta\":{\"data_sharing_level\":\"metadata\"},\"appID\":\"a\",\"x\":{\"y\":{\"z\":["
+		"{\"eventType\":\"TaskScheduled\",\"eventId\":2,\"input\":null,\"weird\":1}]}}}",
+		0, &je);
+	ck_assert_ptr_nonnull(doc);
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_from_json(doc, &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	ck_assert_int_eq(event_log_at(log, 0)->event_id, 2);
+	ck_assert_int_eq(event_log_at(log, 0)->input.state, PAYLOAD_NULL);
+	ck_assert_str_eq(event_log_run_info(log)->data_sharing_level, "metadata");
+	ck_assert_str_eq(event_log_run_info(log)->app_id, "a");
+	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 1);
+	event_log_free(log);
+	json_decref(doc);
+
+	doc = json_loads("{\"a\":[1,2]}", 0, &je);
+	ck_assert_ptr_null(event_log_from_json(doc, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "no event list found"));
+	json_decref(doc);
+
+	doc = json_loads("[{\"event_type\":\"TaskScheduled\",\"event_id\":\"x\"}]", 0, &je);
+	ck_assert_ptr_null(event_log_from_json(doc, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "event 0: field \"event_id\" must be an integer"));
+	json_decref(doc);
+	ck_assert_ptr_null(event_log_from_json(NULL, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+}
+END_TEST
+
+START_TEST(parse_fd_equals_parse)
+{
+	const char *rel = "tests/fixtures/d-child-retry.parent.proto.json";
+	size_t len;
+	char *buf = testlib_read_file(testlib_src(rel), &len);
+	ck_assert_ptr_nonnull(buf);
+	struct err e;
+	err_clear(&e);
+	struct event_log *a = event_log_parse(buf, len, &e);
+	ck_assert_ptr_nonnull(a);
+	/* A regular file (mapped). */
+	int fd = open(testlib_src(rel), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	struct event_log *b = event_log_parse_fd(fd, &e);
+	close(fd);
+	ck_assert_msg(b != NULL, "%s", e.msg);
+	assert_logs_equal(a, b, true, "fd");
+	event_log_free(b);
+	/* A pipe (read whole). */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], buf, len), (ssize_t)len);
+	close(p[1]);
+	b = event_log_parse_fd(p[0], &e);
+	close(p[0]);
+	ck_assert_msg(b != NULL, "%s", e.msg);
+	assert_logs_equal(a, b, true, "pipe");
+	event_log_free(b);
+	/* An empty pipe. */
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[1]);
+	ck_assert_ptr_null(event_log_parse_fd(p[0], &e));
+	close(p[0]);
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	event_log_free(a);
+	free(buf);
+}
+END_TEST
+
+/* A history big enough for the two-thread parse. */
+static char *big_history(size_t invocations, const char *poison, size_t *len)
+{
+	size_t cap = invocations * 400 + 4096 + (poison ? strlen(poison) : 0);
+	char *doc = malloc(cap);
+	size_t n = (size_t)sprintf(doc, "{\"instanceId\":\"big\",\"events\":[\n"
+					"{\"event_type\":\"ExecutionStarted\",\"name\":\"W\"}");
+	for (size_t i = 0; i < invocations; i++) {
+		n += (size_t)sprintf(doc + n,
+				     ",\n{\"event_type\":\"TaskScheduled\",\"event_id\":%zu,"
+				     "\"timestamp\":\"2026-01-01T00:00:%02zu.%03zuZ\",\"name\":\"Step%zu\","
+				     "\"task_execution_id\":\"exec-%zu\"}",
+				     i, i % 60, i % 1000, i % 7, i);
+		if (poison && i == invocations / 2)
+			n += (size_t)sprintf(doc + n, ",\n{\"event_type\":\"GenericEvent\",\"input\":\"%s\"}",
+					     poison);
+		n += (size_t)sprintf(doc + n,
+				     ",\n{\"event_type\":\"TaskCompleted\",\"task_scheduled_id\":%zu,"
+				     "\"task_execution_id\":\"exec-%zu\",\"mystery\":%zu}",
+				     i, i, i);
+	}
+	n += (size_t)sprintf(doc + n, "\n], \"appId\": \"after\"}");
+	ck_assert_uint_lt(n, cap);
+	*len = n;
+	return doc;
+}
+
+static void check_threads_agree(const char *poison)
+{
+	size_t len;
+	char *doc = big_history(30000, poison, &len);
+	struct err e;
+	err_clear(&e);
+	setenv("CATALYST_AUDIT_PARSE_THREADS", "1", 1);
+	struct event_log *one = event_log_parse(doc, len, &e);
+	unsetenv("CATALYST_AUDIT_PARSE_THREADS");
+	ck_assert_msg(one != NULL, "%s", e.msg);
+	struct event_log *two = event_log_parse(doc, len, &e);
+	ck_assert_msg(two != NULL, "%s", e.msg);
+	ck_assert_uint_eq(event_log_count(one), 60001 + (poison ? 1 : 0));
+	assert_logs_equal(one, two, true, "threads");
+	/* Interning holds across the two halves. */
+	const struct event *last0 = NULL;
+	for (size_t i = event_log_count(two); i-- > 0 && !last0;) {
+		const struct event *ev = event_log_at(two, i);
+		if (ev->name && strcmp(ev->name, "Step0") == 0)
+			last0 = ev;
+	}
+	ck_assert_ptr_nonnull(last0);
+	ck_assert_ptr_ne(last0, event_log_at(two, 1));
+	ck_assert_ptr_eq(event_log_at(two, 1)->name, last0->name);
+	const struct event_count *c;
+	ck_assert_uint_eq(event_log_unknown_keys(two, &c), 1);
+	ck_assert_str_eq(c[0].name, "mystery");
+	ck_assert_uint_eq(c[0].count, 30000);
+	ck_assert_str_eq(event_log_run_info(two)->app_id, "after");
+	event_log_free(one);
+	event_log_free(two);
+
+	/* An error in the second half names its global index. */
+	char *bad = strstr(doc + len / 2 + len / 4, "\"mystery\":");
+	ck_assert_ptr_nonnull(bad);
+	memcpy(bad, "\"name\":   ", 10); /* same length: a number where a string belongs */
+	ck_assert_ptr_null(event_log_parse(doc, len, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	char *at = strstr(e.msg, "event ");
+	ck_assert_msg(at != NULL, "%s", e.msg);
+	ck_assert_int_gt(atoi(at + 6), 30000); /* not an index local to the second half */
+	char want[64];
+	snprintf(want, sizeof want, "at byte %zu: field \"name\"", (size_t)(bad + 10 - doc));
+	ck_assert_msg(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	free(doc);
+}
+
+START_TEST(two_threads_agree)
+{
+	check_threads_agree(NULL);
+}
+END_TEST
+
+START_TEST(two_threads_bad_split_guess)
+{
+	/* A 6 MB payload full of "},{" lands the split guess inside a string:
+	 * the guess must be rejected and the result still be right. */
+	size_t n = 6u << 20;
+	char *poison = malloc(n + 1);
+	for (size_t i = 0; i < n; i += 32)
+		memcpy(poison + i, "},{\\\"event_type\\\":1},  {x:1}}   ", i + 32 <= n ? 32 : n - i);
+	poison[n] = '\0';
+	check_threads_agree(poison);
+	free(poison);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, model_append_copies_and_interns);
+	tcase_add_test(tc, model_many_events_stay_put);
+	tcase_add_test(tc, model_names);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fixtures");
+	tcase_add_loop_test(tc, fixture_parses, 0, sizeof fixtures / sizeof fixtures[0]);
+	tcase_add_test(tc, fixture_b_details);
+	tcase_add_test(tc, fixture_proto_zero_values_and_payloads);
+	tcase_add_test(tc, fixture_child_retry);
+	tcase_add_test(tc, fixture_dapr_cli);
+	tcase_add_test(tc, dapr_cli_attrs_with_semicolons);
+	tcase_add_loop_test(tc, catalyst_equals_proto, 0, sizeof pairs / sizeof pairs[0]);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("dialects");
+	tcase_add_loop_test(tc, spelling_variants, 0, sizeof spellings / sizeof spellings[0]);
+	tcase_add_loop_test(tc, type_name_variants, 0, sizeof type_names / sizeof type_names[0]);
+	tcase_add_test(tc, protojson_timer_origins);
+	tcase_add_test(tc, catalyst_origin_and_parent_spellings);
+	tcase_add_loop_test(tc, envelope_forms_agree, 0,
+			    sizeof envelope_forms / sizeof envelope_forms[0]);
+	tcase_add_test(tc, envelope_run_fields);
+	tcase_add_test(tc, payload_states);
+	tcase_add_test(tc, unknowns_are_counted);
+	tcase_add_test(tc, empty_lists);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bad_input");
+	tcase_add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
+	tcase_add_test(tc, wrong_type_names_event_and_byte);
+	tcase_add_test(tc, deep_nesting_is_refused);
+	tcase_add_test(tc, big_line_works);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("entry_points");
+	tcase_add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
+	tcase_add_test(tc, from_json_envelope_and_errors);
+	tcase_add_test(tc, parse_fd_equals_parse);
+	tcase_add_test(tc, two_threads_agree);
+	tcase_add_test(tc, two_threads_bad_split_guess);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

@@ -1,0 +1,630 @@
+/* `catalyst-audit file` end to end: every fixture in every format against
+ * its reviewed golden output, the exit statuses scripts branch on, bad
+ * input, the data-sharing wording rule, escaping of hostile histories, and
+ * the JSON report's required fields. Runs from the source root so the
+ * fixture paths in the reports match the goldens. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define TIMEOUT_MS 60000
+#define MAX_FIXTURES 128
+
+static char *fixtures[MAX_FIXTURES]; /* "name" without ".json" */
+static size_t n_fixtures;
+
+static const struct {
+	const char *format;
+	const char *ext;
+} formats[] = {{"text", "txt"}, {"json", "json"}, {"markdown", "md"}};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_fixtures(void)
+{
+	ck_assert_int_eq(chdir(testlib_env("CA_SOURCE_DIR")), 0);
+	if (n_fixtures)
+		return;
+	DIR *d = opendir("tests/fixtures");
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		ck_assert_uint_lt(n_fixtures, MAX_FIXTURES);
+		fixtures[n_fixtures++] = strndup(de->d_name, len - 5);
+	}
+	closedir(d);
+	qsort(fixtures, n_fixtures, sizeof *fixtures, cmp_str);
+	ck_assert_uint_ge(n_fixtures, 28);
+}
+
+static char *path_of(const char *dir, const char *name, const char *ext)
+{
+	char *p;
+	ck_assert_int_ge(asprintf(&p, "%s/%s.%s", dir, name, ext), 0);
+	return p;
+}
+
+/* Runs `catalyst-audit --color never --format FMT [extra...] file PATH`. */
+static void run_file(const char *format, const char *path, const char *extra1, const char *extra2,
+		     const char *stdin_data, struct testlib_output *o)
+{
+	char *args[10];
+	int n = 0;
+	args[n++] = "--color";
+	args[n++] = "never";
+	args[n++] = "--format";
+	args[n++] = (char *)format;
+	if (extra1)
+		args[n++] = (char *)extra1;
+	if (extra2)
+		args[n++] = (char *)extra2;
+	args[n++] = "file";
+	args[n++] = (char *)path;
+	args[n] = NULL;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, stdin_data, TIMEOUT_MS, o), 0);
+	ck_assert_msg(!o->timed_out, "timed out on %s", path);
+}
+
+/* A unified diff of the golden against what came out, for the failure
+ * message: the fix is either the code or scripts/update-goldens + review. */
+static char *diff_hint(const char *golden, const char *actual, size_t len)
+{
+	char tmp[] = "/tmp/golden-actual-XXXXXX";
+	int fd = mkstemp(tmp);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, actual, len), (ssize_t)len);
+	close(fd);
+	char *argv[] = {"diff", "-u", (char *)golden, tmp, NULL};
+	struct testlib_output o;
+	char *hint = NULL;
+	if (testlib_run(argv, NULL, NULL, 0, 10000, &o) == 0) {
+		hint = strndup(o.out, 3000);
+		testlib_output_free(&o);
+	}
+	unlink(tmp);
+	return hint ? hint : strdup("(diff unavailable)");
+}
+
+START_TEST(every_fixture_matches_its_goldens)
+{
+	list_fixtures();
+	for (size_t i = 0; i < n_fixtures; i++) {
+		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
+		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+			char *golden = path_of("tests/golden", fixtures[i], formats[f].ext);
+			size_t glen;
+			char *want = testlib_read_file(golden, &glen);
+			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
+				      golden);
+			struct testlib_output o;
+			run_file(formats[f].format, fixture, NULL, NULL, NULL, &o);
+			ck_assert_msg(o.status == 0 || o.status == 1, "%s --format %s: exit %d: %s", fixture,
+				      formats[f].format, o.status, o.err);
+			ck_assert_msg(o.err_len == 0, "%s: unexpected stderr: %s", fixture, o.err);
+			if (o.out_len != glen || memcmp(o.out, want, glen) != 0) {
+				char *hint = diff_hint(golden, o.out, o.out_len);
+				ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
+			}
+			testlib_output_free(&o);
+			free(want);
+			free(golden);
+		}
+		free(fixture);
+	}
+}
+END_TEST
+
+START_TEST(no_stale_goldens)
+{
+	list_fixtures();
+	DIR *d = opendir("tests/golden");
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	size_t n = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *dot = strrchr(de->d_name, '.');
+		ck_assert_ptr_nonnull(dot);
+		char *base = strndup(de->d_name, (size_t)(dot - de->d_name));
+		ck_assert_msg(bsearch(&base, fixtures, n_fixtures, sizeof *fixtures, cmp_str),
+			      "golden %s has no fixture", de->d_name);
+		free(base);
+		n++;
+	}
+	closedir(d);
+	ck_assert_uint_eq(n, 3 * n_fixtures);
+}
+END_TEST
+
+static int status_of(const char *fixture, const char *opt, const char *val)
+{
+	struct testlib_output o;
+	char *path = path_of("tests/fixtures", fixture, "json");
+	run_file("json", path, opt, val, NULL, &o);
+	int status = o.status;
+	testlib_output_free(&o);
+	free(path);
+	return status;
+}
+
+START_TEST(exit_status_follows_fail_on)
+{
+	list_fixtures();
+	static const struct {
+		const char *fixture, *opt, *val;
+		int want;
+	} cases[] = {
+		{"a-clean-activity.catalyst", NULL, NULL, 0},
+		{"a-clean-activity.proto", "--fail-on", "reexecuted", 0},
+		{"b-retry-fail-fail-succeed.catalyst", NULL, NULL, 1}, /* suspect by default */
+		{"b-retry-fail-fail-succeed.catalyst", "--fail-on", "suspect", 1},
+		{"b-retry-fail-fail-succeed.catalyst", "--fail-on", "never", 0},
+		{"b-retry-fail-fail-succeed.catalyst", "--fail-on", "reexecuted", 1},
+		{"b-retry-fail-fail-succeed.proto", NULL, NULL, 1},
+		{"c2-timer-race-recall-overlap.catalyst", NULL, NULL, 1},
+		{"g-logic-duplicate.catalyst", NULL, NULL, 1},
+		/* only a notice: below the default threshold, at the strict one */
+		{"notice-retry-connection-refused.catalyst", NULL, NULL, 0},
+		{"notice-retry-connection-refused.catalyst", "--fail-on", "reexecuted", 1},
+		{"notice-retry-connection-refused.catalyst", "--fail-on", "never", 0},
+		{"d-child-retry.parent.catalyst", "--fail-on", "never", 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int got = status_of(cases[i].fixture, cases[i].opt, cases[i].val);
+		ck_assert_msg(got == cases[i].want, "%s %s %s: exit %d, want %d", cases[i].fixture,
+			      cases[i].opt ? cases[i].opt : "", cases[i].val ? cases[i].val : "", got, cases[i].want);
+	}
+}
+END_TEST
+
+START_TEST(dash_reads_stdin)
+{
+	list_fixtures();
+	size_t len;
+	char *doc = testlib_read_file("tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", &len);
+	ck_assert_ptr_nonnull(doc);
+	struct testlib_output o;
+	run_file("json", "-", NULL, NULL, doc, &o);
+	ck_assert_msg(o.status == 1, "exit %d: %s", o.status, o.err);
+	json_t *got = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(got);
+	json_t *run = json_array_get(json_object_get(got, "runs"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "source")), "file - (standard input)");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "run_id")), "pay-20931");
+
+	/* Apart from the source, what stdin gives is what the path gives. */
+	char *golden = testlib_read_file("tests/golden/b-retry-fail-fail-succeed.catalyst.json", NULL);
+	json_t *want = json_loads(golden, 0, NULL);
+	ck_assert_ptr_nonnull(want);
+	json_object_set_new(json_array_get(json_object_get(want, "runs"), 0), "source",
+			    json_string("file - (standard input)"));
+	ck_assert(json_equal(got, want));
+	json_decref(got);
+	json_decref(want);
+	free(golden);
+	free(doc);
+	testlib_output_free(&o);
+}
+END_TEST
+
+START_TEST(output_option_writes_the_file)
+{
+	list_fixtures();
+	char out_path[] = "/tmp/golden-output-XXXXXX";
+	int fd = mkstemp(out_path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	struct testlib_output o;
+	run_file("markdown", "tests/fixtures/g-logic-duplicate.catalyst.json", "--output", out_path, NULL, &o);
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_uint_eq(o.out_len, 0);
+	size_t len, glen;
+	char *got = testlib_read_file(out_path, &len);
+	char *want = testlib_read_file("tests/golden/g-logic-duplicate.catalyst.md", &glen);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_ptr_nonnull(want);
+	ck_assert_uint_eq(len, glen);
+	ck_assert(memcmp(got, want, len) == 0);
+	free(got);
+	free(want);
+	unlink(out_path);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Bad input: exit 6, a message with the byte position, never a crash. */
+
+START_TEST(bad_input_exits_6_with_position)
+{
+	list_fixtures();
+	size_t blen;
+	char *b = testlib_read_file("tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", &blen);
+	ck_assert_ptr_nonnull(b);
+	char *truncated = strndup(b, blen / 2);
+	size_t depth = 10000;
+	char *deep = malloc(2 * depth + 1);
+	ck_assert_ptr_nonnull(deep);
+	for (size_t i = 0; i < depth; i++) {
+		deep[i] = '[';
+		deep[depth + i] = ']';
+	}
+	deep[2 * depth] = '\0';
+	const struct {
+		const char *what;
+		const char *doc;
+	} cases[] = {
+		{"not JSON", "this is not a history\n"},
+		{"truncated", truncated},
+		{"no event list", "{\"runs\": 3, \"name\": \"x\"}"},
+		{"empty input", ""},
+		{"wrong types", "[{\"event_type\": \"TaskScheduled\", \"event_id\": \"zero\", \"name\": 7}]"},
+		{"10,000-deep nesting", deep},
+		{"garbage after the document", "[{\"event_type\": \"WorkflowStarted\", \"event_id\": -1}] ]]"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+			struct testlib_output o;
+			run_file(formats[f].format, "-", NULL, NULL, cases[i].doc, &o);
+			ck_assert_msg(o.status == 6, "%s: exit %d, stderr %s", cases[i].what, o.status, o.err);
+			ck_assert_msg(strstr(o.err, "catalyst-audit: error: "), "%s: stderr %s", cases[i].what, o.err);
+			ck_assert_msg(strstr(o.err, "byte"), "%s: no byte position in: %s", cases[i].what, o.err);
+			ck_assert_msg(o.out_len == 0, "%s: a report despite the error", cases[i].what);
+			testlib_output_free(&o);
+		}
+	}
+	free(deep);
+	free(truncated);
+	free(b);
+}
+END_TEST
+
+START_TEST(unreadable_file_exits_6)
+{
+	list_fixtures();
+	struct testlib_output o;
+	run_file("text", "tests/fixtures/does-not-exist.json", NULL, NULL, NULL, &o);
+	ck_assert_int_eq(o.status, 6);
+	ck_assert_ptr_nonnull(strstr(o.err, "cannot read tests/fixtures/does-not-exist.json: No such file"));
+	testlib_output_free(&o);
+	run_file("text", "tests/fixtures", NULL, NULL, NULL, &o);
+	ck_assert_int_eq(o.status, 6);
+	ck_assert_ptr_nonnull(strstr(o.err, "directory"));
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* The wording rule, on every metadata-level fixture, in the goldens the
+ * product is held to. */
+
+static bool is_metadata_level(const char *name)
+{
+	char *path = path_of("tests/golden", name, "json");
+	json_t *doc = json_load_file(path, 0, NULL);
+	free(path);
+	ck_assert_ptr_nonnull(doc);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	const char *level = json_string_value(json_object_get(json_object_get(run, "data_sharing"), "level"));
+	bool metadata = level && strcmp(level, "metadata") == 0;
+	json_decref(doc);
+	return metadata;
+}
+
+START_TEST(wording_rule_on_metadata_fixtures)
+{
+	list_fixtures();
+	size_t checked = 0;
+	for (size_t i = 0; i < n_fixtures; i++) {
+		if (!is_metadata_level(fixtures[i]))
+			continue;
+		checked++;
+		static const char *const exts[] = {"txt", "md"};
+		for (size_t k = 0; k < 2; k++) {
+			char *path = path_of("tests/golden", fixtures[i], exts[k]);
+			char *text = testlib_read_file(path, NULL);
+			ck_assert_ptr_nonnull(text);
+			static const char *const never[] = {"empty", "no output", "returned nothing", "Empty"};
+			for (size_t n = 0; n < sizeof never / sizeof *never; n++)
+				ck_assert_msg(!strstr(text, never[n]), "%s says '%s'", path, never[n]);
+			ck_assert_msg(strstr(text, "not shared at this organization's data-sharing level (metadata, "
+						   "inferred") ||
+					      strstr(text, "not shared at this organization's data-sharing level\n  "
+							   "(metadata, inferred"),
+				      "%s lacks the withheld phrase with its level and source", path);
+			free(text);
+			free(path);
+		}
+	}
+	ck_assert_uint_ge(checked, 10);
+
+	/* Asserted by the user, the source says so. */
+	struct testlib_output o;
+	run_file("text", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", "--data-sharing", "metadata",
+		 NULL, &o);
+	ck_assert_msg(strstr(o.out, "(metadata, --data-sharing (asserted by the user))"), "%s", o.out);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+
+static void assert_no_controls(const char *what, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		ck_assert_msg(c >= 0x20 || c == '\n', "%s: control byte 0x%02x at %zu", what, c, i);
+		ck_assert_msg(c != 0x7f, "%s: DEL at %zu", what, i);
+		if (c == 0xc2 && i + 1 < len)
+			ck_assert_msg((unsigned char)s[i + 1] < 0x80 || (unsigned char)s[i + 1] > 0x9f,
+				      "%s: C1 control at %zu", what, i);
+		if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80) {
+			unsigned char d = (unsigned char)s[i + 2];
+			ck_assert_msg(!(d >= 0xaa && d <= 0xae) && d != 0x8e && d != 0x8f,
+				      "%s: bidi control at %zu", what, i);
+		}
+		if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x81) {
+			unsigned char d = (unsigned char)s[i + 2];
+			ck_assert_msg(!(d >= 0xa6 && d <= 0xa9), "%s: bidi isolate at %zu", what, i);
+		}
+	}
+}
+
+START_TEST(hostile_history_is_neutralised)
+{
+	list_fixtures();
+	const char *path = "tests/fixtures/hostile-escapes.catalyst.json";
+	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		struct testlib_output o;
+		run_file(formats[f].format, path, NULL, NULL, NULL, &o);
+		ck_assert_int_eq(o.status, 1);
+		assert_no_controls(formats[f].format, o.out, o.out_len);
+		if (f == 0) {
+			ck_assert_ptr_nonnull(strstr(o.out, "Run evil-\\u202eeulav\\u202c-\\r7  Pay\\x1b[2J\\x1b[HWorkflow"));
+			ck_assert_ptr_nonnull(strstr(o.out, "TimeoutError\\x1b[0m: timeout\\r\\x1b[2Kall good"));
+		} else if (f == 2) {
+			ck_assert_ptr_nonnull(strstr(o.out, "Charge\\|Card \\*now\\* \\\\x1b\\]8;;http://evil.example/\\\\x07click"));
+			ck_assert_ptr_nonnull(strstr(o.out, "&lt;script&gt;alert(1)&lt;/script&gt;<br>\\# heading"));
+			ck_assert_ptr_null(strstr(o.out, "<script>"));
+		}
+		testlib_output_free(&o);
+	}
+	/* Colour adds our own sequences, never the server's. */
+	char *args[] = {"--color", "always", "--format", "text", "file", (char *)path, NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.out, "\033[1m"));
+	ck_assert_ptr_null(strstr(o.out, "\033[2J"));
+	ck_assert_ptr_null(strstr(o.out, "\033]8"));
+	ck_assert_ptr_null(strstr(o.out, "\r"));
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* The JSON report's required fields (PRODUCT.md), on every fixture. */
+
+static void need(json_t *o, const char *key, json_type t, bool nullable, const char *where)
+{
+	json_t *v = json_object_get(o, key);
+	ck_assert_msg(v, "%s: missing '%s'", where, key);
+	ck_assert_msg(json_typeof(v) == t || (nullable && json_is_null(v)), "%s: '%s' has JSON type %d", where,
+		      key, (int)json_typeof(v));
+	if (json_is_string(v))
+		ck_assert_msg(json_string_length(v) > 0 || strcmp(key, "error_message") == 0,
+			      "%s: '%s' is \"\" (absent values are null)", where, key);
+}
+
+static void need_one_of(json_t *o, const char *key, const char *const *values, const char *where)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	ck_assert_msg(v, "%s: '%s' not a string", where, key);
+	for (; *values; values++)
+		if (strcmp(v, *values) == 0)
+			return;
+	ck_abort_msg("%s: '%s' has unexpected value '%s'", where, key, v);
+}
+
+static void validate_report(json_t *doc, const char *where)
+{
+	static const char *const levels[] = {"metadata", "full", "unknown", NULL};
+	static const char *const outcomes[] = {"completed", "failed", "pending", NULL};
+	static const char *const severities[] = {"notice", "suspect", NULL};
+	static const char *const kinds[] = {"reexecuted", "ambiguous_failure_retried", "duplicate_result",
+					    "overlapping_call", "repeated_call", "permanent_failure_retried",
+					    "unresolved_attempt", "child_workflow_retried", "orphan_retry_timer",
+					    "large_payload", NULL};
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
+	need(doc, "runs", JSON_ARRAY, false, where);
+	need(doc, "summary", JSON_OBJECT, false, where);
+	json_t *sum = json_object_get(doc, "summary");
+	static const char *const sum_keys[] = {"runs", "activities", "reexecuted", "findings"};
+	for (size_t i = 0; i < 4; i++)
+		need(sum, sum_keys[i], JSON_INTEGER, false, where);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "runs")),
+			 (json_int_t)json_array_size(json_object_get(doc, "runs")));
+
+	size_t i, j, k;
+	json_t *run, *act, *att, *f, *w, *v;
+	size_t n_act = 0, n_find = 0, n_re = 0;
+	json_array_foreach(json_object_get(doc, "runs"), i, run)
+	{
+		need(run, "app_id", JSON_STRING, true, where);
+		need(run, "run_id", JSON_STRING, true, where);
+		need(run, "workflow", JSON_STRING, true, where);
+		need(run, "status", JSON_STRING, true, where);
+		json_t *p = json_object_get(run, "project");
+		ck_assert_msg(p && (json_is_null(p) || (json_is_object(p) && json_object_size(p) == 1 &&
+							(json_is_string(json_object_get(p, "name")) ||
+							 json_is_string(json_object_get(p, "uid"))))),
+			      "%s: project", where);
+		need(run, "console_link", JSON_STRING, true, where);
+		need(run, "data_sharing", JSON_OBJECT, false, where);
+		need_one_of(json_object_get(run, "data_sharing"), "level", levels, where);
+		need(json_object_get(run, "data_sharing"), "source", JSON_STRING, false, where);
+		need(run, "activities", JSON_ARRAY, false, where);
+		need(run, "findings", JSON_ARRAY, false, where);
+		need(run, "withheld", JSON_ARRAY, false, where);
+		need(run, "limits", JSON_ARRAY, false, where);
+		json_array_foreach(json_object_get(run, "activities"), j, act)
+		{
+			n_act++;
+			need(act, "name", JSON_STRING, true, where);
+			need(act, "task_execution_id", JSON_STRING, true, where);
+			need(act, "attempts", JSON_ARRAY, false, where);
+			need(act, "retry_timer_event_ids", JSON_ARRAY, false, where);
+			ck_assert_uint_ge(json_array_size(json_object_get(act, "attempts")), 1);
+			if (json_array_size(json_object_get(act, "attempts")) > 1)
+				n_re++;
+			json_array_foreach(json_object_get(act, "retry_timer_event_ids"), k, v)
+				ck_assert(json_is_integer(v));
+			json_array_foreach(json_object_get(act, "attempts"), k, att)
+			{
+				need(att, "task_scheduled_id", JSON_INTEGER, false, where);
+				need(att, "scheduled_at", JSON_STRING, true, where);
+				need_one_of(att, "outcome", outcomes, where);
+				need(att, "error_message", JSON_STRING, true, where);
+			}
+		}
+		json_array_foreach(json_object_get(run, "findings"), j, f)
+		{
+			n_find++;
+			need_one_of(f, "kind", kinds, where);
+			need_one_of(f, "severity", severities, where);
+			need(f, "activity", JSON_STRING, true, where);
+			need(f, "task_execution_id", JSON_STRING, true, where);
+			need(f, "evidence_event_ids", JSON_ARRAY, false, where);
+			ck_assert_msg(json_array_size(json_object_get(f, "evidence_event_ids")) > 0,
+				      "%s: a finding without evidence", where);
+			json_array_foreach(json_object_get(f, "evidence_event_ids"), k, v)
+				ck_assert(json_is_integer(v));
+			need(f, "message", JSON_STRING, false, where);
+		}
+		json_array_foreach(json_object_get(run, "withheld"), j, w)
+		{
+			need(w, "event_id", JSON_INTEGER, false, where);
+			need(w, "event_type", JSON_STRING, false, where);
+			static const char *const fields[] = {"input", "output", "customStatus", NULL};
+			need_one_of(w, "field", fields, where);
+		}
+		json_array_foreach(json_object_get(run, "limits"), j, v)
+			ck_assert(json_is_string(v));
+	}
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "activities")), (json_int_t)n_act);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "findings")), (json_int_t)n_find);
+	ck_assert_int_eq(json_integer_value(json_object_get(sum, "reexecuted")), (json_int_t)n_re);
+}
+
+START_TEST(json_reports_have_every_required_field)
+{
+	list_fixtures();
+	for (size_t i = 0; i < n_fixtures; i++) {
+		char *path = path_of("tests/fixtures", fixtures[i], "json");
+		struct testlib_output o;
+		run_file("json", path, NULL, NULL, NULL, &o);
+		json_error_t je;
+		json_t *doc = json_loads(o.out, 0, &je);
+		ck_assert_msg(doc, "%s: invalid JSON: %s", path, je.text);
+		validate_report(doc, path);
+		json_decref(doc);
+		testlib_output_free(&o);
+		free(path);
+	}
+}
+END_TEST
+
+START_TEST(console_link_only_when_exact)
+{
+	list_fixtures();
+	/* The dapr CLI output names the app, not the run: no link. */
+	struct testlib_output o;
+	run_file("json", "tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json", "--project", "default", NULL, &o);
+	json_t *doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	ck_assert(json_is_null(json_object_get(run, "console_link")));
+	ck_assert_str_eq(json_string_value(json_object_get(run, "app_id")), "orders");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "project"), "name")), "default");
+	json_decref(doc);
+	testlib_output_free(&o);
+
+	/* A run document naming app and run: a link by project uid, never by
+	 * name, the child run id's ':' encoded. */
+	const char *env = "tests/fixtures/envelope-run-document.catalyst.json";
+	run_file("json", env, "--project-id", "prj-165", NULL, &o);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/order-7740%3A0002?projectId=prj-165");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "project"), "uid")), "prj-165");
+	json_decref(doc);
+	testlib_output_free(&o);
+
+	run_file("json", env, "--project", "default", NULL, &o);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/order-7740%3A0002?project=default");
+	json_decref(doc);
+	testlib_output_free(&o);
+
+	/* A bare number could be a name or a uid: no server here to ask, so
+	 * no link at all rather than one that may open another project. */
+	run_file("json", env, "--project", "165", NULL, &o);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	ck_assert(json_is_null(json_object_get(run, "console_link")));
+	ck_assert(json_is_null(json_object_get(run, "project")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(run, "link_note")), "bare number"));
+	json_decref(doc);
+	testlib_output_free(&o);
+
+	/* The console given on the command line is used, trailing slash dropped. */
+	char *args[] = {"--format", "json", "--console", "http://127.0.0.1:9/", "--project", "default", "file",
+			(char *)env, NULL};
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.out, "\"console_link\": \"http://127.0.0.1:9/workflows/orders/order-7740%3A0002?project=default\""));
+	testlib_output_free(&o);
+
+	/* No project named: ids as plain text, and why. */
+	run_file("text", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", NULL, NULL, NULL, &o);
+	ck_assert_ptr_nonnull(strstr(o.out, "app unknown, run pay-20931 (no console link: "));
+	ck_assert_ptr_null(strstr(o.out, "catalyst.diagrid.io"));
+	testlib_output_free(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("golden");
+	TCase *tc = tcase_create("golden");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, every_fixture_matches_its_goldens);
+	tcase_add_test(tc, no_stale_goldens);
+	tcase_add_test(tc, exit_status_follows_fail_on);
+	tcase_add_test(tc, dash_reads_stdin);
+	tcase_add_test(tc, output_option_writes_the_file);
+	tcase_add_test(tc, bad_input_exits_6_with_position);
+	tcase_add_test(tc, unreadable_file_exits_6);
+	tcase_add_test(tc, wording_rule_on_metadata_fixtures);
+	tcase_add_test(tc, hostile_history_is_neutralised);
+	tcase_add_test(tc, json_reports_have_every_required_field);
+	tcase_add_test(tc, console_link_only_when_exact);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}

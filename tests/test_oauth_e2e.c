@@ -1,0 +1,373 @@
+/* Sign-in end to end with the built binary against a real authorization
+ * server (oidc-provider: PKCE required, resource indicators, rotating
+ * refresh tokens; tests/sim/oidc-server.mjs) in front of a protected MCP
+ * server (tests/sim/protected-mcp.mjs). The browser is
+ * tests/sim/follow-redirect.sh through $BROWSER, as a user's would be.
+ * Everything on 127.0.0.1; tokens in a temporary XDG_CONFIG_HOME. */
+
+#include <dirent.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define CLIENT_ID "catalyst-audit-test"
+
+static struct testlib_server as, mcp;
+static char home[256];
+static char env_xdg[300], env_browser[4200], env_home[300];
+static char store[400];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void start_servers(const char *prm_resource)
+{
+	char script[4096];
+	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/oidc-server.mjs"));
+	char *as_argv[] = {(char *)testlib_node(), script, "--client-id", CLIENT_ID, NULL};
+	ck_assert_int_eq(testlib_server_start(&as, as_argv, NULL, "ready ", 30000), 0);
+
+	char issuer[300];
+	snprintf(issuer, sizeof issuer, "%s", as.url);
+	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/protected-mcp.mjs"));
+	char *mcp_argv[] = {(char *)testlib_node(), script, "--issuer", issuer, prm_resource ? "--prm-resource" : NULL,
+			    (char *)prm_resource, NULL};
+	ck_assert_int_eq(testlib_server_start(&mcp, mcp_argv, NULL, "ready ", 30000), 0);
+}
+
+static void setup_common(void)
+{
+	snprintf(home, sizeof home, "/tmp/ca-oauth-e2e-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(home));
+	snprintf(env_xdg, sizeof env_xdg, "XDG_CONFIG_HOME=%s/config", home);
+	snprintf(env_home, sizeof env_home, "HOME=%s", home);
+	snprintf(env_browser, sizeof env_browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
+	snprintf(store, sizeof store, "%s/config/catalyst-audit", home);
+}
+
+static void setup(void)
+{
+	setup_common();
+	start_servers(NULL);
+}
+
+static void setup_mismatch(void)
+{
+	setup_common();
+	start_servers("http://127.0.0.1:9/elsewhere");
+}
+
+static void teardown(void)
+{
+	testlib_server_stop(&mcp);
+	testlib_server_stop(&as);
+	nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Runs catalyst-audit --server <url> ARGS with the test environment and
+ * `extra` (one more NAME=VALUE, or NULL). */
+static void run(const char *server, const char *const *args, const char *extra, struct testlib_output *o)
+{
+	char *argv[16];
+	int n = 0;
+	argv[n++] = "--server";
+	argv[n++] = (char *)server;
+	for (int i = 0; args[i] && n < 14; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	char *env[] = {env_xdg, env_home, env_browser, "CATALYST_LOGIN_TIMEOUT=30", "CATALYST_TOKEN=", "CI=",
+		       (char *)extra, NULL};
+	ck_assert_int_eq(testlib_run_cli(argv, env, NULL, 60000, o), 0);
+	ck_assert_msg(!o->timed_out, "catalyst-audit timed out; stderr:\n%s", o->err);
+}
+
+/* The one token file in the store, or NULL. */
+static char *token_file(void)
+{
+	DIR *d = opendir(store);
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, "tokens-", 7) == 0) {
+			ck_assert_msg(found == NULL, "two token files");
+			ck_assert_int_ge(asprintf(&found, "%s/%s", store, de->d_name), 0);
+		}
+	closedir(d);
+	return found;
+}
+
+static json_t *read_tokens(void)
+{
+	char *path = token_file();
+	ck_assert_ptr_nonnull(path);
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	ck_assert_msg(json_is_object(doc), "%s: %s", path, je.text);
+	free(path);
+	return doc;
+}
+
+static void write_tokens(json_t *doc)
+{
+	char *path = token_file();
+	ck_assert_ptr_nonnull(path);
+	ck_assert_int_eq(json_dump_file(doc, path, 0), 0); /* keeps the file's mode */
+	free(path);
+}
+
+static const char *field(json_t *doc, const char *k)
+{
+	const char *v = json_string_value(json_object_get(doc, k));
+	ck_assert_msg(v != NULL, "no %s in the token file", k);
+	return v;
+}
+
+/* None of the secrets of `doc` appears in the output. */
+static void assert_no_secret(json_t *doc, const struct testlib_output *o)
+{
+	static const char *const keys[] = {"access_token", "refresh_token"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = json_string_value(json_object_get(doc, keys[i]));
+		if (!v || strlen(v) < 8)
+			continue;
+		ck_assert_msg(strstr(o->out, v) == NULL, "%s on stdout", keys[i]);
+		ck_assert_msg(strstr(o->err, v) == NULL, "%s on stderr", keys[i]);
+	}
+}
+
+static void login(void)
+{
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	run(mcp.url, args, NULL, &o);
+	ck_assert_msg(o.status == 0, "login exited %d:\n%s", o.status, o.err);
+	/* the address is always printed, even when a browser opens it */
+	ck_assert_ptr_nonnull(strstr(o.err, "open this address"));
+	ck_assert_ptr_nonnull(strstr(o.err, "code_challenge_method=S256"));
+	ck_assert_ptr_nonnull(strstr(o.err, "signed in to"));
+	json_t *doc = read_tokens();
+	assert_no_secret(doc, &o);
+	json_decref(doc);
+	testlib_output_free(&o);
+}
+
+START_TEST(login_stores_private_tokens)
+{
+	login();
+	struct stat st;
+	ck_assert_int_eq(stat(store, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	char *path = token_file();
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	free(path);
+	json_t *doc = read_tokens();
+	ck_assert_str_eq(field(doc, "resource"), mcp.url); /* byte for byte */
+	ck_assert_str_eq(field(doc, "issuer"), as.url);
+	ck_assert_str_eq(field(doc, "client_id"), CLIENT_ID);
+	ck_assert(strlen(field(doc, "refresh_token")) > 10);
+	ck_assert_ptr_nonnull(strstr(field(doc, "scope"), "catalyst:read"));
+	ck_assert_ptr_null(strstr(field(doc, "scope"), "catalyst:write")); /* never asked for */
+	ck_assert_int_gt(json_integer_value(json_object_get(doc, "expires_at")), 0);
+	json_decref(doc);
+}
+END_TEST
+
+static void tools_ok(const char *extra, const char *verbose, struct testlib_output *o)
+{
+	const char *args[] = {"--format", "json", verbose ? verbose : "--no-login", "tools", NULL};
+	run(mcp.url, args, extra, o);
+	ck_assert_msg(o->status == 0, "tools exited %d:\n%s", o->status, o->err);
+	ck_assert_ptr_nonnull(strstr(o->out, "catalyst_whoami"));
+}
+
+START_TEST(tools_refresh_rotation_logout)
+{
+	login();
+	struct testlib_output o;
+	tools_ok(NULL, NULL, &o);
+	testlib_output_free(&o);
+
+	/* Expiry: the stored token is past its time, so the client refreshes
+	 * before using it and stores the rotated refresh token. */
+	json_t *before = read_tokens();
+	json_object_set_new(before, "expires_at", json_integer(1));
+	write_tokens(before);
+	tools_ok(NULL, "-v", &o);
+	json_t *after = read_tokens();
+	ck_assert_str_ne(field(after, "refresh_token"), field(before, "refresh_token"));
+	ck_assert_str_ne(field(after, "access_token"), field(before, "access_token"));
+	ck_assert_int_gt(json_integer_value(json_object_get(after, "expires_at")), 1);
+	/* the -v trace shows the refresh, never a token */
+	ck_assert_ptr_nonnull(strstr(o.err, "grant_type=refresh_token"));
+	assert_no_secret(before, &o);
+	assert_no_secret(after, &o);
+	testlib_output_free(&o);
+	char *path = token_file();
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	free(path);
+	json_decref(before);
+
+	/* A 401 for a token that looked valid: refresh, rotate, retry. */
+	json_object_set_new(after, "access_token", json_string("not-a-valid-token"));
+	json_object_set_new(after, "expires_at", json_integer(4000000000));
+	write_tokens(after);
+	tools_ok(NULL, NULL, &o);
+	testlib_output_free(&o);
+	json_t *again = read_tokens();
+	ck_assert_str_ne(field(again, "refresh_token"), field(after, "refresh_token"));
+	ck_assert_str_ne(field(again, "access_token"), "not-a-valid-token");
+	json_decref(after);
+
+	/* CATALYST_TOKEN overrides the store: a bad one is refused, exit 3. */
+	const char *args[] = {"--no-login", "tools", NULL};
+	run(mcp.url, args, "CATALYST_TOKEN=bogus-token-from-env", &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "CATALYST_TOKEN"));
+	testlib_output_free(&o);
+	/* ...and a good one works with no store at all. */
+	char env_token[4096];
+	snprintf(env_token, sizeof env_token, "CATALYST_TOKEN=%s", field(again, "access_token"));
+
+	/* logout deletes the tokens; then the command says how to sign in. */
+	const char *out_args[] = {"logout", NULL};
+	run(mcp.url, out_args, NULL, &o);
+	ck_assert_int_eq(o.status, 0);
+	testlib_output_free(&o);
+	ck_assert_ptr_null(token_file());
+	tools_ok(env_token, NULL, &o);
+	assert_no_secret(again, &o);
+	testlib_output_free(&o);
+	json_decref(again);
+
+	run(mcp.url, args, NULL, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "login --client-id"));
+	testlib_output_free(&o);
+}
+END_TEST
+
+START_TEST(no_login_never_opens_a_browser)
+{
+	char marker[400], env_b[600];
+	snprintf(marker, sizeof marker, "%s/browser-was-opened", home);
+	snprintf(env_b, sizeof env_b, "BROWSER=touch %s", marker);
+	struct testlib_output o;
+	/* stdin is not a TTY here: --no-login is implied */
+	const char *args[] = {"tools", NULL};
+	run(mcp.url, args, env_b, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "not signed in"));
+	ck_assert_ptr_nonnull(strstr(o.err, "login --client-id"));
+	ck_assert_int_ne(access(marker, F_OK), 0);
+	testlib_output_free(&o);
+
+	/* login itself, told --no-login, refuses too */
+	const char *largs[] = {"--no-login", "login", "--client-id", CLIENT_ID, NULL};
+	run(mcp.url, largs, env_b, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_int_ne(access(marker, F_OK), 0);
+	testlib_output_free(&o);
+
+	/* login without a client id explains what to pass */
+	const char *nargs[] = {"login", NULL};
+	run(mcp.url, nargs, env_b, &o);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "--client-id"));
+	ck_assert_ptr_nonnull(strstr(o.err, "dynamic"));
+	testlib_output_free(&o);
+}
+END_TEST
+
+START_TEST(readable_token_file_refused)
+{
+	login();
+	char *path = token_file();
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	struct testlib_output o;
+	const char *args[] = {"--no-login", "tools", NULL};
+	run(mcp.url, args, NULL, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "readable by other users"));
+	testlib_output_free(&o);
+	free(path);
+}
+END_TEST
+
+START_TEST(tampered_state_refused)
+{
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	run(mcp.url, args, "FOLLOW_REDIRECT_TAMPER=state", &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "state does not match"));
+	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* The resource is sent byte for byte: the same server named with a
+ * trailing slash is another resource, and the authorization server says
+ * invalid_target. */
+START_TEST(wrong_resource_refused_by_server)
+{
+	char url[300];
+	snprintf(url, sizeof url, "%s/", mcp.url);
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	run(url, args, NULL, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "invalid_target"));
+	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* Metadata naming another resource: the client stops before any
+ * authorization request. */
+START_TEST(wrong_resource_in_metadata_refused)
+{
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	run(mcp.url, args, NULL, &o);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_ptr_nonnull(strstr(o.err, "names resource http://127.0.0.1:9/elsewhere"));
+	ck_assert_ptr_null(strstr(o.err, "open this address"));
+	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("oauth_e2e");
+	TCase *tc = tcase_create("oidc-provider");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, login_stores_private_tokens);
+	tcase_add_test(tc, tools_refresh_rotation_logout);
+	tcase_add_test(tc, no_login_never_opens_a_browser);
+	tcase_add_test(tc, readable_token_file_refused);
+	tcase_add_test(tc, tampered_state_refused);
+	tcase_add_test(tc, wrong_resource_refused_by_server);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mismatch");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup_mismatch, teardown);
+	tcase_add_test(tc, wrong_resource_in_metadata_refused);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}
