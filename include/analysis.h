@@ -63,6 +63,23 @@ struct invocation {
 	size_t n_retry_timers;
 };
 
+/* Decisions the finding kinds rest on (PRODUCT.md names the kinds):
+ * - A child workflow invocation with several attempts gets
+ *   child_workflow_retried instead of reexecuted; the failure-class kinds
+ *   (ambiguous_failure_retried, permanent_failure_retried, unresolved_attempt,
+ *   duplicate_result) apply to activities and child workflows alike.
+ * - overlapping_call and repeated_call are one finding per activity name and
+ *   generation, listing every call involved. Calls whose inputs are both
+ *   present and differ are different calls (a fan-out or a loop over items)
+ *   and are not reported; at metadata the message says the inputs cannot be
+ *   compared.
+ * - permanent_failure_retried needs a failure followed by another attempt,
+ *   and either a non-retriable flag, or every failed attempt permanent-class
+ *   with the same error type and no attempt that succeeded (a 404 that later
+ *   succeeded was not permanent).
+ * - Evidence event ids are those of actions (TaskScheduled, TimerCreated,
+ *   ChildWorkflowInstanceCreated); results carry -1, so every evidence event,
+ *   results included, is also given by position (evidence_event_indexes). */
 enum finding_kind {
 	FINDING_REEXECUTED = 0,
 	FINDING_AMBIGUOUS_FAILURE_RETRIED,

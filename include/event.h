@@ -142,8 +142,10 @@ const char *event_log_intern(struct event_log *log, const char *s, size_t len);
 const char *event_kind_name(enum event_kind k);
 
 /* Parses a document (a file's bytes) in any dialect, detected automatically,
- * streaming the event array element by element. On failure sets ERR_INPUT
- * with the byte position. */
+ * streaming the event array element by element (lists over 4 MB in two
+ * threads). On failure sets ERR_INPUT with the byte position. Ids, names,
+ * kind names and error texts are interned (equal strings, equal pointers);
+ * timestamps and fire_at are stored unshared: compare those with strcmp. */
 struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
 /* The same from a file descriptor (a file or `-`), for the `file` command:
  * a regular file is mapped and the pages already parsed are given back as

@@ -76,14 +76,20 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
+/* Eight bytes at a time: ids are 36-byte UUIDs hashed several times per
+ * event. */
 static uint64_t hash_str(const char *s, size_t len)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= UINT64_C(0x100000001b3);
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ len;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = mix64(h ^ w);
 	}
-	return h;
+	uint64_t tail = 0;
+	memcpy(&tail, s + i, len - i);
+	return mix64(h ^ tail);
 }
 
 static void imap_free(struct imap *m)
@@ -128,17 +134,16 @@ static size_t *imap_find(const struct imap *m, size_t gen, int64_t key)
 /* Sets (or overwrites) the value. */
 static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
 {
-	size_t *v = imap_find(m, gen, key);
-	if (v) {
-		*v = value;
-		return 0;
-	}
-	if ((m->count + 1) * 4 > m->cap * 3 && imap_grow(m) < 0)
+	if ((m->count + 1) * 2 > m->cap && imap_grow(m) < 0)
 		return -1;
 	size_t tag = gen + 1;
 	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
-	while (m->slots[j].tag)
-		j = (j + 1) & (m->cap - 1);
+	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
+		if (m->slots[j].tag == tag && m->slots[j].key == key) {
+			m->slots[j].value = value;
+			return 0;
+		}
+	}
 	m->slots[j] = (struct imap_slot){ .key = key, .tag = tag, .value = value };
 	m->count++;
 	return 0;
@@ -147,7 +152,7 @@ static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
 static size_t table_size(size_t n)
 {
 	size_t cap = 64;
-	while (cap * 3 < n * 4 + 4)
+	while (cap < n * 2 + 2)
 		cap *= 2;
 	return cap;
 }
@@ -231,7 +236,7 @@ static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size
 	*fresh = false;
 	if (s)
 		return &s->value;
-	if ((m->count + 1) * 4 > m->cap * 3 && smap_grow(m) < 0)
+	if ((m->count + 1) * 2 > m->cap && smap_grow(m) < 0)
 		return NULL;
 	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	while (m->slots[j].key)
@@ -351,6 +356,12 @@ struct work {
 
 	struct pair *pairs;
 	size_t n_pairs, cap_pairs;
+
+	const char *rerun_parent; /* this run reran that instance */
+
+	bool cls_valid, cls_nr;
+	const char *cls_type, *cls_msg;
+	enum failure_class cls;
 };
 
 /* The analysis and what it owns beyond the public fields. */
@@ -541,7 +552,19 @@ static void add_result(struct work *w, size_t i, const struct event *ev, bool ch
 		a->error_type = ev->error_type;
 		a->error_message = ev->error_message;
 		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
-		a->failure = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+		/* The same error repeats across attempts and the log interns
+		 * strings: remember the last answer by pointer. */
+		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
+		    w->cls_nr == a->non_retriable) {
+			a->failure = w->cls;
+		} else {
+			a->failure = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+			w->cls_valid = true;
+			w->cls_type = ev->error_type;
+			w->cls_msg = ev->error_message;
+			w->cls_nr = a->non_retriable;
+			w->cls = a->failure;
+		}
 		failed_push(w, *v);
 	} else {
 		a->outcome = OUTCOME_COMPLETED;
@@ -681,6 +704,8 @@ static void start_execution(struct work *w, const struct event *ev)
 	w->gen_started = true;
 	w->gen_execution_id = ev->execution_id;
 	w->n_started++;
+	if (!w->rerun_parent && str_set(ev->rerun_parent_instance_id))
+		w->rerun_parent = ev->rerun_parent_instance_id;
 	failed_clear(w);
 }
 
@@ -771,6 +796,12 @@ static void sb_printf(struct sb *s, const char *fmt, ...)
 {
 	if (*s->oom)
 		return;
+	/* Literal text (most of every remedy) skips vsnprintf. */
+	if (!strchr(fmt, '%')) {
+		if (buf_append(&s->b, fmt, strlen(fmt), NULL) < 0)
+			*s->oom = true;
+		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	char tmp[512];
@@ -833,8 +864,16 @@ static void sb_quote(struct sb *s, const char *text)
 
 static void sb_error(struct sb *s, const struct attempt *a)
 {
-	if (str_set(a->error_type))
-		sb_printf(s, "%s ", a->error_type);
+	if (str_set(a->error_type)) {
+		/* A type is a short name; a hostile one is cut like a message. */
+		size_t cut = strlen(a->error_type);
+		if (cut > QUOTE_MAX) {
+			cut = QUOTE_MAX;
+			while (cut > 0 && ((unsigned char)a->error_type[cut] & 0xC0) == 0x80)
+				cut--;
+		}
+		sb_printf(s, "%.*s%s ", (int)cut, a->error_type, a->error_type[cut] ? "..." : "");
+	}
 	sb_quote(s, a->error_message);
 }
 
@@ -882,10 +921,8 @@ static struct finding_build *finding_new(struct findings *fs, enum finding_kind 
 
 /* Adds the event at position idx as evidence. Sorted, deduplicated and
  * turned into event ids once the finding is complete (evidence_finish). */
-static void evidence_add(struct findings *fs, struct finding_build *b, const struct event_log *log,
-			 size_t idx)
+static void evidence_add(struct findings *fs, struct finding_build *b, size_t idx)
 {
-	(void)log;
 	if (*fs->oom || !b || idx == NONE)
 		return;
 	b->f.evidence_event_indexes = grow(b->f.evidence_event_indexes, &b->cap_idx,
@@ -953,8 +990,8 @@ static void evidence_timers(struct ctx *c, struct finding_build *b, const struct
 		size_t *k = imap_find(&w->timers, inv->generation, inv->retry_timer_event_ids[i]);
 		if (!k)
 			continue;
-		evidence_add(&c->fs, b, w->log, w->tim[*k].index);
-		evidence_add(&c->fs, b, w->log, w->tim[*k].fired_index);
+		evidence_add(&c->fs, b, w->tim[*k].index);
+		evidence_add(&c->fs, b, w->tim[*k].fired_index);
 	}
 }
 
@@ -1065,7 +1102,7 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 	sb_key_remedy(&s, inv);
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
-			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+			evidence_add(&c->fs, b, inv->attempts[i].event_index);
 		evidence_timers(c, b, inv);
 	}
 	finish_message(c, b, &s);
@@ -1149,9 +1186,9 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	if (b) {
 		for (size_t i = first; i < inv->n_attempts; i++) {
 			const struct attempt *x = &inv->attempts[i];
-			evidence_add(&c->fs, b, c->w->log, x->event_index);
+			evidence_add(&c->fs, b, x->event_index);
 			if (x->outcome == OUTCOME_FAILED && x->failure == FAILURE_AMBIGUOUS)
-				evidence_add(&c->fs, b, c->w->log, x->result_index);
+				evidence_add(&c->fs, b, x->result_index);
 		}
 	}
 	finish_message(c, b, &s);
@@ -1185,14 +1222,14 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
 			  a->scheduled_id, a->n_results, a->result_index);
 		if (b)
-			evidence_add(&c->fs, b, w->log, a->event_index);
+			evidence_add(&c->fs, b, a->event_index);
 		if (b)
-			evidence_add(&c->fs, b, w->log, a->result_index);
+			evidence_add(&c->fs, b, a->result_index);
 		if (wi != NONE) {
 			for (size_t d = w->att[wi].dup_head; d != NONE; d = w->dups[d].next) {
 				sb_printf(&s, ", %zu", w->dups[d].index);
 				if (b)
-					evidence_add(&c->fs, b, w->log, w->dups[d].index);
+					evidence_add(&c->fs, b, w->dups[d].index);
 			}
 		}
 		sb_printf(&s, "): the engine delivered it again, so its body certainly ran more than "
@@ -1284,9 +1321,9 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 		  str_set(a->error_type) ? a->error_type : "this error");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++) {
-			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+			evidence_add(&c->fs, b, inv->attempts[i].event_index);
 			if (inv->attempts[i].outcome == OUTCOME_FAILED)
-				evidence_add(&c->fs, b, c->w->log, inv->attempts[i].result_index);
+				evidence_add(&c->fs, b, inv->attempts[i].result_index);
 		}
 	}
 	finish_message(c, b, &s);
@@ -1327,7 +1364,7 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 			sb_printf(&s, "%s%" PRId64, listed ? ", " : "", inv->attempts[i].scheduled_id);
 		listed++;
 		if (b)
-			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+			evidence_add(&c->fs, b, inv->attempts[i].event_index);
 	}
 	if (listed > LIST_MAX)
 		sb_printf(&s, " and %zu more", listed - LIST_MAX);
@@ -1392,7 +1429,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		      "child's writes conditional on it, and audit the child instances too.");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
-			evidence_add(&c->fs, b, c->w->log, inv->attempts[i].event_index);
+			evidence_add(&c->fs, b, inv->attempts[i].event_index);
 		evidence_timers(c, b, inv);
 	}
 	finish_message(c, b, &s);
@@ -1433,9 +1470,9 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
 		  size, c->payload_limit);
 	if (b) {
-		evidence_add(&c->fs, b, c->w->log, big->event_index);
+		evidence_add(&c->fs, b, big->event_index);
 		if (strcmp(field, "result") == 0)
-			evidence_add(&c->fs, b, c->w->log, big->result_index);
+			evidence_add(&c->fs, b, big->result_index);
 	}
 	finish_message(c, b, &s);
 }
@@ -1472,8 +1509,8 @@ static void find_orphans(struct ctx *c)
 				      "make the write conditional on that key.",
 				  or_none(t->origin_id));
 		if (b) {
-			evidence_add(&c->fs, b, w->log, t->index);
-			evidence_add(&c->fs, b, w->log, t->fired_index);
+			evidence_add(&c->fs, b, t->index);
+			evidence_add(&c->fs, b, t->fired_index);
 		}
 		finish_message(c, b, &s);
 	}
@@ -1630,10 +1667,10 @@ static void find_pairs(struct ctx *c)
 			    CMP_UNKNOWN)
 				verdict = CMP_UNKNOWN;
 			if (b) {
-				evidence_add(&c->fs, b, w->log, w->att[p->earlier].a.event_index);
-				evidence_add(&c->fs, b, w->log, w->att[p->later].a.event_index);
+				evidence_add(&c->fs, b, w->att[p->earlier].a.event_index);
+				evidence_add(&c->fs, b, w->att[p->later].a.event_index);
 				if (kind == FINDING_OVERLAPPING_CALL)
-					evidence_add(&c->fs, b, w->log, w->att[p->earlier].a.result_index);
+					evidence_add(&c->fs, b, w->att[p->earlier].a.result_index);
 			}
 		}
 		struct sb s;
@@ -2212,7 +2249,18 @@ static void limits(struct ctx *c)
 			return;
 	}
 
-	/* 9. Results that point at nothing. */
+	/* 9. A rerun carries copies of the source run's schedules. */
+	if (w->rerun_parent) {
+		sb_init(&s, oom);
+		sb_printf(&s, "This run is a rerun of instance %s: schedules copied from that run keep "
+			      "its task_execution_ids and their side effects happened there, so audit "
+			      "the source run too.",
+			  w->rerun_parent);
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 10. Results that point at nothing. */
 	if (w->n_unmatched_results) {
 		sb_init(&s, oom);
 		sb_printf(&s, "%zu result%s point%s at a task_scheduled_id with no schedule in this "
@@ -2319,7 +2367,8 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	find_orphans(&c);
 	if (w.oom)
 		goto out;
-	qsort(c.fs.v, c.fs.n, sizeof *c.fs.v, cmp_findings);
+	if (c.fs.n)
+		qsort(c.fs.v, c.fs.n, sizeof *c.fs.v, cmp_findings);
 	an->findings = calloc(c.fs.n ? c.fs.n : 1, sizeof *an->findings);
 	if (!an->findings)
 		goto out;

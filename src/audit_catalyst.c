@@ -17,6 +17,7 @@
 #include "escape.h"
 #include "event.h"
 #include "mcp.h"
+#include "oauth.h"
 #include "transport.h"
 
 /* Child workflows of child workflows are followed this deep. */
@@ -90,7 +91,7 @@ static int conn_open(const struct audit_request *rq, struct conn *cn, struct err
 			.timeout_ms = timeout_ms,
 			.max_parallel = rq->jobs > 0 ? rq->jobs : 8,
 		};
-		cn->t = transport_http_new(&ho, e);
+		cn->t = oauth_connect_http(rq, &ho, e); /* token store, refresh, sign-in on 401 */
 	}
 	if (!cn->t)
 		return err_prefix(e, "connecting to %s", where);

@@ -1,6 +1,5 @@
 /* `catalyst-audit file PATH|-`: audit a saved history, no server needed.
- * Reads the whole document (mapped when it is a regular file, read in
- * bounded steps from a pipe), parses it in whatever dialect it is, runs the
+ * Parses the file or standard input in whatever dialect it is, runs the
  * analysis and hands one report run to the shared renderer tail. */
 #include "audit.h"
 
@@ -8,7 +7,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,92 +15,26 @@
 #include "event.h"
 #include "trace.h"
 
-/* Beyond this a "history" is not one: refuse it rather than exhaust memory. */
-#define FILE_MAX_BYTES ((size_t)4 << 30)
-#define READ_CHUNK ((size_t)1 << 20)
-
-struct input {
-	char *data;
-	size_t len;
-	bool mapped;
-};
-
-static void input_finish(struct input *in)
+/* Opens PATH ("-": standard input) for event_log_parse_fd, which maps a
+ * regular file and gives its pages back as the parse moves on. */
+static int input_open(const char *path, int *fd, struct err *e)
 {
-	if (in->mapped)
-		munmap(in->data, in->len);
-	else
-		free(in->data);
-	memset(in, 0, sizeof *in);
-}
-
-static int read_fd(int fd, const char *name, struct input *in, struct err *e)
-{
-	size_t cap = 0;
-	for (;;) {
-		if (cap - in->len < READ_CHUNK) {
-			if (cap >= FILE_MAX_BYTES)
-				return err_set(e, ERR_INPUT, "%s: over %zu bytes, not a workflow history", name,
-					       FILE_MAX_BYTES);
-			size_t ncap = cap ? cap * 2 : 4 * READ_CHUNK;
-			char *p = realloc(in->data, ncap + 1);
-			if (!p)
-				return err_set(e, ERR_INTERNAL, "%s: out of memory after %zu bytes", name, in->len);
-			in->data = p;
-			cap = ncap;
-		}
-		ssize_t n = read(fd, in->data + in->len, cap - in->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_set(e, ERR_INPUT, "cannot read %s: %s", name, strerror(errno));
-		if (n == 0)
-			break;
-		in->len += (size_t)n;
+	if (strcmp(path, "-") == 0) {
+		*fd = STDIN_FILENO;
+		return 0;
 	}
-	if (in->data)
-		in->data[in->len] = '\0';
-	return 0;
-}
-
-static int input_load(const char *path, struct input *in, struct err *e)
-{
-	memset(in, 0, sizeof *in);
-	if (strcmp(path, "-") == 0)
-		return read_fd(STDIN_FILENO, "standard input", in, e);
-
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
 		return err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
-	int rc = -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
-		goto out;
+	if (fstat(*fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		err_set(e, ERR_INPUT, "cannot read %s: %s", path,
+			S_ISDIR(st.st_mode) ? "it is a directory" : strerror(errno));
+		close(*fd);
+		*fd = -1;
+		return -1;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		err_set(e, ERR_INPUT, "cannot read %s: it is a directory", path);
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		if ((size_t)st.st_size > FILE_MAX_BYTES) {
-			err_set(e, ERR_INPUT, "%s: over %zu bytes, not a workflow history", path, FILE_MAX_BYTES);
-			goto out;
-		}
-		/* Mapped, not copied: a 600 MB history costs its pages once. */
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			in->data = p;
-			in->len = (size_t)st.st_size;
-			in->mapped = true;
-			rc = 0;
-			goto out;
-		}
-	}
-	rc = read_fd(fd, path, in, e); /* a FIFO, /dev/stdin, or mmap refused */
-out:
-	close(fd);
-	return rc;
+	return 0;
 }
 
 /* Unknown event types and keys are kept and counted by the parser; under
@@ -196,26 +128,24 @@ static int fill_link(const struct audit_request *rq, const struct event_run_info
 int audit_file(const struct audit_request *rq, struct err *e)
 {
 	const char *path = rq->args[0];
-	struct input in;
 	struct report r;
 	report_init(&r);
 	int rc = -1;
+	int fd = -1;
 
 	if (!path)
 		return err_set(e, ERR_USAGE, "usage: catalyst-audit [OPTIONS] file PATH|-");
-	if (input_load(path, &in, e) < 0) {
-		input_finish(&in);
-		return -1;
-	}
 	const char *display = strcmp(path, "-") == 0 ? "standard input" : path;
-
 	struct report_run *run = report_add_run(&r);
 	if (!run) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	run->log = event_log_parse(in.data ? in.data : "", in.len, e);
-	input_finish(&in);
+	if (input_open(path, &fd, e) < 0)
+		goto out;
+	run->log = event_log_parse_fd(fd, e);
+	if (fd != STDIN_FILENO)
+		close(fd);
 	if (!run->log) {
 		if (e && e->code == ERR_NONE)
 			err_set(e, ERR_INPUT, "not a workflow history");

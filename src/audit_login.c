@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -21,6 +22,14 @@ static void print_notice(const char *msg, void *ctx)
 {
 	(void)ctx;
 	fprintf(stderr, "catalyst-audit: %s\n", msg);
+}
+
+/* Tokens live in this process's memory from now on: no core file may
+ * carry them to disk. */
+static void no_core_dumps(void)
+{
+	struct rlimit rl = {0, 0};
+	setrlimit(RLIMIT_CORE, &rl);
 }
 
 /* A script or CI job must never sit waiting for a browser. */
@@ -62,6 +71,7 @@ struct transport *oauth_connect_http(const struct audit_request *rq, const struc
 	struct transport *inner = transport_http_new(ho, e);
 	if (!inner)
 		return NULL;
+	no_core_dumps();
 	struct oauth_config c;
 	char hint[1024];
 	oauth_config_from_request(&c, rq, hint, sizeof hint);
@@ -103,6 +113,7 @@ int audit_login(const struct audit_request *rq, struct err *e)
 			rq->server);
 		goto out;
 	}
+	no_core_dumps();
 	s = oauth_session_new(&c, e);
 	if (!s)
 		goto out;

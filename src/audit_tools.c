@@ -10,6 +10,7 @@
 #include "audit.h"
 #include "escape.h"
 #include "mcp.h"
+#include "oauth.h"
 #include "transport.h"
 #include "version.h"
 
@@ -34,7 +35,7 @@ static struct transport *connect_transport(const struct audit_request *rq, struc
 		.bearer_token = token && *token ? token : NULL,
 		.timeout_ms = timeout_ms,
 	};
-	return transport_http_new(&ho, e);
+	return oauth_connect_http(rq, &ho, e); /* token store, refresh, sign-in on 401 */
 }
 
 /* Server text, made safe for a terminal: one line, control characters

@@ -94,7 +94,8 @@ static bool transient(const struct err *e)
 		return true;
 	if (e->code != ERR_PROTOCOL || e->detail != ERR_DETAIL_NONE)
 		return false;
-	return e->http_status == 0 || e->http_status >= 500 || e->http_status == 408 || e->http_status == 429;
+	/* 0: no answer at all; 2xx: an answer that broke off. */
+	return e->http_status < 300 || e->http_status >= 500 || e->http_status == 408 || e->http_status == 429;
 }
 
 /* Capped exponential backoff with jitter; a server's Retry-After wins (also

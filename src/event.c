@@ -205,12 +205,37 @@ struct event_log {
 	struct event **blocks;
 	size_t nblocks_cap;
 	size_t count;
+	/* After a two-thread parse the second half's blocks are taken over
+	 * as they are: events from join_at on start afresh in join_block. */
+	bool joined;
+	size_t join_at, join_block;
 	enum event_dialect dialect;
 	struct event_run_info run;
 	struct event_counter unknown_kinds;
 	struct event_counter unknown_keys;
 	struct event_pool pool;
 };
+
+static void slot_of(const struct event_log *log, size_t i, size_t *block, size_t *off)
+{
+	if (log->joined && i >= log->join_at) {
+		size_t j = i - log->join_at;
+		*block = log->join_block + (j >> EVENT_BLOCK_SHIFT);
+		*off = j & (EVENT_BLOCK_SIZE - 1);
+	} else {
+		*block = i >> EVENT_BLOCK_SHIFT;
+		*off = i & (EVENT_BLOCK_SIZE - 1);
+	}
+}
+
+static size_t nblocks(const struct event_log *log)
+{
+	if (!log->count)
+		return log->joined ? log->join_block : 0;
+	size_t b, o;
+	slot_of(log, log->count - 1, &b, &o);
+	return b + 1;
+}
 
 struct event_log *event_log_new(void)
 {
@@ -225,8 +250,8 @@ void event_log_free(struct event_log *log)
 {
 	if (!log)
 		return;
-	size_t nblocks = (log->count + EVENT_BLOCK_SIZE - 1) >> EVENT_BLOCK_SHIFT;
-	for (size_t i = 0; i < nblocks; i++)
+	size_t nb = nblocks(log);
+	for (size_t i = 0; i < nb; i++)
 		free(log->blocks[i]);
 	free(log->blocks);
 	free(log->unknown_kinds.items);
@@ -244,7 +269,9 @@ const struct event *event_log_at(const struct event_log *log, size_t i)
 {
 	if (!log || i >= log->count)
 		return NULL;
-	return &log->blocks[i >> EVENT_BLOCK_SHIFT][i & (EVENT_BLOCK_SIZE - 1)];
+	size_t b, o;
+	slot_of(log, i, &b, &o);
+	return &log->blocks[b][o];
 }
 
 enum event_dialect event_log_dialect(const struct event_log *log)
@@ -350,10 +377,13 @@ int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t
 
 struct event *event_log_push(struct event_log *log)
 {
-	size_t b = log->count >> EVENT_BLOCK_SHIFT;
-	if ((log->count & (EVENT_BLOCK_SIZE - 1)) == 0) {
-		if (b == log->nblocks_cap) {
+	size_t b, o;
+	slot_of(log, log->count, &b, &o);
+	if (o == 0) {
+		if (b >= log->nblocks_cap) {
 			size_t ncap = log->nblocks_cap ? log->nblocks_cap * 2 : 16;
+			while (ncap <= b)
+				ncap *= 2;
 			struct event **nb = realloc(log->blocks, ncap * sizeof *nb);
 			if (!nb)
 				return NULL;
@@ -364,19 +394,20 @@ struct event *event_log_push(struct event_log *log)
 		if (!log->blocks[b])
 			return NULL;
 	}
-	struct event *ev = &log->blocks[b][log->count & (EVENT_BLOCK_SIZE - 1)];
 	log->count++;
-	return ev;
+	return &log->blocks[b][o];
 }
 
 void event_log_pop(struct event_log *log)
 {
-	/* Only undoes the last push (its block stays allocated for reuse
-	 * unless it was the first in it). */
+	/* Only undoes the last push; frees its block if it was the first
+	 * event in it. */
 	log->count--;
-	if ((log->count & (EVENT_BLOCK_SIZE - 1)) == 0) {
-		free(log->blocks[log->count >> EVENT_BLOCK_SHIFT]);
-		log->blocks[log->count >> EVENT_BLOCK_SHIFT] = NULL;
+	size_t b, o;
+	slot_of(log, log->count, &b, &o);
+	if (o == 0) {
+		free(log->blocks[b]);
+		log->blocks[b] = NULL;
 	}
 }
 
@@ -423,63 +454,72 @@ void event_log_set_run_info(struct event_log *log, const struct event_run_info *
 	/* On allocation failure a field stays NULL: run info is advisory. */
 }
 
-static int forward(struct event_pool *into, const char **s)
+static void forward(struct event_pool *into, const char **s)
 {
-	if (!*s)
-		return 0;
-	*s = event_pool_forward(into, *s);
-	return *s ? 0 : -1;
+	/* On allocation failure the string stays where it is: from's pool is
+	 * adopted whole, so it remains valid, merely not shared. */
+	const char *f = *s ? event_pool_forward(into, *s) : NULL;
+	if (f)
+		*s = f;
 }
 
 int event_log_take(struct event_log *into, struct event_log *from)
 {
-	struct event_pool *ip = &into->pool;
 	int rc = -1;
-	size_t n = from->count;
-	for (size_t i = 0; i < n; i++) {
-		struct event *dst = event_log_push(into);
-		if (!dst)
-			goto out;
-		*dst = from->blocks[i >> EVENT_BLOCK_SHIFT][i & (EVENT_BLOCK_SIZE - 1)];
-		/* timestamp and fire_at were stored, not interned: their
-		 * memory comes along with the pool's chunks below. */
-		if (forward(ip, &dst->kind_name) < 0 || forward(ip, &dst->name) < 0 ||
-		    forward(ip, &dst->task_execution_id) < 0 || forward(ip, &dst->origin_id) < 0 ||
-		    forward(ip, &dst->instance_id) < 0 || forward(ip, &dst->execution_id) < 0 ||
-		    forward(ip, &dst->retry_parent_instance_id) < 0 ||
-		    forward(ip, &dst->rerun_parent_instance_id) < 0 ||
-		    forward(ip, &dst->workflow_status) < 0 || forward(ip, &dst->error_type) < 0 ||
-		    forward(ip, &dst->error_message) < 0)
-			goto out;
-		if (((i + 1) & (EVENT_BLOCK_SIZE - 1)) == 0 || i + 1 == n) {
-			/* Done with this block: give it back now, so the merge
-			 * never holds both copies. */
-			free(from->blocks[i >> EVENT_BLOCK_SHIFT]);
-			from->blocks[i >> EVENT_BLOCK_SHIFT] = NULL;
+	size_t nb_into = nblocks(into), nb_from = nblocks(from);
+	if (into->joined || from->joined) {
+		/* Only one junction is supported (the parser makes one). */
+		goto out;
+	}
+	if (from->count) {
+		if (nb_into + nb_from > into->nblocks_cap) {
+			size_t ncap = nb_into + nb_from;
+			struct event **nb = realloc(into->blocks, ncap * sizeof *nb);
+			if (!nb)
+				goto out;
+			into->blocks = nb;
+			into->nblocks_cap = ncap;
 		}
+		struct event_pool *ip = &into->pool;
+		for (size_t i = 0; i < from->count; i++) {
+			size_t b, o;
+			slot_of(from, i, &b, &o);
+			struct event *ev = &from->blocks[b][o];
+			/* timestamp and fire_at were stored, not interned: they
+			 * come along with the pool's chunks below. */
+			forward(ip, &ev->kind_name);
+			forward(ip, &ev->name);
+			forward(ip, &ev->task_execution_id);
+			forward(ip, &ev->origin_id);
+			forward(ip, &ev->instance_id);
+			forward(ip, &ev->execution_id);
+			forward(ip, &ev->retry_parent_instance_id);
+			forward(ip, &ev->rerun_parent_instance_id);
+			forward(ip, &ev->workflow_status);
+			forward(ip, &ev->error_type);
+			forward(ip, &ev->error_message);
+		}
+		/* Take the blocks over as they are: no copy, and no moment
+		 * when both copies are held. */
+		memcpy(into->blocks + nb_into, from->blocks, nb_from * sizeof *from->blocks);
+		into->joined = true;
+		into->join_at = into->count;
+		into->join_block = nb_into;
+		into->count += from->count;
+		from->count = 0;
 	}
-	for (size_t i = 0; i < from->unknown_kinds.n; i++) {
-		const struct event_count *c = &from->unknown_kinds.items[i];
-		if (counter_add(into, &into->unknown_kinds, c->name, strlen(c->name), c->count) < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < from->unknown_keys.n; i++) {
-		const struct event_count *c = &from->unknown_keys.items[i];
-		if (counter_add(into, &into->unknown_keys, c->name, strlen(c->name), c->count) < 0)
-			goto out;
-	}
-	event_pool_adopt(ip, &from->pool);
 	rc = 0;
+	for (size_t i = 0; i < from->unknown_kinds.n && rc == 0; i++) {
+		const struct event_count *c = &from->unknown_kinds.items[i];
+		rc = counter_add(into, &into->unknown_kinds, c->name, strlen(c->name), c->count);
+	}
+	for (size_t i = 0; i < from->unknown_keys.n && rc == 0; i++) {
+		const struct event_count *c = &from->unknown_keys.items[i];
+		rc = counter_add(into, &into->unknown_keys, c->name, strlen(c->name), c->count);
+	}
 out:
-	if (rc < 0) {
-		/* Strings already forwarded may point into from's pool: keep it. */
-		event_pool_adopt(ip, &from->pool);
-	}
-	for (size_t b = 0; b < (n + EVENT_BLOCK_SIZE - 1) >> EVENT_BLOCK_SHIFT; b++) {
-		free(from->blocks[b]);
-		from->blocks[b] = NULL;
-	}
-	from->count = 0;
+	/* Strings moved into `into` may point into from's pool: keep it. */
+	event_pool_adopt(&into->pool, &from->pool);
 	event_log_free(from);
 	return rc;
 }

@@ -45,7 +45,8 @@ struct event *event_log_push(struct event_log *log);
 void event_log_pop(struct event_log *log);
 int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n);
 int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n);
-/* Appends from's events to into, keeping into's interning (for the second
- * half of a parse done in another thread), and frees from. -1 on allocation
- * failure (into keeps the events moved so far). */
+/* Appends from's events to into, taking over its event blocks as they are
+ * and re-interning its ids in into's pool (for the second half of a parse
+ * done in another thread), and frees from. Works once per log. -1 on
+ * allocation failure, with from's events not appended. */
 int event_log_take(struct event_log *into, struct event_log *from);

@@ -95,6 +95,21 @@ int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *
 	size_t start = p;
 	bool esc = false;
 	for (;;) {
+		/* Eight bytes at a time while none is special. */
+		while (p + 8 <= n) {
+			uint64_t x;
+			memcpy(&x, b + p, 8);
+			uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+			uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+			/* A byte below 0x20, a quote, a backslash, or high bit
+			 * set (the usual has-zero-byte tricks: no false
+			 * negatives; a false positive just takes the slow path). */
+			uint64_t special = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+					    ((bs - ones) & ~bs) | x) & high;
+			if (special)
+				break;
+			p += 8;
+		}
 		while (p < n && !str_special(b[p]))
 			p++;
 		if (p >= n) {

@@ -22,8 +22,8 @@
 /* Keys longer than this (normalised) are never known fields. */
 #define KEY_MAX 96
 /* A mapped input is given back in steps of this, keeping a margin. */
-#define RELEASE_STEP (4u << 20)
-#define RELEASE_MARGIN (1u << 20)
+#define RELEASE_STEP (1u << 20)
+#define RELEASE_MARGIN (256u << 10)
 /* Lists at least this big are parsed in two threads. */
 #define SPLIT_MIN (4u << 20)
 #define SPLIT_SEARCH (1u << 20)
@@ -253,8 +253,14 @@ struct key_cache_ent {
 	struct key_info info;
 };
 
+#define KIND_CACHE_SIZE 32
+
 struct dec {
 	struct key_cache_ent keys[KEY_CACHE_SIZE];
+	struct {
+		const char *name;
+		enum event_kind kind;
+	} kinds[KIND_CACHE_SIZE];
 	struct event_log *log;
 	struct event_pool *pool;
 	struct evj_toks toks;
@@ -540,10 +546,9 @@ static int flatten(struct dec *d, const char *prefix, size_t prefix_len, size_t 
 	return 0;
 }
 
-static int set_origin(struct dec *d, enum timer_origin o)
+static void set_origin(struct dec *d, enum timer_origin o)
 {
 	d->ev->origin = o;
-	return 0;
 }
 
 /* One key (token ki) and its value (ki + 1). */
@@ -714,8 +719,10 @@ static int attr_value(struct dec *d, const char *k, size_t kl, const char *v, si
 		return get_str(d, k, kl, &t, &ev->error_message);
 	if (kl == 6 && memcmp(k, "fireAt", 6) == 0)
 		return get_str(d, k, kl, &t, &ev->fire_at);
-	if (kl == 6 && memcmp(k, "origin", 6) == 0)
-		return set_origin(d, (enum timer_origin)origin_kind_from_name(v, vl));
+	if (kl == 6 && memcmp(k, "origin", 6) == 0) {
+		set_origin(d, (enum timer_origin)origin_kind_from_name(v, vl));
+		return 0;
+	}
 	if (kl == 10 && memcmp(k, "taskExecId", 10) == 0)
 		return get_str(d, k, kl, &t, &d->attrs_task_exec_id);
 	if (kl == 10 && memcmp(k, "instanceId", 10) == 0)
@@ -814,6 +821,18 @@ static bool looks_like_event(const struct evj_toks *tk, char **scratch, size_t *
 	return false;
 }
 
+/* The kind for an interned type name, cached by pointer: interning makes
+ * equal names the same pointer. */
+static enum event_kind kind_of_type(struct dec *d, const char *name)
+{
+	size_t h = ((uintptr_t)name >> 3) & (KIND_CACHE_SIZE - 1);
+	if (d->kinds[h].name != name) {
+		d->kinds[h].name = name;
+		d->kinds[h].kind = kind_lookup(name, strlen(name));
+	}
+	return d->kinds[h].kind;
+}
+
 /* Decodes the event whose tokens are in d->toks and appends it. */
 static int decode_event(struct dec *d)
 {
@@ -851,11 +870,13 @@ static int decode_event(struct dec *d)
 			const char *k = evj_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
 			if (!k)
 				goto fail_oom;
-			size_t l = evj_normalise(k, kl, tmp.norm, sizeof tmp.norm);
-			tmp.field = l ? field_lookup(tmp.norm, l) : F_NONE;
-			tmp.kind = tmp.field == F_NONE && l ? kind_lookup(tmp.norm, l) : EVENT_UNKNOWN;
-			tmp.event_type = l == 9 && memcmp(tmp.norm, "eventtype", 9) == 0;
-			tmp.type = l == 4 && memcmp(tmp.norm, "type", 4) == 0;
+			/* Longer than the cache takes (subOrchestrationInstanceCompleted). */
+			char nk[KEY_MAX];
+			size_t l = evj_normalise(k, kl, nk, sizeof nk);
+			tmp.field = l ? field_lookup(nk, l) : F_NONE;
+			tmp.kind = tmp.field == F_NONE && l ? kind_lookup(nk, l) : EVENT_UNKNOWN;
+			tmp.event_type = l == 9 && memcmp(nk, "eventtype", 9) == 0;
+			tmp.type = l == 4 && memcmp(nk, "type", 4) == 0;
 			inf = &tmp;
 		}
 		if (inf->event_type) {
@@ -880,8 +901,7 @@ static int decode_event(struct dec *d)
 		size_t kl = t[type_ki].escaped ? 10 : t[type_ki].len;
 		if (get_str(d, key, kl, v, &ev->kind_name) < 0)
 			goto fail;
-		ev->kind = ev->kind_name ? kind_lookup(ev->kind_name, strlen(ev->kind_name))
-					 : EVENT_UNKNOWN;
+		ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
 	} else if (oneof_ki || unknown_objs == 1) {
 		size_t ki = oneof_ki ? oneof_ki : unknown_obj_ki;
 		size_t kl;

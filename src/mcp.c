@@ -131,7 +131,12 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 	switch (m.kind) {
 	case JSONRPC_RESULT:
 	case JSONRPC_ERROR:
-		if (!jsonrpc_id_is(m.id, x->id)) {
+		/* An error with id null is the server saying it could not read a
+		 * request; the only one it can mean, in the stream of ours, is
+		 * ours, and waiting on would only end in a timeout. */
+		if (m.kind == JSONRPC_ERROR && json_is_null(m.id)) {
+			trace_printf("mcp", "an error with id null answers %s (id %lld)", x->method, x->id);
+		} else if (!jsonrpc_id_is(m.id, x->id)) {
 			/* Not ours (a stale or bogus id): the exchange goes on until
 			 * our own id arrives or the transport gives up. */
 			char *id = json_dumps(m.id, JSON_ENCODE_ANY | JSON_COMPACT);

@@ -198,7 +198,14 @@ out:
 		OPENSSL_cleanse(text, strlen(text));
 		free(text);
 	}
-	json_decref(doc); /* jansson frees its copies of the strings */
+	/* jansson holds its own copies of the secrets: wipe them too */
+	static const char *const secrets[] = {"access_token", "refresh_token"};
+	for (size_t i = 0; doc && i < 2; i++) {
+		json_t *v = json_object_get(doc, secrets[i]);
+		if (json_is_string(v))
+			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
+	}
+	json_decref(doc);
 	free(path);
 	return rc;
 }

@@ -20,16 +20,18 @@
  * would for the whole document. */
 struct jw {
 	FILE *f;
+	struct buf scratch; /* one value's text, written with one fwrite */
 	int depth;
 	bool has_items[JW_MAX_DEPTH];
 	bool failed;
 };
 
+static const char spaces[2 * JW_MAX_DEPTH + 1] = "                                ";
+
 static void jw_indent(struct jw *w)
 {
 	fputc('\n', w->f);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->f);
+	fwrite(spaces, 1, 2 * (size_t)w->depth, w->f);
 }
 
 /* Before a member or an item: the separator and the indentation. */
@@ -41,6 +43,25 @@ static void jw_next(struct jw *w)
 	jw_indent(w);
 }
 
+/* jansson's dump callback: collects a value's text, re-indenting after
+ * every newline. jansson never writes a raw newline inside a string, so
+ * every newline here is layout. */
+static int jw_chunk(const char *buf, size_t size, void *data)
+{
+	struct jw *w = data;
+	while (size) {
+		const char *nl = memchr(buf, '\n', size);
+		size_t n = nl ? (size_t)(nl - buf) + 1 : size;
+		if (buf_append(&w->scratch, buf, n, NULL) < 0)
+			return -1;
+		if (nl && buf_append(&w->scratch, spaces, 2 * (size_t)w->depth, NULL) < 0)
+			return -1;
+		buf += n;
+		size -= n;
+	}
+	return 0;
+}
+
 /* Writes v (stolen) re-indented to the current depth. */
 static void jw_value(struct jw *w, json_t *v)
 {
@@ -48,36 +69,19 @@ static void jw_value(struct jw *w, json_t *v)
 		w->failed = true;
 		return;
 	}
-	char *text = json_dumps(v, JW_FLAGS);
-	json_decref(v);
-	if (!text) {
+	buf_reset(&w->scratch);
+	if (json_dump_callback(v, jw_chunk, w, JW_FLAGS) < 0)
 		w->failed = true;
-		return;
-	}
-	/* jansson never writes a raw newline inside a string, so every
-	 * newline here is layout. */
-	for (const char *p = text; *p; p++) {
-		fputc(*p, w->f);
-		if (*p == '\n')
-			for (int i = 0; i < w->depth; i++)
-				fputs("  ", w->f);
-	}
-	free(text);
+	else
+		fwrite(w->scratch.data, 1, w->scratch.len, w->f);
+	json_decref(v);
 }
 
+/* Keys are this file's constant identifiers: nothing in them to escape. */
 static void jw_key(struct jw *w, const char *key)
 {
 	jw_next(w);
-	/* Keys are this file's constants, but go through jansson all the same. */
-	json_t *k = json_string(key);
-	char *text = k ? json_dumps(k, JW_FLAGS) : NULL;
-	json_decref(k);
-	if (!text) {
-		w->failed = true;
-		return;
-	}
-	fprintf(w->f, "%s: ", text);
-	free(text);
+	fprintf(w->f, "\"%s\": ", key);
 }
 
 static void jw_member(struct jw *w, const char *key, json_t *v)
@@ -308,6 +312,7 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
 {
 	(void)o; /* JSON has no colour and no width */
 	struct jw w = {.f = out};
+	buf_init(&w.scratch, 0);
 	jw_open(&w, NULL, '{');
 	jw_member(&w, "schema", json_string("catalyst-audit.report/v1"));
 	jw_open(&w, "runs", '[');
@@ -327,6 +332,7 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
 	}
 	jw_close(&w, '}');
 	fputc('\n', out);
+	buf_finish(&w.scratch);
 	if (w.failed)
 		return err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
 	if (ferror(out))

@@ -175,7 +175,8 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 					inv->name ? md(m, inv->name, ESCAPE_MD_CELL, 0) : "(unnamed)",
 					inv->task_execution_id && *inv->task_execution_id
 						? md(m, inv->task_execution_id, ESCAPE_MD_CELL, 0)
-						: "none recorded",
+					: inv->is_child_workflow ? "none (child workflow: see instances)"
+								 : "none recorded",
 					md_link(inv->link));
 			else
 				fprintf(m->f, "| | | |");

@@ -239,9 +239,22 @@ static void print_payloads(struct text_out *t, const struct attempt *at, size_t 
 	fputc('\n', t->f);
 }
 
-#define ATTEMPT_HEAD "    #   event   scheduled at              outcome    result at\n"
 
-static void print_attempt(struct text_out *t, const struct invocation *inv, size_t k)
+/* Timestamps are shown whole (a cut one would lie); the column is as wide
+ * as the widest, 24 for the usual millisecond form. */
+static int time_width(struct text_out *t, const struct invocation *inv)
+{
+	size_t w = 24;
+	for (size_t k = 0; k < inv->n_attempts; k++) {
+		const char *ts = inv->attempts[k].scheduled_at;
+		size_t c = ts ? columns(esc(t, ts, 64)) : 0;
+		if (c > w)
+			w = c;
+	}
+	return (int)w;
+}
+
+static void print_attempt(struct text_out *t, const struct invocation *inv, size_t k, int tw)
 {
 	const struct attempt *at = &inv->attempts[k];
 	enum style s = at->outcome == OUTCOME_COMPLETED ? STYLE_GREEN
@@ -251,13 +264,14 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 	snprintf(n, sizeof n, "%zu.", k + 1);
 	snprintf(id, sizeof id, "%" PRId64, at->scheduled_id);
 	const char *outcome = attempt_outcome_name(at->outcome);
-	fprintf(t->f, "    %-3s %-7s %-24s  %s%s%s%*s  ", n, id,
-		at->scheduled_at ? esc(t, at->scheduled_at, 24) : "-", on(t, s), outcome, off(t),
+	const char *when = at->scheduled_at ? esc(t, at->scheduled_at, 64) : "-";
+	fprintf(t->f, "    %-3s %-7s %s%*s  %s%s%s%*s  ", n, id, when, tw - (int)columns(when), "", on(t, s),
+		outcome, off(t),
 		(int)(strlen(outcome) < 9 ? 9 - strlen(outcome) : 0), "");
 	if (at->outcome == OUTCOME_PENDING)
 		fprintf(t->f, "no result in history");
 	else
-		fprintf(t->f, "%s", at->completed_at ? esc(t, at->completed_at, 24) : "-");
+		fprintf(t->f, "%s", at->completed_at ? esc(t, at->completed_at, 64) : "-");
 	fputc('\n', t->f);
 
 	/* Detail lines line up under the event id. */
@@ -327,9 +341,11 @@ static void print_activities(struct text_out *t, const struct analysis *a)
 			fprintf(t->f, ", generation %zu", inv->generation + 1);
 		fputc('\n', t->f);
 		print_invocation_key(t, inv);
-		fprintf(t->f, "%s" ATTEMPT_HEAD "%s", on(t, STYLE_DIM), off(t));
+		int tw = time_width(t, inv);
+		fprintf(t->f, "%s    #   event   %-*s  outcome    result at%s\n", on(t, STYLE_DIM), tw, "scheduled at",
+			off(t));
 		for (size_t k = 0; k < inv->n_attempts; k++)
-			print_attempt(t, inv, k);
+			print_attempt(t, inv, k, tw);
 		if (inv->n_retry_timers) {
 			fprintf(t->f, "    retry timer%s: event%s ", inv->n_retry_timers == 1 ? "" : "s",
 				inv->n_retry_timers == 1 ? "" : "s");
@@ -455,13 +471,12 @@ static void print_summary(struct text_out *t, const struct report *r)
 	if (r->n_failed_runs)
 		buf_printf(&b, NULL, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
 	buf_printf(&b, NULL, ".");
-	/* Bold as a whole; wrapped so it stays inside the width. */
-	fprintf(t->f, "%s", on(t, STYLE_BOLD));
+	/* "Summary:" in bold; the rest wrapped so it stays inside the width. */
+	fprintf(t->f, "%sSummary:%s ", on(t, STYLE_BOLD), off(t));
 	if (b.data)
-		wrap_at(t, b.data, 9, 0);
-
-	if (t->color)
-		fprintf(t->f, "%s", off(t));
+		wrap_at(t, b.data + strlen("Summary: "), 9, strlen("Summary: "));
+	else
+		t->oom = true;
 	buf_finish(&b);
 }
 

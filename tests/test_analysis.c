@@ -322,6 +322,30 @@ START_TEST(same_fire_at_matched_in_order)
 }
 END_TEST
 
+/* With timer ids, the id decides, not the fire_at order. */
+START_TEST(timer_id_beats_fire_at_order)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "a1");
+	sched(log, 1, "B", "b1");
+	failed(log, 0, "TimeoutError", "", false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "a1", "same");
+	failed(log, 1, "TimeoutError", "", false);
+	timer(log, 3, ORIGIN_ACTIVITY_RETRY, "b1", "same");
+	fired(log, 3, "same");
+	sched(log, 4, "B", "b2");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_str_eq(a->invocations[1].name, "B");
+	ck_assert_uint_eq(a->invocations[1].n_attempts, 2);
+	ck_assert_str_eq(a->invocations[1].attempts[1].task_execution_id, "b2");
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 /* Empty or absent ids never group: two calls, two invocations. */
 START_TEST(empty_ids_never_grouped)
 {
@@ -848,6 +872,43 @@ START_TEST(permanent_failures)
 }
 END_TEST
 
+START_TEST(run_facts)
+{
+	struct event_log *log = log_new();
+	struct event_run_info ri = { .runtime_status = "RUNTIME_STATUS_RUNNING",
+				     .data_sharing_level = "metadata",
+				     .data_sharing_field = "dataSharingLevel",
+				     .workflow_name = "FromEnvelope" };
+	event_log_set_run_info(log, &ri);
+	add(log, (struct event){ .kind = EVENT_EXECUTION_STARTED, .event_id = -1, .has_event_id = true,
+				 .instance_id = "run-2", .rerun_parent_instance_id = "src-1" });
+	sched(log, 0, "A", "a");
+	completed(log, 9); /* points at nothing */
+	struct analysis *a = run(log, NULL);
+	ck_assert_str_eq(a->status, "running");
+	ck_assert(!a->finished);
+	ck_assert_str_eq(a->workflow, "FromEnvelope");
+	ck_assert_str_eq(a->instance_id, "run-2");
+	ck_assert_uint_eq(a->n_events, 3);
+	ck_assert_int_eq(a->sharing, SHARING_METADATA);
+	ck_assert_str_eq(a->sharing_source, "run field dataSharingLevel");
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(limits_mention(a, "rerun of instance src-1"));
+	ck_assert(limits_mention(a, "1 result points at a task_scheduled_id with no schedule"));
+	analysis_free(a);
+
+	/* A terminal runtime status finishes the run even without the event. */
+	ri.runtime_status = "COMPLETED";
+	event_log_set_run_info(log, &ri);
+	a = run(log, NULL);
+	ck_assert_str_eq(a->status, "completed");
+	ck_assert(a->finished);
+	ck_assert_uint_eq(count_kind(a, FINDING_UNRESOLVED_ATTEMPT), 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(names)
 {
 	static const char *const ids[FINDING_KIND_COUNT] = {
@@ -887,7 +948,9 @@ START_TEST(large_history)
 	char exec[32];
 	int64_t id = 0;
 	size_t retried = 0;
-	for (int i = 0; i < 100000; i++) {
+	/* Under valgrind a tenth: the grouping is the same. */
+	int n_calls = getenv("CA_VALGRIND") ? 10000 : 100000;
+	for (int i = 0; i < n_calls; i++) {
 		snprintf(exec, sizeof exec, "x-%d", i);
 		const char *name = (i % 3) ? "Work" : "Other";
 		int64_t first = id++;
@@ -910,7 +973,7 @@ START_TEST(large_history)
 	}
 	finished(log, id, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, NULL);
-	ck_assert_uint_eq(a->n_invocations, 100000);
+	ck_assert_uint_eq(a->n_invocations, (size_t)n_calls);
 	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), retried);
 	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), retried);
 	/* Sequential calls of two names: one repeated_call finding per name. */
@@ -1100,6 +1163,93 @@ START_TEST(fixture)
 }
 END_TEST
 
+/* Random histories (fixed seed): any order of any events, ids colliding,
+ * names and ids empty or absent. The analysis must account for every
+ * attempt, give every finding evidence and a message, and be the same
+ * twice. Run under ASan and valgrind by the test setups. */
+static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+START_TEST(random_histories)
+{
+	static const char *const rnames[] = { "A", "B", "", NULL };
+	static const char *const ids[] = { "x1", "x2", "x3", "", NULL };
+	static const char *const fires[] = { "f1", "f2", NULL };
+	static const enum event_kind kinds[] = {
+		EVENT_EXECUTION_STARTED, EVENT_TASK_SCHEDULED, EVENT_TASK_SCHEDULED,
+		EVENT_TASK_COMPLETED,    EVENT_TASK_FAILED,    EVENT_TIMER_CREATED,
+		EVENT_TIMER_FIRED,       EVENT_CHILD_CREATED,  EVENT_CHILD_COMPLETED,
+		EVENT_CHILD_FAILED,      EVENT_EXECUTION_COMPLETED, EVENT_EVENT_SENT,
+		EVENT_UNKNOWN,
+	};
+	static const enum timer_origin origins[] = { ORIGIN_NONE, ORIGIN_ACTIVITY_RETRY,
+						     ORIGIN_CHILD_RETRY, ORIGIN_CREATE_TIMER };
+	for (int round = 0; round < 200; round++) {
+		struct event_log *log = log_new();
+		size_t n_actions = 0;
+		int n = 1 + (int)rnd(60);
+		for (int i = 0; i < n; i++) {
+			enum event_kind k = kinds[rnd(sizeof kinds / sizeof kinds[0])];
+			struct event ev = {
+				.kind = k,
+				.kind_name = k == EVENT_UNKNOWN ? "SomethingNew" : NULL,
+				.event_id = (int64_t)rnd(6) - 1,
+				.has_event_id = rnd(4) != 0,
+				.name = rnames[rnd(4)],
+				.task_scheduled_id = (int64_t)rnd(6) - 1,
+				.has_task_scheduled_id = true,
+				.task_execution_id = ids[rnd(5)],
+				.timer_id = (int64_t)rnd(6),
+				.has_timer_id = rnd(2) != 0,
+				.fire_at = fires[rnd(3)],
+				.origin = origins[rnd(4)],
+				.origin_id = ids[rnd(5)],
+				.instance_id = ids[rnd(5)],
+				.execution_id = ids[rnd(5)],
+				.retry_parent_instance_id = ids[rnd(5)],
+				.workflow_status = rnd(2) ? "ORCHESTRATION_STATUS_COMPLETED" : NULL,
+				.error_type = rnd(2) ? "TimeoutError" : "ValueError",
+				.error_message = rnd(2) ? NULL : "boom",
+				.has_non_retriable = true,
+				.non_retriable = rnd(5) == 0,
+				.input = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){ 0 },
+				.output = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){ 0 },
+			};
+			n_actions += k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED;
+			add(log, ev);
+		}
+		struct analysis *a = run(log, NULL);
+		struct analysis *b = run(log, NULL);
+		size_t n_attempts = 0;
+		for (size_t v = 0; v < a->n_invocations; v++) {
+			ck_assert_uint_ge(a->invocations[v].n_attempts, 1);
+			n_attempts += a->invocations[v].n_attempts;
+		}
+		ck_assert_uint_eq(n_attempts, n_actions);
+		ck_assert_uint_eq(a->n_findings, b->n_findings);
+		for (size_t i = 0; i < a->n_findings; i++) {
+			const struct finding *f = &a->findings[i];
+			ck_assert_uint_gt(f->n_evidence_event_indexes, 0);
+			ck_assert_ptr_nonnull(f->message);
+			ck_assert_str_eq(f->message, b->findings[i].message);
+			for (size_t j = 0; j < f->n_evidence_event_indexes; j++)
+				ck_assert_uint_lt(f->evidence_event_indexes[j], (size_t)n);
+		}
+		ck_assert_uint_ge(a->n_limits, 1);
+		analysis_free(a);
+		analysis_free(b);
+		event_log_free(log);
+	}
+}
+END_TEST
+
 START_TEST(empty_log)
 {
 	struct event_log *log = log_new();
@@ -1124,6 +1274,7 @@ int main(void)
 	tcase_add_test(tc, dotnet_ids_linked_by_origin);
 	tcase_add_test(tc, missing_timer_id_matches_fire_at);
 	tcase_add_test(tc, same_fire_at_matched_in_order);
+	tcase_add_test(tc, timer_id_beats_fire_at_order);
 	tcase_add_test(tc, empty_ids_never_grouped);
 	tcase_add_test(tc, duplicate_result);
 	tcase_add_test(tc, orphan_retry_timer);
@@ -1141,8 +1292,10 @@ int main(void)
 	tcase_add_test(tc, data_sharing_inferred_and_given);
 	tcase_add_test(tc, large_payload_only_at_full);
 	tcase_add_test(tc, permanent_failures);
+	tcase_add_test(tc, run_facts);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, large_history);
+	tcase_add_test(tc, random_histories);
 	tcase_add_test(tc, empty_log);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fixtures");

@@ -107,19 +107,22 @@ static size_t n_failed(json_t *doc)
 
 static const struct {
 	const char *profile, *level, *json, *stateless;
+	const char *opt, *val; /* one more switch: where the answer and the events go */
 } modes[] = {
-	{"a", "metadata", "--json", "--stateless"},
-	{"a", "full", NULL, NULL},
-	{"b", "metadata", NULL, NULL},
-	{"b", "full", "--json", "--stateless"},
-	{"a", "metadata", NULL, "--stateless"},
-	{"b", "full", "--json", NULL},
+	{"a", "metadata", "--json", "--stateless", NULL, NULL},
+	{"a", "full", NULL, NULL, NULL, NULL},
+	{"b", "metadata", NULL, NULL, NULL, NULL},
+	{"b", "full", "--json", "--stateless", NULL, NULL},
+	{"a", "metadata", NULL, "--stateless", "--result-envelope", "structured"},
+	{"b", "full", "--json", NULL, "--result-envelope", "both"},
+	{"a", "full", "--json", NULL, "--result-envelope", "text"},
+	{"b", "metadata", NULL, "--stateless", "--events", "both"},
 };
 
 START_TEST(runs_every_mode)
 {
 	struct testlib_server s;
-	const char *extra[8];
+	const char *extra[10];
 	int n = 0;
 	extra[n++] = "--profile";
 	extra[n++] = modes[_i].profile;
@@ -129,6 +132,10 @@ START_TEST(runs_every_mode)
 		extra[n++] = modes[_i].json;
 	if (modes[_i].stateless)
 		extra[n++] = modes[_i].stateless;
+	if (modes[_i].opt) {
+		extra[n++] = modes[_i].opt;
+		extra[n++] = modes[_i].val;
+	}
 	extra[n] = NULL;
 	sim_start(&s, extra);
 	struct testlib_output out;

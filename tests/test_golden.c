@@ -306,6 +306,52 @@ START_TEST(unreadable_file_exits_6)
 }
 END_TEST
 
+START_TEST(verbose_lists_unknown_types_and_keys)
+{
+	list_fixtures();
+	const char *doc = "[{\"event_id\": -1, \"event_type\": \"ExecutionStarted\", \"name\": \"W\", "
+			  "\"workflow_instance_instance_id\": \"i-1\", \"zzz_extra\": 1},"
+			  "{\"event_id\": 0, \"event_type\": \"FancyNewEvent\\u001b[31m\"},"
+			  "{\"event_id\": 1, \"event_type\": \"TaskScheduled\", \"name\": \"A\", \"task_execution_id\": \"x\"}]";
+	struct testlib_output o;
+	run_file("json", "-", "-v", NULL, doc, &o);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "unknown event type FancyNewEvent\\x1b[31m: 1 event"), "stderr: %s", o.err);
+	ck_assert_msg(strstr(o.err, "unknown key zzz_extra: 1 time"), "stderr: %s", o.err);
+	ck_assert_ptr_null(strchr(o.err, '\x1b'));
+	testlib_output_free(&o);
+	/* Without -v the report alone. */
+	run_file("json", "-", NULL, NULL, doc, &o);
+	ck_assert_uint_eq(o.err_len, 0);
+	testlib_output_free(&o);
+}
+END_TEST
+
+START_TEST(text_goldens_fit_80_columns)
+{
+	list_fixtures();
+	for (size_t i = 0; i < n_fixtures; i++) {
+		char *path = path_of("tests/golden", fixtures[i], "txt");
+		char *text = testlib_read_file(path, NULL);
+		ck_assert_ptr_nonnull(text);
+		size_t line = 1;
+		for (char *p = text; *p;) {
+			char *eol = strchr(p, '\n');
+			size_t len = eol ? (size_t)(eol - p) : strlen(p);
+			size_t col = 0;
+			for (size_t k = 0; k < len; k++)
+				if (((unsigned char)p[k] & 0xc0) != 0x80)
+					col++;
+			ck_assert_msg(col <= 80, "%s:%zu is %zu columns wide", path, line, col);
+			line++;
+			p += len + (eol ? 1 : 0);
+		}
+		free(text);
+		free(path);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* The wording rule, on every metadata-level fixture, in the goldens the
  * product is held to. */
@@ -621,6 +667,8 @@ int main(void)
 	tcase_add_test(tc, output_option_writes_the_file);
 	tcase_add_test(tc, bad_input_exits_6_with_position);
 	tcase_add_test(tc, unreadable_file_exits_6);
+	tcase_add_test(tc, verbose_lists_unknown_types_and_keys);
+	tcase_add_test(tc, text_goldens_fit_80_columns);
 	tcase_add_test(tc, wording_rule_on_metadata_fixtures);
 	tcase_add_test(tc, hostile_history_is_neutralised);
 	tcase_add_test(tc, json_reports_have_every_required_field);

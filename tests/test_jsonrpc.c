@@ -100,6 +100,7 @@ START_TEST(decode_deep_nesting_is_an_error)
 {
 	size_t depth = 100000;
 	char *text = malloc(2 * depth + 64);
+	ck_assert_ptr_nonnull(text);
 	size_t n = (size_t)sprintf(text, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":");
 	memset(text + n, '[', depth);
 	memset(text + n + depth, ']', depth);
@@ -119,6 +120,7 @@ START_TEST(decode_ten_megabytes)
 	size_t big = 10u << 20;
 	const char *head = "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"text\":\"";
 	char *text = malloc(big + 128);
+	ck_assert_ptr_nonnull(text);
 	size_t n = strlen(head);
 	memcpy(text, head, n);
 	memset(text + n, 'a', big);

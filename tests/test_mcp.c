@@ -342,6 +342,12 @@ START_TEST(list_tools_follows_every_page)
 }
 END_TEST
 
+static int script_null_id_error(struct fake *f, json_t *req, long long id)
+{
+	(void)f, (void)req, (void)id;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}");
+}
+
 static const struct {
 	fake_script script;
 	const char *expect;
@@ -351,6 +357,7 @@ static const struct {
 	{script_endless, "after 1000 pages", 1000},
 	{script_no_tools_array, "no \"tools\" array", 0},
 	{script_list_refused, "server error -32601: no tools here", 0},
+	{script_null_id_error, "tools/list: server error -32700: Parse error", 0},
 };
 
 START_TEST(list_tools_bad_servers)

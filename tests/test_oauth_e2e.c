@@ -84,8 +84,18 @@ static void run(const char *server, const char *const *args, const char *extra, 
 	for (int i = 0; args[i] && n < 14; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	char *env[] = {env_xdg, env_home, env_browser, "CATALYST_LOGIN_TIMEOUT=30", "CATALYST_TOKEN=", "CI=",
-		       (char *)extra, NULL};
+	char *env[8];
+	int k = 0;
+	env[k++] = env_xdg;
+	env[k++] = env_home;
+	env[k++] = env_browser;
+	env[k++] = "CATALYST_LOGIN_TIMEOUT=30";
+	env[k++] = "CI=";
+	/* an empty value counts as unset; `extra` may set it */
+	if (!extra || strncmp(extra, "CATALYST_TOKEN=", 15) != 0)
+		env[k++] = "CATALYST_TOKEN=";
+	env[k++] = (char *)extra;
+	env[k] = NULL;
 	ck_assert_int_eq(testlib_run_cli(argv, env, NULL, 60000, o), 0);
 	ck_assert_msg(!o->timed_out, "catalyst-audit timed out; stderr:\n%s", o->err);
 }

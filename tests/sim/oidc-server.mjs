@@ -117,8 +117,25 @@ server.on('request', (req, res) => {
 		});
 		return;
 	}
+	// OpenID semantics drop offline_access unless prompt=consent is asked
+	// for; Catalyst (plain OAuth) grants it as a scope. Ask on the
+	// client's behalf so the refresh token is issued as Catalyst would.
+	if (req.method === 'GET' && req.url.startsWith('/auth?')) {
+		const u = new URL(req.url, issuer);
+		if ((u.searchParams.get('scope') || '').split(' ').includes('offline_access') && !u.searchParams.has('prompt')) {
+			u.searchParams.set('prompt', 'consent');
+			req.url = u.pathname + u.search;
+		}
+	}
 	callback(req, res);
 });
 
 process.on('SIGTERM', () => process.exit(0));
+// Bounded: if the test that started us dies without stopping us (a failed
+// assertion ends its process), we go too.
+const parent = process.ppid;
+setInterval(() => {
+	if (process.ppid !== parent)
+		process.exit(0);
+}, 500).unref();
 process.stdout.write(`ready ${issuer}\n`);

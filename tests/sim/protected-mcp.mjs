@@ -122,4 +122,11 @@ server.on('request', async (req, res) => {
 });
 
 process.on('SIGTERM', () => process.exit(0));
+// Bounded: if the test that started us dies without stopping us (a failed
+// assertion ends its process), we go too.
+const parent = process.ppid;
+setInterval(() => {
+	if (process.ppid !== parent)
+		process.exit(0);
+}, 500).unref();
 process.stdout.write(`ready ${resource}\n`);
