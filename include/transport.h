@@ -80,7 +80,7 @@ void transport_free(struct transport *t);
 /* Every message handed to on_message is NUL-terminated at msg[len] and
  * valid UTF-8. */
 
-/* The value of WWW-Authenticate from the last 401 answer (for the OAuth
+/* The value of WWW-Authenticate from the last 401/403 answer (for the OAuth
  * discovery), malloc'd; NULL when none or when t is not an HTTP transport. */
 char *transport_http_www_authenticate(struct transport *t);
 /* Replaces the bearer token (NULL: none). set_header(t, "Authorization",

@@ -1318,7 +1318,8 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 	}
 	sb_printf(&s, ". Return permanent rejections as data instead of raising them into the retry "
 		      "policy, or exclude %s from the policy.",
-		  str_set(a->error_type) ? a->error_type : "this error");
+		  str_set(a->error_type) && strlen(a->error_type) <= QUOTE_MAX ? a->error_type
+									 : "this error");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			evidence_add(&c->fs, b, inv->attempts[i].event_index);

@@ -119,17 +119,10 @@ int audit_login(const struct audit_request *rq, struct err *e)
 		goto out;
 	if (oauth_session_login(s, e) < 0)
 		goto out;
-	char msg[1200];
-	snprintf(msg, sizeof msg, "signed in to %s (client %s); tokens stored under %s", rq->server, c.client_id,
-		 c.store_dir ? c.store_dir : "$XDG_CONFIG_HOME/catalyst-audit");
-	if (!c.store_dir) {
-		char *dir = oauth_store_default_dir(NULL);
-		if (dir)
-			snprintf(msg, sizeof msg, "signed in to %s (client %s); tokens stored under %s", rq->server,
-				 c.client_id, dir);
-		free(dir);
-	}
-	fprintf(stderr, "catalyst-audit: %s\n", msg);
+	char *dir = oauth_store_default_dir(NULL);
+	fprintf(stderr, "catalyst-audit: signed in to %s (client %s); tokens stored in %s\n", rq->server, c.client_id,
+		dir ? dir : "the token folder");
+	free(dir);
 	rc = 0;
 out:
 	oauth_session_free(s);

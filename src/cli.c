@@ -167,7 +167,7 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct err *e)
 	optind = 0;
 	opterr = 0;
 	int c;
-	long v;
+	long v = 0;
 	static const char *const formats[] = {"text", "json", "markdown"};
 	static const char *const colors[] = {"auto", "always", "never"};
 	static const char *const fails[] = {"suspect", "reexecuted", "never"};

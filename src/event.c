@@ -301,21 +301,21 @@ const char *event_dialect_name(enum event_dialect d)
 
 const struct event_run_info *event_log_run_info(const struct event_log *log)
 {
-	return &log->run;
+	return log ? &log->run : NULL;
 }
 
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out)
 {
 	if (out)
-		*out = log->unknown_kinds.items;
-	return log->unknown_kinds.n;
+		*out = log ? log->unknown_kinds.items : NULL;
+	return log ? log->unknown_kinds.n : 0;
 }
 
 size_t event_log_unknown_keys(const struct event_log *log, const struct event_count **out)
 {
 	if (out)
-		*out = log->unknown_keys.items;
-	return log->unknown_keys.n;
+		*out = log ? log->unknown_keys.items : NULL;
+	return log ? log->unknown_keys.n : 0;
 }
 
 const char *event_log_intern(struct event_log *log, const char *s, size_t len)

@@ -1035,12 +1035,10 @@ static void run_finish(struct dec *d)
 		.data_sharing_level = run_str(d, &d->run[RUN_SHARING]),
 	};
 	if (d->run[RUN_SHARING].set) {
-		struct evj_tok k = {.type = EVJ_STRING, .p = d->run[RUN_SHARING].key,
-				    .len = d->run[RUN_SHARING].key_len, .escaped = !d->from_json};
-		size_t len;
-		/* The key may hold escapes when it came from bytes. */
-		const char *s = evj_str(&k, &d->scratch, &d->scratch_cap, &len);
-		info.data_sharing_field = s ? event_pool_intern(d->pool, s, len) : NULL;
+		/* Keys with escapes never become run fields: the text is the
+		 * key as spelled. */
+		info.data_sharing_field = event_pool_intern(d->pool, d->run[RUN_SHARING].key,
+							    d->run[RUN_SHARING].key_len);
 	}
 	event_log_set_run_info(d->log, &info);
 }

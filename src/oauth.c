@@ -882,6 +882,44 @@ static int not_signed_in(const struct oauth_session *s, const char *why, struct 
 		       s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
 }
 
+/* 403 insufficient_scope: sign in again asking for the union of what we
+ * hold and what the challenge names. With a wanted list, a challenge for a
+ * scope outside it (catalyst:write) is refused instead: asking cannot be
+ * the answer for a read-only tool. The OAuth session bounds the tries. */
+static int step_up(struct oauth_session *s, const struct oauth_challenge *ch, struct err *e)
+{
+	char sc[300];
+	sanitize(sc, sizeof sc, ch->scope ? ch->scope : "(none)");
+	if (s->cfg.scope && ch->scope) {
+		json_t *wanted = json_array(), *asked = json_array();
+		add_words(wanted, s->cfg.scope);
+		add_words(asked, ch->scope);
+		bool outside = false;
+		size_t i;
+		json_t *v;
+		json_array_foreach(asked, i, v)
+			if (!array_has(wanted, json_string_value(v)))
+				outside = true;
+		json_decref(wanted);
+		json_decref(asked);
+		if (outside)
+			return err_set(e, ERR_AUTH,
+				       "%s asks for scope %s; catalyst-audit only ever asks for %s (it is read-only)",
+				       s->cfg.resource, sc, s->cfg.scope);
+	}
+	if (!s->cfg.interactive)
+		return err_set(e, ERR_AUTH, "%s needs more access (scope %s) and sign-in is not interactive here; run: %s",
+			       s->cfg.resource, sc, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
+	json_t *held = json_array();
+	add_words(held, s->tok.scope);
+	add_words(held, s->scope_requested);
+	char *held_text = join_words(held);
+	json_decref(held);
+	int rc = authorize(s, ch, held_text, e);
+	free(held_text);
+	return rc;
+}
+
 int oauth_session_recover(struct oauth_session *s, struct transport *t, const struct err *failed, struct err *e)
 {
 	struct err f = *failed;
@@ -909,42 +947,7 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 			err_set(e, ERR_AUTH, "%s refused access (HTTP 403)%s%s", s->cfg.resource, *d ? ": " : "", d);
 			goto out;
 		}
-		/* Step-up: the union of what we hold and what is asked. */
-		char *before = s->scope_requested ? strdup(s->scope_requested) : NULL;
-		struct oauth_metadata none = {0};
-		char *want = NULL;
-		{
-			struct oauth_challenge merged = {.scope = ch.scope};
-			json_t *u = json_array();
-			add_words(u, s->tok.scope);
-			add_words(u, s->scope_requested);
-			char *held = join_words(u);
-			json_decref(u);
-			want = choose_scope(s, &none, &merged, held);
-			free(held);
-		}
-		if (!s->cfg.interactive) {
-			char sc[300];
-			sanitize(sc, sizeof sc, ch.scope);
-			err_set(e, ERR_AUTH, "%s needs more access (scope %s) and sign-in is not interactive here; run: %s",
-				s->cfg.resource, sc, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
-			free(before);
-			free(want);
-			goto out;
-		}
-		if (s->cfg.scope && before && want && strcmp(before, want) == 0) {
-			char sc[300];
-			sanitize(sc, sizeof sc, ch.scope);
-			err_set(e, ERR_AUTH,
-				"%s asks for scope %s, which catalyst-audit never requests (it asks only for %s)",
-				s->cfg.resource, sc, s->cfg.scope);
-			free(before);
-			free(want);
-			goto out;
-		}
-		free(before);
-		rc = authorize(s, &ch, want, e);
-		free(want);
+		rc = step_up(s, &ch, e);
 	} else {
 		if (s->tok.access_token && s->tok.refresh_token && !s->refresh_failed) {
 			struct err rerr;

@@ -544,6 +544,11 @@ static int status_error(struct exchange *ex, const char *session_sent, struct er
 		err_set(e, ERR_AUTH, "%s %s: HTTP 401: not authorized%s%s", ex->method, ht->url, sep, excerpt);
 		e->detail = ERR_DETAIL_UNAUTHORIZED;
 	} else if (s == 403) {
+		/* A 403 may carry an insufficient_scope challenge: sign-in steps up. */
+		pthread_mutex_lock(&ht->lock);
+		free(ht->www_authenticate);
+		ht->www_authenticate = ex->www_authenticate ? strdup(ex->www_authenticate) : NULL;
+		pthread_mutex_unlock(&ht->lock);
 		err_set(e, ERR_AUTH, "%s %s: HTTP 403: forbidden%s%s", ex->method, ht->url, sep, excerpt);
 		e->detail = ERR_DETAIL_FORBIDDEN;
 	} else if (s >= 500 || s == 429) {

@@ -4,6 +4,7 @@
  * modes, and a deliberately broken stdio server. The reference answer for
  * "every tool" is the official SDK client's own listing. */
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,48 @@ START_TEST(call_envelopes_and_session_expiry)
 }
 END_TEST
 
+/* Several threads on one session over one HTTP transport, as `runs` does:
+ * each call gets its own answer. */
+struct adder {
+	struct mcp_session *s;
+	int n, ok;
+};
+
+static void *adder_main(void *arg)
+{
+	struct adder *a = arg;
+	for (int i = 0; i < 10; i++) {
+		json_t *args = json_pack("{s:i, s:i}", "a", a->n * 1000, "b", i);
+		struct mcp_tool_result r;
+		struct err e;
+		err_clear(&e);
+		if (mcp_call_tool(a->s, "add", args, &r, &e) == 0 &&
+		    json_integer_value(json_object_get(r.structured, "sum")) == a->n * 1000 + i)
+			a->ok++;
+		mcp_tool_result_finish(&r);
+		json_decref(args);
+	}
+	return NULL;
+}
+
+START_TEST(threads_share_one_session)
+{
+	struct live l;
+	live_up(&l, tiny_modes[_i], NULL);
+	struct adder a[8];
+	pthread_t th[8];
+	for (int i = 0; i < 8; i++) {
+		a[i] = (struct adder){.s = l.s, .n = i + 1};
+		ck_assert_int_eq(pthread_create(&th[i], NULL, adder_main, &a[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 8; i++)
+		ck_assert_msg(a[i].ok == 10, "thread %d: %d of 10 calls right", i, a[i].ok);
+	live_down(&l);
+}
+END_TEST
+
 /* --- the CLI's trace and errors -------------------------------------- */
 
 START_TEST(verbose_trace_redacts_the_token)
@@ -516,6 +559,7 @@ int main(void)
 	tcase_add_test(tc, tiny_text_listing_is_escaped_and_aligned);
 	tcase_add_test(tc, sse_server_requests_answered);
 	tcase_add_loop_test(tc, call_envelopes_and_session_expiry, 0, 3);
+	tcase_add_loop_test(tc, threads_share_one_session, 0, 3);
 	tcase_add_test(tc, verbose_trace_redacts_the_token);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");

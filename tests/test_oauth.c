@@ -2,9 +2,14 @@
  * RFC 7636 test vector, the well-known URLs, the callback query and its
  * checks, and that --verbose traces of OAuth traffic are redacted. */
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "oauth.h"
 #include "testlib.h"
@@ -265,6 +270,87 @@ START_TEST(callback_check_table)
 }
 END_TEST
 
+/* A browser stand-in: sends each request line to the listener and keeps
+ * the status lines it got back. */
+struct browser {
+	int port;
+	const char *requests[4];
+	char statuses[4][64];
+};
+
+static void *browse(void *arg)
+{
+	struct browser *b = arg;
+	for (int i = 0; b->requests[i]; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)b->port)};
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+			char req[512];
+			int n = snprintf(req, sizeof req, "%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", b->requests[i]);
+			if (write(fd, req, (size_t)n) == n) {
+				char answer[2048];
+				ssize_t got = read(fd, answer, sizeof answer - 1);
+				if (got > 0) {
+					answer[got] = '\0';
+					snprintf(b->statuses[i], sizeof b->statuses[i], "%.*s", (int)strcspn(answer, "\r"),
+						 answer);
+				}
+			}
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+START_TEST(listener_loopback_single_use)
+{
+	struct oauth_listener l;
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	ck_assert_int_gt(l.port, 0);
+	struct sockaddr_in a;
+	socklen_t alen = sizeof a;
+	ck_assert_int_eq(getsockname(l.fd, (struct sockaddr *)&a, &alen), 0);
+	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), INADDR_LOOPBACK); /* never 0.0.0.0 */
+
+	struct browser b = {.port = l.port,
+			    .requests = {"POST /callback?code=p&state=s", "GET /favicon.ico",
+					 "GET /callback?code=the-code&state=s&iss=https%3A%2F%2Fas", NULL}};
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, browse, &b), 0);
+	struct oauth_callback cb;
+	int rc = oauth_listener_wait(&l, "/callback", 30, &cb, &e);
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	ck_assert_str_eq(b.statuses[0], "HTTP/1.1 405 Method Not Allowed");
+	ck_assert_str_eq(b.statuses[1], "HTTP/1.1 404 Not Found");
+	ck_assert_str_eq(b.statuses[2], "HTTP/1.1 200 OK");
+	ck_assert_str_eq(cb.code, "the-code");
+	ck_assert_int_eq(oauth_callback_check(&cb, "s", "https://as", true, &e), 0);
+	oauth_callback_finish(&cb);
+	/* single use: the listener is closed after the callback */
+	ck_assert_int_eq(l.fd, -1);
+	oauth_listener_close(&l);
+}
+END_TEST
+
+START_TEST(listener_times_out)
+{
+	struct oauth_listener l;
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	struct oauth_callback cb;
+	ck_assert_int_eq(oauth_listener_wait(&l, "/callback", 1, &cb, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_TIMEOUT);
+	ck_assert_ptr_null(cb.code);
+	oauth_listener_close(&l);
+}
+END_TEST
+
 static char captured[16384];
 
 static void capture(const char *line, void *ctx)
@@ -316,6 +402,8 @@ int main(void)
 	tc = tcase_create("callback");
 	tcase_add_loop_test(tc, callback_parse_table, 0, N(callback_cases));
 	tcase_add_loop_test(tc, callback_check_table, 0, N(check_cases));
+	tcase_add_test(tc, listener_loopback_single_use);
+	tcase_add_test(tc, listener_times_out);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("redaction");
 	tcase_add_test(tc, trace_redacts_oauth_traffic);

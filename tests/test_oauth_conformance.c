@@ -96,6 +96,22 @@ static json_t *check_by_id(json_t *checks, const char *id)
 	return NULL;
 }
 
+/* Every scenario's results live under one folder that an unchecked
+ * teardown (in the parent process) removes, failed scenarios included. */
+static char base[512];
+
+static void base_create(void)
+{
+	snprintf(base, sizeof base, "/tmp/ca-oauth-conformance-XXXXXX");
+	if (!mkdtemp(base))
+		abort();
+}
+
+static void base_remove(void)
+{
+	nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Check messages are bounded: the suite's log goes to stderr instead. */
 static void show_tail(const char *text)
 {
@@ -106,7 +122,8 @@ static void show_tail(const char *text)
 START_TEST(auth_scenario)
 {
 	const char *scenario = scenarios[_i].scenario;
-	char tmp[] = "/tmp/ca-oauth-conformance-XXXXXX";
+	char tmp[600];
+	snprintf(tmp, sizeof tmp, "%s/run-XXXXXX", base);
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 
 	char client[4096], loopback[4096], suite[4096], browser[4200];
@@ -185,6 +202,7 @@ int main(void)
 	Suite *s = suite_create("oauth_conformance");
 	TCase *tc = tcase_create("auth");
 	tcase_set_timeout(tc, 90);
+	tcase_add_unchecked_fixture(tc, base_create, base_remove);
 	tcase_add_loop_test(tc, auth_scenario, 0, sizeof scenarios / sizeof *scenarios);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
