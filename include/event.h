@@ -123,6 +123,12 @@ struct event_log;
 struct event_log *event_log_new(void);
 void event_log_free(struct event_log *log); /* accepts NULL */
 
+/* Frees the events, keeping every string handed out (run info, unknown
+ * counts, and whatever an analysis borrowed) valid until event_log_free:
+ * a run's memory after its analysis is what the report prints, not its
+ * history. The log then counts no events; interning into it afterwards
+ * still works (it starts a new table, so it may duplicate a string). */
+void event_log_drop_events(struct event_log *log);
 size_t event_log_count(const struct event_log *log);
 const struct event *event_log_at(const struct event_log *log, size_t i);
 enum event_dialect event_log_dialect(const struct event_log *log);

@@ -54,5 +54,14 @@ int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments,
 		  struct mcp_tool_result *out, struct err *e);
 void mcp_tool_result_finish(struct mcp_tool_result *r);
 
+/* mcp_call_tool for a caller that reads structuredContent first, and
+ * content[] only without it or in an error (isError) answer. When a
+ * successful answer has structuredContent, content[] is not decoded at
+ * all: `content` is an empty array and text_json NULL. An answer that
+ * repeats its data as JSON text (as the SDK's servers do) then costs one
+ * decode of the data instead of three. */
+int mcp_call_tool_structured_first(struct mcp_session *s, const char *name, json_t *arguments,
+				   struct mcp_tool_result *out, struct err *e);
+
 /* Ends the session (HTTP DELETE / stdio shutdown) through the transport. */
 void mcp_session_close(struct mcp_session *s);

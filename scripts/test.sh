@@ -8,7 +8,7 @@ bash scripts/install-deps.sh test || exit 1
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-fuzz_seconds=${FUZZ_SECONDS:-15}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 summary=()
 status=0
 
@@ -22,8 +22,10 @@ setup() { # dir, meson args...
   ninja -C "$dir"
 }
 
-count() { # dir: adds that build's results to the totals
-  python3 - "$1/meson-logs/testlog.json" <<'PY'
+count() { # dir: that build's results from its newest test log
+  local log
+  log=$(ls -t "$1"/meson-logs/testlog*.json | head -n 1)
+  python3 - "$log" <<'PY'
 import json, sys
 ok = bad = 0
 for line in open(sys.argv[1]):
@@ -39,13 +41,13 @@ PY
 passed=0
 failed=0
 run_suite() { # label, dir, meson test args...
-  local label=$1 dir=$2; shift 2
+  local label=$1 dir=$2 start=$SECONDS; shift 2
   echo "=== $label"
   meson test -C "$dir" --print-errorlogs -v "$@" || status=1
   read -r ok bad < <(count "$dir")
   passed=$((passed + ok))
   failed=$((failed + bad))
-  summary+=("$label: $ok passed, $bad failed")
+  summary+=("$label: $ok passed, $bad failed ($((SECONDS - start)) s)")
 }
 
 # 1. plain build, whole suite
@@ -80,6 +82,7 @@ else
   failed=$((failed + 1)); status=1; echo "fuzz build: FAILED"
 fi
 
+summary+=("total: $SECONDS s")
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"
 exit $status

@@ -364,14 +364,63 @@ struct work {
 	enum failure_class cls;
 };
 
+/* Finding messages (~670 bytes each, one per finding: 19 MB for 28,000
+ * findings) are packed into large blocks rather than left in their growing
+ * buffers, which kept a third more than they used. */
+#define TEXT_BLOCK_SIZE ((size_t)256 * 1024)
+
+struct text_block {
+	struct text_block *next;
+	size_t used, cap;
+	char data[];
+};
+
 /* The analysis and what it owns beyond the public fields. */
 struct analysis_owned {
 	struct analysis pub;
 	struct attempt *attempt_pool;
 	int64_t *timer_pool;
 	char *status;
+	struct text_block *texts; /* finding messages */
 	size_t cap_findings, cap_withheld, cap_limits, cap_children;
 };
+
+/* A copy of s (len bytes, then a NUL) in the analysis' text blocks. */
+static char *text_dup(struct text_block **head, const char *s, size_t len)
+{
+	struct text_block *b = *head;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > TEXT_BLOCK_SIZE ? len + 1 : TEXT_BLOCK_SIZE;
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		if (*head && len + 1 > TEXT_BLOCK_SIZE) {
+			/* An outsized text gets its own block behind the current one,
+			 * which keeps its free space. */
+			b->next = (*head)->next;
+			(*head)->next = b;
+		} else {
+			b->next = *head;
+			*head = b;
+		}
+	}
+	char *t = b->data + b->used;
+	memcpy(t, s, len);
+	t[len] = '\0';
+	b->used += len + 1;
+	return t;
+}
+
+static void text_free(struct text_block *b)
+{
+	while (b) {
+		struct text_block *next = b->next;
+		free(b);
+		b = next;
+	}
+}
 
 static bool str_set(const char *s)
 {
@@ -952,6 +1001,9 @@ static int evidence_finish(struct finding *f, const struct event_log *log)
 			f->evidence_event_indexes[u++] = f->evidence_event_indexes[i];
 	}
 	f->n_evidence_event_indexes = u;
+	size_t *fit = realloc(f->evidence_event_indexes, u * sizeof(size_t));
+	if (fit)
+		f->evidence_event_indexes = fit;
 	f->evidence_event_ids = malloc(u * sizeof(int64_t));
 	if (!f->evidence_event_ids)
 		return -1;
@@ -1080,11 +1132,12 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 
 static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
 {
-	if (!b) {
-		buf_finish(&s->b);
-		return;
+	if (b && !*s->oom) {
+		b->f.message = text_dup(&c->ao->texts, s->b.data ? (const char *)s->b.data : "", s->b.len);
+		if (!b->f.message)
+			*s->oom = true;
 	}
-	b->f.message = sb_steal(s);
+	buf_finish(&s->b);
 }
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
@@ -2014,6 +2067,15 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 			.event_index = i,
 		};
 	}
+	/* Doubling left up to half of it unused: 214,000 entries on a large
+	 * history at metadata level. */
+	if (an->n_withheld && an->n_withheld < ao->cap_withheld) {
+		struct withheld *fit = realloc(an->withheld, an->n_withheld * sizeof *fit);
+		if (fit) {
+			an->withheld = fit;
+			ao->cap_withheld = an->n_withheld;
+		}
+	}
 	return 0;
 }
 
@@ -2302,23 +2364,39 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 	return rc;
 }
 
-static void work_finish(struct work *w)
+/* What only the scan uses (the grouping maps and queues: a quarter of the
+ * analysis' memory on a large history), freed as soon as it is done. The
+ * timer map stays: evidence looks retry timers up in it. */
+static void work_release_scan(struct work *w)
 {
-	free(w->att);
-	free(w->tim);
 	free(w->links);
 	free(w->queues);
-	free(w->dups);
 	free(w->failed_fifo);
-	free(w->pairs);
 	imap_free(&w->sched);
-	imap_free(&w->timers);
 	smap_free(&w->exec);
 	smap_free(&w->child_inst);
 	smap_free(&w->fire);
 	smap_free(&w->pend_task);
 	smap_free(&w->pend_child);
 	smap_free(&w->children);
+	w->links = NULL;
+	w->queues = NULL;
+	w->failed_fifo = NULL;
+	w->n_links = w->cap_links = w->n_queues = w->cap_queues = 0;
+	w->n_failed = w->failed_head = w->cap_failed = 0;
+	w->sched = (struct imap){ 0 };
+	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = w->children =
+		(struct smap){ 0 };
+}
+
+static void work_finish(struct work *w)
+{
+	work_release_scan(w);
+	free(w->att);
+	free(w->tim);
+	free(w->dups);
+	free(w->pairs);
+	imap_free(&w->timers);
 }
 
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
@@ -2336,6 +2414,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	struct analysis *an = &ao->pub;
 
 	scan(&w);
+	work_release_scan(&w);
 	if (w.oom)
 		goto out;
 	if (build_invocations(&w, ao) < 0 || run_facts(&w, ao) < 0 || data_sharing(&w, ao) < 0 ||
@@ -2391,7 +2470,6 @@ out:
 	for (size_t i = 0; i < c.fs.n; i++) {
 		free(c.fs.v[i].f.evidence_event_ids);
 		free(c.fs.v[i].f.evidence_event_indexes);
-		free(c.fs.v[i].f.message);
 	}
 	free(c.fs.v);
 	free(c.sharing_phrase);
@@ -2409,7 +2487,6 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].evidence_event_ids);
 		free(a->findings[i].evidence_event_indexes);
-		free(a->findings[i].message);
 	}
 	free(a->findings);
 	free(a->invocations);
@@ -2422,6 +2499,7 @@ void analysis_free(struct analysis *a)
 	free(a->limits);
 	free(a->child_instances);
 	free(ao->status);
+	text_free(ao->texts);
 	free(ao);
 }
 

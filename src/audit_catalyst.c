@@ -463,8 +463,14 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
 	rr->analysis = analysis_run(log, &ao, &e);
 	rr->log = log;
-	if (!rr->analysis)
+	if (!rr->analysis) {
 		fail_run(rr, &e, NULL);
+		return;
+	}
+	/* The renderers read the analysis and the log's run info, never its
+	 * events: holding 500 histories until the report is written would make
+	 * memory grow with the number of runs. */
+	event_log_drop_events(log);
 }
 
 /* Exit status for runs that could not be audited: the most telling first

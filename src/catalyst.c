@@ -157,7 +157,7 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 		struct mcp_tool_result r;
 		memset(&r, 0, sizeof r);
 		err_clear(e);
-		if (mcp_call_tool(c->s, tool, args, &r, e) < 0) {
+		if (mcp_call_tool_structured_first(c->s, tool, args, &r, e) < 0) {
 			mcp_tool_result_finish(&r);
 			if (transient(e) && attempt < c->o.max_attempts) {
 				backoff(c, attempt, e->retry_after);

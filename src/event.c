@@ -18,6 +18,7 @@
  * lets a per-thread pool be merged into another one in O(1) per string. */
 
 #define POOL_CHUNK (256u * 1024u)
+#define POOL_FIRST_CHUNK (4u * 1024u)
 
 struct pool_chunk {
 	struct pool_chunk *next;
@@ -94,13 +95,23 @@ static void *pool_raw(struct event_pool *p, size_t n, size_t align)
 			return c->data + at;
 		}
 	}
-	size_t cap = n > POOL_CHUNK / 4 ? n : POOL_CHUNK;
+	/* Chunks double from POOL_FIRST_CHUNK up to POOL_CHUNK: a 200-event
+	 * tool answer needs a few kilobytes, and `runs` keeps one pool per
+	 * run until the report is written. */
+	bool one_off = n > POOL_CHUNK / 4;
+	size_t cap = c ? c->cap * 2 : POOL_FIRST_CHUNK;
+	if (cap > POOL_CHUNK)
+		cap = POOL_CHUNK;
+	while (cap < n)
+		cap *= 2;
+	if (one_off)
+		cap = n;
 	struct pool_chunk *nc = malloc(sizeof *nc + cap);
 	if (!nc)
 		return NULL;
 	nc->cap = cap;
 	p->bytes += n;
-	if (c && cap != POOL_CHUNK) {
+	if (c && one_off) {
 		/* A big one-off string: keep the current chunk on top so its
 		 * remaining space is still used. */
 		nc->next = c->next;
@@ -258,6 +269,26 @@ void event_log_free(struct event_log *log)
 	free(log->unknown_keys.items);
 	event_pool_finish(&log->pool);
 	free(log);
+}
+
+void event_log_drop_events(struct event_log *log)
+{
+	if (!log)
+		return;
+	size_t nb = nblocks(log);
+	for (size_t i = 0; i < nb; i++)
+		free(log->blocks[i]);
+	free(log->blocks);
+	log->blocks = NULL;
+	log->nblocks_cap = 0;
+	log->count = 0;
+	log->joined = false;
+	log->join_at = log->join_block = 0;
+	/* The strings stay where they are; only finding them again by value
+	 * needs the table, and a log without events interns nothing more. */
+	free(log->pool.table);
+	log->pool.table = NULL;
+	log->pool.cap = log->pool.count = 0;
 }
 
 size_t event_log_count(const struct event_log *log)

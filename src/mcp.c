@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_json.h"
 #include "jsonrpc.h"
 #include "trace.h"
 #include "version.h"
@@ -71,11 +72,16 @@ const json_t *mcp_server_info_get(const struct mcp_session *s)
 	return s->server_info;
 }
 
+/* exchange() flags. */
+#define EX_PROGRESS 1u  /* ask for progress notifications */
+#define EX_SKIP_TEXT 2u /* tools/call whose caller reads structuredContent first */
+
 /* One request/response exchange: what the transport's callback sees. */
 struct exchange {
 	struct mcp_session *s;
 	long long id;
 	const char *method;
+	unsigned flags;
 	json_t *result;    /* new reference once answered */
 	json_t *rpc_error; /* new reference once answered with an error */
 };
@@ -121,11 +127,123 @@ static void deliver_progress(struct exchange *x, const struct jsonrpc_message *m
 			  json_is_string(message) ? json_string_value(message) : NULL, x->s->progress_ctx);
 }
 
+/* Where the values of some members of the object at s->pos lie. A key
+ * given twice, or any key spelled with escapes (which might spell one of
+ * ours), makes `unsure` true: then nothing is cut. -1 when the text is not
+ * an object or not JSON (the decoder will say why). */
+struct member_span {
+	const char *key;
+	size_t start, end;
+	bool found;
+	struct member_span *inner; /* an object value's members to find too */
+	size_t n_inner;
+};
+
+static int object_members(struct evj_scan *s, struct member_span *m, size_t n, bool *unsure)
+{
+	struct err ignored;
+	err_clear(&ignored);
+	evj_skip_ws(s);
+	if (s->pos >= s->len || s->buf[s->pos] != '{')
+		return -1;
+	s->pos++;
+	evj_skip_ws(s);
+	if (s->pos < s->len && s->buf[s->pos] == '}') {
+		s->pos++;
+		return 0;
+	}
+	for (;;) {
+		const char *key;
+		size_t klen;
+		bool escaped;
+		evj_skip_ws(s);
+		if (s->pos >= s->len || s->buf[s->pos] != '"' ||
+		    evj_scan_string(s, &key, &klen, &escaped, &ignored) < 0)
+			return -1;
+		if (escaped)
+			*unsure = true;
+		evj_skip_ws(s);
+		if (s->pos >= s->len || s->buf[s->pos] != ':')
+			return -1;
+		s->pos++;
+		evj_skip_ws(s);
+		size_t start = s->pos;
+		size_t i = 0;
+		while (i < n && (strlen(m[i].key) != klen || memcmp(m[i].key, key, klen) != 0))
+			i++;
+		if (i < n && m[i].inner && s->buf[start] == '{' && !m[i].found) {
+			/* Walked through once, not skipped and then walked. */
+			if (object_members(s, m[i].inner, m[i].n_inner, unsure) < 0)
+				return -1;
+		} else if (evj_skip_value(s, &ignored) < 0) {
+			return -1;
+		}
+		if (i < n) {
+			if (m[i].found)
+				*unsure = true;
+			m[i].found = true;
+			m[i].start = start;
+			m[i].end = s->pos;
+		}
+		evj_skip_ws(s);
+		if (s->pos >= s->len)
+			return -1;
+		if (s->buf[s->pos] == '}') {
+			s->pos++;
+			return 0;
+		}
+		if (s->buf[s->pos] != ',')
+			return -1;
+		s->pos++;
+	}
+}
+
+static bool span_is(const char *text, const struct member_span *m, const char *literal)
+{
+	size_t n = strlen(literal);
+	return m->end - m->start == n && memcmp(text + m->start, literal, n) == 0;
+}
+
+/* A tool answer with structuredContent usually repeats it as JSON text in
+ * content[] (the SDK's servers do): decoding that string is half the cost
+ * of the message, for a caller that will not read it. Returns a copy of
+ * the message with result.content emptied (NUL-terminated, *out_len) when
+ * the answer is a success with structuredContent, else NULL (decode the
+ * message as it is). */
+static char *without_text_content(const char *msg, size_t len, size_t *out_len)
+{
+	bool unsure = false;
+	struct evj_scan s = {.buf = msg, .len = len, .pos = 0};
+	struct member_span in[] = {{.key = "structuredContent"}, {.key = "content"}, {.key = "isError"}};
+	struct member_span top[] = {{.key = "result", .inner = in, .n_inner = 3}};
+	if (object_members(&s, top, 1, &unsure) < 0 || unsure || !top[0].found || msg[top[0].start] != '{')
+		return NULL;
+	if (!in[0].found || span_is(msg, &in[0], "null") || !in[1].found || span_is(msg, &in[1], "[]"))
+		return NULL;
+	if (in[2].found && span_is(msg, &in[2], "true"))
+		return NULL;
+	size_t cut = in[1].end - in[1].start;
+	size_t n = len - cut + 2;
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, msg, in[1].start);
+	memcpy(copy + in[1].start, "[]", 2);
+	memcpy(copy + in[1].start + 2, msg + in[1].end, len - in[1].end);
+	copy[n] = '\0';
+	*out_len = n;
+	return copy;
+}
+
 static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 {
 	struct exchange *x = ctx;
 	struct jsonrpc_message m;
-	if (jsonrpc_decode(&m, msg, len, e) < 0)
+	size_t cut_len = 0;
+	char *cut = x->flags & EX_SKIP_TEXT ? without_text_content(msg, len, &cut_len) : NULL;
+	int decoded = cut ? jsonrpc_decode(&m, cut, cut_len, e) : jsonrpc_decode(&m, msg, len, e);
+	free(cut);
+	if (decoded < 0)
 		return err_prefix(e, "%s", x->method);
 	int rc = 0;
 	switch (m.kind) {
@@ -166,14 +284,14 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 
 /* Sends one request and waits for its answer: 0 with exactly one of
  * *result / *rpc_error set (new references), or -1. */
-static int exchange(struct mcp_session *s, const char *method, json_t *params, json_t *meta, bool progress,
+static int exchange(struct mcp_session *s, const char *method, json_t *params, json_t *meta, unsigned flags,
 		    json_t **result, json_t **rpc_error, struct err *e)
 {
 	struct jsonrpc_request r;
 	*result = *rpc_error = NULL;
 	long long id = jsonrpc_next_id();
 	json_t *m = meta ? json_copy(meta) : NULL;
-	if (progress) {
+	if (flags & EX_PROGRESS) {
 		/* The request id doubles as the progress token. */
 		if (!m)
 			m = json_object();
@@ -183,7 +301,7 @@ static int exchange(struct mcp_session *s, const char *method, json_t *params, j
 	json_decref(m);
 	if (built < 0)
 		return -1;
-	struct exchange x = {.s = s, .id = r.id, .method = method};
+	struct exchange x = {.s = s, .id = r.id, .method = method, .flags = flags};
 	int rc = transport_send(s->t, r.body, r.len, true, on_message, &x, e);
 	jsonrpc_request_finish(&r);
 	if (rc < 0) {
@@ -227,7 +345,7 @@ static int initialize_locked(struct mcp_session *s, struct err *e)
 				   s->client_version);
 	if (!params)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (exchange(s, "initialize", params, NULL, false, &result, &rpc_error, e) < 0)
+	if (exchange(s, "initialize", params, NULL, 0, &result, &rpc_error, e) < 0)
 		goto out;
 	if (rpc_error) {
 		rpc_error_set(e, "initialize", rpc_error);
@@ -305,11 +423,11 @@ static unsigned generation(struct mcp_session *s)
 }
 
 /* exchange(), with one re-initialize and retry on a session expiry. */
-static int exchange_retry(struct mcp_session *s, const char *method, json_t *params, bool progress,
+static int exchange_retry(struct mcp_session *s, const char *method, json_t *params, unsigned flags,
 			  json_t **result, json_t **rpc_error, struct err *e)
 {
 	unsigned seen = generation(s);
-	if (exchange(s, method, params, NULL, progress, result, rpc_error, e) == 0)
+	if (exchange(s, method, params, NULL, flags, result, rpc_error, e) == 0)
 		return 0;
 	if (!e || e->detail != ERR_DETAIL_SESSION_EXPIRED)
 		return -1;
@@ -317,7 +435,7 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 	err_clear(e);
 	if (reinitialize(s, seen, e) < 0)
 		return err_prefix(e, "re-initializing after '%s'", first.msg);
-	return exchange(s, method, params, NULL, progress, result, rpc_error, e);
+	return exchange(s, method, params, NULL, flags, result, rpc_error, e);
 }
 
 json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
@@ -335,7 +453,7 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 			err_set(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up", MCP_MAX_PAGES);
 			goto fail;
 		}
-		if (exchange_retry(s, "tools/list", params, false, &result, &rpc_error, e) < 0)
+		if (exchange_retry(s, "tools/list", params, 0, &result, &rpc_error, e) < 0)
 			goto fail;
 		if (rpc_error) {
 			rpc_error_set(e, "tools/list", rpc_error);
@@ -402,8 +520,8 @@ static json_t *first_json_text(json_t *content)
 	return NULL;
 }
 
-int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, struct mcp_tool_result *out,
-		  struct err *e)
+static int call_tool(struct mcp_session *s, const char *name, json_t *arguments, bool lazy_text,
+		     struct mcp_tool_result *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
 	json_t *params = json_pack("{s:s, s:o}", "name", name,
@@ -411,7 +529,8 @@ int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, st
 	if (!params)
 		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
 	json_t *result = NULL, *rpc_error = NULL;
-	int rc = exchange_retry(s, "tools/call", params, s->on_progress != NULL, &result, &rpc_error, e);
+	unsigned flags = (s->on_progress ? EX_PROGRESS : 0) | (lazy_text ? EX_SKIP_TEXT : 0);
+	int rc = exchange_retry(s, "tools/call", params, flags, &result, &rpc_error, e);
 	json_decref(params);
 	if (rc < 0)
 		return err_prefix(e, "tools/call %s", name);
@@ -430,9 +549,22 @@ int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, st
 	out->content = json_object_get(result, "content");
 	if (!json_is_array(out->content))
 		out->content = NULL;
-	out->text_json = out->content ? first_json_text(out->content) : NULL;
 	out->is_error = json_is_true(json_object_get(result, "isError"));
+	bool want_text = !lazy_text || !out->structured || out->is_error;
+	out->text_json = out->content && want_text ? first_json_text(out->content) : NULL;
 	return 0;
+}
+
+int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, struct mcp_tool_result *out,
+		  struct err *e)
+{
+	return call_tool(s, name, arguments, false, out, e);
+}
+
+int mcp_call_tool_structured_first(struct mcp_session *s, const char *name, json_t *arguments,
+				   struct mcp_tool_result *out, struct err *e)
+{
+	return call_tool(s, name, arguments, true, out, e);
 }
 
 void mcp_session_close(struct mcp_session *s)

@@ -1,10 +1,27 @@
 /* The JSON report, "catalyst-audit.report/v1" (documented field by field in
- * catalyst-audit(1)). Every value is built and escaped by jansson; the
- * document is written member by member so a history of 100,000 invocations
- * never sits in memory twice (once analysed, once as a DOM). Key order is
- * fixed by the order of the calls below. */
+ * catalyst-audit(1)). Key order is fixed by the order of the calls below.
+ *
+ * How it is written, and why not as one jansson tree. A history of 100,000
+ * invocations makes a 180 MB report; building it as jansson objects (one per
+ * attempt, ~15 keys each) and dumping them was most of `file`'s time, and
+ * the tree doubled the memory. So the document is streamed, byte for byte
+ * what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+ * gives for the whole tree:
+ * - every string scalar is escaped by jansson: one reused json_t string
+ *   (json_string_set) dumped with json_dumpb straight into the output
+ *   buffer. Strings that repeat (names, event types, error texts, the
+ *   fixed vocabulary) go through a small cache of their jansson encoding,
+ *   keyed by address (the report is immutable while it is written);
+ * - the structure (braces, brackets, ", ", ": ", newlines and the two-space
+ *   indentation), the keys (this file's constant identifiers: nothing in
+ *   them to escape), the literals true/false/null and integers (decimal,
+ *   what jansson prints with "%" JSON_INTEGER_FORMAT) are written here;
+ * - output goes through one 1 MiB buffer flushed with fwrite. The FILE
+ *   belongs to the caller and may already have been written to, when
+ *   setvbuf is no longer allowed: the buffer is ours instead. */
 #include "report.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,86 +31,74 @@
 #include "escape.h"
 
 #define JW_MAX_DEPTH 16
-#define JW_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_ENCODE_ANY)
+#define JW_OUT_SIZE ((size_t)1 << 20)
+#define JW_CACHE_SIZE 256 /* entries; a power of two */
+#define JW_CACHE_MAX 512  /* longest encoding kept in the cache */
+#define JW_STRING_FLAGS (JSON_ENSURE_ASCII | JSON_ENCODE_ANY)
 
-/* A streaming writer producing exactly what json_dumpf(JSON_INDENT(2))
- * would for the whole document. */
+struct jw_cached {
+	const char *key; /* the string's address */
+	char *text;      /* its jansson encoding, quotes included */
+	size_t len;
+};
+
 struct jw {
 	FILE *f;
-	struct buf scratch; /* one value's text, written with one fwrite */
+	char *out;
+	size_t len;
 	int depth;
 	bool has_items[JW_MAX_DEPTH];
 	bool failed;
+	json_t *str; /* reused for every string scalar */
+	struct jw_cached cache[JW_CACHE_SIZE];
 };
 
 static const char spaces[2 * JW_MAX_DEPTH + 1] = "                                ";
 
+static void jw_flush(struct jw *w)
+{
+	if (w->len && fwrite(w->out, 1, w->len, w->f) != w->len)
+		w->failed = true;
+	w->len = 0;
+}
+
+static void jw_raw(struct jw *w, const char *s, size_t n)
+{
+	if (n > JW_OUT_SIZE - w->len) {
+		jw_flush(w);
+		if (n > JW_OUT_SIZE) {
+			if (fwrite(s, 1, n, w->f) != n)
+				w->failed = true;
+			return;
+		}
+	}
+	memcpy(w->out + w->len, s, n);
+	w->len += n;
+}
+
+#define jw_lit(w, s) jw_raw((w), (s), sizeof(s) - 1)
+
 static void jw_indent(struct jw *w)
 {
-	fputc('\n', w->f);
-	fwrite(spaces, 1, 2 * (size_t)w->depth, w->f);
+	jw_lit(w, "\n");
+	jw_raw(w, spaces, 2 * (size_t)w->depth);
 }
 
 /* Before a member or an item: the separator and the indentation. */
 static void jw_next(struct jw *w)
 {
 	if (w->has_items[w->depth])
-		fputc(',', w->f);
+		jw_lit(w, ",");
 	w->has_items[w->depth] = true;
 	jw_indent(w);
 }
 
-/* jansson's dump callback: collects a value's text, re-indenting after
- * every newline. jansson never writes a raw newline inside a string, so
- * every newline here is layout. */
-static int jw_chunk(const char *buf, size_t size, void *data)
-{
-	struct jw *w = data;
-	while (size) {
-		const char *nl = memchr(buf, '\n', size);
-		size_t n = nl ? (size_t)(nl - buf) + 1 : size;
-		if (buf_append(&w->scratch, buf, n, NULL) < 0)
-			return -1;
-		if (nl && buf_append(&w->scratch, spaces, 2 * (size_t)w->depth, NULL) < 0)
-			return -1;
-		buf += n;
-		size -= n;
-	}
-	return 0;
-}
-
-/* Writes v (stolen) re-indented to the current depth. */
-static void jw_value(struct jw *w, json_t *v)
-{
-	if (!v) {
-		w->failed = true;
-		return;
-	}
-	buf_reset(&w->scratch);
-	if (json_dump_callback(v, jw_chunk, w, JW_FLAGS) < 0)
-		w->failed = true;
-	else
-		fwrite(w->scratch.data, 1, w->scratch.len, w->f);
-	json_decref(v);
-}
-
-/* Keys are this file's constant identifiers: nothing in them to escape. */
 static void jw_key(struct jw *w, const char *key)
 {
 	jw_next(w);
-	fprintf(w->f, "\"%s\": ", key);
-}
-
-static void jw_member(struct jw *w, const char *key, json_t *v)
-{
-	jw_key(w, key);
-	jw_value(w, v);
-}
-
-static void jw_item(struct jw *w, json_t *v)
-{
-	jw_next(w);
-	jw_value(w, v);
+	jw_lit(w, "\"");
+	jw_raw(w, key, strlen(key));
+	jw_lit(w, "\": ");
 }
 
 static void jw_open(struct jw *w, const char *key, char bracket)
@@ -102,7 +107,7 @@ static void jw_open(struct jw *w, const char *key, char bracket)
 		jw_key(w, key);
 	else if (w->depth > 0)
 		jw_next(w);
-	fputc(bracket, w->f);
+	jw_raw(w, &bracket, 1);
 	if (w->depth + 1 >= JW_MAX_DEPTH) {
 		w->failed = true;
 		return;
@@ -117,39 +122,253 @@ static void jw_close(struct jw *w, char bracket)
 	w->depth--;
 	if (had)
 		jw_indent(w);
-	fputc(bracket, w->f);
+	jw_raw(w, &bracket, 1);
 }
 
-/* A string or null. Text that is not valid UTF-8 (jansson refuses it) is
- * repaired with U+FFFD rather than dropped. */
-static json_t *jstr(const char *s)
+/* Decimal, as jansson prints a json_integer. */
+static void jw_int(struct jw *w, int64_t v)
 {
-	if (!s)
-		return json_null();
-	json_t *v = json_string(s);
-	if (v)
-		return v;
+	char tmp[24];
+	char *p = tmp + sizeof tmp;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void jw_bool(struct jw *w, bool b)
+{
+	if (b)
+		jw_lit(w, "true");
+	else
+		jw_lit(w, "false");
+}
+
+/* Loads s into the reused jansson string. Text that is not valid UTF-8
+ * (jansson refuses it) is repaired with U+FFFD rather than dropped. */
+static int jw_load(struct jw *w, const char *s)
+{
+	if (json_string_set(w->str, s) == 0)
+		return 0;
 	char *fixed = escape_utf8_repair_dup(s);
-	v = fixed ? json_string(fixed) : NULL;
+	int rc = fixed ? json_string_set(w->str, fixed) : -1;
 	free(fixed);
-	return v;
+	return rc;
+}
+
+/* Whether jansson would write s verbatim between quotes: its dump_string
+ * escapes only '"', '\\', bytes below 0x20 and, with JSON_ENSURE_ASCII,
+ * bytes above 0x7F ('/' only under JSON_ESCAPE_SLASH, not used here), and
+ * its UTF-8 check passes any ASCII. Such a string has nothing for jansson
+ * to escape: copying it is byte for byte what jansson writes, and every
+ * string that does need escaping still goes through jansson. This skips
+ * jansson's per-character loop on ids and timestamps, which was half the
+ * instructions of a large report. Returns the length, or SIZE_MAX when
+ * jansson must encode it. */
+static size_t jw_plain_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (;; p++) {
+		unsigned char c = *p;
+		if (c == 0)
+			return (size_t)(p - (const unsigned char *)s);
+		if (c < 0x20 || c > 0x7F || c == '"' || c == '\\')
+			return SIZE_MAX;
+	}
+}
+
+/* A string with something to escape (a finding message quoting an error,
+ * a non-ASCII name), written in pieces: runs of bytes jansson copies
+ * verbatim (see jw_plain_len) are copied, and each run in between goes
+ * through jansson (json_string_setn + json_dumpb, quotes dropped). jansson
+ * escapes one code point at a time and a verbatim byte is ASCII, so always
+ * a code point boundary: the pieces add up to what jansson writes for the
+ * whole string, and a piece is valid UTF-8 exactly when the whole string's
+ * bytes there are. Returns -1, with nothing written, when a piece is not
+ * valid UTF-8 or does not fit: the caller then hands jansson the whole
+ * string. */
+static int jw_encode_pieces(struct jw *w, const char *s, size_t len, size_t *at_offset)
+{
+	/* jansson writes at most 6 bytes per input byte (\u00XX). */
+	if (len > (JW_OUT_SIZE - 2) / 6)
+		return -1;
+	if (6 * len + 2 > JW_OUT_SIZE - w->len)
+		jw_flush(w);
+	size_t start = w->len;
+	w->out[w->len++] = '"';
+	const char *p = s, *end = s + len;
+	while (p < end) {
+		const char *q = p;
+		while (q < end && (unsigned char)*q >= 0x20 && (unsigned char)*q <= 0x7F && *q != '"' &&
+		       *q != '\\')
+			q++;
+		memcpy(w->out + w->len, p, (size_t)(q - p));
+		w->len += (size_t)(q - p);
+		if (q == end)
+			break;
+		p = q;
+		while (q < end && ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7F || *q == '"' ||
+				   *q == '\\'))
+			q++;
+		char *at = w->out + w->len;
+		size_t room = JW_OUT_SIZE - w->len;
+		size_t n = 0;
+		if (json_string_setn(w->str, p, (size_t)(q - p)) == 0)
+			n = json_dumpb(w->str, at, room, JW_STRING_FLAGS);
+		if (n < 2 || n > room) {
+			w->len = start;
+			return -1;
+		}
+		memmove(at, at + 1, n - 2); /* without jansson's quotes */
+		w->len += n - 2;
+		p = q;
+	}
+	w->out[w->len++] = '"';
+	*at_offset = start;
+	return 0;
+}
+
+/* Writes s (not NULL) as jansson encodes it. Returns where the encoding
+ * sits in the output buffer (for the cache), or NULL when it did not go
+ * through the buffer or failed. */
+static const char *jw_encode(struct jw *w, const char *s, size_t *len)
+{
+	size_t plain = jw_plain_len(s);
+	if (plain == SIZE_MAX) {
+		size_t off;
+		if (jw_encode_pieces(w, s, strlen(s), &off) == 0) {
+			*len = w->len - off;
+			return w->out + off;
+		}
+	} else if (plain <= JW_OUT_SIZE - 2) {
+		if (plain + 2 > JW_OUT_SIZE - w->len)
+			jw_flush(w);
+		char *at = w->out + w->len;
+		at[0] = '"';
+		memcpy(at + 1, s, plain);
+		at[plain + 1] = '"';
+		w->len += plain + 2;
+		*len = plain + 2;
+		return at;
+	}
+	if (jw_load(w, s) < 0) {
+		w->failed = true;
+		return NULL;
+	}
+	size_t room = JW_OUT_SIZE - w->len;
+	size_t n = json_dumpb(w->str, w->out + w->len, room, JW_STRING_FLAGS);
+	if (n > room) {
+		jw_flush(w);
+		room = JW_OUT_SIZE;
+		n = json_dumpb(w->str, w->out, room, JW_STRING_FLAGS);
+	}
+	if (n == 0) {
+		w->failed = true;
+		return NULL;
+	}
+	if (n > room) { /* a string of over 1 MiB: once, unbuffered */
+		char *big = json_dumps(w->str, JW_STRING_FLAGS);
+		if (!big) {
+			w->failed = true;
+			return NULL;
+		}
+		jw_raw(w, big, strlen(big));
+		free(big);
+		return NULL;
+	}
+	const char *at = w->out + w->len;
+	w->len += n;
+	*len = n;
+	return at;
+}
+
+/* A string or null (the JSON of a C string that may be NULL). */
+static void jw_str(struct jw *w, const char *s)
+{
+	size_t n;
+	if (!s)
+		jw_lit(w, "null");
+	else
+		jw_encode(w, s, &n);
+}
+
+/* The same, for strings that repeat across the report: the encoding is
+ * computed by jansson once per address and then copied. */
+static void jw_str_cached(struct jw *w, const char *s)
+{
+	if (!s) {
+		jw_lit(w, "null");
+		return;
+	}
+	uintptr_t h = (uintptr_t)s;
+	h ^= h >> 17;
+	h *= UINT64_C(0x9E3779B97F4A7C15) & UINTPTR_MAX;
+	struct jw_cached *c = &w->cache[(h >> 24) & (JW_CACHE_SIZE - 1)];
+	if (c->key == s) {
+		jw_raw(w, c->text, c->len);
+		return;
+	}
+	size_t n;
+	const char *at = jw_encode(w, s, &n);
+	if (!at || n > JW_CACHE_MAX)
+		return;
+	char *text = c->len >= n ? c->text : realloc(c->text, n);
+	if (!text)
+		return; /* the cache is only a shortcut */
+	memcpy(text, at, n);
+	c->text = text;
+	c->len = n;
+	c->key = s;
 }
 
 /* An id: null when absent or empty (an empty id identifies nothing). */
-static json_t *jid(const char *s)
+static void jw_id(struct jw *w, const char *s)
 {
-	return s && *s ? jstr(s) : json_null();
+	jw_str(w, s && *s ? s : NULL);
 }
 
-static json_t *jids(const int64_t *ids, size_t n)
+static void jw_k_str(struct jw *w, const char *key, const char *s)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_integer(ids[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
+	jw_key(w, key);
+	jw_str(w, s);
+}
+
+static void jw_k_cstr(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_str_cached(w, s);
+}
+
+static void jw_k_id(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_id(w, s);
+}
+
+static void jw_k_int(struct jw *w, const char *key, int64_t v)
+{
+	jw_key(w, key);
+	jw_int(w, v);
+}
+
+static void jw_k_bool(struct jw *w, const char *key, bool b)
+{
+	jw_key(w, key);
+	jw_bool(w, b);
+}
+
+static void jw_k_ints(struct jw *w, const char *key, const int64_t *v, size_t n)
+{
+	jw_open(w, key, '[');
+	for (size_t i = 0; i < n; i++) {
+		jw_next(w);
+		jw_int(w, v[i]);
+	}
+	jw_close(w, ']');
 }
 
 static const char *payload_state_id(enum payload_state s)
@@ -167,143 +386,149 @@ static const char *payload_state_id(enum payload_state s)
 	return "absent";
 }
 
-static json_t *jpayload(const struct payload *p)
+static void write_payload(struct jw *w, const char *key, const struct payload *p)
 {
-	json_t *o = json_pack("{s:s}", "state", payload_state_id(p->state));
-	if (o && p->state == PAYLOAD_PRESENT)
-		json_object_set_new(o, "bytes", json_integer((json_int_t)p->size));
-	return o;
+	jw_open(w, key, '{');
+	jw_k_cstr(w, "state", payload_state_id(p->state));
+	if (p->state == PAYLOAD_PRESENT)
+		jw_k_int(w, "bytes", (int64_t)p->size);
+	jw_close(w, '}');
 }
 
-static json_t *jattempt(const struct invocation *inv, const struct attempt *at)
+static void write_attempt(struct jw *w, const struct invocation *inv, const struct attempt *at)
 {
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "task_scheduled_id", json_integer(at->scheduled_id));
-	json_object_set_new(o, "scheduled_at", jstr(at->scheduled_at));
-	json_object_set_new(o, "outcome", json_string(attempt_outcome_name(at->outcome)));
-	json_object_set_new(o, "error_message", jstr(at->error_message));
+	jw_open(w, NULL, '{');
+	jw_k_int(w, "task_scheduled_id", at->scheduled_id);
+	jw_k_str(w, "scheduled_at", at->scheduled_at);
+	jw_k_cstr(w, "outcome", attempt_outcome_name(at->outcome));
+	jw_k_cstr(w, "error_message", at->error_message);
 	/* extras */
-	json_object_set_new(o, "error_type", jstr(at->error_type));
-	json_object_set_new(o, "failure_class", json_string(failure_class_name(at->failure)));
-	json_object_set_new(o, "non_retriable", json_boolean(at->non_retriable));
-	json_object_set_new(o, "completed_at", jstr(at->completed_at));
-	json_object_set_new(o, "results", json_integer((json_int_t)at->n_results));
-	json_object_set_new(o, "task_execution_id", jid(at->task_execution_id));
+	jw_k_cstr(w, "error_type", at->error_type);
+	jw_k_cstr(w, "failure_class", failure_class_name(at->failure));
+	jw_k_bool(w, "non_retriable", at->non_retriable);
+	jw_k_str(w, "completed_at", at->completed_at);
+	jw_k_int(w, "results", (int64_t)at->n_results);
+	jw_k_id(w, "task_execution_id", at->task_execution_id);
 	if (inv->is_child_workflow)
-		json_object_set_new(o, "instance_id", jid(at->instance_id));
-	json_object_set_new(o, "input", jpayload(&at->input));
-	json_object_set_new(o, "output", jpayload(&at->output));
-	return o;
+		jw_k_id(w, "instance_id", at->instance_id);
+	write_payload(w, "input", &at->input);
+	write_payload(w, "output", &at->output);
+	jw_close(w, '}');
 }
 
-static json_t *jactivity(const struct invocation *inv)
+static void write_activity(struct jw *w, const struct invocation *inv)
 {
-	json_t *o = json_object();
-	json_t *attempts = json_array();
-	if (!o || !attempts) {
-		json_decref(o);
-		json_decref(attempts);
-		return NULL;
-	}
-	json_object_set_new(o, "name", jstr(inv->name));
-	json_object_set_new(o, "task_execution_id", jid(inv->task_execution_id));
+	jw_open(w, NULL, '{');
+	jw_k_cstr(w, "name", inv->name);
+	jw_k_id(w, "task_execution_id", inv->task_execution_id);
+	jw_open(w, "attempts", '[');
 	for (size_t k = 0; k < inv->n_attempts; k++)
-		json_array_append_new(attempts, jattempt(inv, &inv->attempts[k]));
-	json_object_set_new(o, "attempts", attempts);
-	json_object_set_new(o, "retry_timer_event_ids", jids(inv->retry_timer_event_ids, inv->n_retry_timers));
+		write_attempt(w, inv, &inv->attempts[k]);
+	jw_close(w, ']');
+	jw_k_ints(w, "retry_timer_event_ids", inv->retry_timer_event_ids, inv->n_retry_timers);
 	/* extras */
-	json_object_set_new(o, "child_workflow", json_boolean(inv->is_child_workflow));
-	json_object_set_new(o, "generation", json_integer((json_int_t)inv->generation));
-	json_object_set_new(o, "link", json_string(invocation_link_name(inv->link)));
-	return o;
+	jw_k_bool(w, "child_workflow", inv->is_child_workflow);
+	jw_k_int(w, "generation", (int64_t)inv->generation);
+	jw_k_cstr(w, "link", invocation_link_name(inv->link));
+	jw_close(w, '}');
 }
 
-static json_t *jfinding(const struct finding *f)
+static void write_finding(struct jw *w, const struct finding *f)
 {
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "kind", json_string(finding_kind_id(f->kind)));
-	json_object_set_new(o, "severity", json_string(severity_name(f->severity)));
-	json_object_set_new(o, "activity", jstr(f->activity));
-	json_object_set_new(o, "task_execution_id", jid(f->task_execution_id));
-	json_object_set_new(o, "evidence_event_ids", jids(f->evidence_event_ids, f->n_evidence));
-	json_object_set_new(o, "message", jstr(f->message));
+	jw_open(w, NULL, '{');
+	jw_k_cstr(w, "kind", finding_kind_id(f->kind));
+	jw_k_cstr(w, "severity", severity_name(f->severity));
+	jw_k_cstr(w, "activity", f->activity);
+	jw_k_id(w, "task_execution_id", f->task_execution_id);
+	jw_k_ints(w, "evidence_event_ids", f->evidence_event_ids, f->n_evidence);
+	jw_k_str(w, "message", f->message);
 	/* extra: positions in history, which also reach results (event_id -1) */
-	json_t *idx = json_array();
-	for (size_t i = 0; idx && i < f->n_evidence_event_indexes; i++)
-		json_array_append_new(idx, json_integer((json_int_t)f->evidence_event_indexes[i]));
-	json_object_set_new(o, "evidence_event_indexes", idx);
-	return o;
+	jw_open(w, "evidence_event_indexes", '[');
+	for (size_t i = 0; i < f->n_evidence_event_indexes; i++) {
+		jw_next(w);
+		jw_int(w, (int64_t)f->evidence_event_indexes[i]);
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
 }
 
-static json_t *jproject(const struct report_run *run)
+static void write_project(struct jw *w, const struct report_run *run)
 {
-	if (run->project_form == PROJECT_NONE || !run->project)
-		return json_null(); /* also when its form is unknown: null, never a guess */
-	return json_pack("{s:o}", run->project_form == PROJECT_UID ? "uid" : "name", jstr(run->project));
+	if (run->project_form == PROJECT_NONE || !run->project) {
+		/* also when its form is unknown: null, never a guess */
+		jw_key(w, "project");
+		jw_lit(w, "null");
+		return;
+	}
+	jw_open(w, "project", '{');
+	jw_k_str(w, run->project_form == PROJECT_UID ? "uid" : "name", run->project);
+	jw_close(w, '}');
 }
 
 static void write_run(struct jw *w, const struct report_run *run)
 {
 	const struct analysis *a = run->analysis;
 	jw_open(w, NULL, '{');
-	jw_member(w, "app_id", jid(run->app_id));
-	jw_member(w, "run_id", jid(run->run_id));
-	jw_member(w, "workflow", jstr(report_run_workflow(run)));
-	jw_member(w, "status", jstr(report_run_status(run)));
-	jw_member(w, "project", jproject(run));
-	jw_member(w, "console_link", jstr(run->console_link));
+	jw_k_id(w, "app_id", run->app_id);
+	jw_k_id(w, "run_id", run->run_id);
+	jw_k_str(w, "workflow", report_run_workflow(run));
+	jw_k_str(w, "status", report_run_status(run));
+	write_project(w, run);
+	jw_k_str(w, "console_link", run->console_link);
 	if (run->link_note)
-		jw_member(w, "link_note", jstr(run->link_note));
+		jw_k_str(w, "link_note", run->link_note);
 	if (run->source)
-		jw_member(w, "source", jstr(run->source));
+		jw_k_str(w, "source", run->source);
 	if (run->parent_run_id)
-		jw_member(w, "parent_run_id", jstr(run->parent_run_id));
+		jw_k_str(w, "parent_run_id", run->parent_run_id);
 	if (a) {
-		jw_member(w, "data_sharing",
-			  json_pack("{s:s, s:o}", "level", data_sharing_level_name(a->sharing), "source",
-				    a->sharing_source ? jstr(a->sharing_source) : json_string("unknown")));
-		jw_member(w, "finished", json_boolean(a->finished));
-		jw_member(w, "generations", json_integer((json_int_t)a->n_generations));
-		jw_member(w, "events", json_integer((json_int_t)a->n_events));
+		jw_open(w, "data_sharing", '{');
+		jw_k_str(w, "level", data_sharing_level_name(a->sharing));
+		jw_k_str(w, "source", a->sharing_source ? a->sharing_source : "unknown");
+		jw_close(w, '}');
+		jw_k_bool(w, "finished", a->finished);
+		jw_k_int(w, "generations", (int64_t)a->n_generations);
+		jw_k_int(w, "events", (int64_t)a->n_events);
 	} else {
-		jw_member(w, "data_sharing",
-			  json_pack("{s:s, s:s}", "level", "unknown", "source", "the run was not audited"));
-		json_t *err = json_object();
-		if (err) {
-			json_object_set_new(err, "code", json_integer((json_int_t)run->failure_code));
-			json_object_set_new(err, "message", jstr(run->failure));
-			json_object_set_new(err, "refusal_kind", jstr(run->refusal_kind));
-			json_object_set_new(err, "instruction", jstr(run->refusal_instruction));
-		}
-		jw_member(w, "error", err);
+		jw_open(w, "data_sharing", '{');
+		jw_k_str(w, "level", "unknown");
+		jw_k_str(w, "source", "the run was not audited");
+		jw_close(w, '}');
+		jw_open(w, "error", '{');
+		jw_k_int(w, "code", (int64_t)run->failure_code);
+		jw_k_str(w, "message", run->failure);
+		jw_k_str(w, "refusal_kind", run->refusal_kind);
+		jw_k_str(w, "instruction", run->refusal_instruction);
+		jw_close(w, '}');
 	}
 
 	jw_open(w, "activities", '[');
 	for (size_t i = 0; a && i < a->n_invocations; i++)
-		jw_item(w, jactivity(&a->invocations[i]));
+		write_activity(w, &a->invocations[i]);
 	jw_close(w, ']');
 
 	jw_open(w, "findings", '[');
 	for (size_t i = 0; a && i < a->n_findings; i++)
-		jw_item(w, jfinding(&a->findings[i]));
+		write_finding(w, &a->findings[i]);
 	jw_close(w, ']');
 
 	jw_open(w, "withheld", '[');
 	for (size_t i = 0; a && i < a->n_withheld; i++) {
 		const struct withheld *h = &a->withheld[i];
-		jw_item(w, json_pack("{s:I, s:o, s:o, s:I}", "event_id", (json_int_t)h->event_id, "event_type",
-				     jstr(h->event_type), "field", jstr(h->field), "event_index",
-				     (json_int_t)h->event_index));
+		jw_open(w, NULL, '{');
+		jw_k_int(w, "event_id", h->event_id);
+		jw_k_cstr(w, "event_type", h->event_type);
+		jw_k_cstr(w, "field", h->field);
+		jw_k_int(w, "event_index", (int64_t)h->event_index);
+		jw_close(w, '}');
 	}
 	jw_close(w, ']');
 
 	jw_open(w, "limits", '[');
-	for (size_t i = 0; a && i < a->n_limits; i++)
-		jw_item(w, jstr(a->limits[i]));
+	for (size_t i = 0; a && i < a->n_limits; i++) {
+		jw_next(w);
+		jw_str(w, a->limits[i]);
+	}
 	jw_close(w, ']');
 	jw_close(w, '}');
 }
@@ -312,30 +537,46 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
 {
 	(void)o; /* JSON has no colour and no width */
 	struct jw w = {.f = out};
-	buf_init(&w.scratch, 0);
+	int rc = 0;
+	w.out = malloc(JW_OUT_SIZE);
+	w.str = json_string("");
+	if (!w.out || !w.str) {
+		rc = err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+		goto out;
+	}
 	jw_open(&w, NULL, '{');
-	jw_member(&w, "schema", json_string("catalyst-audit.report/v1"));
+	jw_k_str(&w, "schema", "catalyst-audit.report/v1");
 	jw_open(&w, "runs", '[');
 	for (size_t i = 0; i < r->n_runs; i++)
 		write_run(&w, &r->runs[i]);
 	jw_close(&w, ']');
-	jw_member(&w, "summary",
-		  json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "runs", (json_int_t)r->n_runs, "activities",
-			    (json_int_t)r->n_activities, "reexecuted", (json_int_t)r->n_reexecuted, "findings",
-			    (json_int_t)r->n_findings, "suspect", (json_int_t)r->n_suspect, "failed_runs",
-			    (json_int_t)r->n_failed_runs));
+	jw_open(&w, "summary", '{');
+	jw_k_int(&w, "runs", (int64_t)r->n_runs);
+	jw_k_int(&w, "activities", (int64_t)r->n_activities);
+	jw_k_int(&w, "reexecuted", (int64_t)r->n_reexecuted);
+	jw_k_int(&w, "findings", (int64_t)r->n_findings);
+	jw_k_int(&w, "suspect", (int64_t)r->n_suspect);
+	jw_k_int(&w, "failed_runs", (int64_t)r->n_failed_runs);
+	jw_close(&w, '}');
 	if (r->n_notes) {
 		jw_open(&w, "notes", '[');
-		for (size_t i = 0; i < r->n_notes; i++)
-			jw_item(&w, jstr(r->notes[i]));
+		for (size_t i = 0; i < r->n_notes; i++) {
+			jw_next(&w);
+			jw_str(&w, r->notes[i]);
+		}
 		jw_close(&w, ']');
 	}
 	jw_close(&w, '}');
-	fputc('\n', out);
-	buf_finish(&w.scratch);
-	if (w.failed)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
-	if (ferror(out))
-		return err_set(e, ERR_USAGE, "cannot write the report");
-	return 0;
+	jw_lit(&w, "\n");
+	jw_flush(&w);
+	if (w.failed && !ferror(out))
+		rc = err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+	else if (ferror(out))
+		rc = err_set(e, ERR_USAGE, "cannot write the report");
+out:
+	for (size_t i = 0; i < JW_CACHE_SIZE; i++)
+		free(w.cache[i].text);
+	json_decref(w.str);
+	free(w.out);
+	return rc;
 }

@@ -1,7 +1,7 @@
 #include "transport.h"
+#include "event_json.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -67,6 +67,35 @@ static size_t skip_space(const char *s, size_t len)
 	return i;
 }
 
+/* The scanner's "not JSON at byte N: why", as "message is not JSON: at
+ * byte N: why". */
+static int not_json(struct err *e, const struct err *je)
+{
+	const char *why = je->msg;
+	if (strncmp(why, "not JSON ", 9) == 0)
+		why += 9;
+	return err_set(e, ERR_PROTOCOL, "message is not JSON: %s", why);
+}
+
+/* One element of a batch, copied out NUL-terminated (the callback's
+ * contract) and handed on. */
+static int deliver_span(const char *p, size_t len, transport_on_message cb, void *ctx, struct err *e)
+{
+	char *one = malloc(len + 1);
+	if (!one)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	memcpy(one, p, len);
+	one[len] = '\0';
+	int r = cb(one, len, ctx, e);
+	free(one);
+	return r;
+}
+
+/* The JSON is checked with the history parser's validating scanner: as
+ * strict as jansson (grammar, UTF-8, no NUL in strings, bounded depth) but
+ * it builds nothing. A tool answer is then decoded once, by the layer that
+ * reads it, instead of once here to be thrown away; a batch is cut into
+ * its elements' own bytes rather than decoded and dumped again. */
 int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx,
 		      struct err *e)
 {
@@ -79,40 +108,41 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 	if (!parse && !array)
 		return cb(text, len, ctx, e);
 
-	json_error_t jerr;
-	json_t *root = json_loadb(text, len, 0, &jerr);
-	if (!root)
-		return err_set(e, ERR_PROTOCOL, "message is not JSON: %s (line %d, column %d)", jerr.text,
-			       jerr.line, jerr.column);
-	int r = 0;
-	if (json_is_object(root)) {
-		r = cb(text, len, ctx, e);
-		goto out;
-	}
-	if (!json_is_array(root) || json_array_size(root) == 0) {
-		r = err_set(e, ERR_PROTOCOL, "message is neither a JSON-RPC object nor a batch");
-		goto out;
-	}
-	size_t i;
-	json_t *el;
-	json_array_foreach(root, i, el) {
-		if (!json_is_object(el)) {
-			r = err_set(e, ERR_PROTOCOL, "batch element %zu is not a JSON-RPC object", i);
-			goto out;
-		}
-		char *one = json_dumps(el, JSON_COMPACT);
-		if (!one) {
-			r = err_set(e, ERR_INTERNAL, "out of memory");
-			goto out;
-		}
-		r = cb(one, strlen(one), ctx, e);
-		free(one);
+	struct err je;
+	err_clear(&je);
+	struct evj_scan s = {.buf = text, .len = len, .pos = lead};
+	if (evj_skip_value(&s, &je) < 0)
+		return not_json(e, &je);
+	evj_skip_ws(&s);
+	if (s.pos != len)
+		return err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value",
+			       s.pos);
+	if (text[lead] == '{')
+		return cb(text, len, ctx, e);
+	if (!array)
+		return err_set(e, ERR_PROTOCOL, "message is neither a JSON-RPC object nor a batch");
+
+	/* A valid array: its elements are valid values, so skipping them
+	 * again cannot fail. */
+	s.pos = lead + 1;
+	evj_skip_ws(&s);
+	if (text[s.pos] == ']')
+		return err_set(e, ERR_PROTOCOL, "message is neither a JSON-RPC object nor a batch");
+	for (size_t i = 0;; i++) {
+		evj_skip_ws(&s);
+		size_t start = s.pos;
+		if (text[start] != '{')
+			return err_set(e, ERR_PROTOCOL, "batch element %zu is not a JSON-RPC object", i);
+		if (evj_skip_value(&s, &je) < 0)
+			return not_json(e, &je);
+		int r = deliver_span(text + start, s.pos - start, cb, ctx, e);
 		if (r != 0)
-			goto out;
+			return r;
+		evj_skip_ws(&s);
+		if (text[s.pos] != ',')
+			return 0;
+		s.pos++;
 	}
-out:
-	json_decref(root);
-	return r;
 }
 
 void transport_sigpipe_block(struct transport_sigpipe *s)

@@ -132,6 +132,65 @@ START_TEST(model_many_events_stay_put)
 }
 END_TEST
 
+START_TEST(model_drop_events_keeps_strings)
+{
+	/* Several event blocks and several pool chunks: every string handed
+	 * out before the drop stays readable (valgrind and ASan check it). */
+	struct event_log *log = event_log_new();
+	struct err e;
+	err_clear(&e);
+	const char *ids[3000];
+	for (int i = 0; i < 3000; i++) {
+		char id[64], name[80];
+		snprintf(id, sizeof id, "task-execution-%05d-0000-0000-000000000000", i);
+		snprintf(name, sizeof name, "Activity%d", i % 7);
+		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .name = name, .task_execution_id = id,
+				   .timestamp = "2026-12-02T10:00:00.123456Z", .event_id = i, .has_event_id = true};
+		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+		ids[i] = event_log_at(log, (size_t)i)->task_execution_id;
+	}
+	const char *ts = event_log_at(log, 2999)->timestamp;
+	struct event_run_info ri = {.app_id = "orders", .workflow_name = "Checkout"};
+	event_log_set_run_info(log, &ri);
+	event_log_drop_events(log);
+	ck_assert_uint_eq(event_log_count(log), 0);
+	ck_assert_ptr_null(event_log_at(log, 0));
+	for (int i = 0; i < 3000; i++) {
+		char id[64];
+		snprintf(id, sizeof id, "task-execution-%05d-0000-0000-000000000000", i);
+		ck_assert_str_eq(ids[i], id);
+	}
+	ck_assert_str_eq(ts, "2026-12-02T10:00:00.123456Z");
+	ck_assert_str_eq(event_log_run_info(log)->app_id, "orders");
+	ck_assert_str_eq(event_log_run_info(log)->workflow_name, "Checkout");
+	/* Still a log: interning and appending work after the drop. */
+	ck_assert_str_eq(event_log_intern(log, "late", 4), "late");
+	struct event ev = {.kind = EVENT_TIMER_FIRED, .name = "t"};
+	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
+	ck_assert_uint_eq(event_log_count(log), 1);
+	ck_assert_str_eq(event_log_at(log, 0)->name, "t");
+	event_log_drop_events(log);
+	event_log_drop_events(log);
+	event_log_drop_events(NULL);
+	event_log_free(log);
+
+	/* A parsed history (the path `run` and `runs` take). */
+	log = parse_fixture("b-retry-fail-fail-succeed.catalyst.json");
+	size_t n = event_log_count(log);
+	ck_assert_uint_gt(n, 0);
+	const char *last_name = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (event_log_at(log, i)->name)
+			last_name = event_log_at(log, i)->name;
+	ck_assert_ptr_nonnull(last_name);
+	char copy[256];
+	snprintf(copy, sizeof copy, "%s", last_name);
+	event_log_drop_events(log);
+	ck_assert_str_eq(last_name, copy);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(model_names)
 {
 	ck_assert_str_eq(event_kind_name(EVENT_TASK_SCHEDULED), "TaskScheduled");
@@ -1118,6 +1177,7 @@ int main(void)
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, model_append_copies_and_interns);
 	tcase_add_test(tc, model_many_events_stay_put);
+	tcase_add_test(tc, model_drop_events_keeps_strings);
 	tcase_add_test(tc, model_names);
 	suite_add_tcase(s, tc);
 
@@ -1155,6 +1215,13 @@ int main(void)
 	tcase_add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
 	tcase_add_test(tc, from_json_envelope_and_errors);
 	tcase_add_test(tc, parse_fd_equals_parse);
+	suite_add_tcase(s, tc);
+
+	/* Histories over the two-thread threshold (4 MB), parsed several times:
+	 * tagged "heavy" so the valgrind pass (CK_EXCLUDE_TAGS) leaves them to
+	 * the plain and ASan/UBSan passes, where they take seconds, not minutes. */
+	tc = tcase_create("threads");
+	tcase_set_tags(tc, "heavy");
 	tcase_add_test(tc, two_threads_agree);
 	tcase_add_test(tc, two_threads_bad_split_guess);
 	suite_add_tcase(s, tc);

@@ -542,6 +542,68 @@ START_TEST(call_tool_envelopes)
 }
 END_TEST
 
+/* mcp_call_tool_structured_first: content[] is cut before decoding only
+ * from a successful answer with structuredContent, and only when the
+ * members are certain (no key given twice, no escaped key). */
+#define TEXT_A "{\"type\":\"text\",\"text\":\"{\\\"a\\\":1}\"}"
+static const struct {
+	const char *answer;
+	bool structured, is_error;
+	int n_content;         /* -1: content NULL */
+	const char *text_json; /* compact dump, or NULL */
+} lazy_envelopes[] = {
+	{"\"result\":{\"content\":[" TEXT_A "],\"structuredContent\":{\"a\":1}}", true, false, 0, NULL},
+	{"\"result\":{\"structuredContent\":{\"a\":1},\"isError\":false,\"content\":[" TEXT_A "]}", true, false, 0,
+	 NULL},
+	{"\"result\":{\"content\":[" TEXT_A "]}", false, false, 1, "{\"a\":1}"},
+	{"\"result\":{\"structuredContent\":null,\"content\":[" TEXT_A "]}", false, false, 1, "{\"a\":1}"},
+	{"\"result\":{\"isError\":true,\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]}", true, true, 1,
+	 "{\"a\":1}"},
+	/* jansson keeps the last of a repeated key: nothing is cut. */
+	{"\"result\":{\"content\":[],\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "," TEXT_A "]}", true,
+	 false, 2, NULL},
+	{"\"result\":{\"structuredContent\":{\"a\":1},\"con\\u0074ent\":[" TEXT_A "]}", true, false, 1, NULL},
+	{"\"result\":{\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]},\"result\":{}", false, false, -1,
+	 NULL},
+	/* Only result's own content: one inside _meta is data. */
+	{"\"result\":{\"_meta\":{\"content\":[1]},\"structuredContent\":{\"content\":[2]},\"content\":[" TEXT_A "]}",
+	 true, false, 0, NULL},
+};
+
+START_TEST(call_tool_structured_first)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_answer);
+	call_answer = lazy_envelopes[_i].answer;
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	ck_assert_msg(mcp_call_tool_structured_first(s, "t", NULL, &r, &e) == 0, "case %d: %s", _i, e.msg);
+	ck_assert_int_eq(r.structured != NULL, lazy_envelopes[_i].structured);
+	ck_assert_int_eq(r.is_error, lazy_envelopes[_i].is_error);
+	if (lazy_envelopes[_i].n_content < 0)
+		ck_assert_ptr_null(r.content);
+	else
+		ck_assert_int_eq(json_array_size(r.content), lazy_envelopes[_i].n_content);
+	if (lazy_envelopes[_i].text_json) {
+		char *d = json_dumps(r.text_json, JSON_COMPACT | JSON_ENCODE_ANY);
+		ck_assert_str_eq(d, lazy_envelopes[_i].text_json);
+		free(d);
+	} else {
+		ck_assert_ptr_null(r.text_json);
+	}
+	json_t *meta = json_object_get(r.result, "_meta");
+	if (meta)
+		ck_assert_int_eq(json_array_size(json_object_get(meta, "content")), 1);
+	if (r.structured && json_object_get(r.structured, "content"))
+		ck_assert_int_eq(json_array_size(json_object_get(r.structured, "content")), 1);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
 static int script_garbage(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req, (void)id;
@@ -670,6 +732,7 @@ int main(void)
 	tc = tcase_create("tools_call");
 	tcase_add_test(tc, call_answers_server_requests);
 	tcase_add_loop_test(tc, call_tool_envelopes, 0, sizeof envelopes / sizeof *envelopes);
+	tcase_add_loop_test(tc, call_tool_structured_first, 0, sizeof lazy_envelopes / sizeof *lazy_envelopes);
 	tcase_add_test(tc, call_garbage_is_protocol_error);
 	tcase_add_test(tc, call_reinitializes_once_on_expiry);
 	tcase_add_test(tc, call_tool_from_many_threads);

@@ -3,7 +3,9 @@
  * calls failing at random (503 + Retry-After, reset mid-body, truncated
  * body, session expiry, a response slower than our --timeout, an
  * `unfilterable` refusal). Everything is on 127.0.0.1 and bounded: the
- * simulator answers with no added latency, our --timeout (2 s) is far
+ * faults apply to the run fetches (catalyst_get_workflow_run, 1 call per
+ * run, so the call accounting below is exact), the simulator answers with
+ * no added latency, our --timeout (2 s) is far
  * below its slow delay (20 s), and it exits by itself after 240 s.
  *
  * What it proves, for each run count:
@@ -91,6 +93,10 @@ static void run_measured(char *const argv[], char *const env_extra[], const char
 		dup2(in, 0);
 		dup2(out, 1);
 		dup2(err, 2);
+		/* meson test sets MALLOC_PERTURB_: glibc then fills every
+		 * block on malloc and free, which makes all of it resident
+		 * and hides what the program itself touches. */
+		unsetenv("MALLOC_PERTURB_");
 		for (char *const *e = env_extra; e && *e; e++)
 			putenv(*e);
 		execv(argv[0], argv);
@@ -258,6 +264,7 @@ static void on_run(json_t *run, void *ctx)
 struct faults {
 	size_t by_kind[6];
 	size_t total_get, total;
+	long refusals; /* refusals the tool layer answered (stats line) */
 };
 
 static const char *const fault_kinds[6] = {"503", "reset", "truncate", "expire", "slow", "unfilterable"};
@@ -267,9 +274,13 @@ static void read_faults(const char *log_path, struct faults *f)
 	memset(f, 0, sizeof *f);
 	FILE *fp = fopen(log_path, "r");
 	ck_assert_ptr_nonnull(fp);
-	char line[2048];
+	char line[4096];
+	f->refusals = -1;
 	while (fgets(line, sizeof line, fp)) {
 		char kind[32], tool[128];
+		const char *st = strstr(line, "stats calls=");
+		if (st && (st = strstr(st, " refusals=")))
+			f->refusals = strtol(st + 10, NULL, 10);
 		const char *p = strstr(line, "fault ");
 		if (!p || sscanf(p, "fault %31s on tools/call %127[a-z_]", kind, tool) != 2)
 			continue;
@@ -322,7 +333,7 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	const char *sim_argv[] = {"/bin/sh", "-c", script, testlib_node(),
 				  testlib_src("tests/sim/catalyst-sim.mjs"),
 				  "--runs", nruns, "--runs-project", "soak", "--latency-ms", "0",
-				  "--fail-rate", FAIL_RATE, "--fail-kinds", FAIL_KINDS, "--seed", seed_s,
+				  "--fail-tool", "catalyst_get_workflow_run", "--fail-rate", FAIL_RATE, "--fail-kinds", FAIL_KINDS, "--seed", seed_s,
 				  "--slow-ms", SIM_SLOW_MS, "--record-calls", calls, "--max-seconds", "240", NULL};
 	struct testlib_server s;
 	ck_assert_int_eq(testlib_server_start(&s, (char *const *)sim_argv, NULL, "LISTENING", 60000), 0);
@@ -338,7 +349,6 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%squarantine_size_mb=1", prev ? prev : "",
 		 prev && *prev ? ":" : "");
 	char *env[] = {"CATALYST_TOKEN=", "NO_COLOR=1", asan, NULL};
-	system("grep -E 'VmHWM|VmRSS' /proc/$PPID/status >&2");
 	run_measured(cli_argv, env, out, err, RUN_DEADLINE_S, m);
 	testlib_server_stop(&s);
 
@@ -386,9 +396,14 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	 * other transient fault was retried into a success. */
 	ck_assert_uint_le(3 * t.failed_transient, transient_get);
 	ck_assert_uint_gt(transient_get, 3 * t.failed_transient);
-	/* Every unfilterable fault on a run fetch fails that run: refusals are
-	 * final. */
-	ck_assert_uint_eq(t.failed_refusal, f.by_kind[5]);
+	/* Refusals are final: every refusal the simulator's tools answered
+	 * failed its run. A retried refusal would show as one refusal more
+	 * (refused again) or as a run audited after its refusal. An
+	 * unfilterable fault can miss its tool when an expiry closed the
+	 * session first (404, then an ordinary retry): hence <= below. */
+	ck_assert_msg(f.refusals >= 0, "no stats line in the simulator log");
+	ck_assert_int_eq(f.refusals, (long)t.failed_refusal);
+	ck_assert_uint_le(t.failed_refusal, f.by_kind[5]);
 
 	/* The call log: one call per run that reached the tool at its last
 	 * attempt, plus one per reset/truncated call (which reached the tool
@@ -397,10 +412,8 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	size_t get_calls = count_get_calls(calls, NULL, &dummy);
 	size_t cut = f.by_kind[1] + f.by_kind[2];
 	ck_assert_uint_le(get_calls, n_runs + cut);
-	if (t.failed_transient == 0)
-		ck_assert_uint_eq(get_calls, n_runs + cut);
-	/* Each refused run was fetched at most once more than the cut calls
-	 * in the whole soak. */
+	ck_assert_uint_ge(get_calls, n_runs - t.failed_transient);
+	/* Each refused run was fetched once, plus at most the cut calls. */
 	for (size_t i = 0; i < t.n_failed_ids; i++) {
 		size_t for_run = 0;
 		count_get_calls(calls, t.failed_ids[i], &for_run);

@@ -1,0 +1,139 @@
+/* What `meson install` ships besides the binary: the bash and zsh
+ * completions must know every command and every long option that
+ * `catalyst-audit --help` lists (a new option without completion fails
+ * here), and the bash one must actually complete them. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define TIMEOUT_MS 20000
+
+static char *help_text(void)
+{
+	char *args[] = {"--help", NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_int_eq(o.status, 0);
+	char *text = strdup(o.out);
+	testlib_output_free(&o);
+	return text;
+}
+
+/* Each "--word" of the help, and each command (the first word of the
+ * lines under "Commands:"), is passed to fn. Returns how many. */
+static int for_each_name(const char *help, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	int n = 0;
+	bool in_commands = false;
+	char *copy = strdup(help), *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "Commands:", 9) == 0) {
+			in_commands = true;
+			continue;
+		}
+		if (line[0] != ' ')
+			in_commands = false;
+		char word[64];
+		if (in_commands && sscanf(line, " %63[a-z]", word) == 1) {
+			fn(word, ctx);
+			n++;
+		}
+		for (const char *p = strstr(line, "--"); p; p = strstr(p + 2, "--")) {
+			if (p > line && p[-1] != ' ' && p[-1] != ',')
+				continue;
+			if (sscanf(p, "%63[-a-z]", word) == 1 && strlen(word) > 2) {
+				fn(word, ctx);
+				n++;
+			}
+		}
+	}
+	free(copy);
+	return n;
+}
+
+struct in_file {
+	const char *path;
+	char *text;
+};
+
+static void assert_in_file(const char *name, void *ctx)
+{
+	struct in_file *f = ctx;
+	/* As a whole word: --no-login must not pass for --no-log. */
+	size_t n = strlen(name);
+	for (const char *p = strstr(f->text, name); p; p = strstr(p + 1, name)) {
+		char after = p[n];
+		char before = p == f->text ? ' ' : p[-1];
+		if ((after == '\0' || strchr(" \t\n'\":=[)|", after)) &&
+		    (before == ' ' || before == '\t' || before == '\'' || before == '|' || before == '"' ||
+		     before == '(' || before == '{' || before == ','))
+			return;
+	}
+	ck_abort_msg("%s does not complete %s", f->path, name);
+}
+
+static const char *const files[] = {"completions/catalyst-audit.bash", "completions/_catalyst-audit"};
+
+START_TEST(completion_knows_every_option)
+{
+	char *help = help_text();
+	struct in_file f = {.path = files[_i], .text = testlib_read_file(testlib_src(files[_i]), NULL)};
+	ck_assert_ptr_nonnull(f.text);
+	int n = for_each_name(help, assert_in_file, &f);
+	/* 8 commands and 28 long options today: the parse found them. */
+	ck_assert_int_ge(n, 30);
+	free(f.text);
+	free(help);
+}
+END_TEST
+
+/* Runs the bash completion for a command line; returns its candidates. */
+static char *complete(const char *line_words, int cword)
+{
+	char script[1024];
+	snprintf(script, sizeof script,
+		 "source '%s'; COMP_WORDS=(%s); COMP_CWORD=%d; _catalyst_audit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
+		 testlib_src("completions/catalyst-audit.bash"), line_words, cword);
+	char *argv[] = {"bash", "--norc", "--noprofile", "-c", script, NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, &o), 0);
+	ck_assert_msg(o.status == 0, "bash: %s", o.err);
+	char *out = strdup(o.out);
+	testlib_output_free(&o);
+	return out;
+}
+
+static const struct {
+	const char *words;
+	int cword;
+	const char *want;
+} bash_cases[] = {
+	{"catalyst-audit ''", 1, "run\nruns\nfile\nlink\nlogin\nlogout\nwhoami\ntools\n"},
+	{"catalyst-audit --format ''", 2, "text\njson\nmarkdown\n"},
+	{"catalyst-audit --project payments ru", 3, "run\nruns\n"},
+	{"catalyst-audit runs --st", 2, "--stdio\n--status\n"},
+	{"catalyst-audit runs --status f", 3, "failed\n"},
+	{"catalyst-audit --fail-on ''", 2, "never\nreexecuted\nsuspect\n"},
+	{"catalyst-audit --color a", 2, "auto\nalways\n"},
+};
+
+START_TEST(bash_completes)
+{
+	char *got = complete(bash_cases[_i].words, bash_cases[_i].cword);
+	ck_assert_str_eq(got, bash_cases[_i].want);
+	free(got);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("install");
+	TCase *tc = tcase_create("install");
+	tcase_add_loop_test(tc, completion_knows_every_option, 0, 2);
+	tcase_add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}
