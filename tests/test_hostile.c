@@ -94,7 +94,8 @@ static void run_cli(char *const args[], struct measured *m)
 		unsetenv("MALLOC_PERTURB_");
 		char asan[512];
 		const char *prev = getenv("ASAN_OPTIONS");
-		snprintf(asan, sizeof asan, "%s%squarantine_size_mb=1", prev ? prev : "", prev && *prev ? ":" : "");
+		snprintf(asan, sizeof asan, "%s%squarantine_size_mb=1", prev ? prev : "",
+			 prev && *prev ? ":" : "");
 		setenv("ASAN_OPTIONS", asan, 1);
 		setenv("NO_COLOR", "1", 1);
 		execv(argv[0], argv);
@@ -260,8 +261,8 @@ START_TEST(hundred_mb_string)
 	struct measured m;
 	run_cli(args, &m);
 	long bound = rss_bound_kb(size);
-	fprintf(stderr, "100 MB string: input %zu bytes, %.1f s, peak RSS %ld KiB (bound %ld KiB), status %d\n", size,
-		m.wall_s, m.maxrss_kb, bound, m.status);
+	fprintf(stderr, "100 MB string: input %zu bytes, %.1f s, peak RSS %ld KiB (bound %ld KiB), status %d\n",
+		size, m.wall_s, m.maxrss_kb, bound, m.status);
 	/* One failed attempt, nothing re-executed: a clean report. */
 	ck_assert_msg(m.status == 0, "status %d; stderr: %.1000s", m.status, m.err);
 	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 1 activity, 0 re-executed"));
@@ -380,7 +381,8 @@ static void assert_neutral(const char *what, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		ck_assert_msg(c != 0x1b && c != 0x07 && c != '\r', "%s: raw control 0x%02x at byte %zu", what, c, i);
+		ck_assert_msg(c != 0x1b && c != 0x07 && c != '\r', "%s: raw control 0x%02x at byte %zu", what, c,
+			      i);
 		if (c == 0xc2 && i + 1 < n)
 			ck_assert_msg((unsigned char)s[i + 1] < 0x80 || (unsigned char)s[i + 1] > 0x9f,
 				      "%s: raw C1 control at byte %zu", what, i);
@@ -399,7 +401,8 @@ static const struct {
 	const char *format;
 	const char *expect[4]; /* escaped forms that must appear */
 } escape_cases[] = {
-	{"text", {"evil-\\u202eeulav\\u202c-\\r7", "Pay\\x1b[2J\\x1b[HWorkflow", "timeout\\r\\x1b[2Kall good", NULL}},
+	{"text",
+	 {"evil-\\u202eeulav\\u202c-\\r7", "Pay\\x1b[2J\\x1b[HWorkflow", "timeout\\r\\x1b[2Kall good", NULL}},
 	{"markdown", {"\\u202e", "\\x1b", "&lt;script&gt;", NULL}},
 };
 

@@ -94,9 +94,10 @@ END_TEST
 static char *complete(const char *line_words, int cword)
 {
 	char script[1024];
-	snprintf(script, sizeof script,
-		 "source '%s'; COMP_WORDS=(%s); COMP_CWORD=%d; _catalyst_audit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
-		 testlib_src("completions/catalyst-audit.bash"), line_words, cword);
+	snprintf(
+		script, sizeof script,
+		"source '%s'; COMP_WORDS=(%s); COMP_CWORD=%d; _catalyst_audit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
+		testlib_src("completions/catalyst-audit.bash"), line_words, cword);
 	char *argv[] = {"bash", "--norc", "--noprofile", "-c", script, NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, &o), 0);

@@ -77,8 +77,8 @@ struct measured {
 
 /* Runs argv with stdout and stderr to files and extra environment, and
  * returns its exit status and peak RSS. Killed after deadline_s. */
-static void run_measured(char *const argv[], char *const env_extra[], const char *out_path,
-			 const char *err_path, int deadline_s, struct measured *m)
+static void run_measured(char *const argv[], char *const env_extra[], const char *out_path, const char *err_path,
+			 int deadline_s, struct measured *m)
 {
 	double t0 = now_s();
 	pid_t pid = fork();
@@ -151,7 +151,8 @@ static void walk_report(const char *text, size_t len, struct report_walk *w)
 			else if (ch == '"') {
 				in_str = false;
 				if (depth == 1)
-					snprintf(key, sizeof key, "%.*s", (int)(i - str_start - 1), text + str_start + 1);
+					snprintf(key, sizeof key, "%.*s", (int)(i - str_start - 1),
+						 text + str_start + 1);
 			}
 			continue;
 		}
@@ -198,10 +199,10 @@ static void walk_report(const char *text, size_t len, struct report_walk *w)
 /* ---- one soak ------------------------------------------------------------ */
 
 struct tally {
-	size_t n;              /* runs generated */
-	unsigned char *seen;   /* per generated run: times in the report */
+	size_t n;            /* runs generated */
+	unsigned char *seen; /* per generated run: times in the report */
 	size_t audited, failed, failed_refusal, failed_transient;
-	int status_rank;       /* the most urgent failure code, as the CLI ranks them */
+	int status_rank;         /* the most urgent failure code, as the CLI ranks them */
 	char failed_ids[64][16]; /* refused runs (for the call log check) */
 	size_t n_failed_ids;
 };
@@ -330,18 +331,51 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	/* The simulator's stderr (its fault log) goes to a file we read. */
 	snprintf(script, sizeof script, "exec \"$0\" \"$@\" 2>'%s'", simlog);
 
-	const char *sim_argv[] = {"/bin/sh", "-c", script, testlib_node(),
+	const char *sim_argv[] = {"/bin/sh",
+				  "-c",
+				  script,
+				  testlib_node(),
 				  testlib_src("tests/sim/catalyst-sim.mjs"),
-				  "--runs", nruns, "--runs-project", "soak", "--latency-ms", "0",
-				  "--fail-tool", "catalyst_get_workflow_run", "--fail-rate", FAIL_RATE, "--fail-kinds", FAIL_KINDS, "--seed", seed_s,
-				  "--slow-ms", SIM_SLOW_MS, "--record-calls", calls, "--max-seconds", "240", NULL};
+				  "--runs",
+				  nruns,
+				  "--runs-project",
+				  "soak",
+				  "--latency-ms",
+				  "0",
+				  "--fail-tool",
+				  "catalyst_get_workflow_run",
+				  "--fail-rate",
+				  FAIL_RATE,
+				  "--fail-kinds",
+				  FAIL_KINDS,
+				  "--seed",
+				  seed_s,
+				  "--slow-ms",
+				  SIM_SLOW_MS,
+				  "--record-calls",
+				  calls,
+				  "--max-seconds",
+				  "240",
+				  NULL};
 	struct testlib_server s;
 	ck_assert_int_eq(testlib_server_start(&s, (char *const *)sim_argv, NULL, "LISTENING", 60000), 0);
 	ck_assert(strncmp(s.url, "http://127.0.0.1:", 17) == 0);
 
-	char *cli_argv[] = {(char *)testlib_env("CA_BINARY"), "--server", s.url, "--project", "soak",
-			    "--jobs", JOBS, "--timeout", OUR_TIMEOUT_S, "--fail-on", "never",
-			    "--format", "json", "runs", NULL};
+	char *cli_argv[] = {(char *)testlib_env("CA_BINARY"),
+			    "--server",
+			    s.url,
+			    "--project",
+			    "soak",
+			    "--jobs",
+			    JOBS,
+			    "--timeout",
+			    OUR_TIMEOUT_S,
+			    "--fail-on",
+			    "never",
+			    "--format",
+			    "json",
+			    "runs",
+			    NULL};
 	/* Peak RSS is the heap we keep, not ASan's quarantine of freed blocks
 	 * (a no-op option for a build without ASan). */
 	char asan[512];
@@ -417,8 +451,8 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	for (size_t i = 0; i < t.n_failed_ids; i++) {
 		size_t for_run = 0;
 		count_get_calls(calls, t.failed_ids[i], &for_run);
-		ck_assert_msg(for_run >= 1 && for_run <= 1 + cut, "refused run %s fetched %zu times", t.failed_ids[i],
-			      for_run);
+		ck_assert_msg(for_run >= 1 && for_run <= 1 + cut, "refused run %s fetched %zu times",
+			      t.failed_ids[i], for_run);
 	}
 
 	/* The exit status names the failures (findings cannot, --fail-on never). */
@@ -449,8 +483,8 @@ START_TEST(soak_flat_memory)
 	struct measured m200, m1000;
 	soak(200, 7, &m200);
 	soak(1000, 11, &m1000);
-	fprintf(stderr, "peak RSS: 200 runs %ld KiB, 1000 runs %ld KiB (ratio %.2f, bound %.1f)\n",
-		m200.maxrss_kb, m1000.maxrss_kb, (double)m1000.maxrss_kb / (double)m200.maxrss_kb, rss_bound);
+	fprintf(stderr, "peak RSS: 200 runs %ld KiB, 1000 runs %ld KiB (ratio %.2f, bound %.1f)\n", m200.maxrss_kb,
+		m1000.maxrss_kb, (double)m1000.maxrss_kb / (double)m200.maxrss_kb, rss_bound);
 	tmpdir_remove();
 	ck_assert_msg((double)m1000.maxrss_kb < rss_bound * (double)m200.maxrss_kb,
 		      "memory grows with the run count: peak RSS %ld KiB at 1000 runs vs %ld KiB at 200",
