@@ -96,6 +96,11 @@ int audit_whoami(const struct audit_request *rq, struct err *e);  /* audit_catal
 int audit_login(const struct audit_request *rq, struct err *e);   /* audit_login.c */
 int audit_logout(const struct audit_request *rq, struct err *e);  /* audit_login.c */
 
+/* MCP session options for a command: client name and version, and server
+ * progress notifications forwarded to rq->progress (a TTY only). */
+struct mcp_options;
+void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo);
+
 /* Shared tail of every auditing command: render the report to --output or
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);

@@ -365,9 +365,12 @@ struct work {
 };
 
 /* Finding messages (~670 bytes each, one per finding: 19 MB for 28,000
- * findings) are packed into large blocks rather than left in their growing
- * buffers, which kept a third more than they used. */
-#define TEXT_BLOCK_SIZE ((size_t)256 * 1024)
+ * findings) are packed into blocks rather than left in their growing
+ * buffers, which kept a third more than they used. Blocks start small (a
+ * `runs` audit holds thousands of analyses with a few findings each) and
+ * double up to TEXT_BLOCK_MAX. */
+#define TEXT_BLOCK_MIN ((size_t)4 * 1024)
+#define TEXT_BLOCK_MAX ((size_t)256 * 1024)
 
 struct text_block {
 	struct text_block *next;
@@ -390,13 +393,16 @@ static char *text_dup(struct text_block **head, const char *s, size_t len)
 {
 	struct text_block *b = *head;
 	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > TEXT_BLOCK_SIZE ? len + 1 : TEXT_BLOCK_SIZE;
+		size_t cap = !b ? TEXT_BLOCK_MIN : b->cap < TEXT_BLOCK_MAX / 2 ? 2 * b->cap : TEXT_BLOCK_MAX;
+		bool outsized = len + 1 > cap;
+		if (outsized)
+			cap = len + 1;
 		b = malloc(sizeof *b + cap);
 		if (!b)
 			return NULL;
 		b->used = 0;
 		b->cap = cap;
-		if (*head && len + 1 > TEXT_BLOCK_SIZE) {
+		if (*head && outsized) {
 			/* An outsized text gets its own block behind the current one,
 			 * which keeps its free space. */
 			b->next = (*head)->next;

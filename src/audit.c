@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "mcp.h"
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)
@@ -82,4 +84,31 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 		return 0;
 	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? r->n_findings : r->n_suspect;
 	return over > 0 ? ERR_FINDINGS : 0;
+}
+
+static void forward_progress(double progress, double total, const char *message, void *ctx)
+{
+	const struct audit_request *rq = ctx;
+	/* The message is the server's text: escaped before it reaches the terminal. */
+	char *msg = message ? escape_terminal_dup(message, 200) : NULL;
+	char line[512];
+	if (total > 0)
+		snprintf(line, sizeof line, "server progress %.0f/%.0f%s%s", progress, total,
+			 msg ? ": " : "", msg ? msg : "");
+	else
+		snprintf(line, sizeof line, "server progress %.0f%s%s", progress, msg ? ": " : "",
+			 msg ? msg : "");
+	free(msg);
+	rq->progress(line, rq->msg_ctx);
+}
+
+void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo)
+{
+	memset(mo, 0, sizeof *mo);
+	mo->client_name = "catalyst-audit";
+	mo->client_version = CATALYST_AUDIT_VERSION;
+	if (rq->progress) {
+		mo->on_progress = forward_progress;
+		mo->progress_ctx = (void *)rq;
+	}
 }

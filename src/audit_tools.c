@@ -209,7 +209,8 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 	struct transport *t = connect_transport(rq, e);
 	if (!t)
 		goto out;
-	struct mcp_options mo = {.client_name = "catalyst-audit", .client_version = CATALYST_AUDIT_VERSION};
+	struct mcp_options mo;
+	audit_mcp_options(rq, &mo);
 	s = mcp_session_new(t, &mo);
 	if (!s) {
 		err_set(e, ERR_INTERNAL, "out of memory");

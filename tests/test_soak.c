@@ -331,51 +331,25 @@ static void soak(size_t n_runs, unsigned seed, struct measured *m)
 	/* The simulator's stderr (its fault log) goes to a file we read. */
 	snprintf(script, sizeof script, "exec \"$0\" \"$@\" 2>'%s'", simlog);
 
-	const char *sim_argv[] = {"/bin/sh",
-				  "-c",
-				  script,
-				  testlib_node(),
+	/* One switch and its value a line. */
+	/* clang-format off */
+	const char *sim_argv[] = {"/bin/sh", "-c", script, testlib_node(),
 				  testlib_src("tests/sim/catalyst-sim.mjs"),
-				  "--runs",
-				  nruns,
-				  "--runs-project",
-				  "soak",
-				  "--latency-ms",
-				  "0",
-				  "--fail-tool",
-				  "catalyst_get_workflow_run",
-				  "--fail-rate",
-				  FAIL_RATE,
-				  "--fail-kinds",
-				  FAIL_KINDS,
-				  "--seed",
-				  seed_s,
-				  "--slow-ms",
-				  SIM_SLOW_MS,
-				  "--record-calls",
-				  calls,
-				  "--max-seconds",
-				  "240",
+				  "--runs", nruns, "--runs-project", "soak", "--latency-ms", "0",
+				  "--fail-tool", "catalyst_get_workflow_run",
+				  "--fail-rate", FAIL_RATE, "--fail-kinds", FAIL_KINDS, "--seed", seed_s,
+				  "--slow-ms", SIM_SLOW_MS, "--record-calls", calls, "--max-seconds", "240",
 				  NULL};
+	/* clang-format on */
 	struct testlib_server s;
 	ck_assert_int_eq(testlib_server_start(&s, (char *const *)sim_argv, NULL, "LISTENING", 60000), 0);
 	ck_assert(strncmp(s.url, "http://127.0.0.1:", 17) == 0);
 
-	char *cli_argv[] = {(char *)testlib_env("CA_BINARY"),
-			    "--server",
-			    s.url,
-			    "--project",
-			    "soak",
-			    "--jobs",
-			    JOBS,
-			    "--timeout",
-			    OUR_TIMEOUT_S,
-			    "--fail-on",
-			    "never",
-			    "--format",
-			    "json",
-			    "runs",
-			    NULL};
+	/* clang-format off */
+	char *cli_argv[] = {(char *)testlib_env("CA_BINARY"), "--server", s.url, "--project", "soak",
+			    "--jobs", JOBS, "--timeout", OUR_TIMEOUT_S, "--fail-on", "never",
+			    "--format", "json", "runs", NULL};
+	/* clang-format on */
 	/* Peak RSS is the heap we keep, not ASan's quarantine of freed blocks
 	 * (a no-op option for a build without ASan). */
 	char asan[512];
