@@ -265,6 +265,20 @@ struct work_attempt {
 	unsigned flags;  /* link_flag, meaningful on roots */
 	size_t inv;      /* invocation index, after grouping */
 	size_t dup_head; /* first duplicate result in work.dups, or NONE */
+	size_t slot;     /* its copy in the analysis' attempt pool */
+};
+
+/* What the finding passes need of an attempt once invocations are built:
+ * the pooled attempt instead of a second copy of it (work_attempt is 200
+ * bytes, this 48: 19 MB less at the peak for 128,000 attempts). */
+struct work_ref {
+	const struct attempt *a;
+	const char *name;
+	size_t gen;
+	size_t inv;
+	size_t dup_head;
+	bool is_child;
+	bool is_first; /* the invocation's first attempt */
 };
 
 struct work_timer {
@@ -316,7 +330,8 @@ struct work {
 	const struct analysis_options *o;
 	bool oom;
 
-	struct work_attempt *att;
+	struct work_attempt *att; /* until work_compact */
+	struct work_ref *ref;     /* after it; n_att entries */
 	size_t n_att, cap_att;
 	struct work_timer *tim;
 	size_t n_tim, cap_tim;
@@ -1266,12 +1281,12 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		size_t lo = 0, hi = w->n_att;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (w->att[mid].a.event_index < a->event_index)
+			if (w->ref[mid].a->event_index < a->event_index)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo < w->n_att && w->att[lo].a.event_index == a->event_index)
+		if (lo < w->n_att && w->ref[lo].a->event_index == a->event_index)
 			wi = lo;
 		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
 						      a->task_execution_id, a->event_index);
@@ -1285,7 +1300,7 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		if (b)
 			evidence_add(&c->fs, b, a->result_index);
 		if (wi != NONE) {
-			for (size_t d = w->att[wi].dup_head; d != NONE; d = w->dups[d].next) {
+			for (size_t d = w->ref[wi].dup_head; d != NONE; d = w->dups[d].next) {
 				sb_printf(&s, ", %zu", w->dups[d].index);
 				if (b)
 					evidence_add(&c->fs, b, w->dups[d].index);
@@ -1602,7 +1617,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 	struct group_state *gs = NULL;
 	size_t n_groups = 0, cap_groups = 0;
 	for (size_t i = 0; i < w->n_att && !w->oom; i++) {
-		struct work_attempt *wa = &w->att[i];
+		struct work_ref *wa = &w->ref[i];
 		if (wa->is_child || !str_set(wa->name))
 			continue;
 		bool fresh;
@@ -1619,25 +1634,25 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 		}
 		size_t g = *gv;
 		struct group_state *st = &gs[g];
-		size_t end = wa->a.result_index; /* NONE while pending: in flight forever */
-		bool is_first = uf_find(w->att, i) == i;
+		size_t end = wa->a->result_index; /* NONE while pending: in flight forever */
+		bool is_first = w->ref[i].is_first;
 		if (is_first && st->n > 0) {
-			const struct work_attempt *h = &w->att[st->holder];
-			bool overlap = st->max_end > wa->a.event_index;
+			const struct work_ref *h = &w->ref[st->holder];
+			bool overlap = st->max_end > wa->a->event_index;
 			struct pair p = { .group = g, .later = i };
 			bool record = false;
 			if (overlap) {
-				if (payload_compare(&h->a.input, &wa->a.input) != CMP_DIFF) {
+				if (payload_compare(&h->a->input, &wa->a->input) != CMP_DIFF) {
 					p.kind = FINDING_OVERLAPPING_CALL;
 					p.earlier = st->holder;
 					p.never_resolved = st->max_end == NONE;
 					record = true;
 				}
 			} else {
-				const struct invocation *prev = &an->invocations[w->att[st->last_first].inv];
+				const struct invocation *prev = &an->invocations[w->ref[st->last_first].inv];
 				const struct attempt *last = &prev->attempts[prev->n_attempts - 1];
 				if (last->outcome != OUTCOME_FAILED &&
-				    payload_compare(&w->att[st->last_first].a.input, &wa->a.input) !=
+				    payload_compare(&w->ref[st->last_first].a->input, &wa->a->input) !=
 					    CMP_DIFF) {
 					p.kind = FINDING_REPEATED_CALL;
 					p.earlier = st->last_first;
@@ -1712,9 +1727,9 @@ static void find_pairs(struct ctx *c)
 			continue;
 		const struct pair *p0 = &w->pairs[i];
 		enum finding_kind kind = p0->kind;
-		const struct work_attempt *e0 = &w->att[p0->earlier], *l0 = &w->att[p0->later];
-		struct finding_build *b = finding_new(&c->fs, kind, l0->name, l0->a.task_execution_id,
-						      e0->a.event_index);
+		const struct work_ref *e0 = &w->ref[p0->earlier], *l0 = &w->ref[p0->later];
+		struct finding_build *b = finding_new(&c->fs, kind, l0->name, l0->a->task_execution_id,
+						      e0->a->event_index);
 		size_t n = 0;
 		enum cmp verdict = CMP_SAME;
 		for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
@@ -1723,14 +1738,14 @@ static void find_pairs(struct ctx *c)
 				continue;
 			done[j] = true;
 			n++;
-			if (payload_compare(&w->att[p->earlier].a.input, &w->att[p->later].a.input) ==
+			if (payload_compare(&w->ref[p->earlier].a->input, &w->ref[p->later].a->input) ==
 			    CMP_UNKNOWN)
 				verdict = CMP_UNKNOWN;
 			if (b) {
-				evidence_add(&c->fs, b, w->att[p->earlier].a.event_index);
-				evidence_add(&c->fs, b, w->att[p->later].a.event_index);
+				evidence_add(&c->fs, b, w->ref[p->earlier].a->event_index);
+				evidence_add(&c->fs, b, w->ref[p->later].a->event_index);
 				if (kind == FINDING_OVERLAPPING_CALL)
-					evidence_add(&c->fs, b, w->att[p->earlier].a.result_index);
+					evidence_add(&c->fs, b, w->ref[p->earlier].a->result_index);
 			}
 		}
 		struct sb s;
@@ -1740,8 +1755,8 @@ static void find_pairs(struct ctx *c)
 				      ", task_execution_id %s, not a retry) before the earlier call "
 				      "(task_scheduled_id %" PRId64 ", task_execution_id %s) had %s, so "
 				      "two executions were in flight at once",
-				  or_none(l0->name), l0->a.scheduled_id, or_none(l0->a.task_execution_id),
-				  e0->a.scheduled_id, or_none(e0->a.task_execution_id),
+				  or_none(l0->name), l0->a->scheduled_id, or_none(l0->a->task_execution_id),
+				  e0->a->scheduled_id, or_none(e0->a->task_execution_id),
 				  p0->never_resolved ? "a result (it never got one)" : "its result");
 			if (n > 1)
 				sb_printf(&s, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
@@ -1755,19 +1770,19 @@ static void find_pairs(struct ctx *c)
 		} else {
 			sb_printf(&s, "%s was called %zu times outside a retry chain, each call after "
 				      "the previous one had ended without failing (task_scheduled_id %" PRId64,
-				  or_none(l0->name), n + 1, e0->a.scheduled_id);
+				  or_none(l0->name), n + 1, e0->a->scheduled_id);
 			size_t listed = 0;
 			for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
 				if (w->pairs[j].kind != kind)
 					continue;
 				if (listed < LIST_MAX)
-					sb_printf(&s, ", %" PRId64, w->att[w->pairs[j].later].a.scheduled_id);
+					sb_printf(&s, ", %" PRId64, w->ref[w->pairs[j].later].a->scheduled_id);
 				listed++;
 			}
 			if (listed > LIST_MAX)
 				sb_printf(&s, " and %zu more", listed - LIST_MAX);
-			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->a.task_execution_id),
-				  or_none(l0->a.task_execution_id), n > 1 ? ", ..." : "");
+			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->a->task_execution_id),
+				  or_none(l0->a->task_execution_id), n > 1 ? ", ..." : "");
 			sb_inputs(c, &s, verdict);
 			sb_printf(&s, ". If the workflow meant one call, fix the workflow code; either "
 				      "way key the side effect on a natural key from the input (each call "
@@ -1843,6 +1858,7 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 			inv->generation = wa->gen;
 			inv->link = LINK_SINGLE;
 		}
+		wa->slot = (size_t)(inv->attempts - ao->attempt_pool) + inv->n_attempts;
 		inv->attempts[inv->n_attempts++] = wa->a;
 	}
 	for (size_t k = 0; k < w->n_tim; k++) {
@@ -2395,10 +2411,36 @@ static void work_release_scan(struct work *w)
 		(struct smap){ 0 };
 }
 
+/* After grouping: the finding passes get a compact view of the attempts
+ * and the working copies go. */
+static int work_compact(struct work *w, struct analysis_owned *ao)
+{
+	w->ref = malloc((w->n_att ? w->n_att : 1) * sizeof *w->ref);
+	if (!w->ref)
+		return -1;
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct work_attempt *wa = &w->att[i];
+		w->ref[i] = (struct work_ref){
+			.a = &ao->attempt_pool[wa->slot],
+			.name = wa->name,
+			.gen = wa->gen,
+			.inv = wa->inv,
+			.dup_head = wa->dup_head,
+			.is_child = wa->is_child,
+			.is_first = uf_find(w->att, i) == i,
+		};
+	}
+	free(w->att);
+	w->att = NULL;
+	w->cap_att = 0;
+	return 0;
+}
+
 static void work_finish(struct work *w)
 {
 	work_release_scan(w);
 	free(w->att);
+	free(w->ref);
 	free(w->tim);
 	free(w->dups);
 	free(w->pairs);
@@ -2424,7 +2466,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	if (w.oom)
 		goto out;
 	if (build_invocations(&w, ao) < 0 || run_facts(&w, ao) < 0 || data_sharing(&w, ao) < 0 ||
-	    collect_children(&w, ao) < 0)
+	    collect_children(&w, ao) < 0 || work_compact(&w, ao) < 0)
 		goto out;
 	{
 		struct sb s;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "catalyst.h"
@@ -51,6 +52,7 @@ struct ctx {
 	char sharing_source[200];
 	enum sharing_rank rank;
 	size_t done, total;         /* progress of `runs` */
+	struct stream *stream;      /* the JSON report written as runs finish, or NULL */
 };
 
 static void warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -172,8 +174,12 @@ static void ctx_init(struct ctx *x, const struct audit_request *rq, struct repor
 	}
 }
 
+static void stream_free(struct stream *st);
+
 static void ctx_finish(struct ctx *x)
 {
+	stream_free(x->stream);
+	x->stream = NULL;
 	conn_close(&x->cn);
 	free(x->resolved_note);
 	pthread_mutex_destroy(&x->lock);
@@ -473,19 +479,352 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	event_log_drop_events(log);
 }
 
+/* ---- the JSON report, run by run ------------------------------------------
+ *
+ * `runs` over hundreds of runs would hold every run's analysis until the
+ * report is written. Instead, each run is rendered by its worker as soon as
+ * it is audited, appended to an unlinked temporary file (in whatever order
+ * the workers finish: a run stuck in retries holds nothing back), and its
+ * analysis and log are freed; what stays is a few ids and a file offset
+ * per run. At the end the frame (schema, summary, notes) is rendered by
+ * render_json around an empty run list, and the runs are copied into its
+ * place in report order: the bytes are those render_json writes for the
+ * whole report, because JSON_INDENT(2) layout puts every run at the same
+ * depth and only layout writes a raw newline. Text and Markdown keep the
+ * whole report. */
+
+#define FRAME_RUNS "\n  \"runs\": [],"
+#define FRAME_SUMMARY_RUNS "\n  \"summary\": {\n    \"runs\": 0,\n"
+#define RUN_OPEN "\n  \"runs\": [\n"
+#define RUN_CLOSE "\n  ],\n  \"summary\""
+
+struct stream_run {
+	bool written;    /* rendered, analysis and log freed */
+	bool audited;
+	enum err_code failure_code;
+	char **children; /* the analysis' child instance ids, kept for follow_children */
+	size_t n_children;
+	off_t off;       /* its text in the temporary file */
+	size_t len;
+};
+
+struct stream {
+	pthread_mutex_t lock;
+	FILE *runs;             /* the rendered runs, in the order they finished */
+	struct stream_run *st;  /* per report run; each worker writes its own */
+	size_t cap;
+	struct report totals;   /* summary counts only */
+	bool failed;
+	struct err err;
+};
+
+/* The effective format of the report: what audit_emit_report picks. */
+static bool report_is_json(const struct audit_request *rq)
+{
+	if (rq->format_given)
+		return rq->format == FORMAT_JSON;
+	return rq->output || !isatty(STDOUT_FILENO);
+}
+
+/* render_json of a report as malloc'd text. */
+static char *render_json_text(const struct report *r, size_t *len, struct err *e)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *m = open_memstream(&text, len);
+	if (!m) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	struct render_options ro = {.width = 80};
+	int rc = render_json(m, r, &ro, e);
+	if (fclose(m) != 0 && rc == 0)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	if (rc < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* A frame with no runs, and where the runs and their count go in it. */
+static char *frame_render(const struct report *r, size_t *len, const char **runs_at, const char **count_at,
+			  struct err *e)
+{
+	char *text = render_json_text(r, len, e);
+	if (!text)
+		return NULL;
+	*runs_at = strstr(text, FRAME_RUNS);
+	*count_at = *runs_at ? strstr(*runs_at, FRAME_SUMMARY_RUNS) : NULL;
+	if (!*runs_at || !*count_at) {
+		free(text);
+		err_set(e, ERR_INTERNAL, "the JSON report's frame is not laid out as expected");
+		return NULL;
+	}
+	return text;
+}
+
+/* Streams when the report is JSON, a temporary file can be had and the
+ * frame is laid out as this code expects; otherwise the report is held
+ * whole, as before. */
+static struct stream *stream_new(const struct audit_request *rq)
+{
+	if (!report_is_json(rq))
+		return NULL;
+	struct report probe;
+	report_init(&probe);
+	struct err e;
+	err_clear(&e);
+	size_t len;
+	const char *a, *b;
+	char *frame = frame_render(&probe, &len, &a, &b, &e);
+	if (!frame)
+		return NULL;
+	free(frame);
+	struct stream *st = calloc(1, sizeof *st);
+	if (!st)
+		return NULL;
+	st->runs = tmpfile();
+	if (!st->runs) {
+		free(st);
+		return NULL;
+	}
+	pthread_mutex_init(&st->lock, NULL);
+	report_init(&st->totals);
+	return st;
+}
+
+static void stream_free(struct stream *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->cap; i++) {
+		for (size_t k = 0; k < st->st[i].n_children; k++)
+			free(st->st[i].children[k]);
+		free(st->st[i].children);
+	}
+	free(st->st);
+	if (st->runs)
+		fclose(st->runs);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+/* Room for a state per report run (called between audit rounds). */
+static int stream_reserve(struct stream *st, size_t n, struct err *e)
+{
+	if (n <= st->cap)
+		return 0;
+	struct stream_run *more = realloc(st->st, n * sizeof *more);
+	if (!more)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	memset(more + st->cap, 0, (n - st->cap) * sizeof *more);
+	st->st = more;
+	st->cap = n;
+	return 0;
+}
+
+/* Renders run i, appends it to the temporary file and frees its analysis
+ * and log. Called by the worker that audited it; only the append and the
+ * totals take the lock. */
+static int stream_write(struct stream *st, struct report_run *rr, size_t i, struct err *e)
+{
+	struct report one;
+	report_init(&one);
+	one.runs = rr;
+	one.n_runs = 1;
+	size_t len;
+	char *text = render_json_text(&one, &len, e);
+	if (!text)
+		return -1;
+	const char *a = strstr(text, RUN_OPEN);
+	const char *b = a ? strstr(a, RUN_CLOSE) : NULL;
+	if (!a || !b) {
+		free(text);
+		return err_set(e, ERR_INTERNAL, "the JSON report's run list is not laid out as expected");
+	}
+	a += strlen(RUN_OPEN);
+	report_summarize(&one);
+
+	struct stream_run *sr = &st->st[i];
+	sr->audited = rr->analysis != NULL;
+	sr->failure_code = rr->failure_code;
+	sr->len = (size_t)(b - a);
+	int rc = 0;
+	pthread_mutex_lock(&st->lock);
+	sr->off = ftello(st->runs);
+	if (sr->off < 0 || fwrite(a, 1, sr->len, st->runs) != sr->len)
+		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
+	st->totals.n_activities += one.n_activities;
+	st->totals.n_reexecuted += one.n_reexecuted;
+	st->totals.n_findings += one.n_findings;
+	st->totals.n_suspect += one.n_suspect;
+	st->totals.n_failed_runs += one.n_failed_runs;
+	pthread_mutex_unlock(&st->lock);
+	free(text);
+	if (rc < 0)
+		return -1;
+
+	const struct analysis *an = rr->analysis;
+	if (an && an->n_child_instances) {
+		sr->children = calloc(an->n_child_instances, sizeof *sr->children);
+		if (!sr->children)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		for (size_t c = 0; c < an->n_child_instances; c++) {
+			const char *id = an->child_instances[c];
+			if (!id)
+				continue;
+			if (!(sr->children[sr->n_children] = strdup(id)))
+				return err_set(e, ERR_INTERNAL, "out of memory");
+			sr->n_children++;
+		}
+	}
+	/* The analysis borrows from the log: it goes first. */
+	analysis_free(rr->analysis);
+	rr->analysis = NULL;
+	event_log_free(rr->log);
+	rr->log = NULL;
+	sr->written = true;
+	return 0;
+}
+
+/* Run i is audited: out of memory with it. */
+static void stream_ready(struct ctx *x, size_t i)
+{
+	struct stream *st = x->stream;
+	struct err e;
+	err_clear(&e);
+	pthread_mutex_lock(&st->lock);
+	bool skip = st->failed || i >= st->cap;
+	pthread_mutex_unlock(&st->lock);
+	if (skip || stream_write(st, &x->r->runs[i], i, &e) == 0)
+		return;
+	pthread_mutex_lock(&st->lock);
+	if (!st->failed) {
+		st->failed = true;
+		st->err = e;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+static bool run_audited(const struct ctx *x, size_t i)
+{
+	if (x->stream && i < x->stream->cap && x->stream->st[i].written)
+		return x->stream->st[i].audited;
+	return x->r->runs[i].analysis != NULL;
+}
+
+static enum err_code run_failure_code(const struct ctx *x, size_t i)
+{
+	if (x->stream && i < x->stream->cap && x->stream->st[i].written)
+		return x->stream->st[i].failure_code;
+	return x->r->runs[i].failure_code;
+}
+
+/* The child instance ids run i's history named. */
+static size_t run_children(const struct ctx *x, size_t i, size_t c, const char **id)
+{
+	if (x->stream && i < x->stream->cap && x->stream->st[i].written) {
+		const struct stream_run *sr = &x->stream->st[i];
+		*id = c < sr->n_children ? sr->children[c] : NULL;
+		return sr->n_children;
+	}
+	const struct analysis *a = x->r->runs[i].analysis;
+	size_t n = a ? a->n_child_instances : 0;
+	*id = c < n ? a->child_instances[c] : NULL;
+	return n;
+}
+
+/* audit_emit_report for a streamed report. */
+static int stream_emit(struct ctx *x, struct err *e)
+{
+	struct stream *st = x->stream;
+	const struct audit_request *rq = x->rq;
+	if (st->failed) {
+		*e = st->err;
+		return -1;
+	}
+	struct report frame = st->totals;
+	frame.runs = NULL;
+	frame.n_runs = 0;
+	frame.notes = x->r->notes;
+	frame.n_notes = x->r->n_notes;
+	size_t len;
+	const char *runs_at, *count_at;
+	char *text = frame_render(&frame, &len, &runs_at, &count_at, e);
+	if (!text)
+		return -1;
+	FILE *out = stdout;
+	if (rq->output) {
+		out = fopen(rq->output, "w");
+		if (!out) {
+			free(text);
+			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
+		}
+	}
+	int rc = 0;
+	/* ...\n  "runs": [\n RUNS \n  ],\n ... "runs": N,\n ... */
+	fwrite(text, 1, (size_t)(runs_at - text), out);
+	fputs(x->r->n_runs ? RUN_OPEN : FRAME_RUNS, out);
+	if (x->r->n_runs) {
+		char chunk[65536];
+		if (fflush(st->runs) != 0)
+			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
+		int fd = fileno(st->runs);
+		for (size_t i = 0; i < x->r->n_runs && rc == 0; i++) {
+			const struct stream_run *sr = i < st->cap ? &st->st[i] : NULL;
+			if (!sr || !sr->written) {
+				rc = err_set(e, ERR_INTERNAL, "run %zu of the report was never written", i + 1);
+				break;
+			}
+			if (i > 0)
+				fputs(",\n", out);
+			for (size_t done = 0; done < sr->len;) {
+				size_t want = sr->len - done < sizeof chunk ? sr->len - done : sizeof chunk;
+				ssize_t got = pread(fd, chunk, want, sr->off + (off_t)done);
+				if (got <= 0) {
+					rc = err_set(e, ERR_USAGE, "cannot read back the report's temporary file");
+					break;
+				}
+				fwrite(chunk, 1, (size_t)got, out);
+				done += (size_t)got;
+			}
+		}
+		fputs("\n  ],", out);
+	}
+	const char *after_runs = runs_at + strlen(FRAME_RUNS);
+	fwrite(after_runs, 1, (size_t)(count_at - after_runs), out);
+	fprintf(out, "\n  \"summary\": {\n    \"runs\": %zu,\n", x->r->n_runs);
+	const char *rest = count_at + strlen(FRAME_SUMMARY_RUNS);
+	fwrite(rest, 1, len - (size_t)(rest - text), out);
+	free(text);
+	if (fflush(out) != 0 && rc == 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+	if (ferror(out) && rc == 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the report");
+	if (out != stdout)
+		fclose(out);
+	if (rc < 0)
+		return -1;
+	if (rq->fail_on == FAIL_ON_NEVER)
+		return 0;
+	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? st->totals.n_findings : st->totals.n_suspect;
+	return over > 0 ? ERR_FINDINGS : 0;
+}
+
 /* Exit status for runs that could not be audited: the most telling first
  * (sign-in, then data sharing, then transport/protocol, then input). */
-static int failure_status(const struct report *r, size_t *n_failed)
+static int failure_status(const struct ctx *x, const struct report *r, size_t *n_failed)
 {
 	static const enum err_code order[] = {ERR_AUTH, ERR_DATA_SHARING, ERR_PROTOCOL, ERR_INPUT};
 	size_t best = sizeof order / sizeof *order;
 	*n_failed = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
-		if (r->runs[i].analysis)
+		if (run_audited(x, i))
 			continue;
 		(*n_failed)++;
 		size_t k = 0;
-		while (k < sizeof order / sizeof *order && order[k] != r->runs[i].failure_code)
+		while (k < sizeof order / sizeof *order && order[k] != run_failure_code(x, i))
 			k++;
 		if (k == sizeof order / sizeof *order)
 			k = 2; /* anything else counts as a protocol failure */
@@ -497,11 +836,11 @@ static int failure_status(const struct report *r, size_t *n_failed)
 
 static int finish_report(struct ctx *x, struct report *r, const char *what, struct err *e)
 {
-	int status = audit_emit_report(x->rq, r, e);
+	int status = x->stream ? stream_emit(x, e) : audit_emit_report(x->rq, r, e);
 	if (status < 0)
 		return -1;
 	size_t n_failed;
-	int fs = failure_status(r, &n_failed);
+	int fs = failure_status(x, r, &n_failed);
 	if (fs) {
 		warnf(x->rq, "%zu of %zu %s could not be audited (see the report)", n_failed, r->n_runs, what);
 		return fs;
@@ -527,6 +866,8 @@ static void *pool_worker(void *arg)
 		if (i >= p->to)
 			break;
 		audit_one(x, &x->r->runs[i]);
+		if (x->stream)
+			stream_ready(x, i);
 		pthread_mutex_lock(&p->lock);
 		size_t done = ++p->done;
 		if (x->rq->progress) {
@@ -546,6 +887,13 @@ static void audit_range(struct ctx *x, size_t from, size_t to, const char *what)
 {
 	if (from >= to)
 		return;
+	if (x->stream) {
+		struct stream *st = x->stream;
+		pthread_mutex_lock(&st->lock);
+		if (!st->failed && stream_reserve(st, to, &st->err) < 0)
+			st->failed = true;
+		pthread_mutex_unlock(&st->lock);
+	}
 	struct pool p = {.x = x, .from = from, .to = to, .what = what};
 	pthread_mutex_init(&p.lock, NULL);
 	size_t jobs = x->rq->jobs > 0 ? (size_t)x->rq->jobs : 8;
@@ -584,9 +932,8 @@ static int add_children(struct ctx *x, size_t from, size_t to, size_t *budget, b
 {
 	struct report *r = x->r;
 	for (size_t i = from; i < to; i++) {
-		const struct analysis *a = r->runs[i].analysis;
-		for (size_t c = 0; a && c < a->n_child_instances; c++) {
-			const char *child = a->child_instances[c];
+		const char *child;
+		for (size_t c = 0; c < run_children(x, i, c, &child); c++) {
 			if (!child || !*child || seen_run(r, r->runs[i].app_id, child))
 				continue;
 			if (*budget == 0) {
@@ -607,7 +954,6 @@ static int add_children(struct ctx *x, size_t from, size_t to, size_t *budget, b
 			cr->run_id = id;
 			cr->parent_run_id = parent;
 			(*budget)--;
-			a = r->runs[i].analysis;
 		}
 	}
 	return 0;
@@ -732,6 +1078,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		err_set(e, ERR_USAGE, "--since %s is after --until %s", f.since, f.until);
 		goto out;
 	}
+	x.stream = stream_new(rq);
 	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || probe_whoami(&x, NULL, e) < 0)
 		goto out;
 	resolve_project(&x);

@@ -53,8 +53,6 @@ struct jw {
 	struct jw_cached cache[JW_CACHE_SIZE];
 };
 
-static const char spaces[2 * JW_MAX_DEPTH + 1] = "                                ";
-
 static void jw_flush(struct jw *w)
 {
 	if (w->len && fwrite(w->out, 1, w->len, w->f) != w->len)
@@ -78,27 +76,46 @@ static void jw_raw(struct jw *w, const char *s, size_t n)
 
 #define jw_lit(w, s) jw_raw((w), (s), sizeof(s) - 1)
 
+/* Room for n more bytes in the buffer (n well under its size). */
+static inline char *jw_reserve(struct jw *w, size_t n)
+{
+	if (n > JW_OUT_SIZE - w->len)
+		jw_flush(w);
+	return w->out + w->len;
+}
+
 static void jw_indent(struct jw *w)
 {
-	jw_lit(w, "\n");
-	jw_raw(w, spaces, 2 * (size_t)w->depth);
+	size_t n = 2 * (size_t)w->depth;
+	char *p = jw_reserve(w, n + 1);
+	*p++ = '\n';
+	memset(p, ' ', n);
+	w->len += n + 1;
 }
 
 /* Before a member or an item: the separator and the indentation. */
-static void jw_next(struct jw *w)
+static inline void jw_next(struct jw *w)
 {
+	size_t n = 2 * (size_t)w->depth;
+	char *p = jw_reserve(w, n + 2), *start = p;
 	if (w->has_items[w->depth])
-		jw_lit(w, ",");
+		*p++ = ',';
 	w->has_items[w->depth] = true;
-	jw_indent(w);
+	*p++ = '\n';
+	memset(p, ' ', n);
+	w->len += (size_t)(p - start) + n;
 }
 
-static void jw_key(struct jw *w, const char *key)
+/* Called with the literal keys of this file, so inlined strlen folds. */
+static inline void jw_key(struct jw *w, const char *key)
 {
+	size_t n = strlen(key);
 	jw_next(w);
-	jw_lit(w, "\"");
-	jw_raw(w, key, strlen(key));
-	jw_lit(w, "\": ");
+	char *p = jw_reserve(w, n + 4);
+	*p++ = '"';
+	memcpy(p, key, n);
+	memcpy(p + n, "\": ", 3);
+	w->len += n + 4;
 }
 
 static void jw_open(struct jw *w, const char *key, char bracket)
@@ -160,30 +177,39 @@ static int jw_load(struct jw *w, const char *s)
 	return rc;
 }
 
-/* Whether jansson would write s verbatim between quotes: its dump_string
- * escapes only '"', '\\', bytes below 0x20 and, with JSON_ENSURE_ASCII,
- * bytes above 0x7F ('/' only under JSON_ESCAPE_SLASH, not used here), and
- * its UTF-8 check passes any ASCII. Such a string has nothing for jansson
- * to escape: copying it is byte for byte what jansson writes, and every
- * string that does need escaping still goes through jansson. This skips
- * jansson's per-character loop on ids and timestamps, which was half the
- * instructions of a large report. Returns the length, or SIZE_MAX when
- * jansson must encode it. */
-static size_t jw_plain_len(const char *s)
+/* Whether jansson writes the len bytes at s verbatim between quotes: its
+ * dump_string escapes only '"', '\\', bytes below 0x20 and, with
+ * JSON_ENSURE_ASCII, everything above 0x7F ('/' only under
+ * JSON_ESCAPE_SLASH, not used here), and its UTF-8 check passes any ASCII.
+ * Such a string has nothing for jansson to escape: copying it is byte for
+ * byte what jansson writes, and every string that does need escaping still
+ * goes through jansson. This skips jansson's per-character loop on ids and
+ * timestamps, which was half the instructions of a large report. Eight
+ * bytes at a time (the usual "has a byte less than / equal to" tests). */
+static bool jw_plain(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	for (;; p++) {
-		unsigned char c = *p;
-		if (c == 0)
-			return (size_t)(p - (const unsigned char *)s);
-		if (c < 0x20 || c > 0x7F || c == '"' || c == '\\')
-			return SIZE_MAX;
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x, q, b;
+		memcpy(&x, s + i, 8);
+		q = x ^ (ones * '"');
+		b = x ^ (ones * '\\');
+		if (((x - ones * 0x20) & ~x & highs) | (x & highs) | ((q - ones) & ~q & highs) |
+		    ((b - ones) & ~b & highs))
+			return false;
 	}
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7F || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
 }
 
 /* A string with something to escape (a finding message quoting an error,
  * a non-ASCII name), written in pieces: runs of bytes jansson copies
- * verbatim (see jw_plain_len) are copied, and each run in between goes
+ * verbatim (see jw_plain) are copied, and each run in between goes
  * through jansson (json_string_setn + json_dumpb, quotes dropped). jansson
  * escapes one code point at a time and a verbatim byte is ASCII, so always
  * a code point boundary: the pieces add up to what jansson writes for the
@@ -237,14 +263,15 @@ static int jw_encode_pieces(struct jw *w, const char *s, size_t len, size_t *at_
  * through the buffer or failed. */
 static const char *jw_encode(struct jw *w, const char *s, size_t *len)
 {
-	size_t plain = jw_plain_len(s);
-	if (plain == SIZE_MAX) {
+	size_t slen = strlen(s);
+	if (!jw_plain(s, slen)) {
 		size_t off;
-		if (jw_encode_pieces(w, s, strlen(s), &off) == 0) {
+		if (jw_encode_pieces(w, s, slen, &off) == 0) {
 			*len = w->len - off;
 			return w->out + off;
 		}
-	} else if (plain <= JW_OUT_SIZE - 2) {
+	} else if (slen <= JW_OUT_SIZE - 2) {
+		size_t plain = slen;
 		if (plain + 2 > JW_OUT_SIZE - w->len)
 			jw_flush(w);
 		char *at = w->out + w->len;
@@ -331,31 +358,31 @@ static void jw_id(struct jw *w, const char *s)
 	jw_str(w, s && *s ? s : NULL);
 }
 
-static void jw_k_str(struct jw *w, const char *key, const char *s)
+static inline void jw_k_str(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_str(w, s);
 }
 
-static void jw_k_cstr(struct jw *w, const char *key, const char *s)
+static inline void jw_k_cstr(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_str_cached(w, s);
 }
 
-static void jw_k_id(struct jw *w, const char *key, const char *s)
+static inline void jw_k_id(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_id(w, s);
 }
 
-static void jw_k_int(struct jw *w, const char *key, int64_t v)
+static inline void jw_k_int(struct jw *w, const char *key, int64_t v)
 {
 	jw_key(w, key);
 	jw_int(w, v);
 }
 
-static void jw_k_bool(struct jw *w, const char *key, bool b)
+static inline void jw_k_bool(struct jw *w, const char *key, bool b)
 {
 	jw_key(w, key);
 	jw_bool(w, b);
