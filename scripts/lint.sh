@@ -18,7 +18,7 @@ if [[ $what == all || $what == format ]]; then
     [[ -f $f ]] || continue
     out=$(clang-format --dry-run --Werror "$f" 2>&1)
     if [[ -n $out ]]; then
-      n=$(grep -c 'warning:' <<<"$out")
+      n=$(grep -c 'clang-format-violations' <<<"$out")
       echo "$f: $n place(s) differ from .clang-format"
       bad=$((bad + 1))
       [[ -n ${LINT_VERBOSE:-} ]] && echo "$out"

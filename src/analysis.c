@@ -2436,6 +2436,8 @@ static int work_compact(struct work *w, struct analysis_owned *ao)
 	return 0;
 }
 
+/* Also called as soon as the findings are collected (the limits need only
+ * the run facts): what it frees is NULL after it. */
 static void work_finish(struct work *w)
 {
 	work_release_scan(w);
@@ -2445,6 +2447,14 @@ static void work_finish(struct work *w)
 	free(w->dups);
 	free(w->pairs);
 	imap_free(&w->timers);
+	w->att = NULL;
+	w->ref = NULL;
+	w->tim = NULL;
+	w->dups = NULL;
+	w->pairs = NULL;
+	w->n_att = w->cap_att = w->n_tim = w->cap_tim = w->n_dups = w->cap_dups = 0;
+	w->n_pairs = w->cap_pairs = 0;
+	w->timers = (struct imap){ 0 };
 }
 
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
@@ -2495,6 +2505,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	find_orphans(&c);
 	if (w.oom)
 		goto out;
+	work_finish(&w);
 	if (c.fs.n)
 		qsort(c.fs.v, c.fs.n, sizeof *c.fs.v, cmp_findings);
 	an->findings = calloc(c.fs.n ? c.fs.n : 1, sizeof *an->findings);
@@ -2507,6 +2518,9 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 		if (evidence_finish(&an->findings[i], log) < 0)
 			goto out;
 	}
+	free(c.fs.v); /* every finding moved out */
+	c.fs.v = NULL;
+	c.fs.n = c.fs.cap = 0;
 	limits(&c);
 	if (w.oom)
 		goto out;

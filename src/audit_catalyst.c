@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -523,7 +524,12 @@ static bool report_is_json(const struct audit_request *rq)
 {
 	if (rq->format_given)
 		return rq->format == FORMAT_JSON;
-	return rq->output || !isatty(STDOUT_FILENO);
+	if (!rq->output)
+		return !isatty(STDOUT_FILENO);
+	/* Not opened before the end (a failed audit must not create it):
+	 * a terminal device named by --output gets text there. */
+	struct stat sb;
+	return stat(rq->output, &sb) != 0 || !S_ISCHR(sb.st_mode);
 }
 
 /* render_json of a report as malloc'd text. */

@@ -429,6 +429,15 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 	unsigned seen = generation(s);
 	if (exchange(s, method, params, NULL, flags, result, rpc_error, e) == 0)
 		return 0;
+	if (e && e->http_status == 400 && generation(s) != seen) {
+		/* Another thread re-initialized while this request was being
+		 * sent: it may have gone out between the old session's reset
+		 * and the new one, with no session id, and been refused unread
+		 * (the SDK answers 400). generation() waited for the new
+		 * session; once more with it. */
+		err_clear(e);
+		return exchange(s, method, params, NULL, flags, result, rpc_error, e);
+	}
 	if (!e || e->detail != ERR_DETAIL_SESSION_EXPIRED)
 		return -1;
 	struct err first = *e;

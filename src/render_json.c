@@ -7,11 +7,17 @@
  * the tree doubled the memory. So the document is streamed, byte for byte
  * what json_dumpf(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
  * gives for the whole tree:
- * - every string scalar is escaped by jansson: one reused json_t string
- *   (json_string_set) dumped with json_dumpb straight into the output
- *   buffer. Strings that repeat (names, event types, error texts, the
- *   fixed vocabulary) go through a small cache of their jansson encoding,
- *   keyed by address (the report is immutable while it is written);
+ * - every string is escaped as jansson escapes it, and by jansson whenever
+ *   there is anything to escape: a string with no byte jansson's
+ *   dump_string would touch is copied between quotes (what jansson writes
+ *   for it, checked in jw_plain: every id and timestamp); in any other the
+ *   plain runs are copied and each run in between is encoded by jansson
+ *   (one reused json_t string, json_string_setn + json_dumpb); a string
+ *   jansson refuses (bad UTF-8) is repaired and encoded whole by jansson.
+ *   Strings that repeat (names, event types, error texts, the fixed
+ *   vocabulary) go through a small cache of their encoding, keyed by
+ *   address (the report is immutable while it is written).
+ *   bench/render-json-diff.c checks this against json_dumps;
  * - the structure (braces, brackets, ", ", ": ", newlines and the two-space
  *   indentation), the keys (this file's constant identifiers: nothing in
  *   them to escape), the literals true/false/null and integers (decimal,

@@ -5,9 +5,14 @@
  * response. A stream cut before the response is resumed with GET and
  * Last-Event-ID when the server gave event ids.
  *
- * Connections: a pool of easy handles. A handle keeps its own live
- * connection between transfers, so taking an idle handle reuses its
- * connection (one thread: always the same one). DNS and TLS sessions are
+ * Connections: a pool of easy handles, each with a multi handle of its
+ * own that holds its live connection between transfers, so taking an idle
+ * handle reuses its connection (one thread: always the same one). The
+ * transfer is driven through that multi handle rather than
+ * curl_easy_perform so that the wait after a response, on a stream the
+ * server keeps open, ends on our DONE_GRACE_MS timer: with
+ * curl_easy_perform only the progress callback could end it, and libcurl
+ * calls that about once a second on an idle stream. DNS and TLS sessions are
  * shared between the handles through a CURLSH with locks. The connection
  * cache itself is not put in the share: libcurl documents sharing it
  * between concurrently running threads as unsupported. A send finding no
@@ -34,6 +39,13 @@
 #define RETRY_WAIT_MAX_MS 30000
 #define DONE_GRACE_MS 250
 
+/* An easy handle and the multi handle that drives it and keeps its
+ * connection. */
+struct pooled {
+	CURL *h;
+	CURLM *m;
+};
+
 struct http_header {
 	char *name;
 	char *value;
@@ -55,7 +67,7 @@ struct http_transport {
 	char *www_authenticate;
 	struct http_header *headers;
 	size_t n_headers;
-	CURL **idle;
+	struct pooled *idle;
 	int n_idle;
 
 	CURLSH *share;
@@ -75,6 +87,7 @@ enum body_kind {
 struct exchange {
 	struct http_transport *ht;
 	CURL *h;
+	CURLM *m;
 	const char *method;
 	bool expect_reply;
 	transport_on_message on_message;
@@ -134,36 +147,55 @@ static void share_unlock(CURL *h, curl_lock_data data, void *userp)
 
 /* ---- the handle pool ---- */
 
-static CURL *pool_take(struct http_transport *ht)
+static void pooled_cleanup(struct pooled *p)
 {
-	CURL *h = NULL;
-	pthread_mutex_lock(&ht->lock);
-	if (ht->n_idle > 0)
-		h = ht->idle[--ht->n_idle];
-	pthread_mutex_unlock(&ht->lock);
-	if (h) {
-		/* Keeps the live connection, the DNS cache and the share. */
-		curl_easy_reset(h);
-		return h;
-	}
-	h = curl_easy_init();
-	if (h)
-		curl_easy_setopt(h, CURLOPT_SHARE, ht->share);
-	return h;
+	/* The easy handle is never left in its multi handle. */
+	if (p->m)
+		curl_multi_cleanup(p->m);
+	if (p->h)
+		curl_easy_cleanup(p->h);
 }
 
-static void pool_give(struct http_transport *ht, CURL *h)
+/* Sets ex->h and ex->m: an idle pair, or a new one. false when out of memory. */
+static bool pool_take(struct http_transport *ht, struct exchange *ex)
 {
-	if (!h)
+	struct pooled p = {NULL, NULL};
+	pthread_mutex_lock(&ht->lock);
+	if (ht->n_idle > 0)
+		p = ht->idle[--ht->n_idle];
+	pthread_mutex_unlock(&ht->lock);
+	if (p.h) {
+		/* Keeps the live connection (in p.m), the DNS cache and the share. */
+		curl_easy_reset(p.h);
+	} else {
+		p.h = curl_easy_init();
+		p.m = curl_multi_init();
+		if (!p.h || !p.m) {
+			pooled_cleanup(&p);
+			return false;
+		}
+		curl_easy_setopt(p.h, CURLOPT_SHARE, ht->share);
+	}
+	ex->h = p.h;
+	ex->m = p.m;
+	return true;
+}
+
+static void pool_give(struct http_transport *ht, struct exchange *ex)
+{
+	struct pooled p = {ex->h, ex->m};
+	ex->h = NULL;
+	ex->m = NULL;
+	if (!p.h)
 		return;
 	pthread_mutex_lock(&ht->lock);
 	if (ht->n_idle < ht->max_parallel) {
-		ht->idle[ht->n_idle++] = h;
-		h = NULL;
+		ht->idle[ht->n_idle++] = p;
+		p.h = NULL;
+		p.m = NULL;
 	}
 	pthread_mutex_unlock(&ht->lock);
-	if (h)
-		curl_easy_cleanup(h);
+	pooled_cleanup(&p);
 }
 
 /* ---- small helpers ---- */
@@ -455,6 +487,58 @@ static void trace_request(const char *method, const char *url, const struct curl
 		trace_body("http", ">", body, len);
 }
 
+/* curl_easy_perform through the exchange's own multi handle, with one
+ * difference: once the response has arrived (ex->done), the wait for the
+ * server to end the stream lasts DONE_GRACE_MS, not until libcurl next
+ * calls the progress callback. */
+static CURLcode perform(struct exchange *ex)
+{
+	if (curl_multi_add_handle(ex->m, ex->h) != CURLM_OK)
+		return CURLE_OUT_OF_MEMORY;
+	CURLcode res = CURLE_OK;
+	bool cut = false;
+	for (;;) {
+		int running = 0;
+		CURLMcode mc = curl_multi_perform(ex->m, &running);
+		if (mc != CURLM_OK) {
+			res = mc == CURLM_OUT_OF_MEMORY ? CURLE_OUT_OF_MEMORY : CURLE_RECV_ERROR;
+			cut = true;
+			break;
+		}
+		if (!running)
+			break;
+		int wait_ms = 1000;
+		if (ex->done) {
+			long long left = DONE_GRACE_MS - (now_ms() - ex->done_at);
+			if (left <= 0) {
+				/* What the progress callback's abort gives. */
+				res = CURLE_ABORTED_BY_CALLBACK;
+				cut = true;
+				break;
+			}
+			wait_ms = (int)left;
+		}
+		/* Returns early on activity or on libcurl's own timers (the
+		 * transfer timeout among them). */
+		if (curl_multi_poll(ex->m, NULL, 0, wait_ms, NULL) != CURLM_OK) {
+			res = CURLE_RECV_ERROR;
+			cut = true;
+			break;
+		}
+	}
+	if (!cut) {
+		CURLMsg *msg;
+		int queued;
+		while ((msg = curl_multi_info_read(ex->m, &queued)))
+			if (msg->msg == CURLMSG_DONE && msg->easy_handle == ex->h)
+				res = msg->data.result;
+	}
+	/* A transfer removed before its end loses its connection, as an
+	 * aborted one does. */
+	curl_multi_remove_handle(ex->m, ex->h);
+	return res;
+}
+
 /* Runs one transfer; the curl code comes back, the rest is in ex. */
 static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t len,
 				 struct curl_slist *headers, long timeout_ms)
@@ -502,7 +586,7 @@ static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t l
 	 * ignoring SIGPIPE for us; a TLS write to a closed socket may raise it. */
 	struct transport_sigpipe sp;
 	transport_sigpipe_block(&sp);
-	CURLcode res = curl_easy_perform(h);
+	CURLcode res = perform(ex);
 	transport_sigpipe_restore(&sp);
 	if (res != CURLE_OK && !ex->done)
 		trace_printf("http", "transfer ended: %s", ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(res));
@@ -686,8 +770,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	ex.sse = &sse;
 	long long deadline = now_ms() + ht->timeout_ms;
 
-	ex.h = pool_take(ht);
-	if (!ex.h) {
+	if (!pool_take(ht, &ex)) {
 		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
 		goto out;
 	}
@@ -737,7 +820,7 @@ out:
 	free(session_sent);
 	if (ex.h)
 		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
-	pool_give(ht, ex.h);
+	pool_give(ht, &ex);
 	exchange_reset_response(&ex);
 	buf_finish(&ex.body);
 	sse_parser_finish(&sse);
@@ -832,7 +915,7 @@ static void http_close(struct transport *t)
 	struct err e;
 	err_clear(&e);
 	buf_init(&ex.body, ERROR_BODY_MAX + 1);
-	ex.h = pool_take(ht);
+	pool_take(ht, &ex);
 	struct curl_slist *headers = ex.h ? request_headers(ht, "DELETE", NULL, &session_sent, &e) : NULL;
 	if (headers) {
 		long timeout = ht->timeout_ms < 5000 ? ht->timeout_ms : 5000;
@@ -846,7 +929,7 @@ static void http_close(struct transport *t)
 	free(session_sent);
 	if (ex.h)
 		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
-	pool_give(ht, ex.h);
+	pool_give(ht, &ex);
 	exchange_reset_response(&ex);
 	buf_finish(&ex.body);
 }
@@ -855,7 +938,7 @@ static void http_destroy(struct transport *t)
 {
 	struct http_transport *ht = (struct http_transport *)t;
 	for (int i = 0; i < ht->n_idle; i++)
-		curl_easy_cleanup(ht->idle[i]);
+		pooled_cleanup(&ht->idle[i]);
 	free(ht->idle);
 	if (ht->share)
 		curl_share_cleanup(ht->share);
