@@ -445,14 +445,14 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 			return -1;
 		return 0;
 	} else if (c == '-' || (c >= '0' && c <= '9')) {
-		bool is_int;
+		bool is_int = false;
 		int64_t iv = 0;
 		if (scan_number(s, &is_int, &iv, e) < 0)
 			return -1;
 		t->v[idx].type = is_int ? EVJ_INT : EVJ_REAL;
 		t->v[idx].i = iv;
 	} else {
-		enum evj_type ty;
+		enum evj_type ty = EVJ_NULL;
 		if (scan_literal(s, &ty, e) < 0)
 			return -1;
 		t->v[idx].type = (uint8_t)ty;

@@ -388,7 +388,7 @@ bool oauth_resource_matches(const char *prm_resource, const char *mcp_url)
 	if (ok) {
 		char *ap = path_trimmed(a.path);
 		size_t n = ap ? strlen(ap) : 0;
-		ok = ap && strncmp(ap, b.path, n) == 0 && (b.path[n] == '\0' || b.path[n] == '/');
+		ok = ap && b.path && strncmp(ap, b.path, n) == 0 && (b.path[n] == '\0' || b.path[n] == '/');
 		free(ap);
 	}
 	url_parts_finish(&a);
