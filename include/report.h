@@ -31,6 +31,11 @@ struct report_run {
 	char *failure;              /* the reason, one line */
 	char *refusal_kind;         /* when a refusal stopped it */
 	char *refusal_instruction;
+	/* counts of this run, filled by report_summarize() */
+	size_t n_activities;
+	size_t n_reexecuted;
+	size_t n_findings;
+	size_t n_suspect;
 };
 
 struct report {

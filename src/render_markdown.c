@@ -294,6 +294,27 @@ static void md_failed(struct md_out *m, const struct report_run *run)
 	fputc('\n', m->f);
 }
 
+/* With several runs, one table row per run before the details. */
+static void md_overview(struct md_out *m, const struct report *r)
+{
+	fprintf(m->f, "\n| Run | App | Workflow | Status | Activities | Re-executed | Findings | Suspect |\n");
+	fprintf(m->f, "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n");
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		fprintf(m->f, "| %s | %s | %s | ", md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_CELL, 0),
+			md(m, run->app_id ? run->app_id : "unknown", ESCAPE_MD_CELL, 0),
+			md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0));
+		if (!run->analysis) {
+			fprintf(m->f, "not audited: %s | | | | |\n",
+				md(m, run->refusal_kind ? run->refusal_kind : run->failure, ESCAPE_MD_CELL, 80));
+			continue;
+		}
+		fprintf(m->f, "%s | %zu | %zu | %zu | %zu |\n",
+			md(m, report_run_status(run) ? report_run_status(run) : "", ESCAPE_MD_CELL, 0),
+			run->n_activities, run->n_reexecuted, run->n_findings, run->n_suspect);
+	}
+}
+
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
 	(void)o;
@@ -308,6 +329,8 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 	if (r->n_failed_runs)
 		fprintf(out, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
 	fprintf(out, ".\n");
+	if (r->n_runs > 1)
+		md_overview(&m, r);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
 		fputc('\n', out);

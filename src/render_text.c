@@ -480,6 +480,34 @@ static void print_summary(struct text_out *t, const struct report *r)
 	buf_finish(&b);
 }
 
+/* With several runs (`runs`, or a run and its children), one line per run
+ * first, so the reader sees at a glance which runs to read. */
+static void print_overview(struct text_out *t, const struct report *r)
+{
+	fprintf(t->f, "%sRuns (%zu)%s\n", on(t, STYLE_BOLD), r->n_runs, off(t));
+	fprintf(t->f, "  %-22s %-12s %-9s %10s %6s  %s\n", "run", "app", "status", "activities", "re-ex",
+		"findings");
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		const char *status = report_run_status(run);
+		fprintf(t->f, "  %-22s %-12s ", run->run_id ? esc(t, run->run_id, 22) : "unknown",
+			run->app_id ? esc(t, run->app_id, 12) : "unknown");
+		if (!run->analysis) {
+			fprintf(t->f, "%-9s %snot audited%s%s%s\n", "?", on(t, STYLE_RED), off(t),
+				run->refusal_kind ? ": " : "", run->refusal_kind ? esc(t, run->refusal_kind, 24) : "");
+			continue;
+		}
+		fprintf(t->f, "%-9s ", status ? esc(t, status, 9) : "unknown");
+		fprintf(t->f, "%10zu %6zu  ", run->n_activities, run->n_reexecuted);
+		if (run->n_suspect)
+			fprintf(t->f, "%s%zu (%zu suspect)%s\n", on(t, STYLE_RED), run->n_findings, run->n_suspect,
+				off(t));
+		else
+			fprintf(t->f, "%zu\n", run->n_findings);
+	}
+	fputc('\n', t->f);
+}
+
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
 	struct text_out t = {.f = out, .color = o && o->color, .width = o && o->width >= 40 ? (size_t)o->width : 80};
@@ -488,6 +516,8 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 
 	if (r->n_runs == 0)
 		fprintf(out, "No runs to audit.\n");
+	else if (r->n_runs > 1)
+		print_overview(&t, r);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
 		if (i)

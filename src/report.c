@@ -75,19 +75,25 @@ void report_summarize(struct report *r)
 {
 	r->n_activities = r->n_reexecuted = r->n_findings = r->n_suspect = r->n_failed_runs = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct analysis *a = r->runs[i].analysis;
+		struct report_run *run = &r->runs[i];
+		const struct analysis *a = run->analysis;
+		run->n_activities = run->n_reexecuted = run->n_findings = run->n_suspect = 0;
 		if (!a) {
 			r->n_failed_runs++;
 			continue;
 		}
-		r->n_activities += a->n_invocations;
+		run->n_activities = a->n_invocations;
 		for (size_t k = 0; k < a->n_invocations; k++)
 			if (a->invocations[k].n_attempts > 1)
-				r->n_reexecuted++;
-		r->n_findings += a->n_findings;
+				run->n_reexecuted++;
+		run->n_findings = a->n_findings;
 		for (size_t k = 0; k < a->n_findings; k++)
 			if (a->findings[k].severity == SEVERITY_SUSPECT)
-				r->n_suspect++;
+				run->n_suspect++;
+		r->n_activities += run->n_activities;
+		r->n_reexecuted += run->n_reexecuted;
+		r->n_findings += run->n_findings;
+		r->n_suspect += run->n_suspect;
 	}
 }
 

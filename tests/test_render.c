@@ -191,6 +191,34 @@ START_TEST(summary_counts)
 	ck_assert_uint_eq(r.n_findings, 2);
 	ck_assert_uint_eq(r.n_suspect, 1);
 	ck_assert_uint_eq(r.n_failed_runs, 1);
+	/* and per run, for the overview */
+	ck_assert_uint_eq(r.runs[0].n_activities, 2);
+	ck_assert_uint_eq(r.runs[0].n_reexecuted, 1);
+	ck_assert_uint_eq(r.runs[0].n_findings, 2);
+	ck_assert_uint_eq(r.runs[0].n_suspect, 1);
+	ck_assert_uint_eq(r.runs[1].n_findings, 0);
+	free_report(&r);
+}
+END_TEST
+
+START_TEST(overview_lists_every_run)
+{
+	struct report r;
+	build_report(&r, true);
+	char *t = render(FORMAT_TEXT, &r, false);
+	const char *ov = strstr(t, "Runs (2)\n");
+	ck_assert_ptr_nonnull(ov);
+	ck_assert_ptr_eq(ov, t); /* before the details */
+	const char *row = strstr(t, "\n  pay-20931 ");
+	ck_assert_ptr_nonnull(row);
+	ck_assert_ptr_nonnull(strstr(row, "2      1  2 (1 suspect)\n"));
+	ck_assert_ptr_nonnull(strstr(t, "not audited: denied\n"));
+	free(t);
+	t = render(FORMAT_MARKDOWN, &r, false);
+	ck_assert_ptr_nonnull(strstr(t, "| Run | App | Workflow | Status |"));
+	ck_assert_ptr_nonnull(strstr(t, "| 2 | 1 | 2 | 1 |\n"));
+	ck_assert_ptr_nonnull(strstr(t, "| pay-20932 | payments |  | not audited: denied |"));
+	free(t);
 	free_report(&r);
 }
 END_TEST
@@ -538,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, text_neutralises_server_strings);
 	tcase_add_test(tc, text_colour_only_when_asked);
 	tcase_add_test(tc, text_fits_80_columns);
+	tcase_add_test(tc, overview_lists_every_run);
 	tcase_add_test(tc, text_report_content);
 	tcase_add_test(tc, text_without_link_names_the_ids);
 	tcase_add_test(tc, json_shape);
