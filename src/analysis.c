@@ -18,6 +18,7 @@
  * Everything is hash maps and linear passes: a 300,000-event history takes
  * a few milliseconds. */
 
+#include <assert.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -322,7 +323,7 @@ struct group_state {
 	size_t n;
 	size_t max_end;    /* latest result position among scheduled attempts (NONE: pending) */
 	size_t holder;     /* the attempt with that result */
-	size_t last_first; /* first attempt of the latest invocation */
+	size_t last_first; /* the attempt that opened the latest invocation */
 };
 
 struct work {
@@ -500,6 +501,16 @@ static size_t queue_new(struct work *w)
 	return q;
 }
 
+/* Every value in the fire and pend_* maps is an index queue_new returned
+ * (a fresh entry whose queue could not be made leaves w->oom set, which
+ * ends the scan before anyone looks it up). The pointer is only good until
+ * the next queue_new. */
+static struct queue *queue_at(struct work *w, size_t q)
+{
+	assert(w->queues && q < w->n_queues);
+	return &w->queues[q];
+}
+
 /* ---------------------------------------------------------------------- */
 /* The pass over the events. */
 
@@ -568,8 +579,8 @@ static void add_attempt(struct work *w, size_t i, const struct event *ev, bool c
 	/* A fired retry timer waiting for the next scheduling of this name. */
 	if (str_set(ev->name)) {
 		size_t *qv = smap_find(child ? &w->pend_child : &w->pend_task, w->gen, ev->name);
-		if (qv && w->queues[*qv].head != NONE) {
-			struct queue *q = &w->queues[*qv];
+		struct queue *q = qv ? queue_at(w, *qv) : NULL;
+		if (q && q->head != NONE) {
 			struct link_node *ln = &w->links[q->head];
 			q->head = ln->next;
 			if (q->head == NONE)
@@ -675,7 +686,7 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 				return;
 			*qv = q;
 		}
-		struct queue *q = &w->queues[*qv];
+		struct queue *q = queue_at(w, *qv);
 		if (q->tail == NONE)
 			q->head = k;
 		else
@@ -713,7 +724,7 @@ static size_t match_timer(struct work *w, const struct event *ev)
 	    !w->tim[*v].fired)
 		return *v;
 	if (str_set(ev->fire_at) && (v = smap_find(&w->fire, w->gen, ev->fire_at))) {
-		struct queue *q = &w->queues[*v];
+		struct queue *q = queue_at(w, *v);
 		while (q->head != NONE && w->tim[q->head].fired)
 			q->head = w->tim[q->head].next_fire;
 		if (q->head != NONE)
@@ -756,7 +767,7 @@ static void fire_timer(struct work *w, size_t i, const struct event *ev)
 		return;
 	w->links[n] = (struct link_node){ .target = t->target, .pattern = t->pattern, .next = NONE };
 	/* Take the queue again: queue_new may have moved the array. */
-	struct queue *q = &w->queues[*qv];
+	struct queue *q = queue_at(w, *qv);
 	if (q->tail == NONE)
 		q->head = n;
 	else
@@ -1608,6 +1619,13 @@ static enum cmp payload_compare(const struct payload *a, const struct payload *b
 	return a->size == b->size && a->hash == b->hash ? CMP_SAME : CMP_DIFF;
 }
 
+/* build_invocations gives every invocation at least one attempt. */
+static const struct attempt *invocation_last(const struct invocation *inv)
+{
+	assert(inv->attempts && inv->n_attempts > 0);
+	return &inv->attempts[inv->n_attempts - 1];
+}
+
 /* Overlapping and repeated calls: same name, different invocations. One
  * pass over the attempts in history order, per (generation, name) group. */
 static void collect_pairs(struct ctx *c, const struct analysis *an)
@@ -1633,6 +1651,8 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 			gs[n_groups++] = (struct group_state){ 0 };
 		}
 		size_t g = *gv;
+		/* The map holds only indexes made just above. */
+		assert(gs && g < n_groups);
 		struct group_state *st = &gs[g];
 		size_t end = wa->a->result_index; /* NONE while pending: in flight forever */
 		bool is_first = w->ref[i].is_first;
@@ -1650,7 +1670,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 				}
 			} else {
 				const struct invocation *prev = &an->invocations[w->ref[st->last_first].inv];
-				const struct attempt *last = &prev->attempts[prev->n_attempts - 1];
+				const struct attempt *last = invocation_last(prev);
 				if (last->outcome != OUTCOME_FAILED &&
 				    payload_compare(&w->ref[st->last_first].a->input, &wa->a->input) !=
 					    CMP_DIFF) {
@@ -1671,7 +1691,9 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 			st->max_end = end;
 			st->holder = i;
 		}
-		if (is_first)
+		/* A group can open on a retry: one that took another name under
+		 * the same task_execution_id. */
+		if (is_first || st->n == 0)
 			st->last_first = i;
 		st->n++;
 	}
@@ -1715,6 +1737,9 @@ static void find_pairs(struct ctx *c)
 		head[g] = tail[g] = NONE;
 	for (size_t i = 0; i < w->n_pairs; i++) {
 		size_t g = w->pairs[i].group;
+		/* Groups are indexes into collect_pairs' table, never NONE: the
+		 * count above did not wrap. */
+		assert(g < n_groups);
 		next[i] = NONE;
 		if (tail[g] == NONE)
 			head[g] = i;

@@ -54,6 +54,7 @@ struct ctx {
 	enum sharing_rank rank;
 	size_t done, total;         /* progress of `runs` */
 	struct stream *stream;      /* the JSON report written as runs finish, or NULL */
+	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
 };
 
 static void warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -214,6 +215,48 @@ static int probe_whoami(struct ctx *x, json_t **out, struct err *e)
 	else
 		json_decref(doc);
 	return 0;
+}
+
+/* `run` makes two calls of its own: the whoami probe and the run's fetch.
+ * Each waits out the server's latency, so the probe goes in a thread while
+ * the run is fetched; whoami_join() comes before anything the probe's
+ * answer could change (the data-sharing level and its source, the notes),
+ * so the outcome is the one of probing first. */
+struct whoami_probe {
+	struct ctx *x;
+	pthread_t th;
+	bool running;
+	int rc;
+	struct err e;
+};
+
+static void *whoami_main(void *arg)
+{
+	struct whoami_probe *w = arg;
+	w->rc = probe_whoami(w->x, NULL, &w->e);
+	return NULL;
+}
+
+/* Starts the probe in a thread, or runs it here when no thread starts. */
+static int whoami_start(struct ctx *x, struct whoami_probe *w, struct err *e)
+{
+	memset(w, 0, sizeof *w);
+	w->x = x;
+	err_clear(&w->e);
+	if (pthread_create(&w->th, NULL, whoami_main, w) != 0)
+		return probe_whoami(x, NULL, e);
+	w->running = true;
+	x->whoami = w;
+	return 0;
+}
+
+static void whoami_join(struct ctx *x)
+{
+	struct whoami_probe *w = x->whoami;
+	if (!w || !w->running)
+		return;
+	pthread_join(w->th, NULL);
+	w->running = false;
 }
 
 /* ---- projects --------------------------------------------------------- */
@@ -437,7 +480,9 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	unsigned required = CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
 	if (x->server_project)
 		required |= CATALYST_BIT(CATALYST_ARG_PROJECT);
-	if (catalyst_invoke(x->cn.c, tool, vals, required, NULL, &doc, &meta, &rf, &e) < 0) {
+	int fetched = catalyst_invoke(x->cn.c, tool, vals, required, NULL, &doc, &meta, &rf, &e);
+	whoami_join(x);
+	if (fetched < 0) {
 		if (e.detail == ERR_DETAIL_REFUSAL)
 			sharing_from_refusal(x, &rf);
 		fail_run(rr, &e, &rf);
@@ -639,6 +684,8 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 	report_init(&one);
 	one.runs = rr;
 	one.n_runs = 1;
+	/* As audit_emit_report does: the run's counts before it is rendered. */
+	report_summarize(&one);
 	size_t len;
 	char *text = render_json_text(&one, &len, e);
 	if (!text)
@@ -650,7 +697,6 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 		return err_set(e, ERR_INTERNAL, "the JSON report's run list is not laid out as expected");
 	}
 	a += strlen(RUN_OPEN);
-	report_summarize(&one);
 
 	struct stream_run *sr = &st->st[i];
 	sr->audited = rr->analysis != NULL;
@@ -993,12 +1039,16 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	report_init(&r);
 	struct ctx x;
 	ctx_init(&x, rq, &r);
+	struct whoami_probe wp;
+	memset(&wp, 0, sizeof wp);
 	int rc = -1;
-	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || probe_whoami(&x, NULL, e) < 0)
+	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || whoami_start(&x, &wp, e) < 0)
 		goto out;
 	resolve_project(&x);
-	if (x.resolved_note)
+	if (x.resolved_note) {
+		whoami_join(&x); /* its note, if any, comes first */
 		report_add_note(&r, "%s", x.resolved_note);
+	}
 
 	struct report_run *rr = report_add_run(&r);
 	if (!rr) {
@@ -1008,6 +1058,13 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	rr->app_id = strdup(rq->args[0]);
 	rr->run_id = strdup(rq->args[1]);
 	audit_one(&x, rr);
+	whoami_join(&x);
+	if (wp.rc < 0) {
+		/* A connection refusal to the identity check: the answer, as
+		 * when it was asked first. */
+		*e = wp.e;
+		goto out;
+	}
 	if (!rr->analysis) {
 		/* The run itself could not be audited: that is the answer. */
 		err_set(e, rr->failure_code, "%s", rr->failure);
@@ -1020,6 +1077,7 @@ int audit_run(const struct audit_request *rq, struct err *e)
 		goto out;
 	rc = finish_report(&x, &r, "runs", e);
 out:
+	whoami_join(&x);
 	ctx_finish(&x);
 	report_finish(&r);
 	return rc;

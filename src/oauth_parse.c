@@ -268,10 +268,14 @@ static void url_parts_finish(struct url_parts *p)
 static int url_split(const char *url, struct url_parts *p, struct err *e)
 {
 	memset(p, 0, sizeof *p);
-	CURLU *u = curl_url();
-	if (!u)
-		return err_set(e, ERR_INTERNAL, "out of memory");
 	int rc = -1;
+	/* Every failure leaves through out with rc -1, so callers (and the
+	 * analyzer, which cannot see into err_set) know p is unset. */
+	CURLU *u = curl_url();
+	if (!u) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
 		err_set(e, ERR_USAGE, "not a URL: %s", url);
 		goto out;

@@ -1,5 +1,6 @@
 #include "sse.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <string.h>
 
@@ -163,6 +164,8 @@ int sse_parser_feed(struct sse_parser *p, const void *bytes, size_t len, struct 
 	const unsigned char *s = bytes;
 	size_t i = 0;
 	while (p->bom >= 0 && i < len) {
+		/* Reaching 3 turns bom into -1 below: it always indexes bom_bytes. */
+		assert(p->bom < (int)sizeof bom_bytes);
 		if (s[i] == bom_bytes[p->bom]) {
 			i++;
 			if (++p->bom == 3)

@@ -620,6 +620,14 @@ static int status_error(struct exchange *ex, const char *session_sent, struct er
 	if (s == 404 && session_sent) {
 		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 404: the session has expired", ex->method, ht->url);
 		e->detail = ERR_DETAIL_SESSION_EXPIRED;
+	} else if (s == 400 && session_sent && strcasestr(excerpt, "session")) {
+		/* The SDK's session-routing servers answer an id they no longer
+		 * know with 400 ("No valid session ID provided"), not 404: a
+		 * request that was on its way when the session expired gets
+		 * it. Unread, so as safe to send again as after a 404. */
+		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 400: the session is no longer known%s%s", ex->method, ht->url,
+			sep, excerpt);
+		e->detail = ERR_DETAIL_SESSION_EXPIRED;
 	} else if (s == 401) {
 		pthread_mutex_lock(&ht->lock);
 		free(ht->www_authenticate);
