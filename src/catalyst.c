@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "catalyst.h"
+#include "monotime.h"
 
 struct catalyst {
 	struct mcp_session *s;
@@ -116,9 +117,7 @@ static void backoff(const struct catalyst *c, int attempt, double retry_after)
 	}
 	if (delay > c->o.backoff_cap_s)
 		delay = c->o.backoff_cap_s;
-	struct timespec ts = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	monotime_sleep_ms((long long)(delay * 1000));
 }
 
 /* The text of an isError result that is not a refusal. */

@@ -4,6 +4,7 @@
  * object the commands use to keep a transport authorized. */
 
 #include "oauth.h"
+#include "monotime.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -53,13 +54,6 @@ struct oauth_session {
 	int authorizations;
 	long long obtained_ms; /* monotonic time the current token arrived */
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void free_secret(char *s)
 {
@@ -717,7 +711,7 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 	oauth_tokens_finish(&s->tok);
 	s->tok = fresh;
 	s->refresh_failed = false;
-	s->obtained_ms = mono_ms();
+	s->obtained_ms = monotime_ms();
 	if (s->store_dir && oauth_store_save(s->store_dir, &s->tok, e) < 0) {
 		err_prefix(e, "signed in, but the tokens could not be stored");
 		goto out;
@@ -761,7 +755,7 @@ static int refresh(struct oauth_session *s, struct err *e)
 		oauth_tokens_finish(&s->tok);
 		s->tok = disk;
 		memset(&disk, 0, sizeof disk);
-		s->obtained_ms = mono_ms();
+		s->obtained_ms = monotime_ms();
 		rc = 0;
 		goto out;
 	}
@@ -778,7 +772,7 @@ static int refresh(struct oauth_session *s, struct err *e)
 		err_prefix(e, "refreshing the sign-in to %s", s->cfg.resource);
 		goto out;
 	}
-	s->obtained_ms = mono_ms();
+	s->obtained_ms = monotime_ms();
 	trace_printf("oauth", "token refreshed for %s", s->tok.resource);
 	if (s->store_dir && oauth_store_save(s->store_dir, &s->tok, e) < 0)
 		rc = -1;
@@ -935,7 +929,7 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 			s->cfg.resource, f.http_status ? f.http_status : forbidden ? 403L : 401L);
 		goto out;
 	}
-	if (!forbidden && s->tok.access_token && s->obtained_ms && mono_ms() - s->obtained_ms < FRESH_TOKEN_MS) {
+	if (!forbidden && s->tok.access_token && s->obtained_ms && monotime_ms() - s->obtained_ms < FRESH_TOKEN_MS) {
 		/* another worker just renewed it: retry with that */
 		rc = set_bearer(t, s->tok.access_token, e);
 		goto out;

@@ -3,6 +3,7 @@
  * callback path and answers the browser with a short page. */
 
 #include "oauth.h"
+#include "monotime.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,13 +47,6 @@ void oauth_listener_close(struct oauth_listener *l)
 	l->fd = -1;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void respond(int fd, const char *status, const char *title, const char *text)
 {
 	char body[1024];
@@ -80,7 +74,7 @@ static char *read_target(int fd, long long deadline)
 	size_t len = 0;
 	char *target = NULL;
 	while (len < REQUEST_HEAD_MAX) {
-		long long left = deadline - now_ms();
+		long long left = deadline - monotime_ms();
 		if (left <= 0)
 			goto out;
 		struct pollfd p = {fd, POLLIN, 0};
@@ -123,9 +117,9 @@ int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout
 			struct oauth_callback *cb, struct err *e)
 {
 	memset(cb, 0, sizeof *cb);
-	long long deadline = now_ms() + (timeout_s > 0 ? timeout_s : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S) * 1000LL;
+	long long deadline = monotime_ms() + (timeout_s > 0 ? timeout_s : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S) * 1000LL;
 	while (1) {
-		long long left = deadline - now_ms();
+		long long left = deadline - monotime_ms();
 		if (left <= 0) {
 			err_set(e, ERR_AUTH, "no sign-in arrived at the loopback callback within %ld s; run login again",
 				timeout_s > 0 ? timeout_s : (long)OAUTH_DEFAULT_CALLBACK_TIMEOUT_S);
@@ -141,7 +135,7 @@ int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout
 		int c = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0)
 			continue;
-		long long conn_deadline = now_ms() + CONNECTION_TIMEOUT_MS;
+		long long conn_deadline = monotime_ms() + CONNECTION_TIMEOUT_MS;
 		if (conn_deadline > deadline)
 			conn_deadline = deadline;
 		char *target = read_target(c, conn_deadline);

@@ -21,6 +21,7 @@
  * answers; the pool keeps at most max_parallel idle handles. */
 
 #include "transport.h"
+#include "monotime.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -117,20 +118,6 @@ static CURLcode curl_init_result;
 static void curl_init_once(void)
 {
 	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *userp)
@@ -380,7 +367,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *userp)
 		}
 		if (r > 0) {
 			ex->done = true;
-			ex->done_at = now_ms();
+			ex->done_at = monotime_ms();
 		}
 		return len;
 	}
@@ -405,7 +392,7 @@ static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_o
 		       curl_off_t ulnow)
 {
 	struct exchange *ex = userp;
-	if (ex->done && now_ms() - ex->done_at > DONE_GRACE_MS)
+	if (ex->done && monotime_ms() - ex->done_at > DONE_GRACE_MS)
 		return 1;
 	return 0;
 }
@@ -509,7 +496,7 @@ static CURLcode perform(struct exchange *ex)
 			break;
 		int wait_ms = 1000;
 		if (ex->done) {
-			long long left = DONE_GRACE_MS - (now_ms() - ex->done_at);
+			long long left = DONE_GRACE_MS - (monotime_ms() - ex->done_at);
 			if (left <= 0) {
 				/* What the progress callback's abort gives. */
 				res = CURLE_ABORTED_BY_CALLBACK;
@@ -776,7 +763,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	buf_init(&ex.body, ht->max_message);
 	sse_parser_init(&sse, ht->max_message, on_sse_event, &ex);
 	ex.sse = &sse;
-	long long deadline = now_ms() + ht->timeout_ms;
+	long long deadline = monotime_ms() + ht->timeout_ms;
 
 	if (!pool_take(ht, &ex)) {
 		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
@@ -793,7 +780,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 		long wait = sse.retry_ms >= 0 ? sse.retry_ms : 1000;
 		if (wait > RETRY_WAIT_MAX_MS)
 			wait = RETRY_WAIT_MAX_MS;
-		long long left = deadline - now_ms();
+		long long left = deadline - monotime_ms();
 		if (left <= wait) {
 			err_set(e, ERR_PROTOCOL, "POST %s: no response within %ld ms (stream ended, resumption due too late)",
 				ht->url, ht->timeout_ms);
@@ -803,7 +790,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 		}
 		trace_printf("http", "stream ended before the response; resuming after %ld ms from event %s",
 			     wait, sse_parser_last_id(&sse));
-		sleep_ms(wait);
+		monotime_sleep_ms(wait);
 		curl_slist_free_all(headers);
 		free(session_sent);
 		session_sent = NULL;
@@ -814,7 +801,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 		}
 		sse_parser_restart(&sse);
 		ex.method = "GET";
-		left = deadline - now_ms();
+		left = deadline - monotime_ms();
 		res = exchange_perform(&ex, NULL, 0, headers, left > 1 ? (long)left : 1);
 		if (!ex.failed && !ex.done && ex.status >= 200 && ex.status < 300 && ex.kind != BODY_SSE &&
 		    ex.kind != BODY_WRONG_TYPE) {

@@ -9,6 +9,7 @@
  * transport_sigpipe_block/restore). EPIPE then becomes an ordinary error. */
 
 #include "transport.h"
+#include "monotime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,25 +48,11 @@ struct stdio_transport {
 	struct buf in;  /* bytes read from the child, not yet handed up */
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Reaps the child if it has exited, waiting up to wait_ms. Returns true
  * when it is gone. */
 static bool child_reap(struct stdio_transport *st, long wait_ms)
 {
-	long long deadline = now_ms() + wait_ms;
+	long long deadline = monotime_ms() + wait_ms;
 	pthread_mutex_lock(&st->state_lock);
 	while (!st->exited && st->pid > 0) {
 		int status = 0;
@@ -78,10 +65,10 @@ static bool child_reap(struct stdio_transport *st, long wait_ms)
 				     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			break;
 		}
-		if (now_ms() >= deadline)
+		if (monotime_ms() >= deadline)
 			break;
 		pthread_mutex_unlock(&st->state_lock);
-		sleep_ms(5);
+		monotime_sleep_ms(5);
 		pthread_mutex_lock(&st->state_lock);
 	}
 	bool gone = st->exited || st->pid <= 0;
@@ -94,13 +81,13 @@ static bool child_reap(struct stdio_transport *st, long wait_ms)
  * signalling it the moment it is empty). Waits up to wait_ms. */
 static bool group_gone(struct stdio_transport *st, long wait_ms)
 {
-	long long deadline = now_ms() + wait_ms;
+	long long deadline = monotime_ms() + wait_ms;
 	while (1) {
 		if (child_reap(st, 0) && (st->pid <= 0 || (kill(-st->pid, 0) < 0 && errno == ESRCH)))
 			return true;
-		if (now_ms() >= deadline)
+		if (monotime_ms() >= deadline)
 			return false;
-		sleep_ms(5);
+		monotime_sleep_ms(5);
 	}
 }
 
@@ -127,7 +114,7 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 	struct iovec iov[2] = {{(void *)body, len}, {"\n", 1}};
 	int iovcnt = 2;
 	struct iovec *v = iov;
-	long long deadline = now_ms() + st->timeout_ms;
+	long long deadline = monotime_ms() + st->timeout_ms;
 	while (iovcnt > 0) {
 		if (st->to_child < 0) {
 			r = err_set(e, ERR_PROTOCOL, "server process's stdin is closed");
@@ -138,7 +125,7 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
-				long long left = deadline - now_ms();
+				long long left = deadline - monotime_ms();
 				if (left <= 0) {
 					r = err_set(e, ERR_PROTOCOL, "writing to the server process timed out after %ld ms",
 						    st->timeout_ms);
@@ -218,7 +205,7 @@ static int deliver_lines(struct stdio_transport *st, size_t *scanned, transport_
 
 static int read_reply(struct stdio_transport *st, transport_on_message cb, void *ctx, struct err *e)
 {
-	long long deadline = now_ms() + st->timeout_ms;
+	long long deadline = monotime_ms() + st->timeout_ms;
 	size_t scanned = 0;
 	char chunk[65536];
 	while (1) {
@@ -227,7 +214,7 @@ static int read_reply(struct stdio_transport *st, transport_on_message cb, void 
 			return -1;
 		if (r > 0)
 			return 0;
-		long long left = deadline - now_ms();
+		long long left = deadline - monotime_ms();
 		if (left <= 0) {
 			err_set(e, ERR_PROTOCOL, "no response from the server process within %ld ms", st->timeout_ms);
 			e->detail = ERR_DETAIL_TIMEOUT;
