@@ -58,14 +58,17 @@ if [[ $what == all || $what == analyze ]]; then
     out=$(ls -d "$report"/*/ | head -n 1)
     if compgen -G "$out/failures/*.stderr.txt" >/dev/null; then
       # A file the analyzer could not compile is not a clean file.
-      head -n 20 "$out"/failures/*.stderr.txt
+      # analyze-build stores the compiler's output with its newlines lost:
+      # split it again before each "file:line:col:" to show the errors.
+      cat "$out"/failures/*.stderr.txt |
+        sed -E 's/([^ ]+\.[ch]:[0-9]+:[0-9]+: )/\n\1/g' | grep -E 'error:' | head -n 20
       echo "scan-build: the analyzer failed on some files (details: $out/failures)"
       status=1
     elif [[ $rc -ne 0 ]] || compgen -G "$out/report-*.html" >/dev/null; then
       # The HTML reports carry the location in comments: one line each.
       for f in "$out"/report-*.html; do
         [[ -f $f ]] || continue
-        awk '/^<!-- BUGFILE / { file = $3; sub(".*/\\.\\./", "", file) }
+        awk '/^<!-- BUGFILE / { file = $3; sub(".*/src/", "src/", file) }
              /^<!-- BUGLINE / { line = $3 }
              /^<!-- BUGDESC / { desc = $0; sub("^<!-- BUGDESC ", "", desc); sub(" -->$", "", desc) }
              END { print file ":" line ": " desc }' "$f"
