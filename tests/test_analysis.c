@@ -705,6 +705,32 @@ START_TEST(repeated_call_inputs)
 }
 END_TEST
 
+/* A name's group can open on an attempt that is not its invocation's first
+ * (A and B share task_execution_id x): the repeated call must be compared
+ * with that attempt, not with an unrelated one from another name. */
+START_TEST(repeated_call_group_opens_on_renamed_attempt)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "Z", "z1");
+	completed(log, 0);
+	sched(log, 1, "A", "x");
+	sched(log, 2, "B", "x");
+	completed(log, 2);
+	sched(log, 3, "B", "y");
+	completed(log, 3);
+	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->activity, "B");
+	ck_assert_msg(has_text(f->message, "task_scheduled_id 2, 3"), "%s", f->message);
+	ck_assert_msg(!has_text(f->message, "z1"), "%s", f->message);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(unresolved_only_when_finished)
 {
 	struct event_log *log = log_new();
@@ -1288,6 +1314,7 @@ int main(void)
 	tc = tcase_create("findings");
 	tcase_add_test(tc, overlapping_call);
 	tcase_add_test(tc, repeated_call_inputs);
+	tcase_add_test(tc, repeated_call_group_opens_on_renamed_attempt);
 	tcase_add_test(tc, unresolved_only_when_finished);
 	tcase_add_test(tc, data_sharing_inferred_and_given);
 	tcase_add_test(tc, large_payload_only_at_full);
