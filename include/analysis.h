@@ -27,15 +27,15 @@ enum failure_class {
 };
 
 struct attempt {
-	size_t event_index;          /* of the TaskScheduled / ChildWorkflowInstanceCreated */
-	int64_t scheduled_id;        /* its event_id */
-	const char *scheduled_at;    /* timestamp, may be NULL */
+	size_t event_index;            /* of the TaskScheduled / ChildWorkflowInstanceCreated */
+	int64_t scheduled_id;          /* its event_id */
+	const char *scheduled_at;      /* timestamp, may be NULL */
 	const char *task_execution_id; /* this attempt's own id (differs per attempt on .NET) */
-	const char *instance_id;     /* child workflows: the child instance */
+	const char *instance_id;       /* child workflows: the child instance */
 	enum attempt_outcome outcome;
-	size_t result_index;         /* SIZE_MAX when pending */
+	size_t result_index; /* SIZE_MAX when pending */
 	const char *completed_at;
-	size_t n_results;            /* > 1: duplicate_result */
+	size_t n_results; /* > 1: duplicate_result */
 	const char *error_type;
 	const char *error_message;
 	bool non_retriable;
@@ -45,17 +45,17 @@ struct attempt {
 };
 
 enum invocation_link {
-	LINK_SINGLE = 0,      /* one attempt */
-	LINK_EXECUTION_ID,    /* attempts share task_execution_id */
-	LINK_TIMER_ORIGIN,    /* linked through a retry timer's origin key */
-	LINK_PATTERN,         /* inferred: failed -> timer -> fired -> scheduled, same name */
+	LINK_SINGLE = 0,   /* one attempt */
+	LINK_EXECUTION_ID, /* attempts share task_execution_id */
+	LINK_TIMER_ORIGIN, /* linked through a retry timer's origin key */
+	LINK_PATTERN,      /* inferred: failed -> timer -> fired -> scheduled, same name */
 };
 
 struct invocation {
 	const char *name;
 	const char *task_execution_id; /* the invocation's key: first attempt's id (may be NULL) */
 	bool is_child_workflow;
-	size_t generation;             /* 0-based, split at ExecutionStarted */
+	size_t generation; /* 0-based, split at ExecutionStarted */
 	enum invocation_link link;
 	struct attempt *attempts;
 	size_t n_attempts;
@@ -106,7 +106,7 @@ struct finding {
 	const char *task_execution_id; /* may be NULL */
 	int64_t *evidence_event_ids;   /* event ids >= 0 only: results carry -1 */
 	size_t n_evidence;
-	char *message;                 /* what happened, then the remedy */
+	char *message; /* what happened, then the remedy */
 	/* Positions (0-based index in history order) of every event that proves
 	 * it, results included: a result's event_id is -1 and cannot point. */
 	size_t *evidence_event_indexes;
@@ -122,22 +122,22 @@ enum data_sharing_level {
 struct withheld {
 	int64_t event_id;
 	const char *event_type;
-	const char *field; /* "input", "output", "customStatus" */
+	const char *field;  /* "input", "output", "customStatus" */
 	size_t event_index; /* position in history: event_id is -1 on most events */
 };
 
 struct analysis_options {
-	size_t payload_limit;                /* bytes; 0 means 64 KiB */
-	enum data_sharing_level sharing;     /* known from elsewhere, or UNKNOWN to infer */
-	const char *sharing_source;          /* how it is known, e.g. "--data-sharing", "refusal ..." */
+	size_t payload_limit;            /* bytes; 0 means 64 KiB */
+	enum data_sharing_level sharing; /* known from elsewhere, or UNKNOWN to infer */
+	const char *sharing_source;      /* how it is known, e.g. "--data-sharing", "refusal ..." */
 };
 
 struct analysis {
-	const char *workflow;       /* from ExecutionStarted, may be NULL */
-	const char *status;         /* from ExecutionCompleted (normalised), or NULL */
+	const char *workflow; /* from ExecutionStarted, may be NULL */
+	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
 	const char *instance_id;
 	size_t n_generations;
-	bool finished;              /* the run has ended (completed/failed/terminated) */
+	bool finished; /* the run has ended (completed/failed/terminated) */
 	struct invocation *invocations;
 	size_t n_invocations;
 	struct finding *findings;
@@ -145,8 +145,8 @@ struct analysis {
 	struct withheld *withheld;
 	size_t n_withheld;
 	enum data_sharing_level sharing;
-	char *sharing_source;       /* "inferred: ...", "--data-sharing", ... */
-	char **limits;              /* sentences */
+	char *sharing_source; /* "inferred: ...", "--data-sharing", ... */
+	char **limits;        /* sentences */
 	size_t n_limits;
 	const char **child_instances; /* child instance ids found (to audit too) */
 	size_t n_child_instances;
@@ -154,14 +154,13 @@ struct analysis {
 };
 
 /* The analysis borrows strings from the log: free it before the log. */
-struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
-			      struct err *e);
+struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e);
 void analysis_free(struct analysis *a); /* accepts NULL */
 
 const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
 enum severity finding_kind_severity(enum finding_kind k);
-const char *severity_name(enum severity s);        /* "notice", "suspect" */
-const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
+const char *severity_name(enum severity s);                     /* "notice", "suspect" */
+const char *attempt_outcome_name(enum attempt_outcome o);       /* "completed", ... */
 const char *data_sharing_level_name(enum data_sharing_level l); /* "metadata", ... */
 /* "single", "execution_id", "timer_origin", "pattern". */
 const char *invocation_link_name(enum invocation_link l);

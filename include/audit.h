@@ -40,18 +40,18 @@ struct audit_filters {
 	const char *status;
 	const char *since; /* duration ("24h") or RFC 3339, as given */
 	const char *until;
-	long limit;        /* 0: no limit */
+	long limit; /* 0: no limit */
 };
 
 struct audit_request {
 	enum audit_command command;
-	const char *args[2];    /* APP_ID RUN_ID, or PATH */
+	const char *args[2]; /* APP_ID RUN_ID, or PATH */
 	/* connection */
-	const char *server;     /* --server / CATALYST_MCP_URL / default */
-	const char *stdio_cmd;  /* --stdio: talk to a local server instead */
+	const char *server;    /* --server / CATALYST_MCP_URL / default */
+	const char *stdio_cmd; /* --stdio: talk to a local server instead */
 	const char *cacert;
-	long timeout_s;         /* --timeout; 0: 60 */
-	int jobs;               /* --jobs; 0: 8 */
+	long timeout_s; /* --timeout; 0: 60 */
+	int jobs;       /* --jobs; 0: 8 */
 	bool verbose;
 	/* sign-in */
 	const char *client_id;
@@ -70,7 +70,7 @@ struct audit_request {
 	/* output */
 	enum render_format format;
 	bool format_given;
-	const char *output;     /* --output FILE, NULL: stdout */
+	const char *output; /* --output FILE, NULL: stdout */
 	enum color_mode color;
 	enum fail_on fail_on;
 	/* where messages go (stderr normally); the library only writes here
@@ -87,14 +87,14 @@ void audit_request_init(struct audit_request *rq);
 int audit_execute(const struct audit_request *rq, struct err *e);
 
 /* The commands behind audit_execute, one per source, each in its own file. */
-int audit_file(const struct audit_request *rq, struct err *e);    /* audit_file.c */
-int audit_tools(const struct audit_request *rq, struct err *e);   /* audit_tools.c */
-int audit_run(const struct audit_request *rq, struct err *e);     /* audit_catalyst.c */
-int audit_runs(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
-int audit_link(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
-int audit_whoami(const struct audit_request *rq, struct err *e);  /* audit_catalyst.c */
-int audit_login(const struct audit_request *rq, struct err *e);   /* audit_login.c */
-int audit_logout(const struct audit_request *rq, struct err *e);  /* audit_login.c */
+int audit_file(const struct audit_request *rq, struct err *e);   /* audit_file.c */
+int audit_tools(const struct audit_request *rq, struct err *e);  /* audit_tools.c */
+int audit_run(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
+int audit_runs(const struct audit_request *rq, struct err *e);   /* audit_catalyst.c */
+int audit_link(const struct audit_request *rq, struct err *e);   /* audit_catalyst.c */
+int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_catalyst.c */
+int audit_login(const struct audit_request *rq, struct err *e);  /* audit_login.c */
+int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.c */
 
 /* MCP session options for a command: client name and version, and server
  * progress notifications forwarded to rq->progress (a TTY only). */

@@ -50,11 +50,11 @@ enum catalyst_prop_type {
 
 struct catalyst_binding {
 	char *tool;
-	char *prop[CATALYST_ARG_COUNT];             /* the schema's property, or NULL */
+	char *prop[CATALYST_ARG_COUNT]; /* the schema's property, or NULL */
 	enum catalyst_prop_type type[CATALYST_ARG_COUNT];
 	enum catalyst_prop_type item_type[CATALYST_ARG_COUNT]; /* for arrays */
-	json_t *enum_values[CATALYST_ARG_COUNT];    /* the property's enum (or items' enum), or NULL */
-	char *props;          /* every property name, ", "-separated, for messages */
+	json_t *enum_values[CATALYST_ARG_COUNT];               /* the property's enum (or items' enum), or NULL */
+	char *props;            /* every property name, ", "-separated, for messages */
 	char *unknown_required; /* required properties no logical argument binds to, or NULL */
 };
 
@@ -72,9 +72,8 @@ void catalyst_binding_finish(struct catalyst_binding *b);
  * are; so is a required schema property nothing binds to. Given values with
  * no property and not required are left out and reported in *omitted (a
  * bitmask of CATALYST_BIT), for the caller to apply client-side. */
-json_t *catalyst_binding_args(const struct catalyst_binding *b,
-			      const char *const vals[CATALYST_ARG_COUNT], unsigned required,
-			      unsigned *omitted, struct err *e);
+json_t *catalyst_binding_args(const struct catalyst_binding *b, const char *const vals[CATALYST_ARG_COUNT],
+			      unsigned required, unsigned *omitted, struct err *e);
 
 /* Case- and separator-insensitive key comparison used by the binding and
  * by every lookup in tool answers. */
@@ -124,8 +123,7 @@ enum data_sharing_level catalyst_find_sharing(const json_t *doc, char *key, size
 /* The first string (or number, as text) under a key matching one of the
  * spellings, searching objects down to `depth` levels, not inside arrays.
  * Borrowed from doc / the static buffer `num` (>= 32 bytes). */
-const char *catalyst_find_string(const json_t *doc, const char *const *spellings, int depth,
-				 char *num);
+const char *catalyst_find_string(const json_t *doc, const char *const *spellings, int depth, char *num);
 
 /* "COMPLETED", "ORCHESTRATION_STATUS_COMPLETED", "Completed" -> "completed";
  * "cancelled" -> "canceled". Writes into out; returns out. */
@@ -143,8 +141,8 @@ int catalyst_time_parse(const char *s, time_t *out);
 /* ---- the session ---------------------------------------------------- */
 
 struct catalyst_options {
-	int max_attempts;    /* for transient failures; 0: 3 */
-	double backoff_s;    /* first backoff; 0: 0.2 s */
+	int max_attempts;     /* for transient failures; 0: 3 */
+	double backoff_s;     /* first backoff; 0: 0.2 s */
 	double backoff_cap_s; /* 0: 5 s (also caps Retry-After) */
 };
 
@@ -182,19 +180,19 @@ struct catalyst_run_filter {
 	const char *project; /* "default" when none was given: sent if the schema has a place for it */
 	const char *app;
 	const char *workflow;
-	const char *status;  /* normalised */
-	const char *since;   /* RFC 3339 UTC */
+	const char *status; /* normalised */
+	const char *since;  /* RFC 3339 UTC */
 	const char *until;
-	long limit;          /* 0: none */
-	long page_size;      /* 0: 50 */
-	long max_pages;      /* 0: 1000 */
+	long limit;     /* 0: none */
+	long page_size; /* 0: 50 */
+	long max_pages; /* 0: 1000 */
 };
 
 struct catalyst_run_item {
 	char *run_id;
 	char *app_id;
 	char *workflow;
-	char *status;     /* normalised */
+	char *status; /* normalised */
 	char *started_at;
 	char *parent_id;
 };
@@ -204,9 +202,9 @@ struct catalyst_run_list {
 	size_t n;
 	unsigned client_side; /* CATALYST_BIT of filters applied here, not by the server */
 	size_t pages;
-	long page_size;       /* the last page size asked for (after unfilterable halvings) */
-	size_t unfilterable;  /* how many times the server said a page was too big */
-	bool truncated;       /* stopped at max_pages or a repeated cursor */
+	long page_size;                  /* the last page size asked for (after unfilterable halvings) */
+	size_t unfilterable;             /* how many times the server said a page was too big */
+	bool truncated;                  /* stopped at max_pages or a repeated cursor */
 	enum data_sharing_level sharing; /* named by a field in a list answer */
 	char sharing_key[64];
 };
@@ -215,8 +213,8 @@ struct catalyst_run_list {
  * (down to 1) on `unfilterable`, filtering client-side what the schema
  * cannot filter. A tool error that is not a refusal means the project has
  * no managed workflow store, and the message says so. */
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
-		       struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e);
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *out,
+		       struct catalyst_refusal *ref, struct err *e);
 void catalyst_run_list_finish(struct catalyst_run_list *l);
 
 /* The run items found in one list answer (exposed for tests). */

@@ -26,7 +26,6 @@
 
 #include "analysis.h"
 
-enum failure_class classify_failure(const char *error_type, const char *error_message,
-				    bool non_retriable);
+enum failure_class classify_failure(const char *error_type, const char *error_message, bool non_retriable);
 /* "none", "unknown", "ambiguous", "permanent". */
 const char *failure_class_name(enum failure_class c);

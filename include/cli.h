@@ -8,9 +8,9 @@
 #include "err.h"
 
 enum cli_action {
-	CLI_ACTION_RUN = 0,  /* execute the request */
-	CLI_ACTION_HELP,     /* --help was asked for: usage printed, exit 0 */
-	CLI_ACTION_VERSION,  /* --version */
+	CLI_ACTION_RUN = 0, /* execute the request */
+	CLI_ACTION_HELP,    /* --help was asked for: usage printed, exit 0 */
+	CLI_ACTION_VERSION, /* --version */
 };
 
 /* Parses argv into rq (strings borrowed from argv/environ). Returns the

@@ -29,8 +29,7 @@ struct console_project {
  * --project prj-123 is a uid; --project 123 is AMBIGUOUS; anything else is
  * a name. Neither: the `default` project by name, since the server treats an
  * unqualified request as `default`. Returns 0 or -1 with ERR_USAGE. */
-int console_project_classify(const char *name, const char *uid, struct console_project *out,
-			     struct err *e);
+int console_project_classify(const char *name, const char *uid, struct console_project *out, struct err *e);
 
 /* true for "165" and "prj-165". */
 bool console_is_uid(const char *s);

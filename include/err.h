@@ -23,8 +23,8 @@ enum err_detail {
 	ERR_DETAIL_UNAUTHORIZED,    /* HTTP 401: sign-in needed */
 	ERR_DETAIL_FORBIDDEN,       /* HTTP 403 */
 	ERR_DETAIL_TIMEOUT,
-	ERR_DETAIL_RETRYABLE,       /* 5xx / 429 / reset: a read may be retried */
-	ERR_DETAIL_REFUSAL,         /* a Catalyst refusal; see the tool layer */
+	ERR_DETAIL_RETRYABLE, /* 5xx / 429 / reset: a read may be retried */
+	ERR_DETAIL_REFUSAL,   /* a Catalyst refusal; see the tool layer */
 };
 
 #define ERR_MSG_MAX 1024
@@ -32,15 +32,14 @@ enum err_detail {
 struct err {
 	enum err_code code;
 	enum err_detail detail;
-	long http_status;      /* 0 when not an HTTP answer */
-	double retry_after;    /* seconds from Retry-After, -1 when absent */
+	long http_status;   /* 0 when not an HTTP answer */
+	double retry_after; /* seconds from Retry-After, -1 when absent */
 	char msg[ERR_MSG_MAX];
 };
 
 void err_clear(struct err *e);
 /* Sets code and message (printf format). Accepts e == NULL. Returns -1 so a
  * caller can write `return err_set(e, ...)`. */
-int err_set(struct err *e, enum err_code code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int err_set(struct err *e, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prefixes the existing message with "<context>: ". */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -38,8 +38,7 @@ enum escape_md_context {
  * ~ \ and # at a line start) backslash-escaped, < > & as HTML entities,
  * newlines per ctx, and control characters as visible escapes as in
  * escape_terminal (written as \x1b text, which Markdown shows literally). */
-int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx,
-		    struct err *e);
+int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e);
 char *escape_markdown_dup(const char *s, enum escape_md_context ctx);
 
 /* A copy of s with every invalid UTF-8 byte replaced by U+FFFD (for

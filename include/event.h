@@ -49,12 +49,12 @@ enum payload_state {
 
 struct payload {
 	enum payload_state state;
-	size_t size;     /* bytes of the value as text, when PRESENT */
-	uint64_t hash;   /* FNV-1a of the value as text, when PRESENT: compares inputs */
+	size_t size;   /* bytes of the value as text, when PRESENT */
+	uint64_t hash; /* FNV-1a of the value as text, when PRESENT: compares inputs */
 };
 
 enum timer_origin {
-	ORIGIN_NONE = 0,      /* no origin recorded (before Dapr 1.18, or absent) */
+	ORIGIN_NONE = 0, /* no origin recorded (before Dapr 1.18, or absent) */
 	ORIGIN_ACTIVITY_RETRY,
 	ORIGIN_CHILD_RETRY,
 	ORIGIN_CREATE_TIMER,
@@ -68,26 +68,26 @@ enum timer_origin {
 struct event {
 	enum event_kind kind;
 	enum timer_origin origin;
-	const char *kind_name;        /* the type as spelled in the input */
-	int64_t event_id;             /* missing -> 0 (protojson omits zero) */
+	const char *kind_name; /* the type as spelled in the input */
+	int64_t event_id;      /* missing -> 0 (protojson omits zero) */
 	const char *timestamp;
 	const char *name;
-	int64_t task_scheduled_id;    /* missing -> 0 where the kind carries one */
+	int64_t task_scheduled_id; /* missing -> 0 where the kind carries one */
 	const char *task_execution_id;
 	int64_t timer_id;
 	const char *fire_at;
-	const char *origin_id;        /* task execution id or child instance id */
-	const char *instance_id;      /* child instance (CHILD_CREATED) or workflow instance */
-	const char *execution_id;     /* workflow execution id (EXECUTION_STARTED) */
+	const char *origin_id;    /* task execution id or child instance id */
+	const char *instance_id;  /* child instance (CHILD_CREATED) or workflow instance */
+	const char *execution_id; /* workflow execution id (EXECUTION_STARTED) */
 	const char *retry_parent_instance_id;
 	const char *rerun_parent_instance_id;
-	const char *workflow_status;  /* EXECUTION_COMPLETED */
+	const char *workflow_status; /* EXECUTION_COMPLETED */
 	const char *error_type;
 	const char *error_message;
 	struct payload input;
-	struct payload output;        /* result / output */
+	struct payload output; /* result / output */
 	struct payload custom_status;
-	size_t source_offset;         /* byte offset of the event in the input, or 0 */
+	size_t source_offset; /* byte offset of the event in the input, or 0 */
 	bool has_event_id;
 	bool has_task_scheduled_id;
 	bool has_timer_id;

@@ -53,10 +53,10 @@ const char *jsonrpc_kind_name(enum jsonrpc_kind k);
  * them from here without reparsing the body. */
 struct jsonrpc_request {
 	long long id;
-	char *body;         /* JSON text, NUL-terminated */
+	char *body; /* JSON text, NUL-terminated */
 	size_t len;
 	char *method;
-	char *name;         /* params.name (tools/call, prompts/get) or NULL */
+	char *name; /* params.name (tools/call, prompts/get) or NULL */
 };
 
 /* Process-wide, atomic: ids never repeat, whichever thread or session asks. */

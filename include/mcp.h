@@ -39,19 +39,19 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e);
 /* One tools/call answer, in whichever envelope it came. Exactly one of
  * rpc_error / result is set when mcp_call_tool returns 0. */
 struct mcp_tool_result {
-	json_t *rpc_error;     /* the JSON-RPC error object {code, message, data} */
-	json_t *result;        /* the whole result object */
-	json_t *structured;    /* borrowed from result: structuredContent or NULL */
-	json_t *content;       /* borrowed from result: content array or NULL */
-	json_t *text_json;     /* new: the first content[].text that parses as JSON, or NULL */
-	bool is_error;         /* result.isError */
+	json_t *rpc_error;  /* the JSON-RPC error object {code, message, data} */
+	json_t *result;     /* the whole result object */
+	json_t *structured; /* borrowed from result: structuredContent or NULL */
+	json_t *content;    /* borrowed from result: content array or NULL */
+	json_t *text_json;  /* new: the first content[].text that parses as JSON, or NULL */
+	bool is_error;      /* result.isError */
 };
 
 /* Thread-safe: `runs` calls this from several workers on one session. On a
  * session expiry (HTTP 404) it re-initializes once and retries. Returns -1
  * only when no JSON-RPC answer was obtained (transport, protocol, timeout). */
-int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments,
-		  struct mcp_tool_result *out, struct err *e);
+int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, struct mcp_tool_result *out,
+		  struct err *e);
 void mcp_tool_result_finish(struct mcp_tool_result *r);
 
 /* mcp_call_tool for a caller that reads structuredContent first, and

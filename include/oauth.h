@@ -28,7 +28,7 @@
 struct oauth_challenge {
 	char *resource_metadata; /* RFC 9728 */
 	char *scope;
-	char *error;             /* "invalid_token", "insufficient_scope", ... */
+	char *error; /* "invalid_token", "insufficient_scope", ... */
 	char *error_description;
 };
 
@@ -70,7 +70,7 @@ bool oauth_resource_matches(const char *prm_resource, const char *mcp_url);
 struct oauth_callback {
 	char *code;
 	char *state;
-	char *iss;   /* RFC 9207 */
+	char *iss; /* RFC 9207 */
 	char *error;
 	char *error_description;
 };
@@ -81,8 +81,8 @@ struct oauth_callback {
 int oauth_callback_parse(const char *target, const char *path, struct oauth_callback *cb, struct err *e);
 /* Refuses an `error`, a wrong `state`, an `iss` other than `issuer` (or a
  * missing one when the server promised it), a missing code: ERR_AUTH. */
-int oauth_callback_check(const struct oauth_callback *cb, const char *state, const char *issuer,
-			 bool iss_required, struct err *e);
+int oauth_callback_check(const struct oauth_callback *cb, const char *state, const char *issuer, bool iss_required,
+			 struct err *e);
 void oauth_callback_finish(struct oauth_callback *cb); /* zeroes the code */
 
 struct oauth_listener {
@@ -95,8 +95,8 @@ int oauth_listener_open(struct oauth_listener *l, struct err *e);
 /* Waits for one request on `path` (single use: other paths get 404, the
  * listener stops after the first match). Answers the browser with a short
  * page. ERR_AUTH + ERR_DETAIL_TIMEOUT when nothing came in time. */
-int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout_s,
-			struct oauth_callback *cb, struct err *e);
+int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout_s, struct oauth_callback *cb,
+			struct err *e);
 void oauth_listener_close(struct oauth_listener *l);
 
 /* ---- Token store ---- */
@@ -181,8 +181,7 @@ bool oauth_error_recoverable(const struct err *failed);
  * signs in (when interactive; step-up with the union of scopes), and sets
  * the new token on t. Returns 0: retry the request once; -1: e set
  * (ERR_AUTH with the command to run). `failed` may be `e`. Thread-safe. */
-int oauth_session_recover(struct oauth_session *s, struct transport *t, const struct err *failed,
-			  struct err *e);
+int oauth_session_recover(struct oauth_session *s, struct transport *t, const struct err *failed, struct err *e);
 
 /* The login command: discovery (probing the server for its challenge),
  * browser, code exchange, store. */

@@ -17,16 +17,16 @@ enum project_form {
 };
 
 struct report_run {
-	char *app_id;       /* NULL when unknown (a file without it) */
+	char *app_id; /* NULL when unknown (a file without it) */
 	char *run_id;
 	enum project_form project_form;
-	char *project;      /* name or uid, per project_form; with PROJECT_NONE: a value whose form is unknown */
-	char *console_link; /* NULL: no trustworthy link */
-	char *link_note;    /* why there is no link / why a parameter was left out */
-	char *source;       /* "file PATH", "catalyst_get_workflow_run", ... */
+	char *project;       /* name or uid, per project_form; with PROJECT_NONE: a value whose form is unknown */
+	char *console_link;  /* NULL: no trustworthy link */
+	char *link_note;     /* why there is no link / why a parameter was left out */
+	char *source;        /* "file PATH", "catalyst_get_workflow_run", ... */
 	char *parent_run_id; /* a child run audited because its parent named it */
-	struct analysis *analysis; /* NULL when the run could not be audited */
-	struct event_log *log;     /* owned: the analysis borrows from it */
+	struct analysis *analysis;  /* NULL when the run could not be audited */
+	struct event_log *log;      /* owned: the analysis borrows from it */
 	enum err_code failure_code; /* when analysis == NULL */
 	char *failure;              /* the reason, one line */
 	char *refusal_kind;         /* when a refusal stopped it */
@@ -47,7 +47,7 @@ struct report {
 	size_t n_findings;
 	size_t n_suspect;
 	size_t n_failed_runs;
-	char **notes;       /* report-wide remarks (e.g. a link parameter omitted) */
+	char **notes; /* report-wide remarks (e.g. a link parameter omitted) */
 	size_t n_notes;
 };
 
@@ -71,10 +71,9 @@ struct render_options {
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
-int render_markdown(FILE *out, const struct report *r, const struct render_options *o,
-		    struct err *e);
-int render_report(FILE *out, enum render_format f, const struct report *r,
-		  const struct render_options *o, struct err *e);
+int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
+		  struct err *e);
 
 /* The one wording of an absent payload (PRODUCT.md rule 2), followed in
  * every format by "(<level>, <how known>)". Never "empty" or "no output". */

@@ -17,7 +17,7 @@ struct sse_event {
 	const char *type; /* "message" when the event named none */
 	const char *data; /* NUL-terminated; may contain NUL bytes, see len */
 	size_t len;
-	const char *id;   /* the last event id in force ("" when none) */
+	const char *id; /* the last event id in force ("" when none) */
 };
 
 /* Returns 0 to keep parsing, > 0 to stop (sse_parser_feed returns that
@@ -29,14 +29,14 @@ struct sse_parser {
 	sse_event_fn on_event;
 	void *ctx;
 	size_t max_event;
-	struct buf line;  /* the line being assembled */
-	struct buf data;  /* the event's data so far */
-	struct buf type;  /* the event's type so far */
-	struct buf id;    /* the last event id, kept across events */
-	long retry_ms;    /* the last `retry:` value, -1 when none */
-	int bom;          /* BOM bytes matched so far; -1 once past the start */
-	bool after_cr;    /* the last byte was CR: a following LF belongs to it */
-	bool seen_id;     /* an `id:` field has been seen */
+	struct buf line; /* the line being assembled */
+	struct buf data; /* the event's data so far */
+	struct buf type; /* the event's type so far */
+	struct buf id;   /* the last event id, kept across events */
+	long retry_ms;   /* the last `retry:` value, -1 when none */
+	int bom;         /* BOM bytes matched so far; -1 once past the start */
+	bool after_cr;   /* the last byte was CR: a following LF belongs to it */
+	bool seen_id;    /* an `id:` field has been seen */
 };
 
 /* max_event 0: SSE_DEFAULT_MAX_EVENT. */

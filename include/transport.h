@@ -46,13 +46,13 @@ struct transport {
 
 struct transport_http_options {
 	const char *url;
-	const char *cacert;        /* NULL: the system store; TLS is always verified */
-	const char *bearer_token;  /* NULL: no Authorization header */
-	long connect_timeout_ms;   /* 0: 10 s */
-	long timeout_ms;           /* per exchange; 0: 60 s */
-	int max_parallel;          /* size of the keep-alive handle pool; 0: 8 */
-	size_t max_message;        /* largest message or SSE event; 0: 16 MiB */
-	int max_resumptions;       /* SSE resumptions per exchange; 0: 3, < 0: none */
+	const char *cacert;       /* NULL: the system store; TLS is always verified */
+	const char *bearer_token; /* NULL: no Authorization header */
+	long connect_timeout_ms;  /* 0: 10 s */
+	long timeout_ms;          /* per exchange; 0: 60 s */
+	int max_parallel;         /* size of the keep-alive handle pool; 0: 8 */
+	size_t max_message;       /* largest message or SSE event; 0: 16 MiB */
+	int max_resumptions;      /* SSE resumptions per exchange; 0: 3, < 0: none */
 };
 
 struct transport_stdio_options {
@@ -94,8 +94,7 @@ char *transport_http_session_id(struct transport *t);
  * JSON first (an HTTP body); without, only arrays are parsed. Returns the
  * first non-zero callback value, 0 when every callback returned 0, -1 with
  * ERR_PROTOCOL for text that is not JSON, not UTF-8 or not a message. */
-int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx,
-		      struct err *e);
+int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx, struct err *e);
 bool transport_utf8_valid(const char *s, size_t len);
 
 /* SIGPIPE around a write to a pipe or socket, without touching the

@@ -15,7 +15,7 @@ status=0
 
 if [[ $what == all || $what == format ]]; then
   echo "=== clang-format"
-  files=(src/*.c src/*.h include/*.h tests/*.c tests/*.h tests/fuzz/*.c)
+  files=(src/*.c src/*.h include/*.h tests/*.c tests/*.h tests/fuzz/*.c tests/conformance/*.c)
   bad=0
   for f in "${files[@]}"; do
     [[ -f $f ]] || continue

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs what is missing, then builds
-# and tests three ways (plain, under valgrind, with ASan/UBSan), and runs
-# every libFuzzer harness for a bounded time. Ends with "N passed, N failed".
+# and tests three ways (plain, under valgrind, with ASan/UBSan), runs every
+# libFuzzer harness for a bounded time, and the static checks (clang-format,
+# clang analyzer). Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh test || exit 1
@@ -81,6 +82,16 @@ if CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,unde
 else
   failed=$((failed + 1)); status=1; echo "fuzz build: FAILED"
 fi
+
+# 5. static checks: clang-format against .clang-format, the clang analyzer
+for check in format analyze; do
+  start=$SECONDS
+  if bash scripts/lint.sh "$check"; then
+    passed=$((passed + 1)); summary+=("lint $check: ok ($((SECONDS - start)) s)")
+  else
+    failed=$((failed + 1)); status=1; summary+=("lint $check: FAILED ($((SECONDS - start)) s)")
+  fi
+done
 
 summary+=("total: $SECONDS s")
 printf '%s\n' "${summary[@]}"

@@ -145,7 +145,7 @@ static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
 			return 0;
 		}
 	}
-	m->slots[j] = (struct imap_slot){ .key = key, .tag = tag, .value = value };
+	m->slots[j] = (struct imap_slot){.key = key, .tag = tag, .value = value};
 	m->count++;
 	return 0;
 }
@@ -194,8 +194,7 @@ static int smap_grow(struct smap *m)
 	return 0;
 }
 
-static struct smap_slot *smap_slot_find(const struct smap *m, size_t gen, const char *key,
-					size_t len, uint64_t h)
+static struct smap_slot *smap_slot_find(const struct smap *m, size_t gen, const char *key, size_t len, uint64_t h)
 {
 	if (!m->cap)
 		return NULL;
@@ -228,8 +227,7 @@ static int smap_reserve(struct smap *m, size_t n)
 
 /* Inserts when absent; returns the slot's value pointer (existing or new),
  * NULL on allocation failure. *fresh says which. */
-static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size_t value,
-			       bool *fresh)
+static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size_t value, bool *fresh)
 {
 	size_t len = strlen(key);
 	uint64_t h = hash_str(key, len);
@@ -242,7 +240,7 @@ static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size
 	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	while (m->slots[j].key)
 		j = (j + 1) & (m->cap - 1);
-	m->slots[j] = (struct smap_slot){ .key = key, .len = len, .hash = h, .gen = gen, .value = value };
+	m->slots[j] = (struct smap_slot){.key = key, .len = len, .hash = h, .gen = gen, .value = value};
 	m->count++;
 	*fresh = true;
 	return &m->slots[j].value;
@@ -288,8 +286,8 @@ struct work_timer {
 	size_t gen;
 	enum timer_origin origin;
 	const char *origin_id;
-	size_t target;    /* the attempt this timer retries, or NONE */
-	bool retry;       /* a retry timer (by origin, or by pattern) */
+	size_t target; /* the attempt this timer retries, or NONE */
+	bool retry;    /* a retry timer (by origin, or by pattern) */
 	bool pattern;
 	bool orphan;
 	bool fired;
@@ -350,7 +348,7 @@ struct work {
 	struct smap fire;       /* (gen, fire_at) -> queue of timers */
 	struct smap pend_task;  /* (gen, name) -> queue of pending retry links */
 	struct smap pend_child;
-	struct smap children;   /* (0, instance id): unique child instances */
+	struct smap children; /* (0, instance id): unique child instances */
 
 	size_t gen;
 	bool gen_started;
@@ -467,7 +465,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size, bool *oom)
 	return n;
 }
 
-#define PUSH(w, arr, n, cap)                                                                 \
+#define PUSH(w, arr, n, cap) \
 	((arr) = grow((arr), &(cap), (n) + 1, sizeof *(arr), &(w)->oom), (w)->oom ? NONE : (n)++)
 
 static size_t uf_find(struct work_attempt *att, size_t i)
@@ -497,7 +495,7 @@ static size_t queue_new(struct work *w)
 {
 	size_t q = PUSH(w, w->queues, w->n_queues, w->cap_queues);
 	if (q != NONE)
-		w->queues[q] = (struct queue){ NONE, NONE };
+		w->queues[q] = (struct queue){NONE, NONE};
 	return q;
 }
 
@@ -518,8 +516,7 @@ static void failed_push(struct work *w, size_t attempt)
 {
 	if (w->has_origins)
 		return;
-	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo,
-			      &w->oom);
+	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
 	if (w->oom)
 		return;
 	w->failed_fifo[w->n_failed++] = attempt;
@@ -539,16 +536,17 @@ static void add_attempt(struct work *w, size_t i, const struct event *ev, bool c
 		return;
 	struct work_attempt *a = &w->att[k];
 	*a = (struct work_attempt){
-		.a = {
-			.event_index = i,
-			.scheduled_id = ev->event_id,
-			.scheduled_at = ev->timestamp,
-			.task_execution_id = ev->task_execution_id,
-			.instance_id = child ? ev->instance_id : NULL,
-			.outcome = OUTCOME_PENDING,
-			.result_index = NONE,
-			.input = ev->input,
-		},
+		.a =
+			{
+				.event_index = i,
+				.scheduled_id = ev->event_id,
+				.scheduled_at = ev->timestamp,
+				.task_execution_id = ev->task_execution_id,
+				.instance_id = child ? ev->instance_id : NULL,
+				.outcome = OUTCOME_PENDING,
+				.result_index = NONE,
+				.input = ev->input,
+			},
 		.name = ev->name,
 		.gen = w->gen,
 		.is_child = child,
@@ -618,7 +616,7 @@ static void add_result(struct work *w, size_t i, const struct event *ev, bool ch
 		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
 		if (d == NONE)
 			return;
-		w->dups[d] = (struct dup){ .index = i, .next = NONE };
+		w->dups[d] = (struct dup){.index = i, .next = NONE};
 		/* Append, keeping history order. */
 		size_t *link = &wa->dup_head;
 		while (*link != NONE)
@@ -697,8 +695,8 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 		t->retry = true;
 		size_t *v = NULL;
 		if (str_set(ev->origin_id))
-			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst,
-				      w->gen, ev->origin_id);
+			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst, w->gen,
+				      ev->origin_id);
 		if (v) {
 			t->target = *v;
 		} else {
@@ -720,8 +718,7 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 static size_t match_timer(struct work *w, const struct event *ev)
 {
 	size_t *v;
-	if (ev->has_timer_id && (v = imap_find(&w->timers, w->gen, ev->timer_id)) &&
-	    !w->tim[*v].fired)
+	if (ev->has_timer_id && (v = imap_find(&w->timers, w->gen, ev->timer_id)) && !w->tim[*v].fired)
 		return *v;
 	if (str_set(ev->fire_at) && (v = smap_find(&w->fire, w->gen, ev->fire_at))) {
 		struct queue *q = queue_at(w, *v);
@@ -750,8 +747,8 @@ static void fire_timer(struct work *w, size_t i, const struct event *ev)
 	if (!str_set(target->name))
 		return;
 	bool fresh;
-	size_t *qv = smap_get_or_put(target->is_child ? &w->pend_child : &w->pend_task, w->gen,
-				     target->name, NONE, &fresh);
+	size_t *qv = smap_get_or_put(target->is_child ? &w->pend_child : &w->pend_task, w->gen, target->name, NONE,
+				     &fresh);
 	if (!qv) {
 		w->oom = true;
 		return;
@@ -765,7 +762,7 @@ static void fire_timer(struct work *w, size_t i, const struct event *ev)
 	size_t n = PUSH(w, w->links, w->n_links, w->cap_links);
 	if (n == NONE)
 		return;
-	w->links[n] = (struct link_node){ .target = t->target, .pattern = t->pattern, .next = NONE };
+	w->links[n] = (struct link_node){.target = t->target, .pattern = t->pattern, .next = NONE};
 	/* Take the queue again: queue_new may have moved the array. */
 	struct queue *q = queue_at(w, *qv);
 	if (q->tail == NONE)
@@ -979,20 +976,21 @@ struct findings {
 	bool *oom;
 };
 
-static struct finding_build *finding_new(struct findings *fs, enum finding_kind kind,
-					 const char *activity, const char *exec_id, size_t anchor)
+static struct finding_build *finding_new(struct findings *fs, enum finding_kind kind, const char *activity,
+					 const char *exec_id, size_t anchor)
 {
 	fs->v = grow(fs->v, &fs->cap, fs->n + 1, sizeof *fs->v, fs->oom);
 	if (*fs->oom)
 		return NULL;
 	struct finding_build *b = &fs->v[fs->n];
 	*b = (struct finding_build){
-		.f = {
-			.kind = kind,
-			.severity = finding_kind_severity(kind),
-			.activity = activity,
-			.task_execution_id = exec_id,
-		},
+		.f =
+			{
+				.kind = kind,
+				.severity = finding_kind_severity(kind),
+				.activity = activity,
+				.task_execution_id = exec_id,
+			},
 		.anchor = anchor,
 		.seq = fs->n,
 	};
@@ -1104,19 +1102,17 @@ static void sb_key_remedy(struct sb *s, const struct invocation *inv)
 			  "provider idempotency key).",
 			  inv->attempts[0].task_execution_id);
 	} else if (inv->n_attempts > 1 && str_set(inv->attempts[0].task_execution_id)) {
-		sb_printf(s,
-			  "Key the side effect on a natural key from the input: here each attempt has "
-			  "its own task_execution_id (as the .NET SDK does), so neither it nor the "
-			  "per-attempt task_scheduled_id is stable across retries; make the write "
-			  "itself conditional on that key (unique constraint, upsert, conditional put, "
-			  "provider idempotency key).");
+		sb_printf(s, "Key the side effect on a natural key from the input: here each attempt has "
+			     "its own task_execution_id (as the .NET SDK does), so neither it nor the "
+			     "per-attempt task_scheduled_id is stable across retries; make the write "
+			     "itself conditional on that key (unique constraint, upsert, conditional put, "
+			     "provider idempotency key).");
 	} else {
-		sb_printf(s,
-			  "Key the side effect on a natural key from the input (this invocation has "
-			  "no usable task_execution_id), never on a value generated inside the "
-			  "activity or on the per-attempt task_scheduled_id, and make the write itself "
-			  "conditional on that key (unique constraint, upsert, conditional put, "
-			  "provider idempotency key).");
+		sb_printf(s, "Key the side effect on a natural key from the input (this invocation has "
+			     "no usable task_execution_id), never on a value generated inside the "
+			     "activity or on the per-attempt task_scheduled_id, and make the write itself "
+			     "conditional on that key (unique constraint, upsert, conditional put, "
+			     "provider idempotency key).");
 	}
 }
 
@@ -1125,19 +1121,18 @@ static void sb_link(struct sb *s, const struct invocation *inv)
 	switch (inv->link) {
 	case LINK_EXECUTION_ID:
 		if (inv->is_child_workflow)
-			sb_printf(s, "under the same instance id %s",
-				  or_none(inv->attempts[0].instance_id));
+			sb_printf(s, "under the same instance id %s", or_none(inv->attempts[0].instance_id));
 		else
 			sb_printf(s, "under task_execution_id %s", or_none(inv->task_execution_id));
 		break;
 	case LINK_TIMER_ORIGIN:
-		sb_printf(s, "linked by %s", inv->is_child_workflow ? "their retry parent or retry timer origin"
-							    : "their retry timer's origin key");
+		sb_printf(s, "linked by %s",
+			  inv->is_child_workflow ? "their retry parent or retry timer origin"
+						 : "their retry timer's origin key");
 		if (!inv->is_child_workflow && !exec_id_stable(inv)) {
 			sb_printf(s, " across task_execution_ids ");
 			for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
-				sb_printf(s, "%s%s", i ? ", " : "",
-					  or_none(inv->attempts[i].task_execution_id));
+				sb_printf(s, "%s%s", i ? ", " : "", or_none(inv->attempts[i].task_execution_id));
 			if (inv->n_attempts > LIST_MAX)
 				sb_printf(s, " and %zu more", inv->n_attempts - LIST_MAX);
 		}
@@ -1174,8 +1169,8 @@ static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 {
-	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name,
-					      inv->task_execution_id, inv->attempts[0].event_index);
+	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
+					      inv->attempts[0].event_index);
 	struct sb s;
 	sb_init(&s, c->fs.oom);
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), inv->n_attempts);
@@ -1219,14 +1214,15 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 			  a->scheduled_id);
 	sb_error(&s, a);
 	if (inv->is_child_workflow)
-		sb_printf(&s, ", a timeout/connection-class error after which the side effects of its "
-			      "activities may already have landed, and it was started again (event %" PRId64
-			      ", instance %s)",
-			  inv->attempts[first + 1].scheduled_id,
-			  or_none(inv->attempts[first + 1].instance_id));
+		sb_printf(&s,
+			  ", a timeout/connection-class error after which the side effects of its "
+			  "activities may already have landed, and it was started again (event %" PRId64
+			  ", instance %s)",
+			  inv->attempts[first + 1].scheduled_id, or_none(inv->attempts[first + 1].instance_id));
 	else
-		sb_printf(&s, ", a timeout/connection-class error after which the side effect may "
-			      "already have landed, and attempt %" PRId64 " ran again",
+		sb_printf(&s,
+			  ", a timeout/connection-class error after which the side effect may "
+			  "already have landed, and attempt %" PRId64 " ran again",
 			  inv->attempts[first + 1].scheduled_id);
 	if (n_amb > 1) {
 		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
@@ -1262,8 +1258,9 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 			size_t len = strlen(remedy);
 			if (len && remedy[len - 1] == '.')
 				remedy[len - 1] = '\0';
-			sb_printf(&s, "%s; record intent before the non-idempotent call and reconcile a "
-				      "pending one instead of re-issuing it.",
+			sb_printf(&s,
+				  "%s; record intent before the non-idempotent call and reconcile a "
+				  "pending one instead of re-issuing it.",
 				  remedy);
 			free(remedy);
 		}
@@ -1392,8 +1389,7 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 			if (inv->attempts[i].outcome != OUTCOME_FAILED)
 				continue;
 			if (listed < LIST_MAX)
-				sb_printf(&s, "%s%" PRId64, listed ? ", " : "",
-					  inv->attempts[i].scheduled_id);
+				sb_printf(&s, "%s%" PRId64, listed ? ", " : "", inv->attempts[i].scheduled_id);
 			listed++;
 		}
 		if (listed > LIST_MAX)
@@ -1401,10 +1397,10 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 		sb_printf(&s, ") failed with the same permanent-class error, ");
 		sb_error(&s, a);
 	}
-	sb_printf(&s, ". Return permanent rejections as data instead of raising them into the retry "
-		      "policy, or exclude %s from the policy.",
-		  str_set(a->error_type) && strlen(a->error_type) <= QUOTE_MAX ? a->error_type
-									 : "this error");
+	sb_printf(&s,
+		  ". Return permanent rejections as data instead of raising them into the retry "
+		  "policy, or exclude %s from the policy.",
+		  str_set(a->error_type) && strlen(a->error_type) <= QUOTE_MAX ? a->error_type : "this error");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			evidence_add(&c->fs, b, inv->attempts[i].event_index);
@@ -1436,8 +1432,8 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	if (!n)
 		return;
 	const struct attempt *a = &inv->attempts[first];
-	struct finding_build *b = finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name,
-					      inv->task_execution_id, a->event_index);
+	struct finding_build *b =
+		finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name, inv->task_execution_id, a->event_index);
 	struct sb s;
 	sb_init(&s, c->fs.oom);
 	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
@@ -1462,13 +1458,15 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 		sb_printf(&s, ") has no result although its generation ended (the workflow continued "
 			      "as new), so whether and how often it ran is unknown. ");
 	else
-		sb_printf(&s, ") has no result although the run has finished (%s), so whether and how "
-			      "often it ran is unknown. ",
+		sb_printf(&s,
+			  ") has no result although the run has finished (%s), so whether and how "
+			  "often it ran is unknown. ",
 			  an->status ? an->status : "ended");
 	if (!inv->is_child_workflow && str_set(a->task_execution_id))
-		sb_printf(&s, "Look the side effect up by task_execution_id %s or a natural key from "
-			      "the input and reconcile it; record intent before a non-idempotent "
-			      "third-party call so a pending one can be reconciled instead of re-issued.",
+		sb_printf(&s,
+			  "Look the side effect up by task_execution_id %s or a natural key from "
+			  "the input and reconcile it; record intent before a non-idempotent "
+			  "third-party call so a pending one can be reconciled instead of re-issued.",
 			  a->task_execution_id);
 	else
 		sb_printf(&s, "Look the side effect up by a natural key from the input and reconcile "
@@ -1479,8 +1477,8 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 
 static void find_child_retried(struct ctx *c, const struct invocation *inv)
 {
-	struct finding_build *b = finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL,
-					      inv->attempts[0].event_index);
+	struct finding_build *b =
+		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
 	struct sb s;
 	sb_init(&s, c->fs.oom);
 	bool same_instance = true;
@@ -1490,8 +1488,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		if (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0)
 			same_instance = false;
 	}
-	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name),
-		  inv->n_attempts);
+	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name), inv->n_attempts);
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	if (same_instance) {
 		sb_printf(&s, ", each time as instance %s", i0);
@@ -1545,14 +1542,15 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 	}
 	if (!big)
 		return;
-	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name,
-					      inv->task_execution_id, inv->attempts[0].event_index);
+	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name, inv->task_execution_id,
+					      inv->attempts[0].event_index);
 	struct sb s;
 	sb_init(&s, c->fs.oom);
-	sb_printf(&s, "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
-		      "limit: history stores it and replays it on every turn of the run, and it can "
-		      "hit the state store's limits. Pass identifiers, not documents: store the data "
-		      "elsewhere and pass its key.",
+	sb_printf(&s,
+		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
+		  "limit: history stores it and replays it on every turn of the run, and it can "
+		  "hit the state store's limits. Pass identifiers, not documents: store the data "
+		  "elsewhere and pass its key.",
 		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
 		  size, c->payload_limit);
 	if (b) {
@@ -1576,23 +1574,24 @@ static void find_orphans(struct ctx *c)
 		struct sb s;
 		sb_init(&s, c->fs.oom);
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
-			  t->event_id, child ? "child instance" : "task_execution_id",
-			  or_none(t->origin_id));
+			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		if (t->gen > 0)
 			sb_printf(&s, " (generation %zu of %zu)", t->gen + 1, c->ao->pub.n_generations);
-		sb_printf(&s, ": the attempt it retries was in an earlier continue-as-new generation "
-			      "(only the latest is returned), a purged part of the history, or a "
-			      "history this export does not include, so the retry after it cannot be "
-			      "tied to its invocation. Treat that %s as re-executed: ",
+		sb_printf(&s,
+			  ": the attempt it retries was in an earlier continue-as-new generation "
+			  "(only the latest is returned), a purged part of the history, or a "
+			  "history this export does not include, so the retry after it cannot be "
+			  "tied to its invocation. Treat that %s as re-executed: ",
 			  child ? "child workflow" : "activity");
 		if (child)
 			sb_printf(&s, "derive its idempotency key from a natural key of the input or "
 				      "the parent run, never from the child's own instance id, and make "
 				      "its writes conditional on that key.");
 		else
-			sb_printf(&s, "key its side effect on task_execution_id %s (stable across "
-				      "retries on every SDK but .NET) or a natural key from the input, and "
-				      "make the write conditional on that key.",
+			sb_printf(&s,
+				  "key its side effect on task_execution_id %s (stable across "
+				  "retries on every SDK but .NET) or a natural key from the input, and "
+				  "make the write conditional on that key.",
 				  or_none(t->origin_id));
 		if (b) {
 			evidence_add(&c->fs, b, t->index);
@@ -1631,7 +1630,7 @@ static const struct attempt *invocation_last(const struct invocation *inv)
 static void collect_pairs(struct ctx *c, const struct analysis *an)
 {
 	struct work *w = c->w;
-	struct smap groups = { 0 };
+	struct smap groups = {0};
 	struct group_state *gs = NULL;
 	size_t n_groups = 0, cap_groups = 0;
 	for (size_t i = 0; i < w->n_att && !w->oom; i++) {
@@ -1648,7 +1647,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 			gs = grow(gs, &cap_groups, n_groups + 1, sizeof *gs, &w->oom);
 			if (w->oom)
 				break;
-			gs[n_groups++] = (struct group_state){ 0 };
+			gs[n_groups++] = (struct group_state){0};
 		}
 		size_t g = *gv;
 		/* The map holds only indexes made just above. */
@@ -1659,7 +1658,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 		if (is_first && st->n > 0) {
 			const struct work_ref *h = &w->ref[st->holder];
 			bool overlap = st->max_end > wa->a->event_index;
-			struct pair p = { .group = g, .later = i };
+			struct pair p = {.group = g, .later = i};
 			bool record = false;
 			if (overlap) {
 				if (payload_compare(&h->a->input, &wa->a->input) != CMP_DIFF) {
@@ -1672,8 +1671,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 				const struct invocation *prev = &an->invocations[w->ref[st->last_first].inv];
 				const struct attempt *last = invocation_last(prev);
 				if (last->outcome != OUTCOME_FAILED &&
-				    payload_compare(&w->ref[st->last_first].a->input, &wa->a->input) !=
-					    CMP_DIFF) {
+				    payload_compare(&w->ref[st->last_first].a->input, &wa->a->input) != CMP_DIFF) {
 					p.kind = FINDING_REPEATED_CALL;
 					p.earlier = st->last_first;
 					record = true;
@@ -1686,8 +1684,7 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 				w->pairs[k] = p;
 			}
 		}
-		if (st->n == 0 || end > st->max_end ||
-		    (st->max_end != NONE && end == NONE)) {
+		if (st->n == 0 || end > st->max_end || (st->max_end != NONE && end == NONE)) {
 			st->max_end = end;
 			st->holder = i;
 		}
@@ -1706,8 +1703,9 @@ static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict)
 	if (verdict == CMP_SAME)
 		sb_printf(s, "their inputs were identical (same size and hash)");
 	else
-		sb_printf(s, "their inputs cannot be compared: they were not shared at this "
-			     "organization's data-sharing level (%s)",
+		sb_printf(s,
+			  "their inputs cannot be compared: they were not shared at this "
+			  "organization's data-sharing level (%s)",
 			  c->sharing_phrase ? c->sharing_phrase : "unknown");
 }
 
@@ -1753,8 +1751,8 @@ static void find_pairs(struct ctx *c)
 		const struct pair *p0 = &w->pairs[i];
 		enum finding_kind kind = p0->kind;
 		const struct work_ref *e0 = &w->ref[p0->earlier], *l0 = &w->ref[p0->later];
-		struct finding_build *b = finding_new(&c->fs, kind, l0->name, l0->a->task_execution_id,
-						      e0->a->event_index);
+		struct finding_build *b =
+			finding_new(&c->fs, kind, l0->name, l0->a->task_execution_id, e0->a->event_index);
 		size_t n = 0;
 		enum cmp verdict = CMP_SAME;
 		for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
@@ -1776,10 +1774,11 @@ static void find_pairs(struct ctx *c)
 		struct sb s;
 		sb_init(&s, c->fs.oom);
 		if (kind == FINDING_OVERLAPPING_CALL) {
-			sb_printf(&s, "%s was called again (task_scheduled_id %" PRId64
-				      ", task_execution_id %s, not a retry) before the earlier call "
-				      "(task_scheduled_id %" PRId64 ", task_execution_id %s) had %s, so "
-				      "two executions were in flight at once",
+			sb_printf(&s,
+				  "%s was called again (task_scheduled_id %" PRId64
+				  ", task_execution_id %s, not a retry) before the earlier call "
+				  "(task_scheduled_id %" PRId64 ", task_execution_id %s) had %s, so "
+				  "two executions were in flight at once",
 				  or_none(l0->name), l0->a->scheduled_id, or_none(l0->a->task_execution_id),
 				  e0->a->scheduled_id, or_none(e0->a->task_execution_id),
 				  p0->never_resolved ? "a result (it never got one)" : "its result");
@@ -1793,8 +1792,9 @@ static void find_pairs(struct ctx *c)
 				      "key); record intent before a non-idempotent third-party call and "
 				      "reconcile a pending one instead of re-issuing it.");
 		} else {
-			sb_printf(&s, "%s was called %zu times outside a retry chain, each call after "
-				      "the previous one had ended without failing (task_scheduled_id %" PRId64,
+			sb_printf(&s,
+				  "%s was called %zu times outside a retry chain, each call after "
+				  "the previous one had ended without failing (task_scheduled_id %" PRId64,
 				  or_none(l0->name), n + 1, e0->a->scheduled_id);
 			size_t listed = 0;
 			for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
@@ -1914,8 +1914,7 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 
 static char *normalise_status(const char *s)
 {
-	static const char *const prefixes[] = { "ORCHESTRATION_STATUS_", "RUNTIME_STATUS_",
-						 "WORKFLOW_STATUS_" };
+	static const char *const prefixes[] = {"ORCHESTRATION_STATUS_", "RUNTIME_STATUS_", "WORKFLOW_STATUS_"};
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
 		size_t n = strlen(prefixes[i]);
 		if (strncasecmp(s, prefixes[i], n) == 0) {
@@ -1933,8 +1932,7 @@ static char *normalise_status(const char *s)
 
 static bool status_terminal(const char *s)
 {
-	static const char *const terminal[] = { "completed", "failed", "terminated", "canceled",
-						 "cancelled" };
+	static const char *const terminal[] = {"completed", "failed", "terminated", "canceled", "cancelled"};
 	for (size_t i = 0; i < sizeof terminal / sizeof terminal[0]; i++) {
 		if (strcmp(s, terminal[i]) == 0)
 			return true;
@@ -1982,10 +1980,8 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 		if (!ao->status)
 			return -1;
 		an->status = ao->status;
-		an->finished = status_terminal(ao->status) ||
-			       (w->terminated && last_gen) ||
-			       (w->completed_seen && last_gen &&
-				strcmp(ao->status, "continued_as_new") != 0);
+		an->finished = status_terminal(ao->status) || (w->terminated && last_gen) ||
+			       (w->completed_seen && last_gen && strcmp(ao->status, "continued_as_new") != 0);
 	}
 	return 0;
 }
@@ -2075,8 +2071,8 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		sb_printf(&s, "%s", str_set(w->o->sharing_source) ? w->o->sharing_source : "given");
 	} else if (ri_level != SHARING_UNKNOWN) {
 		an->sharing = ri_level;
-		sb_printf(&s, "run field %s", str_set(ri->data_sharing_field) ? ri->data_sharing_field
-									     : "data sharing level");
+		sb_printf(&s, "run field %s",
+			  str_set(ri->data_sharing_field) ? ri->data_sharing_field : "data sharing level");
 	} else if (first_present != NONE) {
 		const struct event *ev = event_log_at(w->log, first_present);
 		an->sharing = SHARING_FULL;
@@ -2084,8 +2080,7 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 			  event_kind_name(ev->kind), first_field, first_present);
 	} else if (slots) {
 		an->sharing = SHARING_METADATA;
-		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one",
-			  slots);
+		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one", slots);
 	} else {
 		an->sharing = SHARING_UNKNOWN;
 		sb_printf(&s, "inferred: no event in this history would carry a payload");
@@ -2103,8 +2098,8 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		const struct payload *p;
 		if (!carries_payload(ev, &field, &p) || p->state != PAYLOAD_ABSENT)
 			continue;
-		an->withheld = grow(an->withheld, &ao->cap_withheld, an->n_withheld + 1,
-				    sizeof *an->withheld, &w->oom);
+		an->withheld =
+			grow(an->withheld, &ao->cap_withheld, an->n_withheld + 1, sizeof *an->withheld, &w->oom);
 		if (w->oom)
 			return -1;
 		an->withheld[an->n_withheld++] = (struct withheld){
@@ -2262,9 +2257,10 @@ static void limits(struct ctx *c)
 		      "committed leaves no event (Dapr 1.17.7 and later drop the duplicate result), "
 		      "so this history cannot rule one out.");
 	if (gap >= LONG_GAP_MS && gap_at)
-		sb_printf(&s, " The longest wait between a schedule and its result here is %.1f s "
-			      "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
-			      "such a gap.",
+		sb_printf(&s,
+			  " The longest wait between a schedule and its result here is %.1f s "
+			  "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
+			  "such a gap.",
 			  (double)gap / 1000.0, or_none(gap_name), gap_at->scheduled_id);
 	if (limit_add(ao, oom, sb_steal(&s)) < 0)
 		return;
@@ -2273,13 +2269,15 @@ static void limits(struct ctx *c)
 	if (an->sharing != SHARING_FULL) {
 		sb_init(&s, oom);
 		if (an->sharing == SHARING_METADATA)
-			sb_printf(&s, "Payloads were not shared at this organization's data-sharing level "
-				      "(%s), so identical inputs cannot be compared and payload sizes "
-				      "cannot be checked.",
+			sb_printf(&s,
+				  "Payloads were not shared at this organization's data-sharing level "
+				  "(%s), so identical inputs cannot be compared and payload sizes "
+				  "cannot be checked.",
 				  c->sharing_phrase);
 		else
-			sb_printf(&s, "The data-sharing level is not known (%s), so identical inputs "
-				      "cannot be compared and payload sizes cannot be checked.",
+			sb_printf(&s,
+				  "The data-sharing level is not known (%s), so identical inputs "
+				  "cannot be compared and payload sizes cannot be checked.",
 				  an->sharing_source);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
 			return;
@@ -2289,14 +2287,16 @@ static void limits(struct ctx *c)
 	sb_init(&s, oom);
 	bool status_can = an->status && strcmp(an->status, "continued_as_new") == 0;
 	if (an->n_generations > 1)
-		sb_printf(&s, "This history holds %zu generations (split at ExecutionStarted; event ids "
-			      "restart in each); generations before the earliest one shown are not "
-			      "returned.",
+		sb_printf(&s,
+			  "This history holds %zu generations (split at ExecutionStarted; event ids "
+			  "restart in each); generations before the earliest one shown are not "
+			  "returned.",
 			  an->n_generations);
 	else if (w->n_orphans)
-		sb_printf(&s, "Only the latest continue-as-new generation is returned: %zu retry "
-			      "timer%s here point%s at attempts that are not in this history, which "
-			      "suggests earlier generations (or a purge) hid them.",
+		sb_printf(&s,
+			  "Only the latest continue-as-new generation is returned: %zu retry "
+			  "timer%s here point%s at attempts that are not in this history, which "
+			  "suggests earlier generations (or a purge) hid them.",
 			  w->n_orphans, w->n_orphans > 1 ? "s" : "", w->n_orphans > 1 ? "" : "s");
 	else if (w->n_continue_as_new || status_can)
 		sb_printf(&s, "This run continued as new: only its latest generation is returned, and "
@@ -2348,8 +2348,8 @@ static void limits(struct ctx *c)
 	/* 8. Child workflows have their own histories. */
 	if (an->n_child_instances) {
 		sb_init(&s, oom);
-		sb_printf(&s, "Activities of the %zu child workflow instance%s (",
-			  an->n_child_instances, an->n_child_instances > 1 ? "s" : "");
+		sb_printf(&s, "Activities of the %zu child workflow instance%s (", an->n_child_instances,
+			  an->n_child_instances > 1 ? "s" : "");
 		for (size_t i = 0; i < an->n_child_instances && i < LIST_MAX; i++)
 			sb_printf(&s, "%s%s", i ? ", " : "", an->child_instances[i]);
 		if (an->n_child_instances > LIST_MAX)
@@ -2362,9 +2362,10 @@ static void limits(struct ctx *c)
 	/* 9. A rerun carries copies of the source run's schedules. */
 	if (w->rerun_parent) {
 		sb_init(&s, oom);
-		sb_printf(&s, "This run is a rerun of instance %s: schedules copied from that run keep "
-			      "its task_execution_ids and their side effects happened there, so audit "
-			      "the source run too.",
+		sb_printf(&s,
+			  "This run is a rerun of instance %s: schedules copied from that run keep "
+			  "its task_execution_ids and their side effects happened there, so audit "
+			  "the source run too.",
 			  w->rerun_parent);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
 			return;
@@ -2373,8 +2374,9 @@ static void limits(struct ctx *c)
 	/* 10. Results that point at nothing. */
 	if (w->n_unmatched_results) {
 		sb_init(&s, oom);
-		sb_printf(&s, "%zu result%s point%s at a task_scheduled_id with no schedule in this "
-			      "history (first: %" PRId64 "), so this history is partial.",
+		sb_printf(&s,
+			  "%zu result%s point%s at a task_scheduled_id with no schedule in this "
+			  "history (first: %" PRId64 "), so this history is partial.",
 			  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
 			  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
@@ -2385,7 +2387,7 @@ static void limits(struct ctx *c)
 static int collect_children(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
-	struct smap seen = { 0 };
+	struct smap seen = {0};
 	int rc = 0;
 	for (size_t i = 0; i < w->n_att; i++) {
 		const struct work_attempt *wa = &w->att[i];
@@ -2398,9 +2400,8 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 		}
 		if (!fresh)
 			continue;
-		an->child_instances = grow(an->child_instances, &ao->cap_children,
-					   an->n_child_instances + 1, sizeof *an->child_instances,
-					   &w->oom);
+		an->child_instances = grow(an->child_instances, &ao->cap_children, an->n_child_instances + 1,
+					   sizeof *an->child_instances, &w->oom);
 		if (w->oom) {
 			rc = -1;
 			break;
@@ -2431,9 +2432,8 @@ static void work_release_scan(struct work *w)
 	w->failed_fifo = NULL;
 	w->n_links = w->cap_links = w->n_queues = w->cap_queues = 0;
 	w->n_failed = w->failed_head = w->cap_failed = 0;
-	w->sched = (struct imap){ 0 };
-	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = w->children =
-		(struct smap){ 0 };
+	w->sched = (struct imap){0};
+	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = w->children = (struct smap){0};
 }
 
 /* After grouping: the finding passes get a compact view of the attempts
@@ -2479,14 +2479,13 @@ static void work_finish(struct work *w)
 	w->pairs = NULL;
 	w->n_att = w->cap_att = w->n_tim = w->cap_tim = w->n_dups = w->cap_dups = 0;
 	w->n_pairs = w->cap_pairs = 0;
-	w->timers = (struct imap){ 0 };
+	w->timers = (struct imap){0};
 }
 
-struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o,
-			      struct err *e)
+struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)
 {
-	struct work w = { .log = log, .o = o };
-	struct ctx c = { .w = &w };
+	struct work w = {.log = log, .o = o};
+	struct ctx c = {.w = &w};
 	struct analysis_owned *ao = calloc(1, sizeof *ao);
 	struct analysis *res = NULL;
 	if (!ao)
@@ -2538,7 +2537,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 		goto out;
 	for (size_t i = 0; i < c.fs.n; i++) {
 		an->findings[i] = c.fs.v[i].f;
-		c.fs.v[i].f = (struct finding){ 0 };
+		c.fs.v[i].f = (struct finding){0};
 		an->n_findings = i + 1;
 		if (evidence_finish(&an->findings[i], log) < 0)
 			goto out;

@@ -93,11 +93,10 @@ static void forward_progress(double progress, double total, const char *message,
 	char *msg = message ? escape_terminal_dup(message, 200) : NULL;
 	char line[512];
 	if (total > 0)
-		snprintf(line, sizeof line, "server progress %.0f/%.0f%s%s", progress, total,
-			 msg ? ": " : "", msg ? msg : "");
-	else
-		snprintf(line, sizeof line, "server progress %.0f%s%s", progress, msg ? ": " : "",
+		snprintf(line, sizeof line, "server progress %.0f/%.0f%s%s", progress, total, msg ? ": " : "",
 			 msg ? msg : "");
+	else
+		snprintf(line, sizeof line, "server progress %.0f%s%s", progress, msg ? ": " : "", msg ? msg : "");
 	free(msg);
 	rq->progress(line, rq->msg_ctx);
 }

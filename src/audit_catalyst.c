@@ -48,12 +48,12 @@ struct ctx {
 	const char *server_project; /* what project-scoped calls pass; NULL: none */
 	char *resolved_note;        /* why the link carries no project, or NULL */
 	struct report *r;
-	pthread_mutex_t lock;       /* guards the sharing fields below and the report notes */
+	pthread_mutex_t lock; /* guards the sharing fields below and the report notes */
 	enum data_sharing_level sharing;
 	char sharing_source[200];
 	enum sharing_rank rank;
-	size_t done, total;         /* progress of `runs` */
-	struct stream *stream;      /* the JSON report written as runs finish, or NULL */
+	size_t done, total;          /* progress of `runs` */
+	struct stream *stream;       /* the JSON report written as runs finish, or NULL */
 	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
 };
 
@@ -332,8 +332,8 @@ static enum console_project_kind resolve_number(struct ctx *x, const char *value
 		}
 	} else if (catalyst_has_tool(x->cn.c, "catalyst_get_project")) {
 		const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = value};
-		if (catalyst_invoke(x->cn.c, "catalyst_get_project", vals, CATALYST_BIT(CATALYST_ARG_PROJECT), NULL,
-				    &doc, NULL, NULL, &e) < 0) {
+		if (catalyst_invoke(x->cn.c, "catalyst_get_project", vals, CATALYST_BIT(CATALYST_ARG_PROJECT),
+				    NULL, &doc, NULL, NULL, &e) < 0) {
 			snprintf(why, why_size, "%s", e.msg);
 			return CONSOLE_PROJECT_AMBIGUOUS;
 		}
@@ -342,7 +342,8 @@ static enum console_project_kind resolve_number(struct ctx *x, const char *value
 		by_name = name && strcmp(name, value) == 0;
 		by_uid = same_uid(uid, value);
 	} else {
-		snprintf(why, why_size, "the server offers neither catalyst_list_projects nor catalyst_get_project");
+		snprintf(why, why_size,
+			 "the server offers neither catalyst_list_projects nor catalyst_get_project");
 		return CONSOLE_PROJECT_AMBIGUOUS;
 	}
 	json_decref(doc);
@@ -468,7 +469,8 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	rr->source = strdup(tool);
 	fill_link(x, rr);
 	if (!rr->app_id || !*rr->app_id || !rr->run_id || !*rr->run_id) {
-		err_set(&e, ERR_PROTOCOL, "the run list gave no %s for this run", rr->run_id ? "app id" : "run id");
+		err_set(&e, ERR_PROTOCOL, "the run list gave no %s for this run",
+			rr->run_id ? "app id" : "run id");
 		fail_run(rr, &e, NULL);
 		return;
 	}
@@ -501,8 +503,9 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	const struct event_run_info *info = event_log_run_info(log);
 	if (info && info->data_sharing_level) {
 		enum data_sharing_level l = strcasecmp(info->data_sharing_level, "full") == 0 ? SHARING_FULL
-					    : strcasecmp(info->data_sharing_level, "metadata") == 0 ? SHARING_METADATA
-					    : SHARING_UNKNOWN;
+					    : strcasecmp(info->data_sharing_level, "metadata") == 0
+						    ? SHARING_METADATA
+						    : SHARING_UNKNOWN;
 		sharing_offer(x, l, RANK_FIELD, "field %s in the %s answer",
 			      info->data_sharing_field ? info->data_sharing_field : "?", tool);
 	}
@@ -545,21 +548,21 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 #define RUN_CLOSE "\n  ],\n  \"summary\""
 
 struct stream_run {
-	bool written;    /* rendered, analysis and log freed */
+	bool written; /* rendered, analysis and log freed */
 	bool audited;
 	enum err_code failure_code;
 	char **children; /* the analysis' child instance ids, kept for follow_children */
 	size_t n_children;
-	off_t off;       /* its text in the temporary file */
+	off_t off; /* its text in the temporary file */
 	size_t len;
 };
 
 struct stream {
 	pthread_mutex_t lock;
-	FILE *runs;             /* the rendered runs, in the order they finished */
-	struct stream_run *st;  /* per report run; each worker writes its own */
+	FILE *runs;            /* the rendered runs, in the order they finished */
+	struct stream_run *st; /* per report run; each worker writes its own */
 	size_t cap;
-	struct report totals;   /* summary counts only */
+	struct report totals; /* summary counts only */
 	bool failed;
 	struct err err;
 };
@@ -821,7 +824,8 @@ static int stream_emit(struct ctx *x, struct err *e)
 	if (x->r->n_runs) {
 		char chunk[65536];
 		if (fflush(st->runs) != 0)
-			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
+			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s",
+				     strerror(errno));
 		int fd = fileno(st->runs);
 		for (size_t i = 0; i < x->r->n_runs && rc == 0; i++) {
 			const struct stream_run *sr = i < st->cap ? &st->st[i] : NULL;
@@ -1115,8 +1119,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 
 	/* Usage errors before any traffic. */
 	char status[32] = "", since[32], until[32];
-	struct catalyst_run_filter f = {.limit = rq->filters.limit, .app = rq->filters.app,
-					.workflow = rq->filters.workflow};
+	struct catalyst_run_filter f = {
+		.limit = rq->filters.limit, .app = rq->filters.app, .workflow = rq->filters.workflow};
 	if (rq->filters.status) {
 		catalyst_status_normalize(rq->filters.status, status, sizeof status);
 		if (!catalyst_status_valid(status)) {
@@ -1165,7 +1169,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 			report_add_note(&r,
 					"the server's catalyst_list_workflow_runs has no input property for %s: "
 					"%s was applied here to the listed runs",
-					catalyst_arg_label((enum catalyst_arg)a), filter_name((enum catalyst_arg)a));
+					catalyst_arg_label((enum catalyst_arg)a),
+					filter_name((enum catalyst_arg)a));
 	if (list.unfilterable)
 		report_add_note(&r,
 				"the server refused %zu page(s) as unfilterable (too large to filter); runs were "
@@ -1340,7 +1345,8 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 				const char *name, *uid;
 				char pnum[2][32];
 				project_fields(p, &name, &uid, pnum);
-				json_array_append_new(projects, json_pack("{s:s?, s:s?}", "name", name, "uid", uid));
+				json_array_append_new(projects,
+						      json_pack("{s:s?, s:s?}", "name", name, "uid", uid));
 			}
 		} else {
 			if (pe.code == ERR_AUTH) {
@@ -1364,13 +1370,11 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 		goto out;
 	}
 	if (rq->format_given && rq->format == FORMAT_JSON) {
-		report = json_pack("{s:s, s:{s:s?, s:s?}, s:{s:s?}, s:O, s:s?, s:{s:s, s:s}}",
-				   "schema", "catalyst-audit.whoami/v1",
-				   "organization", "name", org_name, "id", org_id,
-				   "user", "email", user,
-				   "projects", projects,
-				   "projects_error", *projects_error ? projects_error : NULL,
-				   "data_sharing", "level", level, "source", source);
+		report = json_pack("{s:s, s:{s:s?, s:s?}, s:{s:s?}, s:O, s:s?, s:{s:s, s:s}}", "schema",
+				   "catalyst-audit.whoami/v1", "organization", "name", org_name, "id", org_id,
+				   "user", "email", user, "projects", projects, "projects_error",
+				   *projects_error ? projects_error : NULL, "data_sharing", "level", level,
+				   "source", source);
 		if (report)
 			json_dumpf(report, out, JSON_INDENT(2));
 		fputc('\n', out);
@@ -1385,7 +1389,8 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 		json_array_foreach(projects, i, p) {
 			const char *n = json_string_value(json_object_get(p, "name"));
 			const char *u = json_string_value(json_object_get(p, "uid"));
-			char *sn = escape_terminal_dup(n ? n : "?", 120), *su = escape_terminal_dup(u ? u : "unknown", 40);
+			char *sn = escape_terminal_dup(n ? n : "?", 120),
+			     *su = escape_terminal_dup(u ? u : "unknown", 40);
 			fprintf(out, "  %s (uid %s)\n", sn ? sn : "?", su ? su : "?");
 			free(sn);
 			free(su);

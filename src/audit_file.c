@@ -70,8 +70,8 @@ static char *dup_or_null(const char *s)
 /* PRODUCT.md rule 3 in file mode: a link only when the app id, the run id
  * and the project are all known, and the project's form is certain. A file
  * does not say which project it came from unless its envelope names one. */
-static int fill_link(const struct audit_request *rq, const struct event_run_info *ri,
-		     struct report_run *run, struct err *e)
+static int fill_link(const struct audit_request *rq, const struct event_run_info *ri, struct report_run *run,
+		     struct err *e)
 {
 	const char *name = rq->project, *uid = rq->project_id;
 	if (!name && !uid && ri && ri->project && *ri->project)
@@ -93,7 +93,8 @@ static int fill_link(const struct audit_request *rq, const struct event_run_info
 			if (!run->project)
 				return err_set(e, ERR_INTERNAL, "out of memory");
 			const char *why = console_project_note(&p);
-			run->link_note = strdup(why ? why : "the project could be a name or a uid; no server to ask which");
+			run->link_note =
+				strdup(why ? why : "the project could be a name or a uid; no server to ask which");
 			return run->link_note ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
 		}
 	}

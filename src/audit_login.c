@@ -59,9 +59,10 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->notice_ctx = (void *)rq;
 	bool default_server = strcmp(rq->server, CATALYST_DEFAULT_SERVER) == 0;
 	bool default_path = !rq->redirect_path || strcmp(rq->redirect_path, "/callback") == 0;
-	snprintf(hint_buf, hint_len, "catalyst-audit%s%s%s login --client-id %s%s%s", default_server ? "" : " --server '",
-		 default_server ? "" : rq->server, default_server ? "" : "'", c->client_id ? c->client_id : "CLIENT_ID",
-		 default_path ? "" : " --redirect-path ", default_path ? "" : rq->redirect_path);
+	snprintf(hint_buf, hint_len, "catalyst-audit%s%s%s login --client-id %s%s%s",
+		 default_server ? "" : " --server '", default_server ? "" : rq->server, default_server ? "" : "'",
+		 c->client_id ? c->client_id : "CLIENT_ID", default_path ? "" : " --redirect-path ",
+		 default_path ? "" : rq->redirect_path);
 	c->hint = hint_buf;
 }
 
@@ -120,8 +121,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 	if (oauth_session_login(s, e) < 0)
 		goto out;
 	char *dir = oauth_store_default_dir(NULL);
-	fprintf(stderr, "catalyst-audit: signed in to %s (client %s); tokens stored in %s\n", rq->server, c.client_id,
-		dir ? dir : "the token folder");
+	fprintf(stderr, "catalyst-audit: signed in to %s (client %s); tokens stored in %s\n", rq->server,
+		c.client_id, dir ? dir : "the token folder");
 	free(dir);
 	rc = 0;
 out:
@@ -137,8 +138,8 @@ int audit_logout(const struct audit_request *rq, struct err *e)
 		return -1;
 	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
 	if (n >= 0)
-		fprintf(stderr, "catalyst-audit: %s for %s\n",
-			n ? "stored tokens deleted" : "no stored tokens", rq->server);
+		fprintf(stderr, "catalyst-audit: %s for %s\n", n ? "stored tokens deleted" : "no stored tokens",
+			rq->server);
 	free(dir);
 	return n < 0 ? -1 : 0;
 }

@@ -191,8 +191,8 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 			err_set(e, catalyst_refusal_code(&rf), "%s refused: %s refusal %s: %s%s%s%s%s", tool,
 				catalyst_refusal_family_name(rf.family), rf.kind,
 				*rf.message ? rf.message : "(no message)", *rf.instruction ? " — " : "",
-				rf.instruction, refusal_retried ? " (retried once: the refusal said it was retryable)" : "",
-				"");
+				rf.instruction,
+				refusal_retried ? " (retried once: the refusal said it was retryable)" : "", "");
 			e->detail = ERR_DETAIL_REFUSAL;
 			return -1;
 		}
@@ -236,8 +236,8 @@ int catalyst_call(struct catalyst *c, const char *tool, json_t *args, json_t **d
 }
 
 static int invoke(struct catalyst *c, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
-		  unsigned required, unsigned *omitted, json_t **doc, json_t **meta,
-		  struct catalyst_refusal *ref, bool *tool_failed, struct err *e)
+		  unsigned required, unsigned *omitted, json_t **doc, json_t **meta, struct catalyst_refusal *ref,
+		  bool *tool_failed, struct err *e)
 {
 	*doc = NULL;
 	if (!catalyst_tool_allowed(tool))
@@ -262,17 +262,17 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 
 /* ---- run lists --------------------------------------------------------- */
 
-static const char *const k_runs[] = {"runs", "workflowruns", "items", "results", "data", "instances",
-				     "workflowinstances", "records", "entries", NULL};
+static const char *const k_runs[] = {"runs",      "workflowruns",      "items",   "results", "data",
+				     "instances", "workflowinstances", "records", "entries", NULL};
 static const char *const k_run_id[] = {"instanceid", "runid", "workflowrunid", "workflowinstanceid", "id", NULL};
 static const char *const k_app_id[] = {"appid", "app", "appname", "applicationid", NULL};
 static const char *const k_workflow[] = {"workflowname", "workflow", "workflowtype", "name", NULL};
 static const char *const k_status[] = {"runtimestatus", "status", "runstatus", "workflowstatus", "state", NULL};
-static const char *const k_started[] = {"createdat", "createdtime", "startedat", "starttime", "created",
-					"started", "createtime", "createdtimestamp", NULL};
+static const char *const k_started[] = {"createdat", "createdtime", "startedat",        "starttime", "created",
+					"started",   "createtime",  "createdtimestamp", NULL};
 static const char *const k_parent[] = {"parentinstanceid", "parentid", "parentrunid", NULL};
-static const char *const k_cursor[] = {"nextcursor", "cursor", "nextpagetoken", "continuationtoken",
-				       "nexttoken", "pagetoken", NULL};
+static const char *const k_cursor[] = {"nextcursor", "cursor", "nextpagetoken", "continuationtoken", "nexttoken",
+				       "pagetoken",  NULL};
 
 static const json_t *run_array(const json_t *doc, int depth)
 {
@@ -363,7 +363,8 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 	for (size_t i = from; i < l->n; i++) {
 		struct catalyst_run_item *it = &l->items[i];
 		bool keep = true;
-		if ((omitted & CATALYST_BIT(CATALYST_ARG_STATUS)) && it->status && strcmp(it->status, f->status) != 0)
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_STATUS)) && it->status &&
+		    strcmp(it->status, f->status) != 0)
 			keep = false;
 		if ((omitted & CATALYST_BIT(CATALYST_ARG_APP)) && it->app_id && strcmp(it->app_id, f->app) != 0)
 			keep = false;
@@ -387,8 +388,8 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 	l->n = w;
 }
 
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
-		       struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e)
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *out,
+		       struct catalyst_refusal *ref, struct err *e)
 {
 	static const char tool[] = "catalyst_list_workflow_runs";
 	memset(out, 0, sizeof *out);
@@ -406,14 +407,15 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
 		char page_str[32];
 		snprintf(page_str, sizeof page_str, "%ld", page);
 		const char *vals[CATALYST_ARG_COUNT] = {
-			[CATALYST_ARG_PROJECT] = f->project, [CATALYST_ARG_APP] = f->app,
+			[CATALYST_ARG_PROJECT] = f->project,   [CATALYST_ARG_APP] = f->app,
 			[CATALYST_ARG_WORKFLOW] = f->workflow, [CATALYST_ARG_STATUS] = f->status,
-			[CATALYST_ARG_SINCE] = f->since, [CATALYST_ARG_UNTIL] = f->until,
-			[CATALYST_ARG_PAGE_SIZE] = page_str, [CATALYST_ARG_CURSOR] = cursor,
+			[CATALYST_ARG_SINCE] = f->since,       [CATALYST_ARG_UNTIL] = f->until,
+			[CATALYST_ARG_PAGE_SIZE] = page_str,   [CATALYST_ARG_CURSOR] = cursor,
 		};
 		/* The server reads no project as `default`: only another project
 		 * must find a property to go in. */
-		unsigned required = f->project && strcmp(f->project, "default") != 0 ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
+		unsigned required =
+			f->project && strcmp(f->project, "default") != 0 ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
 		if (cursor)
 			required |= CATALYST_BIT(CATALYST_ARG_CURSOR);
 		unsigned omitted = 0;
@@ -442,7 +444,8 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
 			goto out;
 		}
 		out->pages++;
-		out->client_side |= omitted & ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
+		out->client_side |= omitted &
+				    ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
 		if (out->sharing == SHARING_UNKNOWN)
 			out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
 		if (out->sharing == SHARING_UNKNOWN && meta)

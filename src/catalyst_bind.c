@@ -12,15 +12,9 @@
 #include "catalyst.h"
 
 static const char *const allowed_tools[] = {
-	"catalyst_whoami",
-	"catalyst_list_projects",
-	"catalyst_get_project",
-	"catalyst_list_workflows",
-	"catalyst_get_workflow",
-	"catalyst_list_workflow_runs",
-	"catalyst_get_workflow_run",
-	"catalyst_export_workflow_run",
-	"catalyst_list_apps",
+	"catalyst_whoami",           "catalyst_list_projects",       "catalyst_get_project",
+	"catalyst_list_workflows",   "catalyst_get_workflow",        "catalyst_list_workflow_runs",
+	"catalyst_get_workflow_run", "catalyst_export_workflow_run", "catalyst_list_apps",
 };
 
 bool catalyst_tool_allowed(const char *name)
@@ -36,25 +30,39 @@ bool catalyst_tool_allowed(const char *name)
 /* Known spellings, already normalised (lower case, no separators), in
  * order of preference. Names seen in Diagrid's material come first. */
 static const char *const spell_project[] = {"projectid", "project", "projectname", "projectuid", NULL};
-static const char *const spell_app[] = {"appid", "app", "appname", "applicationid", "application",
-					"daprappid", NULL};
-static const char *const spell_run[] = {"instanceid", "runid", "workflowrunid", "workflowinstanceid",
-					"workflowrun", "instance", "run", "id", NULL};
-static const char *const spell_status[] = {"status", "runtimestatus", "runstatus", "workflowstatus",
-					   "state", "statuses", "runtimestatuses", NULL};
-static const char *const spell_since[] = {"starttimefrom", "starttimeafter", "starttimestart",
-					  "startedafter", "startedfrom", "startfrom", "startafter",
-					  "createdafter", "createdfrom", "createdtimefrom", "createdsince",
-					  "since", "from", "after", "fromtime", "timefrom", NULL};
-static const char *const spell_until[] = {"starttimeto", "starttimebefore", "starttimeend",
-					  "startedbefore", "startedto", "startto", "startbefore",
-					  "createdbefore", "createdto", "createdtimeto", "until", "to",
-					  "before", "totime", "timeto", NULL};
-static const char *const spell_workflow[] = {"workflowname", "workflow", "workflowtype", "name",
-					     "workflowid", NULL};
-static const char *const spell_page_size[] = {"pagesize", "limit", "maxresults", "max", "pagelimit",
-					      "perpage", "maxitems", "size", "count", "top", "first", NULL};
-static const char *const spell_cursor[] = {"cursor", "pagetoken", "nextcursor", "continuationtoken",
+static const char *const spell_app[] = {"appid",       "app",       "appname", "applicationid",
+					"application", "daprappid", NULL};
+static const char *const spell_run[] = {"instanceid",  "runid",    "workflowrunid", "workflowinstanceid",
+					"workflowrun", "instance", "run",           "id",
+					NULL};
+static const char *const spell_status[] = {"status", "runtimestatus", "runstatus",       "workflowstatus",
+					   "state",  "statuses",      "runtimestatuses", NULL};
+static const char *const spell_since[] = {"starttimefrom",
+					  "starttimeafter",
+					  "starttimestart",
+					  "startedafter",
+					  "startedfrom",
+					  "startfrom",
+					  "startafter",
+					  "createdafter",
+					  "createdfrom",
+					  "createdtimefrom",
+					  "createdsince",
+					  "since",
+					  "from",
+					  "after",
+					  "fromtime",
+					  "timefrom",
+					  NULL};
+static const char *const spell_until[] = {"starttimeto", "starttimebefore", "starttimeend", "startedbefore",
+					  "startedto",   "startto",         "startbefore",  "createdbefore",
+					  "createdto",   "createdtimeto",   "until",        "to",
+					  "before",      "totime",          "timeto",       NULL};
+static const char *const spell_workflow[] = {"workflowname", "workflow",   "workflowtype",
+					     "name",         "workflowid", NULL};
+static const char *const spell_page_size[] = {"pagesize", "limit", "maxresults", "max", "pagelimit", "perpage",
+					      "maxitems", "size",  "count",      "top", "first",     NULL};
+static const char *const spell_cursor[] = {"cursor",    "pagetoken",     "nextcursor",   "continuationtoken",
 					   "nexttoken", "nextpagetoken", "continuation", "pagecursor",
 					   NULL};
 
@@ -144,8 +152,9 @@ static enum catalyst_prop_type schema_type(const json_t *schema)
 		const json_t *v;
 		json_array_foreach(alts, i, v) {
 			enum catalyst_prop_type pt = schema_type(v);
-			if (pt != CATALYST_PROP_ANY && !(json_is_string(json_object_get(v, "type")) &&
-							 strcmp(json_string_value(json_object_get(v, "type")), "null") == 0))
+			if (pt != CATALYST_PROP_ANY &&
+			    !(json_is_string(json_object_get(v, "type")) &&
+			      strcmp(json_string_value(json_object_get(v, "type")), "null") == 0))
 				return pt;
 		}
 	}
@@ -330,9 +339,8 @@ static json_t *scalar_value(const struct catalyst_binding *b, enum catalyst_arg 
 	return json_string(val);
 }
 
-json_t *catalyst_binding_args(const struct catalyst_binding *b,
-			      const char *const vals[CATALYST_ARG_COUNT], unsigned required,
-			      unsigned *omitted, struct err *e)
+json_t *catalyst_binding_args(const struct catalyst_binding *b, const char *const vals[CATALYST_ARG_COUNT],
+			      unsigned required, unsigned *omitted, struct err *e)
 {
 	if (omitted)
 		*omitted = 0;
@@ -429,8 +437,8 @@ static enum data_sharing_level level_of(const char *s)
 
 static bool names_sharing(const char *key)
 {
-	static const char *const keys[] = {"datasharinglevel", "datasharing", "sharinglevel",
-					   "datasharingmode", "datasharingpolicy", NULL};
+	static const char *const keys[] = {"datasharinglevel", "datasharing",       "sharinglevel",
+					   "datasharingmode",  "datasharingpolicy", NULL};
 	/* Namespaced _meta keys: "diagrid.io/dataSharingLevel". */
 	const char *slash = strrchr(key, '/');
 	if (slash)
@@ -487,8 +495,8 @@ const char *catalyst_status_normalize(const char *s, char *out, size_t size)
 	out[0] = '\0';
 	if (!s)
 		return out;
-	static const char *const prefixes[] = {"orchestration_status_", "workflow_status_",
-					       "runtime_status_", "run_status_", NULL};
+	static const char *const prefixes[] = {"orchestration_status_", "workflow_status_", "runtime_status_",
+					       "run_status_", NULL};
 	for (const char *const *p = prefixes; *p; p++)
 		if (strncasecmp(s, *p, strlen(*p)) == 0) {
 			s += strlen(*p);
@@ -507,8 +515,8 @@ const char *catalyst_status_normalize(const char *s, char *out, size_t size)
 
 bool catalyst_status_valid(const char *normalized)
 {
-	static const char *const known[] = {"running", "completed", "failed", "terminated", "suspended",
-					    "canceled", "pending", "continued_as_new", "stalled", NULL};
+	static const char *const known[] = {"running",  "completed", "failed",           "terminated", "suspended",
+					    "canceled", "pending",   "continued_as_new", "stalled",    NULL};
 	for (const char *const *k = known; *k; k++)
 		if (normalized && strcmp(normalized, *k) == 0)
 			return true;
@@ -530,12 +538,23 @@ static int parse_duration(const char *s, long long *secs)
 			return -1;
 		long long mult;
 		switch (*end) {
-		case 's': mult = 1; break;
-		case 'm': mult = 60; break;
-		case 'h': mult = 3600; break;
-		case 'd': mult = 86400; break;
-		case 'w': mult = 7 * 86400; break;
-		default: return -1;
+		case 's':
+			mult = 1;
+			break;
+		case 'm':
+			mult = 60;
+			break;
+		case 'h':
+			mult = 3600;
+			break;
+		case 'd':
+			mult = 86400;
+			break;
+		case 'w':
+			mult = 7 * 86400;
+			break;
+		default:
+			return -1;
 		}
 		total += n * mult;
 		if (total > 100LL * 365 * 86400)

@@ -8,10 +8,10 @@
 
 #include "catalyst.h"
 
-static const char *const connection_kinds[] = {"NOT_AUTHENTICATED", "NO_ORG", "ORG_MISMATCH",
-					       "ORG_UNAVAILABLE", "CATALYST_NOT_ENABLED", NULL};
-static const char *const data_sharing_kinds[] = {"denied", "no-policy", "unfilterable",
-						 "DATA_SHARING_RESTRICTED", NULL};
+static const char *const connection_kinds[] = {"NOT_AUTHENTICATED",    "NO_ORG", "ORG_MISMATCH", "ORG_UNAVAILABLE",
+					       "CATALYST_NOT_ENABLED", NULL};
+static const char *const data_sharing_kinds[] = {"denied", "no-policy", "unfilterable", "DATA_SHARING_RESTRICTED",
+						 NULL};
 
 static bool in_list(const char *kind, const char *const *list)
 {

@@ -56,22 +56,27 @@ static const struct cli_option options[] = {
 	{"jobs", required_argument, OPT_JOBS, "N", "runs fetched at once by `runs` (default 8)"},
 	{"project", required_argument, OPT_PROJECT, "NAME", "Catalyst project name (default `default`)"},
 	{"project-id", required_argument, OPT_PROJECT_ID, "UID", "Catalyst project uid (165 or prj-165)"},
-	{"console", required_argument, OPT_CONSOLE, "URL", "console for links (default " CATALYST_DEFAULT_CONSOLE ")"},
+	{"console", required_argument, OPT_CONSOLE, "URL",
+	 "console for links (default " CATALYST_DEFAULT_CONSOLE ")"},
 	{"format", required_argument, OPT_FORMAT, "FMT", "text|json|markdown (default: text on a TTY, else json)"},
 	{"output", required_argument, OPT_OUTPUT, "FILE", "write the report to FILE"},
 	{"color", required_argument, OPT_COLOR, "WHEN", "auto|always|never (honours NO_COLOR)"},
 	{"fail-on", required_argument, OPT_FAIL_ON, "LEVEL", "never|reexecuted|suspect (default suspect)"},
-	{"data-sharing", required_argument, OPT_DATA_SHARING, "LEVEL", "assert the organization's level: metadata|full"},
-	{"payload-limit", required_argument, OPT_PAYLOAD_LIMIT, "BYTES", "large_payload threshold (default 65536)"},
+	{"data-sharing", required_argument, OPT_DATA_SHARING, "LEVEL",
+	 "assert the organization's level: metadata|full"},
+	{"payload-limit", required_argument, OPT_PAYLOAD_LIMIT, "BYTES",
+	 "large_payload threshold (default 65536)"},
 	{"no-children", no_argument, OPT_NO_CHILDREN, NULL, "do not audit child workflow runs"},
 	{"app", required_argument, OPT_APP, "APP_ID", "runs: only this app"},
 	{"workflow", required_argument, OPT_WORKFLOW, "NAME", "runs: only this workflow"},
-	{"status", required_argument, OPT_STATUS, "STATUS", "runs: running|completed|failed|terminated|suspended|canceled"},
+	{"status", required_argument, OPT_STATUS, "STATUS",
+	 "runs: running|completed|failed|terminated|suspended|canceled"},
 	{"since", required_argument, OPT_SINCE, "WHEN", "runs: started after (24h, 30m, or RFC 3339)"},
 	{"until", required_argument, OPT_UNTIL, "WHEN", "runs: started before (duration or RFC 3339)"},
 	{"limit", required_argument, OPT_LIMIT, "N", "runs: at most N runs"},
 	{"client-id", required_argument, OPT_CLIENT_ID, "ID", "login: pre-registered OAuth client id"},
-	{"redirect-path", required_argument, OPT_REDIRECT_PATH, "PATH", "login: loopback callback path (default /callback)"},
+	{"redirect-path", required_argument, OPT_REDIRECT_PATH, "PATH",
+	 "login: loopback callback path (default /callback)"},
 	{"no-browser", no_argument, OPT_NO_BROWSER, NULL, "login: print the sign-in URL, do not open it"},
 	{"no-login", no_argument, OPT_NO_LOGIN, NULL, "never start an interactive sign-in"},
 	{"verbose", no_argument, 'v', NULL, "protocol trace on stderr (tokens redacted)"},
@@ -120,8 +125,8 @@ void cli_print_usage(FILE *out)
 void cli_print_version(FILE *out)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\n", CATALYST_AUDIT_VERSION,
-		cv->version, cv->ssl_version ? cv->ssl_version : "no TLS", jansson_version_str());
+	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\n", CATALYST_AUDIT_VERSION, cv->version,
+		cv->ssl_version ? cv->ssl_version : "no TLS", jansson_version_str());
 }
 
 static int parse_long(const char *opt, const char *s, long min, long max, long *out, struct err *e)
@@ -130,8 +135,8 @@ static int parse_long(const char *opt, const char *s, long min, long max, long *
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < min || v > max)
-		return err_set(e, ERR_USAGE, "--%s: expected a whole number from %ld to %ld, got '%s'", opt,
-			       min, max, s);
+		return err_set(e, ERR_USAGE, "--%s: expected a whole number from %ld to %ld, got '%s'", opt, min,
+			       max, s);
 	*out = v;
 	return 0;
 }

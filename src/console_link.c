@@ -27,8 +27,7 @@ bool console_is_uid(const char *s)
 	return all_digits(s);
 }
 
-int console_project_classify(const char *name, const char *uid, struct console_project *out,
-			     struct err *e)
+int console_project_classify(const char *name, const char *uid, struct console_project *out, struct err *e)
 {
 	out->kind = CONSOLE_PROJECT_NONE;
 	out->value = NULL;
@@ -90,8 +89,7 @@ static int check_console(const char *console, size_t len, struct err *e)
 	bool http = strncmp(console, "https://", 8) == 0 || strncmp(console, "http://", 7) == 0;
 	if (!http || memchr(console, '?', len) || memchr(console, '#', len))
 		return err_set(e, ERR_USAGE,
-			       "--console: expected an http(s) URL without query or fragment, got '%s'",
-			       console);
+			       "--console: expected an http(s) URL without query or fragment, got '%s'", console);
 	/* Let libcurl's URL parser judge the rest (host, port, characters). */
 	CURLU *u = curl_url();
 	if (!u)

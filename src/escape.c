@@ -135,8 +135,7 @@ char *escape_terminal_dup(const char *s, size_t max_chars)
 	return buf_steal(&b, NULL);
 }
 
-int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx,
-		    struct err *e)
+int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e)
 {
 	bool line_start = true;
 	size_t i = 0;

@@ -369,8 +369,7 @@ static const char *intern_cstr(struct event_log *log, const char *s, bool *fail)
 	return r;
 }
 
-static int counter_add(struct event_log *log, struct event_counter *c, const char *name,
-		       size_t len, size_t n)
+static int counter_add(struct event_log *log, struct event_counter *c, const char *name, size_t len, size_t n)
 {
 	/* Few distinct names, and interned: compare pointers. */
 	const char *s = event_pool_intern(&log->pool, name, len);
@@ -446,8 +445,7 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 {
 	bool fail = false;
 	struct event copy = *ev;
-	copy.kind_name = intern_cstr(log, ev->kind_name ? ev->kind_name : event_kind_name(ev->kind),
-				     &fail);
+	copy.kind_name = intern_cstr(log, ev->kind_name ? ev->kind_name : event_kind_name(ev->kind), &fail);
 	copy.timestamp = intern_cstr(log, ev->timestamp, &fail);
 	copy.name = intern_cstr(log, ev->name, &fail);
 	copy.task_execution_id = intern_cstr(log, ev->task_execution_id, &fail);

@@ -17,8 +17,7 @@ static inline bool str_special(unsigned c)
 static int bad(struct evj_scan *s, struct err *e, const char *what)
 {
 	if (s->pos >= s->len)
-		return err_set(e, ERR_INPUT,
-			       "not JSON at byte %zu: unexpected end of input (truncated file?)",
+		return err_set(e, ERR_INPUT, "not JSON at byte %zu: unexpected end of input (truncated file?)",
 			       s->len);
 	return err_set(e, ERR_INPUT, "not JSON at byte %zu: %s", s->pos, what);
 }
@@ -86,8 +85,7 @@ static size_t utf8_len(const unsigned char *p, size_t avail)
 	return n;
 }
 
-int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *escaped,
-		    struct err *e)
+int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *escaped, struct err *e)
 {
 	const unsigned char *b = (const unsigned char *)s->buf;
 	size_t n = s->len;
@@ -104,8 +102,8 @@ int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *
 			/* A byte below 0x20, a quote, a backslash, or high bit
 			 * set (the usual has-zero-byte tricks: no false
 			 * negatives; a false positive just takes the slow path). */
-			uint64_t special = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
-					    ((bs - ones) & ~bs) | x) & high;
+			uint64_t special =
+				(((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | x) & high;
 			if (special)
 				break;
 			p += 8;
@@ -254,8 +252,7 @@ static int scan_literal(struct evj_scan *s, enum evj_type *type, struct err *e)
 		enum evj_type type;
 	} lits[] = {{"true", 4, EVJ_TRUE}, {"false", 5, EVJ_FALSE}, {"null", 4, EVJ_NULL}};
 	for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
-		if (s->len - s->pos >= lits[i].len &&
-		    memcmp(s->buf + s->pos, lits[i].text, lits[i].len) == 0) {
+		if (s->len - s->pos >= lits[i].len && memcmp(s->buf + s->pos, lits[i].text, lits[i].len) == 0) {
 			s->pos += lits[i].len;
 			*type = lits[i].type;
 			return 0;
@@ -279,7 +276,11 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 	 * depth limit is ours and not the C stack's. */
 	unsigned char stack[EVJ_DEPTH_MAX];
 	size_t depth = 0;
-	enum { VALUE, KEY, AFTER } state = VALUE;
+	enum {
+		VALUE,
+		KEY,
+		AFTER
+	} state = VALUE;
 	for (;;) {
 		if (state == AFTER && depth == 0)
 			return 0;
@@ -318,8 +319,7 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 		/* VALUE */
 		if (c == '{' || c == '[') {
 			if (depth == EVJ_DEPTH_MAX)
-				return err_set(e, ERR_INPUT,
-					       "not JSON at byte %zu: nested deeper than %d levels",
+				return err_set(e, ERR_INPUT, "not JSON at byte %zu: nested deeper than %d levels",
 					       s->pos, EVJ_DEPTH_MAX);
 			stack[depth++] = c == '{';
 			s->pos++;
@@ -379,8 +379,7 @@ static long push(struct evj_toks *t, struct err *e)
  * flattens a few levels (failureDetails, workflowInstance, origins) only. */
 #define TOK_OBJECT_DEPTH 8
 
-static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opaque,
-		     struct err *e)
+static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opaque, struct err *e)
 {
 	evj_skip_ws(s);
 	if (s->pos >= s->len)
@@ -662,7 +661,14 @@ bool evj_is_payload_key(const char *s, size_t len)
 	if (len < 5 || len > 14)
 		return false;
 	switch (s[0]) {
-	case 'i': case 'I': case 'o': case 'O': case 'r': case 'R': case 'c': case 'C':
+	case 'i':
+	case 'I':
+	case 'o':
+	case 'O':
+	case 'r':
+	case 'R':
+	case 'c':
+	case 'C':
 		break;
 	default:
 		return false;
@@ -670,6 +676,5 @@ bool evj_is_payload_key(const char *s, size_t len)
 	char n[16];
 	size_t l = evj_normalise(s, len, n, sizeof n);
 	return (l == 5 && memcmp(n, "input", 5) == 0) || (l == 6 && memcmp(n, "output", 6) == 0) ||
-	       (l == 6 && memcmp(n, "result", 6) == 0) ||
-	       (l == 12 && memcmp(n, "customstatus", 12) == 0);
+	       (l == 6 && memcmp(n, "result", 6) == 0) || (l == 12 && memcmp(n, "customstatus", 12) == 0);
 }

@@ -32,14 +32,14 @@ enum evj_type {
 
 struct evj_tok {
 	uint8_t type;
-	bool escaped;      /* string text still holds backslash escapes */
-	bool opaque;       /* container whose members were not tokenised */
-	uint32_t end;      /* index one past this token's subtree */
-	const char *p;     /* string contents (between quotes), number text, container span */
+	bool escaped;  /* string text still holds backslash escapes */
+	bool opaque;   /* container whose members were not tokenised */
+	uint32_t end;  /* index one past this token's subtree */
+	const char *p; /* string contents (between quotes), number text, container span */
 	size_t len;
-	size_t off;        /* byte offset in the input (0 for json_t) */
-	int64_t i;         /* EVJ_INT value */
-	const json_t *j;   /* the value, when made from a json_t */
+	size_t off;      /* byte offset in the input (0 for json_t) */
+	int64_t i;       /* EVJ_INT value */
+	const json_t *j; /* the value, when made from a json_t */
 };
 
 struct evj_toks {
@@ -63,8 +63,7 @@ void evj_skip_ws(struct evj_scan *s);
 /* Validates and skips one value at s->pos. */
 int evj_skip_value(struct evj_scan *s, struct err *e);
 /* Validates a string at s->pos (a quote); p and len get the raw contents. */
-int evj_scan_string(struct evj_scan *s, const char **p, size_t *len, bool *escaped,
-		    struct err *e);
+int evj_scan_string(struct evj_scan *s, const char **p, size_t *len, bool *escaped, struct err *e);
 /* Tokenises one value at s->pos; arrays and payload values stay opaque. */
 int evj_tokenise(struct evj_scan *s, struct evj_toks *t, struct err *e);
 /* The same from a decoded value (strings are not escaped; opaque containers

@@ -304,15 +304,14 @@ static const char *type_name(const struct evj_tok *t)
 	return "?";
 }
 
-static int bad_type(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		    const char *want)
+static int bad_type(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, const char *want)
 {
 	size_t off = d->from_json ? d->off : v->off;
 	if (d->from_json)
-		return err_set(d->e, ERR_INPUT, "event %zu: field \"%.*s\" must be %s, got %s",
-			       d->index, (int)key_len, key, want, type_name(v));
-	return err_set(d->e, ERR_INPUT, "event %zu at byte %zu: field \"%.*s\" must be %s, got %s",
-		       d->index, off, (int)key_len, key, want, type_name(v));
+		return err_set(d->e, ERR_INPUT, "event %zu: field \"%.*s\" must be %s, got %s", d->index,
+			       (int)key_len, key, want, type_name(v));
+	return err_set(d->e, ERR_INPUT, "event %zu at byte %zu: field \"%.*s\" must be %s, got %s", d->index, off,
+		       (int)key_len, key, want, type_name(v));
 }
 
 static int oom(struct dec *d)
@@ -321,8 +320,7 @@ static int oom(struct dec *d)
 }
 
 /* A string field: NULL stays absent; anything but a string is an error. */
-static int get_str(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		   const char **out)
+static int get_str(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, const char **out)
 {
 	if (v->type == EVJ_NULL)
 		return 0;
@@ -337,8 +335,7 @@ static int get_str(struct dec *d, const char *key, size_t key_len, const struct 
 
 /* Timestamps are strings in every known dialect; a number is kept as its
  * text rather than refused, since the envelope is undocumented. */
-static int get_time(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		    const char **out)
+static int get_time(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, const char **out)
 {
 	if (v->type == EVJ_STRING) {
 		size_t len;
@@ -365,8 +362,8 @@ static int get_time(struct dec *d, const char *key, size_t key_len, const struct
 
 /* An integer field; protojson may quote 64-bit integers, so a string of
  * digits is accepted too. */
-static int get_int(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		   int64_t *out, bool *has)
+static int get_int(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, int64_t *out,
+		   bool *has)
 {
 	if (v->type == EVJ_NULL)
 		return 0;
@@ -391,8 +388,7 @@ static int get_int(struct dec *d, const char *key, size_t key_len, const struct 
 	return bad_type(d, key, key_len, v, "an integer");
 }
 
-static int get_bool(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		    bool *out, bool *has)
+static int get_bool(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, bool *out, bool *has)
 {
 	if (v->type == EVJ_NULL)
 		return 0;
@@ -402,8 +398,7 @@ static int get_bool(struct dec *d, const char *key, size_t key_len, const struct
 		return 0;
 	}
 	if (v->type == EVJ_STRING && !v->escaped &&
-	    ((v->len == 4 && memcmp(v->p, "true", 4) == 0) ||
-	     (v->len == 5 && memcmp(v->p, "false", 5) == 0))) {
+	    ((v->len == 4 && memcmp(v->p, "true", 4) == 0) || (v->len == 5 && memcmp(v->p, "false", 5) == 0))) {
 		*out = v->len == 4;
 		*has = true;
 		return 0;
@@ -448,8 +443,7 @@ static int get_payload(struct dec *d, const struct evj_tok *v, struct payload *o
 		return 0;
 	case EVJ_ARRAY:
 	case EVJ_OBJECT:
-		if (d->from_json ? (json_is_array(v->j) ? json_array_size(v->j) == 0
-							 : json_object_size(v->j) == 0)
+		if (d->from_json ? (json_is_array(v->j) ? json_array_size(v->j) == 0 : json_object_size(v->j) == 0)
 				 : span_is_empty_container(v->p, v->len)) {
 			out->state = PAYLOAD_EMPTY;
 			return 0;
@@ -480,8 +474,7 @@ static int count_unknown_key(struct dec *d, const char *key, size_t key_len)
 {
 	size_t plen = strlen(d->path);
 	char name[KEY_MAX * 3];
-	int n = snprintf(name, sizeof name, "%s%s%.*s", d->path, plen ? "." : "", (int)key_len,
-			 key);
+	int n = snprintf(name, sizeof name, "%s%s%.*s", d->path, plen ? "." : "", (int)key_len, key);
 	if (n < 0)
 		return 0;
 	size_t l = (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
@@ -599,8 +592,8 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		if (v->type == EVJ_OBJECT && !v->opaque && depth < FLATTEN_DEPTH) {
 			size_t plen = strlen(d->path);
 			if (plen + key_len + 2 < sizeof d->path) {
-				snprintf(d->path + plen, sizeof d->path - plen, "%s%.*s",
-					 plen ? "." : "", (int)key_len, key);
+				snprintf(d->path + plen, sizeof d->path - plen, "%s%.*s", plen ? "." : "",
+					 (int)key_len, key);
 				int rc = flatten(d, nk, nl, ki + 1, depth + 1);
 				d->path[plen] = '\0';
 				return rc;
@@ -677,17 +670,15 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 /* `dapr workflow history` attrs: "k=v;k=v". Free-text values (input, output,
  * errorMsg) may hold ';' and run to the next ";<known key>=" or the end. */
 static const char *const attr_keys[] = {
-	"scheduledId", "errorType", "errorMsg", "input", "output", "result", "fireAt", "origin",
-	"taskExecId", "timerId", "instanceId", "name", "eventName", "reason", "customStatus",
-	"status",
+	"scheduledId", "errorType", "errorMsg",   "input", "output",    "result", "fireAt",       "origin",
+	"taskExecId",  "timerId",   "instanceId", "name",  "eventName", "reason", "customStatus", "status",
 };
 
 static bool attr_free_text(const char *k, size_t l)
 {
 	return (l == 5 && memcmp(k, "input", 5) == 0) || (l == 6 && memcmp(k, "output", 6) == 0) ||
 	       (l == 6 && memcmp(k, "result", 6) == 0) || (l == 8 && memcmp(k, "errorMsg", 8) == 0) ||
-	       (l == 6 && memcmp(k, "reason", 6) == 0) ||
-	       (l == 12 && memcmp(k, "customStatus", 12) == 0);
+	       (l == 6 && memcmp(k, "reason", 6) == 0) || (l == 12 && memcmp(k, "customStatus", 12) == 0);
 }
 
 static const char *next_known_key(const char *p, const char *end)
@@ -697,8 +688,7 @@ static const char *next_known_key(const char *p, const char *end)
 			continue;
 		for (size_t i = 0; i < sizeof attr_keys / sizeof attr_keys[0]; i++) {
 			size_t l = strlen(attr_keys[i]);
-			if ((size_t)(end - q - 1) > l && memcmp(q + 1, attr_keys[i], l) == 0 &&
-			    q[1 + l] == '=')
+			if ((size_t)(end - q - 1) > l && memcmp(q + 1, attr_keys[i], l) == 0 && q[1 + l] == '=')
 				return q;
 		}
 	}
@@ -777,8 +767,7 @@ static int parse_attrs(struct dec *d, const struct evj_tok *v)
 		const char *k = p;
 		size_t kl = (size_t)(eq - p);
 		const char *val = eq + 1;
-		const char *vend = attr_free_text(k, kl) ? next_known_key(val, end)
-							 : (semi ? semi : end);
+		const char *vend = attr_free_text(k, kl) ? next_known_key(val, end) : (semi ? semi : end);
 		if (attr_value(d, k, kl, val, (size_t)(vend - val)) < 0)
 			return -1;
 		p = vend < end ? vend + 1 : end;
@@ -787,8 +776,7 @@ static int parse_attrs(struct dec *d, const struct evj_tok *v)
 }
 
 /* Does the object at token 0 look like a history event? Sets the dialect. */
-static bool looks_like_event(const struct evj_toks *tk, char **scratch, size_t *cap,
-			     enum event_dialect *dialect)
+static bool looks_like_event(const struct evj_toks *tk, char **scratch, size_t *cap, enum event_dialect *dialect)
 {
 	const struct evj_tok *t = tk->v;
 	if (!tk->n || t[0].type != EVJ_OBJECT || t[0].opaque)
@@ -840,8 +828,8 @@ static int decode_event(struct dec *d)
 	if (t[0].type != EVJ_OBJECT || t[0].opaque) {
 		if (d->from_json)
 			return err_set(d->e, ERR_INPUT,
-				       "event %zu is %s, not an object: the event list holds objects",
-				       d->index, type_name(&t[0]));
+				       "event %zu is %s, not an object: the event list holds objects", d->index,
+				       type_name(&t[0]));
 		return err_set(d->e, ERR_INPUT,
 			       "event %zu at byte %zu is %s, not an object: the event list holds objects",
 			       d->index, d->off, type_name(&t[0]));
@@ -962,8 +950,8 @@ static int decode_event(struct dec *d)
 	if (d->app_id && !d->run[RUN_APP].set) {
 		d->run[RUN_APP].set = true;
 		d->run[RUN_APP].depth = 1 << 20;
-		d->run[RUN_APP].tok = (struct evj_tok){.type = EVJ_STRING, .p = d->app_id,
-						      .len = strlen(d->app_id)};
+		d->run[RUN_APP].tok =
+			(struct evj_tok){.type = EVJ_STRING, .p = d->app_id, .len = strlen(d->app_id)};
 	}
 	if (ev->kind == EVENT_UNKNOWN &&
 	    event_log_count_unknown_kind(d->log, ev->kind_name, strlen(ev->kind_name), 1) < 0)
@@ -981,8 +969,7 @@ fail:
 /* ------------------------------------------------------------------------ */
 /* Run fields in the envelope. */
 
-static void run_field(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v,
-		      int depth)
+static void run_field(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, int depth)
 {
 	if (v->type != EVJ_STRING || key_len >= KEY_MAX)
 		return;
@@ -1037,8 +1024,8 @@ static void run_finish(struct dec *d)
 	if (d->run[RUN_SHARING].set) {
 		/* Keys with escapes never become run fields: the text is the
 		 * key as spelled. */
-		info.data_sharing_field = event_pool_intern(d->pool, d->run[RUN_SHARING].key,
-							    d->run[RUN_SHARING].key_len);
+		info.data_sharing_field =
+			event_pool_intern(d->pool, d->run[RUN_SHARING].key, d->run[RUN_SHARING].key_len);
 	}
 	event_log_set_run_info(d->log, &info);
 }
@@ -1115,9 +1102,10 @@ static int read_run(struct walk *w, size_t split, enum run_stop *stop)
 			return -1;
 		evj_skip_ws(s);
 		if (s->pos >= s->len)
-			return err_set(d->e, ERR_INPUT,
-				       "not JSON at byte %zu: unexpected end of input after event %zu (truncated file?)",
-				       s->len, d->index);
+			return err_set(
+				d->e, ERR_INPUT,
+				"not JSON at byte %zu: unexpected end of input after event %zu (truncated file?)",
+				s->len, d->index);
 		if (s->buf[s->pos] == ']') {
 			s->pos++;
 			*stop = STOP_END;
@@ -1323,15 +1311,13 @@ static int walk_array(struct walk *w, int depth, const char *key, size_t key_len
 		evj_skip_ws(s);
 		if (s->pos >= s->len)
 			return err_set(w->d.e, ERR_INPUT,
-				       "not JSON at byte %zu: unexpected end of input (truncated file?)",
-				       s->len);
+				       "not JSON at byte %zu: unexpected end of input (truncated file?)", s->len);
 		if (s->buf[s->pos] == ']') {
 			s->pos++;
 			return 0;
 		}
 		if (s->buf[s->pos] != ',')
-			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected ',' or ']'",
-				       s->pos);
+			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected ',' or ']'", s->pos);
 		s->pos++;
 	}
 }
@@ -1352,8 +1338,7 @@ static int walk_object(struct walk *w, int depth)
 				return err_set(w->d.e, ERR_INPUT,
 					       "not JSON at byte %zu: unexpected end of input (truncated file?)",
 					       s->len);
-			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected a string key",
-				       s->pos);
+			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected a string key", s->pos);
 		}
 		const char *k;
 		size_t kl;
@@ -1379,15 +1364,13 @@ static int walk_object(struct walk *w, int depth)
 		evj_skip_ws(s);
 		if (s->pos >= s->len)
 			return err_set(w->d.e, ERR_INPUT,
-				       "not JSON at byte %zu: unexpected end of input (truncated file?)",
-				       s->len);
+				       "not JSON at byte %zu: unexpected end of input (truncated file?)", s->len);
 		if (s->buf[s->pos] == '}') {
 			s->pos++;
 			return 0;
 		}
 		if (s->buf[s->pos] != ',')
-			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected ',' or '}'",
-				       s->pos);
+			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected ',' or '}'", s->pos);
 		s->pos++;
 	}
 }
@@ -1401,8 +1384,8 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
 			       "not JSON at byte %zu: unexpected end of input (truncated file?)", s->len);
 	char c = s->buf[s->pos];
 	if ((c == '{' || c == '[') && depth >= EVJ_DEPTH_MAX)
-		return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: nested deeper than %d levels",
-			       s->pos, EVJ_DEPTH_MAX);
+		return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: nested deeper than %d levels", s->pos,
+			       EVJ_DEPTH_MAX);
 	if (c == '{')
 		return walk_object(w, depth);
 	if (c == '[')
@@ -1441,8 +1424,7 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 		goto fail;
 	evj_skip_ws(&w.s);
 	if (w.s.pos < len) {
-		err_set(e, ERR_INPUT, "not JSON at byte %zu: data after the end of the document",
-			w.s.pos);
+		err_set(e, ERR_INPUT, "not JSON at byte %zu: data after the end of the document", w.s.pos);
 		goto fail;
 	}
 	if (!w.found && !w.empty_list) {
@@ -1467,8 +1449,7 @@ struct event_log *event_log_parse(const char *buf, size_t len, struct err *e)
 struct event_log *event_log_parse_fd(int fd, struct err *e)
 {
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uintmax_t)st.st_size <= SIZE_MAX) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
 		size_t len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map != MAP_FAILED) {
@@ -1487,8 +1468,7 @@ struct event_log *event_log_parse_fd(int fd, struct err *e)
 			size_t ncap = cap ? cap * 2 : 1u << 16;
 			char *n = ncap > cap ? realloc(data, ncap) : NULL;
 			if (!n) {
-				err_set(e, ERR_INPUT, "input too large to hold in memory (over %zu bytes)",
-					len);
+				err_set(e, ERR_INPUT, "input too large to hold in memory (over %zu bytes)", len);
 				goto out;
 			}
 			data = n;
@@ -1566,8 +1546,7 @@ static int jwalk_array(struct jwalk *w, const json_t *a, int depth, const char *
 static int jwalk_value(struct jwalk *w, const json_t *v, int depth, const char *key)
 {
 	if ((json_is_object(v) || json_is_array(v)) && depth >= EVJ_DEPTH_MAX)
-		return err_set(w->d.e, ERR_INPUT, "document nested deeper than %d levels",
-			       EVJ_DEPTH_MAX);
+		return err_set(w->d.e, ERR_INPUT, "document nested deeper than %d levels", EVJ_DEPTH_MAX);
 	if (json_is_array(v))
 		return jwalk_array(w, v, depth, key);
 	if (!json_is_object(v))
@@ -1576,8 +1555,10 @@ static int jwalk_value(struct jwalk *w, const json_t *v, int depth, const char *
 	json_t *m;
 	json_object_foreach((json_t *)v, k, m) {
 		if (json_is_string(m)) {
-			struct evj_tok t = {.type = EVJ_STRING, .p = json_string_value(m),
-					    .len = json_string_length(m), .j = m};
+			struct evj_tok t = {.type = EVJ_STRING,
+					    .p = json_string_value(m),
+					    .len = json_string_length(m),
+					    .j = m};
 			run_field(&w->d, k, strlen(k), &t, depth);
 		} else if (jwalk_value(w, m, depth + 1, k) < 0) {
 			return -1;

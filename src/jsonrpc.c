@@ -111,7 +111,8 @@ int jsonrpc_decode(struct jsonrpc_message *m, const char *text, size_t len, stru
 	json_t *code = json_object_get(error, "code");
 	json_t *message = json_object_get(error, "message");
 	if (!json_is_object(error) || !json_is_integer(code) || !json_is_string(message))
-		return invalid(m, e, "\"error\" is not an object with an integer \"code\" and a string \"message\"");
+		return invalid(m, e,
+			       "\"error\" is not an object with an integer \"code\" and a string \"message\"");
 	m->kind = JSONRPC_ERROR;
 	m->id = id;
 	m->error = error;

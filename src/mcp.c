@@ -25,10 +25,10 @@ struct mcp_session {
 	/* Guards everything below. Held across a (re-)initialize so that
 	 * concurrent callers who all saw the session expire re-initialize once. */
 	pthread_mutex_t lock;
-	unsigned generation;   /* bumped by every successful initialize */
+	unsigned generation; /* bumped by every successful initialize */
 	char version[16];
-	json_t *server_info;   /* the current initialize result */
-	json_t *retired;       /* earlier results: borrowed pointers stay valid */
+	json_t *server_info; /* the current initialize result */
+	json_t *retired;     /* earlier results: borrowed pointers stay valid */
 };
 
 struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_options *o)
@@ -320,8 +320,7 @@ static int rpc_error_set(struct err *e, const char *method, const json_t *error)
 {
 	json_t *code = json_object_get(error, "code");
 	json_t *message = json_object_get(error, "message");
-	return err_set(e, ERR_PROTOCOL, "%s: server error %lld: %s", method,
-		       (long long)json_integer_value(code),
+	return err_set(e, ERR_PROTOCOL, "%s: server error %lld: %s", method, (long long)json_integer_value(code),
 		       json_is_string(message) ? json_string_value(message) : "(no message)");
 }
 
@@ -459,7 +458,8 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	}
 	for (int page = 1;; page++) {
 		if (page > MCP_MAX_PAGES) {
-			err_set(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up", MCP_MAX_PAGES);
+			err_set(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up",
+				MCP_MAX_PAGES);
 			goto fail;
 		}
 		if (exchange_retry(s, "tools/list", params, 0, &result, &rpc_error, e) < 0)
@@ -479,8 +479,8 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 			break;
 		const char *cursor = json_string_value(next);
 		if (json_object_get(cursors, cursor)) {
-			err_set(e, ERR_PROTOCOL, "tools/list: the server repeated cursor '%.60s' (page %d)", cursor,
-				page);
+			err_set(e, ERR_PROTOCOL, "tools/list: the server repeated cursor '%.60s' (page %d)",
+				cursor, page);
 			goto fail;
 		}
 		json_object_set_new(cursors, cursor, json_true());
@@ -533,8 +533,8 @@ static int call_tool(struct mcp_session *s, const char *name, json_t *arguments,
 		     struct mcp_tool_result *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
-	json_t *params = json_pack("{s:s, s:o}", "name", name,
-				   "arguments", arguments ? json_incref(arguments) : json_object());
+	json_t *params = json_pack("{s:s, s:o}", "name", name, "arguments",
+				   arguments ? json_incref(arguments) : json_object());
 	if (!params)
 		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
 	json_t *result = NULL, *rpc_error = NULL;

@@ -46,7 +46,7 @@ struct oauth_session {
 	struct oauth_config cfg;
 	pthread_mutex_t lock;
 	char *store_dir;
-	char *hint; /* owned copy of cfg.hint */
+	char *hint;              /* owned copy of cfg.hint */
 	struct oauth_tokens tok; /* tok.access_token NULL: none */
 	bool from_env;
 	bool refresh_failed;
@@ -184,8 +184,8 @@ static int http_exchange(const struct oauth_session *s, const char *url, enum bo
 	memset(a, 0, sizeof *a);
 	buf_init(&a->body, OAUTH_BODY_MAX);
 	if (!url_allowed(url))
-		return err_set(e, ERR_AUTH, "refusing %s: OAuth endpoints must use https (plain http only on loopback)",
-			       url);
+		return err_set(e, ERR_AUTH,
+			       "refusing %s: OAuth endpoints must use https (plain http only on loopback)", url);
 	pthread_once(&curl_once, curl_init_once);
 	CURL *c = curl_easy_init();
 	if (!c)
@@ -309,7 +309,8 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 		if (!url_allowed(ch->resource_metadata)) {
 			char u[300];
 			sanitize(u, sizeof u, ch->resource_metadata);
-			err_set(e, ERR_AUTH, "the server's resource_metadata %s is not https: refusing to sign in", u);
+			err_set(e, ERR_AUTH, "the server's resource_metadata %s is not https: refusing to sign in",
+				u);
 			goto out;
 		}
 		prm = get_json(s, ch->resource_metadata, &last);
@@ -326,7 +327,8 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 		}
 	}
 	if (!prm) {
-		err_set(e, ERR_AUTH, "%s asks for sign-in but publishes no protected resource metadata (RFC 9728): %s",
+		err_set(e, ERR_AUTH,
+			"%s asks for sign-in but publishes no protected resource metadata (RFC 9728): %s",
 			resource, last.msg);
 		goto out;
 	}
@@ -345,7 +347,8 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	if (!issuer || !url_allowed(issuer)) {
 		char got[300];
 		sanitize(got, sizeof got, issuer ? issuer : "(none)");
-		err_set(e, ERR_AUTH, "the protected resource metadata names no usable authorization server (%s)", got);
+		err_set(e, ERR_AUTH, "the protected resource metadata names no usable authorization server (%s)",
+			got);
 		goto out;
 	}
 	m->issuer = strdup(issuer);
@@ -359,22 +362,24 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	for (int i = 0; i < n && !asm_doc; i++)
 		asm_doc = get_json(s, cand[i], &last);
 	if (!asm_doc) {
-		err_set(e, ERR_AUTH, "no authorization server metadata for %s (RFC 8414 / OpenID discovery): %s", issuer,
-			last.msg);
+		err_set(e, ERR_AUTH, "no authorization server metadata for %s (RFC 8414 / OpenID discovery): %s",
+			issuer, last.msg);
 		goto out;
 	}
 	const char *as_issuer = json_string_value(json_object_get(asm_doc, "issuer"));
 	if (!as_issuer || strcmp(as_issuer, issuer) != 0) {
 		char got[300];
 		sanitize(got, sizeof got, as_issuer ? as_issuer : "(none)");
-		err_set(e, ERR_AUTH, "the authorization server metadata names issuer %s, not %s: refusing to sign in",
-			got, issuer);
+		err_set(e, ERR_AUTH,
+			"the authorization server metadata names issuer %s, not %s: refusing to sign in", got,
+			issuer);
 		goto out;
 	}
 	m->authorization_endpoint = dup_string(asm_doc, "authorization_endpoint");
 	m->token_endpoint = dup_string(asm_doc, "token_endpoint");
 	if (!url_allowed(m->authorization_endpoint) || !url_allowed(m->token_endpoint)) {
-		err_set(e, ERR_AUTH, "the authorization server %s lacks an https authorization or token endpoint", issuer);
+		err_set(e, ERR_AUTH, "the authorization server %s lacks an https authorization or token endpoint",
+			issuer);
 		goto out;
 	}
 	json_t *methods = json_object_get(asm_doc, "code_challenge_methods_supported");
@@ -391,7 +396,8 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	json_t *am = json_object_get(asm_doc, "token_endpoint_auth_methods_supported");
 	if (json_is_array(am))
 		m->auth_methods = json_incref(am);
-	m->iss_supported = json_is_true(json_object_get(asm_doc, "authorization_response_iss_parameter_supported"));
+	m->iss_supported =
+		json_is_true(json_object_get(asm_doc, "authorization_response_iss_parameter_supported"));
 	rc = 0;
 out:
 	for (int i = 0; i < 3; i++)
@@ -547,8 +553,8 @@ static int token_request(struct oauth_session *s, const char *token_endpoint, co
 		char err_code[100], desc[300];
 		sanitize(err_code, sizeof err_code, json_string_value(json_object_get(doc, "error")));
 		sanitize(desc, sizeof desc, json_string_value(json_object_get(doc, "error_description")));
-		err_set(e, ERR_AUTH, "the token endpoint refused (HTTP %ld)%s%s%s%s", a.status, *err_code ? ": " : "",
-			err_code, *desc ? ": " : "", desc);
+		err_set(e, ERR_AUTH, "the token endpoint refused (HTTP %ld)%s%s%s%s", a.status,
+			*err_code ? ": " : "", err_code, *desc ? ": " : "", desc);
 		e->http_status = a.status;
 		goto out;
 	}
@@ -635,17 +641,19 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 	const char *path = s->cfg.redirect_path && *s->cfg.redirect_path ? s->cfg.redirect_path : "/callback";
 
 	if (!s->cfg.client_id)
-		return err_set(e, ERR_AUTH,
-			       "signing in to %s needs a pre-registered OAuth client id (the server has no dynamic "
-			       "client registration): run %s",
-			       s->cfg.resource, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
+		return err_set(
+			e, ERR_AUTH,
+			"signing in to %s needs a pre-registered OAuth client id (the server has no dynamic "
+			"client registration): run %s",
+			s->cfg.resource, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
 	if (path[0] != '/')
 		return err_set(e, ERR_USAGE, "--redirect-path must start with '/', got '%s'", path);
 	if (s->authorizations >= OAUTH_MAX_AUTHORIZATIONS)
-		return err_set(e, ERR_AUTH,
-			       "the server still refuses after %d sign-ins (scope %s): giving up; ask an administrator "
-			       "for access",
-			       s->authorizations, s->scope_requested ? s->scope_requested : "(none)");
+		return err_set(
+			e, ERR_AUTH,
+			"the server still refuses after %d sign-ins (scope %s): giving up; ask an administrator "
+			"for access",
+			s->authorizations, s->scope_requested ? s->scope_requested : "(none)");
 	if (discover(s, ch, &m, e) < 0)
 		return -1;
 	scope = choose_scope(s, &m, ch, extra_scope);
@@ -659,7 +667,8 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	buf_printf(&url, NULL, "%s%c", m.authorization_endpoint, strchr(m.authorization_endpoint, '?') ? '&' : '?');
+	buf_printf(&url, NULL, "%s%c", m.authorization_endpoint,
+		   strchr(m.authorization_endpoint, '?') ? '&' : '?');
 	{
 		struct buf q;
 		buf_init(&q, 0);
@@ -684,7 +693,8 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 		if (browser < 0)
 			notice(s, "could not start a browser (%s); open the address above", strerror(errno));
 	}
-	long timeout = s->cfg.callback_timeout_s > 0 ? s->cfg.callback_timeout_s : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S;
+	long timeout = s->cfg.callback_timeout_s > 0 ? s->cfg.callback_timeout_s
+						     : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S;
 	if (oauth_listener_wait(&l, path, timeout, &cb, e) < 0)
 		goto out;
 	if (oauth_callback_check(&cb, state, m.issuer, m.iss_supported, e) < 0)
@@ -748,8 +758,8 @@ static int refresh(struct oauth_session *s, struct err *e)
 		return -1;
 	int rc = -1;
 	struct oauth_tokens disk = {0};
-	if (s->store_dir && oauth_store_load(s->store_dir, s->tok.issuer, s->tok.client_id, s->tok.resource, &disk,
-					     e) == 1 &&
+	if (s->store_dir &&
+	    oauth_store_load(s->store_dir, s->tok.issuer, s->tok.client_id, s->tok.resource, &disk, e) == 1 &&
 	    disk.access_token && strcmp(disk.access_token, s->tok.access_token) != 0 &&
 	    (disk.expires_at == 0 || disk.expires_at > (int64_t)time(NULL) + EXPIRY_MARGIN_S)) {
 		oauth_tokens_finish(&s->tok);
@@ -897,13 +907,16 @@ static int step_up(struct oauth_session *s, const struct oauth_challenge *ch, st
 		json_decref(wanted);
 		json_decref(asked);
 		if (outside)
-			return err_set(e, ERR_AUTH,
-				       "%s asks for scope %s; catalyst-audit only ever asks for %s (it is read-only)",
-				       s->cfg.resource, sc, s->cfg.scope);
+			return err_set(
+				e, ERR_AUTH,
+				"%s asks for scope %s; catalyst-audit only ever asks for %s (it is read-only)",
+				s->cfg.resource, sc, s->cfg.scope);
 	}
 	if (!s->cfg.interactive)
-		return err_set(e, ERR_AUTH, "%s needs more access (scope %s) and sign-in is not interactive here; run: %s",
-			       s->cfg.resource, sc, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
+		return err_set(e, ERR_AUTH,
+			       "%s needs more access (scope %s) and sign-in is not interactive here; run: %s",
+			       s->cfg.resource, sc,
+			       s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
 	json_t *held = json_array();
 	add_words(held, s->tok.scope);
 	add_words(held, s->scope_requested);
@@ -925,11 +938,16 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 	int rc = -1;
 	pthread_mutex_lock(&s->lock);
 	if (s->from_env) {
-		err_set(e, ERR_AUTH, "%s refused the token in CATALYST_TOKEN (HTTP %ld); unset it or give a valid one",
-			s->cfg.resource, f.http_status ? f.http_status : forbidden ? 403L : 401L);
+		err_set(e, ERR_AUTH,
+			"%s refused the token in CATALYST_TOKEN (HTTP %ld); unset it or give a valid one",
+			s->cfg.resource,
+			f.http_status ? f.http_status
+			: forbidden   ? 403L
+				      : 401L);
 		goto out;
 	}
-	if (!forbidden && s->tok.access_token && s->obtained_ms && monotime_ms() - s->obtained_ms < FRESH_TOKEN_MS) {
+	if (!forbidden && s->tok.access_token && s->obtained_ms &&
+	    monotime_ms() - s->obtained_ms < FRESH_TOKEN_MS) {
 		/* another worker just renewed it: retry with that */
 		rc = set_bearer(t, s->tok.access_token, e);
 		goto out;
@@ -938,7 +956,8 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 		if (!have_ch || !ch.error || strcmp(ch.error, "insufficient_scope") != 0) {
 			char d[300];
 			sanitize(d, sizeof d, have_ch ? ch.error_description : NULL);
-			err_set(e, ERR_AUTH, "%s refused access (HTTP 403)%s%s", s->cfg.resource, *d ? ": " : "", d);
+			err_set(e, ERR_AUTH, "%s refused access (HTTP 403)%s%s", s->cfg.resource, *d ? ": " : "",
+				d);
 			goto out;
 		}
 		rc = step_up(s, &ch, e);
@@ -952,8 +971,9 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 			}
 		}
 		if (!s->cfg.interactive) {
-			not_signed_in(s, s->tok.access_token ? "the stored sign-in was refused or has expired"
-							     : "the server answered HTTP 401",
+			not_signed_in(s,
+				      s->tok.access_token ? "the stored sign-in was refused or has expired"
+							  : "the server answered HTTP 401",
 				      e);
 			goto out;
 		}

@@ -113,15 +113,17 @@ out:
 	return target;
 }
 
-int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout_s,
-			struct oauth_callback *cb, struct err *e)
+int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout_s, struct oauth_callback *cb,
+			struct err *e)
 {
 	memset(cb, 0, sizeof *cb);
-	long long deadline = monotime_ms() + (timeout_s > 0 ? timeout_s : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S) * 1000LL;
+	long long deadline =
+		monotime_ms() + (timeout_s > 0 ? timeout_s : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S) * 1000LL;
 	while (1) {
 		long long left = deadline - monotime_ms();
 		if (left <= 0) {
-			err_set(e, ERR_AUTH, "no sign-in arrived at the loopback callback within %ld s; run login again",
+			err_set(e, ERR_AUTH,
+				"no sign-in arrived at the loopback callback within %ld s; run login again",
 				timeout_s > 0 ? timeout_s : (long)OAUTH_DEFAULT_CALLBACK_TIMEOUT_S);
 			e->detail = ERR_DETAIL_TIMEOUT;
 			return -1;

@@ -302,8 +302,8 @@ out:
 static char *url_join(const struct url_parts *p, const char *path)
 {
 	char *s = NULL;
-	if (asprintf(&s, "%s://%s%s%s%s", p->scheme, p->host, p->port ? ":" : "", p->port ? p->port : "",
-		     path) < 0)
+	if (asprintf(&s, "%s://%s%s%s%s", p->scheme, p->host, p->port ? ":" : "", p->port ? p->port : "", path) <
+	    0)
 		return NULL;
 	return s;
 }
@@ -503,8 +503,8 @@ static void sanitize(char *out, size_t cap, const char *s)
 	out[k] = '\0';
 }
 
-int oauth_callback_check(const struct oauth_callback *cb, const char *state, const char *issuer,
-			 bool iss_required, struct err *e)
+int oauth_callback_check(const struct oauth_callback *cb, const char *state, const char *issuer, bool iss_required,
+			 struct err *e)
 {
 	char a[200], b[300];
 	if (cb->error) {

@@ -53,7 +53,8 @@ char *oauth_store_default_dir(struct err *e)
 	} else {
 		const char *home = getenv("HOME");
 		if (!home || home[0] != '/') {
-			err_set(e, ERR_AUTH, "cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
+			err_set(e, ERR_AUTH,
+				"cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
 			return NULL;
 		}
 		if (asprintf(&dir, "%s/.config/catalyst-audit", home) < 0)
@@ -115,9 +116,10 @@ check:;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 		return err_set(e, ERR_AUTH, "%s is not a folder owned by you: tokens are not kept there", dir);
 	if (st.st_mode & 077)
-		return err_set(e, ERR_AUTH,
-			       "%s is open to other users (mode %04o): tokens are not kept there; run `chmod 700 %s`",
-			       dir, (unsigned)(st.st_mode & 07777), dir);
+		return err_set(
+			e, ERR_AUTH,
+			"%s is open to other users (mode %04o): tokens are not kept there; run `chmod 700 %s`",
+			dir, (unsigned)(st.st_mode & 07777), dir);
 	return 0;
 }
 
@@ -142,10 +144,10 @@ int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *
 	char *tmp = NULL;
 	char *text = NULL;
 	int fd = -1;
-	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:I}", "issuer", t->issuer,
-				"client_id", t->client_id, "resource", t->resource, "access_token",
-				t->access_token, "refresh_token", t->refresh_token, "token_endpoint",
-				t->token_endpoint, "scope", t->scope, "expires_at", (json_int_t)t->expires_at);
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:I}", "issuer", t->issuer, "client_id",
+				t->client_id, "resource", t->resource, "access_token", t->access_token,
+				"refresh_token", t->refresh_token, "token_endpoint", t->token_endpoint, "scope",
+				t->scope, "expires_at", (json_int_t)t->expires_at);
 	if (!path || !doc || asprintf(&tmp, "%s/.tokens-XXXXXX", dir) < 0) {
 		tmp = NULL;
 		err_set(e, ERR_INTERNAL, "out of memory");
@@ -212,8 +214,7 @@ out:
 
 /* Reads one token file. check_mode: refuse a file others can read.
  * Returns 1 read, 0 not a token file, -1 refused (e set). */
-static int read_entry(int dirfd, const char *dir, const char *name, bool check_mode, json_t **out,
-		      struct err *e)
+static int read_entry(int dirfd, const char *dir, const char *name, bool check_mode, json_t **out, struct err *e)
 {
 	*out = NULL;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -283,9 +284,10 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 	struct stat st;
 	if (fstat(dirfd(d), &st) == 0 && (st.st_mode & 077)) {
 		closedir(d);
-		return err_set(e, ERR_AUTH,
-			       "%s is open to other users (mode %04o): stored tokens are not used; run `chmod 700 %s`",
-			       dir, (unsigned)(st.st_mode & 07777), dir);
+		return err_set(
+			e, ERR_AUTH,
+			"%s is open to other users (mode %04o): stored tokens are not used; run `chmod 700 %s`",
+			dir, (unsigned)(st.st_mode & 07777), dir);
 	}
 	int rc = 0;
 	struct dirent *de;
@@ -345,7 +347,8 @@ int oauth_store_delete(const char *dir, const char *client_id, const char *resou
 		/* Deleting does not need the file to be private. */
 		if (read_entry(dirfd(d), dir, de->d_name, false, &doc, e) <= 0)
 			continue;
-		bool match = field_is(doc, "resource", resource) && (!client_id || field_is(doc, "client_id", client_id));
+		bool match = field_is(doc, "resource", resource) &&
+			     (!client_id || field_is(doc, "client_id", client_id));
 		json_t *v = json_object_get(doc, "refresh_token");
 		if (json_is_string(v))
 			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));

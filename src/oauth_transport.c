@@ -16,8 +16,8 @@ struct auth_transport {
 	bool own_session;
 };
 
-static int auth_send(struct transport *t, const char *body, size_t len, bool expect_reply,
-		     transport_on_message cb, void *ctx, struct err *e)
+static int auth_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
+		     void *ctx, struct err *e)
 {
 	struct auth_transport *a = (struct auth_transport *)t;
 	for (int attempt = 0;; attempt++) {

@@ -243,8 +243,8 @@ static int jw_encode_pieces(struct jw *w, const char *s, size_t len, size_t *at_
 		if (q == end)
 			break;
 		p = q;
-		while (q < end && ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7F || *q == '"' ||
-				   *q == '\\'))
+		while (q < end &&
+		       ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7F || *q == '"' || *q == '\\'))
 			q++;
 		char *at = w->out + w->len;
 		size_t room = JW_OUT_SIZE - w->len;

@@ -69,13 +69,17 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	if (workflow)
 		fprintf(m->f, ": %s", md(m, workflow, ESCAPE_MD_INLINE, 0));
 	fprintf(m->f, "\n\n| Field | Value |\n| --- | --- |\n");
-	md_row(m, "Status", status ? md(m, status, ESCAPE_MD_CELL, 0) : a && !a->finished ? "not finished" : "unknown");
+	md_row(m, "Status",
+	       status              ? md(m, status, ESCAPE_MD_CELL, 0)
+	       : a && !a->finished ? "not finished"
+				   : "unknown");
 	md_row(m, "App id", run->app_id ? md(m, run->app_id, ESCAPE_MD_CELL, 0) : "unknown");
 	md_row(m, "Run id", run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown");
 	if (run->parent_run_id)
 		md_row(m, "Parent run", md(m, run->parent_run_id, ESCAPE_MD_CELL, 0));
 	if (run->project_form == PROJECT_NONE && run->project)
-		fprintf(m->f, "| Project | %s (name or uid: unresolved) |\n", md(m, run->project, ESCAPE_MD_CELL, 0));
+		fprintf(m->f, "| Project | %s (name or uid: unresolved) |\n",
+			md(m, run->project, ESCAPE_MD_CELL, 0));
 	else if (run->project_form == PROJECT_NONE || !run->project)
 		md_row(m, "Project", "not given");
 	else
@@ -97,14 +101,15 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	} else {
 		fprintf(m->f, "| Console | app %s, run %s (no console link%s%s) |\n",
 			run->app_id ? md(m, run->app_id, ESCAPE_MD_CELL, 0) : "unknown",
-			run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown", run->link_note ? ": " : "",
+			run->run_id ? md(m, run->run_id, ESCAPE_MD_CELL, 0) : "unknown",
+			run->link_note ? ": " : "",
 			run->link_note ? md(m, run->link_note, ESCAPE_MD_CELL, 0) : "");
 	}
 	if (run->source)
 		md_row(m, "Source", md(m, run->source, ESCAPE_MD_CELL, 0));
 	if (a)
-		fprintf(m->f, "| History | %zu event%s, %zu generation%s |\n", a->n_events, a->n_events == 1 ? "" : "s",
-			a->n_generations, a->n_generations == 1 ? "" : "s");
+		fprintf(m->f, "| History | %zu event%s, %zu generation%s |\n", a->n_events,
+			a->n_events == 1 ? "" : "s", a->n_generations, a->n_generations == 1 ? "" : "s");
 }
 
 static const char *md_payload(enum payload_state s)
@@ -163,15 +168,17 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 			if (a->invocations[i].attempts[k].input.state != PAYLOAD_ABSENT ||
 			    a->invocations[i].attempts[k].output.state != PAYLOAD_ABSENT)
 				payloads = true;
-	fprintf(m->f, "| Activity | Execution id | Linked by | Attempt | Scheduled id | Scheduled at | Outcome | Error |%s\n"
-		      "| --- | --- | --- | --- | --- | --- | --- | --- |%s\n",
+	fprintf(m->f,
+		"| Activity | Execution id | Linked by | Attempt | Scheduled id | Scheduled at | Outcome | Error |%s\n"
+		"| --- | --- | --- | --- | --- | --- | --- | --- |%s\n",
 		payloads ? " Input | Output |" : "", payloads ? " --- | --- |" : "");
 	for (size_t i = 0; i < a->n_invocations; i++) {
 		const struct invocation *inv = &a->invocations[i];
 		for (size_t k = 0; k < inv->n_attempts; k++) {
 			const struct attempt *at = &inv->attempts[k];
 			if (k == 0)
-				fprintf(m->f, "| %s%s | %s | %s |", inv->is_child_workflow ? "child workflow " : "",
+				fprintf(m->f, "| %s%s | %s | %s |",
+					inv->is_child_workflow ? "child workflow " : "",
 					inv->name ? md(m, inv->name, ESCAPE_MD_CELL, 0) : "(unnamed)",
 					inv->task_execution_id && *inv->task_execution_id
 						? md(m, inv->task_execution_id, ESCAPE_MD_CELL, 0)
@@ -189,7 +196,8 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 				fprintf(m->f, "<br>instance %s", md(m, at->instance_id, ESCAPE_MD_CELL, 0));
 			fprintf(m->f, " | ");
 			if (at->error_type)
-				fprintf(m->f, "%s%s", md(m, at->error_type, ESCAPE_MD_CELL, 80), at->error_message ? ": " : "");
+				fprintf(m->f, "%s%s", md(m, at->error_type, ESCAPE_MD_CELL, 80),
+					at->error_message ? ": " : "");
 			if (at->error_message)
 				fputs(md(m, at->error_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
 			if (at->non_retriable)
@@ -249,9 +257,8 @@ static void md_withheld(struct md_out *m, const struct analysis *a)
 	if (a->n_withheld == 0)
 		return;
 	fprintf(m->f, "\n#### Withheld\n\n");
-	fprintf(m->f, "%s %s (%s, %s):\n\n",
-		a->n_withheld == 1 ? "This field was" : "These fields were", REPORT_WITHHELD_PHRASE,
-		data_sharing_level_name(a->sharing),
+	fprintf(m->f, "%s %s (%s, %s):\n\n", a->n_withheld == 1 ? "This field was" : "These fields were",
+		REPORT_WITHHELD_PHRASE, data_sharing_level_name(a->sharing),
 		a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_INLINE, 0) : "source unknown");
 	struct report_withheld_group *g;
 	long n = report_withheld_groups(a, &g);
@@ -264,7 +271,11 @@ static void md_withheld(struct md_out *m, const struct analysis *a)
 		fprintf(m->f, " of %zu %s event%s", g[i].count, md(m, g[i].event_type, ESCAPE_MD_INLINE, 0),
 			g[i].count == 1 ? "" : "s");
 		for (size_t k = 0; k < g[i].n_ids; k++)
-			fprintf(m->f, "%s%" PRId64, k ? ", " : g[i].n_ids == 1 ? " (event " : " (events ", g[i].ids[k]);
+			fprintf(m->f, "%s%" PRId64,
+				k                 ? ", "
+				: g[i].n_ids == 1 ? " (event "
+						  : " (events ",
+				g[i].ids[k]);
 		if (g[i].n_ids)
 			fprintf(m->f, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
 		fputc('\n', m->f);
@@ -323,9 +334,9 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 		buf_init(&m.slot[i], 0);
 
 	fprintf(out, "## Re-execution audit\n\n");
-	fprintf(out, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)", r->n_runs,
-		r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies", r->n_reexecuted,
-		r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
+	fprintf(out, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
+		r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies",
+		r->n_reexecuted, r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
 	if (r->n_failed_runs)
 		fprintf(out, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
 	fprintf(out, ".\n");

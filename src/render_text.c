@@ -22,14 +22,17 @@ struct text_out {
 	bool oom;
 };
 
-enum style { STYLE_BOLD, STYLE_RED, STYLE_GREEN, STYLE_YELLOW, STYLE_DIM };
+enum style {
+	STYLE_BOLD,
+	STYLE_RED,
+	STYLE_GREEN,
+	STYLE_YELLOW,
+	STYLE_DIM
+};
 
 static const char *const style_codes[] = {
-	[STYLE_BOLD] = "\033[1m",
-	[STYLE_RED] = "\033[1;31m",
-	[STYLE_GREEN] = "\033[32m",
-	[STYLE_YELLOW] = "\033[33m",
-	[STYLE_DIM] = "\033[2m",
+	[STYLE_BOLD] = "\033[1m",    [STYLE_RED] = "\033[1;31m", [STYLE_GREEN] = "\033[32m",
+	[STYLE_YELLOW] = "\033[33m", [STYLE_DIM] = "\033[2m",
 };
 
 static const char *on(struct text_out *t, enum style s)
@@ -239,7 +242,6 @@ static void print_payloads(struct text_out *t, const struct attempt *at, size_t 
 	fputc('\n', t->f);
 }
 
-
 /* Timestamps are shown whole (a cut one would lie); the column is as wide
  * as the widest, 24 for the usual millisecond form. */
 static int time_width(struct text_out *t, const struct invocation *inv)
@@ -266,8 +268,7 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 	const char *outcome = attempt_outcome_name(at->outcome);
 	const char *when = at->scheduled_at ? esc(t, at->scheduled_at, 64) : "-";
 	fprintf(t->f, "    %-3s %-7s %s%*s  %s%s%s%*s  ", n, id, when, tw - (int)columns(when), "", on(t, s),
-		outcome, off(t),
-		(int)(strlen(outcome) < 9 ? 9 - strlen(outcome) : 0), "");
+		outcome, off(t), (int)(strlen(outcome) < 9 ? 9 - strlen(outcome) : 0), "");
 	if (at->outcome == OUTCOME_PENDING)
 		fprintf(t->f, "no result in history");
 	else
@@ -342,8 +343,8 @@ static void print_activities(struct text_out *t, const struct analysis *a)
 		fputc('\n', t->f);
 		print_invocation_key(t, inv);
 		int tw = time_width(t, inv);
-		fprintf(t->f, "%s    #   event   %-*s  outcome    result at%s\n", on(t, STYLE_DIM), tw, "scheduled at",
-			off(t));
+		fprintf(t->f, "%s    #   event   %-*s  outcome    result at%s\n", on(t, STYLE_DIM), tw,
+			"scheduled at", off(t));
 		for (size_t k = 0; k < inv->n_attempts; k++)
 			print_attempt(t, inv, k, tw);
 		if (inv->n_retry_timers) {
@@ -364,7 +365,8 @@ static void print_findings(struct text_out *t, const struct analysis *a)
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct finding *f = &a->findings[i];
 		enum style s = f->severity == SEVERITY_SUSPECT ? STYLE_RED : STYLE_YELLOW;
-		fprintf(t->f, "  %s%-7s%s %s", on(t, s), severity_name(f->severity), off(t), finding_kind_id(f->kind));
+		fprintf(t->f, "  %s%-7s%s %s", on(t, s), severity_name(f->severity), off(t),
+			finding_kind_id(f->kind));
 		if (f->activity)
 			fprintf(t->f, "  %s", esc(t, f->activity, 40));
 		fputc('\n', t->f);
@@ -375,11 +377,16 @@ static void print_findings(struct text_out *t, const struct analysis *a)
 			buf_init(&ev, 0);
 			buf_printf(&ev, NULL, "evidence:");
 			for (size_t k = 0; k < f->n_evidence; k++)
-				buf_printf(&ev, NULL, "%s%" PRId64, k ? ", " : f->n_evidence == 1 ? " event " : " events ",
+				buf_printf(&ev, NULL, "%s%" PRId64,
+					   k                    ? ", "
+					   : f->n_evidence == 1 ? " event "
+								: " events ",
 					   f->evidence_event_ids[k]);
 			for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
 				buf_printf(&ev, NULL, "%s%zu",
-					   k ? ", " : f->n_evidence ? "; history positions " : " history positions ",
+					   k               ? ", "
+					   : f->n_evidence ? "; history positions "
+							   : " history positions ",
 					   f->evidence_event_indexes[k]);
 			if (ev.data)
 				wrap(t, ev.data, 10);
@@ -419,7 +426,10 @@ static void print_withheld(struct text_out *t, const struct analysis *a)
 		buf_printf(&line, NULL, " of %zu %s event%s", g[i].count, esc(t, g[i].event_type, 0),
 			   g[i].count == 1 ? "" : "s");
 		for (size_t k = 0; k < g[i].n_ids; k++)
-			buf_printf(&line, NULL, "%s%" PRId64, k ? ", " : g[i].n_ids == 1 ? " (event " : " (events ",
+			buf_printf(&line, NULL, "%s%" PRId64,
+				   k                 ? ", "
+				   : g[i].n_ids == 1 ? " (event "
+						     : " (events ",
 				   g[i].ids[k]);
 		if (g[i].n_ids)
 			buf_printf(&line, NULL, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
@@ -469,7 +479,8 @@ static void print_summary(struct text_out *t, const struct report *r)
 		   r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies",
 		   r->n_reexecuted, r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
 	if (r->n_failed_runs)
-		buf_printf(&b, NULL, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
+		buf_printf(&b, NULL, ", %zu run%s not audited", r->n_failed_runs,
+			   r->n_failed_runs == 1 ? "" : "s");
 	buf_printf(&b, NULL, ".");
 	/* "Summary:" in bold; the rest wrapped so it stays inside the width. */
 	fprintf(t->f, "%sSummary:%s ", on(t, STYLE_BOLD), off(t));
@@ -494,7 +505,8 @@ static void print_overview(struct text_out *t, const struct report *r)
 			run->app_id ? esc(t, run->app_id, 12) : "unknown");
 		if (!run->analysis) {
 			fprintf(t->f, "%-9s %snot audited%s%s%s\n", "?", on(t, STYLE_RED), off(t),
-				run->refusal_kind ? ": " : "", run->refusal_kind ? esc(t, run->refusal_kind, 24) : "");
+				run->refusal_kind ? ": " : "",
+				run->refusal_kind ? esc(t, run->refusal_kind, 24) : "");
 			continue;
 		}
 		fprintf(t->f, "%-9s ", status ? esc(t, status, 9) : "unknown");
@@ -510,7 +522,8 @@ static void print_overview(struct text_out *t, const struct report *r)
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct text_out t = {.f = out, .color = o && o->color, .width = o && o->width >= 40 ? (size_t)o->width : 80};
+	struct text_out t = {
+		.f = out, .color = o && o->color, .width = o && o->width >= 40 ? (size_t)o->width : 80};
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_init(&t.slot[i], 0);
 
@@ -520,8 +533,7 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 		print_overview(&t, r);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
-		if (i)
-		{
+		if (i) {
 			fputc('\n', out);
 			for (size_t k = 0; k < t.width; k++)
 				fputc('-', out);

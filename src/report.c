@@ -97,8 +97,8 @@ void report_summarize(struct report *r)
 	}
 }
 
-int render_report(FILE *out, enum render_format f, const struct report *r,
-		  const struct render_options *o, struct err *e)
+int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
+		  struct err *e)
 {
 	switch (f) {
 	case FORMAT_TEXT:

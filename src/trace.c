@@ -60,9 +60,8 @@ void trace_printf(const char *channel, const char *fmt, ...)
 }
 
 static const char *const secret_keys[] = {
-	"access_token", "refresh_token", "id_token", "code_verifier", "code",
-	"client_secret", "password", "authorization", "token", "apiToken",
-	"appToken", "apiKey", "privateKey", "clientSecret",
+	"access_token",  "refresh_token", "id_token", "code_verifier", "code",   "client_secret", "password",
+	"authorization", "token",         "apiToken", "appToken",      "apiKey", "privateKey",    "clientSecret",
 };
 
 static bool is_secret_key(const char *k, size_t n)
@@ -150,11 +149,10 @@ char *trace_redact_header(const char *line)
 {
 	const char *colon = strchr(line, ':');
 	size_t name_len = colon ? (size_t)(colon - line) : strlen(line);
-	static const char *const secret_headers[] = {"authorization", "proxy-authorization",
-						     "cookie", "set-cookie"};
+	static const char *const secret_headers[] = {"authorization", "proxy-authorization", "cookie",
+						     "set-cookie"};
 	for (size_t i = 0; colon && i < sizeof secret_headers / sizeof *secret_headers; i++) {
-		if (strlen(secret_headers[i]) == name_len &&
-		    strncasecmp(line, secret_headers[i], name_len) == 0) {
+		if (strlen(secret_headers[i]) == name_len && strncasecmp(line, secret_headers[i], name_len) == 0) {
 			/* Keep the scheme ("Bearer") so a reader sees which kind was sent. */
 			const char *v = colon + 1;
 			while (*v == ' ')
@@ -165,8 +163,8 @@ char *trace_redact_header(const char *line)
 			char *out = malloc(out_len);
 			if (!out)
 				return NULL;
-			snprintf(out, out_len, "%.*s: %.*s%s<redacted>", (int)name_len, line, (int)scheme,
-				 v, scheme ? " " : "");
+			snprintf(out, out_len, "%.*s: %.*s%s<redacted>", (int)name_len, line, (int)scheme, v,
+				 scheme ? " " : "");
 			return out;
 		}
 	}

@@ -96,8 +96,7 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
  * it builds nothing. A tool answer is then decoded once, by the layer that
  * reads it, instead of once here to be thrown away; a batch is cut into
  * its elements' own bytes rather than decoded and dumped again. */
-int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx,
-		      struct err *e)
+int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx, struct err *e)
 {
 	if (!transport_utf8_valid(text, len))
 		return err_set(e, ERR_PROTOCOL, "message is not valid UTF-8");
@@ -115,8 +114,7 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 		return not_json(e, &je);
 	evj_skip_ws(&s);
 	if (s.pos != len)
-		return err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value",
-			       s.pos);
+		return err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value", s.pos);
 	if (text[lead] == '{')
 		return cb(text, len, ctx, e);
 	if (!array)

@@ -107,9 +107,9 @@ struct exchange {
 	struct sse_parser *sse; /* lives across the resumptions of one send */
 	bool done;              /* on_message returned 1 */
 	long long done_at;
-	bool failed;            /* a callback failed: see err */
+	bool failed; /* a callback failed: see err */
 	struct err err;
-	size_t events;          /* SSE messages this transfer delivered */
+	size_t events; /* SSE messages this transfer delivered */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -388,8 +388,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *userp)
 
 /* After the response arrived on a stream the server should end it; one
  * that lingers is cut after a short grace. */
-static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
 	struct exchange *ex = userp;
 	if (ex->done && monotime_ms() - ex->done_at > DONE_GRACE_MS)
@@ -401,19 +400,19 @@ static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_o
 
 /* The request headers, built under the lock from the shared state. The
  * session id sent is remembered: a 404 means expiry only when one went. */
-static struct curl_slist *request_headers(struct http_transport *ht, const char *method,
-					  const char *last_event_id, char **session_sent, struct err *e)
+static struct curl_slist *request_headers(struct http_transport *ht, const char *method, const char *last_event_id,
+					  char **session_sent, struct err *e)
 {
 	struct curl_slist *list = NULL, *t;
 	char *line = NULL;
 	bool ok = true;
-#define ADD(s)                                   \
-	do {                                     \
+#define ADD(s)                                    \
+	do {                                      \
 		t = curl_slist_append(list, (s)); \
-		if (!t)                          \
-			ok = false;              \
-		else                             \
-			list = t;                \
+		if (!t)                           \
+			ok = false;               \
+		else                              \
+			list = t;                 \
 	} while (0)
 	if (strcmp(method, "POST") == 0) {
 		ADD("Content-Type: application/json");
@@ -456,8 +455,8 @@ static struct curl_slist *request_headers(struct http_transport *ht, const char 
 	return list;
 }
 
-static void trace_request(const char *method, const char *url, const struct curl_slist *list,
-			  const char *body, size_t len)
+static void trace_request(const char *method, const char *url, const struct curl_slist *list, const char *body,
+			  size_t len)
 {
 	if (!trace_enabled())
 		return;
@@ -527,8 +526,8 @@ static CURLcode perform(struct exchange *ex)
 }
 
 /* Runs one transfer; the curl code comes back, the rest is in ex. */
-static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t len,
-				 struct curl_slist *headers, long timeout_ms)
+static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t len, struct curl_slist *headers,
+				 long timeout_ms)
 {
 	struct http_transport *ht = ex->ht;
 	CURL *h = ex->h;
@@ -612,8 +611,8 @@ static int status_error(struct exchange *ex, const char *session_sent, struct er
 		 * know with 400 ("No valid session ID provided"), not 404: a
 		 * request that was on its way when the session expired gets
 		 * it. Unread, so as safe to send again as after a 404. */
-		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 400: the session is no longer known%s%s", ex->method, ht->url,
-			sep, excerpt);
+		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 400: the session is no longer known%s%s", ex->method,
+			ht->url, sep, excerpt);
 		e->detail = ERR_DETAIL_SESSION_EXPIRED;
 	} else if (s == 401) {
 		pthread_mutex_lock(&ht->lock);
@@ -661,8 +660,8 @@ enum outcome {
 };
 
 /* Reads what one transfer left behind. */
-static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char *session_sent,
-				   int resumptions, struct err *e)
+static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char *session_sent, int resumptions,
+				   struct err *e)
 {
 	struct http_transport *ht = ex->ht;
 	/* Whatever else happened, a 2xx answer's session id is the session. */
@@ -782,14 +781,15 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 			wait = RETRY_WAIT_MAX_MS;
 		long long left = deadline - monotime_ms();
 		if (left <= wait) {
-			err_set(e, ERR_PROTOCOL, "POST %s: no response within %ld ms (stream ended, resumption due too late)",
+			err_set(e, ERR_PROTOCOL,
+				"POST %s: no response within %ld ms (stream ended, resumption due too late)",
 				ht->url, ht->timeout_ms);
 			e->detail = ERR_DETAIL_TIMEOUT;
 			oc = OUTCOME_ERROR;
 			break;
 		}
-		trace_printf("http", "stream ended before the response; resuming after %ld ms from event %s",
-			     wait, sse_parser_last_id(&sse));
+		trace_printf("http", "stream ended before the response; resuming after %ld ms from event %s", wait,
+			     sse_parser_last_id(&sse));
 		monotime_sleep_ms(wait);
 		curl_slist_free_all(headers);
 		free(session_sent);

@@ -127,7 +127,8 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 			if (errno == EAGAIN) {
 				long long left = deadline - monotime_ms();
 				if (left <= 0) {
-					r = err_set(e, ERR_PROTOCOL, "writing to the server process timed out after %ld ms",
+					r = err_set(e, ERR_PROTOCOL,
+						    "writing to the server process timed out after %ld ms",
 						    st->timeout_ms);
 					e->detail = ERR_DETAIL_TIMEOUT;
 					goto out;
@@ -216,7 +217,8 @@ static int read_reply(struct stdio_transport *st, transport_on_message cb, void 
 			return 0;
 		long long left = deadline - monotime_ms();
 		if (left <= 0) {
-			err_set(e, ERR_PROTOCOL, "no response from the server process within %ld ms", st->timeout_ms);
+			err_set(e, ERR_PROTOCOL, "no response from the server process within %ld ms",
+				st->timeout_ms);
 			e->detail = ERR_DETAIL_TIMEOUT;
 			return -1;
 		}
@@ -234,8 +236,7 @@ static int read_reply(struct stdio_transport *st, transport_on_message cb, void 
 		}
 		if (n == 0) {
 			/* A last message without its newline still counts. */
-			if (st->in.len && st->in.len <= st->max_line &&
-			    buf_append(&st->in, "\n", 1, e) == 0) {
+			if (st->in.len && st->in.len <= st->max_line && buf_append(&st->in, "\n", 1, e) == 0) {
 				r = deliver_lines(st, &scanned, cb, ctx, e);
 				if (r != 0)
 					return r < 0 ? -1 : 0;
@@ -296,8 +297,8 @@ static void stdio_close(struct transport *t)
 	 * (dash) does not exec the command, so the server is its child, and
 	 * may outlive it. */
 	if (!group_gone(st, st->grace_ms)) {
-		trace_printf("stdio", "server process group %d still running after %ld ms: SIGTERM",
-			     (int)st->pid, st->grace_ms);
+		trace_printf("stdio", "server process group %d still running after %ld ms: SIGTERM", (int)st->pid,
+			     st->grace_ms);
 		kill(-st->pid, SIGTERM);
 		if (!group_gone(st, st->grace_ms)) {
 			trace_printf("stdio", "server process group %d ignored SIGTERM: SIGKILL", (int)st->pid);

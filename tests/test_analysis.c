@@ -24,86 +24,120 @@ static void add(struct event_log *log, struct event ev)
 	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 }
 
-static void started(struct event_log *log, const char *name, const char *instance,
-		    const char *execution)
+static void started(struct event_log *log, const char *name, const char *instance, const char *execution)
 {
-	add(log, (struct event){ .kind = EVENT_WORKFLOW_STARTED, .event_id = -1, .has_event_id = true });
-	add(log, (struct event){ .kind = EVENT_EXECUTION_STARTED, .event_id = -1, .has_event_id = true,
-				 .name = name, .instance_id = instance, .execution_id = execution });
+	add(log, (struct event){.kind = EVENT_WORKFLOW_STARTED, .event_id = -1, .has_event_id = true});
+	add(log, (struct event){.kind = EVENT_EXECUTION_STARTED,
+				.event_id = -1,
+				.has_event_id = true,
+				.name = name,
+				.instance_id = instance,
+				.execution_id = execution});
 }
 
 static void sched(struct event_log *log, int64_t id, const char *name, const char *exec)
 {
-	add(log, (struct event){ .kind = EVENT_TASK_SCHEDULED, .event_id = id, .has_event_id = true,
-				 .name = name, .task_execution_id = exec,
-				 .timestamp = "2026-09-14T10:00:00.000Z" });
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = name,
+				.task_execution_id = exec,
+				.timestamp = "2026-09-14T10:00:00.000Z"});
 }
 
-static void sched_in(struct event_log *log, int64_t id, const char *name, const char *exec,
-		     struct payload input)
+static void sched_in(struct event_log *log, int64_t id, const char *name, const char *exec, struct payload input)
 {
-	add(log, (struct event){ .kind = EVENT_TASK_SCHEDULED, .event_id = id, .has_event_id = true,
-				 .name = name, .task_execution_id = exec, .input = input });
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = name,
+				.task_execution_id = exec,
+				.input = input});
 }
 
 static void completed(struct event_log *log, int64_t tsid)
 {
-	add(log, (struct event){ .kind = EVENT_TASK_COMPLETED, .event_id = -1, .has_event_id = true,
-				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
-				 .timestamp = "2026-09-14T10:00:01.000Z" });
+	add(log, (struct event){.kind = EVENT_TASK_COMPLETED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true,
+				.timestamp = "2026-09-14T10:00:01.000Z"});
 }
 
 static void completed_out(struct event_log *log, int64_t tsid, struct payload output)
 {
-	add(log, (struct event){ .kind = EVENT_TASK_COMPLETED, .event_id = -1, .has_event_id = true,
-				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
-				 .output = output });
+	add(log, (struct event){.kind = EVENT_TASK_COMPLETED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true,
+				.output = output});
 }
 
-static void failed(struct event_log *log, int64_t tsid, const char *type, const char *msg,
-		   bool non_retriable)
+static void failed(struct event_log *log, int64_t tsid, const char *type, const char *msg, bool non_retriable)
 {
-	add(log, (struct event){ .kind = EVENT_TASK_FAILED, .event_id = -1, .has_event_id = true,
-				 .task_scheduled_id = tsid, .has_task_scheduled_id = true,
-				 .error_type = type, .error_message = msg,
-				 .has_non_retriable = true, .non_retriable = non_retriable });
+	add(log, (struct event){.kind = EVENT_TASK_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true,
+				.error_type = type,
+				.error_message = msg,
+				.has_non_retriable = true,
+				.non_retriable = non_retriable});
 }
 
 static void timer(struct event_log *log, int64_t id, enum timer_origin origin, const char *origin_id,
 		  const char *fire_at)
 {
-	add(log, (struct event){ .kind = EVENT_TIMER_CREATED, .event_id = id, .has_event_id = true,
-				 .origin = origin, .origin_id = origin_id, .fire_at = fire_at });
+	add(log, (struct event){.kind = EVENT_TIMER_CREATED,
+				.event_id = id,
+				.has_event_id = true,
+				.origin = origin,
+				.origin_id = origin_id,
+				.fire_at = fire_at});
 }
 
 /* timer_id < 0: the key is absent. */
 static void fired(struct event_log *log, int64_t timer_id, const char *fire_at)
 {
-	add(log, (struct event){ .kind = EVENT_TIMER_FIRED, .event_id = -1, .has_event_id = true,
-				 .timer_id = timer_id < 0 ? 0 : timer_id, .has_timer_id = timer_id >= 0,
-				 .fire_at = fire_at });
+	add(log, (struct event){.kind = EVENT_TIMER_FIRED,
+				.event_id = -1,
+				.has_event_id = true,
+				.timer_id = timer_id < 0 ? 0 : timer_id,
+				.has_timer_id = timer_id >= 0,
+				.fire_at = fire_at});
 }
 
 static void child(struct event_log *log, int64_t id, const char *name, const char *instance,
 		  const char *retry_parent)
 {
-	add(log, (struct event){ .kind = EVENT_CHILD_CREATED, .event_id = id, .has_event_id = true,
-				 .name = name, .instance_id = instance,
-				 .retry_parent_instance_id = retry_parent });
+	add(log, (struct event){.kind = EVENT_CHILD_CREATED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = name,
+				.instance_id = instance,
+				.retry_parent_instance_id = retry_parent});
 }
 
 static void child_done(struct event_log *log, int64_t tsid, bool ok, const char *msg)
 {
-	add(log, (struct event){ .kind = ok ? EVENT_CHILD_COMPLETED : EVENT_CHILD_FAILED,
-				 .event_id = -1, .has_event_id = true, .task_scheduled_id = tsid,
-				 .has_task_scheduled_id = true, .error_type = ok ? NULL : "Error",
-				 .error_message = ok ? NULL : msg });
+	add(log, (struct event){.kind = ok ? EVENT_CHILD_COMPLETED : EVENT_CHILD_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true,
+				.error_type = ok ? NULL : "Error",
+				.error_message = ok ? NULL : msg});
 }
 
 static void finished(struct event_log *log, int64_t id, const char *status)
 {
-	add(log, (struct event){ .kind = EVENT_EXECUTION_COMPLETED, .event_id = id,
-				 .has_event_id = true, .workflow_status = status });
+	add(log, (struct event){.kind = EVENT_EXECUTION_COMPLETED,
+				.event_id = id,
+				.has_event_id = true,
+				.workflow_status = status});
 }
 
 static struct analysis *run(struct event_log *log, const struct analysis_options *o)
@@ -138,8 +172,7 @@ static void expect_kinds(const struct analysis *a, const size_t want[FINDING_KIN
 {
 	for (int k = 0; k < FINDING_KIND_COUNT; k++)
 		ck_assert_msg(count_kind(a, (enum finding_kind)k) == want[k], "%s: got %zu, want %zu",
-			      finding_kind_id((enum finding_kind)k),
-			      count_kind(a, (enum finding_kind)k), want[k]);
+			      finding_kind_id((enum finding_kind)k), count_kind(a, (enum finding_kind)k), want[k]);
 }
 
 static void expect_ids(const struct finding *f, const int64_t *ids, size_t n)
@@ -166,7 +199,7 @@ static bool limits_mention(const struct analysis *a, const char *needle)
 
 static struct payload present(size_t size, uint64_t hash)
 {
-	return (struct payload){ PAYLOAD_PRESENT, size, hash };
+	return (struct payload){PAYLOAD_PRESENT, size, hash};
 }
 
 /* ---------------------------------------------------------------------- */
@@ -200,11 +233,10 @@ START_TEST(go_python_same_execution_id)
 	ck_assert_int_eq(inv->attempts[0].failure, FAILURE_AMBIGUOUS);
 	ck_assert_int_eq(inv->attempts[2].outcome, OUTCOME_COMPLETED);
 
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
-					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_REEXECUTED);
-	expect_ids(f, (int64_t[]){ 0, 1, 2, 3, 4 }, 5);
+	expect_ids(f, (int64_t[]){0, 1, 2, 3, 4}, 5);
 	ck_assert_int_eq(f->severity, SEVERITY_NOTICE);
 	ck_assert_str_eq(f->activity, "ChargeCard");
 	ck_assert(has_text(f->message, "task_scheduled_id 0, 2, 4"));
@@ -246,8 +278,7 @@ START_TEST(dotnet_ids_linked_by_origin)
 	ck_assert_uint_eq(a->invocations[0].n_attempts, 3);
 	ck_assert_int_eq(a->invocations[0].link, LINK_TIMER_ORIGIN);
 	ck_assert_str_eq(a->invocations[0].attempts[1].task_execution_id, "a2");
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
-					    [FINDING_PERMANENT_FAILURE_RETRIED] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_PERMANENT_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_REEXECUTED);
 	ck_assert(has_text(f->message, "a1, a2, a3"));
@@ -366,7 +397,7 @@ START_TEST(empty_ids_never_grouped)
 		ck_assert_uint_eq(a->invocations[i].n_attempts, 1);
 		ck_assert_int_eq(a->invocations[i].link, LINK_SINGLE);
 	}
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REPEATED_CALL] = 2 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REPEATED_CALL] = 2};
 	expect_kinds(a, want);
 	ck_assert(has_text(a->findings[0].message, "no usable") ||
 		  has_text(a->findings[0].message, "natural key"));
@@ -380,19 +411,19 @@ START_TEST(duplicate_result)
 	struct event_log *log = log_new();
 	started(log, "ReceiptWorkflow", "r", "e");
 	sched(log, 0, "SendReceiptEmail", "a2f9");
-	completed(log, 0);                 /* position 3 */
+	completed(log, 0); /* position 3 */
 	sched(log, 1, "ArchiveReceipt", "3c8e");
-	completed(log, 0);                 /* position 5: the same attempt again */
+	completed(log, 0); /* position 5: the same attempt again */
 	completed(log, 1);
 	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, NULL);
 	ck_assert_uint_eq(a->n_invocations, 2);
 	ck_assert_uint_eq(a->invocations[0].attempts[0].n_results, 2);
 	ck_assert_uint_eq(a->invocations[0].attempts[0].result_index, 3);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_DUPLICATE_RESULT] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_DUPLICATE_RESULT] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_DUPLICATE_RESULT);
-	expect_ids(f, (int64_t[]){ 0 }, 1);
+	expect_ids(f, (int64_t[]){0}, 1);
 	ck_assert_uint_eq(f->n_evidence_event_indexes, 3);
 	ck_assert_uint_eq(f->evidence_event_indexes[0], 2);
 	ck_assert_uint_eq(f->evidence_event_indexes[1], 3);
@@ -414,10 +445,10 @@ START_TEST(orphan_retry_timer)
 	sched(log, 1, "Sync", "gone-1");
 	completed(log, 1);
 	struct analysis *a = run(log, NULL);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_ORPHAN_RETRY_TIMER] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_ORPHAN_RETRY_TIMER] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_ORPHAN_RETRY_TIMER);
-	expect_ids(f, (int64_t[]){ 0 }, 1);
+	expect_ids(f, (int64_t[]){0}, 1);
 	ck_assert_ptr_null(f->activity);
 	ck_assert(has_text(f->message, "gone-1"));
 	ck_assert(has_text(f->message, "continue-as-new"));
@@ -450,7 +481,7 @@ START_TEST(continue_as_new_generations)
 	ck_assert(!a->finished);
 	/* Generation 1 ended with its attempt unresolved; the same name in two
 	 * generations is not a repeated call. */
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_UNRESOLVED_ATTEMPT] = 1};
 	expect_kinds(a, want);
 	ck_assert(has_text(get_kind(a, FINDING_UNRESOLVED_ATTEMPT)->message, "continued as new"));
 	ck_assert(limits_mention(a, "2 generations"));
@@ -482,11 +513,11 @@ START_TEST(child_retry_go)
 	ck_assert_uint_eq(a->n_child_instances, 2);
 	ck_assert_str_eq(a->child_instances[0], "order-7740:0000");
 	ck_assert_str_eq(a->child_instances[1], "order-7740:0002");
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_CHILD_WORKFLOW_RETRIED] = 1,
-					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {
+		[FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED);
-	expect_ids(f, (int64_t[]){ 0, 1, 2 }, 3);
+	expect_ids(f, (int64_t[]){0, 1, 2}, 3);
 	ck_assert(has_text(f->message, "order-7740:0000, order-7740:0002"));
 	ck_assert(has_text(f->message, "own instance id"));
 	ck_assert(limits_mention(a, "own histories"));
@@ -510,8 +541,7 @@ START_TEST(child_retry_same_instance)
 	ck_assert_int_eq(a->invocations[0].link, LINK_EXECUTION_ID);
 	ck_assert_uint_eq(a->n_child_instances, 1);
 	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
-	ck_assert(has_text(get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED)->message,
-			   "each time as instance p-child"));
+	ck_assert(has_text(get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED)->message, "each time as instance p-child"));
 	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 0);
 	analysis_free(a);
 	event_log_free(log);
@@ -555,8 +585,7 @@ START_TEST(pattern_inferred_link)
 	ck_assert_uint_eq(a->n_invocations, 1);
 	ck_assert_int_eq(a->invocations[0].link, LINK_PATTERN);
 	ck_assert_int_eq(a->invocations[0].retry_timer_event_ids[0], 1);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
-					    [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
 	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "inference"));
 	ck_assert(limits_mention(a, "inference, not a recorded link"));
@@ -626,10 +655,10 @@ START_TEST(overlapping_call)
 	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, NULL);
 	ck_assert_uint_eq(a->n_invocations, 2);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_OVERLAPPING_CALL] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_OVERLAPPING_CALL);
-	expect_ids(f, (int64_t[]){ 0, 2 }, 2);
+	expect_ids(f, (int64_t[]){0, 2}, 2);
 	ck_assert(has_text(f->message, "task_scheduled_id 2, task_execution_id f7d3"));
 	ck_assert(has_text(f->message, "(task_scheduled_id 0, task_execution_id 1b0c) had its result"));
 	ck_assert(has_text(f->message, "cannot be compared"));
@@ -648,8 +677,7 @@ START_TEST(overlapping_call)
 	completed(log, 2);
 	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
 	a = run(log, NULL);
-	size_t want2[FINDING_KIND_COUNT] = { [FINDING_OVERLAPPING_CALL] = 1,
-					     [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	size_t want2[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1, [FINDING_UNRESOLVED_ATTEMPT] = 1};
 	expect_kinds(a, want2);
 	ck_assert(has_text(get_kind(a, FINDING_OVERLAPPING_CALL)->message, "it never got one"));
 	analysis_free(a);
@@ -668,10 +696,10 @@ START_TEST(repeated_call_inputs)
 	completed(log, 1);
 	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, NULL);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REPEATED_CALL] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REPEATED_CALL] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
-	expect_ids(f, (int64_t[]){ 0, 1 }, 2);
+	expect_ids(f, (int64_t[]){0, 1}, 2);
 	ck_assert(has_text(f->message, "not shared at this organization's data-sharing level "
 				       "(metadata, inferred"));
 	ck_assert(!has_text(f->message, "empty"));
@@ -744,15 +772,14 @@ START_TEST(unresolved_only_when_finished)
 	ck_assert_uint_eq(a->n_findings, 0);
 	analysis_free(a);
 
-	add(log, (struct event){ .kind = EVENT_EXECUTION_TERMINATED, .event_id = -1,
-				 .has_event_id = true });
+	add(log, (struct event){.kind = EVENT_EXECUTION_TERMINATED, .event_id = -1, .has_event_id = true});
 	a = run(log, NULL);
 	ck_assert(a->finished);
 	ck_assert_str_eq(a->status, "terminated");
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_UNRESOLVED_ATTEMPT] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_UNRESOLVED_ATTEMPT] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_UNRESOLVED_ATTEMPT);
-	expect_ids(f, (int64_t[]){ 0 }, 1);
+	expect_ids(f, (int64_t[]){0}, 1);
 	ck_assert(has_text(f->message, "task_execution_id s1"));
 	ck_assert(has_text(f->message, "(terminated)"));
 	analysis_free(a);
@@ -771,8 +798,7 @@ START_TEST(data_sharing_inferred_and_given)
 	finished(log, 1, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, NULL);
 	ck_assert_int_eq(a->sharing, SHARING_METADATA);
-	ck_assert_str_eq(a->sharing_source,
-			 "inferred: payload keys absent on all 4 events that would carry one");
+	ck_assert_str_eq(a->sharing_source, "inferred: payload keys absent on all 4 events that would carry one");
 	ck_assert_uint_eq(a->n_withheld, 4);
 	ck_assert_str_eq(a->withheld[0].event_type, "ExecutionStarted");
 	ck_assert_str_eq(a->withheld[0].field, "input");
@@ -786,7 +812,7 @@ START_TEST(data_sharing_inferred_and_given)
 	analysis_free(a);
 
 	/* Given by the user: the assertion wins and says where it came from. */
-	struct analysis_options o = { .sharing = SHARING_FULL, .sharing_source = "--data-sharing" };
+	struct analysis_options o = {.sharing = SHARING_FULL, .sharing_source = "--data-sharing"};
 	a = run(log, &o);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
 	ck_assert_str_eq(a->sharing_source, "--data-sharing");
@@ -797,7 +823,7 @@ START_TEST(data_sharing_inferred_and_given)
 	/* One key present (even empty): full, inferred from that event. */
 	log = log_new();
 	started(log, "W", "i", "e");
-	sched_in(log, 0, "A", "a", (struct payload){ PAYLOAD_EMPTY, 0, 0 });
+	sched_in(log, 0, "A", "a", (struct payload){PAYLOAD_EMPTY, 0, 0});
 	completed(log, 0);
 	a = run(log, NULL);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
@@ -833,13 +859,13 @@ START_TEST(large_payload_only_at_full)
 	ck_assert(has_text(a->findings[1].message, "result of Small"));
 	analysis_free(a);
 
-	struct analysis_options o = { .payload_limit = 80000 };
+	struct analysis_options o = {.payload_limit = 80000};
 	a = run(log, &o);
 	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 1);
 	analysis_free(a);
 
 	/* Told the level is metadata: sizes are not reported. */
-	o = (struct analysis_options){ .sharing = SHARING_METADATA, .sharing_source = "refusal" };
+	o = (struct analysis_options){.sharing = SHARING_METADATA, .sharing_source = "refusal"};
 	a = run(log, &o);
 	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 0);
 	analysis_free(a);
@@ -872,11 +898,9 @@ START_TEST(permanent_failures)
 	sched(log, 2, "A", "a");
 	completed(log, 2);
 	a = run(log, NULL);
-	size_t want[FINDING_KIND_COUNT] = { [FINDING_REEXECUTED] = 1,
-					    [FINDING_PERMANENT_FAILURE_RETRIED] = 1 };
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_PERMANENT_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
-	ck_assert(has_text(get_kind(a, FINDING_PERMANENT_FAILURE_RETRIED)->message,
-			   "flagged non-retriable"));
+	ck_assert(has_text(get_kind(a, FINDING_PERMANENT_FAILURE_RETRIED)->message, "flagged non-retriable"));
 	analysis_free(a);
 	event_log_free(log);
 
@@ -901,13 +925,16 @@ END_TEST
 START_TEST(run_facts)
 {
 	struct event_log *log = log_new();
-	struct event_run_info ri = { .runtime_status = "RUNTIME_STATUS_RUNNING",
-				     .data_sharing_level = "metadata",
-				     .data_sharing_field = "dataSharingLevel",
-				     .workflow_name = "FromEnvelope" };
+	struct event_run_info ri = {.runtime_status = "RUNTIME_STATUS_RUNNING",
+				    .data_sharing_level = "metadata",
+				    .data_sharing_field = "dataSharingLevel",
+				    .workflow_name = "FromEnvelope"};
 	event_log_set_run_info(log, &ri);
-	add(log, (struct event){ .kind = EVENT_EXECUTION_STARTED, .event_id = -1, .has_event_id = true,
-				 .instance_id = "run-2", .rerun_parent_instance_id = "src-1" });
+	add(log, (struct event){.kind = EVENT_EXECUTION_STARTED,
+				.event_id = -1,
+				.has_event_id = true,
+				.instance_id = "run-2",
+				.rerun_parent_instance_id = "src-1"});
 	sched(log, 0, "A", "a");
 	completed(log, 9); /* points at nothing */
 	struct analysis *a = run(log, NULL);
@@ -938,13 +965,15 @@ END_TEST
 START_TEST(names)
 {
 	static const char *const ids[FINDING_KIND_COUNT] = {
-		"reexecuted", "ambiguous_failure_retried", "duplicate_result", "overlapping_call",
-		"repeated_call", "permanent_failure_retried", "unresolved_attempt",
-		"child_workflow_retried", "orphan_retry_timer", "large_payload",
+		"reexecuted",         "ambiguous_failure_retried",
+		"duplicate_result",   "overlapping_call",
+		"repeated_call",      "permanent_failure_retried",
+		"unresolved_attempt", "child_workflow_retried",
+		"orphan_retry_timer", "large_payload",
 	};
 	static const enum severity sev[FINDING_KIND_COUNT] = {
 		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT,
-		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_NOTICE, SEVERITY_NOTICE,
+		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_NOTICE,  SEVERITY_NOTICE,
 	};
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		ck_assert_str_eq(finding_kind_id((enum finding_kind)k), ids[k]);
@@ -1037,100 +1066,281 @@ static const struct fixture_case {
 	size_t kinds[FINDING_KIND_COUNT];
 	struct evidence_want ev[2];
 	size_t n_children;
-	const char *limit; /* a limit that must be there, or NULL */
+	const char *limit;   /* a limit that must be there, or NULL */
 	const char *message; /* text in the first finding's message, or NULL */
 } fixtures[] = {
 	/* (a) clean: nothing. */
-	{ "a-clean-activity.catalyst.json", 2, "completed", true, SHARING_METADATA, 6, { 0 },
-	  { { 0 } }, 0, "leaves no event", NULL },
-	{ "a-clean-activity.proto.json", 2, "completed", true, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
-	  "leaves no event", NULL },
+	{"a-clean-activity.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {0},
+	 {{0}},
+	 0,
+	 "leaves no event",
+	 NULL},
+	{"a-clean-activity.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "leaves no event",
+	 NULL},
 	/* (b) failed twice (connection aborted, then 503), then succeeded. */
-	{ "b-retry-fail-fail-succeed.catalyst.json", 1, "completed", true, SHARING_METADATA, 6,
-	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
-	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
-	  0, "Retry policy settings", "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)" },
-	{ "b-retry-fail-fail-succeed.proto.json", 1, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
-	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
-	  0, NULL, "ChargeCard ran 3 attempts" },
-	{ "b-retry-fail-fail-succeed.dapr-cli.json", 1, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_REEXECUTED, { 0, 1, 2, 3, 4 }, 5 },
-	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2, 4 }, 3 } },
-	  0, NULL, NULL },
+	{"b-retry-fail-fail-succeed.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
+	 0,
+	 "Retry policy settings",
+	 "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)"},
+	{"b-retry-fail-fail-succeed.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
+	 0,
+	 NULL,
+	 "ChargeCard ran 3 attempts"},
+	{"b-retry-fail-fail-succeed.dapr-cli.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
+	 0,
+	 NULL,
+	 NULL},
 	/* (c1) read timeout, then retry. */
-	{ "c1-attempt-timeout-then-retry.catalyst.json", 1, "completed", true, SHARING_METADATA, 5,
-	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_REEXECUTED, { 0, 1, 2 }, 3 }, { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
-	  0, "still be running remotely", NULL },
-	{ "c1-attempt-timeout-then-retry.proto.json", 1, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_REEXECUTED, { 0, 1, 2 }, 3 }, { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
-	  0, NULL, NULL },
+	{"c1-attempt-timeout-then-retry.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 5,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 0,
+	 "still be running remotely",
+	 NULL},
+	{"c1-attempt-timeout-then-retry.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 NULL},
 	/* (c2) called again with a new execution id while the first was in
 	 * flight; both results arrived before the end: no unresolved attempt,
 	 * no re-execution. */
-	{ "c2-timer-race-recall-overlap.catalyst.json", 2, "completed", true, SHARING_METADATA, 6,
-	  { [FINDING_OVERLAPPING_CALL] = 1 }, { { FINDING_OVERLAPPING_CALL, { 0, 2 }, 2 } }, 0, NULL,
-	  "cannot be compared" },
-	{ "c2-timer-race-recall-overlap.proto.json", 2, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_OVERLAPPING_CALL] = 1 }, { { FINDING_OVERLAPPING_CALL, { 0, 2 }, 2 } }, 0, NULL,
-	  "inputs were identical" },
+	{"c2-timer-race-recall-overlap.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {[FINDING_OVERLAPPING_CALL] = 1},
+	 {{FINDING_OVERLAPPING_CALL, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 "cannot be compared"},
+	{"c2-timer-race-recall-overlap.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_OVERLAPPING_CALL] = 1},
+	 {{FINDING_OVERLAPPING_CALL, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 "inputs were identical"},
 	/* (d) the parent retried its child (502 propagated); each child history
 	 * alone shows one attempt of CreateShipment. */
-	{ "d-child-retry.parent.catalyst.json", 1, "completed", true, SHARING_METADATA, 5,
-	  { [FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_CHILD_WORKFLOW_RETRIED, { 0, 1, 2 }, 3 },
-	    { FINDING_AMBIGUOUS_FAILURE_RETRIED, { 0, 2 }, 2 } },
-	  2, "own histories", NULL },
-	{ "d-child-retry.parent.proto.json", 1, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1 },
-	  { { FINDING_CHILD_WORKFLOW_RETRIED, { 0, 1, 2 }, 3 } }, 2, NULL, NULL },
-	{ "d-child-retry.child-attempt1.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
-	  { { 0 } }, 0, NULL, NULL },
-	{ "d-child-retry.child-attempt1.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
-	  { { 0 } }, 0, NULL, NULL },
-	{ "d-child-retry.child-attempt2.catalyst.json", 1, "completed", true, SHARING_METADATA, 4,
-	  { 0 }, { { 0 } }, 0, NULL, NULL },
-	{ "d-child-retry.child-attempt2.proto.json", 1, "completed", true, SHARING_FULL, 0, { 0 },
-	  { { 0 } }, 0, NULL, NULL },
+	{"d-child-retry.parent.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 5,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 2,
+	 "own histories",
+	 NULL},
+	{"d-child-retry.parent.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2}, 3}},
+	 2,
+	 NULL,
+	 NULL},
+	{"d-child-retry.child-attempt1.catalyst.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_METADATA,
+	 2,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL},
+	{"d-child-retry.child-attempt1.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
+	{"d-child-retry.child-attempt2.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 4,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL},
+	{"d-child-retry.child-attempt2.proto.json", 1, "completed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
 	/* (e) continue-as-new: one generation visible, still running, no orphan
 	 * timer (the timers are the workflow's own); the limit says so. */
-	{ "e-continue-as-new.gen1-snapshot.catalyst.json", 1, NULL, false, SHARING_METADATA, 3, { 0 },
-	  { { 0 } }, 0, "continued as new", NULL },
-	{ "e-continue-as-new.gen2.catalyst.json", 1, NULL, false, SHARING_METADATA, 3, { 0 },
-	  { { 0 } }, 0, "only its latest generation is returned", NULL },
-	{ "e-continue-as-new.gen2.proto.json", 1, NULL, false, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
-	  "only its latest generation is returned", NULL },
+	{"e-continue-as-new.gen1-snapshot.catalyst.json",
+	 1,
+	 NULL,
+	 false,
+	 SHARING_METADATA,
+	 3,
+	 {0},
+	 {{0}},
+	 0,
+	 "continued as new",
+	 NULL},
+	{"e-continue-as-new.gen2.catalyst.json",
+	 1,
+	 NULL,
+	 false,
+	 SHARING_METADATA,
+	 3,
+	 {0},
+	 {{0}},
+	 0,
+	 "only its latest generation is returned",
+	 NULL},
+	{"e-continue-as-new.gen2.proto.json",
+	 1,
+	 NULL,
+	 false,
+	 SHARING_FULL,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "only its latest generation is returned",
+	 NULL},
 	/* (f) crash after commit, modern Dapr: nothing to see but a long gap. */
-	{ "f-crash-redelivery.catalyst.json", 1, "completed", true, SHARING_METADATA, 4, { 0 },
-	  { { 0 } }, 0, "41.8 s (SendReceiptEmail, task_scheduled_id 0)", NULL },
-	{ "f-crash-redelivery.proto.json", 1, "completed", true, SHARING_FULL, 0, { 0 }, { { 0 } }, 0,
-	  "leaves no event", NULL },
+	{"f-crash-redelivery.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 4,
+	 {0},
+	 {{0}},
+	 0,
+	 "41.8 s (SendReceiptEmail, task_scheduled_id 0)",
+	 NULL},
+	{"f-crash-redelivery.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "leaves no event",
+	 NULL},
 	/* (f) before Dapr 1.17.7: the redelivery's second result is visible. */
-	{ "f-legacy-duplicate-completion.proto.json", 2, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_DUPLICATE_RESULT] = 1 }, { { FINDING_DUPLICATE_RESULT, { 0 }, 1 } }, 0, NULL,
-	  "history positions 4, 7" },
+	{"f-legacy-duplicate-completion.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_DUPLICATE_RESULT] = 1},
+	 {{FINDING_DUPLICATE_RESULT, {0}, 1}},
+	 0,
+	 NULL,
+	 "history positions 4, 7"},
 	/* (g) the workflow calls the activity twice. */
-	{ "g-logic-duplicate.catalyst.json", 2, "completed", true, SHARING_METADATA, 6,
-	  { [FINDING_REPEATED_CALL] = 1 }, { { FINDING_REPEATED_CALL, { 0, 1 }, 2 } }, 0, NULL,
-	  "not shared at this organization's data-sharing level (metadata, inferred" },
-	{ "g-logic-duplicate.proto.json", 2, "completed", true, SHARING_FULL, 0,
-	  { [FINDING_REPEATED_CALL] = 1 }, { { FINDING_REPEATED_CALL, { 0, 1 }, 2 } }, 0, NULL,
-	  "inputs were identical" },
+	{"g-logic-duplicate.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {[FINDING_REPEATED_CALL] = 1},
+	 {{FINDING_REPEATED_CALL, {0, 1}, 2}},
+	 0,
+	 NULL,
+	 "not shared at this organization's data-sharing level (metadata, inferred"},
+	{"g-logic-duplicate.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_FULL,
+	 0,
+	 {[FINDING_REPEATED_CALL] = 1},
+	 {{FINDING_REPEATED_CALL, {0, 1}, 2}},
+	 0,
+	 NULL,
+	 "inputs were identical"},
 	/* (h1) NonRetryableError, not retried: nothing to report. */
-	{ "h1-nonretryable-error-type.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
-	  { { 0 } }, 0, "Retry policy settings", NULL },
-	{ "h1-nonretryable-error-type.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
-	  { { 0 } }, 0, NULL, NULL },
+	{"h1-nonretryable-error-type.catalyst.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_METADATA,
+	 2,
+	 {0},
+	 {{0}},
+	 0,
+	 "Retry policy settings",
+	 NULL},
+	{"h1-nonretryable-error-type.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
 	/* (h2) .NET child flagged non-retriable, not retried. */
-	{ "h2-nonretriable-flag-dotnet.catalyst.json", 1, "failed", true, SHARING_METADATA, 2, { 0 },
-	  { { 0 } }, 1, NULL, NULL },
-	{ "h2-nonretriable-flag-dotnet.proto.json", 1, "failed", true, SHARING_FULL, 0, { 0 },
-	  { { 0 } }, 1, NULL, NULL },
+	{"h2-nonretriable-flag-dotnet.catalyst.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_METADATA,
+	 2,
+	 {0},
+	 {{0}},
+	 1,
+	 NULL,
+	 NULL},
+	{"h2-nonretriable-flag-dotnet.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 1, NULL, NULL},
 };
 
 START_TEST(fixture)
@@ -1147,15 +1357,13 @@ START_TEST(fixture)
 	ck_assert_msg(log != NULL, "%s: %s", fc->file, e.msg);
 	struct analysis *a = run(log, NULL);
 
-	ck_assert_msg(a->n_invocations == fc->n_invocations, "%s: %zu invocations", fc->file,
-		      a->n_invocations);
+	ck_assert_msg(a->n_invocations == fc->n_invocations, "%s: %zu invocations", fc->file, a->n_invocations);
 	if (fc->status)
 		ck_assert_str_eq(a->status, fc->status);
 	else
 		ck_assert_ptr_null(a->status);
 	ck_assert_int_eq(a->finished, fc->finished);
-	ck_assert_msg(a->sharing == fc->sharing, "%s: sharing %s", fc->file,
-		      data_sharing_level_name(a->sharing));
+	ck_assert_msg(a->sharing == fc->sharing, "%s: sharing %s", fc->file, data_sharing_level_name(a->sharing));
 	ck_assert(has_text(a->sharing_source, "inferred: "));
 	ck_assert_msg(a->n_withheld == fc->n_withheld, "%s: %zu withheld", fc->file, a->n_withheld);
 	expect_kinds(a, fc->kinds);
@@ -1166,8 +1374,7 @@ START_TEST(fixture)
 	}
 	ck_assert_uint_eq(a->n_child_instances, fc->n_children);
 	if (fc->limit)
-		ck_assert_msg(limits_mention(a, fc->limit), "%s: no limit with \"%s\"", fc->file,
-			      fc->limit);
+		ck_assert_msg(limits_mention(a, fc->limit), "%s: no limit with \"%s\"", fc->file, fc->limit);
 	if (fc->message)
 		ck_assert_msg(has_text(a->findings[0].message, fc->message), "%s: %s", fc->file,
 			      a->findings[0].message);
@@ -1205,18 +1412,17 @@ static unsigned rnd(unsigned n)
 
 START_TEST(random_histories)
 {
-	static const char *const rnames[] = { "A", "B", "", NULL };
-	static const char *const ids[] = { "x1", "x2", "x3", "", NULL };
-	static const char *const fires[] = { "f1", "f2", NULL };
+	static const char *const rnames[] = {"A", "B", "", NULL};
+	static const char *const ids[] = {"x1", "x2", "x3", "", NULL};
+	static const char *const fires[] = {"f1", "f2", NULL};
 	static const enum event_kind kinds[] = {
-		EVENT_EXECUTION_STARTED, EVENT_TASK_SCHEDULED, EVENT_TASK_SCHEDULED,
-		EVENT_TASK_COMPLETED,    EVENT_TASK_FAILED,    EVENT_TIMER_CREATED,
-		EVENT_TIMER_FIRED,       EVENT_CHILD_CREATED,  EVENT_CHILD_COMPLETED,
-		EVENT_CHILD_FAILED,      EVENT_EXECUTION_COMPLETED, EVENT_EVENT_SENT,
+		EVENT_EXECUTION_STARTED, EVENT_TASK_SCHEDULED, EVENT_TASK_SCHEDULED,      EVENT_TASK_COMPLETED,
+		EVENT_TASK_FAILED,       EVENT_TIMER_CREATED,  EVENT_TIMER_FIRED,         EVENT_CHILD_CREATED,
+		EVENT_CHILD_COMPLETED,   EVENT_CHILD_FAILED,   EVENT_EXECUTION_COMPLETED, EVENT_EVENT_SENT,
 		EVENT_UNKNOWN,
 	};
-	static const enum timer_origin origins[] = { ORIGIN_NONE, ORIGIN_ACTIVITY_RETRY,
-						     ORIGIN_CHILD_RETRY, ORIGIN_CREATE_TIMER };
+	static const enum timer_origin origins[] = {ORIGIN_NONE, ORIGIN_ACTIVITY_RETRY, ORIGIN_CHILD_RETRY,
+						    ORIGIN_CREATE_TIMER};
 	for (int round = 0; round < 200; round++) {
 		struct event_log *log = log_new();
 		size_t n_actions = 0;
@@ -1245,8 +1451,8 @@ START_TEST(random_histories)
 				.error_message = rnd(2) ? NULL : "boom",
 				.has_non_retriable = true,
 				.non_retriable = rnd(5) == 0,
-				.input = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){ 0 },
-				.output = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){ 0 },
+				.input = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){0},
+				.output = rnd(2) ? present(rnd(3) * 40000, rnd(2)) : (struct payload){0},
 			};
 			n_actions += k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED;
 			add(log, ev);

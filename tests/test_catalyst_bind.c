@@ -28,12 +28,12 @@ static const char *const schema_run_a =
 	"{\"type\":\"object\",\"properties\":{" P_A
 	"\"instanceId\":{\"type\":\"string\"},\"includeData\":{\"type\":\"boolean\"}},"
 	"\"required\":[\"projectId\",\"appId\",\"instanceId\"]}";
-static const char *const schema_run_b =
-	"{\"type\":\"object\",\"properties\":{" P_B "\"runId\":{\"type\":\"string\"}},"
-	"\"required\":[\"ProjectId\",\"app_id\",\"runId\"]}";
-static const char *const schema_export_b =
-	"{\"type\":\"object\",\"properties\":{" P_B "\"run_id\":{\"type\":\"string\"}},"
-	"\"required\":[\"ProjectId\",\"app_id\",\"run_id\"]}";
+static const char *const schema_run_b = "{\"type\":\"object\",\"properties\":{" P_B
+					"\"runId\":{\"type\":\"string\"}},"
+					"\"required\":[\"ProjectId\",\"app_id\",\"runId\"]}";
+static const char *const schema_export_b = "{\"type\":\"object\",\"properties\":{" P_B
+					   "\"run_id\":{\"type\":\"string\"}},"
+					   "\"required\":[\"ProjectId\",\"app_id\",\"run_id\"]}";
 static const char *const schema_workflow_b =
 	"{\"type\":\"object\",\"properties\":{\"ProjectId\":{\"type\":\"string\"},\"appID\":{\"type\":\"string\"},"
 	"\"name\":{\"type\":\"string\"}},\"required\":[\"ProjectId\"]}";
@@ -56,17 +56,20 @@ struct bind_case {
 };
 
 static const struct bind_case bind_cases[] = {
-	{schema_runs_a, {"projectId", "appId", NULL, "status", "startTimeFrom", "startTimeTo", "workflowName",
-			 "pageSize", "cursor"}},
-	{schema_runs_b, {"ProjectId", "app_id", NULL, "runtime_status", "created_after", "created_before",
-			 "workflow_name", "limit", "page_token"}},
+	{schema_runs_a,
+	 {"projectId", "appId", NULL, "status", "startTimeFrom", "startTimeTo", "workflowName", "pageSize",
+	  "cursor"}},
+	{schema_runs_b,
+	 {"ProjectId", "app_id", NULL, "runtime_status", "created_after", "created_before", "workflow_name",
+	  "limit", "page_token"}},
 	{schema_run_a, {"projectId", "appId", "instanceId", NULL, NULL, NULL, NULL, NULL, NULL}},
 	{schema_run_b, {"ProjectId", "app_id", "runId", NULL, NULL, NULL, NULL, NULL, NULL}},
 	{schema_export_b, {"ProjectId", "app_id", "run_id", NULL, NULL, NULL, NULL, NULL, NULL}},
 	{schema_workflow_b, {"ProjectId", "appID", NULL, NULL, NULL, NULL, "name", NULL, NULL}},
 	{schema_project_b, {"project", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}},
-	{schema_odd, {"Project-Name", "APP.ID", "workflow_run_id", "runtimeStatus", "since", NULL, NULL,
-		      "maxResults", "nextPageToken"}},
+	{schema_odd,
+	 {"Project-Name", "APP.ID", "workflow_run_id", "runtimeStatus", "since", NULL, NULL, "maxResults",
+	  "nextPageToken"}},
 	{schema_types, {"project_id", NULL, "id", NULL, NULL, NULL, NULL, "page_size", NULL}},
 	{"{}", {NULL}},
 	{"{\"properties\":[]}", {NULL}},
@@ -123,8 +126,10 @@ START_TEST(args_typed_and_enumerated)
 	err_clear(&e);
 	unsigned omitted = 99;
 	const char *vals[CATALYST_ARG_COUNT] = {
-		[CATALYST_ARG_PROJECT] = "default", [CATALYST_ARG_STATUS] = "COMPLETED",
-		[CATALYST_ARG_PAGE_SIZE] = "50", [CATALYST_ARG_SINCE] = "2026-12-01T00:00:00Z",
+		[CATALYST_ARG_PROJECT] = "default",
+		[CATALYST_ARG_STATUS] = "COMPLETED",
+		[CATALYST_ARG_PAGE_SIZE] = "50",
+		[CATALYST_ARG_SINCE] = "2026-12-01T00:00:00Z",
 	};
 	json_t *a = args_for(schema_runs_a, "catalyst_list_workflow_runs", vals, 1, &omitted, &e);
 	ck_assert_ptr_nonnull(a);
@@ -167,11 +172,13 @@ START_TEST(args_missing_required_named)
 {
 	struct err e;
 	err_clear(&e);
-	const char *schema = "{\"properties\":{\"projectId\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},"
-			     "\"name\":{\"type\":\"string\"}}}";
-	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "p", [CATALYST_ARG_APP] = "a",
-						[CATALYST_ARG_RUN] = "r"};
-	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	const char *schema =
+		"{\"properties\":{\"projectId\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},"
+		"\"name\":{\"type\":\"string\"}}}";
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = "p", [CATALYST_ARG_APP] = "a", [CATALYST_ARG_RUN] = "r"};
+	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) |
+		       CATALYST_BIT(CATALYST_ARG_RUN);
 	json_t *a = args_for(schema, "catalyst_get_workflow_run", vals, req, NULL, &e);
 	ck_assert_ptr_null(a);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
@@ -238,7 +245,8 @@ static void make_result(struct mcp_tool_result *r, int envelope, const char *kin
 		return;
 	case CATALYST_ENVELOPE_TEXT: {
 		char *text = json_dumps(obj, JSON_COMPACT);
-		r->result = json_pack("{s:b, s:[{s:s, s:s}]}", "isError", 1, "content", "type", "text", "text", text);
+		r->result =
+			json_pack("{s:b, s:[{s:s, s:s}]}", "isError", 1, "content", "type", "text", "text", text);
 		r->text_json = obj;
 		r->content = json_object_get(r->result, "content");
 		r->is_error = true;
@@ -285,7 +293,8 @@ START_TEST(refusal_level_fields_and_non_refusals)
 	/* The public sample: a bare {"error": {...}} without cause/instruction. */
 	r.result = json_pack("{s:b}", "isError", 1);
 	r.is_error = true;
-	r.text_json = json_pack("{s:{s:s, s:s, s:b}}", "error", "kind", "ORG_MISMATCH", "message", "m", "retryable", 0);
+	r.text_json =
+		json_pack("{s:{s:s, s:s, s:b}}", "error", "kind", "ORG_MISMATCH", "message", "m", "retryable", 0);
 	ck_assert(catalyst_refusal_parse(&r, &rf));
 	ck_assert_int_eq(rf.family, CATALYST_REFUSAL_CONNECTION);
 	ck_assert_str_eq(rf.instruction, "");
@@ -346,8 +355,12 @@ END_TEST
 START_TEST(status_table)
 {
 	static const char *const cases[][2] = {
-		{"COMPLETED", "completed"}, {"ORCHESTRATION_STATUS_FAILED", "failed"}, {"Running", "running"},
-		{"cancelled", "canceled"}, {"CANCELED", "canceled"}, {"workflow_status_terminated", "terminated"},
+		{"COMPLETED", "completed"},
+		{"ORCHESTRATION_STATUS_FAILED", "failed"},
+		{"Running", "running"},
+		{"cancelled", "canceled"},
+		{"CANCELED", "canceled"},
+		{"workflow_status_terminated", "terminated"},
 		{"", ""},
 	};
 	char out[32];
@@ -407,9 +420,10 @@ END_TEST
 START_TEST(run_items_both_profiles)
 {
 	struct err e;
-	json_t *a = json_loads("{\"runs\":[{\"instanceId\":\"pay-1\",\"appId\":\"checkout\",\"workflowName\":\"Pay\","
-			       "\"status\":\"COMPLETED\",\"createdAt\":\"2026-12-01T00:00:00Z\"}],\"nextCursor\":\"c2\"}",
-			       0, NULL);
+	json_t *a = json_loads(
+		"{\"runs\":[{\"instanceId\":\"pay-1\",\"appId\":\"checkout\",\"workflowName\":\"Pay\","
+		"\"status\":\"COMPLETED\",\"createdAt\":\"2026-12-01T00:00:00Z\"}],\"nextCursor\":\"c2\"}",
+		0, NULL);
 	json_t *b = json_loads("{\"workflow_runs\":[{\"run_id\":\"order-1:0001\",\"app_id\":\"orders\","
 			       "\"workflow_name\":\"Ship\",\"runtime_status\":\"failed\",\"created_at\":\"x\"}],"
 			       "\"next_page_token\":\"\"}",
@@ -443,17 +457,17 @@ END_TEST
 
 struct fake {
 	struct transport base;
-	const char *tools_json;            /* the tools/list result's "tools" */
-	const char *script[MAX_SCRIPT];    /* per tools/call: a result JSON, "!retryable", "!rpc:<error json>" */
+	const char *tools_json;         /* the tools/list result's "tools" */
+	const char *script[MAX_SCRIPT]; /* per tools/call: a result JSON, "!retryable", "!rpc:<error json>" */
 	int n_script;
 	int next;
-	int sends;                         /* every message sent */
-	int calls;                         /* tools/call requests */
-	char *last_args[MAX_SCRIPT];       /* arguments of each tools/call */
+	int sends;                   /* every message sent */
+	int calls;                   /* tools/call requests */
+	char *last_args[MAX_SCRIPT]; /* arguments of each tools/call */
 };
 
-static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply,
-		     transport_on_message cb, void *ctx, struct err *e)
+static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
+		     void *ctx, struct err *e)
 {
 	struct fake *f = (struct fake *)t;
 	f->sends++;
@@ -473,8 +487,9 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 		ck_assert_ptr_nonnull(res);
 	} else if (strcmp(method, "tools/call") == 0) {
 		if (f->calls < MAX_SCRIPT)
-			f->last_args[f->calls] = json_dumps(json_object_get(json_object_get(msg, "params"), "arguments"),
-							    JSON_SORT_KEYS | JSON_COMPACT);
+			f->last_args[f->calls] =
+				json_dumps(json_object_get(json_object_get(msg, "params"), "arguments"),
+					   JSON_SORT_KEYS | JSON_COMPACT);
 		f->calls++;
 		ck_assert_int_lt(f->next, f->n_script);
 		const char *step = f->script[f->next++];
@@ -574,9 +589,13 @@ START_TEST(allow_list_sends_nothing)
 	ck_assert(!catalyst_has_tool(r.c, "catalyst_terminate_workflow_run"));
 	ck_assert(catalyst_has_tool(r.c, "catalyst_get_workflow_run"));
 	int before = r.f.sends;
-	static const char *const writes[] = {"catalyst_terminate_workflow_run", "catalyst_purge_workflow_runs",
-					     "catalyst_start_workflow", "catalyst_get_workflow_run_logs",
-					     "catalyst_get_workflow_run ", "", NULL};
+	static const char *const writes[] = {"catalyst_terminate_workflow_run",
+					     "catalyst_purge_workflow_runs",
+					     "catalyst_start_workflow",
+					     "catalyst_get_workflow_run_logs",
+					     "catalyst_get_workflow_run ",
+					     "",
+					     NULL};
 	for (const char *const *w = writes; *w; w++) {
 		struct err e;
 		err_clear(&e);
@@ -600,13 +619,15 @@ END_TEST
 
 static int get_run(struct rig *r, struct catalyst_refusal *rf, json_t **doc, struct err *e)
 {
-	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "default", [CATALYST_ARG_APP] = "orders",
+	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = "default",
+						[CATALYST_ARG_APP] = "orders",
 						[CATALYST_ARG_RUN] = "order-7740:0002"};
-	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	unsigned req = CATALYST_BIT(CATALYST_ARG_PROJECT) | CATALYST_BIT(CATALYST_ARG_APP) |
+		       CATALYST_BIT(CATALYST_ARG_RUN);
 	return catalyst_invoke(r->c, "catalyst_get_workflow_run", vals, req, NULL, doc, NULL, rf, e);
 }
 
-#define REFUSE(kind, retry) \
+#define REFUSE(kind, retry)                                                                                   \
 	"{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"{\\\"error\\\":{\\\"kind\\\":\\\"" kind \
 	"\\\",\\\"message\\\":\\\"m\\\",\\\"instruction\\\":\\\"do this\\\",\\\"retryable\\\":" retry "}}\"}]}"
 
@@ -625,7 +646,8 @@ START_TEST(retries)
 	r.f.n_script = 3;
 	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), 0);
 	ck_assert_int_eq(r.f.calls, 3);
-	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"app_id\":\"orders\",\"runId\":\"order-7740:0002\"}");
+	ck_assert_str_eq(r.f.last_args[0],
+			 "{\"ProjectId\":\"default\",\"app_id\":\"orders\",\"runId\":\"order-7740:0002\"}");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "run"), "run_id")), "x");
 	json_decref(doc);
 	rig_finish(&r);

@@ -188,8 +188,9 @@ START_TEST(level_named_by_a_field)
 	struct testlib_server s;
 	sim_start(&s, (const char *[]){"--profile", "b", "--data-sharing", "full", "--whoami-names-level", NULL});
 	struct testlib_output out;
-	cli(&s, &out, (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run",
-				       "checkout", "pay-20931", NULL});
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run", "checkout",
+			     "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 1);
 	json_t *doc = report_of(&out);
 	json_t *ds = json_object_get(run_by_id(doc, "pay-20931"), "data_sharing");
@@ -203,7 +204,8 @@ START_TEST(level_named_by_a_field)
 	ck_assert_ptr_nonnull(strstr(out.out, "organization: Acme Payments"));
 	ck_assert_ptr_nonnull(strstr(out.out, "oncall@acme.example"));
 	ck_assert_ptr_nonnull(strstr(out.out, "payments (uid prj-212)"));
-	ck_assert_ptr_nonnull(strstr(out.out, "data sharing: full (field data_sharing_level in the catalyst_whoami answer)"));
+	ck_assert_ptr_nonnull(
+		strstr(out.out, "data sharing: full (field data_sharing_level in the catalyst_whoami answer)"));
 	testlib_output_free(&out);
 	testlib_server_stop(&s);
 
@@ -214,18 +216,21 @@ START_TEST(level_named_by_a_field)
 	ck_assert_ptr_nonnull(doc);
 	ds = json_object_get(doc, "data_sharing");
 	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), "metadata");
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ds, "source")), "diagrid.io/dataSharingLevel"));
+	ck_assert_ptr_nonnull(
+		strstr(json_string_value(json_object_get(ds, "source")), "diagrid.io/dataSharingLevel"));
 	ck_assert_uint_eq(json_array_size(json_object_get(doc, "projects")), 4);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "projects"), 0), "uid")),
-			 "165");
+	ck_assert_str_eq(
+		json_string_value(json_object_get(json_array_get(json_object_get(doc, "projects"), 0), "uid")),
+		"165");
 	json_decref(doc);
 	testlib_output_free(&out);
 
 	/* --data-sharing is used when nothing names the level */
 	testlib_server_stop(&s);
 	sim_start(&s, NULL);
-	cli(&s, &out, (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run",
-				       "checkout", "pay-20931", NULL});
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run", "checkout",
+			     "pay-20931", NULL});
 	doc = report_of(&out);
 	ds = json_object_get(run_by_id(doc, "pay-20931"), "data_sharing");
 	ck_assert_str_eq(json_string_value(json_object_get(ds, "level")), "metadata");
@@ -252,8 +257,9 @@ START_TEST(filters_and_pages)
 	json_decref(doc);
 	testlib_output_free(&out);
 
-	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "--status", "FAILED", "--since", "3650d",
-				       "runs", NULL});
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--no-children", "--status", "FAILED", "--since", "3650d", "runs",
+			     NULL});
 	doc = report_of(&out);
 	ck_assert_uint_ge(n_runs(doc), 1);
 	size_t i;
@@ -263,8 +269,9 @@ START_TEST(filters_and_pages)
 	json_decref(doc);
 	testlib_output_free(&out);
 
-	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "--limit", "4", "--app", "orders", "runs",
-				       NULL});
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--no-children", "--limit", "4", "--app", "orders", "runs",
+			     NULL});
 	doc = report_of(&out);
 	ck_assert_uint_eq(n_runs(doc), 4);
 	json_array_foreach(json_object_get(doc, "runs"), i, r)
@@ -281,8 +288,9 @@ START_TEST(filters_and_pages)
 	testlib_output_free(&out);
 
 	/* usage errors, before any traffic */
-	static const char *const bad[][3] = {
-		{"--since", "yesterday", "--since"}, {"--until", "12", "--until"}, {"--status", "done", "--status"}};
+	static const char *const bad[][3] = {{"--since", "yesterday", "--since"},
+					     {"--until", "12", "--until"},
+					     {"--status", "done", "--status"}};
 	for (size_t k = 0; k < 3; k++) {
 		cli(&s, &out, (const char *[]){bad[k][0], bad[k][1], "runs", NULL});
 		ck_assert_int_eq(out.status, 2);
@@ -306,17 +314,22 @@ START_TEST(link_without_a_server)
 	static const struct {
 		const char *opt, *val, *app, *run, *want;
 	} cases[] = {
-		{"--project", "shop", "checkout", "pay-1", "https://catalyst.diagrid.io/workflows/checkout/pay-1?project=shop\n"},
-		{"--project-id", "165", "checkout", "pay-1", "https://catalyst.diagrid.io/workflows/checkout/pay-1?projectId=165\n"},
+		{"--project", "shop", "checkout", "pay-1",
+		 "https://catalyst.diagrid.io/workflows/checkout/pay-1?project=shop\n"},
+		{"--project-id", "165", "checkout", "pay-1",
+		 "https://catalyst.diagrid.io/workflows/checkout/pay-1?projectId=165\n"},
 		{"--project-id", "prj-165", "orders", "order-7740:0002",
 		 "https://catalyst.diagrid.io/workflows/orders/order-7740%3A0002?projectId=prj-165\n"},
-		{"--project", "prj-212", "a b", "r/1", "https://catalyst.diagrid.io/workflows/a%20b/r%2F1?projectId=prj-212\n"},
-		{"--console", "http://127.0.0.1:9/c/", "app", "run", "http://127.0.0.1:9/c/workflows/app/run?project=default\n"},
+		{"--project", "prj-212", "a b", "r/1",
+		 "https://catalyst.diagrid.io/workflows/a%20b/r%2F1?projectId=prj-212\n"},
+		{"--console", "http://127.0.0.1:9/c/", "app", "run",
+		 "http://127.0.0.1:9/c/workflows/app/run?project=default\n"},
 	};
 	struct testlib_server none = {.url = "http://127.0.0.1:1/mcp"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct testlib_output out;
-		cli(&none, &out, (const char *[]){cases[i].opt, cases[i].val, "link", cases[i].app, cases[i].run, NULL});
+		cli(&none, &out,
+		    (const char *[]){cases[i].opt, cases[i].val, "link", cases[i].app, cases[i].run, NULL});
 		ck_assert_msg(out.status == 0, "%s: %s", cases[i].val, out.err);
 		ck_assert_str_eq(out.out, cases[i].want);
 		ck_assert_str_eq(out.err, "");
@@ -380,8 +393,10 @@ START_TEST(link_resolved_by_the_server)
 			json_t *doc = report_of(&out);
 			ck_assert_uint_ge(n_runs(doc), 1);
 			json_t *r = json_array_get(json_object_get(doc, "runs"), 0);
-			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "console_link")), "?project=42"));
-			ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "project"), "name")), "42");
+			ck_assert_ptr_nonnull(
+				strstr(json_string_value(json_object_get(r, "console_link")), "?project=42"));
+			ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "project"), "name")),
+					 "42");
 			json_decref(doc);
 			testlib_output_free(&out);
 		}
@@ -465,8 +480,9 @@ START_TEST(retryable_refusal_once)
 {
 	struct testlib_server s;
 	/* retryable, once: the retry goes through */
-	sim_start(&s, (const char *[]){"--refuse", "ORG_UNAVAILABLE:iserror:catalyst_get_workflow_run:retryable,first=1",
-				       NULL});
+	sim_start(&s,
+		  (const char *[]){"--refuse",
+				   "ORG_UNAVAILABLE:iserror:catalyst_get_workflow_run:retryable,first=1", NULL});
 	struct testlib_output out;
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
@@ -474,8 +490,8 @@ START_TEST(retryable_refusal_once)
 	testlib_server_stop(&s);
 
 	/* retryable twice: retried once only, then exit 3 */
-	sim_start(&s, (const char *[]){"--refuse", "ORG_UNAVAILABLE:rpc:catalyst_get_workflow_run:retryable,first=2",
-				       NULL});
+	sim_start(&s, (const char *[]){"--refuse",
+				       "ORG_UNAVAILABLE:rpc:catalyst_get_workflow_run:retryable,first=2", NULL});
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 3);
 	ck_assert_ptr_nonnull(strstr(out.err, "retried once"));
@@ -487,8 +503,8 @@ START_TEST(retryable_refusal_once)
 	testlib_server_stop(&s);
 
 	/* not retryable: one call, exit 3, and the next call succeeds */
-	sim_start(&s, (const char *[]){"--refuse", "NOT_AUTHENTICATED:structured:catalyst_get_workflow_run:first=1",
-				       NULL});
+	sim_start(&s, (const char *[]){"--refuse",
+				       "NOT_AUTHENTICATED:structured:catalyst_get_workflow_run:first=1", NULL});
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 3);
 	testlib_output_free(&out);
@@ -513,8 +529,8 @@ static const struct {
 	const char *kind;
 	bool stateful;
 } faults[] = {
-	{"500", false}, {"503", false}, {"reset", false}, {"truncate", false}, {"expire", true}, {"slow", false},
-	{"503", true},  {"reset", true}, {"truncate", true},
+	{"500", false},  {"503", false}, {"reset", false}, {"truncate", false}, {"expire", true},
+	{"slow", false}, {"503", true},  {"reset", true},  {"truncate", true},
 };
 
 START_TEST(fault_recovered)
@@ -522,10 +538,12 @@ START_TEST(fault_recovered)
 	char first[32];
 	snprintf(first, sizeof first, "2:%s", faults[_i].kind);
 	struct testlib_server s;
-	sim_start(&s, (const char *[]){"--fail-first", first, "--fail-tool", "catalyst_get_workflow_run", "--slow-ms",
-				       "4000", "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
+	sim_start(&s,
+		  (const char *[]){"--fail-first", first, "--fail-tool", "catalyst_get_workflow_run", "--slow-ms",
+				   "4000", "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
 	struct testlib_output out;
-	cli(&s, &out, (const char *[]){"--format", "json", "--timeout", "2", "--jobs", "1", "--no-children", "runs", NULL});
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--timeout", "2", "--jobs", "1", "--no-children", "runs", NULL});
 	ck_assert_msg(out.status == 1, "%s: status %d: %s", faults[_i].kind, out.status, out.err);
 	json_t *doc = report_of(&out);
 	ck_assert_uint_eq(n_runs(doc), DEFAULT_LISTED);
@@ -541,8 +559,8 @@ START_TEST(fault_persistent)
 	/* every fetch of one run fails: the run is reported failed, none lost */
 	struct testlib_server s;
 	sim_start(&s, (const char *[]){"--fail-rate", "1", "--fail-kinds", faults[_i].kind, "--fail-tool",
-				       "catalyst_get_workflow_run", "--fail-match", "pay-20931", "--slow-ms", "4000",
-				       "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
+				       "catalyst_get_workflow_run", "--fail-match", "pay-20931", "--slow-ms",
+				       "4000", "--seed", "1", faults[_i].stateful ? NULL : "--stateless", NULL});
 	struct testlib_output out;
 	cli(&s, &out, (const char *[]){"--format", "json", "--timeout", "1", "--no-children", "runs", NULL});
 	/* expire re-initializes and retries; the session simulator expires it again */

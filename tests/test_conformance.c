@@ -25,7 +25,9 @@ static const struct {
 	 * The suite also times the reconnect against `retry:`; too early is a
 	 * failure we must never show, a little late is only a warning a busy
 	 * machine can cause. */
-	{"sse-retry", {"client-sse-graceful-reconnect", "client-sse-last-event-id", NULL}, "client-sse-retry-timing"},
+	{"sse-retry",
+	 {"client-sse-graceful-reconnect", "client-sse-last-event-id", NULL},
+	 "client-sse-retry-timing"},
 };
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -79,8 +81,9 @@ START_TEST(scenario_passes)
 	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
 
 	/* loopback.mjs keeps the suite's scenario servers on 127.0.0.1. */
-	char *argv[] = {(char *)testlib_node(), "--import", loopback, suite, "client", "--command", client,
-			"--scenario", (char *)scenario, "--timeout", "30000", "-o", tmp, NULL};
+	char *argv[] = {
+		(char *)testlib_node(), "--import",       loopback,    suite,   "client", "--command", client,
+		"--scenario",           (char *)scenario, "--timeout", "30000", "-o",     tmp,         NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, 60000, &o), 0);
 	ck_assert_msg(!o.timed_out, "conformance %s timed out; stderr:\n%s", scenario, o.err);

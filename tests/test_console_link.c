@@ -50,7 +50,7 @@ static const struct {
 	enum console_project_kind kind;
 	const char *project;
 	const char *app, *run;
-	const char *link;       /* NULL: no link */
+	const char *link; /* NULL: no link */
 	enum err_code code;
 } link_cases[] = {
 	{NULL, CONSOLE_PROJECT_NAME, "default", "checkout", "pay-20931",
@@ -76,8 +76,7 @@ static const struct {
 	{NULL, CONSOLE_PROJECT_NAME, "default", "app", "r\xc3\xa9",
 	 "https://catalyst.diagrid.io/workflows/app/r%C3%A9?project=default", 0},
 	/* ambiguous or no project: the parameter is left out, never guessed */
-	{NULL, CONSOLE_PROJECT_AMBIGUOUS, "123", "app", "run",
-	 "https://catalyst.diagrid.io/workflows/app/run", 0},
+	{NULL, CONSOLE_PROJECT_AMBIGUOUS, "123", "app", "run", "https://catalyst.diagrid.io/workflows/app/run", 0},
 	{NULL, CONSOLE_PROJECT_NONE, NULL, "app", "run", "https://catalyst.diagrid.io/workflows/app/run", 0},
 	{"http://127.0.0.1:8080/console", CONSOLE_PROJECT_NAME, "default", "app", "run",
 	 "http://127.0.0.1:8080/console/workflows/app/run?project=default", 0},

@@ -14,14 +14,19 @@ struct esc_case {
 static const struct esc_case terminal_cases[] = {
 	{"plain ascii", 0, 0, "plain ascii"},
 	{"", 0, 0, ""},
-	{"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0, 0, "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"},
+	{"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80", 0, 0,
+	 "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"},
 	{"\x1b[31mred\x1b[0m", 0, 0, "\\x1b[31mred\\x1b[0m"},
 	{"\x1b]8;;http://evil\x07link", 0, 0, "\\x1b]8;;http://evil\\x07link"},
 	{"a\rb", 0, 0, "a\\rb"},
 	{"a\nb\tc", 0, 0, "a\\nb\\tc"},
 	{"nul\x01\x1f\x7f", 0, 0, "nul\\x01\\x1f\\x7f"},
-	{"c1 \xc2\x9b" "2J \xc2\x80 \xc2\x9f", 0, 0, "c1 \\u009b2J \\u0080 \\u009f"},
-	{"bidi \xe2\x80\xae" "cba", 0, 0, "bidi \\u202ecba"},
+	{"c1 \xc2\x9b"
+	 "2J \xc2\x80 \xc2\x9f",
+	 0, 0, "c1 \\u009b2J \\u0080 \\u009f"},
+	{"bidi \xe2\x80\xae"
+	 "cba",
+	 0, 0, "bidi \\u202ecba"},
 	{"\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 0, 0, "\\u202a\\u202b\\u202c\\u202d"},
 	{"\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 0, 0, "\\u2066\\u2067\\u2068\\u2069"},
 	{"\xe2\x80\x8e\xe2\x80\x8f", 0, 0, "\\u200e\\u200f"},
@@ -40,7 +45,9 @@ static const struct esc_case terminal_cases[] = {
 	{"0123456789abc", 0, 10, "0123456..."},
 	{"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 0, 5, "\xc3\xa9\xc3\xa9..."},
 	{"ab\x1b\x1b\x1b\x1b", 0, 8, "ab..."},
-	{"ab\x1b" "cdefgh", 0, 9, "ab\\x1b..."},
+	{"ab\x1b"
+	 "cdefgh",
+	 0, 9, "ab\\x1b..."},
 };
 
 START_TEST(terminal_table)
@@ -83,8 +90,8 @@ START_TEST(markdown_table)
 {
 	char *got = escape_markdown_dup(markdown_cases[_i].in, markdown_cases[_i].ctx);
 	ck_assert_ptr_nonnull(got);
-	ck_assert_msg(strcmp(got, markdown_cases[_i].want) == 0, "case %d: got '%s', want '%s'", _i,
-		      got, markdown_cases[_i].want);
+	ck_assert_msg(strcmp(got, markdown_cases[_i].want) == 0, "case %d: got '%s', want '%s'", _i, got,
+		      markdown_cases[_i].want);
 	free(got);
 }
 END_TEST

@@ -64,8 +64,11 @@ START_TEST(model_append_copies_and_interns)
 	struct event_log *log = event_log_new();
 	ck_assert_ptr_nonnull(log);
 	char id[] = "exec-1";
-	struct event ev = {.kind = EVENT_TASK_SCHEDULED, .name = "Charge", .task_execution_id = id,
-			   .event_id = 3, .has_event_id = true};
+	struct event ev = {.kind = EVENT_TASK_SCHEDULED,
+			   .name = "Charge",
+			   .task_execution_id = id,
+			   .event_id = 3,
+			   .has_event_id = true};
 	struct err e;
 	err_clear(&e);
 	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
@@ -96,8 +99,8 @@ START_TEST(model_append_copies_and_interns)
 	ck_assert_uint_eq(c[0].count, 2);
 
 	char level[] = "metadata";
-	struct event_run_info ri = {.app_id = "orders", .data_sharing_level = level,
-				    .data_sharing_field = "dataSharingLevel"};
+	struct event_run_info ri = {
+		.app_id = "orders", .data_sharing_level = level, .data_sharing_field = "dataSharingLevel"};
 	event_log_set_run_info(log, &ri);
 	level[0] = 'X';
 	ck_assert_str_eq(event_log_run_info(log)->data_sharing_level, "metadata");
@@ -117,8 +120,7 @@ START_TEST(model_many_events_stay_put)
 	for (int i = 0; i < 10000; i++) {
 		char id[32];
 		snprintf(id, sizeof id, "x-%d", i % 300);
-		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .task_execution_id = id,
-				   .event_id = i};
+		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .task_execution_id = id, .event_id = i};
 		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 		if (i == 0)
 			first = event_log_at(log, 0);
@@ -126,8 +128,7 @@ START_TEST(model_many_events_stay_put)
 	ck_assert_ptr_eq(first, event_log_at(log, 0));
 	ck_assert_int_eq(event_log_at(log, 9999)->event_id, 9999);
 	ck_assert_str_eq(event_log_at(log, 9999)->task_execution_id, "x-99");
-	ck_assert_ptr_eq(event_log_at(log, 9999)->task_execution_id,
-			 event_log_at(log, 99)->task_execution_id);
+	ck_assert_ptr_eq(event_log_at(log, 9999)->task_execution_id, event_log_at(log, 99)->task_execution_id);
 	event_log_free(log);
 }
 END_TEST
@@ -144,8 +145,12 @@ START_TEST(model_drop_events_keeps_strings)
 		char id[64], name[80];
 		snprintf(id, sizeof id, "task-execution-%05d-0000-0000-000000000000", i);
 		snprintf(name, sizeof name, "Activity%d", i % 7);
-		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .name = name, .task_execution_id = id,
-				   .timestamp = "2026-12-02T10:00:00.123456Z", .event_id = i, .has_event_id = true};
+		struct event ev = {.kind = EVENT_TASK_SCHEDULED,
+				   .name = name,
+				   .task_execution_id = id,
+				   .timestamp = "2026-12-02T10:00:00.123456Z",
+				   .event_id = i,
+				   .has_event_id = true};
 		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 		ids[i] = event_log_at(log, (size_t)i)->task_execution_id;
 	}
@@ -421,8 +426,9 @@ START_TEST(fixture_dapr_cli)
 	ck_assert_int_eq(ev->task_scheduled_id, 0);
 	ck_assert(ev->has_task_scheduled_id);
 	ck_assert_str_eq(ev->error_type, "ConnectionError");
-	ck_assert_str_eq(ev->error_message,
-			 "('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))");
+	ck_assert_str_eq(
+		ev->error_message,
+		"('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))");
 	ev = event_log_at(log, 5);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
 	ck_assert_int_eq(ev->event_id, 1);
@@ -447,9 +453,9 @@ END_TEST
 START_TEST(dapr_cli_attrs_with_semicolons)
 {
 	/* input= runs to the next known key, even across ';' and '='. */
-	struct event_log *log = parse_ok(
-		"[{\"type\":\"TaskCompleted\",\"executionId\":\"x1\","
-		"\"attrs\":\"scheduledId=7;output={\\\"a\\\":\\\"b;c=d\\\"};errorType=E;bogus=1\"}]");
+	struct event_log *log =
+		parse_ok("[{\"type\":\"TaskCompleted\",\"executionId\":\"x1\","
+			 "\"attrs\":\"scheduledId=7;output={\\\"a\\\":\\\"b;c=d\\\"};errorType=E;bogus=1\"}]");
 	const struct event *ev = event_log_at(log, 0);
 	ck_assert_int_eq(ev->task_scheduled_id, 7);
 	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
@@ -499,20 +505,16 @@ START_TEST(catalyst_equals_proto)
 		ck_assert_msg(x->event_id == y->event_id, "%s event %zu: event_id", pairs[_i], i);
 		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id, "%s %zu: tsid", pairs[_i], i);
 		ck_assert_msg(x->timer_id == y->timer_id, "%s %zu: timer_id", pairs[_i], i);
-		ck_assert_msg(str_eq(x->task_execution_id, y->task_execution_id), "%s %zu: texid",
-			      pairs[_i], i);
-		ck_assert_msg(origin_norm(x->origin) == origin_norm(y->origin), "%s %zu: origin",
-			      pairs[_i], i);
+		ck_assert_msg(str_eq(x->task_execution_id, y->task_execution_id), "%s %zu: texid", pairs[_i], i);
+		ck_assert_msg(origin_norm(x->origin) == origin_norm(y->origin), "%s %zu: origin", pairs[_i], i);
 		ck_assert_msg(str_eq(x->origin_id, y->origin_id), "%s %zu: origin_id", pairs[_i], i);
 		ck_assert_msg(str_eq(x->instance_id, y->instance_id), "%s %zu: instance", pairs[_i], i);
 		ck_assert_msg(str_eq(x->execution_id, y->execution_id), "%s %zu: exec", pairs[_i], i);
 		ck_assert_msg(str_eq(x->retry_parent_instance_id, y->retry_parent_instance_id),
 			      "%s %zu: retry parent", pairs[_i], i);
 		ck_assert_msg(str_eq(x->error_type, y->error_type), "%s %zu: error type", pairs[_i], i);
-		ck_assert_msg(str_eq(x->error_message, y->error_message), "%s %zu: error msg",
-			      pairs[_i], i);
-		ck_assert_msg(str_eq(x->workflow_status, y->workflow_status), "%s %zu: status",
-			      pairs[_i], i);
+		ck_assert_msg(str_eq(x->error_message, y->error_message), "%s %zu: error msg", pairs[_i], i);
+		ck_assert_msg(str_eq(x->workflow_status, y->workflow_status), "%s %zu: status", pairs[_i], i);
 		ck_assert_msg(str_eq(x->timestamp, y->timestamp), "%s %zu: timestamp", pairs[_i], i);
 		ck_assert_msg(str_eq(x->fire_at, y->fire_at), "%s %zu: fire_at", pairs[_i], i);
 		ck_assert_msg(x->non_retriable == y->non_retriable, "%s %zu: nonretriable", pairs[_i], i);
@@ -589,8 +591,7 @@ START_TEST(type_name_variants)
 	event_log_free(log);
 
 	/* The same as a protojson oneof key. */
-	snprintf(doc, sizeof doc, "{\"events\":[{\"taskScheduled\":{}},{\"%s\":{}}]}",
-		 type_names[_i].type);
+	snprintf(doc, sizeof doc, "{\"events\":[{\"taskScheduled\":{}},{\"%s\":{}}]}", type_names[_i].type);
 	log = parse_ok(doc);
 	ck_assert_int_eq(event_log_at(log, 1)->kind, type_names[_i].kind);
 	ck_assert_int_eq(event_log_dialect(log), DIALECT_PROTOJSON);
@@ -627,13 +628,13 @@ END_TEST
 
 START_TEST(catalyst_origin_and_parent_spellings)
 {
-	struct event_log *log = parse_ok(
-		"[{\"event_type\":\"TimerCreated\",\"origin__child_workflow_retry_instance_id\":\"c1\"},"
-		"{\"event_type\":\"TimerCreated\",\"originActivityRetryTaskExecutionId\":\"a1\"},"
-		"{\"event_type\":\"ChildWorkflowInstanceCreated\",\"instance_id\":\"c2\","
-		"\"retry_parent_instance_info_instance_id\":\"c1\","
-		"\"rerunParentInstanceInfoInstanceID\":\"src\"},"
-		"{\"event_type\":\"ExecutionStarted\",\"rerun_parent_instance_instance_id\":\"r\"}]");
+	struct event_log *log =
+		parse_ok("[{\"event_type\":\"TimerCreated\",\"origin__child_workflow_retry_instance_id\":\"c1\"},"
+			 "{\"event_type\":\"TimerCreated\",\"originActivityRetryTaskExecutionId\":\"a1\"},"
+			 "{\"event_type\":\"ChildWorkflowInstanceCreated\",\"instance_id\":\"c2\","
+			 "\"retry_parent_instance_info_instance_id\":\"c1\","
+			 "\"rerunParentInstanceInfoInstanceID\":\"src\"},"
+			 "{\"event_type\":\"ExecutionStarted\",\"rerun_parent_instance_instance_id\":\"r\"}]");
 	ck_assert_int_eq(event_log_at(log, 0)->origin, ORIGIN_CHILD_RETRY);
 	ck_assert_str_eq(event_log_at(log, 0)->origin_id, "c1");
 	ck_assert_int_eq(event_log_at(log, 1)->origin, ORIGIN_ACTIVITY_RETRY);
@@ -674,13 +675,12 @@ END_TEST
 
 START_TEST(envelope_run_fields)
 {
-	const char *doc =
-		"{\"_meta\":{\"dataSharingLevel\":\"metadata\"},"
-		"\"instanceID\":\"pay-1\",\"appId\":\"orders\",\"workflowName\":\"PayWf\","
-		"\"runtimeStatus\":\"COMPLETED\",\"project\":\"prod\","
-		"\"data\":{\"run\":{\"events\":["
-		"{\"eventType\":\"ExecutionStarted\",\"name\":\"PayWf\"},"
-		"{\"eventType\":\"TaskScheduled\",\"name\":\"Charge\",\"input\":\"{}\"}]}}}";
+	const char *doc = "{\"_meta\":{\"dataSharingLevel\":\"metadata\"},"
+			  "\"instanceID\":\"pay-1\",\"appId\":\"orders\",\"workflowName\":\"PayWf\","
+			  "\"runtimeStatus\":\"COMPLETED\",\"project\":\"prod\","
+			  "\"data\":{\"run\":{\"events\":["
+			  "{\"eventType\":\"ExecutionStarted\",\"name\":\"PayWf\"},"
+			  "{\"eventType\":\"TaskScheduled\",\"name\":\"Charge\",\"input\":\"{}\"}]}}}";
 	struct event_log *log = parse_ok(doc);
 	ck_assert_uint_eq(event_log_count(log), 2);
 	const struct event_run_info *ri = event_log_run_info(log);
@@ -707,16 +707,16 @@ END_TEST
 
 START_TEST(payload_states)
 {
-	struct event_log *log = parse_ok(
-		"[{\"event_type\":\"TaskScheduled\"},"
-		"{\"event_type\":\"TaskScheduled\",\"input\":null},"
-		"{\"event_type\":\"TaskScheduled\",\"input\":\"\"},"
-		"{\"event_type\":\"TaskScheduled\",\"input\":\"{\\\"a\\\":1}\"},"
-		"{\"event_type\":\"TaskScheduled\",\"input\":{}},"
-		"{\"event_type\":\"TaskScheduled\",\"input\":{\"a\":1}},"
-		"{\"event_type\":\"TaskCompleted\",\"result\":\"\\u00e9\"},"
-		"{\"event_type\":\"TaskCompleted\",\"output\":\"x\",\"custom_status\":\"s\"},"
-		"{\"event_type\":\"TaskCompleted\",\"customStatus\":[]}]");
+	struct event_log *log =
+		parse_ok("[{\"event_type\":\"TaskScheduled\"},"
+			 "{\"event_type\":\"TaskScheduled\",\"input\":null},"
+			 "{\"event_type\":\"TaskScheduled\",\"input\":\"\"},"
+			 "{\"event_type\":\"TaskScheduled\",\"input\":\"{\\\"a\\\":1}\"},"
+			 "{\"event_type\":\"TaskScheduled\",\"input\":{}},"
+			 "{\"event_type\":\"TaskScheduled\",\"input\":{\"a\":1}},"
+			 "{\"event_type\":\"TaskCompleted\",\"result\":\"\\u00e9\"},"
+			 "{\"event_type\":\"TaskCompleted\",\"output\":\"x\",\"custom_status\":\"s\"},"
+			 "{\"event_type\":\"TaskCompleted\",\"customStatus\":[]}]");
 	ck_assert_int_eq(event_log_at(log, 0)->input.state, PAYLOAD_ABSENT);
 	ck_assert_int_eq(event_log_at(log, 1)->input.state, PAYLOAD_NULL);
 	ck_assert_int_eq(event_log_at(log, 2)->input.state, PAYLOAD_EMPTY);
@@ -739,11 +739,10 @@ END_TEST
 
 START_TEST(unknowns_are_counted)
 {
-	struct event_log *log = parse_ok(
-		"[{\"event_type\":\"TaskScheduled\",\"shiny_new_key\":1,\"other\":\"x\"},"
-		"{\"event_type\":\"ExecutionRewound\",\"shiny_new_key\":2},"
-		"{\"event_type\":\"ExecutionRewound\",\"nested\":{\"deep\":true}},"
-		"{\"event_id\":3}]");
+	struct event_log *log = parse_ok("[{\"event_type\":\"TaskScheduled\",\"shiny_new_key\":1,\"other\":\"x\"},"
+					 "{\"event_type\":\"ExecutionRewound\",\"shiny_new_key\":2},"
+					 "{\"event_type\":\"ExecutionRewound\",\"nested\":{\"deep\":true}},"
+					 "{\"event_id\":3}]");
 	ck_assert_uint_eq(event_log_count(log), 4);
 	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
 	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "ExecutionRewound");
@@ -772,7 +771,8 @@ START_TEST(unknowns_are_counted)
 	event_log_free(log);
 
 	/* An unknown protojson oneof: its key is the kind name. */
-	log = parse_ok("{\"events\":[{\"taskScheduled\":{}},{\"eventId\":2,\"executionRewound\":{\"reason\":\"r\"}}]}");
+	log = parse_ok(
+		"{\"events\":[{\"taskScheduled\":{}},{\"eventId\":2,\"executionRewound\":{\"reason\":\"r\"}}]}");
 	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
 	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "executionRewound");
 	ck_assert_uint_eq(event_log_unknown_kinds(log, NULL), 1);
@@ -808,13 +808,10 @@ static const struct {
 	{"{\"a\": [1, 2, 3], \"b\": {\"c\": \"d\"}}", "no event list found"},
 	{"42", "no event list found"},
 	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":\"x\"}]", "\"event_id\" must be an integer"},
-	{"[{\"event_type\":\"TaskScheduled\",\"task_execution_id\":5}]",
-	 "\"task_execution_id\" must be a string"},
-	{"[{\"event_type\":\"TaskFailed\",\"failure_details_is_non_retriable\":\"maybe\"}]",
-	 "must be a boolean"},
+	{"[{\"event_type\":\"TaskScheduled\",\"task_execution_id\":5}]", "\"task_execution_id\" must be a string"},
+	{"[{\"event_type\":\"TaskFailed\",\"failure_details_is_non_retriable\":\"maybe\"}]", "must be a boolean"},
 	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":1.5}]", "must be an integer"},
-	{"{\"events\":[{\"eventId\":1,\"taskScheduled\":{\"taskExecutionId\":[1]}}]}",
-	 "must be a string"},
+	{"{\"events\":[{\"eventId\":1,\"taskScheduled\":{\"taskExecutionId\":[1]}}]}", "must be a string"},
 	{"[{\"event_type\":\"TaskScheduled\"}, 7]", "event 1 at byte 33 is a number"},
 	{"[{\"event_type\":\"TaskScheduled\"}] x", "data after the end"},
 	{"[{\"event_type\":\"TaskScheduled\"}}", "expected ',' or ']'"},
@@ -836,8 +833,7 @@ START_TEST(bad_input_rejected)
 	struct event_log *log = parse_str(bad_inputs[_i].doc, &e);
 	ck_assert_msg(log == NULL, "accepted: %s", bad_inputs[_i].doc);
 	ck_assert_int_eq(e.code, ERR_INPUT);
-	ck_assert_msg(strstr(e.msg, bad_inputs[_i].msg), "message \"%s\" lacks \"%s\"", e.msg,
-		      bad_inputs[_i].msg);
+	ck_assert_msg(strstr(e.msg, bad_inputs[_i].msg), "message \"%s\" lacks \"%s\"", e.msg, bad_inputs[_i].msg);
 	ck_assert_msg(strstr(e.msg, "byte"), "no byte position: %s", e.msg);
 }
 END_TEST
@@ -928,21 +924,18 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* The other entry points agree with event_log_parse. */
 
-static void assert_logs_equal(const struct event_log *a, const struct event_log *b, bool offsets,
-			      const char *what)
+static void assert_logs_equal(const struct event_log *a, const struct event_log *b, bool offsets, const char *what)
 {
 	ck_assert_uint_eq(event_log_count(a), event_log_count(b));
 	ck_assert_int_eq(event_log_dialect(a), event_log_dialect(b));
 	for (size_t i = 0; i < event_log_count(a); i++) {
 		const struct event *x = event_log_at(a, i), *y = event_log_at(b, i);
 		ck_assert_msg(x->kind == y->kind && str_eq(x->kind_name, y->kind_name), "%s %zu", what, i);
-		ck_assert_msg(x->event_id == y->event_id && x->has_event_id == y->has_event_id, "%s %zu",
-			      what, i);
+		ck_assert_msg(x->event_id == y->event_id && x->has_event_id == y->has_event_id, "%s %zu", what, i);
 		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id &&
 				      x->has_task_scheduled_id == y->has_task_scheduled_id,
 			      "%s %zu", what, i);
-		ck_assert_msg(x->timer_id == y->timer_id && x->has_timer_id == y->has_timer_id, "%s %zu",
-			      what, i);
+		ck_assert_msg(x->timer_id == y->timer_id && x->has_timer_id == y->has_timer_id, "%s %zu", what, i);
 		ck_assert_msg(str_eq(x->timestamp, y->timestamp) && str_eq(x->name, y->name) &&
 				      str_eq(x->task_execution_id, y->task_execution_id) &&
 				      str_eq(x->fire_at, y->fire_at) && str_eq(x->origin_id, y->origin_id) &&
@@ -1003,10 +996,10 @@ END_TEST
 START_TEST(from_json_envelope_and_errors)
 {
 	json_error_t je;
-	json_t *doc = json_loads(
-		"{\"_meta\":{\"data_sharing_level\":\"metadata\"},\"appID\":\"a\",\"x\":{\"y\":{\"z\":["
-		"{\"eventType\":\"TaskScheduled\",\"eventId\":2,\"input\":null,\"weird\":1}]}}}",
-		0, &je);
+	json_t *doc =
+		json_loads("{\"_meta\":{\"data_sharing_level\":\"metadata\"},\"appID\":\"a\",\"x\":{\"y\":{\"z\":["
+			   "{\"eventType\":\"TaskScheduled\",\"eventId\":2,\"input\":null,\"weird\":1}]}}}",
+			   0, &je);
 	ck_assert_ptr_nonnull(doc);
 	struct err e;
 	err_clear(&e);
@@ -1196,8 +1189,7 @@ int main(void)
 	tcase_add_loop_test(tc, type_name_variants, 0, sizeof type_names / sizeof type_names[0]);
 	tcase_add_test(tc, protojson_timer_origins);
 	tcase_add_test(tc, catalyst_origin_and_parent_spellings);
-	tcase_add_loop_test(tc, envelope_forms_agree, 0,
-			    sizeof envelope_forms / sizeof envelope_forms[0]);
+	tcase_add_loop_test(tc, envelope_forms_agree, 0, sizeof envelope_forms / sizeof envelope_forms[0]);
 	tcase_add_test(tc, envelope_run_fields);
 	tcase_add_test(tc, payload_states);
 	tcase_add_test(tc, unknowns_are_counted);

@@ -184,7 +184,8 @@ START_TEST(exit_status_follows_fail_on)
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		int got = status_of(cases[i].fixture, cases[i].opt, cases[i].val);
 		ck_assert_msg(got == cases[i].want, "%s %s %s: exit %d, want %d", cases[i].fixture,
-			      cases[i].opt ? cases[i].opt : "", cases[i].val ? cases[i].val : "", got, cases[i].want);
+			      cases[i].opt ? cases[i].opt : "", cases[i].val ? cases[i].val : "", got,
+			      cases[i].want);
 	}
 }
 END_TEST
@@ -279,7 +280,8 @@ START_TEST(bad_input_exits_6_with_position)
 			struct testlib_output o;
 			run_file(formats[f].format, "-", NULL, NULL, cases[i].doc, &o);
 			ck_assert_msg(o.status == 6, "%s: exit %d, stderr %s", cases[i].what, o.status, o.err);
-			ck_assert_msg(strstr(o.err, "catalyst-audit: error: "), "%s: stderr %s", cases[i].what, o.err);
+			ck_assert_msg(strstr(o.err, "catalyst-audit: error: "), "%s: stderr %s", cases[i].what,
+				      o.err);
 			ck_assert_msg(strstr(o.err, "byte"), "%s: no byte position in: %s", cases[i].what, o.err);
 			ck_assert_msg(o.out_len == 0, "%s: a report despite the error", cases[i].what);
 			testlib_output_free(&o);
@@ -309,10 +311,11 @@ END_TEST
 START_TEST(verbose_lists_unknown_types_and_keys)
 {
 	list_fixtures();
-	const char *doc = "[{\"event_id\": -1, \"event_type\": \"ExecutionStarted\", \"name\": \"W\", "
-			  "\"workflow_instance_instance_id\": \"i-1\", \"zzz_extra\": 1},"
-			  "{\"event_id\": 0, \"event_type\": \"FancyNewEvent\\u001b[31m\"},"
-			  "{\"event_id\": 1, \"event_type\": \"TaskScheduled\", \"name\": \"A\", \"task_execution_id\": \"x\"}]";
+	const char *doc =
+		"[{\"event_id\": -1, \"event_type\": \"ExecutionStarted\", \"name\": \"W\", "
+		"\"workflow_instance_instance_id\": \"i-1\", \"zzz_extra\": 1},"
+		"{\"event_id\": 0, \"event_type\": \"FancyNewEvent\\u001b[31m\"},"
+		"{\"event_id\": 1, \"event_type\": \"TaskScheduled\", \"name\": \"A\", \"task_execution_id\": \"x\"}]";
 	struct testlib_output o;
 	run_file("json", "-", "-v", NULL, doc, &o);
 	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
@@ -385,11 +388,12 @@ START_TEST(wording_rule_on_metadata_fixtures)
 			static const char *const never[] = {"empty", "no output", "returned nothing", "Empty"};
 			for (size_t n = 0; n < sizeof never / sizeof *never; n++)
 				ck_assert_msg(!strstr(text, never[n]), "%s says '%s'", path, never[n]);
-			ck_assert_msg(strstr(text, "not shared at this organization's data-sharing level (metadata, "
-						   "inferred") ||
-					      strstr(text, "not shared at this organization's data-sharing level\n  "
-							   "(metadata, inferred"),
-				      "%s lacks the withheld phrase with its level and source", path);
+			ck_assert_msg(
+				strstr(text, "not shared at this organization's data-sharing level (metadata, "
+					     "inferred") ||
+					strstr(text, "not shared at this organization's data-sharing level\n  "
+						     "(metadata, inferred"),
+				"%s lacks the withheld phrase with its level and source", path);
 			free(text);
 			free(path);
 		}
@@ -438,11 +442,14 @@ START_TEST(hostile_history_is_neutralised)
 		ck_assert_int_eq(o.status, 1);
 		assert_no_controls(formats[f].format, o.out, o.out_len);
 		if (f == 0) {
-			ck_assert_ptr_nonnull(strstr(o.out, "Run evil-\\u202eeulav\\u202c-\\r7  Pay\\x1b[2J\\x1b[HWorkflow"));
+			ck_assert_ptr_nonnull(
+				strstr(o.out, "Run evil-\\u202eeulav\\u202c-\\r7  Pay\\x1b[2J\\x1b[HWorkflow"));
 			ck_assert_ptr_nonnull(strstr(o.out, "TimeoutError\\x1b[0m: timeout\\r\\x1b[2Kall good"));
 		} else if (f == 2) {
-			ck_assert_ptr_nonnull(strstr(o.out, "Charge\\|Card \\*now\\* \\\\x1b\\]8;;http://evil.example/\\\\x07click"));
-			ck_assert_ptr_nonnull(strstr(o.out, "&lt;script&gt;alert(1)&lt;/script&gt;<br>\\# heading"));
+			ck_assert_ptr_nonnull(strstr(
+				o.out, "Charge\\|Card \\*now\\* \\\\x1b\\]8;;http://evil.example/\\\\x07click"));
+			ck_assert_ptr_nonnull(
+				strstr(o.out, "&lt;script&gt;alert(1)&lt;/script&gt;<br>\\# heading"));
 			ck_assert_ptr_null(strstr(o.out, "<script>"));
 		}
 		testlib_output_free(&o);
@@ -488,10 +495,17 @@ static void validate_report(json_t *doc, const char *where)
 	static const char *const levels[] = {"metadata", "full", "unknown", NULL};
 	static const char *const outcomes[] = {"completed", "failed", "pending", NULL};
 	static const char *const severities[] = {"notice", "suspect", NULL};
-	static const char *const kinds[] = {"reexecuted", "ambiguous_failure_retried", "duplicate_result",
-					    "overlapping_call", "repeated_call", "permanent_failure_retried",
-					    "unresolved_attempt", "child_workflow_retried", "orphan_retry_timer",
-					    "large_payload", NULL};
+	static const char *const kinds[] = {"reexecuted",
+					    "ambiguous_failure_retried",
+					    "duplicate_result",
+					    "overlapping_call",
+					    "repeated_call",
+					    "permanent_failure_retried",
+					    "unresolved_attempt",
+					    "child_workflow_retried",
+					    "orphan_retry_timer",
+					    "large_payload",
+					    NULL};
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
 	need(doc, "runs", JSON_ARRAY, false, where);
 	need(doc, "summary", JSON_OBJECT, false, where);
@@ -505,8 +519,7 @@ static void validate_report(json_t *doc, const char *where)
 	size_t i, j, k;
 	json_t *run, *act, *att, *f, *w, *v;
 	size_t n_act = 0, n_find = 0, n_re = 0;
-	json_array_foreach(json_object_get(doc, "runs"), i, run)
-	{
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
 		need(run, "app_id", JSON_STRING, true, where);
 		need(run, "run_id", JSON_STRING, true, where);
 		need(run, "workflow", JSON_STRING, true, where);
@@ -524,8 +537,7 @@ static void validate_report(json_t *doc, const char *where)
 		need(run, "findings", JSON_ARRAY, false, where);
 		need(run, "withheld", JSON_ARRAY, false, where);
 		need(run, "limits", JSON_ARRAY, false, where);
-		json_array_foreach(json_object_get(run, "activities"), j, act)
-		{
+		json_array_foreach(json_object_get(run, "activities"), j, act) {
 			n_act++;
 			need(act, "name", JSON_STRING, true, where);
 			need(act, "task_execution_id", JSON_STRING, true, where);
@@ -536,16 +548,14 @@ static void validate_report(json_t *doc, const char *where)
 				n_re++;
 			json_array_foreach(json_object_get(act, "retry_timer_event_ids"), k, v)
 				ck_assert(json_is_integer(v));
-			json_array_foreach(json_object_get(act, "attempts"), k, att)
-			{
+			json_array_foreach(json_object_get(act, "attempts"), k, att) {
 				need(att, "task_scheduled_id", JSON_INTEGER, false, where);
 				need(att, "scheduled_at", JSON_STRING, true, where);
 				need_one_of(att, "outcome", outcomes, where);
 				need(att, "error_message", JSON_STRING, true, where);
 			}
 		}
-		json_array_foreach(json_object_get(run, "findings"), j, f)
-		{
+		json_array_foreach(json_object_get(run, "findings"), j, f) {
 			n_find++;
 			need_one_of(f, "kind", kinds, where);
 			need_one_of(f, "severity", severities, where);
@@ -558,8 +568,7 @@ static void validate_report(json_t *doc, const char *where)
 				ck_assert(json_is_integer(v));
 			need(f, "message", JSON_STRING, false, where);
 		}
-		json_array_foreach(json_object_get(run, "withheld"), j, w)
-		{
+		json_array_foreach(json_object_get(run, "withheld"), j, w) {
 			need(w, "event_id", JSON_INTEGER, false, where);
 			need(w, "event_type", JSON_STRING, false, where);
 			static const char *const fields[] = {"input", "output", "customStatus", NULL};
@@ -596,7 +605,8 @@ START_TEST(console_link_only_when_exact)
 	list_fixtures();
 	/* The dapr CLI output names the app, not the run: no link. */
 	struct testlib_output o;
-	run_file("json", "tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json", "--project", "default", NULL, &o);
+	run_file("json", "tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json", "--project", "default", NULL,
+		 &o);
 	json_t *doc = json_loads(o.out, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
 	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
@@ -641,10 +651,12 @@ START_TEST(console_link_only_when_exact)
 	testlib_output_free(&o);
 
 	/* The console given on the command line is used, trailing slash dropped. */
-	char *args[] = {"--format", "json", "--console", "http://127.0.0.1:9/", "--project", "default", "file",
-			(char *)env, NULL};
+	char *args[] = {"--format", "json",      "--console", "http://127.0.0.1:9/", "--project", "default",
+			"file",     (char *)env, NULL};
 	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
-	ck_assert_ptr_nonnull(strstr(o.out, "\"console_link\": \"http://127.0.0.1:9/workflows/orders/order-7740%3A0002?project=default\""));
+	ck_assert_ptr_nonnull(strstr(
+		o.out,
+		"\"console_link\": \"http://127.0.0.1:9/workflows/orders/order-7740%3A0002?project=default\""));
 	testlib_output_free(&o);
 
 	/* No project named: ids as plain text, and why. */

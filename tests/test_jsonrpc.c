@@ -12,9 +12,10 @@ static const struct {
 } valid[] = {
 	{"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[]}}", JSONRPC_RESULT, NULL, 7},
 	{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}", JSONRPC_RESULT, NULL, 1},
-	{"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32601,\"message\":\"nope\"}}", JSONRPC_ERROR, NULL, 3},
-	{"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"parse\"}}", JSONRPC_ERROR, NULL,
-	 -1},
+	{"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32601,\"message\":\"nope\"}}", JSONRPC_ERROR, NULL,
+	 3},
+	{"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"parse\"}}", JSONRPC_ERROR,
+	 NULL, -1},
 	{"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}", JSONRPC_REQUEST, "ping", 0},
 	{"{\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"method\":\"elicitation/create\",\"params\":{}}", JSONRPC_REQUEST,
 	 "elicitation/create", -1},

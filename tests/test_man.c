@@ -56,7 +56,7 @@ START_TEST(every_help_option_is_documented)
 	ck_assert_int_eq(o.status, 0);
 	char *roff = man_page();
 	size_t found = 0;
-	for (const char *p = o.out; (p = strstr(p, "--")); ) {
+	for (const char *p = o.out; (p = strstr(p, "--"));) {
 		p += 2;
 		size_t n = 0;
 		while (isalnum((unsigned char)p[n]) || p[n] == '-')
@@ -94,7 +94,8 @@ START_TEST(every_finding_kind_is_documented)
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		const char *id = finding_kind_id((enum finding_kind)k);
 		char want[128];
-		snprintf(want, sizeof want, ".BR %s \" (%s)\"", id, severity_name(finding_kind_severity((enum finding_kind)k)));
+		snprintf(want, sizeof want, ".BR %s \" (%s)\"", id,
+			 severity_name(finding_kind_severity((enum finding_kind)k)));
 		ck_assert_msg(strstr(section, want), "finding kind %s with its severity not in FINDING KINDS", id);
 	}
 	free(roff);
@@ -125,11 +126,37 @@ START_TEST(json_fields_and_environment_are_documented)
 	char *json = strstr(roff, ".SH JSON OUTPUT");
 	ck_assert_ptr_nonnull(json);
 	static const char *const fields[] = {
-		"schema", "runs", "summary", "app_id", "run_id", "workflow", "status", "project", "console_link",
-		"data_sharing", "activities", "findings", "withheld", "limits", "name", "task_execution_id",
-		"attempts", "retry_timer_event_ids", "task_scheduled_id", "scheduled_at", "outcome",
-		"error_message", "kind", "severity", "activity", "evidence_event_ids", "message", "event_id",
-		"event_type", "field", "reexecuted",
+		"schema",
+		"runs",
+		"summary",
+		"app_id",
+		"run_id",
+		"workflow",
+		"status",
+		"project",
+		"console_link",
+		"data_sharing",
+		"activities",
+		"findings",
+		"withheld",
+		"limits",
+		"name",
+		"task_execution_id",
+		"attempts",
+		"retry_timer_event_ids",
+		"task_scheduled_id",
+		"scheduled_at",
+		"outcome",
+		"error_message",
+		"kind",
+		"severity",
+		"activity",
+		"evidence_event_ids",
+		"message",
+		"event_id",
+		"event_type",
+		"field",
+		"reexecuted",
 	};
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
 		char want[64];
@@ -137,8 +164,8 @@ START_TEST(json_fields_and_environment_are_documented)
 		ck_assert_msg(strstr(json, want), "JSON field %s not documented", fields[i]);
 	}
 	ck_assert_ptr_nonnull(strstr(json, "catalyst-audit.report/v1"));
-	static const char *const env[] = {"CATALYST_MCP_URL", "CATALYST_TOKEN", "NO_COLOR", "XDG_CONFIG_HOME",
-					  "BROWSER", "CI"};
+	static const char *const env[] = {"CATALYST_MCP_URL", "CATALYST_TOKEN", "NO_COLOR",
+					  "XDG_CONFIG_HOME",  "BROWSER",        "CI"};
 	char *envsec = strstr(roff, ".SH ENVIRONMENT");
 	ck_assert_ptr_nonnull(envsec);
 	for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
@@ -147,9 +174,10 @@ START_TEST(json_fields_and_environment_are_documented)
 		ck_assert_msg(strstr(envsec, want), "environment variable %s not documented", env[i]);
 	}
 	ck_assert_ptr_nonnull(strstr(roff, "not shared at this organization's data-sharing level"));
-	static const char *const sections[] = {".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH COMMANDS",
-					       ".SH OPTIONS", ".SH OUTPUT FORMATS", ".SH DATA SHARING",
-					       ".SH CONSOLE LINKS", ".SH SIGN-IN", ".SH FILES", ".SH EXAMPLES"};
+	static const char *const sections[] = {".SH NAME",         ".SH SYNOPSIS",      ".SH DESCRIPTION",
+					       ".SH COMMANDS",     ".SH OPTIONS",       ".SH OUTPUT FORMATS",
+					       ".SH DATA SHARING", ".SH CONSOLE LINKS", ".SH SIGN-IN",
+					       ".SH FILES",        ".SH EXAMPLES"};
 	for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
 		ck_assert_msg(strstr(roff, sections[i]), "no %s", sections[i]);
 	free(roff);

@@ -19,15 +19,15 @@ typedef int (*fake_script)(struct fake *f, json_t *req, long long id);
 struct fake {
 	struct transport base;
 	pthread_mutex_t lock;
-	json_t *sent;           /* every message we sent, parsed, in order */
-	json_t *headers;        /* set_header state */
+	json_t *sent;    /* every message we sent, parsed, in order */
+	json_t *headers; /* set_header state */
 	int resets;
-	bool expired;           /* requests fail with a 404 until the next initialize */
-	bool forgetful;         /* ... and even after it */
-	bool refuse_init;       /* initialize gets a JSON-RPC error */
+	bool expired;     /* requests fail with a 404 until the next initialize */
+	bool forgetful;   /* ... and even after it */
+	bool refuse_init; /* initialize gets a JSON-RPC error */
 	const char *server_version;
-	fake_script script;     /* tools/list and tools/call */
-	int pages;              /* tools/list calls answered */
+	fake_script script; /* tools/list and tools/call */
+	int pages;          /* tools/list calls answered */
 };
 
 /* The exchange in progress, per thread (the threaded test runs many). */
@@ -56,8 +56,8 @@ static int deliver(const char *fmt, ...)
 	return cur.rc;
 }
 
-static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply,
-		     transport_on_message cb, void *ctx, struct err *e)
+static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
+		     void *ctx, struct err *e)
 {
 	struct fake *f = (struct fake *)t;
 	json_error_t jerr;
@@ -92,7 +92,8 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 	cur.e = e;
 	cur.rc = 0;
 	if (strcmp(method, "initialize") == 0 && f->refuse_init)
-		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32602,\"message\":\"go away\"}}", id);
+		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32602,\"message\":\"go away\"}}",
+			id);
 	else if (strcmp(method, "initialize") == 0)
 		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"%s\","
 			"\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}}",
@@ -192,12 +193,8 @@ static const struct {
 	const char *server_version;
 	bool accepted;
 } versions[] = {
-	{"2025-11-25", true},
-	{"2025-06-18", true},
-	{"2025-03-26", true},
-	{"2024-11-05", false},
-	{"2026-07-28", false},
-	{"", false},
+	{"2025-11-25", true},  {"2025-06-18", true},  {"2025-03-26", true},
+	{"2024-11-05", false}, {"2026-07-28", false}, {"", false},
 };
 
 START_TEST(initialize_negotiates_version)
@@ -216,7 +213,8 @@ START_TEST(initialize_negotiates_version)
 	/* No sampling, roots or elicitation: we never act for a model. */
 	ck_assert(json_is_object(json_object_get(params, "capabilities")));
 	ck_assert_int_eq(json_object_size(json_object_get(params, "capabilities")), 0);
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(params, "clientInfo"), "name")), "unit");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(params, "clientInfo"), "name")),
+			 "unit");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(params, "clientInfo"), "version")),
 			 "9.9");
 	if (versions[_i].accepted) {
@@ -272,9 +270,10 @@ static int script_three_pages(struct fake *f, json_t *req, long long id)
 	json_t *cursor = json_object_get(json_object_get(req, "params"), "cursor");
 	f->pages++;
 	if (!cursor)
-		return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
-			       "\"nextCursor\":\"p2\"}}",
-			       id);
+		return deliver(
+			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
+			"\"nextCursor\":\"p2\"}}",
+			id);
 	if (strcmp(json_string_value(cursor), "p2") == 0)
 		return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"c\"}],"
 			       "\"nextCursor\":\"p3\"}}",
@@ -309,8 +308,8 @@ static int script_no_tools_array(struct fake *f, json_t *req, long long id)
 static int script_list_refused(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"no tools here\"}}",
-		       id);
+	return deliver(
+		"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"no tools here\"}}", id);
 }
 
 static struct mcp_session *session_up(struct fake *f)
@@ -345,7 +344,8 @@ END_TEST
 static int script_null_id_error(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req, (void)id;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}");
+	return deliver(
+		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}");
 }
 
 static const struct {
@@ -402,8 +402,9 @@ static int script_busy_server(struct fake *f, json_t *req, long long id)
 	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
 		"\"progress\":4,\"total\":4}}",
 		id);
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}",
-		       id);
+	return deliver(
+		"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}",
+		id);
 }
 
 struct progress_log {
@@ -496,10 +497,10 @@ static const struct {
 	{"\"result\":{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"{\\\"error\\\":{\\\"kind\\\":"
 	 "\\\"ORG_MISMATCH\\\"}}\"}]}",
 	 0, false, false, true, true, "{\"error\":{\"kind\":\"ORG_MISMATCH\"}}"},
-	{"\"result\":{\"isError\":false,\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}", 0, false, false, true,
-	 false, NULL},
-	{"\"error\":{\"code\":-32602,\"message\":\"bad args\",\"data\":{\"kind\":\"denied\"}}", 0, true, false, false,
-	 false, NULL},
+	{"\"result\":{\"isError\":false,\"content\":[{\"type\":\"text\",\"text\":\"plain\"}]}", 0, false, false,
+	 true, false, NULL},
+	{"\"error\":{\"code\":-32602,\"message\":\"bad args\",\"data\":{\"kind\":\"denied\"}}", 0, true, false,
+	 false, false, NULL},
 	{"\"result\":[1]", -1, false, false, false, false, NULL},
 };
 
@@ -566,7 +567,8 @@ static const struct {
 	{"\"result\":{\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]},\"result\":{}", false, false, -1,
 	 NULL},
 	/* Only result's own content: one inside _meta is data. */
-	{"\"result\":{\"_meta\":{\"content\":[1]},\"structuredContent\":{\"content\":[2]},\"content\":[" TEXT_A "]}",
+	{"\"result\":{\"_meta\":{\"content\":[1]},\"structuredContent\":{\"content\":[2]},\"content\":[" TEXT_A
+	 "]}",
 	 true, false, 0, NULL},
 };
 

@@ -79,7 +79,7 @@ static void start_tiny(struct testlib_server *s, const char *mode, const char *t
 {
 	char script[4096];
 	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/tiny-server.mjs"));
-	char *argv[] = {(char *)testlib_node(), script, "--mode", (char *)mode,
+	char *argv[] = {(char *)testlib_node(),           script,        "--mode", (char *)mode,
 			token ? "--require-token" : NULL, (char *)token, NULL};
 	ck_assert_int_eq(testlib_server_start(s, argv, NULL, "LISTENING ", 20000), 0);
 	track(s->pid);
@@ -241,7 +241,8 @@ START_TEST(tiny_lists_every_page)
 	assert_same_tools(doc, names);
 	/* Pages of 7: the listing crossed several. */
 	ck_assert_int_gt(json_array_size(names), 3 * 7);
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "server"), "name")), "tiny-server");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "server"), "name")),
+			 "tiny-server");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "server"), "version")), "1.2.3");
 	/* Full tool objects, not only names. */
 	json_t *echo = json_array_get(json_object_get(doc, "tools"), 0);
@@ -346,8 +347,8 @@ START_TEST(sse_server_requests_answered)
 	ck_assert(json_is_object(json_object_get(json_object_get(r.structured, "ping"), "ok")));
 	const char *refused[] = {"elicitation", "sampling", "roots"};
 	for (int i = 0; i < 3; i++)
-		ck_assert_msg(json_integer_value(json_object_get(json_object_get(r.structured, refused[i]), "error")) ==
-				      JSONRPC_METHOD_NOT_FOUND,
+		ck_assert_msg(json_integer_value(json_object_get(json_object_get(r.structured, refused[i]),
+								 "error")) == JSONRPC_METHOD_NOT_FOUND,
 			      "%s: %s", refused[i], json_dumps(r.structured, JSON_COMPACT));
 	ck_assert(json_equal(r.structured, r.text_json));
 	ck_assert_int_eq(seen.n, 2);
@@ -486,16 +487,17 @@ static const struct {
 	const char *mode;
 	int status;
 	const char *expect; /* in stderr (exit != 0) or stdout */
-} bad_servers[] = {
-	{"nested", 5, "maximum parsing depth"},
-	{"badutf8", 5, "UTF-8"},
-	{"version", 5, "'2024-11-05'"},
-	{"wrongid", 5, "before the response"},
-	{"notjson", 5, "no response"},    /* stdio skips non-JSON lines: bounded by --timeout */
-	{"hugegarbage", 5, "no response"},
-	{"huge", 0, "bad-stdio-server"},  /* a 10 MB message is fine */
-	{"strayid", 0, "bad-stdio-server"},
-	{"asks", 0, "bad-stdio-server"},  /* the server exits 9 unless every request was answered right */
+} bad_servers[] =
+	{
+		{"nested", 5, "maximum parsing depth"},
+		{"badutf8", 5, "UTF-8"},
+		{"version", 5, "'2024-11-05'"},
+		{"wrongid", 5, "before the response"},
+		{"notjson", 5, "no response"}, /* stdio skips non-JSON lines: bounded by --timeout */
+		{"hugegarbage", 5, "no response"},
+		{"huge", 0, "bad-stdio-server"}, /* a 10 MB message is fine */
+		{"strayid", 0, "bad-stdio-server"},
+		{"asks", 0, "bad-stdio-server"}, /* the server exits 9 unless every request was answered right */
 };
 
 START_TEST(stdio_bad_servers)
@@ -539,8 +541,8 @@ static void no_setup(void)
 
 int main(void)
 {
-	running = mmap(NULL, MAX_SERVERS * sizeof *running, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		       -1, 0);
+	running = mmap(NULL, MAX_SERVERS * sizeof *running, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		       0);
 	if (running == MAP_FAILED)
 		return 99;
 	memset(running, 0, MAX_SERVERS * sizeof *running);

@@ -28,11 +28,11 @@ static const struct {
 	 "resource_metadata=\"http://localhost:1/x\"",
 	 0, "http://localhost:1/x", NULL, "invalid_token", "Missing Authorization header"},
 	/* token form, odd spacing, case-insensitive scheme and names */
-	{"bearer   Scope = catalyst:read ,ERROR=insufficient_scope", 0, NULL, "catalyst:read", "insufficient_scope",
-	 NULL},
+	{"bearer   Scope = catalyst:read ,ERROR=insufficient_scope", 0, NULL, "catalyst:read",
+	 "insufficient_scope", NULL},
 	/* several challenges: Bearer second */
-	{"Basic realm=\"x\", Bearer scope=\"a b\", resource_metadata=\"https://r/m\"", 0, "https://r/m", "a b", NULL,
-	 NULL},
+	{"Basic realm=\"x\", Bearer scope=\"a b\", resource_metadata=\"https://r/m\"", 0, "https://r/m", "a b",
+	 NULL, NULL},
 	/* Bearer first, another after it */
 	{"Bearer scope=\"s1\", DPoP algs=\"ES256\", Basic realm=x", 0, NULL, "s1", NULL, NULL},
 	/* a token68 challenge before ours */
@@ -105,7 +105,8 @@ START_TEST(random_strings)
 	ck_assert_uint_eq(strlen(a), OAUTH_VERIFIER_LEN);
 	ck_assert_str_ne(a, b);
 	/* RFC 7636 unreserved characters only */
-	ck_assert_uint_eq(strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"), strlen(a));
+	ck_assert_uint_eq(strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"),
+			  strlen(a));
 	char c[OAUTH_CHALLENGE_LEN + 1];
 	ck_assert_int_eq(oauth_pkce_challenge(a, c, &e), 0);
 	ck_assert_uint_eq(strlen(c), 43);
@@ -117,10 +118,12 @@ static const struct {
 	int n;
 	const char *url[2];
 } prm_cases[] = {
-	{"https://mcp.cloud.r1.diagrid.io/mcp", 2,
+	{"https://mcp.cloud.r1.diagrid.io/mcp",
+	 2,
 	 {"https://mcp.cloud.r1.diagrid.io/.well-known/oauth-protected-resource/mcp",
 	  "https://mcp.cloud.r1.diagrid.io/.well-known/oauth-protected-resource"}},
-	{"http://127.0.0.1:8080/a/b/", 2,
+	{"http://127.0.0.1:8080/a/b/",
+	 2,
 	 {"http://127.0.0.1:8080/.well-known/oauth-protected-resource/a/b",
 	  "http://127.0.0.1:8080/.well-known/oauth-protected-resource"}},
 	{"https://example.com", 1, {"https://example.com/.well-known/oauth-protected-resource", NULL}},
@@ -147,15 +150,18 @@ static const struct {
 	int n;
 	const char *url[3];
 } as_cases[] = {
-	{"https://api.r1.diagrid.io/mcp-auth", 3,
+	{"https://api.r1.diagrid.io/mcp-auth",
+	 3,
 	 {"https://api.r1.diagrid.io/.well-known/oauth-authorization-server/mcp-auth",
 	  "https://api.r1.diagrid.io/.well-known/openid-configuration/mcp-auth",
 	  "https://api.r1.diagrid.io/mcp-auth/.well-known/openid-configuration"}},
-	{"http://localhost:4000/tenant1/", 3,
+	{"http://localhost:4000/tenant1/",
+	 3,
 	 {"http://localhost:4000/.well-known/oauth-authorization-server/tenant1",
 	  "http://localhost:4000/.well-known/openid-configuration/tenant1",
 	  "http://localhost:4000/tenant1/.well-known/openid-configuration"}},
-	{"https://auth.example", 2,
+	{"https://auth.example",
+	 2,
 	 {"https://auth.example/.well-known/oauth-authorization-server",
 	  "https://auth.example/.well-known/openid-configuration", NULL}},
 	{"not a url", -1, {NULL, NULL, NULL}},
@@ -204,9 +210,10 @@ static const struct {
 	const char *code, *state, *iss, *error;
 } callback_cases[] = {
 	{"/callback?code=abc&state=xyz", 1, "abc", "xyz", NULL, NULL},
-	{"/callback?state=s%20t&code=a%2Bb+c&iss=http%3A%2F%2F127.0.0.1%3A9%2F", 1, "a+b c", "s t", "http://127.0.0.1:9/",
-	 NULL},
-	{"/callback?error=access_denied&error_description=no+way&state=xyz", 1, NULL, "xyz", NULL, "access_denied"},
+	{"/callback?state=s%20t&code=a%2Bb+c&iss=http%3A%2F%2F127.0.0.1%3A9%2F", 1, "a+b c", "s t",
+	 "http://127.0.0.1:9/", NULL},
+	{"/callback?error=access_denied&error_description=no+way&state=xyz", 1, NULL, "xyz", NULL,
+	 "access_denied"},
 	{"/callback", 1, NULL, NULL, NULL, NULL},
 	{"/favicon.ico", 0, NULL, NULL, NULL, NULL},
 	{"/callback/extra?code=a", 0, NULL, NULL, NULL, NULL},
@@ -287,14 +294,15 @@ static void *browse(void *arg)
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
 			char req[512];
-			int n = snprintf(req, sizeof req, "%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", b->requests[i]);
+			int n = snprintf(req, sizeof req, "%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+					 b->requests[i]);
 			if (write(fd, req, (size_t)n) == n) {
 				char answer[2048];
 				ssize_t got = read(fd, answer, sizeof answer - 1);
 				if (got > 0) {
 					answer[got] = '\0';
-					snprintf(b->statuses[i], sizeof b->statuses[i], "%.*s", (int)strcspn(answer, "\r"),
-						 answer);
+					snprintf(b->statuses[i], sizeof b->statuses[i], "%.*s",
+						 (int)strcspn(answer, "\r"), answer);
 				}
 			}
 		}

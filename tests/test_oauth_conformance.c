@@ -24,9 +24,9 @@
  * and the token's use must pass. */
 #define NO_DCR "client-registration"
 
-#define DISCOVERY_CHECKS                                                                                        \
-	"prm-pathbased-requested", "authorization-server-metadata", "authorization-request", "token-request",        \
-		"pkce-code-challenge-sent", "pkce-s256-method-used", "pkce-verifier-matches-challenge",                  \
+#define DISCOVERY_CHECKS                                                                                      \
+	"prm-pathbased-requested", "authorization-server-metadata", "authorization-request", "token-request", \
+		"pkce-code-challenge-sent", "pkce-s256-method-used", "pkce-verifier-matches-challenge",       \
 		"valid-bearer-token"
 
 static const struct {
@@ -41,19 +41,25 @@ static const struct {
 	{"auth/metadata-var3", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
 	{"auth/scope-from-www-authenticate", {"scope-from-www-authenticate", "valid-bearer-token", NULL}, NULL, 0},
 	{"auth/scope-from-scopes-supported", {"scope-from-scopes-supported", "valid-bearer-token", NULL}, NULL, 0},
-	{"auth/scope-omitted-when-undefined", {"scope-omitted-when-undefined", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/scope-omitted-when-undefined",
+	 {"scope-omitted-when-undefined", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
 	{"auth/scope-step-up", {"scope-step-up-initial", "scope-step-up-escalation", NULL}, NULL, 0},
 	/* It must step up (more than one authorization) and stop at three. */
 	{"auth/scope-retry-limit", {"scope-retry-limit", NULL}, NULL, 2},
 	{"auth/token-endpoint-auth-none",
 	 {"token-endpoint-auth-method", "resource-parameter-in-authorization", "resource-parameter-in-token",
 	  "resource-parameter-valid-uri", "resource-parameter-consistency", "valid-bearer-token", NULL},
-	 NULL, 0},
+	 NULL,
+	 0},
 	{"auth/pre-registration", {"pre-registration-auth", "valid-bearer-token", NULL}, NULL, 0},
 	{"auth/resource-mismatch", {"resource-mismatch-rejected", NULL}, NULL, 0},
 	{"auth/offline-access-scope", {"sep-2207-offline-access-requested", "valid-bearer-token", NULL}, NULL, 0},
-	{"auth/offline-access-not-supported", {"sep-2207-offline-access-not-requested", "valid-bearer-token", NULL},
-	 NULL, 0},
+	{"auth/offline-access-not-supported",
+	 {"sep-2207-offline-access-not-requested", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
 };
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -116,7 +122,8 @@ static void base_remove(void)
 static void show_tail(const char *text)
 {
 	size_t n = strlen(text);
-	fprintf(stderr, "--- conformance suite output (last part) ---\n%s\n---\n", n > 6000 ? text + n - 6000 : text);
+	fprintf(stderr, "--- conformance suite output (last part) ---\n%s\n---\n",
+		n > 6000 ? text + n - 6000 : text);
 }
 
 START_TEST(auth_scenario)
@@ -127,7 +134,8 @@ START_TEST(auth_scenario)
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 
 	char client[4096], loopback[4096], suite[4096], browser[4200];
-	snprintf(client, sizeof client, "%s/tests/conformance/conformance-auth-client", testlib_env("CA_BUILD_DIR"));
+	snprintf(client, sizeof client, "%s/tests/conformance/conformance-auth-client",
+		 testlib_env("CA_BUILD_DIR"));
 	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
 	snprintf(suite, sizeof suite, "%s/node_modules/.bin/conformance", testlib_env("CA_NPM_DIR"));
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
@@ -135,8 +143,9 @@ START_TEST(auth_scenario)
 	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
 
 	char *env[] = {browser, NULL};
-	char *argv[] = {(char *)testlib_node(), "--import", loopback, suite, "client", "--command", client,
-			"--scenario", (char *)scenario, "--timeout", "30000", "-o", tmp, NULL};
+	char *argv[] = {
+		(char *)testlib_node(), "--import",       loopback,    suite,   "client", "--command", client,
+		"--scenario",           (char *)scenario, "--timeout", "30000", "-o",     tmp,         NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, env, NULL, 0, 60000, &o), 0);
 	if (o.timed_out)

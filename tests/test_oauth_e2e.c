@@ -39,8 +39,9 @@ static void start_servers(const char *prm_resource)
 	char issuer[300];
 	snprintf(issuer, sizeof issuer, "%s", as.url);
 	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/protected-mcp.mjs"));
-	char *mcp_argv[] = {(char *)testlib_node(), script, "--issuer", issuer, prm_resource ? "--prm-resource" : NULL,
-			    (char *)prm_resource, NULL};
+	char *mcp_argv[] = {
+		(char *)testlib_node(), script, "--issuer", issuer, prm_resource ? "--prm-resource" : NULL,
+		(char *)prm_resource,   NULL};
 	ck_assert_int_eq(testlib_server_start(&mcp, mcp_argv, NULL, "ready ", 30000), 0);
 }
 

@@ -36,7 +36,9 @@ static char msg0[] = "ChargeCard attempt 0 failed with a connection-class error 
 static char msg1[] = "ChargeCard ran 3 attempts under one invocation.";
 static struct analysis analysis;
 
-#define HOSTILE_ERROR "('Connection aborted.', \x1b[2K\rRemote end closed \xe2\x80\xae" "dias)"
+#define HOSTILE_ERROR                                                     \
+	"('Connection aborted.', \x1b[2K\rRemote end closed \xe2\x80\xae" \
+	"dias)"
 
 static void build_analysis(void)
 {
@@ -127,7 +129,8 @@ static void build_report(struct report *r, bool with_link)
 	run->project_form = PROJECT_NAME;
 	run->project = strdup("default");
 	if (with_link)
-		run->console_link = strdup("https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default");
+		run->console_link =
+			strdup("https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default");
 	else
 		run->link_note = strdup("the app id is not in this file");
 	run->source = strdup("file tests/fixtures/x.json");
@@ -345,8 +348,8 @@ static void check_type(json_t *o, const char *key, json_type want, bool nullable
 {
 	json_t *v = json_object_get(o, key);
 	ck_assert_msg(v, "%s: no key '%s'", where, key);
-	ck_assert_msg(json_typeof(v) == want || (nullable && json_is_null(v)), "%s: '%s' has type %d", where,
-		      key, (int)json_typeof(v));
+	ck_assert_msg(json_typeof(v) == want || (nullable && json_is_null(v)), "%s: '%s' has type %d", where, key,
+		      (int)json_typeof(v));
 }
 
 static void check_order(json_t *o, const char *const *keys, size_t n, const char *where)
@@ -354,11 +357,11 @@ static void check_order(json_t *o, const char *const *keys, size_t n, const char
 	size_t i = 0;
 	const char *k;
 	json_t *v;
-	json_object_foreach(o, k, v)
-	{
+	json_object_foreach(o, k, v) {
 		(void)v;
 		if (i < n)
-			ck_assert_msg(strcmp(k, keys[i]) == 0, "%s: key %zu is '%s', want '%s'", where, i, k, keys[i]);
+			ck_assert_msg(strcmp(k, keys[i]) == 0, "%s: key %zu is '%s', want '%s'", where, i, k,
+				      keys[i]);
 		i++;
 	}
 	ck_assert_msg(i >= n, "%s: %zu keys", where, i);
@@ -382,12 +385,15 @@ START_TEST(json_shape)
 	ck_assert_uint_eq(json_array_size(runs), 2);
 
 	json_t *run = json_array_get(runs, 0);
-	static const char *const run_keys[] = {"app_id", "run_id", "workflow", "status", "project", "console_link"};
+	static const char *const run_keys[] = {"app_id", "run_id",  "workflow",
+					       "status", "project", "console_link"};
 	check_order(run, run_keys, 6, "run");
 	ck_assert_str_eq(json_string_value(json_object_get(run, "app_id")), "payments\x1b[31m");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "project"), "name")), "default");
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "level")), "metadata");
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "source")), source);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "level")),
+			 "metadata");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "data_sharing"), "source")),
+			 source);
 
 	json_t *acts = json_object_get(run, "activities");
 	ck_assert_uint_eq(json_array_size(acts), 2);
@@ -396,7 +402,8 @@ START_TEST(json_shape)
 	check_type(charge, "task_execution_id", JSON_STRING, true, "activity");
 	check_type(charge, "attempts", JSON_ARRAY, false, "activity");
 	check_type(charge, "retry_timer_event_ids", JSON_ARRAY, false, "activity");
-	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(charge, "retry_timer_event_ids"), 1)), 3);
+	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(charge, "retry_timer_event_ids"), 1)),
+			 3);
 	json_t *att = json_array_get(json_object_get(charge, "attempts"), 0);
 	static const char *const att_keys[] = {"task_scheduled_id", "scheduled_at", "outcome", "error_message"};
 	check_order(att, att_keys, 4, "attempt");
@@ -411,15 +418,15 @@ START_TEST(json_shape)
 
 	json_t *ship = json_array_get(acts, 1);
 	ck_assert(json_is_null(json_object_get(ship, "task_execution_id"))); /* "" is no id */
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(ship, "attempts"), 0),
-							   "outcome")),
+	ck_assert_str_eq(json_string_value(
+				 json_object_get(json_array_get(json_object_get(ship, "attempts"), 0), "outcome")),
 			 "pending");
-	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(ship, "attempts"), 0), "scheduled_at")) ==
-		  false);
+	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(ship, "attempts"), 0),
+					       "scheduled_at")) == false);
 
 	json_t *f = json_array_get(json_object_get(run, "findings"), 0);
-	static const char *const f_keys[] = {"kind", "severity", "activity", "task_execution_id", "evidence_event_ids",
-					     "message"};
+	static const char *const f_keys[] = {
+		"kind", "severity", "activity", "task_execution_id", "evidence_event_ids", "message"};
 	check_order(f, f_keys, 6, "finding");
 	ck_assert_str_eq(json_string_value(json_object_get(f, "kind")), "ambiguous_failure_retried");
 	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
@@ -472,12 +479,14 @@ START_TEST(json_invalid_utf8_is_repaired)
 	struct report r;
 	build_report(&r, true);
 	free(r.runs[0].run_id);
-	r.runs[0].run_id = strdup("bad\xff" "id");
+	r.runs[0].run_id = strdup("bad\xff"
+				  "id");
 	char *t = render(FORMAT_JSON, &r, false);
 	json_t *doc = json_loads(t, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "run_id")),
-			 "bad\xef\xbf\xbdid");
+	ck_assert_str_eq(
+		json_string_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "run_id")),
+		"bad\xef\xbf\xbdid");
 	json_decref(doc);
 	free(t);
 	free_report(&r);
@@ -508,11 +517,13 @@ START_TEST(markdown_tables_hold)
 	ck_assert_ptr_null(strchr(t, '\r'));
 	ck_assert_ptr_null(strstr(t, "\xe2\x80\xae"));
 	ck_assert_ptr_nonnull(strstr(t, "## Re-execution audit\n"));
-	ck_assert_ptr_nonnull(strstr(t, "**Summary:** 2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), "
-					"1 run not audited."));
+	ck_assert_ptr_nonnull(strstr(t,
+				     "**Summary:** 2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), "
+				     "1 run not audited."));
 	ck_assert_ptr_nonnull(strstr(t, "Ship\\|It \\*now\\* \\`x\\`"));
 	ck_assert_msg(strstr(t, "\\\\x1b\\[2K\\\\rRemote end closed \\\\u202edias)"), "in:\n%s", t);
-	ck_assert_ptr_nonnull(strstr(t, "| Console | <https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default> |"));
+	ck_assert_ptr_nonnull(strstr(
+		t, "| Console | <https://catalyst.diagrid.io/workflows/payments/pay-20931?project=default> |"));
 	ck_assert_ptr_nonnull(strstr(t, "These fields were " REPORT_WITHHELD_PHRASE " (metadata, inferred"));
 	ck_assert_ptr_nonnull(strstr(t, "- **suspect** `ambiguous_failure_retried`, ChargeCard"));
 	ck_assert_ptr_nonnull(strstr(t, "Evidence: events 0, 1, 2."));
@@ -550,9 +561,10 @@ START_TEST(empty_report)
 	ck_assert_ptr_nonnull(strstr(t, "No runs to audit."));
 	free(t);
 	t = render(FORMAT_JSON, &r, false);
-	ck_assert_str_eq(t, "{\n  \"schema\": \"catalyst-audit.report/v1\",\n  \"runs\": [],\n  \"summary\": {\n"
-			    "    \"runs\": 0,\n    \"activities\": 0,\n    \"reexecuted\": 0,\n    \"findings\": 0,\n"
-			    "    \"suspect\": 0,\n    \"failed_runs\": 0\n  }\n}\n");
+	ck_assert_str_eq(t,
+			 "{\n  \"schema\": \"catalyst-audit.report/v1\",\n  \"runs\": [],\n  \"summary\": {\n"
+			 "    \"runs\": 0,\n    \"activities\": 0,\n    \"reexecuted\": 0,\n    \"findings\": 0,\n"
+			 "    \"suspect\": 0,\n    \"failed_runs\": 0\n  }\n}\n");
 	free(t);
 	report_finish(&r);
 }

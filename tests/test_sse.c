@@ -46,8 +46,8 @@ static const struct {
 	{"one space stripped", S("data:no-space\n\ndata:  two\n\n"), "[message][no-space][]\n[message][ two][]\n",
 	 -1, "", false},
 	{"comments", S(": comment\ndata: a\n: another\n:\n\n"), "[message][a][]\n", -1, "", false},
-	{"event type", S("event: ping\ndata: 1\n\nevent: pong\n\ndata: 2\n\n"), "[ping][1][]\n[message][2][]\n", -1,
-	 "", false},
+	{"event type", S("event: ping\ndata: 1\n\nevent: pong\n\ndata: 2\n\n"), "[ping][1][]\n[message][2][]\n",
+	 -1, "", false},
 	{"empty event type", S("event:\ndata: 1\n\n"), "[message][1][]\n", -1, "", false},
 	{"id persists", S("id: 7\ndata: a\n\ndata: b\n\n"), "[message][a][7]\n[message][b][7]\n", -1, "7", false},
 	{"id with NUL ignored", S("id: 1\n\nid: a\0b\ndata: x\n\n"), "[message][x][1]\n", -1, "1", false},
@@ -57,9 +57,18 @@ static const struct {
 	{"retry not digits", S("retry: 15x\nretry: -1\nretry: 1.5\nretry:\n\n"), "", -1, "", false},
 	{"retry keeps last good", S("retry: 100\nretry: abc\n\n"), "", 100, "", false},
 	{"retry huge clamps", S("retry: 99999999999999999999999\n\n"), "", LONG_MAX, "", false},
-	{"bom", S("\xEF\xBB\xBF" "data: a\n\n"), "[message][a][]\n", -1, "", false},
-	{"bom only at start", S("data: a\n\n\xEF\xBB\xBF" "data: b\n\n"), "[message][a][]\n", -1, "", false},
-	{"partial bom is text", S("\xEF\xBB" "data: a\n\n"), "", -1, "", false},
+	{"bom",
+	 S("\xEF\xBB\xBF"
+	   "data: a\n\n"),
+	 "[message][a][]\n", -1, "", false},
+	{"bom only at start",
+	 S("data: a\n\n\xEF\xBB\xBF"
+	   "data: b\n\n"),
+	 "[message][a][]\n", -1, "", false},
+	{"partial bom is text",
+	 S("\xEF\xBB"
+	   "data: a\n\n"),
+	 "", -1, "", false},
 	{"bom alone", S("\xEF\xBB\xBF"), "", -1, "", false},
 	{"no blank line", S("data: a\n"), "", -1, "", true},
 	{"no line end", S("data: a"), "", -1, "", true},
@@ -199,7 +208,8 @@ START_TEST(restart_keeps_id_and_retry)
 	ck_assert_str_eq(sse_parser_last_id(&p), "9");
 	ck_assert_int_eq(p.retry_ms, 250);
 	/* A new stream may open with a BOM again. */
-	const char *second = "\xEF\xBB\xBF" "data: b\n\n";
+	const char *second = "\xEF\xBB\xBF"
+			     "data: b\n\n";
 	ck_assert_int_eq(sse_parser_feed(&p, second, strlen(second), &e), 0);
 	ck_assert_str_eq(out.data, "[message][a][9]\n[message][b][9]\n");
 	sse_parser_finish(&p);

@@ -97,8 +97,8 @@ static int call(struct transport *t, const char *method, struct collect *c, stru
 	c->id = next_id++;
 	c->msgs = json_array();
 	c->answered = 0;
-	json_t *req = json_pack("{s:s, s:I, s:s, s:{}}", "jsonrpc", "2.0", "id", c->id, "method", method,
-				"params");
+	json_t *req =
+		json_pack("{s:s, s:I, s:s, s:{}}", "jsonrpc", "2.0", "id", c->id, "method", method, "params");
 	char *text = json_dumps(req, JSON_COMPACT);
 	err_clear(e);
 	int r = transport_send(t, text, strlen(text), true, collect_cb, c, e);
@@ -329,12 +329,12 @@ START_TEST(sse_resume_with_last_event_id)
 	struct err e;
 	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 3);
-	ck_assert_str_eq(json_string_value(json_object_get(
-				 json_object_get(json_array_get(c.msgs, 0), "params"), "data")),
-			 "before drop");
-	ck_assert_str_eq(json_string_value(json_object_get(
-				 json_object_get(json_array_get(c.msgs, 1), "params"), "data")),
-			 "after resume");
+	ck_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(json_array_get(c.msgs, 0), "params"), "data")),
+		"before drop");
+	ck_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(json_array_get(c.msgs, 1), "params"), "data")),
+		"after resume");
 	json_t *r = last_result(&c);
 	ck_assert(json_is_true(json_object_get(r, "resumed")));
 	ck_assert_str_eq(json_string_value(json_object_get(r, "lastEventId")), "ev-2");
@@ -366,7 +366,8 @@ START_TEST(sse_resumptions_bounded)
 	ck_assert_uint_eq(json_array_size(c.msgs), 0);
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
-	ck_assert_msg(strstr(e.msg, "GET ") != NULL && strstr(e.msg, "stream ended before the response after 3 resumptions"),
+	ck_assert_msg(strstr(e.msg, "GET ") != NULL &&
+			      strstr(e.msg, "stream ended before the response after 3 resumptions"),
 		      "%s", e.msg);
 	json_t *log = fixture_log(t);
 	size_t i, n = 0;
@@ -404,8 +405,8 @@ START_TEST(sse_truncated)
 	ck_assert_uint_eq(json_array_size(c.msgs), 0);
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
-	ck_assert_msg(strstr(e.msg, "stream ended before the response (in the middle of an event)") != NULL,
-		      "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "stream ended before the response (in the middle of an event)") != NULL, "%s",
+		      e.msg);
 	transport_free(t);
 }
 END_TEST
@@ -637,17 +638,37 @@ static void tls_start(void)
 	snprintf(tls_cert, sizeof tls_cert, "%s/cert.pem", tls_dir);
 	char key[128];
 	snprintf(key, sizeof key, "%s/key.pem", tls_dir);
-	char *gen[] = {"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-		       "-nodes", "-keyout", key, "-out", tls_cert, "-days", "1", "-subj", "/CN=127.0.0.1",
-		       "-addext", "subjectAltName=IP:127.0.0.1", NULL};
+	char *gen[] = {"openssl",
+		       "req",
+		       "-x509",
+		       "-newkey",
+		       "ec",
+		       "-pkeyopt",
+		       "ec_paramgen_curve:prime256v1",
+		       "-nodes",
+		       "-keyout",
+		       key,
+		       "-out",
+		       tls_cert,
+		       "-days",
+		       "1",
+		       "-subj",
+		       "/CN=127.0.0.1",
+		       "-addext",
+		       "subjectAltName=IP:127.0.0.1",
+		       NULL};
 	struct testlib_output out;
 	if (testlib_run(gen, NULL, NULL, 0, 30000, &out) < 0 || out.status != 0) {
 		fprintf(stderr, "openssl failed: %s\n", out.err ? out.err : "");
 		abort();
 	}
 	testlib_output_free(&out);
-	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/http-fixture.mjs"), "--tls",
-			tls_cert, key, NULL};
+	char *argv[] = {(char *)testlib_node(),
+			(char *)testlib_src("tests/sim/http-fixture.mjs"),
+			"--tls",
+			tls_cert,
+			key,
+			NULL};
 	if (testlib_server_start(&tls_server, argv, NULL, "LISTENING", 20000) < 0)
 		abort();
 }

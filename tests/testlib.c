@@ -121,8 +121,8 @@ static void append(char **buf, size_t *len, size_t *cap, const char *data, size_
 	(*buf)[*len] = '\0';
 }
 
-int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data,
-		size_t stdin_len, int timeout_ms, struct testlib_output *out)
+int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data, size_t stdin_len,
+		int timeout_ms, struct testlib_output *out)
 {
 	memset(out, 0, sizeof *out);
 	int in[2], o[2], er[2];
@@ -209,16 +209,20 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 	return 0;
 }
 
-int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data,
-		    int timeout_ms, struct testlib_output *out)
+int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
+		    struct testlib_output *out)
 {
 	size_t n = 0;
 	while (args[n])
 		n++;
 	/* Under `meson test --setup valgrind` the binary itself runs under
 	 * memcheck too, so CLI paths are checked, not only the test body. */
-	static char *vg[] = {"valgrind", "--quiet", "--leak-check=full",
-			     "--errors-for-leak-kinds=definite", "--error-exitcode=99", NULL};
+	static char *vg[] = {"valgrind",
+			     "--quiet",
+			     "--leak-check=full",
+			     "--errors-for-leak-kinds=definite",
+			     "--error-exitcode=99",
+			     NULL};
 	const char *wrap = getenv("CA_VALGRIND_CLI");
 	size_t nvg = wrap && *wrap == '1' ? 5 : 0;
 	char **argv = calloc(n + nvg + 2, sizeof *argv);
@@ -227,8 +231,7 @@ int testlib_run_cli(char *const args[], char *const envp_extra[], const char *st
 	argv[nvg] = (char *)testlib_env("CA_BINARY");
 	for (size_t i = 0; i < n; i++)
 		argv[nvg + i + 1] = args[i];
-	int r = testlib_run(argv, envp_extra, stdin_data, stdin_data ? strlen(stdin_data) : 0,
-			    timeout_ms, out);
+	int r = testlib_run(argv, envp_extra, stdin_data, stdin_data ? strlen(stdin_data) : 0, timeout_ms, out);
 	free(argv);
 	return r;
 }

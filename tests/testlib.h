@@ -21,25 +21,25 @@ struct testlib_output {
 	size_t out_len;
 	char *err; /* stderr */
 	size_t err_len;
-	int status;     /* exit status, or 128+signal */
+	int status; /* exit status, or 128+signal */
 	bool timed_out;
 };
 
 /* Runs argv (argv[0] is a path or found in PATH) with stdin_data on its
  * stdin (NULL: /dev/null), extra "NAME=VALUE" environment entries (NULL
  * terminated, may be NULL), killing it after timeout_ms. */
-int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data,
-		size_t stdin_len, int timeout_ms, struct testlib_output *out);
+int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data, size_t stdin_len,
+		int timeout_ms, struct testlib_output *out);
 /* Runs the built catalyst-audit with args (NULL terminated). */
-int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data,
-		    int timeout_ms, struct testlib_output *out);
+int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
+		    struct testlib_output *out);
 void testlib_output_free(struct testlib_output *out);
 
 struct testlib_server {
 	pid_t pid;
 	int stdout_fd;
 	int port;
-	char url[256];      /* http://127.0.0.1:<port><path> when the ready line gives one */
+	char url[256]; /* http://127.0.0.1:<port><path> when the ready line gives one */
 	char ready_line[512];
 };
 

@@ -98,7 +98,8 @@ int main(int argc, char **argv)
 		transport_free(inner);
 		goto out;
 	}
-	struct mcp_options mo = {.client_name = "catalyst-audit-conformance", .client_version = CATALYST_AUDIT_VERSION};
+	struct mcp_options mo = {.client_name = "catalyst-audit-conformance",
+				 .client_version = CATALYST_AUDIT_VERSION};
 	s = mcp_session_new(t, &mo);
 	if (!s) {
 		err_set(&e, ERR_INTERNAL, "out of memory");

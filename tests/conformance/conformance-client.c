@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 		status = fail(&e);
 		goto out;
 	}
-	struct mcp_options mo = {.client_name = "catalyst-audit-conformance", .client_version = CATALYST_AUDIT_VERSION};
+	struct mcp_options mo = {.client_name = "catalyst-audit-conformance",
+				 .client_version = CATALYST_AUDIT_VERSION};
 	s = mcp_session_new(t, &mo);
 	if (!s || mcp_initialize(s, &e) < 0) {
 		status = fail(&e);
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
 		}
 		if (r.rpc_error) {
 			char *d = json_dumps(r.rpc_error, JSON_COMPACT);
-			fprintf(stderr, "conformance-client: %s: JSON-RPC error %s\n", scenarios[k].tool, d ? d : "?");
+			fprintf(stderr, "conformance-client: %s: JSON-RPC error %s\n", scenarios[k].tool,
+				d ? d : "?");
 			free(d);
 			goto out;
 		}

@@ -17,10 +17,19 @@ static void walk(const struct event_log *log)
 	volatile size_t sink = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct event *ev = event_log_at(log, i);
-		const char *s[] = {ev->kind_name, ev->timestamp, ev->name, ev->task_execution_id,
-				   ev->fire_at, ev->origin_id, ev->instance_id, ev->execution_id,
-				   ev->retry_parent_instance_id, ev->rerun_parent_instance_id,
-				   ev->workflow_status, ev->error_type, ev->error_message};
+		const char *s[] = {ev->kind_name,
+				   ev->timestamp,
+				   ev->name,
+				   ev->task_execution_id,
+				   ev->fire_at,
+				   ev->origin_id,
+				   ev->instance_id,
+				   ev->execution_id,
+				   ev->retry_parent_instance_id,
+				   ev->rerun_parent_instance_id,
+				   ev->workflow_status,
+				   ev->error_type,
+				   ev->error_message};
 		for (size_t k = 0; k < sizeof s / sizeof s[0]; k++)
 			sink += s[k] ? strlen(s[k]) : 0;
 	}

@@ -16,8 +16,8 @@
 static const uint8_t *input;
 static size_t input_size;
 
-static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply,
-		     transport_on_message cb, void *ctx, struct err *e)
+static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
+		     void *ctx, struct err *e)
 {
 	(void)t;
 	if (!expect_reply)
@@ -30,8 +30,9 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 	int rc = 0;
 	json_t *answer = NULL;
 	if (strcmp(method, "initialize") == 0) {
-		answer = json_pack("{s:s, s:I, s:{s:s, s:{}, s:{s:s}}}", "jsonrpc", "2.0", "id", (json_int_t)id, "result",
-				   "protocolVersion", "2025-06-18", "capabilities", "serverInfo", "name", "fuzz");
+		answer = json_pack("{s:s, s:I, s:{s:s, s:{}, s:{s:s}}}", "jsonrpc", "2.0", "id", (json_int_t)id,
+				   "result", "protocolVersion", "2025-06-18", "capabilities", "serverInfo", "name",
+				   "fuzz");
 	} else {
 		/* Each line of the input, as a message in the stream. */
 		size_t start = 0;
@@ -46,8 +47,8 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 		}
 		if (rc == 0) {
 			json_t *text = json_stringn((const char *)input, input_size); /* NULL unless UTF-8 */
-			answer = json_pack("{s:s, s:I, s:{s:[{s:s, s:o}]}}", "jsonrpc", "2.0", "id", (json_int_t)id,
-					   "result", "content", "type", "text", "text", text);
+			answer = json_pack("{s:s, s:I, s:{s:[{s:s, s:o}]}}", "jsonrpc", "2.0", "id",
+					   (json_int_t)id, "result", "content", "type", "text", "text", text);
 		}
 	}
 	if (answer) {
