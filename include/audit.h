@@ -104,3 +104,9 @@ void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo);
 /* Shared tail of every auditing command: render the report to --output or
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);
+
+/* The report's format: --format, else text on a terminal and JSON anywhere
+ * else. out is where the report goes once opened; NULL before --output is
+ * opened (a failed audit must not create it), when a character device named
+ * by --output counts as a terminal and stdout is asked directly. */
+enum render_format audit_report_format(const struct audit_request *rq, FILE *out);

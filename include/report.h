@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "analysis.h"
 #include "err.h"
@@ -71,6 +72,29 @@ struct render_options {
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+/* The JSON report, written run by run (render_json is render_json_begin,
+ * render_json_run for each run and render_json_end): memory stays flat in
+ * the number of runs. */
+struct render_json_stream;
+/* Writes the report's opening, up to the open "runs" array. NULL on error. */
+struct render_json_stream *render_json_begin(FILE *out, const struct render_options *o, struct err *e);
+/* Writes run as the next item of "runs", separator and indentation included. */
+int render_json_run(struct render_json_stream *s, const struct report_run *run, struct err *e);
+/* Closes "runs" and writes the summary and notes as render_json does, from
+ * r's counts and notes (r->runs is not read; the summary's "runs" is the
+ * number of runs written). Frees s, also on error. For a segment stream,
+ * only flushes (r may be NULL). */
+int render_json_end(struct render_json_stream *s, const struct report *r, struct err *e);
+/* Frees s without finishing the document. */
+void render_json_abort(struct render_json_stream *s);
+/* Runs rendered apart (by workers finishing in any order) and put into a
+ * report later, in report order: render_json_run on a segment stream writes
+ * a run at the depth of "runs" without its separator; render_json_splice
+ * copies such bytes (len of them, read from fd at off) into a report stream
+ * as its next run, separator first. Spliced in order, the runs come out byte
+ * for byte as render_json_run would write them. */
+struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e);
+int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e);
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);

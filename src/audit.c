@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -59,6 +60,18 @@ static bool wants_color(const struct audit_request *rq, FILE *out)
 	return isatty(fileno(out));
 }
 
+enum render_format audit_report_format(const struct audit_request *rq, FILE *out)
+{
+	if (rq->format_given)
+		return rq->format;
+	if (out)
+		return isatty(fileno(out)) ? FORMAT_TEXT : FORMAT_JSON;
+	if (!rq->output)
+		return isatty(STDOUT_FILENO) ? FORMAT_TEXT : FORMAT_JSON;
+	struct stat sb;
+	return stat(rq->output, &sb) == 0 && S_ISCHR(sb.st_mode) ? FORMAT_TEXT : FORMAT_JSON;
+}
+
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
@@ -68,9 +81,7 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 		if (!out)
 			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
 	}
-	enum render_format f = rq->format;
-	if (!rq->format_given)
-		f = isatty(fileno(out)) ? FORMAT_TEXT : FORMAT_JSON;
+	enum render_format f = audit_report_format(rq, out);
 	struct render_options ro = {.color = f == FORMAT_TEXT && wants_color(rq, out), .width = 80};
 	int rc = render_report(out, f, r, &ro, e);
 	if (fflush(out) != 0 && rc == 0)

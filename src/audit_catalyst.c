@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -535,17 +534,11 @@ static void audit_one(struct ctx *x, struct report_run *rr)
  * it is audited, appended to an unlinked temporary file (in whatever order
  * the workers finish: a run stuck in retries holds nothing back), and its
  * analysis and log are freed; what stays is a few ids and a file offset
- * per run. At the end the frame (schema, summary, notes) is rendered by
- * render_json around an empty run list, and the runs are copied into its
- * place in report order: the bytes are those render_json writes for the
- * whole report, because JSON_INDENT(2) layout puts every run at the same
- * depth and only layout writes a raw newline. Text and Markdown keep the
- * whole report. */
-
-#define FRAME_RUNS "\n  \"runs\": [],"
-#define FRAME_SUMMARY_RUNS "\n  \"summary\": {\n    \"runs\": 0,\n"
-#define RUN_OPEN "\n  \"runs\": [\n"
-#define RUN_CLOSE "\n  ],\n  \"summary\""
+ * per run. Each run is written there by render_json_run on a segment
+ * stream, and at the end render_json_splice puts the runs in report order
+ * into the report stream: one code path with render_json, so the bytes are
+ * those it writes for the whole report. Text and Markdown keep the whole
+ * report. */
 
 struct stream_run {
 	bool written; /* rendered, analysis and log freed */
@@ -567,74 +560,12 @@ struct stream {
 	struct err err;
 };
 
-/* The effective format of the report: what audit_emit_report picks. */
-static bool report_is_json(const struct audit_request *rq)
-{
-	if (rq->format_given)
-		return rq->format == FORMAT_JSON;
-	if (!rq->output)
-		return !isatty(STDOUT_FILENO);
-	/* Not opened before the end (a failed audit must not create it):
-	 * a terminal device named by --output gets text there. */
-	struct stat sb;
-	return stat(rq->output, &sb) != 0 || !S_ISCHR(sb.st_mode);
-}
-
-/* render_json of a report as malloc'd text. */
-static char *render_json_text(const struct report *r, size_t *len, struct err *e)
-{
-	char *text = NULL;
-	*len = 0;
-	FILE *m = open_memstream(&text, len);
-	if (!m) {
-		err_set(e, ERR_INTERNAL, "out of memory");
-		return NULL;
-	}
-	struct render_options ro = {.width = 80};
-	int rc = render_json(m, r, &ro, e);
-	if (fclose(m) != 0 && rc == 0)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
-	if (rc < 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
-/* A frame with no runs, and where the runs and their count go in it. */
-static char *frame_render(const struct report *r, size_t *len, const char **runs_at, const char **count_at,
-			  struct err *e)
-{
-	char *text = render_json_text(r, len, e);
-	if (!text)
-		return NULL;
-	*runs_at = strstr(text, FRAME_RUNS);
-	*count_at = *runs_at ? strstr(*runs_at, FRAME_SUMMARY_RUNS) : NULL;
-	if (!*runs_at || !*count_at) {
-		free(text);
-		err_set(e, ERR_INTERNAL, "the JSON report's frame is not laid out as expected");
-		return NULL;
-	}
-	return text;
-}
-
-/* Streams when the report is JSON, a temporary file can be had and the
- * frame is laid out as this code expects; otherwise the report is held
- * whole, as before. */
+/* Streams when the report is JSON and a temporary file can be had;
+ * otherwise the report is held whole, as before. */
 static struct stream *stream_new(const struct audit_request *rq)
 {
-	if (!report_is_json(rq))
+	if (audit_report_format(rq, NULL) != FORMAT_JSON)
 		return NULL;
-	struct report probe;
-	report_init(&probe);
-	struct err e;
-	err_clear(&e);
-	size_t len;
-	const char *a, *b;
-	char *frame = frame_render(&probe, &len, &a, &b, &e);
-	if (!frame)
-		return NULL;
-	free(frame);
 	struct stream *st = calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
@@ -689,26 +620,33 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 	one.n_runs = 1;
 	/* As audit_emit_report does: the run's counts before it is rendered. */
 	report_summarize(&one);
-	size_t len;
-	char *text = render_json_text(&one, &len, e);
-	if (!text)
-		return -1;
-	const char *a = strstr(text, RUN_OPEN);
-	const char *b = a ? strstr(a, RUN_CLOSE) : NULL;
-	if (!a || !b) {
-		free(text);
-		return err_set(e, ERR_INTERNAL, "the JSON report's run list is not laid out as expected");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	struct render_json_stream *rs = render_json_begin_segment(m, e);
+	int rc = rs ? render_json_run(rs, rr, e) : -1;
+	if (rs) {
+		if (rc < 0)
+			render_json_abort(rs);
+		else
+			rc = render_json_end(rs, NULL, e);
 	}
-	a += strlen(RUN_OPEN);
+	if (fclose(m) != 0 && rc == 0)
+		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	if (rc < 0) {
+		free(text);
+		return -1;
+	}
 
 	struct stream_run *sr = &st->st[i];
 	sr->audited = rr->analysis != NULL;
 	sr->failure_code = rr->failure_code;
-	sr->len = (size_t)(b - a);
-	int rc = 0;
+	sr->len = len;
 	pthread_mutex_lock(&st->lock);
 	sr->off = ftello(st->runs);
-	if (sr->off < 0 || fwrite(a, 1, sr->len, st->runs) != sr->len)
+	if (sr->off < 0 || fwrite(text, 1, sr->len, st->runs) != sr->len)
 		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
 	st->totals.n_activities += one.n_activities;
 	st->totals.n_reexecuted += one.n_reexecuted;
@@ -799,61 +737,34 @@ static int stream_emit(struct ctx *x, struct err *e)
 		*e = st->err;
 		return -1;
 	}
-	struct report frame = st->totals;
-	frame.runs = NULL;
-	frame.n_runs = 0;
-	frame.notes = x->r->notes;
-	frame.n_notes = x->r->n_notes;
-	size_t len;
-	const char *runs_at, *count_at;
-	char *text = frame_render(&frame, &len, &runs_at, &count_at, e);
-	if (!text)
-		return -1;
 	FILE *out = stdout;
 	if (rq->output) {
 		out = fopen(rq->output, "w");
-		if (!out) {
-			free(text);
+		if (!out)
 			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-		}
 	}
-	int rc = 0;
-	/* ...\n  "runs": [\n RUNS \n  ],\n ... "runs": N,\n ... */
-	fwrite(text, 1, (size_t)(runs_at - text), out);
-	fputs(x->r->n_runs ? RUN_OPEN : FRAME_RUNS, out);
-	if (x->r->n_runs) {
-		char chunk[65536];
-		if (fflush(st->runs) != 0)
-			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s",
-				     strerror(errno));
-		int fd = fileno(st->runs);
-		for (size_t i = 0; i < x->r->n_runs && rc == 0; i++) {
-			const struct stream_run *sr = i < st->cap ? &st->st[i] : NULL;
-			if (!sr || !sr->written) {
-				rc = err_set(e, ERR_INTERNAL, "run %zu of the report was never written", i + 1);
-				break;
-			}
-			if (i > 0)
-				fputs(",\n", out);
-			for (size_t done = 0; done < sr->len;) {
-				size_t want = sr->len - done < sizeof chunk ? sr->len - done : sizeof chunk;
-				ssize_t got = pread(fd, chunk, want, sr->off + (off_t)done);
-				if (got <= 0) {
-					rc = err_set(e, ERR_USAGE, "cannot read back the report's temporary file");
-					break;
-				}
-				fwrite(chunk, 1, (size_t)got, out);
-				done += (size_t)got;
-			}
-		}
-		fputs("\n  ],", out);
+	struct render_options ro = {.width = 80};
+	struct render_json_stream *rs = render_json_begin(out, &ro, e);
+	int rc = rs ? 0 : -1;
+	if (rs && x->r->n_runs && fflush(st->runs) != 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
+	int fd = fileno(st->runs);
+	for (size_t i = 0; i < x->r->n_runs && rc == 0; i++) {
+		const struct stream_run *sr = i < st->cap ? &st->st[i] : NULL;
+		if (!sr || !sr->written)
+			rc = err_set(e, ERR_INTERNAL, "run %zu of the report was never written", i + 1);
+		else
+			rc = render_json_splice(rs, fd, sr->off, sr->len, e);
 	}
-	const char *after_runs = runs_at + strlen(FRAME_RUNS);
-	fwrite(after_runs, 1, (size_t)(count_at - after_runs), out);
-	fprintf(out, "\n  \"summary\": {\n    \"runs\": %zu,\n", x->r->n_runs);
-	const char *rest = count_at + strlen(FRAME_SUMMARY_RUNS);
-	fwrite(rest, 1, len - (size_t)(rest - text), out);
-	free(text);
+	if (rs) {
+		struct report totals = st->totals;
+		totals.notes = x->r->notes;
+		totals.n_notes = x->r->n_notes;
+		if (rc < 0)
+			render_json_abort(rs);
+		else
+			rc = render_json_end(rs, &totals, e);
+	}
 	if (fflush(out) != 0 && rc == 0)
 		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
 	if (ferror(out) && rc == 0)

@@ -27,9 +27,11 @@
  *   setvbuf is no longer allowed: the buffer is ours instead. */
 #include "report.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -566,50 +568,147 @@ static void write_run(struct jw *w, const struct report_run *run)
 	jw_close(w, '}');
 }
 
-int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+struct render_json_stream {
+	struct jw w;
+	bool segment;  /* runs only, each without its separator (render_json_begin_segment) */
+	size_t n_runs; /* runs written or spliced so far */
+};
+
+static void stream_free(struct render_json_stream *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < JW_CACHE_SIZE; i++)
+		free(s->w.cache[i].text);
+	json_decref(s->w.str);
+	free(s->w.out);
+	free(s);
+}
+
+static struct render_json_stream *stream_new(FILE *out, struct err *e)
+{
+	struct render_json_stream *s = calloc(1, sizeof *s);
+	if (s) {
+		s->w.f = out;
+		s->w.out = malloc(JW_OUT_SIZE);
+		s->w.str = json_string("");
+	}
+	if (!s || !s->w.out || !s->w.str) {
+		stream_free(s);
+		err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+		return NULL;
+	}
+	return s;
+}
+
+/* What went wrong so far, if anything. */
+static int stream_status(const struct render_json_stream *s, struct err *e)
+{
+	if (s->w.failed && !ferror(s->w.f))
+		return err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+	if (ferror(s->w.f))
+		return err_set(e, ERR_USAGE, "cannot write the report");
+	return 0;
+}
+
+struct render_json_stream *render_json_begin(FILE *out, const struct render_options *o, struct err *e)
 {
 	(void)o; /* JSON has no colour and no width */
-	struct jw w = {.f = out};
-	int rc = 0;
-	w.out = malloc(JW_OUT_SIZE);
-	w.str = json_string("");
-	if (!w.out || !w.str) {
-		rc = err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
-		goto out;
+	struct render_json_stream *s = stream_new(out, e);
+	if (!s)
+		return NULL;
+	jw_open(&s->w, NULL, '{');
+	jw_k_str(&s->w, "schema", "catalyst-audit.report/v1");
+	jw_open(&s->w, "runs", '[');
+	return s;
+}
+
+struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e)
+{
+	struct render_json_stream *s = stream_new(out, e);
+	if (!s)
+		return NULL;
+	/* Where render_json_begin leaves a stream: inside "runs". */
+	s->w.depth = 2;
+	s->segment = true;
+	return s;
+}
+
+int render_json_run(struct render_json_stream *s, const struct report_run *run, struct err *e)
+{
+	if (s->segment)
+		s->w.has_items[s->w.depth] = false; /* the separator is render_json_splice's */
+	write_run(&s->w, run);
+	s->n_runs++;
+	return s->w.failed ? stream_status(s, e) : 0;
+}
+
+int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e)
+{
+	struct jw *w = &s->w;
+	if (w->has_items[w->depth])
+		jw_lit(w, ",");
+	w->has_items[w->depth] = true;
+	for (size_t done = 0; done < len;) {
+		if (w->len == JW_OUT_SIZE)
+			jw_flush(w);
+		size_t want = len - done < JW_OUT_SIZE - w->len ? len - done : JW_OUT_SIZE - w->len;
+		ssize_t got = pread(fd, w->out + w->len, want, off + (off_t)done);
+		if (got <= 0)
+			return err_set(e, ERR_USAGE, "cannot read back a rendered run: %s",
+				       got < 0 ? strerror(errno) : "unexpected end of file");
+		w->len += (size_t)got;
+		done += (size_t)got;
 	}
-	jw_open(&w, NULL, '{');
-	jw_k_str(&w, "schema", "catalyst-audit.report/v1");
-	jw_open(&w, "runs", '[');
-	for (size_t i = 0; i < r->n_runs; i++)
-		write_run(&w, &r->runs[i]);
-	jw_close(&w, ']');
-	jw_open(&w, "summary", '{');
-	jw_k_int(&w, "runs", (int64_t)r->n_runs);
-	jw_k_int(&w, "activities", (int64_t)r->n_activities);
-	jw_k_int(&w, "reexecuted", (int64_t)r->n_reexecuted);
-	jw_k_int(&w, "findings", (int64_t)r->n_findings);
-	jw_k_int(&w, "suspect", (int64_t)r->n_suspect);
-	jw_k_int(&w, "failed_runs", (int64_t)r->n_failed_runs);
-	jw_close(&w, '}');
-	if (r->n_notes) {
-		jw_open(&w, "notes", '[');
-		for (size_t i = 0; i < r->n_notes; i++) {
-			jw_next(&w);
-			jw_str(&w, r->notes[i]);
+	s->n_runs++;
+	return s->w.failed ? stream_status(s, e) : 0;
+}
+
+int render_json_end(struct render_json_stream *s, const struct report *r, struct err *e)
+{
+	struct jw *w = &s->w;
+	if (!s->segment) {
+		jw_close(w, ']');
+		jw_open(w, "summary", '{');
+		jw_k_int(w, "runs", (int64_t)s->n_runs);
+		jw_k_int(w, "activities", (int64_t)r->n_activities);
+		jw_k_int(w, "reexecuted", (int64_t)r->n_reexecuted);
+		jw_k_int(w, "findings", (int64_t)r->n_findings);
+		jw_k_int(w, "suspect", (int64_t)r->n_suspect);
+		jw_k_int(w, "failed_runs", (int64_t)r->n_failed_runs);
+		jw_close(w, '}');
+		if (r->n_notes) {
+			jw_open(w, "notes", '[');
+			for (size_t i = 0; i < r->n_notes; i++) {
+				jw_next(w);
+				jw_str(w, r->notes[i]);
+			}
+			jw_close(w, ']');
 		}
-		jw_close(&w, ']');
+		jw_close(w, '}');
+		jw_lit(w, "\n");
 	}
-	jw_close(&w, '}');
-	jw_lit(&w, "\n");
-	jw_flush(&w);
-	if (w.failed && !ferror(out))
-		rc = err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
-	else if (ferror(out))
-		rc = err_set(e, ERR_USAGE, "cannot write the report");
-out:
-	for (size_t i = 0; i < JW_CACHE_SIZE; i++)
-		free(w.cache[i].text);
-	json_decref(w.str);
-	free(w.out);
+	jw_flush(w);
+	int rc = stream_status(s, e);
+	stream_free(s);
 	return rc;
+}
+
+void render_json_abort(struct render_json_stream *s)
+{
+	stream_free(s);
+}
+
+int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+{
+	struct render_json_stream *s = render_json_begin(out, o, e);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (render_json_run(s, &r->runs[i], e) < 0) {
+			render_json_abort(s);
+			return -1;
+		}
+	}
+	return render_json_end(s, r, e);
 }

@@ -570,6 +570,49 @@ START_TEST(empty_report)
 }
 END_TEST
 
+/* runs rendered apart, in reverse order, and spliced back in report order:
+ * the bytes of render_json for the whole report */
+START_TEST(json_segments_splice_to_the_whole_report)
+{
+	struct report r;
+	build_report(&r, true);
+	char *whole = render(FORMAT_JSON, &r, false);
+	struct err e;
+	err_clear(&e);
+	FILE *tmp = tmpfile();
+	ck_assert_ptr_nonnull(tmp);
+	off_t off[2];
+	size_t len[2];
+	for (size_t k = r.n_runs; k-- > 0;) {
+		off[k] = ftello(tmp);
+		struct render_json_stream *seg = render_json_begin_segment(tmp, &e);
+		ck_assert_ptr_nonnull(seg);
+		ck_assert_int_eq(render_json_run(seg, &r.runs[k], &e), 0);
+		ck_assert_int_eq(render_json_end(seg, NULL, &e), 0);
+		len[k] = (size_t)(ftello(tmp) - off[k]);
+		ck_assert_uint_gt(len[k], 0);
+	}
+	ck_assert_int_eq(fflush(tmp), 0);
+
+	char *text = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&text, &n);
+	ck_assert_ptr_nonnull(out);
+	struct render_options o = {.width = 80};
+	struct render_json_stream *s = render_json_begin(out, &o, &e);
+	ck_assert_ptr_nonnull(s);
+	for (size_t k = 0; k < r.n_runs; k++)
+		ck_assert_int_eq(render_json_splice(s, fileno(tmp), off[k], len[k], &e), 0);
+	ck_assert_int_eq(render_json_end(s, &r, &e), 0);
+	fclose(out);
+	fclose(tmp);
+	ck_assert_str_eq(text, whole);
+	free(text);
+	free(whole);
+	free_report(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -585,6 +628,7 @@ int main(void)
 	tcase_add_test(tc, json_invalid_utf8_is_repaired);
 	tcase_add_test(tc, markdown_tables_hold);
 	tcase_add_test(tc, empty_report);
+	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
