@@ -4,8 +4,6 @@
  * scenarios, so this test reads each scenario's checks.json and requires
  * the checks that prove the behaviour, by id, to be SUCCESS. */
 
-#include <dirent.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,42 +28,6 @@ static const struct {
 	 "client-sse-retry-timing"},
 };
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-/* The one result directory the suite made under dir: <scenario>-<time>. */
-static char *find_result_dir(const char *dir, const char *scenario)
-{
-	DIR *d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	char *found = NULL;
-	struct dirent *de;
-	size_t n = strlen(scenario);
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, scenario, n) == 0 && de->d_name[n] == '-') {
-			ck_assert_msg(found == NULL, "two result directories for %s", scenario);
-			ck_assert_int_ge(asprintf(&found, "%s/%s", dir, de->d_name), 0);
-		}
-	}
-	closedir(d);
-	return found;
-}
-
-static json_t *check_by_id(json_t *checks, const char *id)
-{
-	size_t i;
-	json_t *c;
-	json_array_foreach(checks, i, c) {
-		const char *cid = json_string_value(json_object_get(c, "id"));
-		if (cid && strcmp(cid, id) == 0)
-			return c;
-	}
-	return NULL;
-}
-
 START_TEST(scenario_passes)
 {
 	const char *scenario = scenarios[_i].scenario;
@@ -89,7 +51,7 @@ START_TEST(scenario_passes)
 	ck_assert_msg(!o.timed_out, "conformance %s timed out; stderr:\n%s", scenario, o.err);
 	ck_assert_msg(o.status == 0, "conformance %s exited %d; stderr:\n%s", scenario, o.status, o.err);
 
-	char *dir = find_result_dir(tmp, scenario);
+	char *dir = testlib_conformance_result_dir(tmp, scenario);
 	ck_assert_msg(dir != NULL, "no result directory for %s; stderr:\n%s", scenario, o.err);
 	char path[4200];
 	snprintf(path, sizeof path, "%s/checks.json", dir);
@@ -98,7 +60,7 @@ START_TEST(scenario_passes)
 	ck_assert_msg(json_is_array(checks), "%s: %s", path, jerr.text);
 
 	for (int k = 0; scenarios[_i].checks[k]; k++) {
-		json_t *c = check_by_id(checks, scenarios[_i].checks[k]);
+		json_t *c = testlib_conformance_check(checks, scenarios[_i].checks[k]);
 		ck_assert_msg(c != NULL, "%s: no check %s", scenario, scenarios[_i].checks[k]);
 		const char *status = json_string_value(json_object_get(c, "status"));
 		ck_assert_msg(status && strcmp(status, "SUCCESS") == 0, "%s: %s is %s: %s", scenario,
@@ -106,7 +68,7 @@ START_TEST(scenario_passes)
 			      json_string_value(json_object_get(c, "errorMessage")));
 	}
 	if (scenarios[_i].timing) {
-		json_t *c = check_by_id(checks, scenarios[_i].timing);
+		json_t *c = testlib_conformance_check(checks, scenarios[_i].timing);
 		ck_assert_msg(c != NULL, "%s: no check %s", scenario, scenarios[_i].timing);
 		const char *status = json_string_value(json_object_get(c, "status"));
 		ck_assert_msg(status && (strcmp(status, "SUCCESS") == 0 || strcmp(status, "WARNING") == 0),
@@ -127,7 +89,7 @@ START_TEST(scenario_passes)
 	json_decref(checks);
 	free(dir);
 	testlib_output_free(&o);
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	testlib_remove_tree(tmp);
 }
 END_TEST
 

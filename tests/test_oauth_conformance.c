@@ -7,8 +7,6 @@
  * SUCCESS; every other check must not be FAILURE, except the ones listed
  * as deliberate deviations (and why). */
 
-#include <dirent.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,46 +60,6 @@ static const struct {
 	 0},
 };
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-/* The suite writes <out>/auth/<name>-<time>/. */
-static char *find_result_dir(const char *dir, const char *scenario)
-{
-	const char *slash = strchr(scenario, '/');
-	char sub[4096];
-	snprintf(sub, sizeof sub, "%s/%.*s", dir, slash ? (int)(slash - scenario) : 0, scenario);
-	const char *name = slash ? slash + 1 : scenario;
-	DIR *d = opendir(sub);
-	ck_assert_msg(d != NULL, "no %s", sub);
-	char *found = NULL;
-	struct dirent *de;
-	size_t n = strlen(name);
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, name, n) == 0 && de->d_name[n] == '-') {
-			ck_assert_msg(found == NULL, "two result directories for %s", scenario);
-			ck_assert_int_ge(asprintf(&found, "%s/%s", sub, de->d_name), 0);
-		}
-	}
-	closedir(d);
-	return found;
-}
-
-static json_t *check_by_id(json_t *checks, const char *id)
-{
-	size_t i;
-	json_t *c;
-	json_array_foreach(checks, i, c) {
-		const char *cid = json_string_value(json_object_get(c, "id"));
-		if (cid && strcmp(cid, id) == 0)
-			return c;
-	}
-	return NULL;
-}
-
 /* Every scenario's results live under one folder that an unchecked
  * teardown (in the parent process) removes, failed scenarios included. */
 static char base[512];
@@ -115,7 +73,7 @@ static void base_create(void)
 
 static void base_remove(void)
 {
-	nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	testlib_remove_tree(base);
 }
 
 /* Check messages are bounded: the suite's log goes to stderr instead. */
@@ -152,7 +110,7 @@ START_TEST(auth_scenario)
 		show_tail(o.err);
 	ck_assert_msg(!o.timed_out, "conformance %s timed out", scenario);
 
-	char *dir = find_result_dir(tmp, scenario);
+	char *dir = testlib_conformance_result_dir(tmp, scenario);
 	if (!dir)
 		show_tail(o.err);
 	ck_assert_msg(dir != NULL, "no result directory for %s", scenario);
@@ -163,7 +121,7 @@ START_TEST(auth_scenario)
 	ck_assert_msg(json_is_array(checks), "%s: %s", path, jerr.text);
 
 	for (int k = 0; scenarios[_i].checks[k]; k++) {
-		json_t *c = check_by_id(checks, scenarios[_i].checks[k]);
+		json_t *c = testlib_conformance_check(checks, scenarios[_i].checks[k]);
 		const char *status = json_string_value(json_object_get(c, "status"));
 		if (!status || strcmp(status, "SUCCESS") != 0)
 			show_tail(o.err);
@@ -202,7 +160,7 @@ START_TEST(auth_scenario)
 	json_decref(checks);
 	free(dir);
 	testlib_output_free(&o);
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	testlib_remove_tree(tmp);
 }
 END_TEST
 

@@ -1,6 +1,8 @@
 #include "testlib.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -343,6 +345,50 @@ void testlib_server_stop(struct testlib_server *s)
 	if (s->stdout_fd > 0)
 		close(s->stdout_fd);
 	s->stdout_fd = -1;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+void testlib_remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *testlib_conformance_result_dir(const char *dir, const char *scenario)
+{
+	const char *slash = strchr(scenario, '/');
+	char sub[4096];
+	snprintf(sub, sizeof sub, "%s/%.*s", dir, slash ? (int)(slash - scenario) : 0, scenario);
+	const char *name = slash ? slash + 1 : scenario;
+	DIR *d = opendir(sub);
+	ck_assert_msg(d != NULL, "no %s", sub);
+	char *found = NULL;
+	struct dirent *de;
+	size_t n = strlen(name);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, name, n) == 0 && de->d_name[n] == '-') {
+			ck_assert_msg(found == NULL, "two result directories for %s", scenario);
+			ck_assert_int_ge(asprintf(&found, "%s/%s", sub, de->d_name), 0);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+json_t *testlib_conformance_check(json_t *checks, const char *id)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(checks, i, c) {
+		const char *cid = json_string_value(json_object_get(c, "id"));
+		if (cid && strcmp(cid, id) == 0)
+			return c;
+	}
+	return NULL;
 }
 
 int testlib_main(Suite *s)

@@ -4,6 +4,7 @@
  * that runs a Check suite. */
 
 #include <check.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -54,6 +55,16 @@ void testlib_server_stop(struct testlib_server *s);
 
 /* Node from tests/npm (22, for the conformance suite) or the system's. */
 const char *testlib_node(void);
+
+/* Removes a directory tree (files first), ignoring what is already gone. */
+void testlib_remove_tree(const char *path);
+
+/* The official conformance suite writes each scenario's results to
+ * <dir>/<group>/<name>-<time>/ ("auth/metadata-default") or <dir>/<name>-<time>/.
+ * Returns that directory (malloc'd; asserts there is exactly one). */
+char *testlib_conformance_result_dir(const char *dir, const char *scenario);
+/* The check with this id in a checks.json array (borrowed), or NULL. */
+json_t *testlib_conformance_check(json_t *checks, const char *id);
 
 /* Runs the suite with CK_NORMAL output; returns the process exit status. */
 int testlib_main(Suite *s);
