@@ -130,7 +130,10 @@ void event_log_free(struct event_log *log); /* accepts NULL */
  * still works (it starts a new table, so it may duplicate a string). */
 void event_log_drop_events(struct event_log *log);
 size_t event_log_count(const struct event_log *log);
-const struct event *event_log_at(const struct event_log *log, size_t i);
+/* Copies event i into *out; its strings stay the log's (valid until
+ * event_log_free). Events are stored packed, not as struct event, so there
+ * is no pointer to hand out. Returns false, leaving *out alone, past the end. */
+bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
 const struct event_run_info *event_log_run_info(const struct event_log *log);

@@ -362,7 +362,7 @@ struct work {
 	size_t n_continue_as_new;
 	bool completed_seen;
 	size_t completed_gen;
-	const struct event *completed;
+	size_t completed_index; /* the ExecutionCompleted, when completed_seen */
 	bool terminated;
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
@@ -792,7 +792,9 @@ static void scan(struct work *w)
 	size_t n = event_log_count(w->log);
 	size_t n_att = 0, n_tim = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = event_log_at(w->log, i);
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
 		if (ev->kind == EVENT_TASK_SCHEDULED || ev->kind == EVENT_CHILD_CREATED)
 			n_att++;
 		if (ev->kind != EVENT_TIMER_CREATED)
@@ -810,7 +812,9 @@ static void scan(struct work *w)
 	w->att = grow(w->att, &w->cap_att, n_att, sizeof *w->att, &w->oom);
 	w->tim = grow(w->tim, &w->cap_tim, n_tim, sizeof *w->tim, &w->oom);
 	for (size_t i = 0; i < n && !w->oom; i++) {
-		const struct event *ev = event_log_at(w->log, i);
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
 		switch (ev->kind) {
 		case EVENT_EXECUTION_STARTED:
 			start_execution(w, ev);
@@ -842,7 +846,7 @@ static void scan(struct work *w)
 		case EVENT_EXECUTION_COMPLETED:
 			w->completed_seen = true;
 			w->completed_gen = w->gen;
-			w->completed = ev;
+			w->completed_index = i;
 			failed_clear(w);
 			break;
 		case EVENT_EXECUTION_TERMINATED:
@@ -1038,7 +1042,9 @@ static int evidence_finish(struct finding *f, const struct event_log *log)
 	if (!f->evidence_event_ids)
 		return -1;
 	for (size_t i = 0; i < u; i++) {
-		const struct event *ev = event_log_at(log, f->evidence_event_indexes[i]);
+		struct event evb;
+		event_log_get(log, f->evidence_event_indexes[i], &evb);
+		const struct event *ev = &evb;
 		if ((ev->kind != EVENT_TASK_SCHEDULED && ev->kind != EVENT_CHILD_CREATED &&
 		     ev->kind != EVENT_TIMER_CREATED) ||
 		    ev->event_id < 0)
@@ -1948,7 +1954,9 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	an->n_events = n;
 	an->n_generations = n ? w->gen + 1 : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = event_log_at(w->log, i);
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
 		if (ev->kind != EVENT_EXECUTION_STARTED)
 			continue;
 		if (!an->workflow && str_set(ev->name))
@@ -1965,9 +1973,11 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	const char *raw = NULL;
 	bool last_gen = w->completed_gen == w->gen;
 	if (w->completed_seen && last_gen) {
-		raw = w->completed->workflow_status;
+		struct event done;
+		event_log_get(w->log, w->completed_index, &done);
+		raw = done.workflow_status;
 		if (!str_set(raw))
-			raw = str_set(w->completed->error_type) || str_set(w->completed->error_message)
+			raw = str_set(done.error_type) || str_set(done.error_message)
 				      ? "failed"
 				      : "completed";
 	} else if (w->terminated && last_gen) {
@@ -2037,7 +2047,9 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 	size_t first_present = NONE;
 	const char *first_field = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = event_log_at(w->log, i);
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
 		const char *field;
 		const struct payload *p;
 		if (carries_payload(ev, &field, &p)) {
@@ -2074,7 +2086,9 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		sb_printf(&s, "run field %s",
 			  str_set(ri->data_sharing_field) ? ri->data_sharing_field : "data sharing level");
 	} else if (first_present != NONE) {
-		const struct event *ev = event_log_at(w->log, first_present);
+		struct event evb;
+		event_log_get(w->log, first_present, &evb);
+		const struct event *ev = &evb;
 		an->sharing = SHARING_FULL;
 		sb_printf(&s, "inferred: payload keys present (%s %s, history position %zu)",
 			  event_kind_name(ev->kind), first_field, first_present);
@@ -2093,7 +2107,9 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 	if (an->sharing == SHARING_FULL)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = event_log_at(w->log, i);
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
 		const char *field;
 		const struct payload *p;
 		if (!carries_payload(ev, &field, &p) || p->state != PAYLOAD_ABSENT)

@@ -1,7 +1,7 @@
 /* The history event model: a log of normalised events whose strings live in
  * an interning pool owned by the log. Events are stored in fixed-size blocks
  * so appending never copies what is already there (no realloc doubling of a
- * 300,000-event array) and pointers handed out by event_log_at stay valid. */
+ * 300,000-event array) and nothing already stored moves. */
 #include "event.h"
 #include "event_internal.h"
 
@@ -296,13 +296,14 @@ size_t event_log_count(const struct event_log *log)
 	return log ? log->count : 0;
 }
 
-const struct event *event_log_at(const struct event_log *log, size_t i)
+bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 {
 	if (!log || i >= log->count)
-		return NULL;
+		return false;
 	size_t b, o;
 	slot_of(log, i, &b, &o);
-	return &log->blocks[b][o];
+	*out = log->blocks[b][o];
+	return true;
 }
 
 enum event_dialect event_log_dialect(const struct event_log *log)

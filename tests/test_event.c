@@ -48,11 +48,21 @@ static bool str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* Event i, materialised into one of a ring of slots so that a test can hold
+ * a few at once; NULL past the end. */
+static const struct event *at(const struct event_log *log, size_t i)
+{
+	static struct event ring[16];
+	static unsigned next;
+	struct event *ev = &ring[next++ % 16];
+	return event_log_get(log, i, ev) ? ev : NULL;
+}
+
 static size_t count_kind(const struct event_log *log, enum event_kind k)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < event_log_count(log); i++)
-		n += event_log_at(log, i)->kind == k;
+		n += at(log, i)->kind == k;
 	return n;
 }
 
@@ -78,14 +88,14 @@ START_TEST(model_append_copies_and_interns)
 	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 	id[0] = 'X'; /* the log holds its own copy */
 	ck_assert_uint_eq(event_log_count(log), 2);
-	const struct event *a = event_log_at(log, 0), *b = event_log_at(log, 1);
+	const struct event *a = at(log, 0), *b = at(log, 1);
 	ck_assert_str_eq(a->task_execution_id, "exec-1");
 	ck_assert_ptr_eq(a->task_execution_id, b->task_execution_id); /* interned */
 	ck_assert_str_eq(a->kind_name, "TaskScheduled");
 	ck_assert_str_eq(b->kind_name, "TaskCompleted");
 	ck_assert_int_eq(a->event_id, 3);
 	ck_assert_ptr_null(a->timestamp);
-	ck_assert_ptr_null(event_log_at(log, 2));
+	ck_assert_ptr_null(at(log, 2));
 	ck_assert_ptr_eq(event_log_intern(log, "exec-1", 6), a->task_execution_id);
 	ck_assert_ptr_null(event_log_intern(log, NULL, 0));
 	ck_assert_int_eq(event_log_dialect(log), DIALECT_UNKNOWN);
@@ -113,22 +123,23 @@ END_TEST
 
 START_TEST(model_many_events_stay_put)
 {
-	/* More than one block of events: earlier pointers stay valid. */
+	/* More than one block of events: earlier strings stay valid. */
 	struct event_log *log = event_log_new();
 	struct err e;
-	const struct event *first = NULL;
+	const char *first = NULL;
 	for (int i = 0; i < 10000; i++) {
 		char id[32];
 		snprintf(id, sizeof id, "x-%d", i % 300);
 		struct event ev = {.kind = EVENT_TASK_SCHEDULED, .task_execution_id = id, .event_id = i};
 		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 		if (i == 0)
-			first = event_log_at(log, 0);
+			first = at(log, 0)->task_execution_id;
 	}
-	ck_assert_ptr_eq(first, event_log_at(log, 0));
-	ck_assert_int_eq(event_log_at(log, 9999)->event_id, 9999);
-	ck_assert_str_eq(event_log_at(log, 9999)->task_execution_id, "x-99");
-	ck_assert_ptr_eq(event_log_at(log, 9999)->task_execution_id, event_log_at(log, 99)->task_execution_id);
+	ck_assert_ptr_eq(first, at(log, 0)->task_execution_id);
+	ck_assert_int_eq(at(log, 0)->event_id, 0);
+	ck_assert_int_eq(at(log, 9999)->event_id, 9999);
+	ck_assert_str_eq(at(log, 9999)->task_execution_id, "x-99");
+	ck_assert_ptr_eq(at(log, 9999)->task_execution_id, at(log, 99)->task_execution_id);
 	event_log_free(log);
 }
 END_TEST
@@ -152,14 +163,14 @@ START_TEST(model_drop_events_keeps_strings)
 				   .event_id = i,
 				   .has_event_id = true};
 		ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
-		ids[i] = event_log_at(log, (size_t)i)->task_execution_id;
+		ids[i] = at(log, (size_t)i)->task_execution_id;
 	}
-	const char *ts = event_log_at(log, 2999)->timestamp;
+	const char *ts = at(log, 2999)->timestamp;
 	struct event_run_info ri = {.app_id = "orders", .workflow_name = "Checkout"};
 	event_log_set_run_info(log, &ri);
 	event_log_drop_events(log);
 	ck_assert_uint_eq(event_log_count(log), 0);
-	ck_assert_ptr_null(event_log_at(log, 0));
+	ck_assert_ptr_null(at(log, 0));
 	for (int i = 0; i < 3000; i++) {
 		char id[64];
 		snprintf(id, sizeof id, "task-execution-%05d-0000-0000-000000000000", i);
@@ -173,7 +184,7 @@ START_TEST(model_drop_events_keeps_strings)
 	struct event ev = {.kind = EVENT_TIMER_FIRED, .name = "t"};
 	ck_assert_int_eq(event_log_append(log, &ev, &e), 0);
 	ck_assert_uint_eq(event_log_count(log), 1);
-	ck_assert_str_eq(event_log_at(log, 0)->name, "t");
+	ck_assert_str_eq(at(log, 0)->name, "t");
 	event_log_drop_events(log);
 	event_log_drop_events(log);
 	event_log_drop_events(NULL);
@@ -185,8 +196,8 @@ START_TEST(model_drop_events_keeps_strings)
 	ck_assert_uint_gt(n, 0);
 	const char *last_name = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (event_log_at(log, i)->name)
-			last_name = event_log_at(log, i)->name;
+		if (at(log, i)->name)
+			last_name = at(log, i)->name;
 	ck_assert_ptr_nonnull(last_name);
 	char copy[256];
 	snprintf(copy, sizeof copy, "%s", last_name);
@@ -269,7 +280,7 @@ START_TEST(fixture_parses)
 	ck_assert_msg(nkeys == 0, "%s: unknown key %s", file, nkeys ? c[0].name : "");
 	size_t prev = 0;
 	for (size_t i = 0; i < event_log_count(log); i++) {
-		const struct event *ev = event_log_at(log, i);
+		const struct event *ev = at(log, i);
 		ck_assert_msg(ev->kind != EVENT_UNKNOWN, "%s: event %zu unknown", file, i);
 		ck_assert_ptr_nonnull(ev->timestamp);
 		/* source_offset points at the event's '{', in order. */
@@ -287,7 +298,7 @@ START_TEST(fixture_parses)
 	}
 	size_t len;
 	char *buf = fixture(file, &len);
-	ck_assert_int_eq(buf[event_log_at(log, 1)->source_offset], '{');
+	ck_assert_int_eq(buf[at(log, 1)->source_offset], '{');
 	free(buf);
 	event_log_free(log);
 }
@@ -298,18 +309,18 @@ START_TEST(fixture_b_details)
 	/* The retry scenario, field by field, in the Catalyst dialect. */
 	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.catalyst.json");
 	const char *x = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
-	const struct event *ev = event_log_at(log, 1);
+	const struct event *ev = at(log, 1);
 	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_STARTED);
 	ck_assert_str_eq(ev->name, "PaymentWorkflow");
 	ck_assert_str_eq(ev->instance_id, "pay-20931");
 	ck_assert_str_eq(ev->execution_id, "c2a9e471-0b3d-4f8e-9d16-58a0f7b3e2c9");
 	ck_assert_int_eq(ev->event_id, -1);
-	ev = event_log_at(log, 2);
+	ev = at(log, 2);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
 	ck_assert_int_eq(ev->event_id, 0);
 	ck_assert(ev->has_event_id);
 	ck_assert_str_eq(ev->task_execution_id, x);
-	ev = event_log_at(log, 4);
+	ev = at(log, 4);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
 	ck_assert_int_eq(ev->task_scheduled_id, 0);
 	ck_assert(ev->has_task_scheduled_id);
@@ -317,17 +328,17 @@ START_TEST(fixture_b_details)
 	ck_assert_ptr_nonnull(strstr(ev->error_message, "Connection aborted"));
 	ck_assert(ev->has_non_retriable);
 	ck_assert(!ev->non_retriable);
-	ev = event_log_at(log, 5);
+	ev = at(log, 5);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
 	ck_assert_int_eq(ev->event_id, 1);
 	ck_assert_int_eq(ev->origin, ORIGIN_ACTIVITY_RETRY);
 	ck_assert_str_eq(ev->origin_id, x);
 	ck_assert_str_eq(ev->fire_at, "2026-09-14T10:00:07.140Z");
-	ev = event_log_at(log, 7);
+	ev = at(log, 7);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_FIRED);
 	ck_assert_int_eq(ev->timer_id, 1);
 	ck_assert(ev->has_timer_id);
-	ev = event_log_at(log, 17);
+	ev = at(log, 17);
 	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
 	ck_assert_str_eq(ev->workflow_status, "ORCHESTRATION_STATUS_COMPLETED");
 	event_log_free(log);
@@ -337,7 +348,7 @@ END_TEST
 START_TEST(fixture_proto_zero_values_and_payloads)
 {
 	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.proto.json");
-	const struct event *ev = event_log_at(log, 2);
+	const struct event *ev = at(log, 2);
 	/* No eventId key: it is 0. */
 	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
 	ck_assert_str_eq(ev->kind_name, "taskScheduled");
@@ -347,16 +358,16 @@ START_TEST(fixture_proto_zero_values_and_payloads)
 	const char *in = "{\"paymentId\":\"p-20931\",\"amountCents\":4599,\"currency\":\"EUR\"}";
 	ck_assert_uint_eq(ev->input.size, strlen(in));
 	/* Same input, same hash; a different one differs. */
-	ck_assert_uint_eq(ev->input.hash, event_log_at(log, 8)->input.hash);
-	ck_assert_uint_ne(ev->input.hash, event_log_at(log, 1)->input.hash + 1);
-	ev = event_log_at(log, 4);
+	ck_assert_uint_eq(ev->input.hash, at(log, 8)->input.hash);
+	ck_assert_uint_ne(ev->input.hash, at(log, 1)->input.hash + 1);
+	ev = at(log, 4);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
 	/* taskScheduledId 0 omitted; isNonRetriable false omitted. */
 	ck_assert_int_eq(ev->task_scheduled_id, 0);
 	ck_assert(!ev->has_task_scheduled_id);
 	ck_assert(!ev->has_non_retriable);
 	ck_assert_str_eq(ev->error_type, "ConnectionError");
-	ev = event_log_at(log, 16);
+	ev = at(log, 16);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_COMPLETED);
 	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
 	ck_assert_int_eq(ev->task_scheduled_id, 4);
@@ -365,18 +376,18 @@ START_TEST(fixture_proto_zero_values_and_payloads)
 	/* Before Dapr 1.18: orchestratorStarted, orchestrationInstance,
 	 * orchestrationStatus. */
 	log = parse_fixture("f-legacy-duplicate-completion.proto.json");
-	ck_assert_int_eq(event_log_at(log, 0)->kind, EVENT_WORKFLOW_STARTED);
-	ck_assert_str_eq(event_log_at(log, 0)->kind_name, "orchestratorStarted");
-	ck_assert_str_eq(event_log_at(log, 1)->instance_id, "receipt-5490");
-	ck_assert_ptr_nonnull(event_log_at(log, 1)->execution_id);
-	ev = event_log_at(log, 10);
+	ck_assert_int_eq(at(log, 0)->kind, EVENT_WORKFLOW_STARTED);
+	ck_assert_str_eq(at(log, 0)->kind_name, "orchestratorStarted");
+	ck_assert_str_eq(at(log, 1)->instance_id, "receipt-5490");
+	ck_assert_ptr_nonnull(at(log, 1)->execution_id);
+	ev = at(log, 10);
 	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
 	ck_assert_str_eq(ev->workflow_status, "ORCHESTRATION_STATUS_COMPLETED");
 	event_log_free(log);
 
 	/* .NET's flag, inside failureDetails. */
 	log = parse_fixture("h2-nonretriable-flag-dotnet.proto.json");
-	ev = event_log_at(log, 4);
+	ev = at(log, 4);
 	ck_assert_int_eq(ev->kind, EVENT_CHILD_FAILED);
 	ck_assert(ev->has_non_retriable);
 	ck_assert(ev->non_retriable);
@@ -388,12 +399,12 @@ END_TEST
 START_TEST(fixture_child_retry)
 {
 	struct event_log *log = parse_fixture("d-child-retry.parent.proto.json");
-	const struct event *ev = event_log_at(log, 5);
+	const struct event *ev = at(log, 5);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
 	ck_assert_int_eq(ev->origin, ORIGIN_CHILD_RETRY);
 	ck_assert_str_eq(ev->origin_id, "order-7740:0000");
 	ck_assert_str_eq(ev->name, "ShipOrder-retry");
-	ev = event_log_at(log, 8);
+	ev = at(log, 8);
 	ck_assert_int_eq(ev->kind, EVENT_CHILD_CREATED);
 	ck_assert_str_eq(ev->instance_id, "order-7740:0002");
 	ck_assert_str_eq(ev->retry_parent_instance_id, "order-7740:0000");
@@ -407,7 +418,7 @@ START_TEST(fixture_dapr_cli)
 	struct event_log *log = parse_fixture("b-retry-fail-fail-succeed.dapr-cli.json");
 	const char *x = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
 	ck_assert_str_eq(event_log_run_info(log)->app_id, "orders");
-	const struct event *ev = event_log_at(log, 0);
+	const struct event *ev = at(log, 0);
 	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_STARTED);
 	/* executionId is the workflow's on ExecutionStarted... */
 	ck_assert_str_eq(ev->execution_id, "c2a9e471-0b3d-4f8e-9d16-58a0f7b3e2c9");
@@ -415,13 +426,13 @@ START_TEST(fixture_dapr_cli)
 	ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
 	ck_assert_int_eq(ev->event_id, -1);
 	ck_assert(!ev->has_event_id);
-	ev = event_log_at(log, 2);
+	ev = at(log, 2);
 	/* ...and the task's on task events. */
 	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
 	ck_assert_str_eq(ev->task_execution_id, x);
 	ck_assert_int_eq(ev->event_id, 0);
 	ck_assert(ev->has_event_id);
-	ev = event_log_at(log, 3);
+	ev = at(log, 3);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
 	ck_assert_int_eq(ev->task_scheduled_id, 0);
 	ck_assert(ev->has_task_scheduled_id);
@@ -429,21 +440,21 @@ START_TEST(fixture_dapr_cli)
 	ck_assert_str_eq(
 		ev->error_message,
 		"('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))");
-	ev = event_log_at(log, 5);
+	ev = at(log, 5);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
 	ck_assert_int_eq(ev->event_id, 1);
 	ck_assert_int_eq(ev->origin, ORIGIN_ACTIVITY_RETRY);
 	ck_assert_str_eq(ev->origin_id, x);
 	ck_assert_str_eq(ev->fire_at, "2026-09-14T10:00:07Z");
-	ev = event_log_at(log, 6);
+	ev = at(log, 6);
 	ck_assert_int_eq(ev->kind, EVENT_TIMER_FIRED);
 	ck_assert_int_eq(ev->timer_id, 1);
-	ev = event_log_at(log, 15);
+	ev = at(log, 15);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_COMPLETED);
 	ck_assert_int_eq(ev->task_scheduled_id, 4);
 	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
 	ck_assert_uint_eq(ev->output.size, strlen("{\"chargeId\":\"ch_3PqL9a\",\"status\":\"succeeded\"}"));
-	ev = event_log_at(log, 17);
+	ev = at(log, 17);
 	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
 	ck_assert_str_eq(ev->workflow_status, "COMPLETED");
 	event_log_free(log);
@@ -456,7 +467,7 @@ START_TEST(dapr_cli_attrs_with_semicolons)
 	struct event_log *log =
 		parse_ok("[{\"type\":\"TaskCompleted\",\"executionId\":\"x1\","
 			 "\"attrs\":\"scheduledId=7;output={\\\"a\\\":\\\"b;c=d\\\"};errorType=E;bogus=1\"}]");
-	const struct event *ev = event_log_at(log, 0);
+	const struct event *ev = at(log, 0);
 	ck_assert_int_eq(ev->task_scheduled_id, 7);
 	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
 	ck_assert_uint_eq(ev->output.size, strlen("{\"a\":\"b;c=d\"}"));
@@ -500,7 +511,7 @@ START_TEST(catalyst_equals_proto)
 	struct event_log *la = parse_fixture(a), *lb = parse_fixture(b);
 	ck_assert_uint_eq(event_log_count(la), event_log_count(lb));
 	for (size_t i = 0; i < event_log_count(la); i++) {
-		const struct event *x = event_log_at(la, i), *y = event_log_at(lb, i);
+		const struct event *x = at(la, i), *y = at(lb, i);
 		ck_assert_msg(x->kind == y->kind, "%s event %zu: kind", pairs[_i], i);
 		ck_assert_msg(x->event_id == y->event_id, "%s event %zu: event_id", pairs[_i], i);
 		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id, "%s %zu: tsid", pairs[_i], i);
@@ -544,7 +555,7 @@ START_TEST(spelling_variants)
 {
 	struct event_log *log = parse_ok(spellings[_i]);
 	ck_assert_uint_eq(event_log_count(log), 1);
-	const struct event *ev = event_log_at(log, 0);
+	const struct event *ev = at(log, 0);
 	ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
 	ck_assert_int_eq(ev->event_id, 4);
 	ck_assert_str_eq(ev->name, "A");
@@ -585,7 +596,7 @@ START_TEST(type_name_variants)
 	snprintf(doc, sizeof doc, "[{\"event_type\":\"TaskScheduled\"},{\"event_type\":\"%s\"}]",
 		 type_names[_i].type);
 	struct event_log *log = parse_ok(doc);
-	const struct event *ev = event_log_at(log, 1);
+	const struct event *ev = at(log, 1);
 	ck_assert_int_eq(ev->kind, type_names[_i].kind);
 	ck_assert_str_eq(ev->kind_name, type_names[_i].type);
 	event_log_free(log);
@@ -593,7 +604,7 @@ START_TEST(type_name_variants)
 	/* The same as a protojson oneof key. */
 	snprintf(doc, sizeof doc, "{\"events\":[{\"taskScheduled\":{}},{\"%s\":{}}]}", type_names[_i].type);
 	log = parse_ok(doc);
-	ck_assert_int_eq(event_log_at(log, 1)->kind, type_names[_i].kind);
+	ck_assert_int_eq(at(log, 1)->kind, type_names[_i].kind);
 	ck_assert_int_eq(event_log_dialect(log), DIALECT_PROTOJSON);
 	event_log_free(log);
 }
@@ -610,17 +621,17 @@ START_TEST(protojson_timer_origins)
 		"{\"eventId\":5,\"timerCreated\":{\"fireAt\":\"t\"}},"
 		"{\"timerFired\":{\"fireAt\":\"t\"}}"
 		"]}");
-	ck_assert_int_eq(event_log_at(log, 0)->origin, ORIGIN_ACTIVITY_RETRY);
-	ck_assert_str_eq(event_log_at(log, 0)->origin_id, "a");
-	ck_assert_int_eq(event_log_at(log, 1)->origin, ORIGIN_CHILD_RETRY);
-	ck_assert_str_eq(event_log_at(log, 1)->origin_id, "c");
-	ck_assert_int_eq(event_log_at(log, 2)->origin, ORIGIN_CREATE_TIMER);
-	ck_assert_int_eq(event_log_at(log, 3)->origin, ORIGIN_EXTERNAL_EVENT);
-	ck_assert_str_eq(event_log_at(log, 3)->origin_id, "go");
-	ck_assert_int_eq(event_log_at(log, 4)->origin, ORIGIN_NONE);
+	ck_assert_int_eq(at(log, 0)->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(at(log, 0)->origin_id, "a");
+	ck_assert_int_eq(at(log, 1)->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(at(log, 1)->origin_id, "c");
+	ck_assert_int_eq(at(log, 2)->origin, ORIGIN_CREATE_TIMER);
+	ck_assert_int_eq(at(log, 3)->origin, ORIGIN_EXTERNAL_EVENT);
+	ck_assert_str_eq(at(log, 3)->origin_id, "go");
+	ck_assert_int_eq(at(log, 4)->origin, ORIGIN_NONE);
 	/* timerId 0 omitted. */
-	ck_assert_int_eq(event_log_at(log, 5)->timer_id, 0);
-	ck_assert(!event_log_at(log, 5)->has_timer_id);
+	ck_assert_int_eq(at(log, 5)->timer_id, 0);
+	ck_assert(!at(log, 5)->has_timer_id);
 	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 0);
 	event_log_free(log);
 }
@@ -635,14 +646,14 @@ START_TEST(catalyst_origin_and_parent_spellings)
 			 "\"retry_parent_instance_info_instance_id\":\"c1\","
 			 "\"rerunParentInstanceInfoInstanceID\":\"src\"},"
 			 "{\"event_type\":\"ExecutionStarted\",\"rerun_parent_instance_instance_id\":\"r\"}]");
-	ck_assert_int_eq(event_log_at(log, 0)->origin, ORIGIN_CHILD_RETRY);
-	ck_assert_str_eq(event_log_at(log, 0)->origin_id, "c1");
-	ck_assert_int_eq(event_log_at(log, 1)->origin, ORIGIN_ACTIVITY_RETRY);
-	ck_assert_str_eq(event_log_at(log, 1)->origin_id, "a1");
-	ck_assert_str_eq(event_log_at(log, 2)->instance_id, "c2");
-	ck_assert_str_eq(event_log_at(log, 2)->retry_parent_instance_id, "c1");
-	ck_assert_str_eq(event_log_at(log, 2)->rerun_parent_instance_id, "src");
-	ck_assert_str_eq(event_log_at(log, 3)->rerun_parent_instance_id, "r");
+	ck_assert_int_eq(at(log, 0)->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(at(log, 0)->origin_id, "c1");
+	ck_assert_int_eq(at(log, 1)->origin, ORIGIN_ACTIVITY_RETRY);
+	ck_assert_str_eq(at(log, 1)->origin_id, "a1");
+	ck_assert_str_eq(at(log, 2)->instance_id, "c2");
+	ck_assert_str_eq(at(log, 2)->retry_parent_instance_id, "c1");
+	ck_assert_str_eq(at(log, 2)->rerun_parent_instance_id, "src");
+	ck_assert_str_eq(at(log, 3)->rerun_parent_instance_id, "r");
 	event_log_free(log);
 }
 END_TEST
@@ -665,9 +676,9 @@ START_TEST(envelope_forms_agree)
 {
 	struct event_log *log = parse_ok(envelope_forms[_i]);
 	ck_assert_uint_eq(event_log_count(log), 2);
-	ck_assert_int_eq(event_log_at(log, 0)->kind, EVENT_TASK_SCHEDULED);
-	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_TASK_COMPLETED);
-	ck_assert_str_eq(event_log_at(log, 1)->task_execution_id, "x");
+	ck_assert_int_eq(at(log, 0)->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_int_eq(at(log, 1)->kind, EVENT_TASK_COMPLETED);
+	ck_assert_str_eq(at(log, 1)->task_execution_id, "x");
 	ck_assert_int_eq(event_log_dialect(log), DIALECT_CATALYST);
 	event_log_free(log);
 }
@@ -717,22 +728,22 @@ START_TEST(payload_states)
 			 "{\"event_type\":\"TaskCompleted\",\"result\":\"\\u00e9\"},"
 			 "{\"event_type\":\"TaskCompleted\",\"output\":\"x\",\"custom_status\":\"s\"},"
 			 "{\"event_type\":\"TaskCompleted\",\"customStatus\":[]}]");
-	ck_assert_int_eq(event_log_at(log, 0)->input.state, PAYLOAD_ABSENT);
-	ck_assert_int_eq(event_log_at(log, 1)->input.state, PAYLOAD_NULL);
-	ck_assert_int_eq(event_log_at(log, 2)->input.state, PAYLOAD_EMPTY);
-	ck_assert_int_eq(event_log_at(log, 3)->input.state, PAYLOAD_PRESENT);
-	ck_assert_uint_eq(event_log_at(log, 3)->input.size, 7); /* {"a":1} unescaped */
-	ck_assert_int_eq(event_log_at(log, 4)->input.state, PAYLOAD_EMPTY);
-	ck_assert_int_eq(event_log_at(log, 5)->input.state, PAYLOAD_PRESENT);
-	ck_assert_uint_eq(event_log_at(log, 5)->input.size, 7);
+	ck_assert_int_eq(at(log, 0)->input.state, PAYLOAD_ABSENT);
+	ck_assert_int_eq(at(log, 1)->input.state, PAYLOAD_NULL);
+	ck_assert_int_eq(at(log, 2)->input.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(at(log, 3)->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(at(log, 3)->input.size, 7); /* {"a":1} unescaped */
+	ck_assert_int_eq(at(log, 4)->input.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(at(log, 5)->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(at(log, 5)->input.size, 7);
 	/* An object payload's text hashes like the same text in a string. */
-	ck_assert_uint_eq(event_log_at(log, 5)->input.hash, event_log_at(log, 3)->input.hash);
-	ck_assert_int_eq(event_log_at(log, 6)->output.state, PAYLOAD_PRESENT);
-	ck_assert_uint_eq(event_log_at(log, 6)->output.size, 2); /* UTF-8 e-acute */
-	ck_assert_int_eq(event_log_at(log, 7)->output.state, PAYLOAD_PRESENT);
-	ck_assert_int_eq(event_log_at(log, 7)->custom_status.state, PAYLOAD_PRESENT);
-	ck_assert_int_eq(event_log_at(log, 8)->custom_status.state, PAYLOAD_EMPTY);
-	ck_assert_int_eq(event_log_at(log, 8)->output.state, PAYLOAD_ABSENT);
+	ck_assert_uint_eq(at(log, 5)->input.hash, at(log, 3)->input.hash);
+	ck_assert_int_eq(at(log, 6)->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(at(log, 6)->output.size, 2); /* UTF-8 e-acute */
+	ck_assert_int_eq(at(log, 7)->output.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(at(log, 7)->custom_status.state, PAYLOAD_PRESENT);
+	ck_assert_int_eq(at(log, 8)->custom_status.state, PAYLOAD_EMPTY);
+	ck_assert_int_eq(at(log, 8)->output.state, PAYLOAD_ABSENT);
 	event_log_free(log);
 }
 END_TEST
@@ -744,9 +755,9 @@ START_TEST(unknowns_are_counted)
 					 "{\"event_type\":\"ExecutionRewound\",\"nested\":{\"deep\":true}},"
 					 "{\"event_id\":3}]");
 	ck_assert_uint_eq(event_log_count(log), 4);
-	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
-	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "ExecutionRewound");
-	ck_assert_int_eq(event_log_at(log, 3)->kind, EVENT_UNKNOWN);
+	ck_assert_int_eq(at(log, 1)->kind, EVENT_UNKNOWN);
+	ck_assert_str_eq(at(log, 1)->kind_name, "ExecutionRewound");
+	ck_assert_int_eq(at(log, 3)->kind, EVENT_UNKNOWN);
 	const struct event_count *c;
 	size_t n = event_log_unknown_kinds(log, &c);
 	ck_assert_uint_eq(n, 2);
@@ -764,8 +775,8 @@ START_TEST(unknowns_are_counted)
 	/* A long oneof key next to another object member. */
 	log = parse_ok("{\"events\":[{\"subOrchestrationInstanceCompleted\":{\"taskScheduledId\":3},"
 		       "\"router\":{\"sourceAppID\":\"a\"},\"extra\":{\"x\":1}}]}");
-	ck_assert_int_eq(event_log_at(log, 0)->kind, EVENT_CHILD_COMPLETED);
-	ck_assert_int_eq(event_log_at(log, 0)->task_scheduled_id, 3);
+	ck_assert_int_eq(at(log, 0)->kind, EVENT_CHILD_COMPLETED);
+	ck_assert_int_eq(at(log, 0)->task_scheduled_id, 3);
 	ck_assert_uint_eq(event_log_unknown_keys(log, &c), 1);
 	ck_assert_str_eq(c[0].name, "extra.x");
 	event_log_free(log);
@@ -773,8 +784,8 @@ START_TEST(unknowns_are_counted)
 	/* An unknown protojson oneof: its key is the kind name. */
 	log = parse_ok(
 		"{\"events\":[{\"taskScheduled\":{}},{\"eventId\":2,\"executionRewound\":{\"reason\":\"r\"}}]}");
-	ck_assert_int_eq(event_log_at(log, 1)->kind, EVENT_UNKNOWN);
-	ck_assert_str_eq(event_log_at(log, 1)->kind_name, "executionRewound");
+	ck_assert_int_eq(at(log, 1)->kind, EVENT_UNKNOWN);
+	ck_assert_str_eq(at(log, 1)->kind_name, "executionRewound");
 	ck_assert_uint_eq(event_log_unknown_kinds(log, NULL), 1);
 	event_log_free(log);
 }
@@ -910,8 +921,8 @@ START_TEST(big_line_works)
 	err_clear(&e);
 	struct event_log *log = event_log_parse(doc, n, &e);
 	ck_assert_msg(log != NULL, "%s", e.msg);
-	ck_assert_int_eq(event_log_at(log, 0)->output.state, PAYLOAD_PRESENT);
-	ck_assert_uint_eq(event_log_at(log, 0)->output.size, big);
+	ck_assert_int_eq(at(log, 0)->output.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(at(log, 0)->output.size, big);
 	event_log_free(log);
 	/* Cut short: a clean error, not a crash. */
 	ck_assert_ptr_null(event_log_parse(doc, n - 10, &e));
@@ -929,7 +940,7 @@ static void assert_logs_equal(const struct event_log *a, const struct event_log 
 	ck_assert_uint_eq(event_log_count(a), event_log_count(b));
 	ck_assert_int_eq(event_log_dialect(a), event_log_dialect(b));
 	for (size_t i = 0; i < event_log_count(a); i++) {
-		const struct event *x = event_log_at(a, i), *y = event_log_at(b, i);
+		const struct event *x = at(a, i), *y = at(b, i);
 		ck_assert_msg(x->kind == y->kind && str_eq(x->kind_name, y->kind_name), "%s %zu", what, i);
 		ck_assert_msg(x->event_id == y->event_id && x->has_event_id == y->has_event_id, "%s %zu", what, i);
 		ck_assert_msg(x->task_scheduled_id == y->task_scheduled_id &&
@@ -984,7 +995,7 @@ START_TEST(from_json_equals_parse)
 	ck_assert_ptr_nonnull(doc);
 	struct event_log *b = event_log_from_json(doc, &e);
 	ck_assert_msg(b != NULL, "%s", e.msg);
-	ck_assert_uint_eq(event_log_at(b, 1)->source_offset, 0);
+	ck_assert_uint_eq(at(b, 1)->source_offset, 0);
 	assert_logs_equal(a, b, false, fixtures[_i].file);
 	event_log_free(a);
 	event_log_free(b);
@@ -1005,8 +1016,8 @@ START_TEST(from_json_envelope_and_errors)
 	err_clear(&e);
 	struct event_log *log = event_log_from_json(doc, &e);
 	ck_assert_msg(log != NULL, "%s", e.msg);
-	ck_assert_int_eq(event_log_at(log, 0)->event_id, 2);
-	ck_assert_int_eq(event_log_at(log, 0)->input.state, PAYLOAD_NULL);
+	ck_assert_int_eq(at(log, 0)->event_id, 2);
+	ck_assert_int_eq(at(log, 0)->input.state, PAYLOAD_NULL);
 	ck_assert_str_eq(event_log_run_info(log)->data_sharing_level, "metadata");
 	ck_assert_str_eq(event_log_run_info(log)->app_id, "a");
 	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 1);
@@ -1113,13 +1124,13 @@ static void check_threads_agree(const char *poison)
 	/* Interning holds across the two halves. */
 	const struct event *last0 = NULL;
 	for (size_t i = event_log_count(two); i-- > 0 && !last0;) {
-		const struct event *ev = event_log_at(two, i);
+		const struct event *ev = at(two, i);
 		if (ev->name && strcmp(ev->name, "Step0") == 0)
 			last0 = ev;
 	}
 	ck_assert_ptr_nonnull(last0);
-	ck_assert_ptr_ne(last0, event_log_at(two, 1));
-	ck_assert_ptr_eq(event_log_at(two, 1)->name, last0->name);
+	ck_assert_ptr_ne(last0, at(two, 1));
+	ck_assert_ptr_eq(at(two, 1)->name, last0->name);
 	const struct event_count *c;
 	ck_assert_uint_eq(event_log_unknown_keys(two, &c), 1);
 	ck_assert_str_eq(c[0].name, "mystery");

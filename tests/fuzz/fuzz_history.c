@@ -16,7 +16,9 @@ static void walk(const struct event_log *log)
 	size_t n = event_log_count(log);
 	volatile size_t sink = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = event_log_at(log, i);
+		struct event evb;
+		event_log_get(log, i, &evb);
+		const struct event *ev = &evb;
 		const char *s[] = {ev->kind_name,
 				   ev->timestamp,
 				   ev->name,
