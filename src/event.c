@@ -207,19 +207,78 @@ const char *event_pool_forward(struct event_pool *into, const char *s)
 
 /* ------------------------------------------------------------------------ */
 
+/* Packed events. A struct event is 224 bytes, and a 300,000-event history
+ * is held whole while it is analysed, so the log stores each event as a
+ * 40-byte record of what nearly every event has (kind, timestamp, name,
+ * execution id) plus 8-byte slots, in a side array, for each other field
+ * that is set, in the order of enum xfield; event_log_get unpacks. */
+
+enum xfield {
+	X_KIND_NAME, /* only when spelled otherwise than event_kind_name(kind) */
+	X_EVENT_ID,
+	X_TASK_SCHEDULED_ID,
+	X_TIMER_ID,
+	X_FIRE_AT,
+	X_ORIGIN_ID,
+	X_INSTANCE_ID,
+	X_EXECUTION_ID,
+	X_RETRY_PARENT,
+	X_RERUN_PARENT,
+	X_WORKFLOW_STATUS,
+	X_ERROR_TYPE,
+	X_ERROR_MESSAGE,
+	X_INPUT, /* payloads take two slots: size, hash */
+	X_OUTPUT,
+	X_CUSTOM_STATUS,
+	X_SOURCE_HI, /* source_offset >> 32 */
+	X_COUNT
+};
+
+/* Flags in event_rec.bits, after three 2-bit payload states. */
+enum {
+	B_HAS_EVENT_ID = 1u << 6,
+	B_HAS_TASK_SCHEDULED_ID = 1u << 7,
+	B_HAS_TIMER_ID = 1u << 8,
+	B_HAS_NON_RETRIABLE = 1u << 9,
+	B_NON_RETRIABLE = 1u << 10,
+};
+
+union xslot {
+	int64_t i;
+	uint64_t u;
+	const char *s;
+};
+
+struct event_rec {
+	const char *timestamp;
+	const char *name;
+	const char *task_execution_id;
+	uint32_t xoff; /* first slot in the log's side array */
+	uint32_t xmask;
+	uint32_t source_lo;
+	uint16_t bits;
+	uint8_t kind;
+	uint8_t origin;
+};
+
+_Static_assert(sizeof(struct event_rec) == 40, "the packed event grew");
+_Static_assert(EVENT_KIND_COUNT <= 256 && X_COUNT <= 32, "the packed event's fields no longer fit");
+
 struct event_counter {
 	struct event_count *items;
 	size_t n, cap;
 };
 
 struct event_log {
-	struct event **blocks;
+	struct event_rec **blocks;
 	size_t nblocks_cap;
 	size_t count;
 	/* After a two-thread parse the second half's blocks are taken over
 	 * as they are: events from join_at on start afresh in join_block. */
 	bool joined;
 	size_t join_at, join_block;
+	union xslot *xs; /* grows by doubling: large sizes are mremap'ed, not copied */
+	size_t xn, xcap;
 	enum event_dialect dialect;
 	struct event_run_info run;
 	struct event_counter unknown_kinds;
@@ -248,6 +307,13 @@ static size_t nblocks(const struct event_log *log)
 	return b + 1;
 }
 
+static struct event_rec *rec_at(const struct event_log *log, size_t i)
+{
+	size_t b, o;
+	slot_of(log, i, &b, &o);
+	return &log->blocks[b][o];
+}
+
 struct event_log *event_log_new(void)
 {
 	struct event_log *log = calloc(1, sizeof *log);
@@ -257,14 +323,27 @@ struct event_log *event_log_new(void)
 	return log;
 }
 
-void event_log_free(struct event_log *log)
+static void free_events(struct event_log *log)
 {
-	if (!log)
-		return;
 	size_t nb = nblocks(log);
 	for (size_t i = 0; i < nb; i++)
 		free(log->blocks[i]);
 	free(log->blocks);
+	free(log->xs);
+	log->blocks = NULL;
+	log->nblocks_cap = 0;
+	log->count = 0;
+	log->joined = false;
+	log->join_at = log->join_block = 0;
+	log->xs = NULL;
+	log->xn = log->xcap = 0;
+}
+
+void event_log_free(struct event_log *log)
+{
+	if (!log)
+		return;
+	free_events(log);
 	free(log->unknown_kinds.items);
 	free(log->unknown_keys.items);
 	event_pool_finish(&log->pool);
@@ -275,15 +354,7 @@ void event_log_drop_events(struct event_log *log)
 {
 	if (!log)
 		return;
-	size_t nb = nblocks(log);
-	for (size_t i = 0; i < nb; i++)
-		free(log->blocks[i]);
-	free(log->blocks);
-	log->blocks = NULL;
-	log->nblocks_cap = 0;
-	log->count = 0;
-	log->joined = false;
-	log->join_at = log->join_block = 0;
+	free_events(log);
 	/* The strings stay where they are; only finding them again by value
 	 * needs the table, and a log without events interns nothing more. */
 	free(log->pool.table);
@@ -296,13 +367,63 @@ size_t event_log_count(const struct event_log *log)
 	return log ? log->count : 0;
 }
 
+static void get_payload(const union xslot **x, uint32_t mask, enum xfield f, unsigned state, struct payload *p)
+{
+	p->state = (enum payload_state)(state & 3u);
+	if (mask & (1u << f)) {
+		p->size = (size_t)(*x)[0].u;
+		p->hash = (*x)[1].u;
+		*x += 2;
+	}
+}
+
 bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 {
 	if (!log || i >= log->count)
 		return false;
-	size_t b, o;
-	slot_of(log, i, &b, &o);
-	*out = log->blocks[b][o];
+	const struct event_rec *r = rec_at(log, i);
+	/* Zeroed whole, padding included: callers may compare payloads with
+	 * memcmp. */
+	memset(out, 0, sizeof *out);
+	out->kind = (enum event_kind)r->kind;
+	out->origin = (enum timer_origin)r->origin;
+	out->timestamp = r->timestamp;
+	out->name = r->name;
+	out->task_execution_id = r->task_execution_id;
+	out->has_event_id = r->bits & B_HAS_EVENT_ID;
+	out->has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID;
+	out->has_timer_id = r->bits & B_HAS_TIMER_ID;
+	out->has_non_retriable = r->bits & B_HAS_NON_RETRIABLE;
+	out->non_retriable = r->bits & B_NON_RETRIABLE;
+	out->source_offset = r->source_lo;
+	uint32_t m = r->xmask;
+	const union xslot *x = log->xs ? log->xs + r->xoff : NULL;
+	out->kind_name = m & (1u << X_KIND_NAME) ? (x++)->s : event_kind_name(out->kind);
+	if (m & (1u << X_EVENT_ID))
+		out->event_id = (x++)->i;
+	if (m & (1u << X_TASK_SCHEDULED_ID))
+		out->task_scheduled_id = (x++)->i;
+	if (m & (1u << X_TIMER_ID))
+		out->timer_id = (x++)->i;
+	const char **strs[] = {
+		[X_FIRE_AT] = &out->fire_at,
+		[X_ORIGIN_ID] = &out->origin_id,
+		[X_INSTANCE_ID] = &out->instance_id,
+		[X_EXECUTION_ID] = &out->execution_id,
+		[X_RETRY_PARENT] = &out->retry_parent_instance_id,
+		[X_RERUN_PARENT] = &out->rerun_parent_instance_id,
+		[X_WORKFLOW_STATUS] = &out->workflow_status,
+		[X_ERROR_TYPE] = &out->error_type,
+		[X_ERROR_MESSAGE] = &out->error_message,
+	};
+	for (unsigned f = X_FIRE_AT; f <= X_ERROR_MESSAGE; f++)
+		if (m & (1u << f))
+			*strs[f] = (x++)->s;
+	get_payload(&x, m, X_INPUT, r->bits, &out->input);
+	get_payload(&x, m, X_OUTPUT, r->bits >> 2, &out->output);
+	get_payload(&x, m, X_CUSTOM_STATUS, r->bits >> 4, &out->custom_status);
+	if (m & (1u << X_SOURCE_HI))
+		out->source_offset |= (size_t)((x++)->u << 32);
 	return true;
 }
 
@@ -406,7 +527,25 @@ int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t
 	return counter_add(log, &log->unknown_kinds, name, len, n);
 }
 
-struct event *event_log_push(struct event_log *log)
+static int xs_reserve(struct event_log *log, size_t n)
+{
+	if (log->xcap - log->xn >= n)
+		return 0;
+	size_t ncap = log->xcap ? log->xcap : 256;
+	while (ncap - log->xn < n)
+		ncap *= 2;
+	/* The offsets are 32-bit: 32 GiB of slots is far beyond any history. */
+	if (ncap > UINT32_MAX)
+		return -1;
+	union xslot *nx = realloc(log->xs, ncap * sizeof *nx);
+	if (!nx)
+		return -1;
+	log->xs = nx;
+	log->xcap = ncap;
+	return 0;
+}
+
+static struct event_rec *push_rec(struct event_log *log)
 {
 	size_t b, o;
 	slot_of(log, log->count, &b, &o);
@@ -415,31 +554,94 @@ struct event *event_log_push(struct event_log *log)
 			size_t ncap = log->nblocks_cap ? log->nblocks_cap * 2 : 16;
 			while (ncap <= b)
 				ncap *= 2;
-			struct event **nb = realloc(log->blocks, ncap * sizeof *nb);
+			struct event_rec **nb = realloc(log->blocks, ncap * sizeof *nb);
 			if (!nb)
 				return NULL;
 			log->blocks = nb;
 			log->nblocks_cap = ncap;
 		}
-		log->blocks[b] = malloc(EVENT_BLOCK_SIZE * sizeof(struct event));
+		/* A small log (a tool answer) gets a small first block. */
+		size_t n = b == 0 && !log->joined ? 64 : EVENT_BLOCK_SIZE;
+		log->blocks[b] = malloc(n * sizeof(struct event_rec));
 		if (!log->blocks[b])
 			return NULL;
+	} else if (b == 0 && !log->joined && o == 64) {
+		struct event_rec *nb = realloc(log->blocks[0], EVENT_BLOCK_SIZE * sizeof(struct event_rec));
+		if (!nb)
+			return NULL;
+		log->blocks[0] = nb;
 	}
 	log->count++;
 	return &log->blocks[b][o];
 }
 
-void event_log_pop(struct event_log *log)
+int event_log_store(struct event_log *log, const struct event *ev)
 {
-	/* Only undoes the last push; frees its block if it was the first
-	 * event in it. */
-	log->count--;
-	size_t b, o;
-	slot_of(log, log->count, &b, &o);
-	if (o == 0) {
-		free(log->blocks[b]);
-		log->blocks[b] = NULL;
+	union xslot x[X_COUNT + 3];
+	size_t n = 0;
+	uint32_t m = 0;
+#define PUT(f, field, v)                                                                                               \
+	do {                                                                                                           \
+		m |= 1u << (f);                                                                                        \
+		x[n++].field = (v);                                                                                    \
+	} while (0)
+	if (ev->kind_name && strcmp(ev->kind_name, event_kind_name(ev->kind)) != 0)
+		PUT(X_KIND_NAME, s, ev->kind_name);
+	if (ev->event_id || ev->has_event_id)
+		PUT(X_EVENT_ID, i, ev->event_id);
+	if (ev->task_scheduled_id || ev->has_task_scheduled_id)
+		PUT(X_TASK_SCHEDULED_ID, i, ev->task_scheduled_id);
+	if (ev->timer_id || ev->has_timer_id)
+		PUT(X_TIMER_ID, i, ev->timer_id);
+	const char *strs[] = {
+		[X_FIRE_AT] = ev->fire_at,
+		[X_ORIGIN_ID] = ev->origin_id,
+		[X_INSTANCE_ID] = ev->instance_id,
+		[X_EXECUTION_ID] = ev->execution_id,
+		[X_RETRY_PARENT] = ev->retry_parent_instance_id,
+		[X_RERUN_PARENT] = ev->rerun_parent_instance_id,
+		[X_WORKFLOW_STATUS] = ev->workflow_status,
+		[X_ERROR_TYPE] = ev->error_type,
+		[X_ERROR_MESSAGE] = ev->error_message,
+	};
+	for (unsigned f = X_FIRE_AT; f <= X_ERROR_MESSAGE; f++)
+		if (strs[f])
+			PUT(f, s, strs[f]);
+	const struct payload *ps[] = {&ev->input, &ev->output, &ev->custom_status};
+	for (unsigned k = 0; k < 3; k++) {
+		if (ps[k]->size || ps[k]->hash) {
+			PUT(X_INPUT + k, u, ps[k]->size);
+			x[n++].u = ps[k]->hash;
+		}
 	}
+	if ((uint64_t)ev->source_offset >> 32)
+		PUT(X_SOURCE_HI, u, (uint64_t)ev->source_offset >> 32);
+#undef PUT
+	if (n && xs_reserve(log, n) < 0)
+		return -1;
+	struct event_rec *r = push_rec(log);
+	if (!r)
+		return -1;
+	*r = (struct event_rec){
+		.timestamp = ev->timestamp,
+		.name = ev->name,
+		.task_execution_id = ev->task_execution_id,
+		.xoff = (uint32_t)log->xn,
+		.xmask = m,
+		.source_lo = (uint32_t)ev->source_offset,
+		.bits = (uint16_t)((ev->input.state & 3u) | (ev->output.state & 3u) << 2 |
+				   (ev->custom_status.state & 3u) << 4 | (ev->has_event_id ? B_HAS_EVENT_ID : 0) |
+				   (ev->has_task_scheduled_id ? B_HAS_TASK_SCHEDULED_ID : 0) |
+				   (ev->has_timer_id ? B_HAS_TIMER_ID : 0) |
+				   (ev->has_non_retriable ? B_HAS_NON_RETRIABLE : 0) |
+				   (ev->non_retriable ? B_NON_RETRIABLE : 0)),
+		.kind = (uint8_t)ev->kind,
+		.origin = (uint8_t)ev->origin,
+	};
+	if (n)
+		memcpy(log->xs + log->xn, x, n * sizeof *x);
+	log->xn += n;
+	return 0;
 }
 
 int event_log_append(struct event_log *log, const struct event *ev, struct err *e)
@@ -461,10 +663,8 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 	copy.error_message = intern_cstr(log, ev->error_message, &fail);
 	if (fail)
 		return err_set(e, ERR_INTERNAL, "out of memory interning event strings");
-	struct event *slot = event_log_push(log);
-	if (!slot)
+	if (event_log_store(log, &copy) < 0)
 		return err_set(e, ERR_INTERNAL, "out of memory appending event %zu", log->count);
-	*slot = copy;
 	if (copy.kind == EVENT_UNKNOWN && copy.kind_name &&
 	    event_log_count_unknown_kind(log, copy.kind_name, strlen(copy.kind_name), 1) < 0)
 		return err_set(e, ERR_INTERNAL, "out of memory counting unknown kinds");
@@ -504,34 +704,45 @@ int event_log_take(struct event_log *into, struct event_log *from)
 	if (from->count) {
 		if (nb_into + nb_from > into->nblocks_cap) {
 			size_t ncap = nb_into + nb_from;
-			struct event **nb = realloc(into->blocks, ncap * sizeof *nb);
+			struct event_rec **nb = realloc(into->blocks, ncap * sizeof *nb);
 			if (!nb)
 				goto out;
 			into->blocks = nb;
 			into->nblocks_cap = ncap;
 		}
+		if (from->xn && xs_reserve(into, from->xn) < 0)
+			goto out;
 		struct event_pool *ip = &into->pool;
 		for (size_t i = 0; i < from->count; i++) {
-			size_t b, o;
-			slot_of(from, i, &b, &o);
-			struct event *ev = &from->blocks[b][o];
+			struct event_rec *r = rec_at(from, i);
 			/* timestamp and fire_at were stored, not interned: they
 			 * come along with the pool's chunks below. */
-			forward(ip, &ev->kind_name);
-			forward(ip, &ev->name);
-			forward(ip, &ev->task_execution_id);
-			forward(ip, &ev->origin_id);
-			forward(ip, &ev->instance_id);
-			forward(ip, &ev->execution_id);
-			forward(ip, &ev->retry_parent_instance_id);
-			forward(ip, &ev->rerun_parent_instance_id);
-			forward(ip, &ev->workflow_status);
-			forward(ip, &ev->error_type);
-			forward(ip, &ev->error_message);
+			forward(ip, &r->name);
+			forward(ip, &r->task_execution_id);
+			union xslot *x = from->xs ? from->xs + r->xoff : NULL;
+			for (unsigned f = 0; f < X_COUNT; f++) {
+				if (!(r->xmask & (1u << f)))
+					continue;
+				if (f == X_KIND_NAME || (f > X_FIRE_AT && f <= X_ERROR_MESSAGE))
+					forward(ip, &x->s);
+				x += f >= X_INPUT && f <= X_CUSTOM_STATUS ? 2 : 1;
+			}
+			r->xoff += (uint32_t)into->xn;
 		}
-		/* Take the blocks over as they are: no copy, and no moment
-		 * when both copies are held. */
+		if (from->xn)
+			memcpy(into->xs + into->xn, from->xs, from->xn * sizeof *from->xs);
+		into->xn += from->xn;
+		/* A log of up to 64 events has a short first block: events
+		 * appended after the junction go on filling it. */
+		if (from->count <= 64) {
+			struct event_rec *full = realloc(from->blocks[0], EVENT_BLOCK_SIZE * sizeof(struct event_rec));
+			if (!full)
+				goto out;
+			from->blocks[0] = full;
+		}
 		memcpy(into->blocks + nb_into, from->blocks, nb_from * sizeof *from->blocks);
+		free(from->blocks);
+		from->blocks = NULL;
 		into->joined = true;
 		into->join_at = into->count;
 		into->join_block = nb_into;

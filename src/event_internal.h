@@ -39,10 +39,9 @@ const char *event_pool_forward(struct event_pool *into, const char *s);
 
 struct event_pool *event_log_pool(struct event_log *log);
 void event_log_set_dialect(struct event_log *log, enum event_dialect d);
-/* A new zeroed-or-garbage slot at the end (the caller fills every field);
- * NULL on allocation failure. */
-struct event *event_log_push(struct event_log *log);
-void event_log_pop(struct event_log *log);
+/* Packs ev at the end of the log. Its strings must already be the log's
+ * (interned or stored in its pool). -1 on allocation failure. */
+int event_log_store(struct event_log *log, const struct event *ev);
 int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n);
 int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n);
 /* Appends from's events to into, taking over its event blocks as they are

@@ -272,7 +272,8 @@ struct dec {
 	size_t off;   /* of the event in the input */
 	bool from_json;
 	enum event_dialect dialect; /* of the first event */
-	struct event *ev;
+	struct event *ev; /* &evbuf: filled, then packed into the log */
+	struct event evbuf;
 	enum event_dialect ev_dialect;
 	const char *raw_execution_id;
 	const char *attrs_task_exec_id;
@@ -834,9 +835,7 @@ static int decode_event(struct dec *d)
 			       "event %zu at byte %zu is %s, not an object: the event list holds objects",
 			       d->index, d->off, type_name(&t[0]));
 	}
-	struct event *ev = event_log_push(d->log);
-	if (!ev)
-		return oom(d);
+	struct event *ev = &d->evbuf;
 	memset(ev, 0, sizeof *ev);
 	d->ev = ev;
 	d->raw_execution_id = NULL;
@@ -956,13 +955,14 @@ static int decode_event(struct dec *d)
 	if (ev->kind == EVENT_UNKNOWN &&
 	    event_log_count_unknown_kind(d->log, ev->kind_name, strlen(ev->kind_name), 1) < 0)
 		goto fail_oom;
+	if (event_log_store(d->log, ev) < 0)
+		goto fail_oom;
 	if (d->dialect == DIALECT_UNKNOWN)
 		d->dialect = dialect;
 	return 0;
 fail_oom:
 	oom(d);
 fail:
-	event_log_pop(d->log);
 	return -1;
 }
 

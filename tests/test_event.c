@@ -121,6 +121,81 @@ START_TEST(model_append_copies_and_interns)
 }
 END_TEST
 
+START_TEST(model_packs_every_field)
+{
+	/* The log stores events packed (fields that are set, in a side
+	 * array): every combination must come back exactly as appended. */
+	struct event_log *log = event_log_new();
+	struct err e;
+	err_clear(&e);
+	struct event full = {
+		.kind = EVENT_TIMER_CREATED,
+		.origin = ORIGIN_CHILD_RETRY,
+		.kind_name = "timerCreated",
+		.event_id = INT64_MIN,
+		.timestamp = "2026-12-02T10:00:00Z",
+		.name = "n",
+		.task_scheduled_id = INT64_MAX,
+		.task_execution_id = "x",
+		.timer_id = -7,
+		.fire_at = "2026-12-02T10:00:05Z",
+		.origin_id = "o",
+		.instance_id = "i",
+		.execution_id = "e",
+		.retry_parent_instance_id = "rp",
+		.rerun_parent_instance_id = "rr",
+		.workflow_status = "s",
+		.error_type = "t",
+		.error_message = "m",
+		.input = {.state = PAYLOAD_PRESENT, .size = 3, .hash = UINT64_MAX},
+		.output = {.state = PAYLOAD_EMPTY},
+		.custom_status = {.state = PAYLOAD_NULL},
+		.source_offset = ((size_t)5 << 32) | 17u,
+		.has_event_id = true,
+		.has_task_scheduled_id = true,
+		.has_timer_id = true,
+		.has_non_retriable = true,
+		.non_retriable = true,
+	};
+	struct event bare = {.kind = EVENT_UNKNOWN, .kind_name = "Mystery"};
+	struct event zeros = {.kind = EVENT_TASK_COMPLETED, .has_event_id = true, .has_task_scheduled_id = true};
+	const struct event *in[] = {&full, &bare, &zeros, &full};
+	for (size_t k = 0; k < 4; k++)
+		ck_assert_int_eq(event_log_append(log, in[k], &e), 0);
+	for (size_t k = 0; k < 4; k++) {
+		const struct event *a = in[k], *b = at(log, k);
+		ck_assert_int_eq(a->kind, b->kind);
+		ck_assert_int_eq(a->origin, b->origin);
+		/* No spelling given: the canonical name. */
+		ck_assert_str_eq(a->kind_name ? a->kind_name : event_kind_name(a->kind), b->kind_name);
+		ck_assert(a->event_id == b->event_id && a->task_scheduled_id == b->task_scheduled_id &&
+			  a->timer_id == b->timer_id);
+		ck_assert(str_eq(a->timestamp, b->timestamp) && str_eq(a->name, b->name) &&
+			  str_eq(a->task_execution_id, b->task_execution_id) && str_eq(a->fire_at, b->fire_at) &&
+			  str_eq(a->origin_id, b->origin_id) && str_eq(a->instance_id, b->instance_id) &&
+			  str_eq(a->execution_id, b->execution_id) &&
+			  str_eq(a->retry_parent_instance_id, b->retry_parent_instance_id) &&
+			  str_eq(a->rerun_parent_instance_id, b->rerun_parent_instance_id) &&
+			  str_eq(a->workflow_status, b->workflow_status) && str_eq(a->error_type, b->error_type) &&
+			  str_eq(a->error_message, b->error_message));
+		ck_assert(a->input.state == b->input.state && a->input.size == b->input.size &&
+			  a->input.hash == b->input.hash);
+		ck_assert(a->output.state == b->output.state && a->custom_status.state == b->custom_status.state);
+		ck_assert_uint_eq(a->source_offset, b->source_offset);
+		ck_assert(a->has_event_id == b->has_event_id && a->has_task_scheduled_id == b->has_task_scheduled_id &&
+			  a->has_timer_id == b->has_timer_id && a->has_non_retriable == b->has_non_retriable &&
+			  a->non_retriable == b->non_retriable);
+	}
+	/* A known kind spelled as its canonical name needs no slot, and reads
+	 * back the same. */
+	struct event plain = {.kind = EVENT_TASK_SCHEDULED, .kind_name = "TaskScheduled"};
+	ck_assert_int_eq(event_log_append(log, &plain, &e), 0);
+	ck_assert_str_eq(at(log, 4)->kind_name, "TaskScheduled");
+	ck_assert_ptr_null(at(log, 5));
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(model_many_events_stay_put)
 {
 	/* More than one block of events: earlier strings stay valid. */
@@ -1180,6 +1255,7 @@ int main(void)
 	Suite *s = suite_create("event");
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, model_append_copies_and_interns);
+	tcase_add_test(tc, model_packs_every_field);
 	tcase_add_test(tc, model_many_events_stay_put);
 	tcase_add_test(tc, model_drop_events_keeps_strings);
 	tcase_add_test(tc, model_names);
