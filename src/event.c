@@ -580,10 +580,10 @@ int event_log_store(struct event_log *log, const struct event *ev)
 	union xslot x[X_COUNT + 3];
 	size_t n = 0;
 	uint32_t m = 0;
-#define PUT(f, field, v)                                                                                               \
-	do {                                                                                                           \
-		m |= 1u << (f);                                                                                        \
-		x[n++].field = (v);                                                                                    \
+#define PUT(f, field, v)            \
+	do {                        \
+		m |= 1u << (f);     \
+		x[n++].field = (v); \
 	} while (0)
 	if (ev->kind_name && strcmp(ev->kind_name, event_kind_name(ev->kind)) != 0)
 		PUT(X_KIND_NAME, s, ev->kind_name);
@@ -735,7 +735,8 @@ int event_log_take(struct event_log *into, struct event_log *from)
 		/* A log of up to 64 events has a short first block: events
 		 * appended after the junction go on filling it. */
 		if (from->count <= 64) {
-			struct event_rec *full = realloc(from->blocks[0], EVENT_BLOCK_SIZE * sizeof(struct event_rec));
+			struct event_rec *full =
+				realloc(from->blocks[0], EVENT_BLOCK_SIZE * sizeof(struct event_rec));
 			if (!full)
 				goto out;
 			from->blocks[0] = full;

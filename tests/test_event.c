@@ -182,7 +182,8 @@ START_TEST(model_packs_every_field)
 			  a->input.hash == b->input.hash);
 		ck_assert(a->output.state == b->output.state && a->custom_status.state == b->custom_status.state);
 		ck_assert_uint_eq(a->source_offset, b->source_offset);
-		ck_assert(a->has_event_id == b->has_event_id && a->has_task_scheduled_id == b->has_task_scheduled_id &&
+		ck_assert(a->has_event_id == b->has_event_id &&
+			  a->has_task_scheduled_id == b->has_task_scheduled_id &&
 			  a->has_timer_id == b->has_timer_id && a->has_non_retriable == b->has_non_retriable &&
 			  a->non_retriable == b->non_retriable);
 	}
