@@ -272,7 +272,7 @@ struct dec {
 	size_t off;   /* of the event in the input */
 	bool from_json;
 	enum event_dialect dialect; /* of the first event */
-	struct event *ev; /* &evbuf: filled, then packed into the log */
+	struct event *ev;           /* &evbuf: filled, then packed into the log */
 	struct event evbuf;
 	enum event_dialect ev_dialect;
 	const char *raw_execution_id;
