@@ -134,6 +134,9 @@ size_t event_log_count(const struct event_log *log);
  * event_log_free). Events are stored packed, not as struct event, so there
  * is no pointer to hand out. Returns false, leaving *out alone, past the end. */
 bool event_log_get(const struct event_log *log, size_t i, struct event *out);
+/* The kind of event i without unpacking the rest, for passes that skip most
+ * events; EVENT_UNKNOWN past the end. */
+enum event_kind event_log_kind(const struct event_log *log, size_t i);
 enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
 const struct event_run_info *event_log_run_info(const struct event_log *log);

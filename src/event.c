@@ -367,64 +367,102 @@ size_t event_log_count(const struct event_log *log)
 	return log ? log->count : 0;
 }
 
-static void get_payload(const union xslot **x, uint32_t mask, enum xfield f, unsigned state, struct payload *p)
-{
-	p->state = (enum payload_state)(state & 3u);
-	if (mask & (1u << f)) {
-		p->size = (size_t)(*x)[0].u;
-		p->hash = (*x)[1].u;
-		*x += 2;
-	}
-}
-
 bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 {
 	if (!log || i >= log->count)
 		return false;
 	const struct event_rec *r = rec_at(log, i);
-	/* Zeroed whole, padding included: callers may compare payloads with
-	 * memcmp. */
-	memset(out, 0, sizeof *out);
-	out->kind = (enum event_kind)r->kind;
-	out->origin = (enum timer_origin)r->origin;
-	out->timestamp = r->timestamp;
-	out->name = r->name;
-	out->task_execution_id = r->task_execution_id;
-	out->has_event_id = r->bits & B_HAS_EVENT_ID;
-	out->has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID;
-	out->has_timer_id = r->bits & B_HAS_TIMER_ID;
-	out->has_non_retriable = r->bits & B_HAS_NON_RETRIABLE;
-	out->non_retriable = r->bits & B_NON_RETRIABLE;
-	out->source_offset = r->source_lo;
-	uint32_t m = r->xmask;
-	const union xslot *x = log->xs ? log->xs + r->xoff : NULL;
-	out->kind_name = m & (1u << X_KIND_NAME) ? (x++)->s : event_kind_name(out->kind);
-	if (m & (1u << X_EVENT_ID))
-		out->event_id = (x++)->i;
-	if (m & (1u << X_TASK_SCHEDULED_ID))
-		out->task_scheduled_id = (x++)->i;
-	if (m & (1u << X_TIMER_ID))
-		out->timer_id = (x++)->i;
-	const char **strs[] = {
-		[X_FIRE_AT] = &out->fire_at,
-		[X_ORIGIN_ID] = &out->origin_id,
-		[X_INSTANCE_ID] = &out->instance_id,
-		[X_EXECUTION_ID] = &out->execution_id,
-		[X_RETRY_PARENT] = &out->retry_parent_instance_id,
-		[X_RERUN_PARENT] = &out->rerun_parent_instance_id,
-		[X_WORKFLOW_STATUS] = &out->workflow_status,
-		[X_ERROR_TYPE] = &out->error_type,
-		[X_ERROR_MESSAGE] = &out->error_message,
+	/* Every pass of the analysis unpacks every event: one store of the
+	 * common fields, then a step per slot, not per possible field. */
+	*out = (struct event){
+		.kind = (enum event_kind)r->kind,
+		.origin = (enum timer_origin)r->origin,
+		.kind_name = event_kind_name((enum event_kind)r->kind),
+		.timestamp = r->timestamp,
+		.name = r->name,
+		.task_execution_id = r->task_execution_id,
+		.input.state = (enum payload_state)(r->bits & 3u),
+		.output.state = (enum payload_state)(r->bits >> 2 & 3u),
+		.custom_status.state = (enum payload_state)(r->bits >> 4 & 3u),
+		.source_offset = r->source_lo,
+		.has_event_id = r->bits & B_HAS_EVENT_ID,
+		.has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID,
+		.has_timer_id = r->bits & B_HAS_TIMER_ID,
+		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
+		.non_retriable = r->bits & B_NON_RETRIABLE,
 	};
-	for (unsigned f = X_FIRE_AT; f <= X_ERROR_MESSAGE; f++)
-		if (m & (1u << f))
-			*strs[f] = (x++)->s;
-	get_payload(&x, m, X_INPUT, r->bits, &out->input);
-	get_payload(&x, m, X_OUTPUT, r->bits >> 2, &out->output);
-	get_payload(&x, m, X_CUSTOM_STATUS, r->bits >> 4, &out->custom_status);
-	if (m & (1u << X_SOURCE_HI))
-		out->source_offset |= (size_t)((x++)->u << 32);
+	const union xslot *x = r->xmask ? log->xs + r->xoff : NULL;
+	for (uint32_t m = r->xmask; m; m &= m - 1) {
+		struct payload *p = NULL;
+		switch ((enum xfield)__builtin_ctz(m)) {
+		case X_KIND_NAME:
+			out->kind_name = (x++)->s;
+			break;
+		case X_EVENT_ID:
+			out->event_id = (x++)->i;
+			break;
+		case X_TASK_SCHEDULED_ID:
+			out->task_scheduled_id = (x++)->i;
+			break;
+		case X_TIMER_ID:
+			out->timer_id = (x++)->i;
+			break;
+		case X_FIRE_AT:
+			out->fire_at = (x++)->s;
+			break;
+		case X_ORIGIN_ID:
+			out->origin_id = (x++)->s;
+			break;
+		case X_INSTANCE_ID:
+			out->instance_id = (x++)->s;
+			break;
+		case X_EXECUTION_ID:
+			out->execution_id = (x++)->s;
+			break;
+		case X_RETRY_PARENT:
+			out->retry_parent_instance_id = (x++)->s;
+			break;
+		case X_RERUN_PARENT:
+			out->rerun_parent_instance_id = (x++)->s;
+			break;
+		case X_WORKFLOW_STATUS:
+			out->workflow_status = (x++)->s;
+			break;
+		case X_ERROR_TYPE:
+			out->error_type = (x++)->s;
+			break;
+		case X_ERROR_MESSAGE:
+			out->error_message = (x++)->s;
+			break;
+		case X_INPUT:
+			p = &out->input;
+			break;
+		case X_OUTPUT:
+			p = &out->output;
+			break;
+		case X_CUSTOM_STATUS:
+			p = &out->custom_status;
+			break;
+		case X_SOURCE_HI:
+			out->source_offset |= (size_t)((x++)->u << 32);
+			break;
+		case X_COUNT:
+			break;
+		}
+		if (p) {
+			p->size = (size_t)x[0].u;
+			p->hash = x[1].u;
+			x += 2;
+		}
+	}
 	return true;
+}
+
+enum event_kind event_log_kind(const struct event_log *log, size_t i)
+{
+	if (!log || i >= log->count)
+		return EVENT_UNKNOWN;
+	return (enum event_kind)rec_at(log, i)->kind;
 }
 
 enum event_dialect event_log_dialect(const struct event_log *log)
