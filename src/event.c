@@ -156,10 +156,10 @@ static int pool_grow(struct event_pool *p)
 	return 0;
 }
 
-const char *event_pool_intern(struct event_pool *p, const char *s, size_t len)
+/* Finds s in p, or adds it: as `node` when given (a string already in a pool
+ * being merged into p, which stays where it is), else as a new copy. */
+static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t len, struct pool_str *node)
 {
-	if (!s)
-		return NULL;
 	if ((p->count + 1) * 4 > p->cap * 3 && pool_grow(p) < 0)
 		return NULL;
 	uint64_t h = hash_bytes(s, len);
@@ -170,17 +170,25 @@ const char *event_pool_intern(struct event_pool *p, const char *s, size_t len)
 		if (p->table[j].hash == h && c->len == len && memcmp(c->text, s, len) == 0)
 			return c->text;
 	}
-	struct pool_str *n = pool_alloc(p, len);
-	if (!n)
-		return NULL;
-	n->len = len;
-	n->forward = NULL;
-	memcpy(n->text, s, len);
-	n->text[len] = '\0';
+	struct pool_str *n = node;
+	if (!n) {
+		n = pool_alloc(p, len);
+		if (!n)
+			return NULL;
+		n->len = len;
+		n->forward = NULL;
+		memcpy(n->text, s, len);
+		n->text[len] = '\0';
+	}
 	p->table[j].s = n;
 	p->table[j].hash = h;
 	p->count++;
 	return n->text;
+}
+
+const char *event_pool_intern(struct event_pool *p, const char *s, size_t len)
+{
+	return s ? pool_find_or_add(p, s, len, NULL) : NULL;
 }
 
 const char *event_pool_store(struct event_pool *p, const char *s, size_t len)
@@ -200,8 +208,10 @@ const char *event_pool_forward(struct event_pool *into, const char *s)
 	if (!s)
 		return NULL;
 	struct pool_str *h = (struct pool_str *)(void *)(s - offsetof(struct pool_str, text));
+	/* A string new to `into` is not copied: the caller adopts this pool's
+	 * chunks (event_pool_adopt), so the node itself joins into's table. */
 	if (!h->forward)
-		h->forward = event_pool_intern(into, h->text, h->len);
+		h->forward = pool_find_or_add(into, h->text, h->len, h);
 	return h->forward;
 }
 

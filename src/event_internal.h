@@ -34,7 +34,9 @@ const char *event_pool_store(struct event_pool *p, const char *s, size_t len);
 /* Moves from's memory into `into` (strings stay where they are) and
  * finishes from. */
 void event_pool_adopt(struct event_pool *into, struct event_pool *from);
-/* s must come from some pool's event_pool_intern: returns its copy in `into` (memoised). */
+/* s must come from event_pool_intern on a pool that will be adopted into
+ * `into`: returns into's equal string, adding s itself when into has none
+ * (memoised). */
 const char *event_pool_forward(struct event_pool *into, const char *s);
 
 struct event_pool *event_log_pool(struct event_log *log);
