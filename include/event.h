@@ -62,9 +62,10 @@ enum timer_origin {
 	ORIGIN_OTHER,
 };
 
-/* Integers that may be missing carry a has_ flag; strings are NULL when the
- * key was absent and "" when present but empty. Fields are ordered for size
- * (224 bytes: a 300,000-event history is held whole). */
+/* One event, unpacked: what parsers fill and event_log_get gives back (the
+ * log itself stores events packed, see event.c). Integers that may be
+ * missing carry a has_ flag; strings are NULL when the key was absent and ""
+ * when present but empty. */
 struct event {
 	enum event_kind kind;
 	enum timer_origin origin;
