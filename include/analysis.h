@@ -26,22 +26,28 @@ enum failure_class {
 	FAILURE_PERMANENT, /* 4xx / validation / declined / not found / non-retriable */
 };
 
+/* Positions in history are uint32_t: analysis_run refuses a history of
+ * UINT32_MAX events or more (a file of hundreds of gigabytes), and a
+ * 128,000-attempt history is held whole, so every byte counts. */
+#define ATTEMPT_NO_RESULT UINT32_MAX
+
+/* Fields ordered for size (120 bytes). */
 struct attempt {
-	size_t event_index;            /* of the TaskScheduled / ChildWorkflowInstanceCreated */
-	int64_t scheduled_id;          /* its event_id */
 	const char *scheduled_at;      /* timestamp, may be NULL */
 	const char *task_execution_id; /* this attempt's own id (differs per attempt on .NET) */
 	const char *instance_id;       /* child workflows: the child instance */
-	enum attempt_outcome outcome;
-	size_t result_index; /* SIZE_MAX when pending */
 	const char *completed_at;
-	size_t n_results; /* > 1: duplicate_result */
 	const char *error_type;
 	const char *error_message;
-	bool non_retriable;
-	enum failure_class failure;
 	struct payload input;
 	struct payload output;
+	int64_t scheduled_id;  /* its event_id */
+	uint32_t event_index;  /* of the TaskScheduled / ChildWorkflowInstanceCreated */
+	uint32_t result_index; /* ATTEMPT_NO_RESULT when pending */
+	uint32_t n_results;    /* > 1: duplicate_result */
+	uint8_t outcome;       /* enum attempt_outcome */
+	uint8_t failure;       /* enum failure_class */
+	bool non_retriable;
 };
 
 enum invocation_link {
@@ -54,13 +60,13 @@ enum invocation_link {
 struct invocation {
 	const char *name;
 	const char *task_execution_id; /* the invocation's key: first attempt's id (may be NULL) */
-	bool is_child_workflow;
-	size_t generation; /* 0-based, split at ExecutionStarted */
-	enum invocation_link link;
 	struct attempt *attempts;
-	size_t n_attempts;
 	int64_t *retry_timer_event_ids;
-	size_t n_retry_timers;
+	uint32_t n_attempts;
+	uint32_t n_retry_timers;
+	uint32_t generation; /* 0-based, split at ExecutionStarted */
+	uint8_t link;        /* enum invocation_link */
+	bool is_child_workflow;
 };
 
 /* Decisions the finding kinds rest on (PRODUCT.md names the kinds):
@@ -106,10 +112,11 @@ struct finding {
 	const char *task_execution_id; /* may be NULL */
 	int64_t *evidence_event_ids;   /* event ids >= 0 only: results carry -1 */
 	size_t n_evidence;
-	char *message; /* what happened, then the remedy */
+	char *message; /* what happened, then the remedy (the evidence arrays and the
+			* message live in the analysis' blocks: never free them) */
 	/* Positions (0-based index in history order) of every event that proves
 	 * it, results included: a result's event_id is -1 and cannot point. */
-	size_t *evidence_event_indexes;
+	uint32_t *evidence_event_indexes;
 	size_t n_evidence_event_indexes;
 };
 
@@ -119,17 +126,31 @@ enum data_sharing_level {
 	SHARING_FULL,
 };
 
+enum withheld_field {
+	WITHHELD_INPUT = 0,
+	WITHHELD_OUTPUT,
+	WITHHELD_CUSTOM_STATUS,
+};
+
+/* 16 bytes: a metadata-level history withholds a payload on most events. */
 struct withheld {
 	int64_t event_id;
-	const char *event_type;
-	const char *field;  /* "input", "output", "customStatus" */
-	size_t event_index; /* position in history: event_id is -1 on most events */
+	uint32_t event_index; /* position in history: event_id is -1 on most events */
+	uint8_t kind;         /* enum event_kind: withheld_event_type names it */
+	uint8_t field;        /* enum withheld_field: withheld_field_name names it */
 };
 
 struct analysis_options {
 	size_t payload_limit;            /* bytes; 0 means 64 KiB */
 	enum data_sharing_level sharing; /* known from elsewhere, or UNKNOWN to infer */
 	const char *sharing_source;      /* how it is known, e.g. "--data-sharing", "refusal ..." */
+	/* Opt-in, for a caller that reads no event after the analysis: the log
+	 * being analysed (NULL: keep its events). analysis_run then calls
+	 * event_log_drop_events on it as soon as it has read what it needs,
+	 * before the finding passes, so the history and the findings are never
+	 * held at once. The analysis comes out the same; the log counts no
+	 * events afterwards (also when the analysis fails), its strings stay. */
+	struct event_log *release_events;
 };
 
 struct analysis {
@@ -164,3 +185,5 @@ const char *attempt_outcome_name(enum attempt_outcome o);       /* "completed", 
 const char *data_sharing_level_name(enum data_sharing_level l); /* "metadata", ... */
 /* "single", "execution_id", "timer_origin", "pattern". */
 const char *invocation_link_name(enum invocation_link l);
+const char *withheld_field_name(enum withheld_field f);    /* "input", "output", "customStatus" */
+const char *withheld_event_type(const struct withheld *w); /* "TaskScheduled", ... */

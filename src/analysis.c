@@ -45,8 +45,8 @@
 
 struct imap_slot {
 	int64_t key;
-	size_t tag; /* generation + 1; 0 = empty */
-	size_t value;
+	uint32_t tag; /* generation + 1; 0 = empty */
+	uint32_t value;
 };
 
 struct imap {
@@ -54,12 +54,12 @@ struct imap {
 	size_t cap, count;
 };
 
+/* Keys are NUL-terminated: the hash covers the length, strcmp the rest. */
 struct smap_slot {
 	const char *key; /* NULL = empty */
-	size_t len;
 	uint64_t hash;
-	size_t gen;
-	size_t value;
+	uint32_t gen;
+	uint32_t value;
 };
 
 struct smap {
@@ -119,11 +119,11 @@ static int imap_grow(struct imap *m)
 	return 0;
 }
 
-static size_t *imap_find(const struct imap *m, size_t gen, int64_t key)
+static uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key)
 {
 	if (!m->cap)
 		return NULL;
-	size_t tag = gen + 1;
+	uint32_t tag = gen + 1;
 	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key)
@@ -133,11 +133,11 @@ static size_t *imap_find(const struct imap *m, size_t gen, int64_t key)
 }
 
 /* Sets (or overwrites) the value. */
-static int imap_put(struct imap *m, size_t gen, int64_t key, size_t value)
+static int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value)
 {
 	if ((m->count + 1) * 2 > m->cap && imap_grow(m) < 0)
 		return -1;
-	size_t tag = gen + 1;
+	uint32_t tag = gen + 1;
 	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key) {
@@ -194,24 +194,22 @@ static int smap_grow(struct smap *m)
 	return 0;
 }
 
-static struct smap_slot *smap_slot_find(const struct smap *m, size_t gen, const char *key, size_t len, uint64_t h)
+static struct smap_slot *smap_slot_find(const struct smap *m, uint32_t gen, const char *key, uint64_t h)
 {
 	if (!m->cap)
 		return NULL;
 	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	for (; m->slots[j].key; j = (j + 1) & (m->cap - 1)) {
 		struct smap_slot *s = &m->slots[j];
-		if (s->hash == h && s->gen == gen && s->len == len &&
-		    (s->key == key || memcmp(s->key, key, len) == 0))
+		if (s->hash == h && s->gen == gen && (s->key == key || strcmp(s->key, key) == 0))
 			return s;
 	}
 	return NULL;
 }
 
-static size_t *smap_find(const struct smap *m, size_t gen, const char *key)
+static uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key)
 {
-	size_t len = strlen(key);
-	struct smap_slot *s = smap_slot_find(m, gen, key, len, hash_str(key, len));
+	struct smap_slot *s = smap_slot_find(m, gen, key, hash_str(key, strlen(key)));
 	return s ? &s->value : NULL;
 }
 
@@ -227,11 +225,10 @@ static int smap_reserve(struct smap *m, size_t n)
 
 /* Inserts when absent; returns the slot's value pointer (existing or new),
  * NULL on allocation failure. *fresh says which. */
-static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size_t value, bool *fresh)
+static uint32_t *smap_get_or_put(struct smap *m, uint32_t gen, const char *key, uint32_t value, bool *fresh)
 {
-	size_t len = strlen(key);
-	uint64_t h = hash_str(key, len);
-	struct smap_slot *s = smap_slot_find(m, gen, key, len, h);
+	uint64_t h = hash_str(key, strlen(key));
+	struct smap_slot *s = smap_slot_find(m, gen, key, h);
 	*fresh = false;
 	if (s)
 		return &s->value;
@@ -240,7 +237,7 @@ static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size
 	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	while (m->slots[j].key)
 		j = (j + 1) & (m->cap - 1);
-	m->slots[j] = (struct smap_slot){.key = key, .len = len, .hash = h, .gen = gen, .value = value};
+	m->slots[j] = (struct smap_slot){.key = key, .hash = h, .gen = gen, .value = value};
 	m->count++;
 	*fresh = true;
 	return &m->slots[j].value;
@@ -249,79 +246,75 @@ static size_t *smap_get_or_put(struct smap *m, size_t gen, const char *key, size
 /* ---------------------------------------------------------------------- */
 /* Working state of one analysis. */
 
+/* uint32_t indexes (history positions, attempts, timers, queues): the
+ * history is under UINT32_MAX events (analysis_run checks), and there are
+ * never more of any of these than events. */
+#define NONE32 UINT32_MAX
+
 enum link_flag {
 	LINKED_EXEC = 1u << 0,    /* same task_execution_id / child instance id */
 	LINKED_ORIGIN = 1u << 1,  /* a retry timer's origin or a retry parent */
 	LINKED_PATTERN = 1u << 2, /* inferred: failure, timer, schedule */
 };
 
+/* What the analysis keeps of an attempt beside the attempt itself, in
+ * history order. The attempts are scanned straight into the array that
+ * becomes the analysis' attempt pool (grouped by invocation in place), so
+ * there is no second copy of them: this is 32 bytes, an attempt 120. */
 struct work_attempt {
-	struct attempt a;
 	const char *name;
-	size_t gen;
+	uint32_t gen;
+	uint32_t uf;       /* union-find parent; roots are the earliest attempt */
+	uint32_t inv;      /* invocation index, after grouping */
+	uint32_t dup_head; /* first duplicate result in work.dups, or NONE32 */
+	uint32_t slot;     /* its place in the attempt array: i until grouped */
+	uint8_t flags;     /* link_flag, meaningful on roots */
 	bool is_child;
-	size_t uf;       /* union-find parent; roots are the earliest attempt */
-	unsigned flags;  /* link_flag, meaningful on roots */
-	size_t inv;      /* invocation index, after grouping */
-	size_t dup_head; /* first duplicate result in work.dups, or NONE */
-	size_t slot;     /* its copy in the analysis' attempt pool */
-};
-
-/* What the finding passes need of an attempt once invocations are built:
- * the pooled attempt instead of a second copy of it (work_attempt is 200
- * bytes, this 48: 19 MB less at the peak for 128,000 attempts). */
-struct work_ref {
-	const struct attempt *a;
-	const char *name;
-	size_t gen;
-	size_t inv;
-	size_t dup_head;
-	bool is_child;
-	bool is_first; /* the invocation's first attempt */
+	bool is_first; /* the invocation's first attempt, after grouping */
 };
 
 struct work_timer {
-	size_t index;
 	int64_t event_id;
-	size_t gen;
-	enum timer_origin origin;
 	const char *origin_id;
-	size_t target; /* the attempt this timer retries, or NONE */
-	bool retry;    /* a retry timer (by origin, or by pattern) */
+	uint32_t index;
+	uint32_t gen;
+	uint32_t target;      /* the attempt this timer retries, or NONE32 */
+	uint32_t fired_index; /* NONE32 until fired */
+	uint32_t next_fire;   /* next timer with the same fire_at, in creation order */
+	uint8_t origin;       /* enum timer_origin */
+	bool retry;           /* a retry timer (by origin, or by pattern) */
 	bool pattern;
 	bool orphan;
 	bool fired;
-	size_t fired_index;
-	size_t next_fire; /* next timer with the same fire_at, in creation order */
 };
 
 struct link_node {
-	size_t target;
+	uint32_t target;
+	uint32_t next;
 	bool pattern;
-	size_t next;
 };
 
 struct queue {
-	size_t head, tail;
+	uint32_t head, tail;
 };
 
 struct dup {
-	size_t index; /* position of the extra result */
-	size_t next;  /* next duplicate of the same attempt */
+	uint32_t index; /* position of the extra result */
+	uint32_t next;  /* next duplicate of the same attempt */
 };
 
 struct pair {
-	enum finding_kind kind;
-	size_t group;
-	size_t earlier, later; /* attempt indexes */
-	bool never_resolved;   /* the earlier call never got a result */
+	uint32_t group;
+	uint32_t earlier, later; /* attempt indexes */
+	uint8_t kind;            /* enum finding_kind */
+	bool never_resolved;     /* the earlier call never got a result */
 };
 
 struct group_state {
-	size_t n;
-	size_t max_end;    /* latest result position among scheduled attempts (NONE: pending) */
-	size_t holder;     /* the attempt with that result */
-	size_t last_first; /* the attempt that opened the latest invocation */
+	uint32_t n;
+	uint32_t max_end;    /* latest result position among scheduled attempts (NONE32: pending) */
+	uint32_t holder;     /* the attempt with that result */
+	uint32_t last_first; /* the attempt that opened the latest invocation */
 };
 
 struct work {
@@ -329,11 +322,11 @@ struct work {
 	const struct analysis_options *o;
 	bool oom;
 
-	struct work_attempt *att; /* until work_compact */
-	struct work_ref *ref;     /* after it; n_att entries */
-	size_t n_att, cap_att;
+	struct attempt *att;     /* history order; grouped in place by build_invocations */
+	struct work_attempt *wa; /* history order, n_att entries */
+	size_t n_att;
 	struct work_timer *tim;
-	size_t n_tim, cap_tim;
+	size_t n_tim;
 	struct link_node *links;
 	size_t n_links, cap_links;
 	struct queue *queues;
@@ -348,22 +341,25 @@ struct work {
 	struct smap fire;       /* (gen, fire_at) -> queue of timers */
 	struct smap pend_task;  /* (gen, name) -> queue of pending retry links */
 	struct smap pend_child;
-	struct smap children; /* (0, instance id): unique child instances */
 
-	size_t gen;
+	uint32_t gen;
 	bool gen_started;
 	const char *gen_execution_id;
-	size_t *failed_fifo; /* failures not yet followed by a timer (pattern) */
+	uint32_t *failed_fifo; /* failures not yet followed by a timer (pattern) */
 	size_t n_failed, failed_head, cap_failed;
 	bool has_origins;
 
-	/* Run facts. */
+	/* Run facts, gathered by the scan: the events may be gone after it. */
+	size_t n_events;
 	size_t n_started;
 	size_t n_continue_as_new;
 	bool completed_seen;
-	size_t completed_gen;
-	size_t completed_index; /* the ExecutionCompleted, when completed_seen */
+	uint32_t completed_gen;
+	const char *completed_status; /* of that ExecutionCompleted */
+	bool completed_error;         /* it carries an error type or message */
 	bool terminated;
+	const char *first_workflow; /* first ExecutionStarted name / instance id set */
+	const char *first_instance;
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
 	size_t n_orphans;
@@ -379,10 +375,10 @@ struct work {
 };
 
 /* Finding messages (~670 bytes each, one per finding: 19 MB for 28,000
- * findings) are packed into blocks rather than left in their growing
- * buffers, which kept a third more than they used. Blocks start small (a
- * `runs` audit holds thousands of analyses with a few findings each) and
- * double up to TEXT_BLOCK_MAX. */
+ * findings) and evidence arrays are packed into blocks rather than left in
+ * their growing buffers, which kept a third more than they used (and a
+ * malloc header each). Blocks start small (a `runs` audit holds thousands
+ * of analyses with a few findings each) and double up to TEXT_BLOCK_MAX. */
 #define TEXT_BLOCK_MIN ((size_t)4 * 1024)
 #define TEXT_BLOCK_MAX ((size_t)256 * 1024)
 
@@ -398,38 +394,49 @@ struct analysis_owned {
 	struct attempt *attempt_pool;
 	int64_t *timer_pool;
 	char *status;
-	struct text_block *texts; /* finding messages */
-	size_t cap_findings, cap_withheld, cap_limits, cap_children;
+	struct text_block *texts; /* finding messages and evidence */
+	size_t cap_limits, cap_children;
 };
 
-/* A copy of s (len bytes, then a NUL) in the analysis' text blocks. */
-static char *text_dup(struct text_block **head, const char *s, size_t len)
+/* size bytes aligned to align (a power of two, at most 8: data sits 24
+ * bytes into a malloc'd block) in the analysis' blocks. */
+static void *arena_alloc(struct text_block **head, size_t size, size_t align)
 {
 	struct text_block *b = *head;
-	if (!b || b->cap - b->used < len + 1) {
+	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+	if (!b || at > b->cap || b->cap - at < size) {
 		size_t cap = !b ? TEXT_BLOCK_MIN : b->cap < TEXT_BLOCK_MAX / 2 ? 2 * b->cap : TEXT_BLOCK_MAX;
-		bool outsized = len + 1 > cap;
+		bool outsized = size > cap;
 		if (outsized)
-			cap = len + 1;
+			cap = size;
 		b = malloc(sizeof *b + cap);
 		if (!b)
 			return NULL;
 		b->used = 0;
 		b->cap = cap;
 		if (*head && outsized) {
-			/* An outsized text gets its own block behind the current one,
-			 * which keeps its free space. */
+			/* An outsized request gets its own block behind the current
+			 * one, which keeps its free space. */
 			b->next = (*head)->next;
 			(*head)->next = b;
 		} else {
 			b->next = *head;
 			*head = b;
 		}
+		at = 0;
 	}
-	char *t = b->data + b->used;
+	b->used = at + size;
+	return b->data + at;
+}
+
+/* A copy of s (len bytes, then a NUL) in the analysis' text blocks. */
+static char *text_dup(struct text_block **head, const char *s, size_t len)
+{
+	char *t = arena_alloc(head, len + 1, 1);
+	if (!t)
+		return NULL;
 	memcpy(t, s, len);
 	t[len] = '\0';
-	b->used += len + 1;
 	return t;
 }
 
@@ -468,42 +475,43 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size, bool *oom)
 #define PUSH(w, arr, n, cap) \
 	((arr) = grow((arr), &(cap), (n) + 1, sizeof *(arr), &(w)->oom), (w)->oom ? NONE : (n)++)
 
-static size_t uf_find(struct work_attempt *att, size_t i)
+static uint32_t uf_find(struct work_attempt *wa, uint32_t i)
 {
-	while (att[i].uf != i) {
-		att[i].uf = att[att[i].uf].uf;
-		i = att[i].uf;
+	while (wa[i].uf != i) {
+		wa[i].uf = wa[wa[i].uf].uf;
+		i = wa[i].uf;
 	}
 	return i;
 }
 
-static void uf_union(struct work *w, size_t a, size_t b, unsigned flag)
+static void uf_union(struct work *w, uint32_t a, uint32_t b, unsigned flag)
 {
-	size_t ra = uf_find(w->att, a), rb = uf_find(w->att, b);
+	uint32_t ra = uf_find(w->wa, a), rb = uf_find(w->wa, b);
 	if (ra == rb)
 		return;
 	if (rb < ra) {
-		size_t t = ra;
+		uint32_t t = ra;
 		ra = rb;
 		rb = t;
 	}
-	w->att[rb].uf = ra;
-	w->att[ra].flags |= w->att[rb].flags | flag;
+	w->wa[rb].uf = ra;
+	w->wa[ra].flags |= (uint8_t)(w->wa[rb].flags | flag);
 }
 
-static size_t queue_new(struct work *w)
+static uint32_t queue_new(struct work *w)
 {
 	size_t q = PUSH(w, w->queues, w->n_queues, w->cap_queues);
-	if (q != NONE)
-		w->queues[q] = (struct queue){NONE, NONE};
-	return q;
+	if (q == NONE)
+		return NONE32;
+	w->queues[q] = (struct queue){NONE32, NONE32};
+	return (uint32_t)q;
 }
 
 /* Every value in the fire and pend_* maps is an index queue_new returned
  * (a fresh entry whose queue could not be made leaves w->oom set, which
  * ends the scan before anyone looks it up). The pointer is only good until
  * the next queue_new. */
-static struct queue *queue_at(struct work *w, size_t q)
+static struct queue *queue_at(struct work *w, uint32_t q)
 {
 	assert(w->queues && q < w->n_queues);
 	return &w->queues[q];
@@ -512,7 +520,7 @@ static struct queue *queue_at(struct work *w, size_t q)
 /* ---------------------------------------------------------------------- */
 /* The pass over the events. */
 
-static void failed_push(struct work *w, size_t attempt)
+static void failed_push(struct work *w, uint32_t attempt)
 {
 	if (w->has_origins)
 		return;
@@ -529,30 +537,29 @@ static void failed_clear(struct work *w)
 	w->n_failed = w->failed_head = 0;
 }
 
-static void add_attempt(struct work *w, size_t i, const struct event *ev, bool child)
+static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool child)
 {
-	size_t k = PUSH(w, w->att, w->n_att, w->cap_att);
-	if (k == NONE)
-		return;
-	struct work_attempt *a = &w->att[k];
-	*a = (struct work_attempt){
-		.a =
-			{
-				.event_index = i,
-				.scheduled_id = ev->event_id,
-				.scheduled_at = ev->timestamp,
-				.task_execution_id = ev->task_execution_id,
-				.instance_id = child ? ev->instance_id : NULL,
-				.outcome = OUTCOME_PENDING,
-				.result_index = NONE,
-				.input = ev->input,
-			},
+	/* The first pass counted them: the arrays are sized. */
+	assert(w->n_att < UINT32_MAX);
+	uint32_t k = (uint32_t)w->n_att++;
+	w->att[k] = (struct attempt){
+		.event_index = i,
+		.scheduled_id = ev->event_id,
+		.scheduled_at = ev->timestamp,
+		.task_execution_id = ev->task_execution_id,
+		.instance_id = child ? ev->instance_id : NULL,
+		.outcome = OUTCOME_PENDING,
+		.result_index = ATTEMPT_NO_RESULT,
+		.input = ev->input,
+	};
+	w->wa[k] = (struct work_attempt){
 		.name = ev->name,
 		.gen = w->gen,
 		.is_child = child,
 		.uf = k,
-		.inv = NONE,
-		.dup_head = NONE,
+		.inv = NONE32,
+		.dup_head = NONE32,
+		.slot = k,
 	};
 	failed_clear(w);
 	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
@@ -561,7 +568,7 @@ static void add_attempt(struct work *w, size_t i, const struct event *ev, bool c
 	}
 	bool fresh;
 	if (!child && str_set(ev->task_execution_id)) {
-		size_t *v = smap_get_or_put(&w->exec, w->gen, ev->task_execution_id, k, &fresh);
+		uint32_t *v = smap_get_or_put(&w->exec, w->gen, ev->task_execution_id, k, &fresh);
 		if (!v) {
 			w->oom = true;
 			return;
@@ -570,24 +577,24 @@ static void add_attempt(struct work *w, size_t i, const struct event *ev, bool c
 			uf_union(w, *v, k, LINKED_EXEC);
 	}
 	if (child && str_set(ev->retry_parent_instance_id)) {
-		size_t *v = smap_find(&w->child_inst, w->gen, ev->retry_parent_instance_id);
+		uint32_t *v = smap_find(&w->child_inst, w->gen, ev->retry_parent_instance_id);
 		if (v)
 			uf_union(w, *v, k, LINKED_ORIGIN);
 	}
 	/* A fired retry timer waiting for the next scheduling of this name. */
 	if (str_set(ev->name)) {
-		size_t *qv = smap_find(child ? &w->pend_child : &w->pend_task, w->gen, ev->name);
+		uint32_t *qv = smap_find(child ? &w->pend_child : &w->pend_task, w->gen, ev->name);
 		struct queue *q = qv ? queue_at(w, *qv) : NULL;
-		if (q && q->head != NONE) {
+		if (q && q->head != NONE32) {
 			struct link_node *ln = &w->links[q->head];
 			q->head = ln->next;
-			if (q->head == NONE)
-				q->tail = NONE;
+			if (q->head == NONE32)
+				q->tail = NONE32;
 			uf_union(w, ln->target, k, ln->pattern ? LINKED_PATTERN : LINKED_ORIGIN);
 		}
 	}
 	if (child && str_set(ev->instance_id)) {
-		size_t *v = smap_get_or_put(&w->child_inst, w->gen, ev->instance_id, k, &fresh);
+		uint32_t *v = smap_get_or_put(&w->child_inst, w->gen, ev->instance_id, k, &fresh);
 		if (!v) {
 			w->oom = true;
 			return;
@@ -595,33 +602,31 @@ static void add_attempt(struct work *w, size_t i, const struct event *ev, bool c
 		/* Python and Java retry a child under the same instance id. */
 		if (!fresh)
 			uf_union(w, *v, k, LINKED_EXEC);
-		if (!smap_get_or_put(&w->children, 0, ev->instance_id, k, &fresh))
-			w->oom = true;
 	}
 }
 
-static void add_result(struct work *w, size_t i, const struct event *ev, bool child, bool failed)
+static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
 {
-	size_t *v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
-	if (!v || w->att[*v].is_child != child) {
+	uint32_t *v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	if (!v || w->wa[*v].is_child != child) {
 		if (!w->n_unmatched_results)
 			w->first_unmatched_tsid = ev->task_scheduled_id;
 		w->n_unmatched_results++;
 		return;
 	}
-	struct work_attempt *wa = &w->att[*v];
-	struct attempt *a = &wa->a;
+	struct work_attempt *wa = &w->wa[*v];
+	struct attempt *a = &w->att[*v];
 	a->n_results++;
 	if (a->n_results > 1) {
 		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
 		if (d == NONE)
 			return;
-		w->dups[d] = (struct dup){.index = i, .next = NONE};
+		w->dups[d] = (struct dup){.index = i, .next = NONE32};
 		/* Append, keeping history order. */
-		size_t *link = &wa->dup_head;
-		while (*link != NONE)
+		uint32_t *link = &wa->dup_head;
+		while (*link != NONE32)
 			link = &w->dups[*link].next;
-		*link = d;
+		*link = (uint32_t)d;
 		return;
 	}
 	a->result_index = i;
@@ -635,14 +640,14 @@ static void add_result(struct work *w, size_t i, const struct event *ev, bool ch
 		 * strings: remember the last answer by pointer. */
 		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
 		    w->cls_nr == a->non_retriable) {
-			a->failure = w->cls;
+			a->failure = (uint8_t)w->cls;
 		} else {
-			a->failure = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+			w->cls = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+			a->failure = (uint8_t)w->cls;
 			w->cls_valid = true;
 			w->cls_type = ev->error_type;
 			w->cls_msg = ev->error_message;
 			w->cls_nr = a->non_retriable;
-			w->cls = a->failure;
 		}
 		failed_push(w, *v);
 	} else {
@@ -651,21 +656,20 @@ static void add_result(struct work *w, size_t i, const struct event *ev, bool ch
 	}
 }
 
-static void add_timer(struct work *w, size_t i, const struct event *ev)
+static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 {
-	size_t k = PUSH(w, w->tim, w->n_tim, w->cap_tim);
-	if (k == NONE)
-		return;
+	assert(w->n_tim < UINT32_MAX);
+	uint32_t k = (uint32_t)w->n_tim++;
 	struct work_timer *t = &w->tim[k];
 	*t = (struct work_timer){
 		.index = i,
 		.event_id = ev->event_id,
 		.gen = w->gen,
-		.origin = ev->origin,
+		.origin = (uint8_t)ev->origin,
 		.origin_id = ev->origin_id,
-		.target = NONE,
-		.fired_index = NONE,
-		.next_fire = NONE,
+		.target = NONE32,
+		.fired_index = NONE32,
+		.next_fire = NONE32,
 	};
 	if (imap_put(&w->timers, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
@@ -673,19 +677,19 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 	}
 	if (str_set(ev->fire_at)) {
 		bool fresh;
-		size_t *qv = smap_get_or_put(&w->fire, w->gen, ev->fire_at, NONE, &fresh);
+		uint32_t *qv = smap_get_or_put(&w->fire, w->gen, ev->fire_at, NONE32, &fresh);
 		if (!qv) {
 			w->oom = true;
 			return;
 		}
 		if (fresh) {
-			size_t q = queue_new(w);
-			if (q == NONE)
+			uint32_t q = queue_new(w);
+			if (q == NONE32)
 				return;
 			*qv = q;
 		}
 		struct queue *q = queue_at(w, *qv);
-		if (q->tail == NONE)
+		if (q->tail == NONE32)
 			q->head = k;
 		else
 			w->tim[q->tail].next_fire = k;
@@ -693,7 +697,7 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 	}
 	if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY) {
 		t->retry = true;
-		size_t *v = NULL;
+		uint32_t *v = NULL;
 		if (str_set(ev->origin_id))
 			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst, w->gen,
 				      ev->origin_id);
@@ -715,61 +719,61 @@ static void add_timer(struct work *w, size_t i, const struct event *ev)
 	failed_clear(w);
 }
 
-static size_t match_timer(struct work *w, const struct event *ev)
+static uint32_t match_timer(struct work *w, const struct event *ev)
 {
-	size_t *v;
+	uint32_t *v;
 	if (ev->has_timer_id && (v = imap_find(&w->timers, w->gen, ev->timer_id)) && !w->tim[*v].fired)
 		return *v;
 	if (str_set(ev->fire_at) && (v = smap_find(&w->fire, w->gen, ev->fire_at))) {
 		struct queue *q = queue_at(w, *v);
-		while (q->head != NONE && w->tim[q->head].fired)
+		while (q->head != NONE32 && w->tim[q->head].fired)
 			q->head = w->tim[q->head].next_fire;
-		if (q->head != NONE)
+		if (q->head != NONE32)
 			return q->head;
 	}
 	/* protojson omits a zero timerId: the timer of event 0. */
 	if (!ev->has_timer_id && (v = imap_find(&w->timers, w->gen, 0)) && !w->tim[*v].fired)
 		return *v;
-	return NONE;
+	return NONE32;
 }
 
-static void fire_timer(struct work *w, size_t i, const struct event *ev)
+static void fire_timer(struct work *w, uint32_t i, const struct event *ev)
 {
-	size_t k = match_timer(w, ev);
-	if (k == NONE)
+	uint32_t k = match_timer(w, ev);
+	if (k == NONE32)
 		return;
 	struct work_timer *t = &w->tim[k];
 	t->fired = true;
 	t->fired_index = i;
-	if (t->target == NONE)
+	if (t->target == NONE32)
 		return;
-	struct work_attempt *target = &w->att[t->target];
+	const struct work_attempt *target = &w->wa[t->target];
 	if (!str_set(target->name))
 		return;
 	bool fresh;
-	size_t *qv = smap_get_or_put(target->is_child ? &w->pend_child : &w->pend_task, w->gen, target->name, NONE,
-				     &fresh);
+	uint32_t *qv = smap_get_or_put(target->is_child ? &w->pend_child : &w->pend_task, w->gen, target->name,
+				       NONE32, &fresh);
 	if (!qv) {
 		w->oom = true;
 		return;
 	}
 	if (fresh) {
-		size_t q = queue_new(w);
-		if (q == NONE)
+		uint32_t q = queue_new(w);
+		if (q == NONE32)
 			return;
 		*qv = q;
 	}
 	size_t n = PUSH(w, w->links, w->n_links, w->cap_links);
 	if (n == NONE)
 		return;
-	w->links[n] = (struct link_node){.target = t->target, .pattern = t->pattern, .next = NONE};
+	w->links[n] = (struct link_node){.target = t->target, .pattern = t->pattern, .next = NONE32};
 	/* Take the queue again: queue_new may have moved the array. */
 	struct queue *q = queue_at(w, *qv);
-	if (q->tail == NONE)
-		q->head = n;
+	if (q->tail == NONE32)
+		q->head = (uint32_t)n;
 	else
-		w->links[q->tail].next = n;
-	q->tail = n;
+		w->links[q->tail].next = (uint32_t)n;
+	q->tail = (uint32_t)n;
 }
 
 static void start_execution(struct work *w, const struct event *ev)
@@ -784,12 +788,16 @@ static void start_execution(struct work *w, const struct event *ev)
 	w->n_started++;
 	if (!w->rerun_parent && str_set(ev->rerun_parent_instance_id))
 		w->rerun_parent = ev->rerun_parent_instance_id;
+	if (!w->first_workflow && str_set(ev->name))
+		w->first_workflow = ev->name;
+	if (!w->first_instance && str_set(ev->instance_id))
+		w->first_instance = ev->instance_id;
 	failed_clear(w);
 }
 
 static void scan(struct work *w)
 {
-	size_t n = event_log_count(w->log);
+	size_t n = w->n_events;
 	size_t n_att = 0, n_tim = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct event evb;
@@ -803,50 +811,58 @@ static void scan(struct work *w)
 		if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)
 			w->has_origins = true;
 	}
-	/* Sized once: growing and rehashing was most of the pass. */
+	/* Sized once: growing and rehashing was most of the pass, and
+	 * doubling arrays kept up to half of them unused. */
 	if (imap_reserve(&w->sched, n_att) < 0 || smap_reserve(&w->exec, n_att) < 0 ||
-	    imap_reserve(&w->timers, n_tim) < 0) {
+	    imap_reserve(&w->timers, n_tim) < 0 || smap_reserve(&w->fire, n_tim) < 0) {
 		w->oom = true;
 		return;
 	}
-	w->att = grow(w->att, &w->cap_att, n_att, sizeof *w->att, &w->oom);
-	w->tim = grow(w->tim, &w->cap_tim, n_tim, sizeof *w->tim, &w->oom);
+	w->att = malloc((n_att ? n_att : 1) * sizeof *w->att);
+	w->wa = malloc((n_att ? n_att : 1) * sizeof *w->wa);
+	w->tim = malloc((n_tim ? n_tim : 1) * sizeof *w->tim);
+	if (!w->att || !w->wa || !w->tim) {
+		w->oom = true;
+		return;
+	}
 	for (size_t i = 0; i < n && !w->oom; i++) {
 		struct event evb;
 		event_log_get(w->log, i, &evb);
 		const struct event *ev = &evb;
+		uint32_t at = (uint32_t)i;
 		switch (ev->kind) {
 		case EVENT_EXECUTION_STARTED:
 			start_execution(w, ev);
 			break;
 		case EVENT_TASK_SCHEDULED:
-			add_attempt(w, i, ev, false);
+			add_attempt(w, at, ev, false);
 			break;
 		case EVENT_CHILD_CREATED:
-			add_attempt(w, i, ev, true);
+			add_attempt(w, at, ev, true);
 			break;
 		case EVENT_TASK_COMPLETED:
-			add_result(w, i, ev, false, false);
+			add_result(w, at, ev, false, false);
 			break;
 		case EVENT_TASK_FAILED:
-			add_result(w, i, ev, false, true);
+			add_result(w, at, ev, false, true);
 			break;
 		case EVENT_CHILD_COMPLETED:
-			add_result(w, i, ev, true, false);
+			add_result(w, at, ev, true, false);
 			break;
 		case EVENT_CHILD_FAILED:
-			add_result(w, i, ev, true, true);
+			add_result(w, at, ev, true, true);
 			break;
 		case EVENT_TIMER_CREATED:
-			add_timer(w, i, ev);
+			add_timer(w, at, ev);
 			break;
 		case EVENT_TIMER_FIRED:
-			fire_timer(w, i, ev);
+			fire_timer(w, at, ev);
 			break;
 		case EVENT_EXECUTION_COMPLETED:
 			w->completed_seen = true;
 			w->completed_gen = w->gen;
-			w->completed_index = i;
+			w->completed_status = ev->workflow_status;
+			w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
 			failed_clear(w);
 			break;
 		case EVENT_EXECUTION_TERMINATED:
@@ -969,19 +985,30 @@ static const char *or_none(const char *s)
 
 struct finding_build {
 	struct finding f;
-	size_t anchor; /* history position that orders findings */
-	size_t seq;
-	size_t cap_idx;
+	uint32_t anchor; /* history position that orders findings */
+	uint32_t seq;
+};
+
+/* One piece of evidence: a position, and the event id when the event is an
+ * action (TaskScheduled, ChildWorkflowInstanceCreated, TimerCreated), -1
+ * otherwise. Carried along so that no event is read again once the scan is
+ * done. */
+struct evidence {
+	uint32_t index;
+	int64_t id;
 };
 
 struct findings {
 	struct finding_build *v;
 	size_t n, cap;
 	bool *oom;
+	/* The evidence of the finding being built (one at a time), reused. */
+	struct evidence *ev;
+	size_t n_ev, cap_ev;
 };
 
 static struct finding_build *finding_new(struct findings *fs, enum finding_kind kind, const char *activity,
-					 const char *exec_id, size_t anchor)
+					 const char *exec_id, uint32_t anchor)
 {
 	fs->v = grow(fs->v, &fs->cap, fs->n + 1, sizeof *fs->v, fs->oom);
 	if (*fs->oom)
@@ -996,61 +1023,61 @@ static struct finding_build *finding_new(struct findings *fs, enum finding_kind 
 				.task_execution_id = exec_id,
 			},
 		.anchor = anchor,
-		.seq = fs->n,
+		.seq = (uint32_t)fs->n,
 	};
 	fs->n++;
+	fs->n_ev = 0;
 	return b;
 }
 
-/* Adds the event at position idx as evidence. Sorted, deduplicated and
- * turned into event ids once the finding is complete (evidence_finish). */
-static void evidence_add(struct findings *fs, struct finding_build *b, size_t idx)
+/* Adds the event at position idx (id: its event id when it is an action,
+ * else -1) as evidence of the finding being built. Sorted, deduplicated and
+ * stored once the finding is complete (evidence_finish). */
+static void evidence_add(struct findings *fs, struct finding_build *b, uint32_t idx, int64_t id)
 {
-	if (*fs->oom || !b || idx == NONE)
+	if (*fs->oom || !b || idx == NONE32)
 		return;
-	b->f.evidence_event_indexes = grow(b->f.evidence_event_indexes, &b->cap_idx,
-					   b->f.n_evidence_event_indexes + 1, sizeof(size_t), fs->oom);
+	fs->ev = grow(fs->ev, &fs->cap_ev, fs->n_ev + 1, sizeof *fs->ev, fs->oom);
 	if (*fs->oom)
 		return;
-	b->f.evidence_event_indexes[b->f.n_evidence_event_indexes++] = idx;
+	fs->ev[fs->n_ev++] = (struct evidence){.index = idx, .id = id};
 }
 
-static int cmp_size(const void *pa, const void *pb)
+static int cmp_evidence(const void *pa, const void *pb)
 {
-	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	uint32_t a = ((const struct evidence *)pa)->index, b = ((const struct evidence *)pb)->index;
 	return a < b ? -1 : a > b;
 }
 
 /* Positions in history order, each once; the event ids of the actions among
- * them (only actions own an event id: a result's is -1 or missing). */
-static int evidence_finish(struct finding *f, const struct event_log *log)
+ * them (only actions own an event id: a result's is -1 or missing). Both
+ * arrays exactly sized, in the analysis' blocks. */
+static int evidence_finish(struct findings *fs, struct finding *f, struct text_block **arena)
 {
-	size_t n = f->n_evidence_event_indexes;
+	size_t n = fs->n_ev;
+	fs->n_ev = 0;
 	if (!n)
 		return 0;
-	qsort(f->evidence_event_indexes, n, sizeof(size_t), cmp_size);
-	size_t u = 0;
+	struct evidence *ev = fs->ev;
+	qsort(ev, n, sizeof *ev, cmp_evidence);
+	size_t u = 0, n_ids = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (u == 0 || f->evidence_event_indexes[u - 1] != f->evidence_event_indexes[i])
-			f->evidence_event_indexes[u++] = f->evidence_event_indexes[i];
+		if (u == 0 || ev[u - 1].index != ev[i].index) {
+			ev[u++] = ev[i];
+			n_ids += ev[i].id >= 0;
+		}
 	}
-	f->n_evidence_event_indexes = u;
-	size_t *fit = realloc(f->evidence_event_indexes, u * sizeof(size_t));
-	if (fit)
-		f->evidence_event_indexes = fit;
-	f->evidence_event_ids = malloc(u * sizeof(int64_t));
-	if (!f->evidence_event_ids)
+	f->evidence_event_indexes = arena_alloc(arena, u * sizeof *f->evidence_event_indexes, _Alignof(uint32_t));
+	f->evidence_event_ids =
+		n_ids ? arena_alloc(arena, n_ids * sizeof *f->evidence_event_ids, _Alignof(int64_t)) : NULL;
+	if (!f->evidence_event_indexes || (n_ids && !f->evidence_event_ids))
 		return -1;
 	for (size_t i = 0; i < u; i++) {
-		struct event evb;
-		event_log_get(log, f->evidence_event_indexes[i], &evb);
-		const struct event *ev = &evb;
-		if ((ev->kind != EVENT_TASK_SCHEDULED && ev->kind != EVENT_CHILD_CREATED &&
-		     ev->kind != EVENT_TIMER_CREATED) ||
-		    ev->event_id < 0)
-			continue;
-		f->evidence_event_ids[f->n_evidence++] = ev->event_id;
+		f->evidence_event_indexes[i] = ev[i].index;
+		if (ev[i].id >= 0)
+			f->evidence_event_ids[f->n_evidence++] = ev[i].id;
 	}
+	f->n_evidence_event_indexes = u;
 	return 0;
 }
 
@@ -1061,6 +1088,24 @@ struct ctx {
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 };
+
+/* An attempt's own schedule as evidence. */
+static void evidence_attempt(struct ctx *c, struct finding_build *b, const struct attempt *a)
+{
+	evidence_add(&c->fs, b, a->event_index, a->scheduled_id);
+}
+
+/* An attempt's result (or a duplicate one) as evidence: results own no id. */
+static void evidence_result(struct ctx *c, struct finding_build *b, uint32_t idx)
+{
+	evidence_add(&c->fs, b, idx, -1);
+}
+
+/* Attempt i in history order, wherever grouping put it. */
+static const struct attempt *att_at(const struct work *w, size_t i)
+{
+	return &w->att[w->wa[i].slot];
+}
 
 static void sb_id_list(struct sb *s, const struct attempt *at, size_t n)
 {
@@ -1075,11 +1120,11 @@ static void evidence_timers(struct ctx *c, struct finding_build *b, const struct
 {
 	struct work *w = c->w;
 	for (size_t i = 0; b && i < inv->n_retry_timers; i++) {
-		size_t *k = imap_find(&w->timers, inv->generation, inv->retry_timer_event_ids[i]);
+		uint32_t *k = imap_find(&w->timers, inv->generation, inv->retry_timer_event_ids[i]);
 		if (!k)
 			continue;
-		evidence_add(&c->fs, b, w->tim[*k].index);
-		evidence_add(&c->fs, b, w->tim[*k].fired_index);
+		evidence_add(&c->fs, b, w->tim[*k].index, w->tim[*k].event_id);
+		evidence_add(&c->fs, b, w->tim[*k].fired_index, -1);
 	}
 }
 
@@ -1140,7 +1185,7 @@ static void sb_link(struct sb *s, const struct invocation *inv)
 			for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
 				sb_printf(s, "%s%s", i ? ", " : "", or_none(inv->attempts[i].task_execution_id));
 			if (inv->n_attempts > LIST_MAX)
-				sb_printf(s, " and %zu more", inv->n_attempts - LIST_MAX);
+				sb_printf(s, " and %zu more", (size_t)inv->n_attempts - LIST_MAX);
 		}
 		break;
 	case LINK_PATTERN:
@@ -1160,14 +1205,14 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 	for (size_t i = 0; i < inv->n_retry_timers && i < LIST_MAX; i++)
 		sb_printf(s, "%s%" PRId64, i ? ", " : "", inv->retry_timer_event_ids[i]);
 	if (inv->n_retry_timers > LIST_MAX)
-		sb_printf(s, " and %zu more", inv->n_retry_timers - LIST_MAX);
+		sb_printf(s, " and %zu more", (size_t)inv->n_retry_timers - LIST_MAX);
 }
 
 static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
 {
 	if (b && !*s->oom) {
 		b->f.message = text_dup(&c->ao->texts, s->b.data ? (const char *)s->b.data : "", s->b.len);
-		if (!b->f.message)
+		if (!b->f.message || evidence_finish(&c->fs, &b->f, &c->ao->texts) < 0)
 			*s->oom = true;
 	}
 	buf_finish(&s->b);
@@ -1179,16 +1224,16 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 					      inv->attempts[0].event_index);
 	struct sb s;
 	sb_init(&s, c->fs.oom);
-	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), inv->n_attempts);
+	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
 	sb_link(&s, inv);
 	sb_printf(&s, " (task_scheduled_id ");
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	sb_timers(&s, inv);
-	sb_printf(&s, "), so its body may have run %zu times. ", inv->n_attempts);
+	sb_printf(&s, "), so its body may have run %zu times. ", (size_t)inv->n_attempts);
 	sb_key_remedy(&s, inv);
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
-			evidence_add(&c->fs, b, inv->attempts[i].event_index);
+			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
 	finish_message(c, b, &s);
@@ -1274,9 +1319,9 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	if (b) {
 		for (size_t i = first; i < inv->n_attempts; i++) {
 			const struct attempt *x = &inv->attempts[i];
-			evidence_add(&c->fs, b, x->event_index);
+			evidence_attempt(c, b, x);
 			if (x->outcome == OUTCOME_FAILED && x->failure == FAILURE_AMBIGUOUS)
-				evidence_add(&c->fs, b, x->result_index);
+				evidence_result(c, b, x->result_index);
 		}
 	}
 	finish_message(c, b, &s);
@@ -1295,12 +1340,12 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		size_t lo = 0, hi = w->n_att;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (w->ref[mid].a->event_index < a->event_index)
+			if (att_at(w, mid)->event_index < a->event_index)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo < w->n_att && w->ref[lo].a->event_index == a->event_index)
+		if (lo < w->n_att && att_at(w, lo)->event_index == a->event_index)
 			wi = lo;
 		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
 						      a->task_execution_id, a->event_index);
@@ -1308,16 +1353,16 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		sb_init(&s, c->fs.oom);
 		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
-			  a->scheduled_id, a->n_results, a->result_index);
+			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
 		if (b)
-			evidence_add(&c->fs, b, a->event_index);
+			evidence_attempt(c, b, a);
 		if (b)
-			evidence_add(&c->fs, b, a->result_index);
+			evidence_result(c, b, a->result_index);
 		if (wi != NONE) {
-			for (size_t d = w->ref[wi].dup_head; d != NONE; d = w->dups[d].next) {
-				sb_printf(&s, ", %zu", w->dups[d].index);
+			for (uint32_t d = w->wa[wi].dup_head; d != NONE32; d = w->dups[d].next) {
+				sb_printf(&s, ", %zu", (size_t)w->dups[d].index);
 				if (b)
-					evidence_add(&c->fs, b, w->dups[d].index);
+					evidence_result(c, b, w->dups[d].index);
 			}
 		}
 		sb_printf(&s, "): the engine delivered it again, so its body certainly ran more than "
@@ -1409,9 +1454,9 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 		  str_set(a->error_type) && strlen(a->error_type) <= QUOTE_MAX ? a->error_type : "this error");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++) {
-			evidence_add(&c->fs, b, inv->attempts[i].event_index);
+			evidence_attempt(c, b, &inv->attempts[i]);
 			if (inv->attempts[i].outcome == OUTCOME_FAILED)
-				evidence_add(&c->fs, b, inv->attempts[i].result_index);
+				evidence_result(c, b, inv->attempts[i].result_index);
 		}
 	}
 	finish_message(c, b, &s);
@@ -1452,7 +1497,7 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 			sb_printf(&s, "%s%" PRId64, listed ? ", " : "", inv->attempts[i].scheduled_id);
 		listed++;
 		if (b)
-			evidence_add(&c->fs, b, inv->attempts[i].event_index);
+			evidence_attempt(c, b, &inv->attempts[i]);
 	}
 	if (listed > LIST_MAX)
 		sb_printf(&s, " and %zu more", listed - LIST_MAX);
@@ -1494,7 +1539,8 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		if (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0)
 			same_instance = false;
 	}
-	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name), inv->n_attempts);
+	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name),
+		  (size_t)inv->n_attempts);
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	if (same_instance) {
 		sb_printf(&s, ", each time as instance %s", i0);
@@ -1503,7 +1549,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
 			sb_printf(&s, "%s%s", i ? ", " : "", or_none(inv->attempts[i].instance_id));
 		if (inv->n_attempts > LIST_MAX)
-			sb_printf(&s, " and %zu more", inv->n_attempts - LIST_MAX);
+			sb_printf(&s, " and %zu more", (size_t)inv->n_attempts - LIST_MAX);
 	}
 	sb_timers(&s, inv);
 	if (same_instance)
@@ -1518,7 +1564,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		      "child's writes conditional on it, and audit the child instances too.");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
-			evidence_add(&c->fs, b, inv->attempts[i].event_index);
+			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
 	finish_message(c, b, &s);
@@ -1560,9 +1606,9 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
 		  size, c->payload_limit);
 	if (b) {
-		evidence_add(&c->fs, b, big->event_index);
+		evidence_attempt(c, b, big);
 		if (strcmp(field, "result") == 0)
-			evidence_add(&c->fs, b, big->result_index);
+			evidence_result(c, b, big->result_index);
 	}
 	finish_message(c, b, &s);
 }
@@ -1582,7 +1628,7 @@ static void find_orphans(struct ctx *c)
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		if (t->gen > 0)
-			sb_printf(&s, " (generation %zu of %zu)", t->gen + 1, c->ao->pub.n_generations);
+			sb_printf(&s, " (generation %zu of %zu)", (size_t)t->gen + 1, c->ao->pub.n_generations);
 		sb_printf(&s,
 			  ": the attempt it retries was in an earlier continue-as-new generation "
 			  "(only the latest is returned), a purged part of the history, or a "
@@ -1600,8 +1646,8 @@ static void find_orphans(struct ctx *c)
 				  "make the write conditional on that key.",
 				  or_none(t->origin_id));
 		if (b) {
-			evidence_add(&c->fs, b, t->index);
-			evidence_add(&c->fs, b, t->fired_index);
+			evidence_add(&c->fs, b, t->index, t->event_id);
+			evidence_add(&c->fs, b, t->fired_index, -1);
 		}
 		finish_message(c, b, &s);
 	}
@@ -1640,11 +1686,12 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 	struct group_state *gs = NULL;
 	size_t n_groups = 0, cap_groups = 0;
 	for (size_t i = 0; i < w->n_att && !w->oom; i++) {
-		struct work_ref *wa = &w->ref[i];
+		const struct work_attempt *wa = &w->wa[i];
 		if (wa->is_child || !str_set(wa->name))
 			continue;
+		const struct attempt *at = att_at(w, i);
 		bool fresh;
-		size_t *gv = smap_get_or_put(&groups, wa->gen, wa->name, n_groups, &fresh);
+		uint32_t *gv = smap_get_or_put(&groups, wa->gen, wa->name, (uint32_t)n_groups, &fresh);
 		if (!gv) {
 			w->oom = true;
 			break;
@@ -1655,29 +1702,29 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 				break;
 			gs[n_groups++] = (struct group_state){0};
 		}
-		size_t g = *gv;
+		uint32_t g = *gv;
 		/* The map holds only indexes made just above. */
 		assert(gs && g < n_groups);
 		struct group_state *st = &gs[g];
-		size_t end = wa->a->result_index; /* NONE while pending: in flight forever */
-		bool is_first = w->ref[i].is_first;
+		uint32_t end = at->result_index; /* ATTEMPT_NO_RESULT while pending: in flight forever */
+		bool is_first = wa->is_first;
 		if (is_first && st->n > 0) {
-			const struct work_ref *h = &w->ref[st->holder];
-			bool overlap = st->max_end > wa->a->event_index;
-			struct pair p = {.group = g, .later = i};
+			const struct attempt *h = att_at(w, st->holder);
+			bool overlap = st->max_end > at->event_index;
+			struct pair p = {.group = g, .later = (uint32_t)i};
 			bool record = false;
 			if (overlap) {
-				if (payload_compare(&h->a->input, &wa->a->input) != CMP_DIFF) {
+				if (payload_compare(&h->input, &at->input) != CMP_DIFF) {
 					p.kind = FINDING_OVERLAPPING_CALL;
 					p.earlier = st->holder;
-					p.never_resolved = st->max_end == NONE;
+					p.never_resolved = st->max_end == NONE32;
 					record = true;
 				}
 			} else {
-				const struct invocation *prev = &an->invocations[w->ref[st->last_first].inv];
+				const struct invocation *prev = &an->invocations[w->wa[st->last_first].inv];
 				const struct attempt *last = invocation_last(prev);
 				if (last->outcome != OUTCOME_FAILED &&
-				    payload_compare(&w->ref[st->last_first].a->input, &wa->a->input) != CMP_DIFF) {
+				    payload_compare(&att_at(w, st->last_first)->input, &at->input) != CMP_DIFF) {
 					p.kind = FINDING_REPEATED_CALL;
 					p.earlier = st->last_first;
 					record = true;
@@ -1690,14 +1737,14 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 				w->pairs[k] = p;
 			}
 		}
-		if (st->n == 0 || end > st->max_end || (st->max_end != NONE && end == NONE)) {
+		if (st->n == 0 || end > st->max_end || (st->max_end != NONE32 && end == NONE32)) {
 			st->max_end = end;
-			st->holder = i;
+			st->holder = (uint32_t)i;
 		}
 		/* A group can open on a retry: one that took another name under
 		 * the same task_execution_id. */
 		if (is_first || st->n == 0)
-			st->last_first = i;
+			st->last_first = (uint32_t)i;
 		st->n++;
 	}
 	smap_free(&groups);
@@ -1730,51 +1777,52 @@ static void find_pairs(struct ctx *c)
 	for (size_t i = 0; i < w->n_pairs; i++)
 		if (w->pairs[i].group + 1 > n_groups)
 			n_groups = w->pairs[i].group + 1;
-	size_t *head = malloc((n_groups ? n_groups : 1) * sizeof *head);
-	size_t *next = malloc((w->n_pairs ? w->n_pairs : 1) * sizeof *next);
-	size_t *tail = malloc((n_groups ? n_groups : 1) * sizeof *tail);
+	uint32_t *head = malloc((n_groups ? n_groups : 1) * sizeof *head);
+	uint32_t *next = malloc((w->n_pairs ? w->n_pairs : 1) * sizeof *next);
+	uint32_t *tail = malloc((n_groups ? n_groups : 1) * sizeof *tail);
 	if (!head || !next || !tail) {
 		w->oom = true;
 		goto out;
 	}
 	for (size_t g = 0; g < n_groups; g++)
-		head[g] = tail[g] = NONE;
+		head[g] = tail[g] = NONE32;
 	for (size_t i = 0; i < w->n_pairs; i++) {
-		size_t g = w->pairs[i].group;
-		/* Groups are indexes into collect_pairs' table, never NONE: the
-		 * count above did not wrap. */
+		uint32_t g = w->pairs[i].group;
+		/* Groups are indexes into collect_pairs' table: the count above
+		 * covers them all. */
 		assert(g < n_groups);
-		next[i] = NONE;
-		if (tail[g] == NONE)
-			head[g] = i;
+		next[i] = NONE32;
+		if (tail[g] == NONE32)
+			head[g] = (uint32_t)i;
 		else
-			next[tail[g]] = i;
-		tail[g] = i;
+			next[tail[g]] = (uint32_t)i;
+		tail[g] = (uint32_t)i;
 	}
 	for (size_t i = 0; i < w->n_pairs; i++) {
 		if (done[i])
 			continue;
 		const struct pair *p0 = &w->pairs[i];
 		enum finding_kind kind = p0->kind;
-		const struct work_ref *e0 = &w->ref[p0->earlier], *l0 = &w->ref[p0->later];
+		const struct attempt *e0 = att_at(w, p0->earlier), *l0 = att_at(w, p0->later);
+		const char *l0_name = w->wa[p0->later].name;
 		struct finding_build *b =
-			finding_new(&c->fs, kind, l0->name, l0->a->task_execution_id, e0->a->event_index);
+			finding_new(&c->fs, kind, l0_name, l0->task_execution_id, e0->event_index);
 		size_t n = 0;
 		enum cmp verdict = CMP_SAME;
-		for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
+		for (uint32_t j = head[p0->group]; j != NONE32; j = next[j]) {
 			const struct pair *p = &w->pairs[j];
 			if (p->kind != kind)
 				continue;
 			done[j] = true;
 			n++;
-			if (payload_compare(&w->ref[p->earlier].a->input, &w->ref[p->later].a->input) ==
+			if (payload_compare(&att_at(w, p->earlier)->input, &att_at(w, p->later)->input) ==
 			    CMP_UNKNOWN)
 				verdict = CMP_UNKNOWN;
 			if (b) {
-				evidence_add(&c->fs, b, w->ref[p->earlier].a->event_index);
-				evidence_add(&c->fs, b, w->ref[p->later].a->event_index);
+				evidence_attempt(c, b, att_at(w, p->earlier));
+				evidence_attempt(c, b, att_at(w, p->later));
 				if (kind == FINDING_OVERLAPPING_CALL)
-					evidence_add(&c->fs, b, w->ref[p->earlier].a->result_index);
+					evidence_result(c, b, att_at(w, p->earlier)->result_index);
 			}
 		}
 		struct sb s;
@@ -1785,8 +1833,8 @@ static void find_pairs(struct ctx *c)
 				  ", task_execution_id %s, not a retry) before the earlier call "
 				  "(task_scheduled_id %" PRId64 ", task_execution_id %s) had %s, so "
 				  "two executions were in flight at once",
-				  or_none(l0->name), l0->a->scheduled_id, or_none(l0->a->task_execution_id),
-				  e0->a->scheduled_id, or_none(e0->a->task_execution_id),
+				  or_none(l0_name), l0->scheduled_id, or_none(l0->task_execution_id),
+				  e0->scheduled_id, or_none(e0->task_execution_id),
 				  p0->never_resolved ? "a result (it never got one)" : "its result");
 			if (n > 1)
 				sb_printf(&s, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
@@ -1801,19 +1849,19 @@ static void find_pairs(struct ctx *c)
 			sb_printf(&s,
 				  "%s was called %zu times outside a retry chain, each call after "
 				  "the previous one had ended without failing (task_scheduled_id %" PRId64,
-				  or_none(l0->name), n + 1, e0->a->scheduled_id);
+				  or_none(l0_name), n + 1, e0->scheduled_id);
 			size_t listed = 0;
-			for (size_t j = head[p0->group]; j != NONE; j = next[j]) {
+			for (uint32_t j = head[p0->group]; j != NONE32; j = next[j]) {
 				if (w->pairs[j].kind != kind)
 					continue;
 				if (listed < LIST_MAX)
-					sb_printf(&s, ", %" PRId64, w->ref[w->pairs[j].later].a->scheduled_id);
+					sb_printf(&s, ", %" PRId64, att_at(w, w->pairs[j].later)->scheduled_id);
 				listed++;
 			}
 			if (listed > LIST_MAX)
 				sb_printf(&s, " and %zu more", listed - LIST_MAX);
-			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->a->task_execution_id),
-				  or_none(l0->a->task_execution_id), n > 1 ? ", ..." : "");
+			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->task_execution_id),
+				  or_none(l0->task_execution_id), n > 1 ? ", ..." : "");
 			sb_inputs(c, &s, verdict);
 			sb_printf(&s, ". If the workflow meant one call, fix the workflow code; either "
 				      "way key the side effect on a natural key from the input (each call "
@@ -1843,36 +1891,45 @@ static int cmp_findings(const void *pa, const void *pb)
 /* ---------------------------------------------------------------------- */
 /* Grouping into invocations. */
 
+/* Groups the attempts by invocation: the scanned array, in history order,
+ * is put in invocation order in place and becomes the attempt pool (a
+ * second copy was 15 MB on a 128,000-attempt history). */
 static int build_invocations(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
 	size_t n_inv = 0;
 	for (size_t i = 0; i < w->n_att; i++) {
-		if (uf_find(w->att, i) == i)
-			w->att[i].inv = n_inv++;
+		if (uf_find(w->wa, (uint32_t)i) == i)
+			w->wa[i].inv = (uint32_t)n_inv++;
 	}
-	for (size_t i = 0; i < w->n_att; i++)
-		w->att[i].inv = w->att[uf_find(w->att, i)].inv;
+	for (size_t i = 0; i < w->n_att; i++) {
+		uint32_t root = uf_find(w->wa, (uint32_t)i);
+		w->wa[i].inv = w->wa[root].inv;
+		w->wa[i].is_first = root == i;
+	}
 	an->invocations = calloc(n_inv ? n_inv : 1, sizeof *an->invocations);
-	ao->attempt_pool = calloc(w->n_att ? w->n_att : 1, sizeof *ao->attempt_pool);
 	size_t n_timers = 0;
 	for (size_t k = 0; k < w->n_tim; k++)
-		n_timers += w->tim[k].target != NONE;
+		n_timers += w->tim[k].target != NONE32;
 	ao->timer_pool = calloc(n_timers ? n_timers : 1, sizeof *ao->timer_pool);
-	if (!an->invocations || !ao->attempt_pool || !ao->timer_pool)
+	if (!an->invocations || !ao->timer_pool)
 		return -1;
 	an->n_invocations = n_inv;
-	/* Counts, then offsets, then fill in history order. */
+	/* Counts, then offsets (kept in n_attempts' place for now), then the
+	 * slot of each attempt in history order. */
 	for (size_t i = 0; i < w->n_att; i++)
-		an->invocations[w->att[i].inv].n_attempts++;
+		an->invocations[w->wa[i].inv].n_attempts++;
 	for (size_t k = 0; k < w->n_tim; k++) {
-		if (w->tim[k].target != NONE)
-			an->invocations[w->att[w->tim[k].target].inv].n_retry_timers++;
+		if (w->tim[k].target != NONE32)
+			an->invocations[w->wa[w->tim[k].target].inv].n_retry_timers++;
 	}
+	uint32_t *offset = malloc((n_inv ? n_inv : 1) * sizeof *offset);
+	if (!offset)
+		return -1;
 	size_t off = 0, toff = 0;
 	for (size_t v = 0; v < n_inv; v++) {
 		struct invocation *inv = &an->invocations[v];
-		inv->attempts = ao->attempt_pool + off;
+		offset[v] = (uint32_t)off;
 		inv->retry_timer_event_ids = ao->timer_pool + toff;
 		off += inv->n_attempts;
 		toff += inv->n_retry_timers;
@@ -1880,29 +1937,49 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 		inv->n_retry_timers = 0;
 	}
 	for (size_t i = 0; i < w->n_att; i++) {
-		struct work_attempt *wa = &w->att[i];
+		struct work_attempt *wa = &w->wa[i];
 		struct invocation *inv = &an->invocations[wa->inv];
 		if (inv->n_attempts == 0) {
 			inv->name = wa->name;
-			inv->task_execution_id = wa->is_child ? NULL : wa->a.task_execution_id;
+			inv->task_execution_id = wa->is_child ? NULL : w->att[i].task_execution_id;
 			inv->is_child_workflow = wa->is_child;
 			inv->generation = wa->gen;
 			inv->link = LINK_SINGLE;
 		}
-		wa->slot = (size_t)(inv->attempts - ao->attempt_pool) + inv->n_attempts;
-		inv->attempts[inv->n_attempts++] = wa->a;
+		wa->slot = offset[wa->inv] + inv->n_attempts++;
+	}
+	free(offset);
+	/* Every attempt to its slot, cycle by cycle; uf (done with) tracks
+	 * where the attempt now at each place belongs. */
+	for (size_t i = 0; i < w->n_att; i++)
+		w->wa[i].uf = w->wa[i].slot;
+	for (size_t i = 0; i < w->n_att; i++) {
+		while (w->wa[i].uf != i) {
+			uint32_t j = w->wa[i].uf;
+			struct attempt t = w->att[i];
+			w->att[i] = w->att[j];
+			w->att[j] = t;
+			w->wa[i].uf = w->wa[j].uf;
+			w->wa[j].uf = j;
+		}
+	}
+	ao->attempt_pool = w->att; /* the analysis owns it from here */
+	off = 0;
+	for (size_t v = 0; v < n_inv; v++) {
+		an->invocations[v].attempts = ao->attempt_pool + off;
+		off += an->invocations[v].n_attempts;
 	}
 	for (size_t k = 0; k < w->n_tim; k++) {
-		if (w->tim[k].target == NONE)
+		if (w->tim[k].target == NONE32)
 			continue;
-		struct invocation *inv = &an->invocations[w->att[w->tim[k].target].inv];
+		struct invocation *inv = &an->invocations[w->wa[w->tim[k].target].inv];
 		inv->retry_timer_event_ids[inv->n_retry_timers++] = w->tim[k].event_id;
 	}
 	for (size_t i = 0; i < w->n_att; i++) {
-		if (uf_find(w->att, i) != i)
+		if (!w->wa[i].is_first)
 			continue;
-		struct invocation *inv = &an->invocations[w->att[i].inv];
-		unsigned f = w->att[i].flags;
+		struct invocation *inv = &an->invocations[w->wa[i].inv];
+		unsigned f = w->wa[i].flags;
 		if (inv->n_attempts < 2)
 			inv->link = LINK_SINGLE;
 		else if (f & LINKED_PATTERN)
@@ -1949,21 +2026,12 @@ static bool status_terminal(const char *s)
 static int run_facts(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
-	size_t n = event_log_count(w->log);
+	size_t n = w->n_events;
 	const struct event_run_info *ri = event_log_run_info(w->log);
 	an->n_events = n;
-	an->n_generations = n ? w->gen + 1 : 0;
-	for (size_t i = 0; i < n; i++) {
-		struct event evb;
-		event_log_get(w->log, i, &evb);
-		const struct event *ev = &evb;
-		if (ev->kind != EVENT_EXECUTION_STARTED)
-			continue;
-		if (!an->workflow && str_set(ev->name))
-			an->workflow = ev->name;
-		if (!an->instance_id && str_set(ev->instance_id))
-			an->instance_id = ev->instance_id;
-	}
+	an->n_generations = n ? (size_t)w->gen + 1 : 0;
+	an->workflow = w->first_workflow;
+	an->instance_id = w->first_instance;
 	if (ri) {
 		if (!an->workflow && str_set(ri->workflow_name))
 			an->workflow = ri->workflow_name;
@@ -1973,13 +2041,9 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	const char *raw = NULL;
 	bool last_gen = w->completed_gen == w->gen;
 	if (w->completed_seen && last_gen) {
-		struct event done;
-		event_log_get(w->log, w->completed_index, &done);
-		raw = done.workflow_status;
+		raw = w->completed_status;
 		if (!str_set(raw))
-			raw = str_set(done.error_type) || str_set(done.error_message)
-				      ? "failed"
-				      : "completed";
+			raw = w->completed_error ? "failed" : "completed";
 	} else if (w->terminated && last_gen) {
 		raw = "terminated";
 	} else if (ri && str_set(ri->runtime_status)) {
@@ -1996,7 +2060,7 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	return 0;
 }
 
-static bool carries_payload(const struct event *ev, const char **field, const struct payload **p)
+static bool carries_payload(const struct event *ev, enum withheld_field *field, const struct payload **p)
 {
 	switch (ev->kind) {
 	case EVENT_EXECUTION_STARTED:
@@ -2004,12 +2068,12 @@ static bool carries_payload(const struct event *ev, const char **field, const st
 	case EVENT_CHILD_CREATED:
 	case EVENT_EVENT_SENT:
 	case EVENT_EVENT_RAISED:
-		*field = "input";
+		*field = WITHHELD_INPUT;
 		*p = &ev->input;
 		return true;
 	case EVENT_TASK_COMPLETED:
 	case EVENT_CHILD_COMPLETED:
-		*field = "output";
+		*field = WITHHELD_OUTPUT;
 		*p = &ev->output;
 		return true;
 	case EVENT_EXECUTION_COMPLETED: {
@@ -2019,7 +2083,7 @@ static bool carries_payload(const struct event *ev, const char **field, const st
 			return false;
 		if (str_set(st) && !strcasestr(st, "COMPLETED"))
 			return false;
-		*field = "output";
+		*field = WITHHELD_OUTPUT;
 		*p = &ev->output;
 		return true;
 	}
@@ -2042,18 +2106,21 @@ static enum data_sharing_level level_from_text(const char *s)
 static int data_sharing(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
-	size_t n = event_log_count(w->log);
-	size_t slots = 0;
+	size_t n = w->n_events;
+	size_t slots = 0, n_absent = 0;
 	size_t first_present = NONE;
-	const char *first_field = NULL;
+	enum withheld_field first_field = WITHHELD_INPUT;
+	enum event_kind first_kind = EVENT_UNKNOWN;
 	for (size_t i = 0; i < n; i++) {
 		struct event evb;
 		event_log_get(w->log, i, &evb);
 		const struct event *ev = &evb;
-		const char *field;
+		enum withheld_field field;
 		const struct payload *p;
+		size_t was = first_present;
 		if (carries_payload(ev, &field, &p)) {
 			slots++;
+			n_absent += p->state == PAYLOAD_ABSENT;
 			if (p->state != PAYLOAD_ABSENT && first_present == NONE) {
 				first_present = i;
 				first_field = field;
@@ -2062,16 +2129,18 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 			/* A payload key on any other event shows the level too. */
 			if (ev->input.state != PAYLOAD_ABSENT) {
 				first_present = i;
-				first_field = "input";
+				first_field = WITHHELD_INPUT;
 			} else if (ev->output.state != PAYLOAD_ABSENT) {
 				first_present = i;
-				first_field = "output";
+				first_field = WITHHELD_OUTPUT;
 			}
 		}
 		if (first_present == NONE && ev->custom_status.state != PAYLOAD_ABSENT) {
 			first_present = i;
-			first_field = "customStatus";
+			first_field = WITHHELD_CUSTOM_STATUS;
 		}
+		if (was == NONE && first_present != NONE)
+			first_kind = ev->kind;
 	}
 	struct sb s;
 	bool oom = false;
@@ -2086,12 +2155,9 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		sb_printf(&s, "run field %s",
 			  str_set(ri->data_sharing_field) ? ri->data_sharing_field : "data sharing level");
 	} else if (first_present != NONE) {
-		struct event evb;
-		event_log_get(w->log, first_present, &evb);
-		const struct event *ev = &evb;
 		an->sharing = SHARING_FULL;
 		sb_printf(&s, "inferred: payload keys present (%s %s, history position %zu)",
-			  event_kind_name(ev->kind), first_field, first_present);
+			  event_kind_name(first_kind), withheld_field_name(first_field), first_present);
 	} else if (slots) {
 		an->sharing = SHARING_METADATA;
 		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one", slots);
@@ -2104,35 +2170,27 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		return -1;
 	/* At full, an absent key is a zero value the dialect omitted, not a
 	 * withheld one. */
-	if (an->sharing == SHARING_FULL)
+	if (an->sharing == SHARING_FULL || !n_absent)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
+	/* Counted above, so sized exactly: 228,000 entries on a large history
+	 * at metadata level. */
+	an->withheld = malloc(n_absent * sizeof *an->withheld);
+	if (!an->withheld)
+		return -1;
+	for (size_t i = 0; i < n && an->n_withheld < n_absent; i++) {
 		struct event evb;
 		event_log_get(w->log, i, &evb);
 		const struct event *ev = &evb;
-		const char *field;
+		enum withheld_field field;
 		const struct payload *p;
 		if (!carries_payload(ev, &field, &p) || p->state != PAYLOAD_ABSENT)
 			continue;
-		an->withheld =
-			grow(an->withheld, &ao->cap_withheld, an->n_withheld + 1, sizeof *an->withheld, &w->oom);
-		if (w->oom)
-			return -1;
 		an->withheld[an->n_withheld++] = (struct withheld){
 			.event_id = ev->event_id,
-			.event_type = event_kind_name(ev->kind),
-			.field = field,
-			.event_index = i,
+			.kind = (uint8_t)ev->kind,
+			.field = (uint8_t)field,
+			.event_index = (uint32_t)i,
 		};
-	}
-	/* Doubling left up to half of it unused: 214,000 entries on a large
-	 * history at metadata level. */
-	if (an->n_withheld && an->n_withheld < ao->cap_withheld) {
-		struct withheld *fit = realloc(an->withheld, an->n_withheld * sizeof *fit);
-		if (fit) {
-			an->withheld = fit;
-			ao->cap_withheld = an->n_withheld;
-		}
 	}
 	return 0;
 }
@@ -2406,11 +2464,11 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 	struct smap seen = {0};
 	int rc = 0;
 	for (size_t i = 0; i < w->n_att; i++) {
-		const struct work_attempt *wa = &w->att[i];
-		if (!wa->is_child || !str_set(wa->a.instance_id))
+		const struct attempt *at = att_at(w, i);
+		if (!w->wa[i].is_child || !str_set(at->instance_id))
 			continue;
 		bool fresh;
-		if (!smap_get_or_put(&seen, 0, wa->a.instance_id, i, &fresh)) {
+		if (!smap_get_or_put(&seen, 0, at->instance_id, (uint32_t)i, &fresh)) {
 			rc = -1;
 			break;
 		}
@@ -2422,7 +2480,7 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 			rc = -1;
 			break;
 		}
-		an->child_instances[an->n_child_instances++] = wa->a.instance_id;
+		an->child_instances[an->n_child_instances++] = at->instance_id;
 	}
 	smap_free(&seen);
 	return rc;
@@ -2442,68 +2500,80 @@ static void work_release_scan(struct work *w)
 	smap_free(&w->fire);
 	smap_free(&w->pend_task);
 	smap_free(&w->pend_child);
-	smap_free(&w->children);
 	w->links = NULL;
 	w->queues = NULL;
 	w->failed_fifo = NULL;
 	w->n_links = w->cap_links = w->n_queues = w->cap_queues = 0;
 	w->n_failed = w->failed_head = w->cap_failed = 0;
 	w->sched = (struct imap){0};
-	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = w->children = (struct smap){0};
+	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = (struct smap){0};
 }
 
-/* After grouping: the finding passes get a compact view of the attempts
- * and the working copies go. */
-static int work_compact(struct work *w, struct analysis_owned *ao)
+static void work_release_pairs(struct work *w)
 {
-	w->ref = malloc((w->n_att ? w->n_att : 1) * sizeof *w->ref);
-	if (!w->ref)
-		return -1;
-	for (size_t i = 0; i < w->n_att; i++) {
-		const struct work_attempt *wa = &w->att[i];
-		w->ref[i] = (struct work_ref){
-			.a = &ao->attempt_pool[wa->slot],
-			.name = wa->name,
-			.gen = wa->gen,
-			.inv = wa->inv,
-			.dup_head = wa->dup_head,
-			.is_child = wa->is_child,
-			.is_first = uf_find(w->att, i) == i,
-		};
-	}
-	free(w->att);
-	w->att = NULL;
-	w->cap_att = 0;
-	return 0;
+	free(w->pairs);
+	w->pairs = NULL;
+	w->n_pairs = w->cap_pairs = 0;
 }
 
 /* Also called as soon as the findings are collected (the limits need only
- * the run facts): what it frees is NULL after it. */
-static void work_finish(struct work *w)
+ * the run facts): what it frees is NULL after it. The attempts are the
+ * analysis' once grouped (w->att is then its attempt pool). */
+static void work_finish(struct work *w, const struct analysis_owned *ao)
 {
 	work_release_scan(w);
-	free(w->att);
-	free(w->ref);
+	work_release_pairs(w);
+	if (!ao || w->att != ao->attempt_pool)
+		free(w->att);
+	free(w->wa);
 	free(w->tim);
 	free(w->dups);
-	free(w->pairs);
 	imap_free(&w->timers);
 	w->att = NULL;
-	w->ref = NULL;
+	w->wa = NULL;
 	w->tim = NULL;
 	w->dups = NULL;
-	w->pairs = NULL;
-	w->n_att = w->cap_att = w->n_tim = w->cap_tim = w->n_dups = w->cap_dups = 0;
-	w->n_pairs = w->cap_pairs = 0;
+	w->n_att = w->n_tim = w->n_dups = w->cap_dups = 0;
 	w->timers = (struct imap){0};
+}
+
+/* The findings in report order, moved out of their build records into the
+ * same memory (a struct finding is the head of each record). */
+static struct finding *findings_take(struct findings *fs)
+{
+	if (fs->n)
+		qsort(fs->v, fs->n, sizeof *fs->v, cmp_findings);
+	struct finding *out = (struct finding *)(void *)fs->v;
+	for (size_t i = 0; i < fs->n; i++)
+		memmove(&out[i], &fs->v[i].f, sizeof *out);
+	struct finding *fit = realloc(out, (fs->n ? fs->n : 1) * sizeof *out);
+	if (fit)
+		out = fit;
+	fs->v = NULL;
+	fs->n = fs->cap = 0;
+	return out;
+}
+
+static void release_events(const struct event_log *log, const struct analysis_options *o)
+{
+	if (o && o->release_events && o->release_events == log)
+		event_log_drop_events(o->release_events);
 }
 
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)
 {
-	struct work w = {.log = log, .o = o};
+	struct work w = {.log = log, .o = o, .n_events = event_log_count(log)};
 	struct ctx c = {.w = &w};
-	struct analysis_owned *ao = calloc(1, sizeof *ao);
+	struct analysis_owned *ao = NULL;
 	struct analysis *res = NULL;
+	/* Positions are uint32_t (analysis.h); no history comes near. */
+	if (w.n_events >= UINT32_MAX) {
+		release_events(log, o);
+		err_set(e, ERR_INPUT, "history of %zu events: the analysis takes fewer than %" PRIu32, w.n_events,
+			UINT32_MAX);
+		return NULL;
+	}
+	ao = calloc(1, sizeof *ao);
 	if (!ao)
 		goto out;
 	c.ao = ao;
@@ -2515,8 +2585,12 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	work_release_scan(&w);
 	if (w.oom)
 		goto out;
-	if (build_invocations(&w, ao) < 0 || run_facts(&w, ao) < 0 || data_sharing(&w, ao) < 0 ||
-	    collect_children(&w, ao) < 0 || work_compact(&w, ao) < 0)
+	/* The last readers of the events: the history can go before the
+	 * findings are made. */
+	if (run_facts(&w, ao) < 0 || data_sharing(&w, ao) < 0)
+		goto out;
+	release_events(log, o);
+	if (build_invocations(&w, ao) < 0 || collect_children(&w, ao) < 0)
 		goto out;
 	{
 		struct sb s;
@@ -2527,6 +2601,17 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 			goto out;
 	}
 
+	/* The pairs first, so that their working memory is gone before the
+	 * other findings' messages exist. Findings are sorted by position,
+	 * kind and order of making, and each kind comes from one pass, so the
+	 * order of the passes does not show. */
+	collect_pairs(&c, an);
+	if (!w.oom)
+		find_pairs(&c);
+	work_release_pairs(&w);
+	free(c.fs.ev);
+	c.fs.ev = NULL;
+	c.fs.n_ev = c.fs.cap_ev = 0;
 	for (size_t v = 0; v < an->n_invocations && !w.oom; v++) {
 		const struct invocation *inv = &an->invocations[v];
 		if (inv->n_attempts > 1 && !inv->is_child_workflow)
@@ -2539,43 +2624,28 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 		find_unresolved(&c, inv);
 		find_large(&c, inv);
 	}
-	collect_pairs(&c, an);
-	if (!w.oom)
-		find_pairs(&c);
 	find_orphans(&c);
 	if (w.oom)
 		goto out;
-	work_finish(&w);
-	if (c.fs.n)
-		qsort(c.fs.v, c.fs.n, sizeof *c.fs.v, cmp_findings);
-	an->findings = calloc(c.fs.n ? c.fs.n : 1, sizeof *an->findings);
-	if (!an->findings)
-		goto out;
-	for (size_t i = 0; i < c.fs.n; i++) {
-		an->findings[i] = c.fs.v[i].f;
-		c.fs.v[i].f = (struct finding){0};
-		an->n_findings = i + 1;
-		if (evidence_finish(&an->findings[i], log) < 0)
-			goto out;
-	}
-	free(c.fs.v); /* every finding moved out */
-	c.fs.v = NULL;
-	c.fs.n = c.fs.cap = 0;
+	work_finish(&w, ao);
+	free(c.fs.ev);
+	c.fs.ev = NULL;
+	an->n_findings = c.fs.n;
+	an->findings = findings_take(&c.fs);
 	limits(&c);
 	if (w.oom)
 		goto out;
 	res = an;
 	ao = NULL;
 out:
-	if (!res)
-		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", event_log_count(log));
-	for (size_t i = 0; i < c.fs.n; i++) {
-		free(c.fs.v[i].f.evidence_event_ids);
-		free(c.fs.v[i].f.evidence_event_indexes);
+	if (!res) {
+		release_events(log, o);
+		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", w.n_events);
 	}
 	free(c.fs.v);
+	free(c.fs.ev);
 	free(c.sharing_phrase);
-	work_finish(&w);
+	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);
 	return res;
@@ -2586,11 +2656,7 @@ void analysis_free(struct analysis *a)
 	if (!a)
 		return;
 	struct analysis_owned *ao = (struct analysis_owned *)(void *)a;
-	for (size_t i = 0; i < a->n_findings; i++) {
-		free(a->findings[i].evidence_event_ids);
-		free(a->findings[i].evidence_event_indexes);
-	}
-	free(a->findings);
+	free(a->findings); /* messages and evidence are in the text blocks */
 	free(a->invocations);
 	free(ao->attempt_pool);
 	free(ao->timer_pool);
@@ -2677,6 +2743,24 @@ const char *data_sharing_level_name(enum data_sharing_level l)
 		break;
 	}
 	return "unknown";
+}
+
+const char *withheld_field_name(enum withheld_field f)
+{
+	switch (f) {
+	case WITHHELD_OUTPUT:
+		return "output";
+	case WITHHELD_CUSTOM_STATUS:
+		return "customStatus";
+	case WITHHELD_INPUT:
+		break;
+	}
+	return "input";
+}
+
+const char *withheld_event_type(const struct withheld *w)
+{
+	return event_kind_name((enum event_kind)w->kind);
 }
 
 const char *invocation_link_name(enum invocation_link l)

@@ -515,16 +515,15 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	memcpy(source, x->sharing_source, sizeof source);
 	pthread_mutex_unlock(&x->lock);
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
-	rr->analysis = analysis_run(log, &ao, &e);
-	rr->log = log;
-	if (!rr->analysis) {
-		fail_run(rr, &e, NULL);
-		return;
-	}
 	/* The renderers read the analysis and the log's run info, never its
 	 * events: holding 500 histories until the report is written would make
-	 * memory grow with the number of runs. */
-	event_log_drop_events(log);
+	 * memory grow with the number of runs. The analysis drops them itself,
+	 * before it makes the findings. */
+	ao.release_events = log;
+	rr->analysis = analysis_run(log, &ao, &e);
+	rr->log = log;
+	if (!rr->analysis)
+		fail_run(rr, &e, NULL);
 }
 
 /* ---- the JSON report, run by run ------------------------------------------

@@ -552,8 +552,8 @@ static void write_run(struct jw *w, const struct report_run *run)
 		const struct withheld *h = &a->withheld[i];
 		jw_open(w, NULL, '{');
 		jw_k_int(w, "event_id", h->event_id);
-		jw_k_cstr(w, "event_type", h->event_type);
-		jw_k_cstr(w, "field", h->field);
+		jw_k_cstr(w, "event_type", withheld_event_type(h));
+		jw_k_cstr(w, "field", withheld_field_name(h->field));
 		jw_k_int(w, "event_index", (int64_t)h->event_index);
 		jw_close(w, '}');
 	}

@@ -191,7 +191,7 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 				at->scheduled_at ? md(m, at->scheduled_at, ESCAPE_MD_CELL, 0) : "",
 				attempt_outcome_name(at->outcome));
 			if (at->n_results > 1)
-				fprintf(m->f, " (%zu results)", at->n_results);
+				fprintf(m->f, " (%zu results)", (size_t)at->n_results);
 			if (inv->is_child_workflow && at->instance_id)
 				fprintf(m->f, "<br>instance %s", md(m, at->instance_id, ESCAPE_MD_CELL, 0));
 			fprintf(m->f, " | ");

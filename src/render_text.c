@@ -279,7 +279,7 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 	const size_t indent = 8;
 	if (at->n_results > 1)
 		fprintf(t->f, "%*s%s%zu results for this one attempt%s\n", (int)indent, "", on(t, STYLE_RED),
-			at->n_results, off(t));
+			(size_t)at->n_results, off(t));
 	if (inv->is_child_workflow && at->instance_id)
 		fprintf(t->f, "%*sinstance %s\n", (int)indent, "", esc(t, at->instance_id, t->width - indent - 9));
 	if (at->task_execution_id && *at->task_execution_id && inv->task_execution_id &&
@@ -337,9 +337,9 @@ static void print_activities(struct text_out *t, const struct analysis *a)
 		const struct invocation *inv = &a->invocations[i];
 		fprintf(t->f, "  %s%s%s%s", on(t, STYLE_BOLD), inv->is_child_workflow ? "child workflow " : "",
 			inv->name ? esc(t, inv->name, 48) : "(unnamed)", off(t));
-		fprintf(t->f, "  %zu attempt%s", inv->n_attempts, inv->n_attempts == 1 ? "" : "s");
+		fprintf(t->f, "  %zu attempt%s", (size_t)inv->n_attempts, inv->n_attempts == 1 ? "" : "s");
 		if (a->n_generations > 1)
-			fprintf(t->f, ", generation %zu", inv->generation + 1);
+			fprintf(t->f, ", generation %zu", (size_t)inv->generation + 1);
 		fputc('\n', t->f);
 		print_invocation_key(t, inv);
 		int tw = time_width(t, inv);
@@ -387,7 +387,7 @@ static void print_findings(struct text_out *t, const struct analysis *a)
 					   k               ? ", "
 					   : f->n_evidence ? "; history positions "
 							   : " history positions ",
-					   f->evidence_event_indexes[k]);
+					   (size_t)f->evidence_event_indexes[k]);
 			if (ev.data)
 				wrap(t, ev.data, 10);
 			buf_finish(&ev);

@@ -142,7 +142,8 @@ long report_withheld_groups(const struct analysis *a, struct report_withheld_gro
 		size_t k;
 		/* A handful of (field, type) pairs exist: a linear look-up. */
 		for (k = 0; k < n; k++)
-			if (same(g[k].field, w->field) && same(g[k].event_type, w->event_type))
+			if (same(g[k].field, withheld_field_name(w->field)) &&
+			    same(g[k].event_type, withheld_event_type(w)))
 				break;
 		if (k == n) {
 			struct report_withheld_group *more = realloc(g, (n + 1) * sizeof *g);
@@ -152,8 +153,8 @@ long report_withheld_groups(const struct analysis *a, struct report_withheld_gro
 			}
 			g = more;
 			memset(&g[n], 0, sizeof g[n]);
-			g[n].field = w->field;
-			g[n].event_type = w->event_type;
+			g[n].field = withheld_field_name(w->field);
+			g[n].event_type = withheld_event_type(w);
 			n++;
 		}
 		g[k].count++;

@@ -18,14 +18,14 @@ static struct attempt ship_attempts[1];
 static int64_t charge_timers[] = {1, 3};
 static struct invocation invocations[2];
 static int64_t ev_ambiguous[] = {0, 1, 2};
-static size_t idx_ambiguous[] = {2, 4, 5, 7};
+static uint32_t idx_ambiguous[] = {2, 4, 5, 7};
 static int64_t ev_reexec[] = {0, 2, 4};
 static struct finding findings[2];
 static struct withheld withheld[] = {
-	{0, "TaskScheduled", "input", 2},
-	{2, "TaskScheduled", "input", 8},
-	{4, "TaskScheduled", "input", 12},
-	{-1, "TaskCompleted", "output", 14},
+	{.event_id = 0, .kind = EVENT_TASK_SCHEDULED, .field = WITHHELD_INPUT, .event_index = 2},
+	{.event_id = 2, .kind = EVENT_TASK_SCHEDULED, .field = WITHHELD_INPUT, .event_index = 8},
+	{.event_id = 4, .kind = EVENT_TASK_SCHEDULED, .field = WITHHELD_INPUT, .event_index = 12},
+	{.event_id = -1, .kind = EVENT_TASK_COMPLETED, .field = WITHHELD_OUTPUT, .event_index = 14},
 };
 static char limit0[] = "A worker crash after the side effect and before the result was saved leaves no event.";
 static char limit1[] = "Payloads were withheld, so identical inputs cannot be compared.";
@@ -55,7 +55,7 @@ static void build_analysis(void)
 		at->scheduled_at = times[i];
 		at->task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17";
 		at->outcome = i < 2 ? OUTCOME_FAILED : OUTCOME_COMPLETED;
-		at->result_index = (size_t)(4 + i);
+		at->result_index = (uint32_t)(4 + i);
 		at->n_results = 1;
 		at->completed_at = "2026-09-14T10:00:02.118Z";
 		if (i < 2) {
@@ -70,7 +70,7 @@ static void build_analysis(void)
 	ship_attempts[0].scheduled_at = "2026-09-14T10:00:20.000Z";
 	ship_attempts[0].task_execution_id = "";
 	ship_attempts[0].outcome = OUTCOME_PENDING;
-	ship_attempts[0].result_index = (size_t)-1;
+	ship_attempts[0].result_index = ATTEMPT_NO_RESULT;
 
 	invocations[0] = (struct invocation){.name = "ChargeCard",
 					     .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
