@@ -59,7 +59,15 @@ enum evj_status {
 	EVJ_TOO_BIG = -2, /* over EVJ_TOKENS_MAX: err set */
 };
 
-void evj_skip_ws(struct evj_scan *s);
+void evj_skip_ws_slow(struct evj_scan *s);
+/* Inline: called between every two tokens, and most often there is no
+ * whitespace at all (after a key, before ':'). */
+static inline void evj_skip_ws(struct evj_scan *s)
+{
+	if (s->pos < s->len && (unsigned char)s->buf[s->pos] > ' ')
+		return;
+	evj_skip_ws_slow(s);
+}
 /* Validates and skips one value at s->pos. */
 int evj_skip_value(struct evj_scan *s, struct err *e);
 /* Validates a string at s->pos (a quote); p and len get the raw contents. */

@@ -554,7 +554,8 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 	const char *key;
 	size_t key_len;
 	char keybuf[KEY_MAX];
-	char nk[KEY_MAX * 2];
+	char nkbuf[KEY_MAX * 2];
+	const char *nk = nkbuf;
 	size_t nl;
 	enum field f;
 	const struct key_info *inf = prefix_len ? NULL : key_info_get(d, kt);
@@ -563,7 +564,7 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		key = kt->p;
 		key_len = kt->len;
 		f = inf->field;
-		memcpy(nk, inf->norm, inf->norm_len + 1);
+		nk = inf->norm;
 		nl = inf->norm_len;
 	} else {
 		key = evj_str(kt, &d->scratch, &d->scratch_cap, &key_len);
@@ -575,8 +576,8 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		memcpy(keybuf, key, key_len);
 		keybuf[key_len] = '\0';
 		key = keybuf;
-		memcpy(nk, prefix, prefix_len);
-		nl = evj_normalise(key, key_len, nk + prefix_len, sizeof nk - prefix_len);
+		memcpy(nkbuf, prefix, prefix_len);
+		nl = evj_normalise(key, key_len, nkbuf + prefix_len, sizeof nkbuf - prefix_len);
 		if (!nl && key_len)
 			return count_unknown_key(d, key, key_len);
 		nl += prefix_len;
