@@ -21,13 +21,14 @@
 #include <assert.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis.h"
-#include "buf.h"
 #include "classify.h"
 
 #define NONE SIZE_MAX
@@ -77,25 +78,43 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-/* Eight bytes at a time: ids are 36-byte UUIDs hashed several times per
- * event. */
+/* Eight bytes a step, one multiply each, and one full mix at the end: ids
+ * are 36-byte UUIDs hashed several times per attempt. The tail is the last
+ * eight bytes (overlapping) when there are eight, so no short memcpy. */
 static uint64_t hash_str(const char *s, size_t len)
 {
 	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = mix64(h ^ w);
+	uint64_t w;
+	if (len < 8) {
+		w = 0;
+		for (size_t i = 0; i < len; i++)
+			w = w << 8 | (unsigned char)s[i];
+		return mix64(h ^ w);
 	}
-	uint64_t tail = 0;
-	memcpy(&tail, s + i, len - i);
-	return mix64(h ^ tail);
+	size_t i = 0;
+	for (; i + 8 < len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	memcpy(&w, s + len - 8, 8);
+	return mix64(h ^ w);
 }
 
 static void imap_free(struct imap *m)
 {
 	free(m->slots);
+}
+
+/* Where key starts probing. Ids come nearly dense and in order (event ids
+ * count the actions of a generation), so 16 consecutive ids take 16
+ * consecutive slots and only the blocks are spread: scheduling and then
+ * matching results walk the table instead of missing the cache at every
+ * attempt, as a fully mixed hash did on a large history. */
+static size_t imap_start(uint32_t tag, int64_t key, size_t cap)
+{
+	uint64_t k = (uint64_t)key;
+	return (size_t)((mix64((k >> 4) ^ mix64(tag)) << 4) | (k & 15)) & (cap - 1);
 }
 
 static int imap_grow(struct imap *m)
@@ -108,7 +127,7 @@ static int imap_grow(struct imap *m)
 		struct imap_slot *s = &m->slots[i];
 		if (!s->tag)
 			continue;
-		size_t j = mix64((uint64_t)s->key ^ mix64(s->tag)) & (ncap - 1);
+		size_t j = imap_start(s->tag, s->key, ncap);
 		while (n[j].tag)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *s;
@@ -124,7 +143,7 @@ static uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key)
 	if (!m->cap)
 		return NULL;
 	uint32_t tag = gen + 1;
-	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
+	size_t j = imap_start(tag, key, m->cap);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key)
 			return &m->slots[j].value;
@@ -138,7 +157,7 @@ static int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value)
 	if ((m->count + 1) * 2 > m->cap && imap_grow(m) < 0)
 		return -1;
 	uint32_t tag = gen + 1;
-	size_t j = mix64((uint64_t)key ^ mix64(tag)) & (m->cap - 1);
+	size_t j = imap_start(tag, key, m->cap);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key) {
 			m->slots[j].value = value;
@@ -161,6 +180,13 @@ static size_t table_size(size_t n)
 static int imap_reserve(struct imap *m, size_t n)
 {
 	size_t cap = table_size(n);
+	if (!m->cap) {
+		m->slots = calloc(cap, sizeof *m->slots);
+		if (!m->slots)
+			return -1;
+		m->cap = cap;
+		return 0;
+	}
 	while (m->cap < cap) {
 		if (imap_grow(m) < 0)
 			return -1;
@@ -216,6 +242,13 @@ static uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key)
 static int smap_reserve(struct smap *m, size_t n)
 {
 	size_t cap = table_size(n);
+	if (!m->cap) {
+		m->slots = calloc(cap, sizeof *m->slots);
+		if (!m->slots)
+			return -1;
+		m->cap = cap;
+		return 0;
+	}
 	while (m->cap < cap) {
 		if (smap_grow(m) < 0)
 			return -1;
@@ -364,6 +397,17 @@ struct work {
 	int64_t first_unmatched_tsid;
 	size_t n_orphans;
 
+	/* What data_sharing decides on, also gathered by the scan. */
+	size_t ds_slots, ds_absent;
+	size_t ds_first_present; /* NONE until a payload key is seen */
+	enum withheld_field ds_first_field;
+	enum event_kind ds_first_kind;
+	enum data_sharing_level ds_given; /* by the options or a run field, else UNKNOWN */
+	/* The withheld payloads, collected while they may be reported (the
+	 * level is not full, or not known yet): the analysis' array if so. */
+	struct withheld *wh;
+	size_t n_wh, cap_wh;
+
 	struct pair *pairs;
 	size_t n_pairs, cap_pairs;
 
@@ -454,10 +498,12 @@ static bool str_set(const char *s)
 	return s && *s;
 }
 
+/* On failure (or after one) p comes back unchanged with *oom set, so that
+ * `arr = grow(arr, ...)` never loses what is to be freed. */
 static void *grow(void *p, size_t *cap, size_t need, size_t size, bool *oom)
 {
 	if (*oom)
-		return NULL;
+		return p;
 	if (need <= *cap)
 		return p;
 	size_t ncap = *cap ? *cap : 16;
@@ -466,7 +512,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size, bool *oom)
 	void *n = realloc(p, ncap * size);
 	if (!n) {
 		*oom = true;
-		return NULL;
+		return p;
 	}
 	*cap = ncap;
 	return n;
@@ -795,21 +841,161 @@ static void start_execution(struct work *w, const struct event *ev)
 	failed_clear(w);
 }
 
+static bool carries_payload(const struct event *ev, enum withheld_field *field, const struct payload **p)
+{
+	switch (ev->kind) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+		*field = WITHHELD_INPUT;
+		*p = &ev->input;
+		return true;
+	case EVENT_TASK_COMPLETED:
+	case EVENT_CHILD_COMPLETED:
+		*field = WITHHELD_OUTPUT;
+		*p = &ev->output;
+		return true;
+	case EVENT_EXECUTION_COMPLETED: {
+		/* Only a completed run has a result to withhold. */
+		const char *st = ev->workflow_status;
+		if (str_set(ev->error_type) || str_set(ev->error_message))
+			return false;
+		if (str_set(st) && !strcasestr(st, "COMPLETED"))
+			return false;
+		*field = WITHHELD_OUTPUT;
+		*p = &ev->output;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static enum data_sharing_level level_from_text(const char *s)
+{
+	if (!s)
+		return SHARING_UNKNOWN;
+	if (strcasestr(s, "full"))
+		return SHARING_FULL;
+	if (strcasestr(s, "metadata"))
+		return SHARING_METADATA;
+	return SHARING_UNKNOWN;
+}
+
+/* The payload facts of event i (read whole), as data_sharing needs them:
+ * the slots that would carry a payload, how many are withheld, and the
+ * first payload key seen anywhere. */
+static void sharing_note(struct work *w, size_t i, const struct event *ev)
+{
+	enum withheld_field field;
+	const struct payload *p;
+	size_t was = w->ds_first_present;
+	if (carries_payload(ev, &field, &p)) {
+		w->ds_slots++;
+		if (p->state == PAYLOAD_ABSENT) {
+			w->ds_absent++;
+			if (w->wh) {
+				/* Sized by the first pass for every event of a kind
+				 * that may carry a payload. */
+				assert(w->n_wh < w->cap_wh);
+				w->wh[w->n_wh++] = (struct withheld){
+					.event_id = ev->event_id,
+					.kind = (uint8_t)ev->kind,
+					.field = (uint8_t)field,
+					.event_index = (uint32_t)i,
+				};
+			}
+		} else if (w->ds_first_present == NONE) {
+			w->ds_first_present = i;
+			w->ds_first_field = field;
+		}
+	} else if (w->ds_first_present == NONE) {
+		/* A payload key on any other event shows the level too. */
+		if (ev->input.state != PAYLOAD_ABSENT) {
+			w->ds_first_present = i;
+			w->ds_first_field = WITHHELD_INPUT;
+		} else if (ev->output.state != PAYLOAD_ABSENT) {
+			w->ds_first_present = i;
+			w->ds_first_field = WITHHELD_OUTPUT;
+		}
+	}
+	if (w->ds_first_present == NONE && ev->custom_status.state != PAYLOAD_ABSENT) {
+		w->ds_first_present = i;
+		w->ds_first_field = WITHHELD_CUSTOM_STATUS;
+	}
+	if (was == NONE && w->ds_first_present != NONE) {
+		w->ds_first_kind = ev->kind;
+		/* Inferred full: nothing is withheld. */
+		if (w->ds_given == SHARING_UNKNOWN) {
+			free(w->wh);
+			w->wh = NULL;
+			w->n_wh = w->cap_wh = 0;
+		}
+	}
+}
+
+/* Kinds whose events the main pass reads whole: the scan's, and those
+ * that may carry a payload (carries_payload). Before the first payload key
+ * is found every event is read, for data_sharing. */
+static bool kind_read(enum event_kind k)
+{
+	switch (k) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_EXECUTION_COMPLETED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_TASK_COMPLETED:
+	case EVENT_TASK_FAILED:
+	case EVENT_TIMER_CREATED:
+	case EVENT_TIMER_FIRED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_CHILD_FAILED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool kind_may_carry(enum event_kind k)
+{
+	switch (k) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+	case EVENT_TASK_COMPLETED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_EXECUTION_COMPLETED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void scan(struct work *w)
 {
 	size_t n = w->n_events;
-	size_t n_att = 0, n_tim = 0;
+	size_t n_att = 0, n_tim = 0, n_carry = 0;
+	/* First pass: sizes, by kind (a timer's origin needs the event). */
 	for (size_t i = 0; i < n; i++) {
-		struct event evb;
-		event_log_get(w->log, i, &evb);
-		const struct event *ev = &evb;
-		if (ev->kind == EVENT_TASK_SCHEDULED || ev->kind == EVENT_CHILD_CREATED)
+		enum event_kind k = event_log_kind(w->log, i);
+		if (k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED)
 			n_att++;
-		if (ev->kind != EVENT_TIMER_CREATED)
+		n_carry += kind_may_carry(k);
+		if (k != EVENT_TIMER_CREATED)
 			continue;
 		n_tim++;
-		if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)
-			w->has_origins = true;
+		if (!w->has_origins) {
+			struct event ev;
+			event_log_get(w->log, i, &ev);
+			if (ev.origin == ORIGIN_ACTIVITY_RETRY || ev.origin == ORIGIN_CHILD_RETRY)
+				w->has_origins = true;
+		}
 	}
 	/* Sized once: growing and rehashing was most of the pass, and
 	 * doubling arrays kept up to half of them unused. */
@@ -825,11 +1011,33 @@ static void scan(struct work *w)
 		w->oom = true;
 		return;
 	}
+	/* Withheld payloads are listed unless the level is known to be full;
+	 * pages of the array never written are never touched. */
+	if (w->ds_given != SHARING_FULL && n_carry) {
+		w->wh = malloc(n_carry * sizeof *w->wh);
+		if (!w->wh) {
+			w->oom = true;
+			return;
+		}
+		w->cap_wh = n_carry;
+	}
 	for (size_t i = 0; i < n && !w->oom; i++) {
+		enum event_kind k = event_log_kind(w->log, i);
+		if (!kind_read(k) && w->ds_first_present != NONE) {
+			/* Kinds seen only for their kind. */
+			if (k == EVENT_EXECUTION_TERMINATED) {
+				w->terminated = true;
+				w->completed_gen = w->gen;
+			} else if (k == EVENT_CONTINUE_AS_NEW) {
+				w->n_continue_as_new++;
+			}
+			continue;
+		}
 		struct event evb;
 		event_log_get(w->log, i, &evb);
 		const struct event *ev = &evb;
 		uint32_t at = (uint32_t)i;
+		sharing_note(w, i, ev);
 		switch (ev->kind) {
 		case EVENT_EXECUTION_STARTED:
 			start_execution(w, ev);
@@ -884,62 +1092,170 @@ static void scan(struct work *w)
 /* ---------------------------------------------------------------------- */
 /* Small string helpers. */
 
+/* Messages are built in a plain growable buffer: a finding's buffer is
+ * lent by its context and given back by finish_message, so the ~670-byte
+ * messages of a large history cost no allocation each. */
 struct sb {
-	struct buf b;
+	char *data; /* not NUL-terminated until sb_steal */
+	size_t len, cap;
 	bool *oom;
 };
+
+static void sb_init(struct sb *s, bool *oom)
+{
+	*s = (struct sb){.oom = oom};
+}
+
+static bool sb_reserve(struct sb *s, size_t n)
+{
+	if (*s->oom)
+		return false;
+	if (s->cap - s->len > n)
+		return true;
+	size_t cap = s->cap ? s->cap : 256;
+	while (cap - s->len <= n) {
+		if (cap > SIZE_MAX / 2) {
+			*s->oom = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *d = realloc(s->data, cap);
+	if (!d) {
+		*s->oom = true;
+		return false;
+	}
+	s->data = d;
+	s->cap = cap;
+	return true;
+}
+
+static void sb_put(struct sb *s, const char *p, size_t n)
+{
+	if (!sb_reserve(s, n))
+		return;
+	memcpy(s->data + s->len, p, n);
+	s->len += n;
+}
+
+static void sb_put_u64(struct sb *s, uint64_t v)
+{
+	char tmp[20];
+	char *p = tmp + sizeof tmp;
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_put(s, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void sb_put_i64(struct sb *s, int64_t v)
+{
+	if (v < 0) {
+		sb_put(s, "-", 1);
+		sb_put_u64(s, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sb_put_u64(s, (uint64_t)v);
+	}
+}
+
+/* The conversions the messages use (%s, %.*s, %d, %u, %zu and the l/ll
+ * forms PRId64 expands to) are formatted here: vsnprintf cost ~900
+ * instructions a call, a third of the analysis. Anything else, and a NULL
+ * string, goes to vsnprintf so the text is always exactly printf's. */
+static bool sb_format(struct sb *s, const char *fmt, va_list ap)
+{
+	const char *p = fmt;
+	for (;;) {
+		const char *pct = strchr(p, '%');
+		if (!pct) {
+			sb_put(s, p, strlen(p));
+			return true;
+		}
+		sb_put(s, p, (size_t)(pct - p));
+		p = pct + 1;
+		if (*p == '%') {
+			sb_put(s, "%", 1);
+			p++;
+		} else if (*p == 's') {
+			const char *a = va_arg(ap, const char *);
+			if (!a)
+				return false;
+			sb_put(s, a, strlen(a));
+			p++;
+		} else if (p[0] == '.' && p[1] == '*' && p[2] == 's') {
+			int prec = va_arg(ap, int);
+			const char *a = va_arg(ap, const char *);
+			if (!a || prec < 0)
+				return false;
+			sb_put(s, a, strnlen(a, (size_t)prec));
+			p += 3;
+		} else if (*p == 'd') {
+			sb_put_i64(s, va_arg(ap, int));
+			p++;
+		} else if (*p == 'u') {
+			sb_put_u64(s, va_arg(ap, unsigned));
+			p++;
+		} else if (p[0] == 'z' && p[1] == 'u') {
+			sb_put_u64(s, va_arg(ap, size_t));
+			p += 2;
+		} else if (p[0] == 'l' && p[1] == 'd') {
+			sb_put_i64(s, va_arg(ap, long));
+			p += 2;
+		} else if (p[0] == 'l' && p[1] == 'u') {
+			sb_put_u64(s, va_arg(ap, unsigned long));
+			p += 2;
+		} else if (p[0] == 'l' && p[1] == 'l' && p[2] == 'd') {
+			sb_put_i64(s, va_arg(ap, long long));
+			p += 3;
+		} else if (p[0] == 'l' && p[1] == 'l' && p[2] == 'u') {
+			sb_put_u64(s, va_arg(ap, unsigned long long));
+			p += 3;
+		} else {
+			return false;
+		}
+	}
+}
 
 static void sb_printf(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_printf(struct sb *s, const char *fmt, ...)
 {
 	if (*s->oom)
 		return;
-	/* Literal text (most of every remedy) skips vsnprintf. */
-	if (!strchr(fmt, '%')) {
-		if (buf_append(&s->b, fmt, strlen(fmt), NULL) < 0)
-			*s->oom = true;
-		return;
-	}
-	va_list ap;
+	size_t start = s->len;
+	va_list ap, again;
 	va_start(ap, fmt);
-	char tmp[512];
-	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_copy(again, ap);
+	bool done = sb_format(s, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		*s->oom = true;
-		return;
-	}
-	if ((size_t)n < sizeof tmp) {
-		if (buf_append(&s->b, tmp, (size_t)n, NULL) < 0)
+	if (!done && !*s->oom) {
+		/* What sb_format wrote of this call is dropped: printf redoes it. */
+		s->len = start;
+		va_list twice;
+		va_copy(twice, again);
+		int n = vsnprintf(NULL, 0, fmt, again);
+		if (n < 0) {
 			*s->oom = true;
-		return;
+		} else if (sb_reserve(s, (size_t)n)) {
+			vsnprintf(s->data + s->len, (size_t)n + 1, fmt, twice);
+			s->len += (size_t)n;
+		}
+		va_end(twice);
 	}
-	char *big = malloc((size_t)n + 1);
-	if (!big) {
-		*s->oom = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	if (buf_append(&s->b, big, (size_t)n, NULL) < 0)
-		*s->oom = true;
-	free(big);
+	va_end(again);
 }
 
 static char *sb_steal(struct sb *s)
 {
-	if (*s->oom) {
-		buf_finish(&s->b);
+	if (*s->oom || !sb_reserve(s, 0)) {
+		free(s->data);
+		*s = (struct sb){.oom = s->oom};
 		return NULL;
 	}
-	return buf_steal(&s->b, NULL);
-}
-
-static void sb_init(struct sb *s, bool *oom)
-{
-	buf_init(&s->b, 0);
-	s->oom = oom;
+	char *d = s->data;
+	d[s->len] = '\0';
+	*s = (struct sb){.oom = s->oom};
+	return d;
 }
 
 /* Server text quoted into a message: cut at a UTF-8 boundary. */
@@ -1059,7 +1375,26 @@ static int evidence_finish(struct findings *fs, struct finding *f, struct text_b
 	if (!n)
 		return 0;
 	struct evidence *ev = fs->ev;
-	qsort(ev, n, sizeof *ev, cmp_evidence);
+	/* Evidence is mostly added in history order (a repeated call's
+	 * hundreds of calls always are), and otherwise a handful of entries:
+	 * a check or an insertion sort, where qsort cost thousands of
+	 * instructions a finding. */
+	size_t sorted = 1;
+	while (sorted < n && ev[sorted - 1].index <= ev[sorted].index)
+		sorted++;
+	if (sorted == n) {
+		/* nothing to do */
+	} else if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			struct evidence x = ev[i];
+			size_t j = i;
+			for (; j > 0 && ev[j - 1].index > x.index; j--)
+				ev[j] = ev[j - 1];
+			ev[j] = x;
+		}
+	} else {
+		qsort(ev, n, sizeof *ev, cmp_evidence);
+	}
 	size_t u = 0, n_ids = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (u == 0 || ev[u - 1].index != ev[i].index) {
@@ -1085,6 +1420,9 @@ struct ctx {
 	struct work *w;
 	struct analysis_owned *ao;
 	struct findings fs;
+	struct text_block **texts; /* where messages and evidence go */
+	char *msg;                 /* the message buffer msg_init lends */
+	size_t msg_cap;
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 };
@@ -1208,14 +1546,24 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 		sb_printf(s, " and %zu more", (size_t)inv->n_retry_timers - LIST_MAX);
 }
 
+/* A finding's message buffer: the context's, lent until finish_message
+ * (which every msg_init is paired with) gives it back. */
+static void msg_init(struct ctx *c, struct sb *s)
+{
+	*s = (struct sb){.data = c->msg, .cap = c->msg_cap, .oom = c->fs.oom};
+	c->msg = NULL;
+	c->msg_cap = 0;
+}
+
 static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
 {
 	if (b && !*s->oom) {
-		b->f.message = text_dup(&c->ao->texts, s->b.data ? (const char *)s->b.data : "", s->b.len);
-		if (!b->f.message || evidence_finish(&c->fs, &b->f, &c->ao->texts) < 0)
+		b->f.message = text_dup(c->texts, s->data ? s->data : "", s->len);
+		if (!b->f.message || evidence_finish(&c->fs, &b->f, c->texts) < 0)
 			*s->oom = true;
 	}
-	buf_finish(&s->b);
+	c->msg = s->data;
+	c->msg_cap = s->cap;
 }
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
@@ -1223,7 +1571,7 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
 	sb_link(&s, inv);
 	sb_printf(&s, " (task_scheduled_id ");
@@ -1256,7 +1604,7 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b = finding_new(&c->fs, FINDING_AMBIGUOUS_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	if (inv->is_child_workflow)
 		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
 			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
@@ -1299,22 +1647,17 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 			      "of re-issued.");
 	} else {
 		sb_printf(&s, ". Check the remote side for a duplicate; ");
-		struct sb r;
-		sb_init(&r, c->fs.oom);
-		sb_key_remedy(&r, inv);
-		char *remedy = sb_steal(&r);
-		if (remedy) {
-			/* Lower-case the remedy's first letter to continue the sentence. */
-			remedy[0] = (char)tolower((unsigned char)remedy[0]);
-			size_t len = strlen(remedy);
-			if (len && remedy[len - 1] == '.')
-				remedy[len - 1] = '\0';
-			sb_printf(&s,
-				  "%s; record intent before the non-idempotent call and reconcile a "
-				  "pending one instead of re-issuing it.",
-				  remedy);
-			free(remedy);
+		size_t at = s.len;
+		sb_key_remedy(&s, inv);
+		if (!*s.oom && s.len > at) {
+			/* Lower-case the remedy's first letter to continue the
+			 * sentence, and drop its full stop. */
+			s.data[at] = (char)tolower((unsigned char)s.data[at]);
+			if (s.data[s.len - 1] == '.')
+				s.len--;
 		}
+		sb_printf(&s, "; record intent before the non-idempotent call and reconcile a "
+			      "pending one instead of re-issuing it.");
 	}
 	if (b) {
 		for (size_t i = first; i < inv->n_attempts; i++) {
@@ -1350,7 +1693,7 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
 						      a->task_execution_id, a->event_index);
 		struct sb s;
-		sb_init(&s, c->fs.oom);
+		msg_init(c, &s);
 		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
 			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
@@ -1424,7 +1767,7 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b = finding_new(&c->fs, FINDING_PERMANENT_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	sb_printf(&s, "%s%s was retried after a failure that cannot succeed: ",
 		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
 	if (flagged != NONE) {
@@ -1486,7 +1829,7 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name, inv->task_execution_id, a->event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
 		  or_none(inv->name));
 	size_t listed = 0;
@@ -1531,7 +1874,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	bool same_instance = true;
 	const char *i0 = inv->attempts[0].instance_id;
 	for (size_t i = 1; i < inv->n_attempts; i++) {
@@ -1597,7 +1940,7 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
 	struct sb s;
-	sb_init(&s, c->fs.oom);
+	msg_init(c, &s);
 	sb_printf(&s,
 		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
 		  "limit: history stores it and replays it on every turn of the run, and it can "
@@ -1624,7 +1967,7 @@ static void find_orphans(struct ctx *c)
 		struct finding_build *b = finding_new(&c->fs, FINDING_ORPHAN_RETRY_TIMER, NULL,
 						      child ? NULL : t->origin_id, t->index);
 		struct sb s;
-		sb_init(&s, c->fs.oom);
+		msg_init(c, &s);
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		if (t->gen > 0)
@@ -1826,7 +2169,7 @@ static void find_pairs(struct ctx *c)
 			}
 		}
 		struct sb s;
-		sb_init(&s, c->fs.oom);
+		msg_init(c, &s);
 		if (kind == FINDING_OVERLAPPING_CALL) {
 			sb_printf(&s,
 				  "%s was called again (task_scheduled_id %" PRId64
@@ -2060,88 +2403,9 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	return 0;
 }
 
-static bool carries_payload(const struct event *ev, enum withheld_field *field, const struct payload **p)
-{
-	switch (ev->kind) {
-	case EVENT_EXECUTION_STARTED:
-	case EVENT_TASK_SCHEDULED:
-	case EVENT_CHILD_CREATED:
-	case EVENT_EVENT_SENT:
-	case EVENT_EVENT_RAISED:
-		*field = WITHHELD_INPUT;
-		*p = &ev->input;
-		return true;
-	case EVENT_TASK_COMPLETED:
-	case EVENT_CHILD_COMPLETED:
-		*field = WITHHELD_OUTPUT;
-		*p = &ev->output;
-		return true;
-	case EVENT_EXECUTION_COMPLETED: {
-		/* Only a completed run has a result to withhold. */
-		const char *st = ev->workflow_status;
-		if (str_set(ev->error_type) || str_set(ev->error_message))
-			return false;
-		if (str_set(st) && !strcasestr(st, "COMPLETED"))
-			return false;
-		*field = WITHHELD_OUTPUT;
-		*p = &ev->output;
-		return true;
-	}
-	default:
-		return false;
-	}
-}
-
-static enum data_sharing_level level_from_text(const char *s)
-{
-	if (!s)
-		return SHARING_UNKNOWN;
-	if (strcasestr(s, "full"))
-		return SHARING_FULL;
-	if (strcasestr(s, "metadata"))
-		return SHARING_METADATA;
-	return SHARING_UNKNOWN;
-}
-
 static int data_sharing(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
-	size_t n = w->n_events;
-	size_t slots = 0, n_absent = 0;
-	size_t first_present = NONE;
-	enum withheld_field first_field = WITHHELD_INPUT;
-	enum event_kind first_kind = EVENT_UNKNOWN;
-	for (size_t i = 0; i < n; i++) {
-		struct event evb;
-		event_log_get(w->log, i, &evb);
-		const struct event *ev = &evb;
-		enum withheld_field field;
-		const struct payload *p;
-		size_t was = first_present;
-		if (carries_payload(ev, &field, &p)) {
-			slots++;
-			n_absent += p->state == PAYLOAD_ABSENT;
-			if (p->state != PAYLOAD_ABSENT && first_present == NONE) {
-				first_present = i;
-				first_field = field;
-			}
-		} else if (first_present == NONE) {
-			/* A payload key on any other event shows the level too. */
-			if (ev->input.state != PAYLOAD_ABSENT) {
-				first_present = i;
-				first_field = WITHHELD_INPUT;
-			} else if (ev->output.state != PAYLOAD_ABSENT) {
-				first_present = i;
-				first_field = WITHHELD_OUTPUT;
-			}
-		}
-		if (first_present == NONE && ev->custom_status.state != PAYLOAD_ABSENT) {
-			first_present = i;
-			first_field = WITHHELD_CUSTOM_STATUS;
-		}
-		if (was == NONE && first_present != NONE)
-			first_kind = ev->kind;
-	}
 	struct sb s;
 	bool oom = false;
 	sb_init(&s, &oom);
@@ -2154,13 +2418,14 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		an->sharing = ri_level;
 		sb_printf(&s, "run field %s",
 			  str_set(ri->data_sharing_field) ? ri->data_sharing_field : "data sharing level");
-	} else if (first_present != NONE) {
+	} else if (w->ds_first_present != NONE) {
 		an->sharing = SHARING_FULL;
 		sb_printf(&s, "inferred: payload keys present (%s %s, history position %zu)",
-			  event_kind_name(first_kind), withheld_field_name(first_field), first_present);
-	} else if (slots) {
+			  event_kind_name(w->ds_first_kind), withheld_field_name(w->ds_first_field),
+			  w->ds_first_present);
+	} else if (w->ds_slots) {
 		an->sharing = SHARING_METADATA;
-		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one", slots);
+		sb_printf(&s, "inferred: payload keys absent on all %zu events that would carry one", w->ds_slots);
 	} else {
 		an->sharing = SHARING_UNKNOWN;
 		sb_printf(&s, "inferred: no event in this history would carry a payload");
@@ -2170,29 +2435,29 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		return -1;
 	/* At full, an absent key is a zero value the dialect omitted, not a
 	 * withheld one. */
-	if (an->sharing == SHARING_FULL || !n_absent)
+	if (an->sharing == SHARING_FULL || !w->ds_absent) {
+		free(w->wh);
+		w->wh = NULL;
+		w->n_wh = w->cap_wh = 0;
 		return 0;
-	/* Counted above, so sized exactly: 228,000 entries on a large history
-	 * at metadata level. */
-	an->withheld = malloc(n_absent * sizeof *an->withheld);
-	if (!an->withheld)
-		return -1;
-	for (size_t i = 0; i < n && an->n_withheld < n_absent; i++) {
-		struct event evb;
-		event_log_get(w->log, i, &evb);
-		const struct event *ev = &evb;
-		enum withheld_field field;
-		const struct payload *p;
-		if (!carries_payload(ev, &field, &p) || p->state != PAYLOAD_ABSENT)
-			continue;
-		an->withheld[an->n_withheld++] = (struct withheld){
-			.event_id = ev->event_id,
-			.kind = (uint8_t)ev->kind,
-			.field = (uint8_t)field,
-			.event_index = (uint32_t)i,
-		};
 	}
+	/* The scan collected them all (the level was not known to be full,
+	 * and is not full): the array is exactly sized from here, 228,000
+	 * entries on a large history at metadata level. */
+	assert(w->wh && w->n_wh == w->ds_absent);
+	an->withheld = w->wh;
+	an->n_withheld = w->n_wh;
+	w->wh = NULL;
+	w->n_wh = w->cap_wh = 0;
+	struct withheld *fit = realloc(an->withheld, an->n_withheld * sizeof *an->withheld);
+	if (fit)
+		an->withheld = fit;
 	return 0;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
 }
 
 /* n decimal digits at *p, advancing it; -1 when they are not there. */
@@ -2200,7 +2465,7 @@ static int digits(const char **p, int n)
 {
 	int v = 0;
 	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*p)[i]))
+		if (!is_digit((*p)[i]))
 			return -1;
 		v = v * 10 + ((*p)[i] - '0');
 	}
@@ -2208,9 +2473,10 @@ static int digits(const char **p, int n)
 	return v;
 }
 
-static bool expect_char(const char **p, const char *set)
+/* Skips one character if it is a or b (both may be the same). */
+static bool expect_char(const char **p, char a, char b)
 {
-	if (!**p || !strchr(set, **p))
+	if (**p != a && **p != b)
 		return false;
 	(*p)++;
 	return true;
@@ -2224,19 +2490,19 @@ static int64_t parse_time_ms(const char *s)
 		return -1;
 	const char *p = s;
 	int y = digits(&p, 4);
-	if (y < 0 || !expect_char(&p, "-"))
+	if (y < 0 || !expect_char(&p, '-', '-'))
 		return -1;
 	int mo = digits(&p, 2);
-	if (mo < 1 || mo > 12 || !expect_char(&p, "-"))
+	if (mo < 1 || mo > 12 || !expect_char(&p, '-', '-'))
 		return -1;
 	int d = digits(&p, 2);
-	if (d < 1 || !expect_char(&p, "Tt "))
+	if (d < 1 || !(expect_char(&p, 'T', 't') || expect_char(&p, ' ', ' ')))
 		return -1;
 	int h = digits(&p, 2);
-	if (h < 0 || !expect_char(&p, ":"))
+	if (h < 0 || !expect_char(&p, ':', ':'))
 		return -1;
 	int mi = digits(&p, 2);
-	if (mi < 0 || !expect_char(&p, ":"))
+	if (mi < 0 || !expect_char(&p, ':', ':'))
 		return -1;
 	int sec = digits(&p, 2);
 	if (sec < 0)
@@ -2244,7 +2510,7 @@ static int64_t parse_time_ms(const char *s)
 	int64_t ms = 0;
 	if (*p == '.') {
 		int n = 0;
-		for (p++; isdigit((unsigned char)*p); p++) {
+		for (p++; is_digit(*p); p++) {
 			if (n < 3) {
 				ms = ms * 10 + (*p - '0');
 				n++;
@@ -2261,7 +2527,7 @@ static int64_t parse_time_ms(const char *s)
 		if (oh < 0)
 			return -1;
 		int om = 0;
-		if (expect_char(&p, ":"))
+		if (expect_char(&p, ':', ':'))
 			om = digits(&p, 2);
 		if (om < 0)
 			return -1;
@@ -2528,12 +2794,14 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	free(w->wa);
 	free(w->tim);
 	free(w->dups);
+	free(w->wh);
 	imap_free(&w->timers);
 	w->att = NULL;
 	w->wa = NULL;
 	w->tim = NULL;
 	w->dups = NULL;
-	w->n_att = w->n_tim = w->n_dups = w->cap_dups = 0;
+	w->wh = NULL;
+	w->n_att = w->n_tim = w->n_dups = w->cap_dups = w->n_wh = w->cap_wh = 0;
 	w->timers = (struct imap){0};
 }
 
@@ -2560,9 +2828,124 @@ static void release_events(const struct event_log *log, const struct analysis_op
 		event_log_drop_events(o->release_events);
 }
 
+/* The findings of invocations [from, to): each invocation's stand alone. */
+static void findings_of(struct ctx *c, size_t from, size_t to)
+{
+	const struct analysis *an = &c->ao->pub;
+	for (size_t v = from; v < to && !*c->fs.oom; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		if (inv->n_attempts > 1 && !inv->is_child_workflow)
+			find_reexecuted(c, inv);
+		if (inv->n_attempts > 1 && inv->is_child_workflow)
+			find_child_retried(c, inv);
+		find_ambiguous(c, inv);
+		find_duplicates(c, inv);
+		find_permanent(c, inv);
+		find_unresolved(c, inv);
+		find_large(c, inv);
+	}
+}
+
+/* Below this many invocations a second thread is not worth starting. */
+#define THREAD_MIN_INVOCATIONS 10000
+
+/* The second half of the invocations, made in a thread of its own: it
+ * reads the analysis and the working state, which nobody writes until it
+ * is joined, and writes only its own findings, text blocks and flag. */
+struct half {
+	struct ctx c;
+	size_t from, to;
+	bool oom;
+	struct text_block *texts;
+};
+
+static void *half_main(void *arg)
+{
+	struct half *h = arg;
+	findings_of(&h->c, h->from, h->to);
+	return NULL;
+}
+
+static bool use_threads(size_t n_invocations)
+{
+	if (n_invocations <= THREAD_MIN_INVOCATIONS)
+		return false;
+	const char *env = getenv("CATALYST_AUDIT_ANALYSIS_THREADS");
+	if (env && strcmp(env, "1") == 0)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/* The half's findings after c's, in the order one thread makes them: c
+ * holds the pairs' and the first half's, so the half's sequence numbers go
+ * on from there, and cmp_findings (position, kind, sequence: every key
+ * distinct) sorts both ways alike. Its text blocks become the analysis'
+ * whatever happens, so analysis_free frees them. */
+static void half_merge(struct ctx *c, struct half *h)
+{
+	if (h->texts) {
+		struct text_block *last = h->texts;
+		while (last->next)
+			last = last->next;
+		if (*c->texts) {
+			last->next = (*c->texts)->next;
+			(*c->texts)->next = h->texts;
+		} else {
+			*c->texts = h->texts;
+		}
+		h->texts = NULL;
+	}
+	struct findings *fs = &h->c.fs;
+	if (h->oom)
+		*c->fs.oom = true;
+	c->fs.v = grow(c->fs.v, &c->fs.cap, c->fs.n + fs->n, sizeof *c->fs.v, c->fs.oom);
+	if (!*c->fs.oom) {
+		size_t base = c->fs.n;
+		for (size_t i = 0; i < fs->n; i++) {
+			c->fs.v[base + i] = fs->v[i];
+			c->fs.v[base + i].seq = (uint32_t)(base + fs->v[i].seq);
+		}
+		c->fs.n = base + fs->n;
+	}
+	free(fs->v);
+	free(fs->ev);
+	free(h->c.msg);
+	fs->v = NULL;
+	fs->ev = NULL;
+	h->c.msg = NULL;
+}
+
+/* Every invocation's findings; in two threads, one per half of the
+ * invocations, on a large history. */
+static void invocation_findings(struct ctx *c)
+{
+	size_t n = c->ao->pub.n_invocations;
+	if (!use_threads(n)) {
+		findings_of(c, 0, n);
+		return;
+	}
+	struct half h = {.from = n / 2, .to = n};
+	h.c = (struct ctx){
+		.w = c->w,
+		.ao = c->ao,
+		.texts = &h.texts,
+		.payload_limit = c->payload_limit,
+		.sharing_phrase = c->sharing_phrase,
+	};
+	h.c.fs.oom = &h.oom;
+	pthread_t t;
+	bool threaded = pthread_create(&t, NULL, half_main, &h) == 0;
+	findings_of(c, 0, h.from);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		half_main(&h); /* no thread to be had: the same, in turn */
+	half_merge(c, &h);
+}
+
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)
 {
-	struct work w = {.log = log, .o = o, .n_events = event_log_count(log)};
+	struct work w = {.log = log, .o = o, .n_events = event_log_count(log), .ds_first_present = NONE};
 	struct ctx c = {.w = &w};
 	struct analysis_owned *ao = NULL;
 	struct analysis *res = NULL;
@@ -2577,10 +2960,17 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	if (!ao)
 		goto out;
 	c.ao = ao;
+	c.texts = &ao->texts;
 	c.fs.oom = &w.oom;
 	c.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT;
 	struct analysis *an = &ao->pub;
 
+	/* The level as data_sharing will take it, if it is given. */
+	const struct event_run_info *ri = event_log_run_info(log);
+	if (o && o->sharing != SHARING_UNKNOWN)
+		w.ds_given = o->sharing;
+	else if (ri)
+		w.ds_given = level_from_text(ri->data_sharing_level);
 	scan(&w);
 	work_release_scan(&w);
 	if (w.oom)
@@ -2612,18 +3002,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	free(c.fs.ev);
 	c.fs.ev = NULL;
 	c.fs.n_ev = c.fs.cap_ev = 0;
-	for (size_t v = 0; v < an->n_invocations && !w.oom; v++) {
-		const struct invocation *inv = &an->invocations[v];
-		if (inv->n_attempts > 1 && !inv->is_child_workflow)
-			find_reexecuted(&c, inv);
-		if (inv->n_attempts > 1 && inv->is_child_workflow)
-			find_child_retried(&c, inv);
-		find_ambiguous(&c, inv);
-		find_duplicates(&c, inv);
-		find_permanent(&c, inv);
-		find_unresolved(&c, inv);
-		find_large(&c, inv);
-	}
+	invocation_findings(&c);
 	find_orphans(&c);
 	if (w.oom)
 		goto out;
@@ -2645,6 +3024,7 @@ out:
 	free(c.fs.v);
 	free(c.fs.ev);
 	free(c.sharing_phrase);
+	free(c.msg);
 	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);

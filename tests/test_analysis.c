@@ -1512,6 +1512,110 @@ START_TEST(released_log_same_analysis)
 }
 END_TEST
 
+/* Over 10,000 invocations the per-invocation findings are made in two
+ * threads: the analysis must come out as from one thread
+ * (CATALYST_AUDIT_ANALYSIS_THREADS=1), every finding kind included, at
+ * both data-sharing levels (large payloads only count at full). */
+START_TEST(threads_same_analysis)
+{
+	struct event_log *log = log_new();
+	started(log, "Many", "many", "e");
+	char exec[32], other[32];
+	int64_t id = 0;
+	const int n = 12000;
+	for (int i = 0; i < n; i++) {
+		snprintf(exec, sizeof exec, "x-%d", i);
+		static const char *const acts[] = {"A", "B", "C"};
+		const char *name = acts[i % 3];
+		int64_t first = id++;
+		switch (i % 12) {
+		case 0: /* retried twice after timeouts */
+			sched(log, first, name, exec);
+			for (int r = 0, prev = (int)first; r < 2; r++) {
+				failed(log, prev, "TimeoutError", "timed out", false);
+				int64_t t = id++;
+				timer(log, t, ORIGIN_ACTIVITY_RETRY, exec, NULL);
+				fired(log, t, NULL);
+				prev = (int)id++;
+				sched(log, prev, name, exec);
+				if (r == 1)
+					completed(log, prev);
+			}
+			break;
+		case 1: { /* a permanent failure retried */
+			sched(log, first, name, exec);
+			failed(log, first, "ValidationError", "invalid input", true);
+			int64_t again = id++;
+			sched(log, again, name, exec);
+			completed(log, again);
+			break;
+		}
+		case 2: /* two results */
+			sched(log, first, name, exec);
+			completed(log, first);
+			completed(log, first);
+			break;
+		case 3: /* never resolved */
+			sched(log, first, name, exec);
+			break;
+		case 4: { /* a child workflow started twice */
+			snprintf(other, sizeof other, "child-%d", i);
+			child(log, first, "Child", other, NULL);
+			child_done(log, first, false, "boom");
+			int64_t again = id++;
+			child(log, again, "Child", other, NULL);
+			child_done(log, again, true, NULL);
+			break;
+		}
+		case 5: /* a large input */
+			sched_in(log, first, name, exec, present(100000, (uint64_t)i));
+			completed(log, first);
+			break;
+		case 6: { /* a retry timer of nothing here */
+			snprintf(other, sizeof other, "gone-%d", i);
+			timer(log, first, ORIGIN_ACTIVITY_RETRY, other, NULL);
+			fired(log, first, NULL);
+			break;
+		}
+		case 7: { /* the same input called twice at once */
+			sched_in(log, first, "Overlap", exec, present(10, 7));
+			snprintf(other, sizeof other, "y-%d", i);
+			int64_t second = id++;
+			sched_in(log, second, "Overlap", other, present(10, 7));
+			completed(log, first);
+			completed(log, second);
+			break;
+		}
+		default:
+			sched(log, first, name, exec);
+			completed(log, first);
+			break;
+		}
+	}
+	finished(log, id, "ORCHESTRATION_STATUS_COMPLETED");
+	static const enum data_sharing_level levels[] = {SHARING_FULL, SHARING_METADATA};
+	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+		struct analysis_options o = {.sharing = levels[l], .sharing_source = "test"};
+		unsetenv("CATALYST_AUDIT_ANALYSIS_THREADS");
+		struct analysis *two = run(log, &o);
+		setenv("CATALYST_AUDIT_ANALYSIS_THREADS", "1", 1);
+		struct analysis *one = run(log, &o);
+		unsetenv("CATALYST_AUDIT_ANALYSIS_THREADS");
+		ck_assert_uint_gt(one->n_invocations, 10000);
+		for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+			if (k == FINDING_LARGE_PAYLOAD && levels[l] != SHARING_FULL)
+				continue;
+			ck_assert_msg(count_kind(one, (enum finding_kind)k) > 0, "no %s finding",
+				      finding_kind_id((enum finding_kind)k));
+		}
+		assert_same_analysis(one, two, "threads");
+		analysis_free(one);
+		analysis_free(two);
+	}
+	event_log_free(log);
+}
+END_TEST
+
 /* Random histories (fixed seed): any order of any events, ids colliding,
  * names and ids empty or absent. The analysis must account for every
  * attempt, give every finding evidence and a message, and be the same
@@ -1650,6 +1754,7 @@ int main(void)
 	tc = tcase_create("fixtures");
 	tcase_add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	tcase_add_loop_test(tc, released_log_same_analysis, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+	tcase_add_test(tc, threads_same_analysis);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
