@@ -24,13 +24,17 @@
  *   what jansson prints with "%" JSON_INTEGER_FORMAT) are written here;
  * - output goes through one 1 MiB buffer flushed with fwrite. The FILE
  *   belongs to the caller and may already have been written to, when
- *   setvbuf is no longer allowed: the buffer is ours instead. */
+ *   setvbuf is no longer allowed: the buffer is ours instead;
+ * - a run's big arrays (activities, findings, withheld) are written by two
+ *   threads when there are two cores: see "Big arrays on two threads". */
 #include "report.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -50,8 +54,11 @@ struct jw_cached {
 	size_t len;
 };
 
+struct jw_pipe;
+
 struct jw {
-	FILE *f;
+	FILE *f;              /* where jw_flush writes, or: */
+	struct jw_pipe *pipe; /* a worker's: jw_flush hands the buffer over */
 	char *out;
 	size_t len;
 	int depth;
@@ -61,8 +68,16 @@ struct jw {
 	struct jw_cached cache[JW_CACHE_SIZE];
 };
 
+static void pipe_seal(struct jw *w);
+
+/* Empties the buffer: to the FILE, or a worker's to the thread that writes
+ * the FILE (w->out is then another buffer). */
 static void jw_flush(struct jw *w)
 {
+	if (w->pipe) {
+		pipe_seal(w);
+		return;
+	}
 	if (w->len && fwrite(w->out, 1, w->len, w->f) != w->len)
 		w->failed = true;
 	w->len = 0;
@@ -72,10 +87,17 @@ static void jw_raw(struct jw *w, const char *s, size_t n)
 {
 	if (n > JW_OUT_SIZE - w->len) {
 		jw_flush(w);
-		if (n > JW_OUT_SIZE) {
+		if (n > JW_OUT_SIZE && !w->pipe) {
 			if (fwrite(s, 1, n, w->f) != n)
 				w->failed = true;
 			return;
+		}
+		while (n > JW_OUT_SIZE) { /* a worker's: a buffer at a time */
+			memcpy(w->out, s, JW_OUT_SIZE);
+			w->len = JW_OUT_SIZE;
+			jw_flush(w);
+			s += JW_OUT_SIZE;
+			n -= JW_OUT_SIZE;
 		}
 	}
 	memcpy(w->out + w->len, s, n);
@@ -487,6 +509,438 @@ static void write_finding(struct jw *w, const struct finding *f)
 	jw_close(w, '}');
 }
 
+static void write_withheld(struct jw *w, const struct withheld *h)
+{
+	jw_open(w, NULL, '{');
+	jw_k_int(w, "event_id", h->event_id);
+	jw_k_cstr(w, "event_type", withheld_event_type(h));
+	jw_k_cstr(w, "field", withheld_field_name(h->field));
+	jw_k_int(w, "event_index", (int64_t)h->event_index);
+	jw_close(w, '}');
+}
+
+/* ---- Big arrays on two threads ---------------------------------------------
+ *
+ * A run's activities, findings and withheld entries are most of a large
+ * report (183 MB for 100,000 invocations, 0.11 s of writing on one core).
+ * When an array is big enough (JW_SPLIT_CHUNKS chunks) and there are two
+ * cores, its items are cut into chunks of about JW_CHUNK bytes of output;
+ * a worker thread writes the odd chunks with its own writer (same depth,
+ * past the first item, its own jansson string and cache) while this thread
+ * writes the even ones to the FILE and, in between, copies out the
+ * worker's, in order. So the bytes are those of one thread: chunk
+ * boundaries fall between items, an item's bytes do not depend on which
+ * writer wrote it (the cache holds exact encodings), and an item past the
+ * first starts with ",\n" either way.
+ *
+ * Other processes share the cores, and a thread the system does not run
+ * must not hold the other up: the worker claims its chunks one at a time
+ * (claim, under the lock), and an odd chunk this thread reaches before the
+ * worker has claimed it, this thread writes itself; so does it a chunk the
+ * worker has claimed but not finished within JW_STALL_US (when none of it
+ * was copied out yet: a chunk over the pipe's size is waited for), and the
+ * worker's bytes for it are dropped when they come.
+ *
+ * The worker writes into a pipe of JW_PIPE_BUFS buffers of JW_OUT_SIZE (the
+ * only extra memory: the report is never held): its chunks follow one
+ * another in them, and at each chunk's end it records where the chunk ends
+ * (in a ring of JW_PIPE_ENDS). A full buffer is sealed and the worker goes
+ * on in the next one once this thread has copied that one out. This thread
+ * copies a chunk's bytes once it is complete, or a sealed buffer's even
+ * before (a chunk bigger than the pipe). The worker stays at most the pipe's
+ * size ahead, and neither waits for the other beyond that.
+ *
+ * Errors are this thread's as before: it alone writes to the FILE; the
+ * worker's failures (out of memory) are added to the stream's after the
+ * join. CATALYST_AUDIT_RENDER_THREADS=1, one core, or a thread that cannot
+ * be started: one thread writes every chunk. */
+
+#define JW_CHUNK ((size_t)64 << 10) /* estimated bytes of output per chunk */
+#define JW_SPLIT_CHUNKS 32          /* fewer chunks (about 2 MiB): one thread */
+#define JW_PIPE_BUFS 2
+#define JW_PIPE_ENDS 64
+#define JW_STALL_US 200 /* a chunk takes about 30 us */
+
+enum jw_array {
+	ARRAY_ACTIVITIES,
+	ARRAY_FINDINGS,
+	ARRAY_WITHHELD,
+};
+
+static size_t array_len(const struct analysis *a, enum jw_array kind)
+{
+	if (!a)
+		return 0;
+	switch (kind) {
+	case ARRAY_ACTIVITIES:
+		return a->n_invocations;
+	case ARRAY_FINDINGS:
+		return a->n_findings;
+	case ARRAY_WITHHELD:
+		return a->n_withheld;
+	}
+	return 0;
+}
+
+static void write_items(struct jw *w, const struct analysis *a, enum jw_array kind, size_t from, size_t to)
+{
+	switch (kind) {
+	case ARRAY_ACTIVITIES:
+		for (size_t i = from; i < to; i++)
+			write_activity(w, &a->invocations[i]);
+		break;
+	case ARRAY_FINDINGS:
+		for (size_t i = from; i < to; i++)
+			write_finding(w, &a->findings[i]);
+		break;
+	case ARRAY_WITHHELD:
+		for (size_t i = from; i < to; i++)
+			write_withheld(w, &a->withheld[i]);
+		break;
+	}
+}
+
+/* Where the chunk starting at item from ends: about JW_CHUNK bytes of
+ * output, by an estimate of each item's size (an attempt is about 600
+ * bytes, a finding 1,100 with its message, a withheld entry 130). Only the
+ * balance between the threads depends on it, never the bytes; both threads
+ * compute the same boundaries. */
+static size_t chunk_end(const struct analysis *a, enum jw_array kind, size_t from)
+{
+	size_t n = array_len(a, kind), i = from, bytes = 0;
+	switch (kind) {
+	case ARRAY_ACTIVITIES:
+		while (i < n && bytes < JW_CHUNK) {
+			const struct invocation *inv = &a->invocations[i++];
+			bytes += 330 + 600 * (size_t)inv->n_attempts + 16 * (size_t)inv->n_retry_timers;
+		}
+		return i;
+	case ARRAY_FINDINGS:
+		while (i < n && bytes < JW_CHUNK) {
+			const struct finding *f = &a->findings[i++];
+			bytes += 1100 + 24 * (f->n_evidence + f->n_evidence_event_indexes);
+		}
+		return i;
+	case ARRAY_WITHHELD:
+		return n - from > JW_CHUNK / 130 ? from + JW_CHUNK / 130 : n;
+	}
+	return n;
+}
+
+enum {
+	PIPE_FREE,
+	PIPE_WRITING,
+	PIPE_SEALED
+};
+
+struct jw_pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t more; /* this thread waits: a chunk done or a buffer sealed */
+	pthread_cond_t room; /* the worker waits: a buffer freed or an end taken */
+	char *buf[JW_PIPE_BUFS];
+	unsigned char state[JW_PIPE_BUFS];
+	size_t sealed_len[JW_PIPE_BUFS];
+	struct {
+		unsigned buf;
+		size_t off;
+	} ends[JW_PIPE_ENDS]; /* chunk n_taken .. n_done-1 end there */
+	size_t n_done, n_taken;
+	size_t claim;  /* the next odd chunk the worker may write */
+	size_t n_drop; /* chunks of the worker's given up on and not yet dropped */
+	unsigned wbuf; /* the worker's buffer (read and written by it only, or locked) */
+	unsigned rbuf; /* where this thread copies from next (this thread only) */
+	size_t roff;
+};
+
+/* The worker's jw_flush: seals its buffer and goes on in the next, once
+ * that one has been copied out. An empty buffer is kept. */
+static void pipe_seal(struct jw *w)
+{
+	struct jw_pipe *p = w->pipe;
+	if (!w->len)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->sealed_len[p->wbuf] = w->len;
+	p->state[p->wbuf] = PIPE_SEALED;
+	pthread_cond_signal(&p->more);
+	p->wbuf = (p->wbuf + 1) % JW_PIPE_BUFS;
+	while (p->state[p->wbuf] != PIPE_FREE)
+		pthread_cond_wait(&p->room, &p->lock);
+	p->state[p->wbuf] = PIPE_WRITING;
+	pthread_mutex_unlock(&p->lock);
+	w->out = p->buf[p->wbuf];
+	w->len = 0;
+}
+
+/* The worker, at the end of one of its chunks. */
+static void pipe_chunk_done(struct jw *w)
+{
+	struct jw_pipe *p = w->pipe;
+	pthread_mutex_lock(&p->lock);
+	while (p->n_done - p->n_taken == JW_PIPE_ENDS)
+		pthread_cond_wait(&p->room, &p->lock);
+	p->ends[p->n_done % JW_PIPE_ENDS].buf = p->wbuf;
+	p->ends[p->n_done % JW_PIPE_ENDS].off = w->len;
+	p->n_done++;
+	pthread_cond_signal(&p->more);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Writes n bytes of the worker's to the FILE, after what w holds: straight
+ * from the worker's buffer (copying them into w's would be a second pass
+ * over half the report). */
+static void jw_copy_out(struct jw *w, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	jw_flush(w);
+	if (fwrite(s, 1, n, w->f) != n)
+		w->failed = true;
+}
+
+/* Passes the worker's next chunk in the pipe, copying it out to w (NULL:
+ * dropping it). Called and returns with the lock held. The bytes up to a
+ * recorded end, or up to a sealed buffer's length, are the worker's to
+ * read no more: they are read outside the lock. The chunk ends in the
+ * buffer being read when its end names it: the worker can only be writing
+ * into that buffer again after it was freed here. With a deadline, gives
+ * up (false) when the chunk is not done by then and nothing of it was
+ * passed yet. */
+static bool pipe_pass(struct jw_pipe *p, struct jw *w, const struct timespec *deadline)
+{
+	bool started = false;
+	for (;;) {
+		if (p->n_done > p->n_taken && p->ends[p->n_taken % JW_PIPE_ENDS].buf == p->rbuf) {
+			size_t end = p->ends[p->n_taken % JW_PIPE_ENDS].off;
+			if (w) {
+				pthread_mutex_unlock(&p->lock);
+				jw_copy_out(w, p->buf[p->rbuf] + p->roff, end - p->roff);
+				pthread_mutex_lock(&p->lock);
+			}
+			p->roff = end;
+			p->n_taken++;
+			/* a buffer passed to its end goes back now, not at the
+			 * next chunk: the worker may be waiting for it */
+			if (p->state[p->rbuf] == PIPE_SEALED && p->roff == p->sealed_len[p->rbuf]) {
+				p->state[p->rbuf] = PIPE_FREE;
+				p->rbuf = (p->rbuf + 1) % JW_PIPE_BUFS;
+				p->roff = 0;
+			}
+			pthread_cond_signal(&p->room);
+			return true;
+		}
+		if (p->state[p->rbuf] == PIPE_SEALED) {
+			size_t end = p->sealed_len[p->rbuf];
+			if (w) {
+				pthread_mutex_unlock(&p->lock);
+				jw_copy_out(w, p->buf[p->rbuf] + p->roff, end - p->roff);
+				pthread_mutex_lock(&p->lock);
+			}
+			p->state[p->rbuf] = PIPE_FREE;
+			p->rbuf = (p->rbuf + 1) % JW_PIPE_BUFS;
+			p->roff = 0;
+			pthread_cond_signal(&p->room);
+			started = true;
+			continue;
+		}
+		if (!deadline || started)
+			pthread_cond_wait(&p->more, &p->lock);
+		else if (pthread_cond_timedwait(&p->more, &p->lock, deadline) == ETIMEDOUT &&
+			 p->n_done == p->n_taken && p->state[p->rbuf] != PIPE_SEALED)
+			return false;
+	}
+}
+
+/* Chunk c (odd): copies it out to w and returns true when the worker
+ * writes it. False when this thread is to write it: the worker has not
+ * claimed it (and now never will), or has not finished it within
+ * JW_STALL_US while nothing of it was copied out yet (a worker the system
+ * is not running: its bytes for c will be dropped). */
+static bool pipe_take_chunk(struct jw_pipe *p, struct jw *w, size_t c)
+{
+	bool taken = false;
+	pthread_mutex_lock(&p->lock);
+	if (p->claim == c) {
+		p->claim = c + 2;
+	} else {
+		/* chunks given up on: the worker finished them before it
+		 * claimed c */
+		for (; p->n_drop; p->n_drop--)
+			pipe_pass(p, NULL, NULL);
+		struct timespec deadline;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_nsec += JW_STALL_US * 1000L;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+		taken = pipe_pass(p, w, &deadline);
+		if (!taken)
+			p->n_drop++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return taken;
+}
+
+/* After the last chunk: drops what the worker still writes for chunks
+ * given up on, so that it can finish. */
+static void pipe_drain(struct jw_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	for (; p->n_drop; p->n_drop--)
+		pipe_pass(p, NULL, NULL);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The second writer, made the first time a stream splits an array and kept
+ * for its later arrays and runs. */
+struct jw_worker {
+	pthread_t thread;
+	struct jw w;
+	struct jw_pipe pipe;
+	const struct analysis *a; /* the job: the worker writes odd chunks */
+	enum jw_array kind;
+};
+
+struct render_json_stream {
+	struct jw w;
+	bool segment;  /* runs only, each without its separator (render_json_begin_segment) */
+	bool threads;  /* big arrays may be split (two cores, not turned off) */
+	size_t n_runs; /* runs written or spliced so far */
+	struct jw_worker *worker;
+};
+
+static bool use_threads(void)
+{
+	const char *env = getenv("CATALYST_AUDIT_RENDER_THREADS");
+	if (env && strcmp(env, "1") == 0)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+static void jw_free(struct jw *w);
+
+static void worker_free(struct jw_worker *k)
+{
+	if (!k)
+		return;
+	jw_free(&k->w);
+	for (size_t i = 0; i < JW_PIPE_BUFS; i++)
+		free(k->pipe.buf[i]);
+	pthread_cond_destroy(&k->pipe.room);
+	pthread_cond_destroy(&k->pipe.more);
+	pthread_mutex_destroy(&k->pipe.lock);
+	free(k);
+}
+
+static struct jw_worker *worker_new(void)
+{
+	struct jw_worker *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
+	/* initialised before anything can fail: worker_free destroys them */
+	pthread_mutex_init(&k->pipe.lock, NULL);
+	pthread_condattr_t monotonic;
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->pipe.more, &monotonic);
+	pthread_condattr_destroy(&monotonic);
+	pthread_cond_init(&k->pipe.room, NULL);
+	bool ok = (k->w.str = json_string("")) != NULL;
+	for (size_t i = 0; i < JW_PIPE_BUFS; i++)
+		ok = ok && (k->pipe.buf[i] = malloc(JW_OUT_SIZE)) != NULL;
+	if (!ok) {
+		worker_free(k);
+		return NULL;
+	}
+	k->w.pipe = &k->pipe;
+	return k;
+}
+
+static void *worker_main(void *arg)
+{
+	struct jw_worker *k = arg;
+	struct jw_pipe *p = &k->pipe;
+	size_t n = array_len(k->a, k->kind);
+	size_t c = 0, from = 0, to = chunk_end(k->a, k->kind, 0); /* chunk c is [from, to) */
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t want = p->claim;
+		p->claim += 2;
+		pthread_mutex_unlock(&p->lock);
+		for (; c < want; c++) {
+			if (to == n)
+				return NULL; /* no such chunk: done */
+			from = to;
+			to = chunk_end(k->a, k->kind, from);
+		}
+		write_items(&k->w, k->a, k->kind, from, to);
+		pipe_chunk_done(&k->w);
+	}
+}
+
+/* Starts the worker on the array, the items of which go at depth depth
+ * past the first. NULL when it cannot: one thread writes it all. */
+static struct jw_worker *worker_start(struct render_json_stream *s, const struct analysis *a, enum jw_array kind)
+{
+	if (!s->worker && !(s->worker = worker_new()))
+		return NULL;
+	struct jw_worker *k = s->worker;
+	struct jw_pipe *p = &k->pipe;
+	for (size_t i = 0; i < JW_PIPE_BUFS; i++)
+		p->state[i] = PIPE_FREE;
+	p->state[0] = PIPE_WRITING;
+	p->n_done = p->n_taken = 0;
+	p->claim = 1;
+	p->n_drop = 0;
+	p->wbuf = p->rbuf = 0;
+	p->roff = 0;
+	k->w.out = p->buf[0];
+	k->w.len = 0;
+	k->w.depth = s->w.depth;
+	k->w.has_items[k->w.depth] = true;
+	k->a = a;
+	k->kind = kind;
+	if (pthread_create(&k->thread, NULL, worker_main, k) != 0)
+		return NULL;
+	return k;
+}
+
+/* Whether the array makes JW_SPLIT_CHUNKS chunks or more. */
+static bool worth_splitting(const struct analysis *a, enum jw_array kind)
+{
+	size_t n = array_len(a, kind), from = 0, chunks = 0;
+	while (from < n && chunks < JW_SPLIT_CHUNKS) {
+		from = chunk_end(a, kind, from);
+		chunks++;
+	}
+	return chunks >= JW_SPLIT_CHUNKS;
+}
+
+/* The items of one of a's arrays (the array itself opened and closed by
+ * the caller): this thread writes chunks 0, 2, 4... (the first item among
+ * them) and the odd ones the worker has not claimed, and copies out the
+ * worker's in between. */
+static void write_array(struct render_json_stream *s, const struct analysis *a, enum jw_array kind)
+{
+	struct jw *w = &s->w;
+	size_t n = array_len(a, kind);
+	struct jw_worker *k = s->threads && worth_splitting(a, kind) ? worker_start(s, a, kind) : NULL;
+	if (!k) {
+		write_items(w, a, kind, 0, n);
+		return;
+	}
+	for (size_t c = 0, from = 0, to; from < n; c++, from = to) {
+		to = chunk_end(a, kind, from);
+		if (c % 2 == 0 || !pipe_take_chunk(&k->pipe, w, c))
+			write_items(w, a, kind, from, to);
+	}
+	pipe_drain(&k->pipe);
+	pthread_join(k->thread, NULL);
+	if (k->w.failed)
+		w->failed = true;
+	k->w.failed = false;
+}
 static void write_project(struct jw *w, const struct report_run *run)
 {
 	if (run->project_form == PROJECT_NONE || !run->project) {
@@ -500,8 +954,9 @@ static void write_project(struct jw *w, const struct report_run *run)
 	jw_close(w, '}');
 }
 
-static void write_run(struct jw *w, const struct report_run *run)
+static void write_run(struct render_json_stream *s, const struct report_run *run)
 {
+	struct jw *w = &s->w;
 	const struct analysis *a = run->analysis;
 	jw_open(w, NULL, '{');
 	jw_k_id(w, "app_id", run->app_id);
@@ -538,25 +993,15 @@ static void write_run(struct jw *w, const struct report_run *run)
 	}
 
 	jw_open(w, "activities", '[');
-	for (size_t i = 0; a && i < a->n_invocations; i++)
-		write_activity(w, &a->invocations[i]);
+	write_array(s, a, ARRAY_ACTIVITIES);
 	jw_close(w, ']');
 
 	jw_open(w, "findings", '[');
-	for (size_t i = 0; a && i < a->n_findings; i++)
-		write_finding(w, &a->findings[i]);
+	write_array(s, a, ARRAY_FINDINGS);
 	jw_close(w, ']');
 
 	jw_open(w, "withheld", '[');
-	for (size_t i = 0; a && i < a->n_withheld; i++) {
-		const struct withheld *h = &a->withheld[i];
-		jw_open(w, NULL, '{');
-		jw_k_int(w, "event_id", h->event_id);
-		jw_k_cstr(w, "event_type", withheld_event_type(h));
-		jw_k_cstr(w, "field", withheld_field_name(h->field));
-		jw_k_int(w, "event_index", (int64_t)h->event_index);
-		jw_close(w, '}');
-	}
+	write_array(s, a, ARRAY_WITHHELD);
 	jw_close(w, ']');
 
 	jw_open(w, "limits", '[');
@@ -568,19 +1013,19 @@ static void write_run(struct jw *w, const struct report_run *run)
 	jw_close(w, '}');
 }
 
-struct render_json_stream {
-	struct jw w;
-	bool segment;  /* runs only, each without its separator (render_json_begin_segment) */
-	size_t n_runs; /* runs written or spliced so far */
-};
+static void jw_free(struct jw *w)
+{
+	for (size_t i = 0; i < JW_CACHE_SIZE; i++)
+		free(w->cache[i].text);
+	json_decref(w->str);
+}
 
 static void stream_free(struct render_json_stream *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < JW_CACHE_SIZE; i++)
-		free(s->w.cache[i].text);
-	json_decref(s->w.str);
+	worker_free(s->worker);
+	jw_free(&s->w);
 	free(s->w.out);
 	free(s);
 }
@@ -592,6 +1037,7 @@ static struct render_json_stream *stream_new(FILE *out, struct err *e)
 		s->w.f = out;
 		s->w.out = malloc(JW_OUT_SIZE);
 		s->w.str = json_string("");
+		s->threads = use_threads();
 	}
 	if (!s || !s->w.out || !s->w.str) {
 		stream_free(s);
@@ -638,7 +1084,7 @@ int render_json_run(struct render_json_stream *s, const struct report_run *run, 
 {
 	if (s->segment)
 		s->w.has_items[s->w.depth] = false; /* the separator is render_json_splice's */
-	write_run(&s->w, run);
+	write_run(s, run);
 	s->n_runs++;
 	return s->w.failed ? stream_status(s, e) : 0;
 }

@@ -1,9 +1,11 @@
 /* The three renderers on a hand-built report: what each must and must not
  * print, independent of any parser or analysis. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "testlib.h"
@@ -613,6 +615,301 @@ START_TEST(json_segments_splice_to_the_whole_report)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* A run big enough for the JSON writer to split its arrays between two
+ * threads (each array well over its 2 MiB threshold), with what makes a
+ * writer take its slow paths: strings to escape, invalid UTF-8, repeating
+ * strings (the cache) next to unique ones, and findings whose messages are
+ * over the 1 MiB buffer, three in a row (a chunk bigger than the buffers
+ * between the threads). All in one pool, freed by free_big. */
+
+#define BIG_INV 3000
+#define BIG_FINDINGS 2500
+#define BIG_WITHHELD 20000
+#define BIG_STRING ((size_t)1200 << 10)
+
+struct big {
+	struct analysis a;
+	struct invocation *inv;
+	struct attempt *att;
+	struct finding *f;
+	struct withheld *h;
+	int64_t *ids;
+	uint32_t *idx;
+	char *pool; /* the unique strings */
+	char *huge[3];
+};
+
+static void build_big(struct big *b)
+{
+	memset(b, 0, sizeof *b);
+	b->inv = calloc(BIG_INV, sizeof *b->inv);
+	b->att = calloc(3 * BIG_INV, sizeof *b->att);
+	b->f = calloc(BIG_FINDINGS, sizeof *b->f);
+	b->h = calloc(BIG_WITHHELD, sizeof *b->h);
+	b->ids = calloc(8, sizeof *b->ids);
+	b->idx = calloc(8, sizeof *b->idx);
+	b->pool = malloc((size_t)(BIG_INV * 3 + BIG_FINDINGS) * 96);
+	ck_assert(b->inv && b->att && b->f && b->h && b->ids && b->idx && b->pool);
+	for (size_t i = 0; i < 8; i++) {
+		b->ids[i] = (int64_t)i * 7 - 1;
+		b->idx[i] = (uint32_t)i * 3;
+	}
+	/* plain, to escape, and invalid UTF-8 (repaired by the writer) */
+	for (size_t k = 0; k < 3; k++) {
+		b->huge[k] = malloc(BIG_STRING + 1);
+		ck_assert_ptr_nonnull(b->huge[k]);
+		for (size_t i = 0; i < BIG_STRING; i++)
+			b->huge[k][i] = (char)('a' + i % 26);
+		b->huge[k][BIG_STRING] = '\0';
+	}
+	memcpy(b->huge[1] + 1000, "\"\n\x1b\xe2\x80\xae", 6);
+	b->huge[2][5000] = (char)0xff;
+
+	char *pool = b->pool;
+	size_t a = 0;
+	for (size_t i = 0; i < BIG_INV; i++) {
+		struct invocation *inv = &b->inv[i];
+		inv->name = i % 3 ? "ChargeCard" : "Ship|It \"now\"";
+		inv->is_child_workflow = i % 50 == 7;
+		inv->n_attempts = i % 7 ? 1 : 3;
+		inv->attempts = &b->att[a];
+		inv->retry_timer_event_ids = b->ids;
+		inv->n_retry_timers = inv->n_attempts - 1;
+		inv->generation = (uint32_t)(i / 1000);
+		inv->link = inv->n_attempts > 1 ? LINK_TIMER_ORIGIN : LINK_SINGLE;
+		for (uint32_t k = 0; k < inv->n_attempts; k++, a++) {
+			struct attempt *at = &b->att[a];
+			at->scheduled_id = (int64_t)a;
+			at->scheduled_at = pool;
+			pool += sprintf(pool, "2026-09-14T10:%02zu:%02zu.%03zuZ", a / 3600 % 60, a / 60 % 60,
+					a % 1000) +
+				1;
+			at->task_execution_id = i % 11 ? pool : "";
+			pool += sprintf(pool, "%08zx-3f6d-4e0b-9a51-%012zx", i, a) + 1;
+			at->instance_id = inv->is_child_workflow ? "child-\xce\xbb-1" : NULL;
+			at->outcome = k + 1 < inv->n_attempts ? OUTCOME_FAILED : OUTCOME_COMPLETED;
+			if (at->outcome == OUTCOME_FAILED) {
+				at->error_type = "ConnectionError";
+				at->error_message = k % 2 ? HOSTILE_ERROR : "bad byte \xc3(";
+				at->failure = FAILURE_AMBIGUOUS;
+				at->completed_at = at->scheduled_at;
+			}
+			at->n_results = 1;
+			at->input.state = (enum payload_state)(a % 4);
+			at->input.size = a;
+			at->output.state = PAYLOAD_PRESENT;
+			at->output.size = 3 * a;
+		}
+		inv->task_execution_id = inv->attempts[0].task_execution_id;
+	}
+	for (size_t i = 0; i < BIG_FINDINGS; i++) {
+		struct finding *f = &b->f[i];
+		f->kind = (enum finding_kind)(i % FINDING_KIND_COUNT);
+		f->severity = finding_kind_severity(f->kind);
+		f->activity = i % 9 ? b->inv[i].name : NULL;
+		f->task_execution_id = b->inv[i].task_execution_id;
+		f->evidence_event_ids = b->ids;
+		f->n_evidence = i % 8;
+		f->evidence_event_indexes = b->idx;
+		f->n_evidence_event_indexes = (i + 3) % 8;
+		f->message = pool;
+		pool += sprintf(pool, "Finding %zu: \"%s\" ran %zu times.\n%s", i, f->activity ? f->activity : "-",
+				i % 5, i % 2 ? "Key it." : "\xe2\x82\xac") +
+			1;
+		if (i >= 70 && i < 73)
+			f->message = b->huge[i - 70];
+	}
+	for (size_t i = 0; i < BIG_WITHHELD; i++)
+		b->h[i] = (struct withheld){.event_id = (int64_t)i - 5,
+					    .event_index = (uint32_t)i,
+					    .kind = i % 3 ? EVENT_TASK_SCHEDULED : EVENT_TASK_COMPLETED,
+					    .field = (uint8_t)(i % 3)};
+	b->a.workflow = "BigWorkflow";
+	b->a.instance_id = "big-1";
+	b->a.n_generations = 3;
+	b->a.invocations = b->inv;
+	b->a.n_invocations = BIG_INV;
+	b->a.findings = b->f;
+	b->a.n_findings = BIG_FINDINGS;
+	b->a.withheld = b->h;
+	b->a.n_withheld = BIG_WITHHELD;
+	b->a.sharing = SHARING_FULL;
+	b->a.n_events = 99999;
+}
+
+static void free_big(struct big *b)
+{
+	for (size_t k = 0; k < 3; k++)
+		free(b->huge[k]);
+	free(b->inv);
+	free(b->att);
+	free(b->f);
+	free(b->h);
+	free(b->ids);
+	free(b->idx);
+	free(b->pool);
+}
+
+/* Two runs of the big analysis and a small one in between. */
+static void build_big_report(struct report *r, struct big *b)
+{
+	build_big(b);
+	build_analysis();
+	report_init(r);
+	const char *ids[] = {"big-1", "pay-20931", "big-2"};
+	for (size_t i = 0; i < 3; i++) {
+		struct report_run *run = report_add_run(r);
+		ck_assert_ptr_nonnull(run);
+		run->run_id = strdup(ids[i]);
+		run->analysis = i == 1 ? &analysis : &b->a;
+	}
+	report_summarize(r);
+}
+
+static void free_big_report(struct report *r, struct big *b)
+{
+	for (size_t i = 0; i < r->n_runs; i++)
+		r->runs[i].analysis = NULL;
+	report_finish(r);
+	free_big(b);
+}
+
+/* A FILE that takes limit bytes and then fails for good, noting how many threads
+ * the process had at each write (the writer's worker is alive while an
+ * array is split). */
+struct sink {
+	char *data;
+	size_t len, limit;
+	bool full;
+	int max_threads;
+};
+
+static int threads_now(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct sink *k = cookie;
+	int t = threads_now();
+	if (t > k->max_threads)
+		k->max_threads = t;
+	if (k->full || size > k->limit - k->len) {
+		k->full = true;
+		errno = ENOSPC;
+		return 0; /* fopencookie's "error": a negative count corrupts the FILE */
+	}
+	memcpy(k->data + k->len, buf, size);
+	k->len += size;
+	return (ssize_t)size;
+}
+
+/* Renders r as JSON into a sink of limit bytes; returns render_json's
+ * result, with the error in *e. */
+static int render_sink(const struct report *r, struct sink *k, size_t limit, const char *threads, struct err *e)
+{
+	memset(k, 0, sizeof *k);
+	k->limit = limit;
+	k->data = malloc(limit);
+	ck_assert_ptr_nonnull(k->data);
+	FILE *f = fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write});
+	ck_assert_ptr_nonnull(f);
+	if (threads)
+		setenv("CATALYST_AUDIT_RENDER_THREADS", threads, 1);
+	else
+		unsetenv("CATALYST_AUDIT_RENDER_THREADS");
+	struct render_options o = {.width = 80};
+	err_clear(e);
+	int rc = render_json(f, r, &o, e);
+	unsetenv("CATALYST_AUDIT_RENDER_THREADS");
+	if (fclose(f) != 0 && rc == 0)
+		rc = -2;
+	return rc;
+}
+
+#define BIG_OUT ((size_t)64 << 20)
+
+START_TEST(json_threads_write_the_same_bytes)
+{
+	struct report r;
+	struct big b;
+	build_big_report(&r, &b);
+	struct sink one, two;
+	struct err e;
+	ck_assert_int_eq(render_sink(&r, &one, BIG_OUT, "1", &e), 0);
+	ck_assert_int_eq(render_sink(&r, &two, BIG_OUT, NULL, &e), 0);
+	ck_assert_int_eq(one.max_threads, 1);
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		ck_assert_int_ge(two.max_threads, 2); /* it did split */
+	ck_assert_uint_gt(one.len, (size_t)20 << 20);
+	ck_assert_uint_eq(one.len, two.len);
+	ck_assert(memcmp(one.data, two.data, one.len) == 0);
+
+	/* and it is the report: valid JSON, every item there */
+	json_error_t je;
+	json_t *doc = json_loadb(two.data, two.len, 0, &je);
+	ck_assert_msg(doc != NULL, "%s at %d", je.text, je.position);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "activities")), BIG_INV);
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "findings")), BIG_FINDINGS);
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "withheld")), BIG_WITHHELD);
+	json_t *huge = json_object_get(json_array_get(json_object_get(run, "findings"), 71), "message");
+	ck_assert_str_eq(json_string_value(huge), b.huge[1]);
+	json_decref(doc);
+	free(one.data);
+	free(two.data);
+	free_big_report(&r, &b);
+}
+END_TEST
+
+/* A write that fails part way, in a split array or at the first flush, is
+ * the same error with two threads as with one. */
+START_TEST(json_threads_report_write_failures)
+{
+	struct report r;
+	struct big b;
+	build_big_report(&r, &b);
+	size_t caps[] = {0, (size_t)3 << 20, (size_t)9 << 20};
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		struct sink one, two;
+		struct err e1, e2;
+		ck_assert_int_eq(render_sink(&r, &one, caps[i], "1", &e1), -1);
+		ck_assert_int_eq(render_sink(&r, &two, caps[i], NULL, &e2), -1);
+		ck_assert_int_eq(e1.code, ERR_USAGE);
+		ck_assert_int_eq(e2.code, ERR_USAGE);
+		ck_assert_str_eq(e2.msg, e1.msg);
+		/* what got through is the start of the report (how much of it
+		 * depends on the sizes of the writes) */
+		size_t n = one.len < two.len ? one.len : two.len;
+		ck_assert(memcmp(one.data, two.data, n) == 0);
+		free(one.data);
+		free(two.data);
+	}
+
+	/* and a real device that is always full */
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		struct render_options o = {.width = 80};
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(render_json(full, &r, &o, &e), -1);
+		ck_assert_int_eq(e.code, ERR_USAGE);
+		fclose(full);
+	}
+	free_big_report(&r, &b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -629,6 +926,8 @@ int main(void)
 	tcase_add_test(tc, markdown_tables_hold);
 	tcase_add_test(tc, empty_report);
 	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
+	tcase_add_test(tc, json_threads_write_the_same_bytes);
+	tcase_add_test(tc, json_threads_report_write_failures);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
