@@ -1409,7 +1409,7 @@ static int evidence_finish(struct findings *fs, struct finding *f, struct text_b
 		return -1;
 	for (size_t i = 0; i < u; i++) {
 		f->evidence_event_indexes[i] = ev[i].index;
-		if (ev[i].id >= 0)
+		if (ev[i].id >= 0 && f->evidence_event_ids)
 			f->evidence_event_ids[f->n_evidence++] = ev[i].id;
 	}
 	f->n_evidence_event_indexes = u;

@@ -768,7 +768,7 @@ int event_log_take(struct event_log *into, struct event_log *from)
 			forward(ip, &r->name);
 			forward(ip, &r->task_execution_id);
 			union xslot *x = from->xs ? from->xs + r->xoff : NULL;
-			for (unsigned f = 0; f < X_COUNT; f++) {
+			for (unsigned f = 0; x && f < X_COUNT; f++) {
 				if (!(r->xmask & (1u << f)))
 					continue;
 				if (f == X_KIND_NAME || (f > X_FIRE_AT && f <= X_ERROR_MESSAGE))

@@ -927,7 +927,14 @@ int main(void)
 	tcase_add_test(tc, empty_report);
 	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
 	tcase_add_test(tc, json_threads_write_the_same_bytes);
-	tcase_add_test(tc, json_threads_report_write_failures);
 	suite_add_tcase(s, tc);
+	/* Six more renders of a 20 MB report: the plain and ASan/UBSan passes
+	 * run it; the valgrind pass (CK_EXCLUDE_TAGS) checks the threaded path
+	 * through the test above and leaves this one out. */
+	TCase *heavy = tcase_create("render-heavy");
+	tcase_set_tags(heavy, "heavy");
+	tcase_set_timeout(heavy, 120);
+	tcase_add_test(heavy, json_threads_report_write_failures);
+	suite_add_tcase(s, heavy);
 	return testlib_main(s);
 }
