@@ -426,17 +426,24 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 			  json_t **result, json_t **rpc_error, struct err *e)
 {
 	unsigned seen = generation(s);
-	if (exchange(s, method, params, NULL, flags, result, rpc_error, e) == 0)
-		return 0;
-	if (e && e->http_status == 400 && generation(s) != seen) {
-		/* Another thread re-initialized while this request was being
-		 * sent: it may have gone out between the old session's reset
-		 * and the new one, with no session id, and been refused unread
-		 * (the SDK answers 400). generation() waited for the new
-		 * session; once more with it. */
+	int rc = exchange(s, method, params, NULL, flags, result, rpc_error, e);
+	/* Another thread re-initialized while this request was being sent:
+	 * it may have gone out between the old session's reset and the new
+	 * one, with no session id, and been refused unread (the SDK answers
+	 * 400). generation() waits for the new session; send again with it.
+	 * Bounded, and only while re-initializations keep happening: under
+	 * many jobs and repeated expiries the request can fall into the next
+	 * window too (seen in the soak test). */
+	for (int raced = 0; rc < 0 && e && e->http_status == 400 && raced < 4; raced++) {
+		unsigned now = generation(s);
+		if (now == seen)
+			break;
+		seen = now;
 		err_clear(e);
-		return exchange(s, method, params, NULL, flags, result, rpc_error, e);
+		rc = exchange(s, method, params, NULL, flags, result, rpc_error, e);
 	}
+	if (rc == 0)
+		return 0;
 	if (!e || e->detail != ERR_DETAIL_SESSION_EXPIRED)
 		return -1;
 	struct err first = *e;
