@@ -104,6 +104,13 @@ void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo);
 /* Shared tail of every auditing command: render the report to --output or
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);
+/* Its two ends, for a report written another way (the streamed `runs`
+ * report): where it goes (--output, or stdout), and closing that with
+ * rc (0 or -1 from the writing) turned into the exit status: -1 on a write
+ * error, else what --fail-on makes of the counts. */
+FILE *audit_open_output(const struct audit_request *rq, struct err *e);
+int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
+		       struct err *e);
 
 /* The report's format: --format, else text on a terminal and JSON anywhere
  * else. out is where the report goes once opened; NULL before --output is

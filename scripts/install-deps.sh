@@ -9,7 +9,7 @@ what=${1:-test}
 pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libssl-dev python3
       nodejs npm)
 case "$what" in
-  test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl
+  test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
                clang-tools clang-format) ;;
   bench) pkgs+=(hyperfine time jq python3) ;;
 esac

@@ -23,12 +23,14 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "classify.h"
 
 #define NONE SIZE_MAX
@@ -1092,50 +1094,25 @@ static void scan(struct work *w)
 /* ---------------------------------------------------------------------- */
 /* Small string helpers. */
 
-/* Messages are built in a plain growable buffer: a finding's buffer is
- * lent by its context and given back by finish_message, so the ~670-byte
- * messages of a large history cost no allocation each. */
+/* Messages are built in a struct buf: a finding's buffer is lent by its
+ * context and given back by finish_message, so the ~670-byte messages of a
+ * large history cost no allocation each. Out of memory sets *oom, which
+ * every step checks. */
 struct sb {
-	char *data; /* not NUL-terminated until sb_steal */
-	size_t len, cap;
+	struct buf b;
 	bool *oom;
 };
 
 static void sb_init(struct sb *s, bool *oom)
 {
-	*s = (struct sb){.oom = oom};
-}
-
-static bool sb_reserve(struct sb *s, size_t n)
-{
-	if (*s->oom)
-		return false;
-	if (s->cap - s->len > n)
-		return true;
-	size_t cap = s->cap ? s->cap : 256;
-	while (cap - s->len <= n) {
-		if (cap > SIZE_MAX / 2) {
-			*s->oom = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	char *d = realloc(s->data, cap);
-	if (!d) {
-		*s->oom = true;
-		return false;
-	}
-	s->data = d;
-	s->cap = cap;
-	return true;
+	buf_init(&s->b, 0);
+	s->oom = oom;
 }
 
 static void sb_put(struct sb *s, const char *p, size_t n)
 {
-	if (!sb_reserve(s, n))
-		return;
-	memcpy(s->data + s->len, p, n);
-	s->len += n;
+	if (!*s->oom && buf_append(&s->b, p, n, NULL) < 0)
+		*s->oom = true;
 }
 
 static void sb_put_u64(struct sb *s, uint64_t v)
@@ -1222,7 +1199,7 @@ static void sb_printf(struct sb *s, const char *fmt, ...)
 {
 	if (*s->oom)
 		return;
-	size_t start = s->len;
+	size_t start = s->b.len;
 	va_list ap, again;
 	va_start(ap, fmt);
 	va_copy(again, ap);
@@ -1230,32 +1207,26 @@ static void sb_printf(struct sb *s, const char *fmt, ...)
 	va_end(ap);
 	if (!done && !*s->oom) {
 		/* What sb_format wrote of this call is dropped: printf redoes it. */
-		s->len = start;
-		va_list twice;
-		va_copy(twice, again);
-		int n = vsnprintf(NULL, 0, fmt, again);
-		if (n < 0) {
+		s->b.len = start;
+		if (s->b.data)
+			s->b.data[start] = '\0';
+		char *text = NULL;
+		if (vasprintf(&text, fmt, again) < 0)
 			*s->oom = true;
-		} else if (sb_reserve(s, (size_t)n)) {
-			vsnprintf(s->data + s->len, (size_t)n + 1, fmt, twice);
-			s->len += (size_t)n;
-		}
-		va_end(twice);
+		else
+			sb_put(s, text, strlen(text));
+		free(text);
 	}
 	va_end(again);
 }
 
 static char *sb_steal(struct sb *s)
 {
-	if (*s->oom || !sb_reserve(s, 0)) {
-		free(s->data);
-		*s = (struct sb){.oom = s->oom};
+	if (*s->oom) {
+		buf_finish(&s->b);
 		return NULL;
 	}
-	char *d = s->data;
-	d[s->len] = '\0';
-	*s = (struct sb){.oom = s->oom};
-	return d;
+	return buf_steal(&s->b, NULL);
 }
 
 /* Server text quoted into a message: cut at a UTF-8 boundary. */
@@ -1421,8 +1392,7 @@ struct ctx {
 	struct analysis_owned *ao;
 	struct findings fs;
 	struct text_block **texts; /* where messages and evidence go */
-	char *msg;                 /* the message buffer msg_init lends */
-	size_t msg_cap;
+	struct buf msg;            /* the message buffer msg_init lends */
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 };
@@ -1550,20 +1520,19 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
  * (which every msg_init is paired with) gives it back. */
 static void msg_init(struct ctx *c, struct sb *s)
 {
-	*s = (struct sb){.data = c->msg, .cap = c->msg_cap, .oom = c->fs.oom};
-	c->msg = NULL;
-	c->msg_cap = 0;
+	*s = (struct sb){.b = c->msg, .oom = c->fs.oom};
+	buf_reset(&s->b);
+	buf_init(&c->msg, 0);
 }
 
 static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
 {
 	if (b && !*s->oom) {
-		b->f.message = text_dup(c->texts, s->data ? s->data : "", s->len);
+		b->f.message = text_dup(c->texts, s->b.data ? s->b.data : "", s->b.len);
 		if (!b->f.message || evidence_finish(&c->fs, &b->f, c->texts) < 0)
 			*s->oom = true;
 	}
-	c->msg = s->data;
-	c->msg_cap = s->cap;
+	c->msg = s->b;
 }
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
@@ -1647,14 +1616,14 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 			      "of re-issued.");
 	} else {
 		sb_printf(&s, ". Check the remote side for a duplicate; ");
-		size_t at = s.len;
+		size_t at = s.b.len;
 		sb_key_remedy(&s, inv);
-		if (!*s.oom && s.len > at) {
+		if (!*s.oom && s.b.len > at) {
 			/* Lower-case the remedy's first letter to continue the
 			 * sentence, and drop its full stop. */
-			s.data[at] = (char)tolower((unsigned char)s.data[at]);
-			if (s.data[s.len - 1] == '.')
-				s.len--;
+			s.b.data[at] = (char)tolower((unsigned char)s.b.data[at]);
+			if (s.b.data[s.b.len - 1] == '.')
+				s.b.data[--s.b.len] = '\0';
 		}
 		sb_printf(&s, "; record intent before the non-idempotent call and reconcile a "
 			      "pending one instead of re-issuing it.");
@@ -2909,10 +2878,9 @@ static void half_merge(struct ctx *c, struct half *h)
 	}
 	free(fs->v);
 	free(fs->ev);
-	free(h->c.msg);
+	buf_finish(&h->c.msg);
 	fs->v = NULL;
 	fs->ev = NULL;
-	h->c.msg = NULL;
 }
 
 /* Every invocation's findings; in two threads, one per half of the
@@ -3024,7 +2992,7 @@ out:
 	free(c.fs.v);
 	free(c.fs.ev);
 	free(c.sharing_phrase);
-	free(c.msg);
+	buf_finish(&c.msg);
 	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);

@@ -72,29 +72,43 @@ enum render_format audit_report_format(const struct audit_request *rq, FILE *out
 	return stat(rq->output, &sb) == 0 && S_ISCHR(sb.st_mode) ? FORMAT_TEXT : FORMAT_JSON;
 }
 
-int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
+FILE *audit_open_output(const struct audit_request *rq, struct err *e)
 {
-	report_summarize(r);
-	FILE *out = stdout;
-	if (rq->output) {
-		out = fopen(rq->output, "w");
-		if (!out)
-			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-	}
-	enum render_format f = audit_report_format(rq, out);
-	struct render_options ro = {.color = f == FORMAT_TEXT && wants_color(rq, out), .width = 80};
-	int rc = render_report(out, f, r, &ro, e);
+	if (!rq->output)
+		return stdout;
+	FILE *out = fopen(rq->output, "w");
+	if (!out)
+		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
+	return out;
+}
+
+int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
+		       struct err *e)
+{
 	if (fflush(out) != 0 && rc == 0)
 		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+	if (ferror(out) && rc == 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the report");
 	if (out != stdout)
 		fclose(out);
 	if (rc < 0)
 		return -1;
-
 	if (rq->fail_on == FAIL_ON_NEVER)
 		return 0;
-	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? r->n_findings : r->n_suspect;
+	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? n_findings : n_suspect;
 	return over > 0 ? ERR_FINDINGS : 0;
+}
+
+int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
+{
+	report_summarize(r);
+	FILE *out = audit_open_output(rq, e);
+	if (!out)
+		return -1;
+	enum render_format f = audit_report_format(rq, out);
+	struct render_options ro = {.color = f == FORMAT_TEXT && wants_color(rq, out), .width = 80};
+	int rc = render_report(out, f, r, &ro, e);
+	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
 }
 
 static void forward_progress(double progress, double total, const char *message, void *ctx)

@@ -736,12 +736,9 @@ static int stream_emit(struct ctx *x, struct err *e)
 		*e = st->err;
 		return -1;
 	}
-	FILE *out = stdout;
-	if (rq->output) {
-		out = fopen(rq->output, "w");
-		if (!out)
-			return err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-	}
+	FILE *out = audit_open_output(rq, e);
+	if (!out)
+		return -1;
 	struct render_options ro = {.width = 80};
 	struct render_json_stream *rs = render_json_begin(out, &ro, e);
 	int rc = rs ? 0 : -1;
@@ -764,18 +761,7 @@ static int stream_emit(struct ctx *x, struct err *e)
 		else
 			rc = render_json_end(rs, &totals, e);
 	}
-	if (fflush(out) != 0 && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
-	if (ferror(out) && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report");
-	if (out != stdout)
-		fclose(out);
-	if (rc < 0)
-		return -1;
-	if (rq->fail_on == FAIL_ON_NEVER)
-		return 0;
-	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? st->totals.n_findings : st->totals.n_suspect;
-	return over > 0 ? ERR_FINDINGS : 0;
+	return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
 }
 
 /* Exit status for runs that could not be audited: the most telling first

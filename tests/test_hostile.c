@@ -32,32 +32,16 @@ static char tmpdir[256];
  * test leaves no files behind. */
 static void tmpdir_make(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/ca-hostile-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		abort();
-	}
+	testlib_make_tmpdir(tmpdir, sizeof tmpdir, "hostile");
 }
 
 static void tmpdir_remove(void)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	testlib_remove_tree(tmpdir);
 }
 
 struct measured {
-	int status; /* exit status, or 128+signal */
-	long maxrss_kb;
-	double wall_s;
+	struct testlib_measured run;
 	char *out, *err;
 	size_t out_len, err_len;
 };
@@ -81,62 +65,27 @@ static void run_cli(char *const args[], struct measured *m)
 	for (; *args && n < 31; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
+	/* The RSS of ASan's quarantine of freed blocks is not ours either (a
+	 * no-op without ASan). */
+	char asan[512];
+	const char *prev = getenv("ASAN_OPTIONS");
+	snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%squarantine_size_mb=1", prev ? prev : "",
+		 prev && *prev ? ":" : "");
+	char *env[] = {asan, "NO_COLOR=1", NULL};
 
 	memset(m, 0, sizeof *m);
-	double t0 = now_s();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		setpgid(0, 0);
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (in < 0 || out < 0 || err < 0)
-			_exit(126);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		/* meson test sets MALLOC_PERTURB_, which makes every block
-		 * glibc hands out resident: we measure what the tool touches.
-		 * The RSS of ASan's quarantine of freed blocks is not ours
-		 * either (a no-op without ASan). */
-		unsetenv("MALLOC_PERTURB_");
-		char asan[512];
-		const char *prev = getenv("ASAN_OPTIONS");
-		snprintf(asan, sizeof asan, "%s%squarantine_size_mb=1", prev ? prev : "",
-			 prev && *prev ? ":" : "");
-		setenv("ASAN_OPTIONS", asan, 1);
-		setenv("NO_COLOR", "1", 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	struct rusage ru;
-	int ws = 0;
-	for (;;) {
-		memset(&ru, 0, sizeof ru);
-		pid_t r = wait4(pid, &ws, WNOHANG, &ru);
-		if (r == pid)
-			break;
-		ck_assert_int_eq(r, 0);
-		if (now_s() - t0 > DEADLINE_S) {
-			kill(-pid, SIGKILL);
-			wait4(pid, &ws, 0, &ru);
-			ck_abort_msg("catalyst-audit did not finish within %d s", DEADLINE_S);
-		}
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	m->wall_s = now_s() - t0;
-	m->maxrss_kb = ru.ru_maxrss;
-	m->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	bool timed_out;
+	ck_assert_int_eq(testlib_spawn_measured(argv, env, out_path, err_path, DEADLINE_S, &m->run, &timed_out),
+			 0);
+	ck_assert_msg(!timed_out, "catalyst-audit did not finish within %d s", DEADLINE_S);
 	m->out = testlib_read_file(out_path, &m->out_len);
 	m->err = testlib_read_file(err_path, &m->err_len);
 	ck_assert_ptr_nonnull(m->out);
 	ck_assert_ptr_nonnull(m->err);
 	unlink(out_path);
 	unlink(err_path);
-	ck_assert_msg(m->status < 128, "catalyst-audit died of signal %d; stderr: %.1000s", m->status - 128,
-		      m->err);
+	ck_assert_msg(m->run.status < 128, "catalyst-audit died of signal %d; stderr: %.1000s",
+		      m->run.status - 128, m->err);
 }
 
 /* Whether the binary was built with AddressSanitizer: it imports (or
@@ -223,14 +172,14 @@ START_TEST(million_events)
 	unlink(path);
 	long bound = rss_bound_kb(size);
 	fprintf(stderr, "1,000,001 events: input %zu bytes, %.1f s, peak RSS %ld KiB (bound %ld KiB), status %d\n",
-		size, m.wall_s, m.maxrss_kb, bound, m.status);
+		size, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status);
 	/* The one re-execution is a suspect finding: exit 1. */
-	ck_assert_msg(m.status == 1, "status %d; stderr: %.1000s", m.status, m.err);
+	ck_assert_msg(m.run.status == 1, "status %d; stderr: %.1000s", m.run.status, m.err);
 	ck_assert_msg(strstr(m.out, "**Summary:** 1 run, 499999 activities, 1 re-executed"), "summary: %.300s",
 		      m.out);
 	ck_assert_ptr_nonnull(strstr(m.out, "| History | 1000001 events, 1 generation |"));
 	ck_assert_ptr_nonnull(strstr(m.out, "Charge"));
-	ck_assert_int_lt(m.maxrss_kb, bound);
+	ck_assert_int_lt(m.run.maxrss_kb, bound);
 	measured_free(&m);
 }
 END_TEST
@@ -270,14 +219,14 @@ START_TEST(hundred_mb_string)
 	unlink(path);
 	long bound = rss_bound_kb(size);
 	fprintf(stderr, "100 MB string: input %zu bytes, %.1f s, peak RSS %ld KiB (bound %ld KiB), status %d\n",
-		size, m.wall_s, m.maxrss_kb, bound, m.status);
+		size, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status);
 	/* One failed attempt, nothing re-executed: a clean report. */
-	ck_assert_msg(m.status == 0, "status %d; stderr: %.1000s", m.status, m.err);
+	ck_assert_msg(m.run.status == 0, "status %d; stderr: %.1000s", m.run.status, m.err);
 	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 1 activity, 0 re-executed"));
 	/* The message is shown, cut short: a terminal report stays readable. */
 	ck_assert_ptr_nonnull(strstr(m.out, "HEAD-xxxx"));
 	ck_assert_uint_lt(m.out_len, 64 * 1024);
-	ck_assert_int_lt(m.maxrss_kb, bound);
+	ck_assert_int_lt(m.run.maxrss_kb, bound);
 	measured_free(&m);
 }
 END_TEST
@@ -334,9 +283,9 @@ START_TEST(deep_nesting)
 	run_cli(args, &m);
 	unlink(path);
 	fprintf(stderr, "10,000 deep (%s): %.2f s, peak RSS %ld KiB, status %d: %.200s", deep_cases[_i].what,
-		m.wall_s, m.maxrss_kb, m.status, m.err);
+		m.run.wall_s, m.run.maxrss_kb, m.run.status, m.err);
 	/* A clear error: not JSON we accept, at the byte where the limit hit. */
-	ck_assert_int_eq(m.status, 6);
+	ck_assert_int_eq(m.run.status, 6);
 	ck_assert_uint_eq(m.out_len, 0);
 	const char *at = strstr(m.err, "at byte ");
 	ck_assert_msg(at, "no byte position: %s", m.err);
@@ -347,7 +296,7 @@ START_TEST(deep_nesting)
 	ck_assert_uint_lt(pos, first_open + DEEP * strlen(deep_cases[_i].open));
 	ck_assert_msg(doc[pos] == deep_cases[_i].open[0], "byte %lu is '%c'", pos, doc[pos]);
 	ck_assert_ptr_nonnull(strstr(m.err, "nested deeper"));
-	ck_assert_int_lt(m.maxrss_kb, rss_bound_kb(strlen(doc)));
+	ck_assert_int_lt(m.run.maxrss_kb, rss_bound_kb(strlen(doc)));
 	free(doc);
 	measured_free(&m);
 }
@@ -372,7 +321,7 @@ START_TEST(moderate_nesting_is_fine)
 	struct measured m;
 	run_cli(args, &m);
 	unlink(path);
-	ck_assert_msg(m.status == 0, "status %d: %s", m.status, m.err);
+	ck_assert_msg(m.run.status == 0, "status %d: %s", m.run.status, m.err);
 	ck_assert_ptr_nonnull(strstr(m.out, "Run deep-1  Deep"));
 	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 0 activities"));
 	measured_free(&m);
@@ -417,7 +366,7 @@ START_TEST(escapes_neutralised)
 	char *args[] = {"--format", (char *)escape_cases[_i].format, "file", (char *)path, NULL};
 	struct measured m;
 	run_cli(args, &m);
-	ck_assert_msg(m.status == 1, "status %d: %s", m.status, m.err);
+	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);
 	assert_neutral(escape_cases[_i].format, m.out, m.out_len);
 	assert_neutral("stderr", m.err, m.err_len);
 	for (int k = 0; k < 4 && escape_cases[_i].expect[k]; k++)

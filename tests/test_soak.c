@@ -55,86 +55,12 @@ static char tmpdir[256];
  * test leaves no files behind. */
 static void tmpdir_make(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/ca-soak-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		abort();
-	}
+	testlib_make_tmpdir(tmpdir, sizeof tmpdir, "soak");
 }
 
 static void tmpdir_remove(void)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct measured {
-	int status; /* exit status, or 128+signal */
-	long maxrss_kb;
-	double wall_s;
-};
-
-/* Runs argv with stdout and stderr to files and extra environment, and
- * returns its exit status and peak RSS; kills it after deadline_s. Runs in
- * the spawner below, never in the test process. */
-static void spawn_measured(char *const argv[], char *const env_extra[], const char *out_path, const char *err_path,
-			   int deadline_s, struct measured *m, bool *timed_out)
-{
-	double t0 = now_s();
-	*timed_out = false;
-	m->status = 127;
-	pid_t pid = fork();
-	if (pid < 0)
-		return;
-	if (pid == 0) {
-		setpgid(0, 0);
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (in < 0 || out < 0 || err < 0)
-			_exit(126);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(err, 2);
-		/* meson test sets MALLOC_PERTURB_: glibc then fills every
-		 * block on malloc and free, which makes all of it resident
-		 * and hides what the program itself touches. */
-		unsetenv("MALLOC_PERTURB_");
-		for (char *const *e = env_extra; e && *e; e++)
-			putenv(*e);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	struct rusage ru;
-	int ws = 0;
-	for (;;) {
-		memset(&ru, 0, sizeof ru);
-		pid_t r = wait4(pid, &ws, WNOHANG, &ru);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return;
-		if (now_s() - t0 > deadline_s) {
-			kill(-pid, SIGKILL);
-			wait4(pid, &ws, 0, &ru);
-			*timed_out = true;
-			break;
-		}
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	m->wall_s = now_s() - t0;
-	m->maxrss_kb = ru.ru_maxrss;
-	m->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	testlib_remove_tree(tmpdir);
 }
 
 /* The spawner: a process forked before the test allocates anything, that
@@ -151,7 +77,7 @@ struct spawner {
 };
 
 struct spawn_reply {
-	struct measured m;
+	struct testlib_measured m;
 	bool timed_out;
 };
 
@@ -191,7 +117,7 @@ static void spawner_serve(int req, int rep)
 			strs[j] = NULL;
 		struct spawn_reply r;
 		memset(&r, 0, sizeof r);
-		spawn_measured(argv, env, strs[0], strs[1], atoi(strs[2]), &r.m, &r.timed_out);
+		testlib_spawn_measured(argv, env, strs[0], strs[1], atoi(strs[2]), &r.m, &r.timed_out);
 		free(blob);
 		if (write(rep, &r, sizeof r) != (ssize_t)sizeof r)
 			_exit(1);
@@ -234,7 +160,7 @@ static void put(char *blob, size_t *len, size_t cap, const char *s)
 }
 
 static void run_measured(struct spawner *sp, char *const argv[], char *const env_extra[], const char *out_path,
-			 const char *err_path, int deadline_s, struct measured *m)
+			 const char *err_path, int deadline_s, struct testlib_measured *m)
 {
 	static char blob[16384];
 	size_t len = 0;
@@ -454,7 +380,7 @@ static size_t count_get_calls(const char *calls_path, const char *run_id, size_t
 	return n;
 }
 
-static void soak(struct spawner *sp, size_t n_runs, unsigned seed, struct measured *m)
+static void soak(struct spawner *sp, size_t n_runs, unsigned seed, struct testlib_measured *m)
 {
 	char calls[512], simlog[512], out[512], err[512], nruns[32], seed_s[32], script[1024];
 	snprintf(calls, sizeof calls, "%s/calls-%zu.jsonl", tmpdir, n_runs);
@@ -591,7 +517,7 @@ static const double rss_bound = 2.0;
 
 START_TEST(soak_flat_memory)
 {
-	struct measured m200, m1000;
+	struct testlib_measured m200, m1000;
 	struct spawner sp;
 	spawner_start(&sp);
 	soak(&sp, 200, 7, &m200);

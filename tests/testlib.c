@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -398,4 +399,72 @@ int testlib_main(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void testlib_make_tmpdir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "/tmp/ca-%s-XXXXXX", name);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		abort();
+	}
+}
+
+double testlib_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int testlib_spawn_measured(char *const argv[], char *const env_extra[], const char *out_path, const char *err_path,
+			   double deadline_s, struct testlib_measured *m, bool *timed_out)
+{
+	memset(m, 0, sizeof *m);
+	m->status = 127;
+	*timed_out = false;
+	double t0 = testlib_now_s();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (in < 0 || out < 0 || err < 0)
+			_exit(126);
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		unsetenv("MALLOC_PERTURB_");
+		for (char *const *e = env_extra; e && *e; e++)
+			putenv(*e);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	struct rusage ru;
+	int ws = 0;
+	for (;;) {
+		memset(&ru, 0, sizeof ru);
+		pid_t r = wait4(pid, &ws, WNOHANG, &ru);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			kill(-pid, SIGKILL);
+			return -1;
+		}
+		if (testlib_now_s() - t0 > deadline_s) {
+			kill(-pid, SIGKILL);
+			wait4(pid, &ws, 0, &ru);
+			*timed_out = true;
+			break;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	m->wall_s = testlib_now_s() - t0;
+	m->maxrss_kb = ru.ru_maxrss;
+	m->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	return 0;
 }

@@ -59,6 +59,29 @@ const char *testlib_node(void);
 /* Removes a directory tree (files first), ignoring what is already gone. */
 void testlib_remove_tree(const char *path);
 
+/* A fresh directory /tmp/ca-<name>-XXXXXX, written to dir (aborts on
+ * failure: for unchecked fixtures). */
+void testlib_make_tmpdir(char *dir, size_t size, const char *name);
+
+double testlib_now_s(void); /* CLOCK_MONOTONIC */
+
+/* One measured run of a program (the hostile-input and soak tests). */
+struct testlib_measured {
+	int status; /* exit status, or 128+signal */
+	long maxrss_kb;
+	double wall_s;
+};
+
+/* Runs argv (argv[0] a path) in its own process group, stdin from
+ * /dev/null, stdout and stderr to the two files, env_extra ("K=V", NULL
+ * ended) added and MALLOC_PERTURB_ removed (meson test sets it, and glibc
+ * then fills every block, which makes all of it resident and hides what
+ * the program itself touches). Kills the group after deadline_s and says
+ * so in *timed_out. Asserts nothing, so a forked helper can call it;
+ * returns -1 when the program could not be run or waited for. */
+int testlib_spawn_measured(char *const argv[], char *const env_extra[], const char *out_path, const char *err_path,
+			   double deadline_s, struct testlib_measured *m, bool *timed_out);
+
 /* The official conformance suite writes each scenario's results to
  * <dir>/<group>/<name>-<time>/ ("auth/metadata-default") or <dir>/<name>-<time>/.
  * Returns that directory (malloc'd; asserts there is exactly one). */
