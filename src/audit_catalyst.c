@@ -1104,16 +1104,6 @@ out:
 
 /* ---- link ----------------------------------------------------------------- */
 
-static FILE *open_output(const struct audit_request *rq, struct err *e)
-{
-	if (!rq->output)
-		return stdout;
-	FILE *out = fopen(rq->output, "w");
-	if (!out)
-		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-	return out;
-}
-
 static int close_output(const struct audit_request *rq, FILE *out, struct err *e)
 {
 	int rc = 0;
@@ -1158,7 +1148,7 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	struct err le;
 	err_clear(&le);
 	link = console_link_run(rq->console, &x.project, rq->args[0], rq->args[1], &le);
-	if (!(out = open_output(rq, e)))
+	if (!(out = audit_open_output(rq, e)))
 		goto out;
 	if (link) {
 		if (x.resolved_note)
@@ -1260,7 +1250,7 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 						   "keys it sees, or pass --data-sharing"
 						 : x.sharing_source;
 
-	FILE *out = open_output(rq, e);
+	FILE *out = audit_open_output(rq, e);
 	if (!out) {
 		json_decref(projects);
 		goto out;
