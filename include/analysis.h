@@ -75,10 +75,20 @@ struct invocation {
  *   (ambiguous_failure_retried, permanent_failure_retried, unresolved_attempt,
  *   duplicate_result) apply to activities and child workflows alike.
  * - overlapping_call and repeated_call are one finding per activity name and
- *   generation, listing every call involved. Calls whose inputs are both
- *   present and differ are different calls (a fan-out or a loop over items)
- *   and are not reported; at metadata the message says the inputs cannot be
- *   compared.
+ *   generation, listing every call involved. A turn (one orchestrator
+ *   episode: WorkflowStarted, the new inputs, then the actions the code
+ *   produced) that schedules a name several times is the code's intent
+ *   (fan-out, when_all, when_any): calls of one turn are never paired. A call
+ *   in a later turn is paired with an earlier one still pending (overlap) or
+ *   with the latest one of an earlier turn (repeat). Inputs present and
+ *   different: not a finding. Identical: a finding. Not comparable: a
+ *   run-specific limit, except an overlap made in a turn a non-retry timer
+ *   fired or a call failed in (the when_any(call, timer) re-call), which is a
+ *   finding whatever the inputs; the message says why they cannot be compared.
+ * - An absent payload key is withheld only at metadata. At full, and in a
+ *   history not from Catalyst that carries payloads elsewhere, it means no
+ *   payload and compares as null. A history not from Catalyst with no payload
+ *   at all cannot be compared: its level is unknown and nothing is withheld.
  * - permanent_failure_retried needs a failure followed by another attempt,
  *   and either a non-retriable flag, or every failed attempt permanent-class
  *   with the same error type and no attempt that succeeded (a 404 that later
@@ -144,6 +154,12 @@ struct analysis_options {
 	size_t payload_limit;            /* bytes; 0 means 64 KiB */
 	enum data_sharing_level sharing; /* known from elsewhere, or UNKNOWN to infer */
 	const char *sharing_source;      /* how it is known, e.g. "--data-sharing", "refusal ..." */
+	/* The history came from Catalyst (an MCP answer, or a saved file that
+	 * analysis_catalyst_shaped accepts): only there is an absent payload key
+	 * the data-sharing level's doing, so only there is metadata inferred and
+	 * are absent payloads listed as withheld. False (the default): the level
+	 * is unknown unless given, and an absent key is absent from the history. */
+	bool catalyst_source;
 	/* Opt-in, for a caller that reads no event after the analysis: the log
 	 * being analysed (NULL: keep its events). analysis_run then calls
 	 * event_log_drop_events on it as soon as it has read what it needs,
@@ -173,6 +189,12 @@ struct analysis {
 	size_t n_child_instances;
 	size_t n_events;
 };
+
+/* Whether a saved history has a Catalyst shape: the flattened dialect of
+ * catalyst_get_workflow_run, or a run document whose envelope names a
+ * project or a data-sharing level. durabletask protojson and `dapr workflow
+ * history` output are not (self-hosted Dapr has no data-sharing level). */
+bool analysis_catalyst_shaped(const struct event_log *log);
 
 /* The analysis borrows strings from the log: free it before the log. */
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e);

@@ -295,7 +295,7 @@ enum link_flag {
 /* What the analysis keeps of an attempt beside the attempt itself, in
  * history order. The attempts are scanned straight into the array that
  * becomes the analysis' attempt pool (grouped by invocation in place), so
- * there is no second copy of them: this is 32 bytes, an attempt 120. */
+ * there is no second copy of them: this is 40 bytes, an attempt 120. */
 struct work_attempt {
 	const char *name;
 	uint32_t gen;
@@ -303,9 +303,27 @@ struct work_attempt {
 	uint32_t inv;      /* invocation index, after grouping */
 	uint32_t dup_head; /* first duplicate result in work.dups, or NONE32 */
 	uint32_t slot;     /* its place in the attempt array: i until grouped */
+	uint32_t turn;     /* the orchestrator turn that scheduled it */
 	uint8_t flags;     /* link_flag, meaningful on roots */
+	uint8_t cause;     /* turn_cause flags of that turn's inputs */
 	bool is_child;
 	bool is_first; /* the invocation's first attempt, after grouping */
+};
+
+/* What a turn's new inputs (they come before its actions) held that makes
+ * a call in it a re-call whatever its input: a timer that is not a retry
+ * timer fired (the when_any(call, timer) race lost), or something failed. */
+enum turn_cause {
+	CAUSE_TIMER = 1u << 0,
+	CAUSE_FAILURE = 1u << 1,
+};
+
+/* How an absent payload key reads, decided with the data-sharing level. */
+enum payload_view {
+	VIEW_WITHHELD = 0, /* metadata: removed by the level, cannot be compared */
+	VIEW_VISIBLE,      /* full, or a non-Catalyst history carrying payloads: no payload */
+	VIEW_ABSENT,       /* a non-Catalyst history with no payload at all */
+	VIEW_UNKNOWN,      /* the level is not known */
 };
 
 struct work_timer {
@@ -342,14 +360,21 @@ struct pair {
 	uint32_t group;
 	uint32_t earlier, later; /* attempt indexes */
 	uint8_t kind;            /* enum finding_kind */
+	uint8_t cmp;             /* enum cmp of their inputs */
 	bool never_resolved;     /* the earlier call never got a result */
+	bool limit;              /* inputs not comparable: a limit, not a finding */
 };
 
+/* A (generation, name) group in history order. What turns before the
+ * current one scheduled is what a new call is paired with; the current
+ * turn's calls join it when the next turn begins. */
 struct group_state {
 	uint32_t n;
-	uint32_t max_end;    /* latest result position among scheduled attempts (NONE32: pending) */
-	uint32_t holder;     /* the attempt with that result */
-	uint32_t last_first; /* the attempt that opened the latest invocation */
+	uint32_t turn;       /* of the latest attempt */
+	uint32_t max_end;    /* earlier turns: latest result position (NONE32: pending) */
+	uint32_t holder;     /* the attempt with that result (NONE32: no earlier turn) */
+	uint32_t last_first; /* earlier turns: the attempt that opened the latest invocation */
+	uint32_t cur_max_end, cur_holder, cur_last_first; /* the same, for the current turn */
 };
 
 struct work {
@@ -380,6 +405,9 @@ struct work {
 	uint32_t gen;
 	bool gen_started;
 	const char *gen_execution_id;
+	uint32_t turn;         /* turns seen (WorkflowStarted, or inputs after actions) */
+	bool in_actions;       /* the turn's actions have begun */
+	uint8_t turn_cause;    /* enum turn_cause of the current turn */
 	uint32_t *failed_fifo; /* failures not yet followed by a timer (pattern) */
 	size_t n_failed, failed_head, cap_failed;
 	bool has_origins;
@@ -409,6 +437,7 @@ struct work {
 	 * level is not full, or not known yet): the analysis' array if so. */
 	struct withheld *wh;
 	size_t n_wh, cap_wh;
+	enum payload_view view; /* set by data_sharing */
 
 	struct pair *pairs;
 	size_t n_pairs, cap_pairs;
@@ -608,6 +637,8 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.inv = NONE32,
 		.dup_head = NONE32,
 		.slot = k,
+		.turn = w->turn,
+		.cause = w->turn_cause,
 	};
 	failed_clear(w);
 	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
@@ -793,6 +824,8 @@ static void fire_timer(struct work *w, uint32_t i, const struct event *ev)
 	struct work_timer *t = &w->tim[k];
 	t->fired = true;
 	t->fired_index = i;
+	if (!t->retry)
+		w->turn_cause |= CAUSE_TIMER;
 	if (t->target == NONE32)
 		return;
 	const struct work_attempt *target = &w->wa[t->target];
@@ -979,6 +1012,52 @@ static bool kind_may_carry(enum event_kind k)
 	}
 }
 
+/* Turns, as durabletask writes them (backend/orchestration.go applyWorkItem,
+ * then runtimestate.Applier.Actions): WorkflowStarted, the work item's new
+ * events (results, fired timers, raised events, ExecutionStarted, ...),
+ * then the actions the code produced (TaskScheduled, TimerCreated,
+ * ChildWorkflowInstanceCreated, EventSent, ExecutionCompleted). An input
+ * after an action also starts a turn, so a history without WorkflowStarted
+ * rows still splits; kinds that are neither (unknown ones) split nothing. */
+static void turn_note(struct work *w, enum event_kind k)
+{
+	bool starts;
+	switch (k) {
+	case EVENT_WORKFLOW_STARTED:
+	case EVENT_WORKFLOW_COMPLETED:
+		starts = true;
+		break;
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_TIMER_CREATED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EXECUTION_COMPLETED:
+		w->in_actions = true;
+		return;
+	case EVENT_TASK_COMPLETED:
+	case EVENT_TASK_FAILED:
+	case EVENT_TIMER_FIRED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_CHILD_FAILED:
+	case EVENT_EVENT_RAISED:
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_EXECUTION_TERMINATED:
+	case EVENT_EXECUTION_SUSPENDED:
+	case EVENT_EXECUTION_RESUMED:
+		starts = w->in_actions;
+		break;
+	default:
+		return;
+	}
+	if (starts) {
+		w->turn++;
+		w->in_actions = false;
+		w->turn_cause = 0;
+	}
+	if (k == EVENT_TASK_FAILED || k == EVENT_CHILD_FAILED)
+		w->turn_cause |= CAUSE_FAILURE;
+}
+
 static void scan(struct work *w)
 {
 	size_t n = w->n_events;
@@ -1015,7 +1094,8 @@ static void scan(struct work *w)
 	}
 	/* Withheld payloads are listed unless the level is known to be full;
 	 * pages of the array never written are never touched. */
-	if (w->ds_given != SHARING_FULL && n_carry) {
+	if (w->ds_given != SHARING_FULL && n_carry &&
+	    (w->ds_given != SHARING_UNKNOWN || (w->o && w->o->catalyst_source))) {
 		w->wh = malloc(n_carry * sizeof *w->wh);
 		if (!w->wh) {
 			w->oom = true;
@@ -1025,6 +1105,7 @@ static void scan(struct work *w)
 	}
 	for (size_t i = 0; i < n && !w->oom; i++) {
 		enum event_kind k = event_log_kind(w->log, i);
+		turn_note(w, k);
 		if (!kind_read(k) && w->ds_first_present != NONE) {
 			/* Kinds seen only for their kind. */
 			if (k == EVENT_EXECUTION_TERMINATED) {
@@ -1395,6 +1476,10 @@ struct ctx {
 	struct buf msg;            /* the message buffer msg_init lends */
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
+	/* Run-specific limits find_pairs makes (calls whose inputs could not
+	 * be compared), handed to the analysis' limits by limits(). */
+	char **pair_limits;
+	size_t n_pair_limits, cap_pair_limits;
 };
 
 /* An attempt's own schedule as evidence. */
@@ -1884,7 +1969,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 
 static void find_large(struct ctx *c, const struct invocation *inv)
 {
-	if (c->ao->pub.sharing != SHARING_FULL)
+	if (c->w->view != VIEW_VISIBLE)
 		return;
 	const struct attempt *big = NULL;
 	const char *field = NULL;
@@ -1971,13 +2056,22 @@ enum cmp {
 	CMP_UNKNOWN,
 };
 
-static enum cmp payload_compare(const struct payload *a, const struct payload *b)
+/* Where an absent key means no payload (VIEW_VISIBLE) it compares as null;
+ * anywhere else it cannot be compared. */
+static enum cmp payload_compare(const struct payload *a, const struct payload *b, enum payload_view view)
 {
-	if (a->state == PAYLOAD_ABSENT || b->state == PAYLOAD_ABSENT)
+	enum payload_state sa = a->state, sb = b->state;
+	if (view == VIEW_VISIBLE) {
+		if (sa == PAYLOAD_ABSENT)
+			sa = PAYLOAD_NULL;
+		if (sb == PAYLOAD_ABSENT)
+			sb = PAYLOAD_NULL;
+	}
+	if (sa == PAYLOAD_ABSENT || sb == PAYLOAD_ABSENT)
 		return CMP_UNKNOWN;
-	if (a->state != b->state)
+	if (sa != sb)
 		return CMP_DIFF;
-	if (a->state != PAYLOAD_PRESENT)
+	if (sa != PAYLOAD_PRESENT)
 		return CMP_SAME;
 	return a->size == b->size && a->hash == b->hash ? CMP_SAME : CMP_DIFF;
 }
@@ -1989,8 +2083,43 @@ static const struct attempt *invocation_last(const struct invocation *inv)
 	return &inv->attempts[inv->n_attempts - 1];
 }
 
+/* The pair a new call (the first attempt of its invocation, at history
+ * position i) makes with what earlier turns of its group scheduled, if
+ * any: see analysis.h for the rules. */
+static bool pair_of(const struct work *w, const struct analysis *an, const struct group_state *st, uint32_t i,
+		    struct pair *p)
+{
+	const struct attempt *at = att_at(w, i);
+	if (st->max_end > at->event_index) {
+		/* An earlier turn's call still pending: two in flight. */
+		enum cmp v = payload_compare(&att_at(w, st->holder)->input, &at->input, w->view);
+		if (v == CMP_DIFF)
+			return false;
+		p->kind = FINDING_OVERLAPPING_CALL;
+		p->earlier = st->holder;
+		p->never_resolved = st->max_end == NONE32;
+		p->cmp = (uint8_t)v;
+		/* Not comparable: only the turn's cause can tell a re-call (a
+		 * timer or a failure) from a bounded fan-out's next item. */
+		p->limit = v == CMP_UNKNOWN && !(w->wa[i].cause & (CAUSE_TIMER | CAUSE_FAILURE));
+		return true;
+	}
+	const struct invocation *prev = &an->invocations[w->wa[st->last_first].inv];
+	if (invocation_last(prev)->outcome == OUTCOME_FAILED)
+		return false;
+	enum cmp v = payload_compare(&att_at(w, st->last_first)->input, &at->input, w->view);
+	if (v == CMP_DIFF)
+		return false;
+	p->kind = FINDING_REPEATED_CALL;
+	p->earlier = st->last_first;
+	p->cmp = (uint8_t)v;
+	p->limit = v == CMP_UNKNOWN;
+	return true;
+}
+
 /* Overlapping and repeated calls: same name, different invocations. One
- * pass over the attempts in history order, per (generation, name) group. */
+ * pass over the attempts in history order, per (generation, name) group;
+ * calls of one turn are never paired with each other. */
 static void collect_pairs(struct ctx *c, const struct analysis *an)
 {
 	struct work *w = c->w;
@@ -2012,73 +2141,208 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 			gs = grow(gs, &cap_groups, n_groups + 1, sizeof *gs, &w->oom);
 			if (w->oom)
 				break;
-			gs[n_groups++] = (struct group_state){0};
+			gs[n_groups++] = (struct group_state){
+				.turn = wa->turn,
+				.holder = NONE32,
+				.last_first = NONE32,
+				.cur_holder = NONE32,
+				.cur_last_first = NONE32,
+			};
 		}
 		uint32_t g = *gv;
 		/* The map holds only indexes made just above. */
 		assert(gs && g < n_groups);
 		struct group_state *st = &gs[g];
-		uint32_t end = at->result_index; /* ATTEMPT_NO_RESULT while pending: in flight forever */
-		bool is_first = wa->is_first;
-		if (is_first && st->n > 0) {
-			const struct attempt *h = att_at(w, st->holder);
-			bool overlap = st->max_end > at->event_index;
-			struct pair p = {.group = g, .later = (uint32_t)i};
-			bool record = false;
-			if (overlap) {
-				if (payload_compare(&h->input, &at->input) != CMP_DIFF) {
-					p.kind = FINDING_OVERLAPPING_CALL;
-					p.earlier = st->holder;
-					p.never_resolved = st->max_end == NONE32;
-					record = true;
-				}
-			} else {
-				const struct invocation *prev = &an->invocations[w->wa[st->last_first].inv];
-				const struct attempt *last = invocation_last(prev);
-				if (last->outcome != OUTCOME_FAILED &&
-				    payload_compare(&att_at(w, st->last_first)->input, &at->input) != CMP_DIFF) {
-					p.kind = FINDING_REPEATED_CALL;
-					p.earlier = st->last_first;
-					record = true;
-				}
+		if (wa->turn != st->turn) {
+			/* A new turn: the last one's calls become earlier ones. */
+			if (st->cur_holder != NONE32 && (st->holder == NONE32 || st->cur_max_end > st->max_end)) {
+				st->max_end = st->cur_max_end;
+				st->holder = st->cur_holder;
 			}
-			if (record) {
+			if (st->cur_last_first != NONE32)
+				st->last_first = st->cur_last_first;
+			st->cur_holder = st->cur_last_first = NONE32;
+			st->turn = wa->turn;
+		}
+		bool is_first = wa->is_first;
+		if (is_first && st->holder != NONE32) {
+			/* Every group opens with a last_first (below), so an earlier
+			 * turn left one. */
+			assert(st->last_first != NONE32);
+			struct pair p = {.group = g, .later = (uint32_t)i};
+			if (pair_of(w, an, st, (uint32_t)i, &p)) {
 				size_t k = PUSH(w, w->pairs, w->n_pairs, w->cap_pairs);
 				if (k == NONE)
 					break;
 				w->pairs[k] = p;
 			}
 		}
-		if (st->n == 0 || end > st->max_end || (st->max_end != NONE32 && end == NONE32)) {
-			st->max_end = end;
-			st->holder = (uint32_t)i;
+		uint32_t end = at->result_index; /* ATTEMPT_NO_RESULT while pending: in flight forever */
+		if (st->cur_holder == NONE32 || end > st->cur_max_end) {
+			st->cur_max_end = end;
+			st->cur_holder = (uint32_t)i;
 		}
 		/* A group can open on a retry: one that took another name under
 		 * the same task_execution_id. */
 		if (is_first || st->n == 0)
-			st->last_first = (uint32_t)i;
+			st->cur_last_first = (uint32_t)i;
 		st->n++;
 	}
 	smap_free(&groups);
 	free(gs);
 }
 
-static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict)
+/* Why two inputs cannot be compared, truthfully for where the history came
+ * from: never "not shared" unless the level is metadata. */
+static void sb_why_incomparable(struct ctx *c, struct sb *s)
 {
-	if (verdict == CMP_SAME)
-		sb_printf(s, "their inputs were identical (same size and hash)");
-	else
-		sb_printf(s,
-			  "their inputs cannot be compared: they were not shared at this "
-			  "organization's data-sharing level (%s)",
+	switch (c->w->view) {
+	case VIEW_WITHHELD:
+		sb_printf(s, "they were not shared at this organization's data-sharing level (%s)",
 			  c->sharing_phrase ? c->sharing_phrase : "unknown");
+		break;
+	case VIEW_ABSENT:
+		sb_printf(s, "they are absent from this history, which is not from Catalyst and carries no "
+			     "payload at all");
+		break;
+	case VIEW_UNKNOWN:
+	case VIEW_VISIBLE: /* absent compares as null there: not reached */
+		sb_printf(s, "the data-sharing level is not known (%s)",
+			  c->ao->pub.sharing_source ? c->ao->pub.sharing_source : "no source");
+		break;
+	}
+}
+
+static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict, bool present, unsigned cause)
+{
+	if (verdict == CMP_SAME) {
+		sb_printf(s, "their inputs were identical (%s)",
+			  present ? "same size and hash" : "neither call had one");
+		return;
+	}
+	sb_printf(s, "their inputs cannot be compared: ");
+	sb_why_incomparable(c, s);
+	if ((cause & CAUSE_TIMER) && (cause & CAUSE_FAILURE))
+		sb_printf(s, "; but it was called again in the turn that followed a timer firing (one the "
+			     "workflow set, not a retry timer) and a call failing, while the earlier call was "
+			     "still pending: a re-call whatever the inputs");
+	else if (cause & CAUSE_TIMER)
+		sb_printf(s, "; but it was called again in the turn that followed a timer firing (one the "
+			     "workflow set, not a retry timer) while the earlier call was still pending: a "
+			     "when_any(call, timer) race lost and the call made again, a re-call whatever the "
+			     "inputs");
+	else
+		sb_printf(s, "; but it was called again in the turn that followed a failure while the earlier "
+			     "call was still pending: a call made again after a failure, a re-call whatever "
+			     "the inputs");
+}
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* The distinct calls (attempt indexes, history order) of the pairs chained
+ * from j that match p0's kind and limit. */
+static uint32_t *pair_calls(struct work *w, const uint32_t *next, uint32_t j, const struct pair *p0, size_t *n)
+{
+	size_t cap = 0, len = 0;
+	uint32_t *v = NULL;
+	for (; j != NONE32; j = next[j]) {
+		const struct pair *p = &w->pairs[j];
+		if (p->kind != p0->kind || p->limit != p0->limit)
+			continue;
+		v = grow(v, &cap, len + 2, sizeof *v, &w->oom);
+		if (w->oom) {
+			free(v);
+			return NULL;
+		}
+		v[len++] = p->earlier;
+		v[len++] = p->later;
+	}
+	bool sorted = true;
+	for (size_t i = 1; i < len && sorted; i++)
+		sorted = v[i - 1] <= v[i];
+	if (!sorted)
+		qsort(v, len, sizeof *v, cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	}
+	*n = u;
+	return v;
+}
+
+/* A run-specific limit for calls whose inputs could not be compared. */
+static void pair_limit(struct ctx *c, const uint32_t *next, uint32_t head, const struct pair *p0)
+{
+	struct work *w = c->w;
+	const char *name = or_none(w->wa[p0->later].name);
+	struct sb s;
+	sb_init(&s, &w->oom);
+	if (p0->kind == FINDING_OVERLAPPING_CALL) {
+		sb_printf(&s,
+			  "%s was called again while an earlier call of it was still pending (task_scheduled_id ",
+			  name);
+		size_t listed = 0;
+		for (uint32_t j = head; j != NONE32; j = next[j]) {
+			const struct pair *p = &w->pairs[j];
+			if (p->kind != p0->kind || p->limit != p0->limit)
+				continue;
+			if (listed < LIST_MAX)
+				sb_printf(&s, "%s%" PRId64 " while %" PRId64 " was pending", listed ? ", " : "",
+					  att_at(w, p->later)->scheduled_id, att_at(w, p->earlier)->scheduled_id);
+			listed++;
+		}
+		if (listed > LIST_MAX)
+			sb_printf(&s, " and %zu more", listed - LIST_MAX);
+		sb_printf(&s, "), each time in a later turn than that call and not in one that followed a timer "
+			      "firing or a failure: the shape of a fan-out that starts the next item as one "
+			      "finishes. Their inputs cannot be compared: ");
+		sb_why_incomparable(c, &s);
+		sb_printf(&s, "; so whether these were calls for different items or the same call made twice "
+			      "cannot be told from this history.");
+	} else {
+		size_t n = 0;
+		uint32_t *calls = pair_calls(w, next, head, p0, &n);
+		if (!calls) {
+			buf_finish(&s.b);
+			return;
+		}
+		sb_printf(&s,
+			  "%s was called %zu times outside a retry chain, each call after the previous one "
+			  "had ended without failing (task_scheduled_id ",
+			  name, n);
+		for (size_t i = 0; i < n && i < LIST_MAX; i++)
+			sb_printf(&s, "%s%" PRId64, i ? ", " : "", att_at(w, calls[i])->scheduled_id);
+		if (n > LIST_MAX)
+			sb_printf(&s, " and %zu more", n - LIST_MAX);
+		free(calls);
+		sb_printf(&s, "): the shape of a loop over items. Their inputs cannot be compared: ");
+		sb_why_incomparable(c, &s);
+		sb_printf(&s, "; so whether these were calls for different items or the same call made again "
+			      "cannot be told from this history.");
+	}
+	char *text = sb_steal(&s);
+	if (!text)
+		return;
+	c->pair_limits =
+		grow(c->pair_limits, &c->cap_pair_limits, c->n_pair_limits + 1, sizeof *c->pair_limits, &w->oom);
+	if (w->oom) {
+		free(text);
+		return;
+	}
+	c->pair_limits[c->n_pair_limits++] = text;
 }
 
 static void find_pairs(struct ctx *c)
 {
 	struct work *w = c->w;
-	/* One finding per (group, kind), in order of the group's first pair;
-	 * pairs are chained per group so each group is walked once per kind. */
+	/* One finding (or limit) per (group, kind, limit), in order of the
+	 * group's first such pair; pairs are chained per group so each group
+	 * is walked once per kind. */
 	bool *done = calloc(w->n_pairs ? w->n_pairs : 1, sizeof *done);
 	if (!done) {
 		w->oom = true;
@@ -2110,26 +2374,35 @@ static void find_pairs(struct ctx *c)
 			next[tail[g]] = (uint32_t)i;
 		tail[g] = (uint32_t)i;
 	}
-	for (size_t i = 0; i < w->n_pairs; i++) {
+	for (size_t i = 0; i < w->n_pairs && !w->oom; i++) {
 		if (done[i])
 			continue;
 		const struct pair *p0 = &w->pairs[i];
 		enum finding_kind kind = p0->kind;
+		for (uint32_t j = head[p0->group]; j != NONE32; j = next[j]) {
+			if (w->pairs[j].kind == kind && w->pairs[j].limit == p0->limit)
+				done[j] = true;
+		}
+		if (p0->limit) {
+			pair_limit(c, next, head[p0->group], p0);
+			continue;
+		}
 		const struct attempt *e0 = att_at(w, p0->earlier), *l0 = att_at(w, p0->later);
 		const char *l0_name = w->wa[p0->later].name;
 		struct finding_build *b =
 			finding_new(&c->fs, kind, l0_name, l0->task_execution_id, e0->event_index);
 		size_t n = 0;
 		enum cmp verdict = CMP_SAME;
+		unsigned cause = 0;
 		for (uint32_t j = head[p0->group]; j != NONE32; j = next[j]) {
 			const struct pair *p = &w->pairs[j];
-			if (p->kind != kind)
+			if (p->kind != kind || p->limit)
 				continue;
-			done[j] = true;
 			n++;
-			if (payload_compare(&att_at(w, p->earlier)->input, &att_at(w, p->later)->input) ==
-			    CMP_UNKNOWN)
+			if (p->cmp == CMP_UNKNOWN) {
 				verdict = CMP_UNKNOWN;
+				cause |= w->wa[p->later].cause;
+			}
 			if (b) {
 				evidence_attempt(c, b, att_at(w, p->earlier));
 				evidence_attempt(c, b, att_at(w, p->later));
@@ -2137,6 +2410,7 @@ static void find_pairs(struct ctx *c)
 					evidence_result(c, b, att_at(w, p->earlier)->result_index);
 			}
 		}
+		bool present = e0->input.state == PAYLOAD_PRESENT;
 		struct sb s;
 		msg_init(c, &s);
 		if (kind == FINDING_OVERLAPPING_CALL) {
@@ -2151,30 +2425,27 @@ static void find_pairs(struct ctx *c)
 			if (n > 1)
 				sb_printf(&s, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
 			sb_printf(&s, "; ");
-			sb_inputs(c, &s, verdict);
+			sb_inputs(c, &s, verdict, present, cause);
 			sb_printf(&s, ". Key the side effect on a natural key from the input (each call "
 				      "has its own task_execution_id) and make the write conditional on "
 				      "it (unique constraint, upsert, conditional put, provider idempotency "
 				      "key); record intent before a non-idempotent third-party call and "
 				      "reconcile a pending one instead of re-issuing it.");
 		} else {
+			size_t n_calls = 0;
+			uint32_t *calls = pair_calls(w, next, head[p0->group], p0, &n_calls);
 			sb_printf(&s,
 				  "%s was called %zu times outside a retry chain, each call after "
-				  "the previous one had ended without failing (task_scheduled_id %" PRId64,
-				  or_none(l0_name), n + 1, e0->scheduled_id);
-			size_t listed = 0;
-			for (uint32_t j = head[p0->group]; j != NONE32; j = next[j]) {
-				if (w->pairs[j].kind != kind)
-					continue;
-				if (listed < LIST_MAX)
-					sb_printf(&s, ", %" PRId64, att_at(w, w->pairs[j].later)->scheduled_id);
-				listed++;
-			}
-			if (listed > LIST_MAX)
-				sb_printf(&s, " and %zu more", listed - LIST_MAX);
+				  "the previous one had ended without failing (task_scheduled_id ",
+				  or_none(l0_name), n_calls);
+			for (size_t k = 0; calls && k < n_calls && k < LIST_MAX; k++)
+				sb_printf(&s, "%s%" PRId64, k ? ", " : "", att_at(w, calls[k])->scheduled_id);
+			if (n_calls > LIST_MAX)
+				sb_printf(&s, " and %zu more", n_calls - LIST_MAX);
+			free(calls);
 			sb_printf(&s, "; task_execution_ids %s, %s%s); ", or_none(e0->task_execution_id),
 				  or_none(l0->task_execution_id), n > 1 ? ", ..." : "");
-			sb_inputs(c, &s, verdict);
+			sb_inputs(c, &s, verdict, present, cause);
 			sb_printf(&s, ". If the workflow meant one call, fix the workflow code; either "
 				      "way key the side effect on a natural key from the input (each call "
 				      "has its own task_execution_id) and make the write conditional on it "
@@ -2372,6 +2643,21 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	return 0;
 }
 
+/* A history not from Catalyst, in words, for the data-sharing source. */
+static const char *foreign_origin(const struct event_log *log)
+{
+	switch (event_log_dialect(log)) {
+	case DIALECT_PROTOJSON:
+		return "not from Catalyst (durabletask protojson)";
+	case DIALECT_DAPR_CLI:
+		return "not from Catalyst (dapr workflow history output)";
+	case DIALECT_CATALYST:
+	case DIALECT_UNKNOWN:
+		break;
+	}
+	return "not from Catalyst";
+}
+
 static int data_sharing(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
@@ -2380,6 +2666,8 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 	sb_init(&s, &oom);
 	const struct event_run_info *ri = event_log_run_info(w->log);
 	enum data_sharing_level ri_level = ri ? level_from_text(ri->data_sharing_level) : SHARING_UNKNOWN;
+	bool catalyst = w->o && w->o->catalyst_source;
+	bool keys = w->ds_first_present != NONE;
 	if (w->o && w->o->sharing != SHARING_UNKNOWN) {
 		an->sharing = w->o->sharing;
 		sb_printf(&s, "%s", str_set(w->o->sharing_source) ? w->o->sharing_source : "given");
@@ -2387,7 +2675,26 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		an->sharing = ri_level;
 		sb_printf(&s, "run field %s",
 			  str_set(ri->data_sharing_field) ? ri->data_sharing_field : "data sharing level");
-	} else if (w->ds_first_present != NONE) {
+	} else if (!catalyst) {
+		/* Self-hosted Dapr has no data-sharing level: a missing key
+		 * there is a payload the history does not hold, never one an
+		 * organization withheld. */
+		an->sharing = SHARING_UNKNOWN;
+		sb_printf(&s, "%s: no data-sharing level applies", foreign_origin(w->log));
+		if (keys)
+			sb_printf(&s,
+				  ", and payload keys are present (%s %s, history position %zu), so a "
+				  "missing one means no payload",
+				  event_kind_name(w->ds_first_kind), withheld_field_name(w->ds_first_field),
+				  w->ds_first_present);
+		else if (w->ds_slots)
+			sb_printf(
+				&s,
+				", and the history holds no payload (absent on all %zu events that would carry one)",
+				w->ds_slots);
+		else
+			sb_printf(&s, ", and no event in it would carry a payload");
+	} else if (keys) {
 		an->sharing = SHARING_FULL;
 		sb_printf(&s, "inferred: payload keys present (%s %s, history position %zu)",
 			  event_kind_name(w->ds_first_kind), withheld_field_name(w->ds_first_field),
@@ -2402,9 +2709,18 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 	an->sharing_source = sb_steal(&s);
 	if (!an->sharing_source)
 		return -1;
+	if (an->sharing == SHARING_FULL || (an->sharing == SHARING_UNKNOWN && !catalyst && keys))
+		w->view = VIEW_VISIBLE;
+	else if (an->sharing == SHARING_METADATA)
+		w->view = VIEW_WITHHELD;
+	else if (!catalyst && an->sharing == SHARING_UNKNOWN)
+		w->view = VIEW_ABSENT;
+	else
+		w->view = VIEW_UNKNOWN;
 	/* At full, an absent key is a zero value the dialect omitted, not a
-	 * withheld one. */
-	if (an->sharing == SHARING_FULL || !w->ds_absent) {
+	 * withheld one; outside Catalyst nothing is withheld unless the level
+	 * was given. */
+	if (an->sharing == SHARING_FULL || !w->ds_absent || (an->sharing == SHARING_UNKNOWN && !catalyst)) {
 		free(w->wh);
 		w->wh = NULL;
 		w->n_wh = w->cap_wh = 0;
@@ -2574,21 +2890,31 @@ static void limits(struct ctx *c)
 	if (limit_add(ao, oom, sb_steal(&s)) < 0)
 		return;
 
-	/* 2. Payloads not visible. */
-	if (an->sharing != SHARING_FULL) {
+	/* 2. Payloads not visible, and the calls that made it matter. */
+	if (w->view != VIEW_VISIBLE) {
 		sb_init(&s, oom);
-		if (an->sharing == SHARING_METADATA)
+		if (w->view == VIEW_WITHHELD)
 			sb_printf(&s,
 				  "Payloads were not shared at this organization's data-sharing level "
 				  "(%s), so identical inputs cannot be compared and payload sizes "
 				  "cannot be checked.",
 				  c->sharing_phrase);
+		else if (w->view == VIEW_ABSENT)
+			sb_printf(&s, "Payloads are absent from this history, which is not from Catalyst (so no "
+				      "data-sharing level withheld them) and carries no payload at all, so "
+				      "identical inputs cannot be compared and payload sizes cannot be checked.");
 		else
 			sb_printf(&s,
 				  "The data-sharing level is not known (%s), so identical inputs "
 				  "cannot be compared and payload sizes cannot be checked.",
 				  an->sharing_source);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+	for (size_t i = 0; i < c->n_pair_limits; i++) {
+		char *text = c->pair_limits[i];
+		c->pair_limits[i] = NULL;
+		if (limit_add(ao, oom, text) < 0)
 			return;
 	}
 
@@ -2992,11 +3318,24 @@ out:
 	free(c.fs.v);
 	free(c.fs.ev);
 	free(c.sharing_phrase);
+	for (size_t i = 0; i < c.n_pair_limits; i++)
+		free(c.pair_limits[i]);
+	free(c.pair_limits);
 	buf_finish(&c.msg);
 	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);
 	return res;
+}
+
+bool analysis_catalyst_shaped(const struct event_log *log)
+{
+	if (event_log_dialect(log) == DIALECT_CATALYST)
+		return true;
+	/* Only a Catalyst run document names a project or a data-sharing
+	 * level around its events. */
+	const struct event_run_info *ri = event_log_run_info(log);
+	return ri && (str_set(ri->project) || str_set(ri->data_sharing_level));
 }
 
 void analysis_free(struct analysis *a)

@@ -508,7 +508,7 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 		sharing_offer(x, l, RANK_FIELD, "field %s in the %s answer",
 			      info->data_sharing_field ? info->data_sharing_field : "?", tool);
 	}
-	struct analysis_options ao = {.payload_limit = x->rq->payload_limit};
+	struct analysis_options ao = {.payload_limit = x->rq->payload_limit, .catalyst_source = true};
 	pthread_mutex_lock(&x->lock);
 	ao.sharing = x->sharing;
 	char source[sizeof x->sharing_source];

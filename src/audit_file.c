@@ -159,6 +159,8 @@ int audit_file(const struct audit_request *rq, struct err *e)
 		.payload_limit = rq->payload_limit,
 		.sharing = rq->sharing,
 		.sharing_source = rq->sharing != SHARING_UNKNOWN ? "--data-sharing (asserted by the user)" : NULL,
+		/* Only a Catalyst-shaped file can have had payloads withheld. */
+		.catalyst_source = analysis_catalyst_shaped(run->log),
 		/* The report reads the analysis and the log's run info, never its
 		 * events: the history goes before the findings are made. */
 		.release_events = run->log,

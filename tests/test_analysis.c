@@ -202,6 +202,19 @@ static struct payload present(size_t size, uint64_t hash)
 	return (struct payload){PAYLOAD_PRESENT, size, hash};
 }
 
+/* A history from Catalyst (an MCP answer): absent payload keys are the
+ * data-sharing level's doing there, and only there. */
+static const struct analysis_options from_catalyst = {.catalyst_source = true};
+
+static bool any_text(const struct analysis *a, const char *needle)
+{
+	for (size_t i = 0; i < a->n_findings; i++) {
+		if (has_text(a->findings[i].message, needle))
+			return true;
+	}
+	return limits_mention(a, needle) || has_text(a->sharing_source, needle);
+}
+
 /* ---------------------------------------------------------------------- */
 
 START_TEST(go_python_same_execution_id)
@@ -391,7 +404,9 @@ START_TEST(empty_ids_never_grouped)
 	sched(log, 3, "Audit", NULL);
 	completed(log, 3);
 	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
-	struct analysis *a = run(log, NULL);
+	/* At full, the absent inputs are no inputs: identical calls. */
+	struct analysis_options o = {.sharing = SHARING_FULL, .sharing_source = "test"};
+	struct analysis *a = run(log, &o);
 	ck_assert_uint_eq(a->n_invocations, 4);
 	for (size_t i = 0; i < 4; i++) {
 		ck_assert_uint_eq(a->invocations[i].n_attempts, 1);
@@ -653,7 +668,7 @@ START_TEST(overlapping_call)
 	completed(log, 0);
 	completed(log, 2);
 	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
-	struct analysis *a = run(log, NULL);
+	struct analysis *a = run(log, &from_catalyst);
 	ck_assert_uint_eq(a->n_invocations, 2);
 	size_t want[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1};
 	expect_kinds(a, want);
@@ -661,8 +676,22 @@ START_TEST(overlapping_call)
 	expect_ids(f, (int64_t[]){0, 2}, 2);
 	ck_assert(has_text(f->message, "task_scheduled_id 2, task_execution_id f7d3"));
 	ck_assert(has_text(f->message, "(task_scheduled_id 0, task_execution_id 1b0c) had its result"));
-	ck_assert(has_text(f->message, "cannot be compared"));
+	/* Not comparable, yet a re-call: the timer fired, and the message
+	 * says both. */
+	ck_assert_msg(has_text(f->message, "their inputs cannot be compared: they were not shared at this "
+					   "organization's data-sharing level (metadata, inferred"),
+		      "%s", f->message);
+	ck_assert_msg(has_text(f->message, "followed a timer firing"), "%s", f->message);
 	ck_assert_str_eq(f->task_execution_id, "f7d3");
+	analysis_free(a);
+	/* The same history not from Catalyst: the same finding, and the
+	 * reason is the file's, not a data-sharing level's. */
+	a = run(log, NULL);
+	expect_kinds(a, want);
+	f = get_kind(a, FINDING_OVERLAPPING_CALL);
+	ck_assert_msg(has_text(f->message, "absent from this history, which is not from Catalyst"), "%s",
+		      f->message);
+	ck_assert(!any_text(a, "not shared"));
 	analysis_free(a);
 	event_log_free(log);
 
@@ -676,7 +705,7 @@ START_TEST(overlapping_call)
 	sched(log, 2, "SubmitPayout", "f7d3");
 	completed(log, 2);
 	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
-	a = run(log, NULL);
+	a = run(log, &from_catalyst);
 	size_t want2[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1, [FINDING_UNRESOLVED_ATTEMPT] = 1};
 	expect_kinds(a, want2);
 	ck_assert(has_text(get_kind(a, FINDING_OVERLAPPING_CALL)->message, "it never got one"));
@@ -687,7 +716,8 @@ END_TEST
 
 START_TEST(repeated_call_inputs)
 {
-	/* Metadata: inputs withheld, cannot be compared. */
+	/* Metadata: inputs withheld, cannot be compared: a limit naming the
+	 * calls, not a finding (a loop over items looks the same). */
 	struct event_log *log = log_new();
 	started(log, "NotifyWorkflow", "n", "e");
 	sched(log, 0, "NotifyCustomer", "8e4d");
@@ -695,14 +725,14 @@ START_TEST(repeated_call_inputs)
 	sched(log, 1, "NotifyCustomer", "2b7f");
 	completed(log, 1);
 	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
-	struct analysis *a = run(log, NULL);
-	size_t want[FINDING_KIND_COUNT] = {[FINDING_REPEATED_CALL] = 1};
-	expect_kinds(a, want);
-	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
-	expect_ids(f, (int64_t[]){0, 1}, 2);
-	ck_assert(has_text(f->message, "not shared at this organization's data-sharing level "
-				       "(metadata, inferred"));
-	ck_assert(!has_text(f->message, "empty"));
+	struct analysis *a = run(log, &from_catalyst);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(limits_mention(a, "NotifyCustomer was called 2 times outside a retry chain, each call after "
+				    "the previous one had ended without failing (task_scheduled_id 0, 1)"));
+	ck_assert(limits_mention(a, "Their inputs cannot be compared: they were not shared at this "
+				    "organization's data-sharing level (metadata, inferred"));
+	for (size_t i = 0; i < a->n_limits; i++)
+		ck_assert(!has_text(a->limits[i], "empty"));
 	analysis_free(a);
 	event_log_free(log);
 
@@ -713,9 +743,14 @@ START_TEST(repeated_call_inputs)
 	completed(log, 0);
 	sched_in(log, 1, "NotifyCustomer", "2b7f", present(40, 0xabc));
 	completed(log, 1);
-	a = run(log, NULL);
+	a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
-	ck_assert(has_text(get_kind(a, FINDING_REPEATED_CALL)->message, "identical"));
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REPEATED_CALL] = 1};
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
+	expect_ids(f, (int64_t[]){0, 1}, 2);
+	ck_assert(has_text(f->message, "their inputs were identical (same size and hash)"));
+	ck_assert(!limits_mention(a, "was called"));
 	analysis_free(a);
 	event_log_free(log);
 
@@ -726,8 +761,9 @@ START_TEST(repeated_call_inputs)
 	completed(log, 0);
 	sched_in(log, 1, "NotifyCustomer", "2b7f", present(40, 0xdef));
 	completed(log, 1);
-	a = run(log, NULL);
+	a = run(log, &from_catalyst);
 	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(!limits_mention(a, "was called"));
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -748,7 +784,9 @@ START_TEST(repeated_call_group_opens_on_renamed_attempt)
 	sched(log, 3, "B", "y");
 	completed(log, 3);
 	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
-	struct analysis *a = run(log, NULL);
+	/* At full an absent input is no input: the two are identical. */
+	struct analysis_options o = {.sharing = SHARING_FULL, .sharing_source = "test"};
+	struct analysis *a = run(log, &o);
 	const struct finding *f = get_kind(a, FINDING_REPEATED_CALL);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(f->activity, "B");
@@ -756,6 +794,294 @@ START_TEST(repeated_call_group_opens_on_renamed_attempt)
 	ck_assert_msg(!has_text(f->message, "z1"), "%s", f->message);
 	analysis_free(a);
 	event_log_free(log);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Turns: calls the code schedules together are its intent (issue 10). */
+
+/* A new orchestrator turn. */
+static void turn(struct event_log *log)
+{
+	add(log, (struct event){.kind = EVENT_WORKFLOW_STARTED, .event_id = -1, .has_event_id = true});
+}
+
+/* durabletask-python test_fan_out / durabletask-go Test_ActivityFanOut:
+ * N calls in one turn, results in later turns. */
+static struct event_log *fan_out(bool with_turn_rows, struct payload in0, struct payload in1)
+{
+	struct event_log *log = log_new();
+	if (with_turn_rows)
+		turn(log);
+	add(log,
+	    (struct event){.kind = EVENT_EXECUTION_STARTED, .event_id = -1, .has_event_id = true, .name = "W"});
+	sched_in(log, 0, "hello", "x0", in0);
+	sched_in(log, 1, "hello", "x1", in1);
+	sched_in(log, 2, "hello", "x2", in0);
+	sched_in(log, 3, "hello", "x3", in1);
+	if (with_turn_rows)
+		turn(log);
+	completed(log, 1);
+	if (with_turn_rows)
+		turn(log);
+	completed(log, 0);
+	completed(log, 3);
+	if (with_turn_rows)
+		turn(log);
+	completed(log, 2);
+	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
+	return log;
+}
+
+START_TEST(fan_out_in_one_turn_is_never_a_pair)
+{
+	static const struct payload absent = {0};
+	for (int rows = 0; rows < 2; rows++) {
+		/* Withheld inputs (Catalyst, metadata): before, an overlapping_call. */
+		struct event_log *log = fan_out(rows, absent, absent);
+		struct analysis *a = run(log, &from_catalyst);
+		ck_assert_int_eq(a->sharing, SHARING_METADATA);
+		ck_assert_uint_eq(a->n_invocations, 4);
+		ck_assert_uint_eq(a->n_findings, 0);
+		ck_assert(!limits_mention(a, "was called"));
+		analysis_free(a);
+		/* Not from Catalyst, no payloads: the same. */
+		a = run(log, NULL);
+		ck_assert_uint_eq(a->n_findings, 0);
+		ck_assert(!limits_mention(a, "was called"));
+		analysis_free(a);
+		event_log_free(log);
+		/* Identical inputs, visible: still the code's own fan-out. */
+		log = fan_out(rows, present(3, 7), present(3, 7));
+		a = run(log, &from_catalyst);
+		ck_assert_int_eq(a->sharing, SHARING_FULL);
+		ck_assert_uint_eq(a->n_findings, 0);
+		ck_assert(!limits_mention(a, "was called"));
+		analysis_free(a);
+		event_log_free(log);
+	}
+}
+END_TEST
+
+/* durabletask-python test_when_any: the first result completes the
+ * workflow, the other call never gets one. */
+START_TEST(when_any_over_one_activity)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "hello", "tokyo");
+	sched(log, 1, "hello", "seattle");
+	turn(log);
+	completed(log, 0);
+	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, &from_catalyst);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_UNRESOLVED_ATTEMPT] = 1};
+	expect_kinds(a, want);
+	expect_ids(get_kind(a, FINDING_UNRESOLVED_ATTEMPT), (int64_t[]){1}, 1);
+	ck_assert(!limits_mention(a, "was called"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* A fan-out bounded to two in flight (dapr docs, workflow patterns): each
+ * later turn starts the next item while an earlier one is pending. */
+static struct event_log *rolling(struct payload in2, struct payload in3, bool turn_rows)
+{
+	struct event_log *log = log_new();
+	started(log, "Batch", "b", "e");
+	sched_in(log, 0, "Process", "p0", present(1, 1));
+	sched_in(log, 1, "Process", "p1", in2);
+	if (turn_rows)
+		turn(log);
+	completed(log, 0);
+	sched_in(log, 2, "Process", "p2", in3);
+	if (turn_rows)
+		turn(log);
+	completed(log, 1);
+	if (turn_rows)
+		turn(log);
+	completed(log, 2);
+	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
+	return log;
+}
+
+START_TEST(rolling_fan_out)
+{
+	static const struct payload absent = {0};
+	for (int rows = 0; rows < 2; rows++) {
+		/* Not comparable: a limit naming the calls, not a finding. */
+		struct event_log *log = rolling(absent, absent, rows);
+		struct analysis_options meta = {
+			.sharing = SHARING_METADATA, .sharing_source = "test", .catalyst_source = true};
+		struct analysis *a = run(log, &meta);
+		ck_assert_uint_eq(a->n_findings, 0);
+		ck_assert_msg(limits_mention(a,
+					     "Process was called again while an earlier call of it was still "
+					     "pending (task_scheduled_id 2 while 1 was pending), each time in a "
+					     "later turn than that call and not in one that followed a timer "
+					     "firing or a failure"),
+			      "%s", a->n_limits > 2 ? a->limits[2] : "");
+		ck_assert(limits_mention(a, "Their inputs cannot be compared: they were not shared at this "
+					    "organization's data-sharing level (metadata, test)"));
+		analysis_free(a);
+		event_log_free(log);
+		/* Different inputs: nothing at all. */
+		log = rolling(present(1, 2), present(1, 3), rows);
+		a = run(log, &from_catalyst);
+		ck_assert_uint_eq(a->n_findings, 0);
+		ck_assert(!limits_mention(a, "was called"));
+		analysis_free(a);
+		event_log_free(log);
+		/* The next item's input is the pending one's: a real overlap. */
+		log = rolling(present(1, 2), present(1, 2), rows);
+		a = run(log, &from_catalyst);
+		size_t want[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1};
+		expect_kinds(a, want);
+		const struct finding *f = get_kind(a, FINDING_OVERLAPPING_CALL);
+		expect_ids(f, (int64_t[]){1, 2}, 2);
+		ck_assert(has_text(f->message, "their inputs were identical (same size and hash)"));
+		analysis_free(a);
+		event_log_free(log);
+	}
+}
+END_TEST
+
+/* A re-call in the turn after a failure is one whatever the inputs; a
+ * retry timer firing is no such cause (the retry is its own invocation's). */
+START_TEST(recall_cause)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "Charge", "c0");
+	sched(log, 1, "Check", "k0");
+	turn(log);
+	failed(log, 1, "ValueError", "bad", false);
+	sched(log, 2, "Charge", "c1");
+	turn(log);
+	completed(log, 0);
+	completed(log, 2);
+	finished(log, 3, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, &from_catalyst);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1};
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_OVERLAPPING_CALL);
+	expect_ids(f, (int64_t[]){0, 2}, 2);
+	ck_assert_msg(has_text(f->message, "cannot be compared: they were not shared"), "%s", f->message);
+	ck_assert_msg(has_text(f->message, "in the turn that followed a failure while the earlier call was still "
+					   "pending"),
+		      "%s", f->message);
+	analysis_free(a);
+	event_log_free(log);
+
+	log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "Charge", "c0");
+	sched(log, 1, "Check", "k0");
+	turn(log);
+	failed(log, 1, "ValueError", "bad", false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "k0", "t2");
+	turn(log);
+	fired(log, 2, "t2");
+	sched(log, 3, "Check", "k0");
+	sched(log, 4, "Charge", "c1");
+	turn(log);
+	completed(log, 0);
+	completed(log, 3);
+	completed(log, 4);
+	finished(log, 5, "ORCHESTRATION_STATUS_COMPLETED");
+	a = run(log, &from_catalyst);
+	ck_assert_uint_eq(count_kind(a, FINDING_OVERLAPPING_CALL), 0);
+	ck_assert(limits_mention(a, "Charge was called again while an earlier call of it was still pending "
+				    "(task_scheduled_id 4 while 0 was pending)"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Issue 10, part 4: no Catalyst organization, no "withheld". */
+START_TEST(not_from_catalyst)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "A", "a0");
+	turn(log);
+	completed(log, 0);
+	sched(log, 1, "A", "a1");
+	turn(log);
+	completed(log, 1);
+	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
+	ck_assert_str_eq(a->sharing_source, "not from Catalyst: no data-sharing level applies, and the history "
+					    "holds no payload (absent on all 6 events that would carry one)");
+	ck_assert_uint_eq(a->n_withheld, 0);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(limits_mention(a, "Payloads are absent from this history, which is not from Catalyst (so no "
+				    "data-sharing level withheld them)"));
+	ck_assert(limits_mention(a, "Their inputs cannot be compared: they are absent from this history, which "
+				    "is not from Catalyst and carries no payload at all"));
+	ck_assert(!any_text(a, "not shared"));
+	analysis_free(a);
+	/* From Catalyst: metadata, withheld. */
+	a = run(log, &from_catalyst);
+	ck_assert_int_eq(a->sharing, SHARING_METADATA);
+	ck_assert_uint_eq(a->n_withheld, 6);
+	analysis_free(a);
+	/* Asserted by the user: the user's word, withheld. */
+	struct analysis_options o = {.sharing = SHARING_METADATA, .sharing_source = "--data-sharing"};
+	a = run(log, &o);
+	ck_assert_int_eq(a->sharing, SHARING_METADATA);
+	ck_assert_uint_eq(a->n_withheld, 6);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Payloads elsewhere in the history: a missing input is no input. */
+	log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "A", "a0");
+	turn(log);
+	completed_out(log, 0, present(2, 9));
+	sched(log, 1, "A", "a1");
+	turn(log);
+	completed(log, 1);
+	a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
+	ck_assert_msg(has_text(a->sharing_source,
+			       "not from Catalyst: no data-sharing level applies, and payload "
+			       "keys are present (TaskCompleted output, history position 4), so "
+			       "a missing one means no payload"),
+		      "%s", a->sharing_source);
+	ck_assert_uint_eq(a->n_withheld, 0);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REPEATED_CALL] = 1};
+	expect_kinds(a, want);
+	ck_assert(has_text(get_kind(a, FINDING_REPEATED_CALL)->message, "identical (neither call had one)"));
+	ck_assert(!limits_mention(a, "Payloads"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+static bool shaped(const char *doc)
+{
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_parse(doc, strlen(doc), &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	bool r = analysis_catalyst_shaped(log);
+	event_log_free(log);
+	return r;
+}
+
+START_TEST(catalyst_shaped)
+{
+	ck_assert(shaped("[{\"event_id\":0,\"event_type\":\"TaskScheduled\",\"name\":\"A\"}]"));
+	ck_assert(!shaped("{\"events\":[{\"taskScheduled\":{\"name\":\"A\"}}]}"));
+	ck_assert(!shaped(
+		"[{\"appID\":\"app\",\"play\":1,\"type\":\"TaskScheduled\",\"name\":\"A\",\"eventId\":0}]"));
+	/* A saved run document names its project or level around the events. */
+	ck_assert(shaped("{\"project\":\"default\",\"events\":[{\"taskScheduled\":{\"name\":\"A\"}}]}"));
+	ck_assert(shaped("{\"dataSharingLevel\":\"full\",\"events\":[{\"taskScheduled\":{\"name\":\"A\"}}]}"));
 }
 END_TEST
 
@@ -796,7 +1122,7 @@ START_TEST(data_sharing_inferred_and_given)
 	completed(log, 0);
 	failed(log, 0, "x", "y", false); /* a duplicate, but failures carry no payload */
 	finished(log, 1, "ORCHESTRATION_STATUS_COMPLETED");
-	struct analysis *a = run(log, NULL);
+	struct analysis *a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_METADATA);
 	ck_assert_str_eq(a->sharing_source, "inferred: payload keys absent on all 4 events that would carry one");
 	ck_assert_uint_eq(a->n_withheld, 4);
@@ -825,7 +1151,7 @@ START_TEST(data_sharing_inferred_and_given)
 	started(log, "W", "i", "e");
 	sched_in(log, 0, "A", "a", (struct payload){PAYLOAD_EMPTY, 0, 0});
 	completed(log, 0);
-	a = run(log, NULL);
+	a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
 	ck_assert(has_text(a->sharing_source, "inferred: payload keys present (TaskScheduled input"));
 	ck_assert_uint_eq(a->n_withheld, 0);
@@ -835,7 +1161,7 @@ START_TEST(data_sharing_inferred_and_given)
 	/* Nothing would carry a payload: unknown. */
 	log = log_new();
 	timer(log, 0, ORIGIN_CREATE_TIMER, NULL, "t");
-	a = run(log, NULL);
+	a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
 	ck_assert(has_text(a->sharing_source, "inferred"));
 	analysis_free(a);
@@ -851,7 +1177,7 @@ START_TEST(large_payload_only_at_full)
 	completed_out(log, 0, present(10, 2));
 	sched_in(log, 1, "Small", "s", present(100, 3));
 	completed_out(log, 1, present(70000, 4));
-	struct analysis *a = run(log, NULL);
+	struct analysis *a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
 	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 2);
 	ck_assert(has_text(a->findings[0].message, "input of Render"));
@@ -859,9 +1185,15 @@ START_TEST(large_payload_only_at_full)
 	ck_assert(has_text(a->findings[1].message, "result of Small"));
 	analysis_free(a);
 
-	struct analysis_options o = {.payload_limit = 80000};
+	struct analysis_options o = {.payload_limit = 80000, .catalyst_source = true};
 	a = run(log, &o);
 	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 1);
+	analysis_free(a);
+
+	/* Not from Catalyst: no level, but the payloads are there to measure. */
+	a = run(log, NULL);
+	ck_assert_int_eq(a->sharing, SHARING_UNKNOWN);
+	ck_assert_uint_eq(count_kind(a, FINDING_LARGE_PAYLOAD), 2);
 	analysis_free(a);
 
 	/* Told the level is metadata: sizes are not reported. */
@@ -1031,9 +1363,12 @@ START_TEST(large_history)
 	ck_assert_uint_eq(a->n_invocations, (size_t)n_calls);
 	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), retried);
 	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), retried);
-	/* Sequential calls of two names: one repeated_call finding per name. */
-	ck_assert_uint_eq(count_kind(a, FINDING_REPEATED_CALL), 2);
+	/* Sequential calls of two names whose inputs cannot be compared: no
+	 * finding, one limit per name. */
+	ck_assert_uint_eq(count_kind(a, FINDING_REPEATED_CALL), 0);
 	ck_assert_uint_eq(count_kind(a, FINDING_OVERLAPPING_CALL), 0);
+	ck_assert(limits_mention(a, "Other was called "));
+	ck_assert(limits_mention(a, "Work was called "));
 	struct analysis *b = run(log, NULL);
 	ck_assert_uint_eq(a->n_findings, b->n_findings);
 	for (size_t i = 0; i < a->n_findings; i++) {
@@ -1066,8 +1401,9 @@ static const struct fixture_case {
 	size_t kinds[FINDING_KIND_COUNT];
 	struct evidence_want ev[2];
 	size_t n_children;
-	const char *limit;   /* a limit that must be there, or NULL */
-	const char *message; /* text in the first finding's message, or NULL */
+	const char *limit;     /* a limit that must be there, or NULL */
+	const char *message;   /* text in the first finding's message, or NULL */
+	const char *absent[2]; /* texts no message, limit or sharing source may hold */
 } fixtures[] = {
 	/* (a) clean: nothing. */
 	{"a-clean-activity.catalyst.json",
@@ -1080,18 +1416,20 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 "leaves no event",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"a-clean-activity.proto.json",
 	 2,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {0},
 	 {{0}},
 	 0,
 	 "leaves no event",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	/* (b) failed twice (connection aborted, then 503), then succeeded. */
 	{"b-retry-fail-fail-succeed.catalyst.json",
 	 1,
@@ -1103,29 +1441,32 @@ static const struct fixture_case {
 	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
 	 0,
 	 "Retry policy settings",
-	 "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)"},
+	 "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)",
+	 {NULL, NULL}},
 	{"b-retry-fail-fail-succeed.proto.json",
 	 1,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
 	 0,
 	 NULL,
-	 "ChargeCard ran 3 attempts"},
+	 "ChargeCard ran 3 attempts",
+	 {NULL, NULL}},
 	{"b-retry-fail-fail-succeed.dapr-cli.json",
 	 1,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2, 4}, 3}},
 	 0,
 	 NULL,
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	/* (c1) read timeout, then retry. */
 	{"c1-attempt-timeout-then-retry.catalyst.json",
 	 1,
@@ -1137,18 +1478,20 @@ static const struct fixture_case {
 	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
 	 0,
 	 "still be running remotely",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"c1-attempt-timeout-then-retry.proto.json",
 	 1,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
 	 0,
 	 NULL,
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	/* (c2) called again with a new execution id while the first was in
 	 * flight; both results arrived before the end: no unresolved attempt,
 	 * no re-execution. */
@@ -1162,18 +1505,20 @@ static const struct fixture_case {
 	 {{FINDING_OVERLAPPING_CALL, {0, 2}, 2}},
 	 0,
 	 NULL,
-	 "cannot be compared"},
+	 "cannot be compared",
+	 {NULL, NULL}},
 	{"c2-timer-race-recall-overlap.proto.json",
 	 2,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_OVERLAPPING_CALL] = 1},
 	 {{FINDING_OVERLAPPING_CALL, {0, 2}, 2}},
 	 0,
 	 NULL,
-	 "inputs were identical"},
+	 "inputs were identical",
+	 {NULL, NULL}},
 	/* (d) the parent retried its child (502 propagated); each child history
 	 * alone shows one attempt of CreateShipment. */
 	{"d-child-retry.parent.catalyst.json",
@@ -1186,18 +1531,20 @@ static const struct fixture_case {
 	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
 	 2,
 	 "own histories",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"d-child-retry.parent.proto.json",
 	 1,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2}, 3}},
 	 2,
 	 NULL,
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"d-child-retry.child-attempt1.catalyst.json",
 	 1,
 	 "failed",
@@ -1208,8 +1555,20 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 NULL,
-	 NULL},
-	{"d-child-retry.child-attempt1.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
+	 NULL,
+	 {NULL, NULL}},
+	{"d-child-retry.child-attempt1.proto.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
 	{"d-child-retry.child-attempt2.catalyst.json",
 	 1,
 	 "completed",
@@ -1220,8 +1579,20 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 NULL,
-	 NULL},
-	{"d-child-retry.child-attempt2.proto.json", 1, "completed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
+	 NULL,
+	 {NULL, NULL}},
+	{"d-child-retry.child-attempt2.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
 	/* (e) continue-as-new: one generation visible, still running, no orphan
 	 * timer (the timers are the workflow's own); the limit says so. */
 	{"e-continue-as-new.gen1-snapshot.catalyst.json",
@@ -1234,7 +1605,8 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 "continued as new",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"e-continue-as-new.gen2.catalyst.json",
 	 1,
 	 NULL,
@@ -1245,18 +1617,20 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 "only its latest generation is returned",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"e-continue-as-new.gen2.proto.json",
 	 1,
 	 NULL,
 	 false,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {0},
 	 {{0}},
 	 0,
 	 "only its latest generation is returned",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	/* (f) crash after commit, modern Dapr: nothing to see but a long gap. */
 	{"f-crash-redelivery.catalyst.json",
 	 1,
@@ -1268,53 +1642,61 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 "41.8 s (SendReceiptEmail, task_scheduled_id 0)",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	{"f-crash-redelivery.proto.json",
 	 1,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {0},
 	 {{0}},
 	 0,
 	 "leaves no event",
-	 NULL},
+	 NULL,
+	 {NULL, NULL}},
 	/* (f) before Dapr 1.17.7: the redelivery's second result is visible. */
 	{"f-legacy-duplicate-completion.proto.json",
 	 2,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_DUPLICATE_RESULT] = 1},
 	 {{FINDING_DUPLICATE_RESULT, {0}, 1}},
 	 0,
 	 NULL,
-	 "history positions 4, 7"},
+	 "history positions 4, 7",
+	 {NULL, NULL}},
 	/* (g) the workflow calls the activity twice. */
+	/* At metadata the inputs cannot be compared: a limit, not a finding. */
 	{"g-logic-duplicate.catalyst.json",
 	 2,
 	 "completed",
 	 true,
 	 SHARING_METADATA,
 	 6,
-	 {[FINDING_REPEATED_CALL] = 1},
-	 {{FINDING_REPEATED_CALL, {0, 1}, 2}},
+	 {0},
+	 {{0}},
 	 0,
+	 "NotifyCustomer was called 2 times outside a retry chain, each call after the previous one had ended "
+	 "without failing (task_scheduled_id 0, 1): the shape of a loop over items. Their inputs cannot be "
+	 "compared: they were not shared at this organization's data-sharing level (metadata, inferred",
 	 NULL,
-	 "not shared at this organization's data-sharing level (metadata, inferred"},
+	 {NULL, NULL}},
 	{"g-logic-duplicate.proto.json",
 	 2,
 	 "completed",
 	 true,
-	 SHARING_FULL,
+	 SHARING_UNKNOWN,
 	 0,
 	 {[FINDING_REPEATED_CALL] = 1},
 	 {{FINDING_REPEATED_CALL, {0, 1}, 2}},
 	 0,
 	 NULL,
-	 "inputs were identical"},
+	 "inputs were identical",
+	 {NULL, NULL}},
 	/* (h1) NonRetryableError, not retried: nothing to report. */
 	{"h1-nonretryable-error-type.catalyst.json",
 	 1,
@@ -1326,8 +1708,20 @@ static const struct fixture_case {
 	 {{0}},
 	 0,
 	 "Retry policy settings",
-	 NULL},
-	{"h1-nonretryable-error-type.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 0, NULL, NULL},
+	 NULL,
+	 {NULL, NULL}},
+	{"h1-nonretryable-error-type.proto.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
 	/* (h2) .NET child flagged non-retriable, not retried. */
 	{"h2-nonretriable-flag-dotnet.catalyst.json",
 	 1,
@@ -1339,8 +1733,173 @@ static const struct fixture_case {
 	 {{0}},
 	 1,
 	 NULL,
-	 NULL},
-	{"h2-nonretriable-flag-dotnet.proto.json", 1, "failed", true, SHARING_FULL, 0, {0}, {{0}}, 1, NULL, NULL},
+	 NULL,
+	 {NULL, NULL}},
+	{"h2-nonretriable-flag-dotnet.proto.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 1,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
+
+	/* (i1) fan-out/fan-in: four calls in one turn are the code's intent. */
+	{"i1-fan-out-when-all.catalyst.json",
+	 4,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 10,
+	 {0},
+	 {{0}},
+	 0,
+	 "Payloads were not shared",
+	 NULL,
+	 {"was called", "overlapping"}},
+	{"i1-fan-out-when-all.proto.json",
+	 4,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"was called", "not shared"}},
+	{"i1-fan-out-when-all.dapr-cli.json",
+	 4,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"was called", "not shared"}},
+	/* (i2) when_any: the loser never gets a result (unresolved), and is
+	 * no overlap. */
+	{"i2-when-any-first-wins.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 5,
+	 {[FINDING_UNRESOLVED_ATTEMPT] = 1},
+	 {{FINDING_UNRESOLVED_ATTEMPT, {1}, 1}},
+	 0,
+	 NULL,
+	 "Attempt hello (task_scheduled_id 1",
+	 {"was called", "overlapping"}},
+	{"i2-when-any-first-wins.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_UNRESOLVED_ATTEMPT] = 1},
+	 {{FINDING_UNRESOLVED_ATTEMPT, {1}, 1}},
+	 0,
+	 NULL,
+	 "Attempt hello (task_scheduled_id 1",
+	 {"was called", "not shared"}},
+	/* (i3) bounded fan-out: the next item starts as one finishes. */
+	{"i3-rolling-fan-out.catalyst.json",
+	 7,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 16,
+	 {0},
+	 {{0}},
+	 0,
+	 "ProcessWorkItem was called again while an earlier call of it was still pending (task_scheduled_id 3 "
+	 "while 2 was pending, 4 while 3 was pending, 5 while 4 was pending), each time in a later turn",
+	 NULL,
+	 {"overlapping", NULL}},
+	{"i3-rolling-fan-out.proto.json",
+	 7,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"was called", "not shared"}},
+	/* (i4) a loop calling one activity with different inputs. */
+	{"i4-activity-sequence.catalyst.json",
+	 10,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 22,
+	 {0},
+	 {{0}},
+	 0,
+	 "plus_one was called 10 times outside a retry chain, each call after the previous one had ended "
+	 "without failing (task_scheduled_id 0, 1, 2, 3, 4, 5, 6, 7 and 2 more)",
+	 NULL,
+	 {"repeated", NULL}},
+	{"i4-activity-sequence.proto.json",
+	 10,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"was called", "not shared"}},
+	/* (i5) two calls at once, each retried twice; no payload anywhere. */
+	{"i5-parallel-retries-no-payloads.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 10,
+	 {[FINDING_REEXECUTED] = 2},
+	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
+	 0,
+	 "Payloads were not shared",
+	 NULL,
+	 {"was called", "overlapping"}},
+	{"i5-parallel-retries-no-payloads.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 2},
+	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
+	 0,
+	 "Payloads are absent from this history, which is not from Catalyst",
+	 NULL,
+	 {"was called", "not shared"}},
+	{"i5-parallel-retries-no-payloads.dapr-cli.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 2},
+	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
+	 0,
+	 "Payloads are absent from this history, which is not from Catalyst",
+	 NULL,
+	 {"was called", "not shared"}},
 };
 
 START_TEST(fixture)
@@ -1355,7 +1914,11 @@ START_TEST(fixture)
 	err_clear(&e);
 	struct event_log *log = event_log_parse(text, len, &e);
 	ck_assert_msg(log != NULL, "%s: %s", fc->file, e.msg);
-	struct analysis *a = run(log, NULL);
+	/* As `catalyst-audit file` runs it. */
+	bool catalyst = analysis_catalyst_shaped(log);
+	ck_assert_int_eq(catalyst, strstr(fc->file, ".catalyst.") != NULL);
+	struct analysis_options o = {.catalyst_source = catalyst};
+	struct analysis *a = run(log, &o);
 
 	ck_assert_msg(a->n_invocations == fc->n_invocations, "%s: %zu invocations", fc->file, a->n_invocations);
 	if (fc->status)
@@ -1364,7 +1927,8 @@ START_TEST(fixture)
 		ck_assert_ptr_null(a->status);
 	ck_assert_int_eq(a->finished, fc->finished);
 	ck_assert_msg(a->sharing == fc->sharing, "%s: sharing %s", fc->file, data_sharing_level_name(a->sharing));
-	ck_assert(has_text(a->sharing_source, "inferred: "));
+	ck_assert_msg(has_text(a->sharing_source, catalyst ? "inferred: " : "not from Catalyst"), "%s: %s",
+		      fc->file, a->sharing_source);
 	ck_assert_msg(a->n_withheld == fc->n_withheld, "%s: %zu withheld", fc->file, a->n_withheld);
 	expect_kinds(a, fc->kinds);
 	for (size_t i = 0; i < 2; i++) {
@@ -1378,6 +1942,12 @@ START_TEST(fixture)
 	if (fc->message)
 		ck_assert_msg(has_text(a->findings[0].message, fc->message), "%s: %s", fc->file,
 			      a->findings[0].message);
+	for (size_t i = 0; i < 2; i++)
+		ck_assert_msg(!fc->absent[i] || !any_text(a, fc->absent[i]), "%s: says \"%s\"", fc->file,
+			      fc->absent[i]);
+	/* Withheld payloads only where Catalyst could withhold them. */
+	if (!catalyst)
+		ck_assert(!any_text(a, "not shared"));
 	/* Every finding is complete: evidence and a message with a remedy. */
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct finding *f = &a->findings[i];
@@ -1393,6 +1963,63 @@ START_TEST(fixture)
 	analysis_free(a);
 	event_log_free(log);
 	free(text);
+}
+END_TEST
+
+/* Never "not shared" next to the level full: at full an absent key is no
+ * payload, and two calls without one have identical inputs. */
+START_TEST(not_shared_never_at_full)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "w", "e");
+	sched(log, 0, "Notify", "n0");
+	turn(log);
+	completed_out(log, 0, present(4, 1)); /* a payload key: full, inferred */
+	sched(log, 1, "Notify", "n1");
+	timer(log, 2, ORIGIN_CREATE_TIMER, NULL, "t2");
+	turn(log);
+	fired(log, 2, "t2");
+	sched(log, 3, "Notify", "n2");
+	turn(log);
+	completed(log, 1);
+	completed(log, 3);
+	finished(log, 4, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, &from_catalyst);
+	ck_assert_int_eq(a->sharing, SHARING_FULL);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_OVERLAPPING_CALL] = 1, [FINDING_REPEATED_CALL] = 1};
+	expect_kinds(a, want);
+	ck_assert(has_text(get_kind(a, FINDING_REPEATED_CALL)->message, "identical (neither call had one)"));
+	ck_assert(has_text(get_kind(a, FINDING_OVERLAPPING_CALL)->message, "identical (neither call had one)"));
+	ck_assert(!any_text(a, "not shared"));
+	ck_assert(!any_text(a, "cannot be compared"));
+	analysis_free(a);
+	/* The same told full by the user. */
+	struct analysis_options o = {.sharing = SHARING_FULL, .sharing_source = "--data-sharing"};
+	a = run(log, &o);
+	expect_kinds(a, want);
+	ck_assert(!any_text(a, "not shared"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Every fixture, told full. */
+	for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+		char rel[256];
+		snprintf(rel, sizeof rel, "tests/fixtures/%s", fixtures[i].file);
+		size_t len;
+		char *text = testlib_read_file(testlib_src(rel), &len);
+		ck_assert_ptr_nonnull(text);
+		struct err e;
+		err_clear(&e);
+		log = event_log_parse(text, len, &e);
+		ck_assert_msg(log != NULL, "%s: %s", rel, e.msg);
+		o.catalyst_source = analysis_catalyst_shaped(log);
+		a = run(log, &o);
+		ck_assert_msg(!any_text(a, "not shared"), "%s at full says \"not shared\"", rel);
+		ck_assert_uint_eq(a->n_withheld, 0);
+		analysis_free(a);
+		event_log_free(log);
+		free(text);
+	}
 }
 END_TEST
 
@@ -1577,8 +2204,11 @@ START_TEST(threads_same_analysis)
 			fired(log, first, NULL);
 			break;
 		}
-		case 7: { /* the same input called twice at once */
+		case 7: { /* the same input called again while the first is in flight */
 			sched_in(log, first, "Overlap", exec, present(10, 7));
+			int64_t t = id++;
+			timer(log, t, ORIGIN_CREATE_TIMER, NULL, NULL);
+			fired(log, t, NULL);
 			snprintf(other, sizeof other, "y-%d", i);
 			int64_t second = id++;
 			sched_in(log, second, "Overlap", other, present(10, 7));
@@ -1586,6 +2216,10 @@ START_TEST(threads_same_analysis)
 			completed(log, second);
 			break;
 		}
+		case 8: /* the same input called again after the last one ended */
+			sched_in(log, first, "Again", exec, present(10, 8));
+			completed(log, first);
+			break;
 		default:
 			sched(log, first, name, exec);
 			completed(log, first);
@@ -1748,6 +2382,12 @@ int main(void)
 	tcase_add_test(tc, run_facts);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, large_history);
+	tcase_add_test(tc, fan_out_in_one_turn_is_never_a_pair);
+	tcase_add_test(tc, when_any_over_one_activity);
+	tcase_add_test(tc, rolling_fan_out);
+	tcase_add_test(tc, recall_cause);
+	tcase_add_test(tc, not_from_catalyst);
+	tcase_add_test(tc, catalyst_shaped);
 	tcase_add_test(tc, random_histories);
 	tcase_add_test(tc, empty_log);
 	suite_add_tcase(s, tc);
@@ -1755,6 +2395,7 @@ int main(void)
 	tcase_add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	tcase_add_loop_test(tc, released_log_same_analysis, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	tcase_add_test(tc, threads_same_analysis);
+	tcase_add_test(tc, not_shared_never_at_full);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

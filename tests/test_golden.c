@@ -173,8 +173,24 @@ START_TEST(exit_status_follows_fail_on)
 		{"b-retry-fail-fail-succeed.catalyst", "--fail-on", "never", 0},
 		{"b-retry-fail-fail-succeed.catalyst", "--fail-on", "reexecuted", 1},
 		{"b-retry-fail-fail-succeed.proto", NULL, NULL, 1},
+		/* A re-call after a timer fired: suspect whatever the inputs. */
 		{"c2-timer-race-recall-overlap.catalyst", NULL, NULL, 1},
-		{"g-logic-duplicate.catalyst", NULL, NULL, 1},
+		{"c2-timer-race-recall-overlap.proto", NULL, NULL, 1},
+		/* A later call with identical inputs is suspect; one whose inputs
+		 * cannot be compared is a limit (issue 10). */
+		{"g-logic-duplicate.proto", NULL, NULL, 1},
+		{"g-logic-duplicate.catalyst", NULL, NULL, 0},
+		/* Calls the code schedules together, or one after another with
+		 * inputs withheld: no false suspect (issue 10). */
+		{"i1-fan-out-when-all.catalyst", NULL, NULL, 0},
+		{"i1-fan-out-when-all.dapr-cli", NULL, NULL, 0},
+		{"i3-rolling-fan-out.catalyst", NULL, NULL, 0},
+		{"i4-activity-sequence.catalyst", NULL, NULL, 0},
+		{"i5-parallel-retries-no-payloads.catalyst", NULL, NULL, 0},
+		{"i5-parallel-retries-no-payloads.proto", NULL, NULL, 0},
+		{"i5-parallel-retries-no-payloads.dapr-cli", NULL, NULL, 0},
+		/* when_any's loser never gets a result: unresolved, not overlapping. */
+		{"i2-when-any-first-wins.catalyst", NULL, NULL, 1},
 		/* only a notice: below the default threshold, at the strict one */
 		{"notice-retry-connection-refused.catalyst", NULL, NULL, 0},
 		{"notice-retry-connection-refused.catalyst", "--fail-on", "reexecuted", 1},
@@ -228,12 +244,12 @@ START_TEST(output_option_writes_the_file)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	struct testlib_output o;
-	run_file("markdown", "tests/fixtures/g-logic-duplicate.catalyst.json", "--output", out_path, NULL, &o);
+	run_file("markdown", "tests/fixtures/g-logic-duplicate.proto.json", "--output", out_path, NULL, &o);
 	ck_assert_int_eq(o.status, 1);
 	ck_assert_uint_eq(o.out_len, 0);
 	size_t len, glen;
 	char *got = testlib_read_file(out_path, &len);
-	char *want = testlib_read_file("tests/golden/g-logic-duplicate.catalyst.md", &glen);
+	char *want = testlib_read_file("tests/golden/g-logic-duplicate.proto.md", &glen);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_ptr_nonnull(want);
 	ck_assert_uint_eq(len, glen);
@@ -406,6 +422,74 @@ START_TEST(wording_rule_on_metadata_fixtures)
 		 NULL, &o);
 	ck_assert_msg(strstr(o.out, "(metadata, --data-sharing (asserted by the user))"), "%s", o.out);
 	testlib_output_free(&o);
+}
+END_TEST
+
+/* Issue 10, part 4: a history not from Catalyst (protojson, dapr CLI) has
+ * no organization whose level withheld anything: its level is unknown, it
+ * lists nothing as withheld, and no report of it says "not shared". */
+START_TEST(no_withheld_outside_catalyst)
+{
+	list_fixtures();
+	size_t checked = 0;
+	for (size_t i = 0; i < n_fixtures; i++) {
+		if (!strstr(fixtures[i], ".proto") && !strstr(fixtures[i], ".dapr-cli"))
+			continue;
+		checked++;
+		char *path = path_of("tests/golden", fixtures[i], "json");
+		json_t *doc = json_load_file(path, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+		json_t *ds = json_object_get(run, "data_sharing");
+		const char *level = json_string_value(json_object_get(ds, "level"));
+		const char *source = json_string_value(json_object_get(ds, "source"));
+		ck_assert_msg(level && strcmp(level, "unknown") == 0, "%s: level %s", path,
+			      level ? level : "(none)");
+		ck_assert_msg(source && strncmp(source, "not from Catalyst (", 19) == 0, "%s: %s", path,
+			      source ? source : "(none)");
+		ck_assert_uint_eq(json_array_size(json_object_get(run, "withheld")), 0);
+		json_decref(doc);
+		free(path);
+		static const char *const exts[] = {"txt", "md", "json"};
+		for (size_t k = 0; k < 3; k++) {
+			path = path_of("tests/golden", fixtures[i], exts[k]);
+			char *text = testlib_read_file(path, NULL);
+			ck_assert_ptr_nonnull(text);
+			ck_assert_msg(!strstr(text, "not shared"), "%s says \"not shared\"", path);
+			ck_assert_msg(!strstr(text, "Withheld"), "%s lists withheld fields", path);
+			free(text);
+			free(path);
+		}
+	}
+	ck_assert_uint_ge(checked, 20);
+
+	/* A file without any payload says they are absent from it. */
+	struct testlib_output o;
+	run_file("text", "tests/fixtures/i5-parallel-retries-no-payloads.proto.json", NULL, NULL, NULL, &o);
+	ck_assert_msg(strstr(o.out, "Payloads are absent from this history, which is not from Catalyst"), "%s",
+		      o.out);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* Never "not shared" next to the level full, whatever the fixture. */
+START_TEST(full_never_says_not_shared)
+{
+	list_fixtures();
+	for (size_t i = 0; i < n_fixtures; i++) {
+		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
+		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+			struct testlib_output o;
+			run_file(formats[f].format, fixture, "--data-sharing", "full", NULL, &o);
+			ck_assert_msg(o.status == 0 || o.status == 1, "%s: exit %d", fixture, o.status);
+			ck_assert_msg(!strstr(o.out, "not shared"),
+				      "%s --data-sharing full --format %s says \"not "
+				      "shared\"",
+				      fixture, formats[f].format);
+			testlib_output_free(&o);
+		}
+		free(fixture);
+	}
 }
 END_TEST
 
@@ -682,6 +766,8 @@ int main(void)
 	tcase_add_test(tc, verbose_lists_unknown_types_and_keys);
 	tcase_add_test(tc, text_goldens_fit_80_columns);
 	tcase_add_test(tc, wording_rule_on_metadata_fixtures);
+	tcase_add_test(tc, no_withheld_outside_catalyst);
+	tcase_add_test(tc, full_never_says_not_shared);
 	tcase_add_test(tc, hostile_history_is_neutralised);
 	tcase_add_test(tc, json_reports_have_every_required_field);
 	tcase_add_test(tc, console_link_only_when_exact);
