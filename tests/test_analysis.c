@@ -199,7 +199,7 @@ static bool limits_mention(const struct analysis *a, const char *needle)
 
 static struct payload present(size_t size, uint64_t hash)
 {
-	return (struct payload){PAYLOAD_PRESENT, size, hash};
+	return (struct payload){.state = PAYLOAD_PRESENT, .size = size, .hash = hash};
 }
 
 /* ---------------------------------------------------------------------- */
@@ -823,7 +823,7 @@ START_TEST(data_sharing_inferred_and_given)
 	/* One key present (even empty): full, inferred from that event. */
 	log = log_new();
 	started(log, "W", "i", "e");
-	sched_in(log, 0, "A", "a", (struct payload){PAYLOAD_EMPTY, 0, 0});
+	sched_in(log, 0, "A", "a", (struct payload){.state = PAYLOAD_EMPTY});
 	completed(log, 0);
 	a = run(log, NULL);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
