@@ -415,6 +415,15 @@ struct work {
 
 	const char *rerun_parent; /* this run reran that instance */
 
+	/* Child creations that show no instance id (`dapr workflow history`
+	 * prints none, nor a retry parent, nor a scheduled id on a child's
+	 * failure): results and retry timers are paired with them by order,
+	 * and the limits say so. */
+	size_t n_child_no_id;
+	uint32_t child_pend_n, child_pend_xor; /* child attempts of this generation without a result */
+	size_t n_child_unpaired;               /* results naming no scheduled id, several children pending */
+	uint32_t first_child_unpaired;
+
 	bool cls_valid, cls_nr;
 	const char *cls_type, *cls_msg;
 	enum failure_class cls;
@@ -568,9 +577,16 @@ static struct queue *queue_at(struct work *w, uint32_t q)
 /* ---------------------------------------------------------------------- */
 /* The pass over the events. */
 
+static bool child_without_id(const struct work *w, uint32_t attempt)
+{
+	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
+}
+
 static void failed_push(struct work *w, uint32_t attempt)
 {
-	if (w->has_origins)
+	/* With origins recorded the pattern is needed only for a child whose
+	 * creation shows no instance id: its retry timer's origin names one. */
+	if (w->has_origins && !child_without_id(w, attempt))
 		return;
 	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
 	if (w->oom)
@@ -610,6 +626,11 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.slot = k,
 	};
 	failed_clear(w);
+	if (child) {
+		w->child_pend_n++;
+		w->child_pend_xor ^= k;
+		w->n_child_no_id += !str_set(ev->instance_id);
+	}
 	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
 		return;
@@ -655,7 +676,23 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 
 static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
 {
-	uint32_t *v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	uint32_t only = NONE32;
+	uint32_t *v;
+	if (child && !ev->has_task_scheduled_id && ev->task_scheduled_id < 0) {
+		/* The row names no scheduled id (nor the child): pair it only when
+		 * one child of this generation is pending, which the count and
+		 * the xor of the pending ones give without a search. */
+		if (w->child_pend_n != 1) {
+			if (!w->n_child_unpaired)
+				w->first_child_unpaired = i;
+			w->n_child_unpaired++;
+			return;
+		}
+		only = w->child_pend_xor;
+		v = &only;
+	} else {
+		v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	}
 	if (!v || w->wa[*v].is_child != child) {
 		if (!w->n_unmatched_results)
 			w->first_unmatched_tsid = ev->task_scheduled_id;
@@ -679,6 +716,11 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 	}
 	a->result_index = i;
 	a->completed_at = ev->timestamp;
+	a->result_by_order = only != NONE32;
+	if (child) {
+		w->child_pend_n--;
+		w->child_pend_xor ^= *v;
+	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
 		a->error_type = ev->error_type;
@@ -751,6 +793,13 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 				      ev->origin_id);
 		if (v) {
 			t->target = *v;
+		} else if (ev->origin == ORIGIN_CHILD_RETRY && w->n_child_no_id) {
+			/* The creations show no instance id to match the origin
+			 * against: the child failure this timer answers, by order. */
+			if (w->failed_head < w->n_failed && child_without_id(w, w->failed_fifo[w->failed_head])) {
+				t->target = w->failed_fifo[w->failed_head++];
+				t->pattern = true;
+			}
 		} else {
 			t->orphan = true;
 			w->n_orphans++;
@@ -758,7 +807,7 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 		failed_clear(w);
 		return;
 	}
-	if (ev->origin == ORIGIN_NONE && w->failed_head < w->n_failed) {
+	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {
 		t->retry = true;
 		t->pattern = true;
 		t->target = w->failed_fifo[w->failed_head++];
@@ -829,8 +878,10 @@ static void start_execution(struct work *w, const struct event *ev)
 	/* The same ExecutionStarted seen twice is one generation. */
 	bool same = w->gen_started && str_set(ev->execution_id) && str_set(w->gen_execution_id) &&
 		    strcmp(ev->execution_id, w->gen_execution_id) == 0;
-	if (w->gen_started && !same)
+	if (w->gen_started && !same) {
 		w->gen++;
+		w->child_pend_n = w->child_pend_xor = 0;
+	}
 	w->gen_started = true;
 	w->gen_execution_id = ev->execution_id;
 	w->n_started++;
@@ -1784,6 +1835,10 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	const struct analysis *an = &c->ao->pub;
 	if (!generation_finished(c->w, an, inv->generation))
 		return;
+	/* A result the rows could not pair may be this child's: its outcome is
+	 * unknown here, not missing (the limits say so). */
+	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
+		return;
 	size_t n = 0, first = NONE;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
 		if (inv->attempts[i].outcome == OUTCOME_PENDING) {
@@ -1844,17 +1899,21 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
 	struct sb s;
 	msg_init(c, &s);
-	bool same_instance = true;
+	bool same_instance = true, no_ids = true;
 	const char *i0 = inv->attempts[0].instance_id;
-	for (size_t i = 1; i < inv->n_attempts; i++) {
+	for (size_t i = 0; i < inv->n_attempts; i++) {
 		const char *x = inv->attempts[i].instance_id;
-		if (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0)
+		no_ids &= !str_set(x);
+		if (i && (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0))
 			same_instance = false;
 	}
 	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name),
 		  (size_t)inv->n_attempts);
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
-	if (same_instance) {
+	if (no_ids) {
+		/* `dapr workflow history`: never invent the ids it leaves out. */
+		sb_printf(&s, "; this history shows no instance ids");
+	} else if (same_instance) {
 		sb_printf(&s, ", each time as instance %s", i0);
 	} else {
 		sb_printf(&s, "; instances ");
@@ -1864,12 +1923,16 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 			sb_printf(&s, " and %zu more", (size_t)inv->n_attempts - LIST_MAX);
 	}
 	sb_timers(&s, inv);
-	if (same_instance)
+	if (same_instance || no_ids)
 		sb_printf(&s, "): each attempt ran the child again from the start, and its activities "
 			      "ran again with new task_execution_ids. ");
 	else
 		sb_printf(&s, "): each attempt is a new instance whose activities ran again in that "
 			      "instance's own history. ");
+	if (no_ids && inv->link == LINK_PATTERN)
+		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer, "
+			      "then a new creation of the same name), an inference, not a recorded "
+			      "link. ");
 	sb_printf(&s, "An idempotency key derived from the child's own instance id or its "
 		      "activities' task_execution_ids deduplicates nothing across these attempts: "
 		      "derive it from a natural key of the input or from the parent run, make the "
@@ -1969,6 +2032,7 @@ enum cmp {
 	CMP_SAME,
 	CMP_DIFF,
 	CMP_UNKNOWN,
+	CMP_TRUNCATED, /* only equal prefixes are known */
 };
 
 static enum cmp payload_compare(const struct payload *a, const struct payload *b)
@@ -1979,7 +2043,14 @@ static enum cmp payload_compare(const struct payload *a, const struct payload *b
 		return CMP_DIFF;
 	if (a->state != PAYLOAD_PRESENT)
 		return CMP_SAME;
-	return a->size == b->size && a->hash == b->hash ? CMP_SAME : CMP_DIFF;
+	/* A cut value is longer than any whole one (the cut keeps a fixed
+	 * number of characters), and different prefixes are different values;
+	 * equal prefixes prove nothing. */
+	if (a->truncated != b->truncated)
+		return CMP_DIFF;
+	if (a->size != b->size || a->hash != b->hash)
+		return CMP_DIFF;
+	return a->truncated ? CMP_TRUNCATED : CMP_SAME;
 }
 
 /* build_invocations gives every invocation at least one attempt. */
@@ -2065,7 +2136,11 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 
 static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict)
 {
-	if (verdict == CMP_SAME)
+	if (verdict == CMP_TRUNCATED)
+		sb_printf(s, "their inputs cannot be compared: this history shows only the first 120 "
+			     "characters of each (dapr workflow history cuts payloads short), and those "
+			     "were the same");
+	else if (verdict == CMP_SAME)
 		sb_printf(s, "their inputs were identical (same size and hash)");
 	else
 		sb_printf(s,
@@ -2127,9 +2202,9 @@ static void find_pairs(struct ctx *c)
 				continue;
 			done[j] = true;
 			n++;
-			if (payload_compare(&att_at(w, p->earlier)->input, &att_at(w, p->later)->input) ==
-			    CMP_UNKNOWN)
-				verdict = CMP_UNKNOWN;
+			enum cmp pc = payload_compare(&att_at(w, p->earlier)->input, &att_at(w, p->later)->input);
+			if (pc == CMP_UNKNOWN || (pc == CMP_TRUNCATED && verdict == CMP_SAME))
+				verdict = pc;
 			if (b) {
 				evidence_attempt(c, b, att_at(w, p->earlier));
 				evidence_attempt(c, b, att_at(w, p->later));
@@ -2528,6 +2603,64 @@ static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
 	return 0;
 }
 
+/* Child creations without instance ids (`dapr workflow history` output):
+ * what was paired and grouped by order, and what cannot be seen. */
+static void sb_children_without_ids(struct sb *s, const struct work *w, const struct analysis *an)
+{
+	size_t n_by_order = 0, n_grouped = 0;
+	uint32_t pos[LIST_MAX];
+	for (size_t v = 0; v < an->n_invocations; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		if (!inv->is_child_workflow || str_set(inv->attempts[0].instance_id))
+			continue;
+		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
+		for (size_t i = 0; i < inv->n_attempts; i++) {
+			if (!inv->attempts[i].result_by_order)
+				continue;
+			if (n_by_order < LIST_MAX)
+				pos[n_by_order] = inv->attempts[i].result_index;
+			n_by_order++;
+		}
+	}
+	if (event_log_dialect(w->log) == DIALECT_DAPR_CLI)
+		sb_printf(s, "This history is dapr workflow history output, which prints no child "
+			     "workflow instance id, no retry parent, and no scheduled id on a child's "
+			     "failure (nor on its completion before CLI 1.17)");
+	else
+		sb_printf(s, "%zu child workflow creation%s here show%s no instance id", w->n_child_no_id,
+			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
+	sb_printf(s, ", so the child attempts were paired and grouped by order and name only");
+	if (n_by_order) {
+		/* Results are sorted by history position within each invocation,
+		 * not across them: list them as found. */
+		sb_printf(s,
+			  "; %zu child result%s named no scheduled id and %s paired with the only "
+			  "child then pending (history position%s ",
+			  n_by_order, n_by_order > 1 ? "s" : "", n_by_order > 1 ? "were" : "was",
+			  n_by_order > 1 ? "s" : "");
+		for (size_t i = 0; i < n_by_order && i < LIST_MAX; i++)
+			sb_printf(s, "%s%" PRIu32, i ? ", " : "", pos[i]);
+		if (n_by_order > LIST_MAX)
+			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
+		sb_printf(s, ")");
+	}
+	if (w->n_child_unpaired)
+		sb_printf(s,
+			  "; %zu child result%s named no scheduled id while several children were "
+			  "pending and %s not paired (first at history position %" PRIu32
+			  "), so those children's outcomes are not known here",
+			  w->n_child_unpaired, w->n_child_unpaired > 1 ? "s" : "",
+			  w->n_child_unpaired > 1 ? "were" : "was", w->first_child_unpaired);
+	if (n_grouped)
+		sb_printf(s,
+			  "; %zu child workflow%s %s grouped into retries because a failure, a retry "
+			  "timer and a new creation of the same name followed each other, which is "
+			  "an inference, not a recorded link",
+			  n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
+	sb_printf(s, ". Without instance ids the children's own histories, and the activities in "
+		     "them, cannot be found from this one.");
+}
+
 static void limits(struct ctx *c)
 {
 	struct work *w = c->w;
@@ -2643,8 +2776,9 @@ static void limits(struct ctx *c)
 			return;
 	}
 
-	/* 7. Links inferred by pattern. */
-	if (any_pattern) {
+	/* 7. Links inferred by pattern (with origins recorded, only children
+	 * that show no instance id are: 8b says so). */
+	if (any_pattern && !w->has_origins) {
 		sb_init(&s, oom);
 		sb_printf(&s, "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			      "marked as linked by pattern were joined because a failure, a timer and "
@@ -2664,6 +2798,14 @@ static void limits(struct ctx *c)
 		if (an->n_child_instances > LIST_MAX)
 			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
 		sb_printf(&s, ") are in their own histories, not in this one.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 8b. Child creations that show no instance id. */
+	if (w->n_child_no_id) {
+		sb_init(&s, oom);
+		sb_children_without_ids(&s, w, an);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
 			return;
 	}
