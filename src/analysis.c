@@ -2629,35 +2629,43 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 	else
 		sb_printf(s, "%zu child workflow creation%s here show%s no instance id", w->n_child_no_id,
 			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
-	sb_printf(s, ", so the child attempts were paired and grouped by order and name only");
+	sb_printf(s, ", so a child result that names no scheduled id can only be paired by order, "
+		     "and child retries only grouped by order and name.");
+	if (!n_by_order && !w->n_child_unpaired && !n_grouped)
+		sb_printf(s, " Here every child result named its scheduled id, and no child was retried.");
+	const char *sep = " Here";
 	if (n_by_order) {
-		/* Results are sorted by history position within each invocation,
-		 * not across them: list them as found. */
+		/* Listed invocation by invocation, as found. */
 		sb_printf(s,
-			  "; %zu child result%s named no scheduled id and %s paired with the only "
+			  "%s %zu child result%s named no scheduled id and %s paired with the only "
 			  "child then pending (history position%s ",
-			  n_by_order, n_by_order > 1 ? "s" : "", n_by_order > 1 ? "were" : "was",
+			  sep, n_by_order, n_by_order > 1 ? "s" : "", n_by_order > 1 ? "were" : "was",
 			  n_by_order > 1 ? "s" : "");
 		for (size_t i = 0; i < n_by_order && i < LIST_MAX; i++)
 			sb_printf(s, "%s%" PRIu32, i ? ", " : "", pos[i]);
 		if (n_by_order > LIST_MAX)
 			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
 		sb_printf(s, ")");
+		sep = ";";
 	}
-	if (w->n_child_unpaired)
+	if (w->n_child_unpaired) {
 		sb_printf(s,
-			  "; %zu child result%s named no scheduled id while several children were "
+			  "%s %zu child result%s named no scheduled id while several children were "
 			  "pending and %s not paired (first at history position %" PRIu32
 			  "), so those children's outcomes are not known here",
-			  w->n_child_unpaired, w->n_child_unpaired > 1 ? "s" : "",
+			  sep, w->n_child_unpaired, w->n_child_unpaired > 1 ? "s" : "",
 			  w->n_child_unpaired > 1 ? "were" : "was", w->first_child_unpaired);
+		sep = ";";
+	}
 	if (n_grouped)
 		sb_printf(s,
-			  "; %zu child workflow%s %s grouped into retries because a failure, a retry "
+			  "%s %zu child workflow%s %s grouped into retries because a failure, a retry "
 			  "timer and a new creation of the same name followed each other, which is "
 			  "an inference, not a recorded link",
-			  n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
-	sb_printf(s, ". Without instance ids the children's own histories, and the activities in "
+			  sep, n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
+	if (n_by_order || w->n_child_unpaired || n_grouped)
+		sb_printf(s, ".");
+	sb_printf(s, " Without instance ids the children's own histories, and the activities in "
 		     "them, cannot be found from this one.");
 }
 
@@ -2677,7 +2685,9 @@ static void limits(struct ctx *c)
 	for (size_t v = 0; v < an->n_invocations; v++) {
 		const struct invocation *inv = &an->invocations[v];
 		any_retried |= inv->n_attempts > 1;
-		any_pattern |= inv->link == LINK_PATTERN;
+		/* Children without instance ids have a limit of their own. */
+		any_pattern |= inv->link == LINK_PATTERN &&
+			       !(inv->is_child_workflow && !str_set(inv->attempts[0].instance_id));
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			const struct attempt *a = &inv->attempts[i];
 			any_failed |= a->outcome == OUTCOME_FAILED;
@@ -2776,9 +2786,8 @@ static void limits(struct ctx *c)
 			return;
 	}
 
-	/* 7. Links inferred by pattern (with origins recorded, only children
-	 * that show no instance id are: 8b says so). */
-	if (any_pattern && !w->has_origins) {
+	/* 7. Links inferred by pattern. */
+	if (any_pattern) {
 		sb_init(&s, oom);
 		sb_printf(&s, "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			      "marked as linked by pattern were joined because a failure, a timer and "
