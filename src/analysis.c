@@ -804,7 +804,9 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 			t->orphan = true;
 			w->n_orphans++;
 		}
-		failed_clear(w);
+		/* No clearing: with origins recorded the queue holds only failures
+		 * of children without ids, each waiting for its own retry timer
+		 * (two can fail in one turn, beside an activity's retry). */
 		return;
 	}
 	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {

@@ -692,6 +692,34 @@ START_TEST(cli_child_retry_timer_origin_without_ids)
 	analysis_free(a);
 	event_log_free(log);
 
+	/* A child and an activity fail in one turn and the activity's retry
+	 * timer comes first: the child's retry timer still answers the child. */
+	log = log_new();
+	started(log, "Parent", "p", "e");
+	child(log, 0, "A", NULL, NULL);
+	sched(log, 1, "act", "x");
+	failed(log, 1, "E", "m", false);
+	cli_child_done(log, false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "x", "t2");
+	timer(log, 3, ORIGIN_CHILD_RETRY, "p:0000", "t3");
+	fired(log, 2, "t2");
+	fired(log, 3, "t3");
+	sched(log, 4, "act", "x");
+	child(log, 5, "A", NULL, NULL);
+	completed(log, 4);
+	cli_child_done(log, true);
+	finished(log, 6, "COMPLETED");
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	for (size_t v = 0; v < 2; v++) {
+		ck_assert_uint_eq(a->invocations[v].n_attempts, 2);
+		ck_assert_uint_eq(a->invocations[v].n_retry_timers, 1);
+	}
+	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 0);
+	analysis_free(a);
+	event_log_free(log);
+
 	log = log_new();
 	started(log, "Parent", "p", "e");
 	child(log, 0, "Child", "p:0000", NULL);
