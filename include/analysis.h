@@ -48,6 +48,10 @@ struct attempt {
 	uint8_t outcome;       /* enum attempt_outcome */
 	uint8_t failure;       /* enum failure_class */
 	bool non_retriable;
+	/* Child workflows: the result named no scheduled id (`dapr workflow
+	 * history` prints none on a child's failure) and was paired with this
+	 * attempt because it was the only child pending then: an inference. */
+	bool result_by_order;
 };
 
 enum invocation_link {

@@ -49,6 +49,11 @@ enum payload_state {
 
 struct payload {
 	enum payload_state state;
+	/* PRESENT, but only a prefix of the value is known (`dapr workflow
+	 * history` cuts payloads at 120 characters and appends an ellipsis):
+	 * size and hash describe the prefix, so two truncated payloads with the
+	 * same prefix prove nothing about the values. */
+	bool truncated;
 	size_t size;   /* bytes of the value as text, when PRESENT */
 	uint64_t hash; /* FNV-1a of the value as text, when PRESENT: compares inputs */
 };
@@ -73,7 +78,10 @@ struct event {
 	int64_t event_id;      /* missing -> 0 (protojson omits zero) */
 	const char *timestamp;
 	const char *name;
-	int64_t task_scheduled_id; /* missing -> 0 where the kind carries one */
+	/* Missing -> 0 where the kind carries one (protojson omits zero); -1
+	 * when the dialect does not say (the dapr CLI prints none on child
+	 * workflow failures, nor on completions before CLI 1.17). */
+	int64_t task_scheduled_id;
 	const char *task_execution_id;
 	int64_t timer_id;
 	const char *fire_at;

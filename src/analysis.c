@@ -444,6 +444,15 @@ struct work {
 
 	const char *rerun_parent; /* this run reran that instance */
 
+	/* Child creations that show no instance id (`dapr workflow history`
+	 * prints none, nor a retry parent, nor a scheduled id on a child's
+	 * failure): results and retry timers are paired with them by order,
+	 * and the limits say so. */
+	size_t n_child_no_id;
+	uint32_t child_pend_n, child_pend_xor; /* child attempts of this generation without a result */
+	size_t n_child_unpaired;               /* results naming no scheduled id, several children pending */
+	uint32_t first_child_unpaired;
+
 	bool cls_valid, cls_nr;
 	const char *cls_type, *cls_msg;
 	enum failure_class cls;
@@ -597,9 +606,16 @@ static struct queue *queue_at(struct work *w, uint32_t q)
 /* ---------------------------------------------------------------------- */
 /* The pass over the events. */
 
+static bool child_without_id(const struct work *w, uint32_t attempt)
+{
+	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
+}
+
 static void failed_push(struct work *w, uint32_t attempt)
 {
-	if (w->has_origins)
+	/* With origins recorded the pattern is needed only for a child whose
+	 * creation shows no instance id: its retry timer's origin names one. */
+	if (w->has_origins && !child_without_id(w, attempt))
 		return;
 	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
 	if (w->oom)
@@ -641,6 +657,11 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.cause = w->turn_cause,
 	};
 	failed_clear(w);
+	if (child) {
+		w->child_pend_n++;
+		w->child_pend_xor ^= k;
+		w->n_child_no_id += !str_set(ev->instance_id);
+	}
 	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
 		return;
@@ -686,7 +707,23 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 
 static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
 {
-	uint32_t *v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	uint32_t only = NONE32;
+	uint32_t *v;
+	if (child && !ev->has_task_scheduled_id && ev->task_scheduled_id < 0) {
+		/* The row names no scheduled id (nor the child): pair it only when
+		 * one child of this generation is pending, which the count and
+		 * the xor of the pending ones give without a search. */
+		if (w->child_pend_n != 1) {
+			if (!w->n_child_unpaired)
+				w->first_child_unpaired = i;
+			w->n_child_unpaired++;
+			return;
+		}
+		only = w->child_pend_xor;
+		v = &only;
+	} else {
+		v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	}
 	if (!v || w->wa[*v].is_child != child) {
 		if (!w->n_unmatched_results)
 			w->first_unmatched_tsid = ev->task_scheduled_id;
@@ -710,6 +747,11 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 	}
 	a->result_index = i;
 	a->completed_at = ev->timestamp;
+	a->result_by_order = only != NONE32;
+	if (child) {
+		w->child_pend_n--;
+		w->child_pend_xor ^= *v;
+	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
 		a->error_type = ev->error_type;
@@ -782,14 +824,23 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 				      ev->origin_id);
 		if (v) {
 			t->target = *v;
+		} else if (ev->origin == ORIGIN_CHILD_RETRY && w->n_child_no_id) {
+			/* The creations show no instance id to match the origin
+			 * against: the child failure this timer answers, by order. */
+			if (w->failed_head < w->n_failed && child_without_id(w, w->failed_fifo[w->failed_head])) {
+				t->target = w->failed_fifo[w->failed_head++];
+				t->pattern = true;
+			}
 		} else {
 			t->orphan = true;
 			w->n_orphans++;
 		}
-		failed_clear(w);
+		/* No clearing: with origins recorded the queue holds only failures
+		 * of children without ids, each waiting for its own retry timer
+		 * (two can fail in one turn, beside an activity's retry). */
 		return;
 	}
-	if (ev->origin == ORIGIN_NONE && w->failed_head < w->n_failed) {
+	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {
 		t->retry = true;
 		t->pattern = true;
 		t->target = w->failed_fifo[w->failed_head++];
@@ -862,8 +913,10 @@ static void start_execution(struct work *w, const struct event *ev)
 	/* The same ExecutionStarted seen twice is one generation. */
 	bool same = w->gen_started && str_set(ev->execution_id) && str_set(w->gen_execution_id) &&
 		    strcmp(ev->execution_id, w->gen_execution_id) == 0;
-	if (w->gen_started && !same)
+	if (w->gen_started && !same) {
 		w->gen++;
+		w->child_pend_n = w->child_pend_xor = 0;
+	}
 	w->gen_started = true;
 	w->gen_execution_id = ev->execution_id;
 	w->n_started++;
@@ -1869,6 +1922,10 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	const struct analysis *an = &c->ao->pub;
 	if (!generation_finished(c->w, an, inv->generation))
 		return;
+	/* A result the rows could not pair may be this child's: its outcome is
+	 * unknown here, not missing (the limits say so). */
+	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
+		return;
 	size_t n = 0, first = NONE;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
 		if (inv->attempts[i].outcome == OUTCOME_PENDING) {
@@ -1929,17 +1986,21 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
 	struct sb s;
 	msg_init(c, &s);
-	bool same_instance = true;
+	bool same_instance = true, no_ids = true;
 	const char *i0 = inv->attempts[0].instance_id;
-	for (size_t i = 1; i < inv->n_attempts; i++) {
+	for (size_t i = 0; i < inv->n_attempts; i++) {
 		const char *x = inv->attempts[i].instance_id;
-		if (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0)
+		no_ids &= !str_set(x);
+		if (i && (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0))
 			same_instance = false;
 	}
 	sb_printf(&s, "Child workflow %s was started %zu times (event ", or_none(inv->name),
 		  (size_t)inv->n_attempts);
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
-	if (same_instance) {
+	if (no_ids) {
+		/* `dapr workflow history`: never invent the ids it leaves out. */
+		sb_printf(&s, "; this history shows no instance ids");
+	} else if (same_instance) {
 		sb_printf(&s, ", each time as instance %s", i0);
 	} else {
 		sb_printf(&s, "; instances ");
@@ -1949,12 +2010,16 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 			sb_printf(&s, " and %zu more", (size_t)inv->n_attempts - LIST_MAX);
 	}
 	sb_timers(&s, inv);
-	if (same_instance)
+	if (same_instance || no_ids)
 		sb_printf(&s, "): each attempt ran the child again from the start, and its activities "
 			      "ran again with new task_execution_ids. ");
 	else
 		sb_printf(&s, "): each attempt is a new instance whose activities ran again in that "
 			      "instance's own history. ");
+	if (no_ids && inv->link == LINK_PATTERN)
+		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer, "
+			      "then a new creation of the same name), an inference, not a recorded "
+			      "link. ");
 	sb_printf(&s, "An idempotency key derived from the child's own instance id or its "
 		      "activities' task_execution_ids deduplicates nothing across these attempts: "
 		      "derive it from a natural key of the input or from the parent run, make the "
@@ -2054,6 +2119,7 @@ enum cmp {
 	CMP_SAME,
 	CMP_DIFF,
 	CMP_UNKNOWN,
+	CMP_TRUNCATED, /* only equal prefixes are known */
 };
 
 /* Where an absent key means no payload (VIEW_VISIBLE) it compares as null;
@@ -2073,7 +2139,42 @@ static enum cmp payload_compare(const struct payload *a, const struct payload *b
 		return CMP_DIFF;
 	if (sa != PAYLOAD_PRESENT)
 		return CMP_SAME;
-	return a->size == b->size && a->hash == b->hash ? CMP_SAME : CMP_DIFF;
+	/* A cut value is longer than any whole one (the cut keeps a fixed
+	 * number of characters), and different prefixes are different values;
+	 * equal prefixes prove nothing. */
+	if (a->truncated != b->truncated)
+		return CMP_DIFF;
+	if (a->size != b->size || a->hash != b->hash)
+		return CMP_DIFF;
+	return a->truncated ? CMP_TRUNCATED : CMP_SAME;
+}
+
+static bool incomparable(unsigned v)
+{
+	return v == CMP_UNKNOWN || v == CMP_TRUNCATED;
+}
+
+/* Of two verdicts on a group's calls, the one its message must state: not
+ * knowing at all outweighs knowing only equal prefixes, which outweighs
+ * identical. */
+static enum cmp worse_cmp(enum cmp a, unsigned b)
+{
+	if (a == CMP_UNKNOWN || b == CMP_UNKNOWN)
+		return CMP_UNKNOWN;
+	if (a == CMP_TRUNCATED || b == CMP_TRUNCATED)
+		return CMP_TRUNCATED;
+	return a;
+}
+
+/* What the pairs chained from head that share p0's kind and limit say of
+ * their inputs, together. */
+static enum cmp group_cmp(const struct work *w, const uint32_t *next, uint32_t head, const struct pair *p0)
+{
+	enum cmp v = CMP_SAME;
+	for (uint32_t j = head; j != NONE32; j = next[j])
+		if (w->pairs[j].kind == p0->kind && w->pairs[j].limit == p0->limit)
+			v = worse_cmp(v, w->pairs[j].cmp);
+	return v;
 }
 
 /* build_invocations gives every invocation at least one attempt. */
@@ -2101,7 +2202,7 @@ static bool pair_of(const struct work *w, const struct analysis *an, const struc
 		p->cmp = (uint8_t)v;
 		/* Not comparable: only the turn's cause can tell a re-call (a
 		 * timer or a failure) from a bounded fan-out's next item. */
-		p->limit = v == CMP_UNKNOWN && !(w->wa[i].cause & (CAUSE_TIMER | CAUSE_FAILURE));
+		p->limit = incomparable(v) && !(w->wa[i].cause & (CAUSE_TIMER | CAUSE_FAILURE));
 		return true;
 	}
 	const struct invocation *prev = &an->invocations[w->wa[st->last_first].inv];
@@ -2113,7 +2214,7 @@ static bool pair_of(const struct work *w, const struct analysis *an, const struc
 	p->kind = FINDING_REPEATED_CALL;
 	p->earlier = st->last_first;
 	p->cmp = (uint8_t)v;
-	p->limit = v == CMP_UNKNOWN;
+	p->limit = incomparable(v);
 	return true;
 }
 
@@ -2194,8 +2295,13 @@ static void collect_pairs(struct ctx *c, const struct analysis *an)
 
 /* Why two inputs cannot be compared, truthfully for where the history came
  * from: never "not shared" unless the level is metadata. */
-static void sb_why_incomparable(struct ctx *c, struct sb *s)
+static void sb_why_incomparable(struct ctx *c, struct sb *s, enum cmp verdict)
 {
+	if (verdict == CMP_TRUNCATED) {
+		sb_printf(s, "this history shows only the first 120 characters of each (dapr workflow history "
+			     "cuts payloads short), and those were the same");
+		return;
+	}
 	switch (c->w->view) {
 	case VIEW_WITHHELD:
 		sb_printf(s, "they were not shared at this organization's data-sharing level (%s)",
@@ -2221,7 +2327,7 @@ static void sb_inputs(struct ctx *c, struct sb *s, enum cmp verdict, bool presen
 		return;
 	}
 	sb_printf(s, "their inputs cannot be compared: ");
-	sb_why_incomparable(c, s);
+	sb_why_incomparable(c, s, verdict);
 	if ((cause & CAUSE_TIMER) && (cause & CAUSE_FAILURE))
 		sb_printf(s, "; but it was called again in the turn that followed a timer firing (one the "
 			     "workflow set, not a retry timer) and a call failing, while the earlier call was "
@@ -2301,7 +2407,7 @@ static void pair_limit(struct ctx *c, const uint32_t *next, uint32_t head, const
 		sb_printf(&s, "), each time in a later turn than that call and not in one that followed a timer "
 			      "firing or a failure: the shape of a fan-out that starts the next item as one "
 			      "finishes. Their inputs cannot be compared: ");
-		sb_why_incomparable(c, &s);
+		sb_why_incomparable(c, &s, group_cmp(w, next, head, p0));
 		sb_printf(&s, "; so whether these were calls for different items or the same call made twice "
 			      "cannot be told from this history.");
 	} else {
@@ -2321,7 +2427,7 @@ static void pair_limit(struct ctx *c, const uint32_t *next, uint32_t head, const
 			sb_printf(&s, " and %zu more", n - LIST_MAX);
 		free(calls);
 		sb_printf(&s, "): the shape of a loop over items. Their inputs cannot be compared: ");
-		sb_why_incomparable(c, &s);
+		sb_why_incomparable(c, &s, group_cmp(w, next, head, p0));
 		sb_printf(&s, "; so whether these were calls for different items or the same call made again "
 			      "cannot be told from this history.");
 	}
@@ -2399,8 +2505,8 @@ static void find_pairs(struct ctx *c)
 			if (p->kind != kind || p->limit)
 				continue;
 			n++;
-			if (p->cmp == CMP_UNKNOWN) {
-				verdict = CMP_UNKNOWN;
+			if (incomparable(p->cmp)) {
+				verdict = worse_cmp(verdict, p->cmp);
 				cause |= w->wa[p->later].cause;
 			}
 			if (b) {
@@ -2681,7 +2787,12 @@ static int data_sharing(struct work *w, struct analysis_owned *ao)
 		 * organization withheld. */
 		an->sharing = SHARING_UNKNOWN;
 		sb_printf(&s, "%s: no data-sharing level applies", foreign_origin(w->log));
-		if (keys)
+		if (event_log_dialect(w->log) == DIALECT_DAPR_CLI)
+			/* The parser made every payload the CLI left out a null:
+			 * there are no keys to point at. */
+			sb_printf(&s, ", and dapr workflow history prints a payload only when there is one "
+				      "(it omits nil and empty ones), so a missing one means no payload");
+		else if (keys)
 			sb_printf(&s,
 				  ", and payload keys are present (%s %s, history position %zu), so a "
 				  "missing one means no payload",
@@ -2844,6 +2955,72 @@ static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
 	return 0;
 }
 
+/* Child creations without instance ids (`dapr workflow history` output):
+ * what was paired and grouped by order, and what cannot be seen. */
+static void sb_children_without_ids(struct sb *s, const struct work *w, const struct analysis *an)
+{
+	size_t n_by_order = 0, n_grouped = 0;
+	uint32_t pos[LIST_MAX];
+	for (size_t v = 0; v < an->n_invocations; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		if (!inv->is_child_workflow || str_set(inv->attempts[0].instance_id))
+			continue;
+		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
+		for (size_t i = 0; i < inv->n_attempts; i++) {
+			if (!inv->attempts[i].result_by_order)
+				continue;
+			if (n_by_order < LIST_MAX)
+				pos[n_by_order] = inv->attempts[i].result_index;
+			n_by_order++;
+		}
+	}
+	if (event_log_dialect(w->log) == DIALECT_DAPR_CLI)
+		sb_printf(s, "This history is dapr workflow history output, which prints no child "
+			     "workflow instance id, no retry parent, and no scheduled id on a child's "
+			     "failure (nor on its completion before CLI 1.17)");
+	else
+		sb_printf(s, "%zu child workflow creation%s here show%s no instance id", w->n_child_no_id,
+			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
+	sb_printf(s, ", so a child result that names no scheduled id can only be paired by order, "
+		     "and child retries only grouped by order and name.");
+	if (!n_by_order && !w->n_child_unpaired && !n_grouped)
+		sb_printf(s, " Here every child result named its scheduled id, and no child was retried.");
+	const char *sep = " Here";
+	if (n_by_order) {
+		/* Listed invocation by invocation, as found. */
+		sb_printf(s,
+			  "%s %zu child result%s named no scheduled id and %s paired with the only "
+			  "child then pending (history position%s ",
+			  sep, n_by_order, n_by_order > 1 ? "s" : "", n_by_order > 1 ? "were" : "was",
+			  n_by_order > 1 ? "s" : "");
+		for (size_t i = 0; i < n_by_order && i < LIST_MAX; i++)
+			sb_printf(s, "%s%" PRIu32, i ? ", " : "", pos[i]);
+		if (n_by_order > LIST_MAX)
+			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
+		sb_printf(s, ")");
+		sep = ";";
+	}
+	if (w->n_child_unpaired) {
+		sb_printf(s,
+			  "%s %zu child result%s named no scheduled id while several children were "
+			  "pending and %s not paired (first at history position %" PRIu32
+			  "), so those children's outcomes are not known here",
+			  sep, w->n_child_unpaired, w->n_child_unpaired > 1 ? "s" : "",
+			  w->n_child_unpaired > 1 ? "were" : "was", w->first_child_unpaired);
+		sep = ";";
+	}
+	if (n_grouped)
+		sb_printf(s,
+			  "%s %zu child workflow%s %s grouped into retries because a failure, a retry "
+			  "timer and a new creation of the same name followed each other, which is "
+			  "an inference, not a recorded link",
+			  sep, n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
+	if (n_by_order || w->n_child_unpaired || n_grouped)
+		sb_printf(s, ".");
+	sb_printf(s, " Without instance ids the children's own histories, and the activities in "
+		     "them, cannot be found from this one.");
+}
+
 static void limits(struct ctx *c)
 {
 	struct work *w = c->w;
@@ -2860,7 +3037,9 @@ static void limits(struct ctx *c)
 	for (size_t v = 0; v < an->n_invocations; v++) {
 		const struct invocation *inv = &an->invocations[v];
 		any_retried |= inv->n_attempts > 1;
-		any_pattern |= inv->link == LINK_PATTERN;
+		/* Children without instance ids have a limit of their own. */
+		any_pattern |= inv->link == LINK_PATTERN &&
+			       !(inv->is_child_workflow && !str_set(inv->attempts[0].instance_id));
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			const struct attempt *a = &inv->attempts[i];
 			any_failed |= a->outcome == OUTCOME_FAILED;
@@ -2990,6 +3169,14 @@ static void limits(struct ctx *c)
 		if (an->n_child_instances > LIST_MAX)
 			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
 		sb_printf(&s, ") are in their own histories, not in this one.");
+		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+			return;
+	}
+
+	/* 8b. Child creations that show no instance id. */
+	if (w->n_child_no_id) {
+		sb_init(&s, oom);
+		sb_children_without_ids(&s, w, an);
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
 			return;
 	}

@@ -251,6 +251,7 @@ enum {
 	B_HAS_TIMER_ID = 1u << 8,
 	B_HAS_NON_RETRIABLE = 1u << 9,
 	B_NON_RETRIABLE = 1u << 10,
+	B_TRUNCATED = 1u << 11, /* three bits: input, output, custom status */
 };
 
 union xslot {
@@ -400,6 +401,9 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 		.has_timer_id = r->bits & B_HAS_TIMER_ID,
 		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
 		.non_retriable = r->bits & B_NON_RETRIABLE,
+		.input.truncated = r->bits & B_TRUNCATED,
+		.output.truncated = r->bits & B_TRUNCATED << 1,
+		.custom_status.truncated = r->bits & B_TRUNCATED << 2,
 	};
 	const union xslot *x = r->xmask ? log->xs + r->xoff : NULL;
 	for (uint32_t m = r->xmask; m; m &= m - 1) {
@@ -682,7 +686,10 @@ int event_log_store(struct event_log *log, const struct event *ev)
 				   (ev->has_task_scheduled_id ? B_HAS_TASK_SCHEDULED_ID : 0) |
 				   (ev->has_timer_id ? B_HAS_TIMER_ID : 0) |
 				   (ev->has_non_retriable ? B_HAS_NON_RETRIABLE : 0) |
-				   (ev->non_retriable ? B_NON_RETRIABLE : 0)),
+				   (ev->non_retriable ? B_NON_RETRIABLE : 0) |
+				   (ev->input.truncated ? B_TRUNCATED : 0) |
+				   (ev->output.truncated ? B_TRUNCATED << 1 : 0) |
+				   (ev->custom_status.truncated ? B_TRUNCATED << 2 : 0)),
 		.kind = (uint8_t)ev->kind,
 		.origin = (uint8_t)ev->origin,
 	};

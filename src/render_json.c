@@ -449,6 +449,9 @@ static void write_payload(struct jw *w, const char *key, const struct payload *p
 	jw_k_cstr(w, "state", payload_state_id(p->state));
 	if (p->state == PAYLOAD_PRESENT)
 		jw_k_int(w, "bytes", (int64_t)p->size);
+	/* Only a prefix is known (dapr workflow history cuts payloads). */
+	if (p->state == PAYLOAD_PRESENT && p->truncated)
+		jw_k_bool(w, "truncated", true);
 	jw_close(w, '}');
 }
 
@@ -468,6 +471,9 @@ static void write_attempt(struct jw *w, const struct invocation *inv, const stru
 	jw_k_id(w, "task_execution_id", at->task_execution_id);
 	if (inv->is_child_workflow)
 		jw_k_id(w, "instance_id", at->instance_id);
+	/* An inference: the result row named no scheduled id. */
+	if (at->result_by_order)
+		jw_k_bool(w, "result_by_order", true);
 	write_payload(w, "input", &at->input);
 	write_payload(w, "output", &at->output);
 	jw_close(w, '}');

@@ -199,7 +199,7 @@ static bool limits_mention(const struct analysis *a, const char *needle)
 
 static struct payload present(size_t size, uint64_t hash)
 {
-	return (struct payload){PAYLOAD_PRESENT, size, hash};
+	return (struct payload){.state = PAYLOAD_PRESENT, .size = size, .hash = hash};
 }
 
 /* A history from Catalyst (an MCP answer): absent payload keys are the
@@ -578,6 +578,221 @@ START_TEST(child_retry_dotnet_retry_parent)
 	ck_assert_int_eq(a->invocations[0].link, LINK_TIMER_ORIGIN);
 	ck_assert_uint_eq(a->n_child_instances, 2);
 	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* `dapr workflow history` child rows: no instance id on creations, and a
+ * failure (or a CLI 1.16 completion) names no scheduled id (-1). */
+static void cli_child_done(struct event_log *log, bool ok)
+{
+	add(log, (struct event){.kind = ok ? EVENT_CHILD_COMPLETED : EVENT_CHILD_FAILED,
+				.kind_name = ok ? "SubOrchCompleted" : "SubOrchFailed",
+				.event_id = -1,
+				.task_scheduled_id = -1});
+}
+
+/* One child pending: its id-less failure is paired by order, and the retry
+ * (no origins) is grouped by the failure/timer/creation pattern. */
+START_TEST(cli_child_paired_by_order)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "p", "e");
+	child(log, 0, "Ship", NULL, NULL);
+	cli_child_done(log, false);
+	timer(log, 1, ORIGIN_NONE, NULL, "t1");
+	fired(log, 1, "t1");
+	child(log, 2, "Ship", NULL, NULL);
+	cli_child_done(log, true);
+	finished(log, 3, "COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	const struct invocation *inv = &a->invocations[0];
+	ck_assert_uint_eq(inv->n_attempts, 2);
+	ck_assert_int_eq(inv->link, LINK_PATTERN);
+	ck_assert_uint_eq(inv->n_retry_timers, 1);
+	ck_assert_int_eq(inv->attempts[0].outcome, OUTCOME_FAILED);
+	ck_assert(inv->attempts[0].result_by_order);
+	ck_assert_uint_eq(inv->attempts[0].result_index, 3);
+	ck_assert_int_eq(inv->attempts[1].outcome, OUTCOME_COMPLETED);
+	ck_assert(inv->attempts[1].result_by_order);
+	ck_assert_ptr_null(inv->attempts[0].instance_id); /* never invented */
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_CHILD_WORKFLOW_RETRIED] = 1};
+	expect_kinds(a, want);
+	const struct finding *f = get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED);
+	expect_ids(f, (int64_t[]){0, 1, 2}, 3);
+	ck_assert(has_text(f->message, "this history shows no instance ids"));
+	ck_assert(has_text(f->message, "grouped by order and name"));
+	ck_assert(!has_text(f->message, "(none)"));
+	ck_assert_uint_eq(a->n_child_instances, 0);
+	ck_assert(limits_mention(a, "2 child results named no scheduled id and were paired with the only child "
+				    "then pending (history positions 3, 7)"));
+	ck_assert(limits_mention(a, "1 child workflow was grouped into retries"));
+	ck_assert(limits_mention(a, "cannot be found from this one"));
+	ck_assert(!limits_mention(a, "not paired"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Two children pending: an id-less result could be either's, so it is not
+ * paired, neither child is called unresolved or retried, and the limit
+ * says their outcomes are not known. */
+START_TEST(cli_child_ambiguous_not_paired)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "p", "e");
+	child(log, 0, "Ship", NULL, NULL);
+	child(log, 1, "Ship", NULL, NULL);
+	cli_child_done(log, false);
+	cli_child_done(log, true);
+	finished(log, 2, "FAILED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	for (size_t v = 0; v < 2; v++) {
+		ck_assert_uint_eq(a->invocations[v].n_attempts, 1);
+		ck_assert_int_eq(a->invocations[v].attempts[0].outcome, OUTCOME_PENDING);
+		ck_assert(!a->invocations[v].attempts[0].result_by_order);
+	}
+	size_t want[FINDING_KIND_COUNT] = {0};
+	expect_kinds(a, want);
+	ck_assert(limits_mention(a, "2 child results named no scheduled id while several children were "
+				    "pending and were not paired (first at history position 4)"));
+	/* Not the generic "points at a task_scheduled_id" limit. */
+	ck_assert(!limits_mention(a, "task_scheduled_id with no schedule"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Once one of them has its result by id, the other is the only one
+	 * pending, and the next id-less result is its. */
+	log = log_new();
+	started(log, "W", "p", "e");
+	child(log, 0, "Ship", NULL, NULL);
+	child(log, 1, "Ship", NULL, NULL);
+	child_done(log, 1, true, NULL);
+	cli_child_done(log, false);
+	a = run(log, NULL);
+	ck_assert_int_eq(a->invocations[0].attempts[0].outcome, OUTCOME_FAILED);
+	ck_assert(a->invocations[0].attempts[0].result_by_order);
+	ck_assert(!a->invocations[1].attempts[0].result_by_order);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* CLI 1.18: the retry timer's origin names the first child's instance id,
+ * which no creation row carries: linked by order, not an orphan timer. With
+ * instance ids on the creations, an unknown origin id is still an orphan. */
+START_TEST(cli_child_retry_timer_origin_without_ids)
+{
+	struct event_log *log = log_new();
+	started(log, "Parent", "workflow_retries", "e");
+	child(log, 0, "Child", NULL, NULL);
+	cli_child_done(log, false);
+	timer(log, 1, ORIGIN_CHILD_RETRY, "workflow_retries_child", "t1");
+	fired(log, 1, "t1");
+	child(log, 2, "Child", NULL, NULL);
+	cli_child_done(log, false);
+	finished(log, 3, "FAILED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[0].link, LINK_PATTERN);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_CHILD_WORKFLOW_RETRIED] = 1};
+	expect_kinds(a, want);
+	/* Origins are recorded here: the "no retry-timer origins" limit does not apply. */
+	ck_assert(!limits_mention(a, "records no retry-timer origins"));
+	ck_assert(limits_mention(a, "grouped into retries"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A child and an activity fail in one turn and the activity's retry
+	 * timer comes first: the child's retry timer still answers the child. */
+	log = log_new();
+	started(log, "Parent", "p", "e");
+	child(log, 0, "A", NULL, NULL);
+	sched(log, 1, "act", "x");
+	failed(log, 1, "E", "m", false);
+	cli_child_done(log, false);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "x", "t2");
+	timer(log, 3, ORIGIN_CHILD_RETRY, "p:0000", "t3");
+	fired(log, 2, "t2");
+	fired(log, 3, "t3");
+	sched(log, 4, "act", "x");
+	child(log, 5, "A", NULL, NULL);
+	completed(log, 4);
+	cli_child_done(log, true);
+	finished(log, 6, "COMPLETED");
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	for (size_t v = 0; v < 2; v++) {
+		ck_assert_uint_eq(a->invocations[v].n_attempts, 2);
+		ck_assert_uint_eq(a->invocations[v].n_retry_timers, 1);
+	}
+	ck_assert_uint_eq(count_kind(a, FINDING_CHILD_WORKFLOW_RETRIED), 1);
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	log = log_new();
+	started(log, "Parent", "p", "e");
+	child(log, 0, "Child", "p:0000", NULL);
+	child_done(log, 0, false, "boom");
+	timer(log, 1, ORIGIN_CHILD_RETRY, "elsewhere", "t1");
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 1);
+	ck_assert(!limits_mention(a, "paired by order"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* dapr workflow history cuts payloads at 120 characters: two inputs that
+ * share those and differ after are not called identical. */
+START_TEST(truncated_inputs_never_identical)
+{
+	struct payload cut = {.state = PAYLOAD_PRESENT, .truncated = true, .size = 123, .hash = 42};
+	struct payload whole = {.state = PAYLOAD_PRESENT, .size = 123, .hash = 42};
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "Notify", "x1", cut);
+	completed(log, 0);
+	sched_in(log, 1, "Notify", "x2", cut);
+	completed(log, 1);
+	finished(log, 2, "COMPLETED");
+	struct analysis *a = run(log, NULL);
+	/* Not comparable: a limit naming the calls, not a finding, and never
+	 * "identical". */
+	size_t want[FINDING_KIND_COUNT] = {0};
+	expect_kinds(a, want);
+	ck_assert(limits_mention(a, "cannot be compared: this history shows only the first 120 characters"));
+	ck_assert(!any_text(a, "identical"));
+	ck_assert(!any_text(a, "data-sharing level ("));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A cut value and a whole one differ (the cut one is longer). */
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "Notify", "x1", cut);
+	completed(log, 0);
+	sched_in(log, 1, "Notify", "x2", whole);
+	completed(log, 1);
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_REPEATED_CALL), 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Whole and equal: identical, as before. */
+	log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "Notify", "x1", whole);
+	completed(log, 0);
+	sched_in(log, 1, "Notify", "x2", whole);
+	completed(log, 1);
+	a = run(log, NULL);
+	ck_assert(has_text(get_kind(a, FINDING_REPEATED_CALL)->message, "inputs were identical"));
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -1149,7 +1364,7 @@ START_TEST(data_sharing_inferred_and_given)
 	/* One key present (even empty): full, inferred from that event. */
 	log = log_new();
 	started(log, "W", "i", "e");
-	sched_in(log, 0, "A", "a", (struct payload){PAYLOAD_EMPTY, 0, 0});
+	sched_in(log, 0, "A", "a", (struct payload){.state = PAYLOAD_EMPTY});
 	completed(log, 0);
 	a = run(log, &from_catalyst);
 	ck_assert_int_eq(a->sharing, SHARING_FULL);
@@ -1897,9 +2112,78 @@ static const struct fixture_case {
 	 {[FINDING_REEXECUTED] = 2},
 	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
 	 0,
-	 "Payloads are absent from this history, which is not from Catalyst",
+	 NULL,
 	 NULL,
 	 {"was called", "not shared"}},
+	/* dapr workflow history -o json renderings of SDK test histories
+	 * (tests/fixtures/README). Go, CLI 1.18: a child that failed three
+	 * times; the retry timers' origin names an instance id no row shows. */
+	{"d-cli-child-retry.go-1.18.dapr-cli.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
+	 0,
+	 "paired with the only child then pending (history positions 4, 10, 16)",
+	 "this history shows no instance ids; retry timers 1, 3",
+	 {"not shared", NULL}},
+	/* Python, CLI 1.17 (SubOrch* rows, no origins): the same, by pattern. */
+	{"d-cli-child-retry.python-1.17.dapr-cli.json",
+	 1,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
+	 0,
+	 "1 child workflow was grouped into retries",
+	 "grouped by order and name",
+	 {"not shared", NULL}},
+	/* One child that completed: no finding. */
+	{"d-cli-child-completed.go-1.18.dapr-cli.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "Here every child result named its scheduled id",
+	 NULL,
+	 {"not shared", NULL}},
+	/* Ten children of one name in one turn, finishing out of order: ten
+	 * calls, each paired by its eventId, no finding. */
+	{"d-cli-child-fan-out.python-1.17.dapr-cli.json",
+	 10,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "no scheduled id on a child's failure",
+	 NULL,
+	 {"not shared", NULL}},
+	/* (g) called twice, inputs equal in their first 120 characters only:
+	 * not comparable, so a limit, never "identical". */
+	{"g-cli-repeated-call-truncated-input.dapr-cli.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "cannot be compared: this history shows only the first 120 characters of each",
+	 NULL,
+	 {"identical", "not shared"}},
 };
 
 START_TEST(fixture)
@@ -2368,6 +2652,10 @@ int main(void)
 	tcase_add_test(tc, child_retry_go);
 	tcase_add_test(tc, child_retry_same_instance);
 	tcase_add_test(tc, child_retry_dotnet_retry_parent);
+	tcase_add_test(tc, cli_child_paired_by_order);
+	tcase_add_test(tc, cli_child_ambiguous_not_paired);
+	tcase_add_test(tc, cli_child_retry_timer_origin_without_ids);
+	tcase_add_test(tc, truncated_inputs_never_identical);
 	tcase_add_test(tc, pattern_inferred_link);
 	tcase_add_test(tc, pattern_not_applied);
 	suite_add_tcase(s, tc);

@@ -152,7 +152,7 @@ START_TEST(model_packs_every_field)
 		.workflow_status = "s",
 		.error_type = "t",
 		.error_message = "m",
-		.input = {.state = PAYLOAD_PRESENT, .size = 3, .hash = UINT64_MAX},
+		.input = {.state = PAYLOAD_PRESENT, .size = 3, .hash = UINT64_MAX, .truncated = true},
 		.output = {.state = PAYLOAD_EMPTY},
 		.custom_status = {.state = PAYLOAD_NULL},
 		.source_offset = ((size_t)5 << 32) | 17u,
@@ -184,7 +184,8 @@ START_TEST(model_packs_every_field)
 			  str_eq(a->workflow_status, b->workflow_status) && str_eq(a->error_type, b->error_type) &&
 			  str_eq(a->error_message, b->error_message));
 		ck_assert(a->input.state == b->input.state && a->input.size == b->input.size &&
-			  a->input.hash == b->input.hash);
+			  a->input.hash == b->input.hash && a->input.truncated == b->input.truncated);
+		ck_assert(!b->output.truncated && !b->custom_status.truncated);
 		ck_assert(a->output.state == b->output.state && a->custom_status.state == b->custom_status.state);
 		ck_assert_uint_eq(a->source_offset, b->source_offset);
 		ck_assert(a->has_event_id == b->has_event_id &&
@@ -340,6 +341,11 @@ static const struct {
 	{"h2-nonretriable-flag-dotnet.catalyst.json", DIALECT_CATALYST, 6, 0, 0, 0, 1},
 	{"h2-nonretriable-flag-dotnet.proto.json", DIALECT_PROTOJSON, 6, 0, 0, 0, 1},
 	{"hostile-escapes.catalyst.json", DIALECT_CATALYST, 12, 2, 1, 1, 0},
+	{"d-cli-child-retry.go-1.18.dapr-cli.json", DIALECT_DAPR_CLI, 18, 0, 0, 2, 3},
+	{"d-cli-child-retry.python-1.17.dapr-cli.json", DIALECT_DAPR_CLI, 18, 0, 0, 2, 3},
+	{"d-cli-child-completed.go-1.18.dapr-cli.json", DIALECT_DAPR_CLI, 6, 0, 0, 0, 1},
+	{"d-cli-child-fan-out.python-1.17.dapr-cli.json", DIALECT_DAPR_CLI, 26, 0, 0, 0, 10},
+	{"g-cli-repeated-call-truncated-input.dapr-cli.json", DIALECT_DAPR_CLI, 9, 2, 0, 0, 0},
 };
 
 START_TEST(fixture_parses)
@@ -557,6 +563,224 @@ START_TEST(dapr_cli_attrs_with_semicolons)
 	const struct event_count *c;
 	ck_assert_uint_eq(event_log_unknown_keys(log, &c), 1);
 	ck_assert_str_eq(c[0].name, "attrs.bogus");
+	event_log_free(log);
+}
+END_TEST
+
+/* `dapr workflow history` child rows, CLI 1.18 spelling (dapr/cli
+ * pkg/workflow/history.go at v1.18.0): ChildWorkflowCreated prints its name
+ * and an eventId only above 0, ChildWorkflowFailed prints nothing but its
+ * type, and the retry timer's origin is in attrs and details. */
+START_TEST(dapr_cli_child_rows_1_18)
+{
+	struct event_log *log = parse_fixture("d-cli-child-retry.go-1.18.dapr-cli.json");
+	const struct event *ev = at(log, 1);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_STARTED);
+	/* Nil input: the CLI prints no input=, and that means none, not withheld. */
+	ck_assert_int_eq(ev->input.state, PAYLOAD_NULL);
+	ev = at(log, 2);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_CREATED);
+	ck_assert_str_eq(ev->kind_name, "ChildWorkflowCreated");
+	ck_assert_str_eq(ev->name, "Child");
+	/* eventId 0 is left out: the first action. */
+	ck_assert(!ev->has_event_id);
+	ck_assert_int_eq(ev->event_id, 0);
+	ck_assert_ptr_null(ev->instance_id);
+	ck_assert_ptr_null(ev->retry_parent_instance_id);
+	ck_assert_int_eq(ev->input.state, PAYLOAD_NULL);
+	ev = at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_FAILED);
+	ck_assert_str_eq(ev->kind_name, "ChildWorkflowFailed");
+	ck_assert(!ev->has_task_scheduled_id);
+	ck_assert_int_eq(ev->task_scheduled_id, -1);
+	ck_assert_int_eq(ev->event_id, -1);
+	ck_assert_ptr_null(ev->name);
+	ck_assert_ptr_null(ev->error_message);
+	ev = at(log, 5);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
+	ck_assert_int_eq(ev->event_id, 1);
+	ck_assert_str_eq(ev->name, "Child-retry");
+	ck_assert_int_eq(ev->origin, ORIGIN_CHILD_RETRY);
+	/* The origin's id, never taken for the timer's own instance. */
+	ck_assert_str_eq(ev->origin_id, "workflow_retries_child");
+	ck_assert_ptr_null(ev->instance_id);
+	ev = at(log, 8);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_CREATED);
+	ck_assert(ev->has_event_id);
+	ck_assert_int_eq(ev->event_id, 2);
+	ev = at(log, 17);
+	ck_assert_int_eq(ev->kind, EVENT_EXECUTION_COMPLETED);
+	ck_assert_int_eq(ev->event_id, 5);
+	ck_assert_str_eq(ev->workflow_status, "FAILED");
+	ck_assert_str_eq(ev->error_type, "*errors.errorString");
+	ck_assert_str_eq(ev->error_message, "task failed with an error: Child failed");
+	ck_assert_int_eq(ev->output.state, PAYLOAD_NULL);
+	event_log_free(log);
+}
+END_TEST
+
+/* CLI 1.16-1.17 spelling: SubOrch* rows; no timer origins. */
+START_TEST(dapr_cli_child_rows_suborch)
+{
+	struct event_log *log = parse_fixture("d-cli-child-retry.python-1.17.dapr-cli.json");
+	const struct event *ev = at(log, 0);
+	ck_assert_int_eq(ev->kind, EVENT_WORKFLOW_STARTED);
+	ck_assert_str_eq(ev->kind_name, "OrchestratorStarted");
+	ev = at(log, 2);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_CREATED);
+	ck_assert_str_eq(ev->kind_name, "SubOrchCreated");
+	ck_assert_str_eq(ev->name, "child_orchestrator_with_retry");
+	ck_assert_int_eq(ev->event_id, 0);
+	/* CLI 1.16 printed no payload on SubOrch rows: a missing one is unknown. */
+	ck_assert_int_eq(ev->input.state, PAYLOAD_ABSENT);
+	ev = at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_FAILED);
+	ck_assert_int_eq(ev->task_scheduled_id, -1);
+	ck_assert(!ev->has_task_scheduled_id);
+	ev = at(log, 5);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_CREATED);
+	ck_assert_int_eq(ev->origin, ORIGIN_NONE);
+	ck_assert_ptr_null(ev->origin_id);
+	ck_assert_int_eq(ev->event_id, 1);
+	ev = at(log, 7);
+	ck_assert_int_eq(ev->kind, EVENT_TIMER_FIRED);
+	ck_assert(ev->has_timer_id);
+	ck_assert_int_eq(ev->timer_id, 1);
+	ev = at(log, 17);
+	ck_assert_str_eq(ev->error_type, "TaskFailedError");
+	ck_assert_str_eq(ev->error_message,
+			 "Sub-orchestration task #4 failed: Activity task #4 failed: Kah-BOOOOM!!!");
+	event_log_free(log);
+
+	/* Completions carry the scheduled id in details (CLI 1.17, 1.18). */
+	log = parse_fixture("d-cli-child-fan-out.python-1.17.dapr-cli.json");
+	ev = at(log, 13);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_COMPLETED);
+	ck_assert_str_eq(ev->kind_name, "SubOrchCompleted");
+	ck_assert(ev->has_task_scheduled_id);
+	ck_assert_int_eq(ev->task_scheduled_id, 2);
+	ck_assert_int_eq(ev->output.state, PAYLOAD_ABSENT);
+	ck_assert_int_eq(at(log, 3)->event_id, 1);
+	ck_assert_int_eq(at(log, 2)->event_id, 0);
+	event_log_free(log);
+
+	log = parse_fixture("d-cli-child-completed.go-1.18.dapr-cli.json");
+	ev = at(log, 2);
+	ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(ev->input.size, strlen("Hello, world!")); /* the CLI unquotes */
+	ck_assert(!ev->input.truncated);
+	ev = at(log, 4);
+	ck_assert_int_eq(ev->kind, EVENT_CHILD_COMPLETED);
+	ck_assert(ev->has_task_scheduled_id);
+	ck_assert_int_eq(ev->task_scheduled_id, 0);
+	ck_assert_int_eq(ev->output.state, PAYLOAD_PRESENT);
+	event_log_free(log);
+
+	/* CLI 1.16: a SubOrchCompleted with no details names no scheduled id. */
+	log = parse_ok(
+		"[{\"appID\":\"a\",\"play\":1,\"type\":\"SubOrchCreated\",\"name\":\"C\","
+		"\"eventId\":3,\"details\":null},"
+		"{\"appID\":\"a\",\"play\":2,\"type\":\"SubOrchCompleted\",\"name\":null,\"details\":null}]");
+	ck_assert_int_eq(at(log, 0)->event_id, 3);
+	ck_assert_int_eq(at(log, 1)->kind, EVENT_CHILD_COMPLETED);
+	ck_assert_int_eq(at(log, 1)->task_scheduled_id, -1);
+	ck_assert(!at(log, 1)->has_task_scheduled_id);
+	event_log_free(log);
+}
+END_TEST
+
+/* The CLI cuts input=/output= at 120 runes (ExecutionCompleted output at
+ * 160) and appends U+2026; a whole value may end in one too. */
+START_TEST(dapr_cli_truncation)
+{
+	char a120[400], a121[400], e121[400], c161[400], c121[400];
+	memset(a120, 'x', 119);
+	strcpy(a120 + 119, "\xe2\x80\xa6"); /* 120 runes ending in an ellipsis: whole */
+	memset(a121, 'x', 120);
+	strcpy(a121 + 120, "\xe2\x80\xa6");
+	size_t n = 0;
+	for (int i = 0; i < 120; i++, n += 2)
+		memcpy(e121 + n, "\xc3\xa9", 2); /* 120 two-byte runes */
+	strcpy(e121 + n, "\xe2\x80\xa6");
+	memset(c161, 'y', 160);
+	strcpy(c161 + 160, "\xe2\x80\xa6");
+	memset(c121, 'y', 120);
+	strcpy(c121 + 120, "\xe2\x80\xa6");
+	char *doc;
+	ck_assert_int_ge(
+		asprintf(&doc,
+			 "[{\"type\":\"TaskScheduled\",\"name\":\"A\",\"eventId\":0,\"attrs\":\"input=%s\"},"
+			 "{\"type\":\"TaskScheduled\",\"name\":\"A\",\"eventId\":1,\"attrs\":\"input=%s\"},"
+			 "{\"type\":\"TaskScheduled\",\"name\":\"A\",\"eventId\":2,\"attrs\":\"input=%s\"},"
+			 "{\"type\":\"ExecutionCompleted\",\"attrs\":\"output=%s\"},"
+			 "{\"type\":\"ExecutionCompleted\",\"attrs\":\"output=%s\"},"
+			 "{\"type\":\"TaskCompleted\",\"attrs\":\"scheduledId=0;output=%s\"}]",
+			 a120, a121, e121, c121, c161, a121),
+		0);
+	struct event_log *log = parse_ok(doc);
+	ck_assert(!at(log, 0)->input.truncated);
+	ck_assert(at(log, 1)->input.truncated);
+	ck_assert(at(log, 2)->input.truncated);
+	ck_assert_uint_eq(at(log, 2)->input.size, 243);
+	ck_assert(!at(log, 3)->output.truncated);
+	ck_assert(at(log, 4)->output.truncated);
+	ck_assert(at(log, 5)->output.truncated);
+	ck_assert_int_eq(at(log, 5)->output.state, PAYLOAD_PRESENT);
+	free(doc);
+	event_log_free(log);
+
+	/* Two inputs that differ only after the cut: same prefix, both flagged. */
+	log = parse_fixture("g-cli-repeated-call-truncated-input.dapr-cli.json");
+	const struct event *x = at(log, 2), *y = at(log, 5);
+	ck_assert_int_eq(x->kind, EVENT_TASK_SCHEDULED);
+	ck_assert_int_eq(y->kind, EVENT_TASK_SCHEDULED);
+	ck_assert(x->input.truncated && y->input.truncated);
+	ck_assert(payload_eq(&x->input, &y->input));
+	ck_assert(!at(log, 4)->output.truncated);
+	event_log_free(log);
+}
+END_TEST
+
+/* Every attr key the CLI writes ends a free-text value before it, and the
+ * ones the model carries are read; details give what attrs do not. */
+START_TEST(dapr_cli_attr_keys_and_details)
+{
+	struct event_log *log = parse_ok(
+		"[{\"type\":\"TaskFailed\",\"attrs\":\"scheduledId=3;errorType=E;errorMsg=a;b;nonRetriable=true\"},"
+		"{\"type\":\"EventSent\",\"name\":\"ev\",\"eventId\":4,"
+		"\"attrs\":\"eventName=ev;payload={\\\"k\\\":1};targetInstance=other\"},"
+		"{\"type\":\"TimerCreated\",\"name\":\"T\",\"eventId\":5,"
+		"\"details\":\"fireAt=2026-09-14T10:00:00Z,rerunParent=R1,origin=childWorkflowRetry(p:00,1)\"},"
+		"{\"type\":\"TimerCreated\",\"name\":\"T\",\"eventId\":6,"
+		"\"attrs\":\"timerName=T;fireAt=2026-09-14T10:00:00Z;origin=createTimer\"},"
+		"{\"type\":\"ExecutionStarted\",\"name\":\"W\",\"details\":\"workflowStart,parent=P\","
+		"\"attrs\":\"input=in;put;tags=a=b,c=d\"},"
+		"{\"type\":\"TaskScheduled\",\"name\":\"A\",\"eventId\":0,\"details\":\"rerunParent=R2\"},"
+		"{\"type\":\"TaskCompleted\",\"details\":\"eventId=9\"},"
+		"{\"type\":\"WorkflowStarted\",\"attrs\":\"versionName=v2;versionPatches=p1,p2\"}]");
+	const struct event *ev = at(log, 0);
+	ck_assert_str_eq(ev->error_message, "a;b");
+	ck_assert(ev->has_non_retriable && ev->non_retriable);
+	ev = at(log, 1);
+	ck_assert_int_eq(ev->input.state, PAYLOAD_PRESENT);
+	ck_assert_uint_eq(ev->input.size, 7);
+	ev = at(log, 2);
+	ck_assert_int_eq(ev->origin, ORIGIN_CHILD_RETRY);
+	ck_assert_str_eq(ev->origin_id, "p:00,1");
+	ck_assert_str_eq(ev->rerun_parent_instance_id, "R1");
+	ck_assert_ptr_null(ev->fire_at); /* from attrs only */
+	ck_assert_int_eq(at(log, 3)->origin, ORIGIN_CREATE_TIMER);
+	ck_assert_str_eq(at(log, 3)->fire_at, "2026-09-14T10:00:00Z");
+	ev = at(log, 4);
+	ck_assert_uint_eq(ev->input.size, 6); /* "in;put", up to ;tags= */
+	ck_assert_str_eq(at(log, 5)->rerun_parent_instance_id, "R2");
+	ck_assert(at(log, 6)->has_task_scheduled_id);
+	ck_assert_int_eq(at(log, 6)->task_scheduled_id, 9);
+	/* A non-action row without eventId is -1; an action row is 0. */
+	ck_assert_int_eq(at(log, 6)->event_id, -1);
+	ck_assert_int_eq(at(log, 7)->event_id, -1);
+	const struct event_count *c;
+	ck_assert_uint_eq(event_log_unknown_keys(log, &c), 0);
 	event_log_free(log);
 }
 END_TEST
@@ -1273,6 +1497,10 @@ int main(void)
 	tcase_add_test(tc, fixture_child_retry);
 	tcase_add_test(tc, fixture_dapr_cli);
 	tcase_add_test(tc, dapr_cli_attrs_with_semicolons);
+	tcase_add_test(tc, dapr_cli_child_rows_1_18);
+	tcase_add_test(tc, dapr_cli_child_rows_suborch);
+	tcase_add_test(tc, dapr_cli_truncation);
+	tcase_add_test(tc, dapr_cli_attr_keys_and_details);
 	tcase_add_loop_test(tc, catalyst_equals_proto, 0, sizeof pairs / sizeof pairs[0]);
 	suite_add_tcase(s, tc);
 

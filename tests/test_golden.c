@@ -196,6 +196,12 @@ START_TEST(exit_status_follows_fail_on)
 		{"notice-retry-connection-refused.catalyst", "--fail-on", "reexecuted", 1},
 		{"notice-retry-connection-refused.catalyst", "--fail-on", "never", 0},
 		{"d-child-retry.parent.catalyst", "--fail-on", "never", 0},
+		/* dapr workflow history child rows: a retried child is suspect, a
+		 * child that completed and a fan-out are clean. */
+		{"d-cli-child-retry.go-1.18.dapr-cli", NULL, NULL, 1},
+		{"d-cli-child-retry.python-1.17.dapr-cli", NULL, NULL, 1},
+		{"d-cli-child-completed.go-1.18.dapr-cli", "--fail-on", "reexecuted", 0},
+		{"d-cli-child-fan-out.python-1.17.dapr-cli", "--fail-on", "reexecuted", 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		int got = status_of(cases[i].fixture, cases[i].opt, cases[i].val);
@@ -666,6 +672,85 @@ static void validate_report(json_t *doc, const char *where)
 	ck_assert_int_eq(json_integer_value(json_object_get(sum, "reexecuted")), (json_int_t)n_re);
 }
 
+static json_t *run_json(const char *fixture, int want_status)
+{
+	struct testlib_output o;
+	char *path = path_of("tests/fixtures", fixture, "json");
+	run_file("json", path, NULL, NULL, NULL, &o);
+	ck_assert_msg(o.status == want_status, "%s: exit %d: %s", fixture, o.status, o.err);
+	json_t *doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	testlib_output_free(&o);
+	free(path);
+	ck_assert_ptr_nonnull(json_array_get(json_object_get(doc, "runs"), 0));
+	return doc;
+}
+
+static size_t count_findings(json_t *run, const char *kind)
+{
+	size_t n = 0, i;
+	json_t *f;
+	json_array_foreach(json_object_get(run, "findings"), i, f) {
+		n += strcmp(json_string_value(json_object_get(f, "kind")), kind) == 0;
+	}
+	return n;
+}
+
+/* dapr workflow history child rows: the children are in the report, paired
+ * by order where the rows name no scheduled id (and say so), with no
+ * instance id invented and no orphan retry timer; CLI-cut inputs are
+ * flagged and never called identical. */
+START_TEST(dapr_cli_children_and_cut_payloads)
+{
+	list_fixtures();
+	json_t *doc = run_json("d-cli-child-retry.go-1.18.dapr-cli", 1);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	json_t *acts = json_object_get(run, "activities");
+	ck_assert_uint_eq(json_array_size(acts), 1);
+	json_t *act = json_array_get(acts, 0);
+	ck_assert(json_is_true(json_object_get(act, "child_workflow")));
+	ck_assert_str_eq(json_string_value(json_object_get(act, "link")), "pattern");
+	size_t i;
+	json_t *at;
+	ck_assert_uint_eq(json_array_size(json_object_get(act, "attempts")), 3);
+	json_array_foreach(json_object_get(act, "attempts"), i, at) {
+		ck_assert(json_is_null(json_object_get(at, "instance_id")));
+		ck_assert(json_is_true(json_object_get(at, "result_by_order")));
+		ck_assert_str_eq(json_string_value(json_object_get(at, "outcome")), "failed");
+	}
+	ck_assert_uint_eq(count_findings(run, "child_workflow_retried"), 1);
+	ck_assert_uint_eq(count_findings(run, "orphan_retry_timer"), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "findings")), 1);
+	json_decref(doc);
+
+	/* One child that completed: in the report, paired by its eventId, no finding. */
+	doc = run_json("d-cli-child-completed.go-1.18.dapr-cli", 0);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	act = json_array_get(json_object_get(run, "activities"), 0);
+	ck_assert(json_is_true(json_object_get(act, "child_workflow")));
+	at = json_array_get(json_object_get(act, "attempts"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(at, "outcome")), "completed");
+	ck_assert_ptr_null(json_object_get(at, "result_by_order"));
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "findings")), 0);
+	json_decref(doc);
+
+	doc = run_json("g-cli-repeated-call-truncated-input.dapr-cli", 0);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	json_array_foreach(json_object_get(run, "activities"), i, act) {
+		at = json_array_get(json_object_get(act, "attempts"), 0);
+		ck_assert(json_is_true(json_object_get(json_object_get(at, "input"), "truncated")));
+		ck_assert_ptr_null(json_object_get(json_object_get(at, "output"), "truncated"));
+	}
+	/* Equal prefixes cannot be compared: a limit, not a finding. */
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "findings")), 0);
+	char *limits = json_dumps(json_object_get(run, "limits"), 0);
+	ck_assert_ptr_null(strstr(limits, "identical"));
+	ck_assert_ptr_nonnull(strstr(limits, "first 120 characters"));
+	free(limits);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(json_reports_have_every_required_field)
 {
 	list_fixtures();
@@ -771,6 +856,7 @@ int main(void)
 	tcase_add_test(tc, hostile_history_is_neutralised);
 	tcase_add_test(tc, json_reports_have_every_required_field);
 	tcase_add_test(tc, console_link_only_when_exact);
+	tcase_add_test(tc, dapr_cli_children_and_cut_payloads);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
