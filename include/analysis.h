@@ -31,7 +31,7 @@ enum failure_class {
  * 128,000-attempt history is held whole, so every byte counts. */
 #define ATTEMPT_NO_RESULT UINT32_MAX
 
-/* Fields ordered for size (120 bytes). */
+/* Fields ordered for size (136 bytes). */
 struct attempt {
 	const char *scheduled_at;      /* timestamp, may be NULL */
 	const char *task_execution_id; /* this attempt's own id (differs per attempt on .NET) */
@@ -39,6 +39,11 @@ struct attempt {
 	const char *completed_at;
 	const char *error_type;
 	const char *error_message;
+	/* The failure's innermost cause (innerFailure), which the class was
+	 * decided on: both NULL when there is none, or when it has neither a
+	 * type nor a message that is not empty. */
+	const char *cause_type;
+	const char *cause_message;
 	struct payload input;
 	struct payload output;
 	int64_t scheduled_id;  /* its event_id */
@@ -47,6 +52,7 @@ struct attempt {
 	uint32_t n_results;    /* > 1: duplicate_result */
 	uint8_t outcome;       /* enum attempt_outcome */
 	uint8_t failure;       /* enum failure_class */
+	uint8_t cause_depth;   /* innerFailure levels down to the cause; 0: none */
 	bool non_retriable;
 	/* Child workflows: the result named no scheduled id (`dapr workflow
 	 * history` prints none on a child's failure) and was paired with this

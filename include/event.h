@@ -93,6 +93,12 @@ struct event {
 	const char *workflow_status; /* EXECUTION_COMPLETED */
 	const char *error_type;
 	const char *error_message;
+	/* The innermost failureDetails.innerFailure (the .NET SDK records an
+	 * exception's InnerException chain so): its error type and message, NULL
+	 * when absent. cause_depth counts the innerFailure levels down to it
+	 * (1: failureDetails.innerFailure); 0 when the failure has none. */
+	const char *cause_type;
+	const char *cause_message;
 	struct payload input;
 	struct payload output; /* result / output */
 	struct payload custom_status;
@@ -102,6 +108,7 @@ struct event {
 	bool has_timer_id;
 	bool has_non_retriable;
 	bool non_retriable;
+	uint8_t cause_depth;
 };
 
 enum event_dialect {

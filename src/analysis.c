@@ -454,7 +454,7 @@ struct work {
 	uint32_t first_child_unpaired;
 
 	bool cls_valid, cls_nr;
-	const char *cls_type, *cls_msg;
+	const char *cls_type, *cls_msg, *cls_cause_type, *cls_cause_msg;
 	enum failure_class cls;
 };
 
@@ -756,18 +756,28 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 		a->outcome = OUTCOME_FAILED;
 		a->error_type = ev->error_type;
 		a->error_message = ev->error_message;
+		/* A cause with nothing to say is no cause: never shown empty. */
+		if (str_set(ev->cause_type) || str_set(ev->cause_message)) {
+			a->cause_type = ev->cause_type;
+			a->cause_message = ev->cause_message;
+			a->cause_depth = ev->cause_depth;
+		}
 		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
 		/* The same error repeats across attempts and the log interns
 		 * strings: remember the last answer by pointer. */
 		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
+		    w->cls_cause_type == a->cause_type && w->cls_cause_msg == a->cause_message &&
 		    w->cls_nr == a->non_retriable) {
 			a->failure = (uint8_t)w->cls;
 		} else {
-			w->cls = classify_failure(ev->error_type, ev->error_message, a->non_retriable);
+			w->cls = classify_failure_chain(ev->error_type, ev->error_message, a->cause_type,
+							a->cause_message, a->non_retriable);
 			a->failure = (uint8_t)w->cls;
 			w->cls_valid = true;
 			w->cls_type = ev->error_type;
 			w->cls_msg = ev->error_message;
+			w->cls_cause_type = a->cause_type;
+			w->cls_cause_msg = a->cause_message;
 			w->cls_nr = a->non_retriable;
 		}
 		failed_push(w, *v);
@@ -1381,19 +1391,31 @@ static void sb_quote(struct sb *s, const char *text)
 	sb_printf(s, "\"%.*s...\"", (int)cut, text);
 }
 
+/* A type is a short name; a hostile one is cut like a message. */
+static void sb_type(struct sb *s, const char *type)
+{
+	if (!str_set(type))
+		return;
+	size_t cut = strlen(type);
+	if (cut > QUOTE_MAX) {
+		cut = QUOTE_MAX;
+		while (cut > 0 && ((unsigned char)type[cut] & 0xC0) == 0x80)
+			cut--;
+	}
+	sb_printf(s, "%.*s%s ", (int)cut, type, type[cut] ? "..." : "");
+}
+
 static void sb_error(struct sb *s, const struct attempt *a)
 {
-	if (str_set(a->error_type)) {
-		/* A type is a short name; a hostile one is cut like a message. */
-		size_t cut = strlen(a->error_type);
-		if (cut > QUOTE_MAX) {
-			cut = QUOTE_MAX;
-			while (cut > 0 && ((unsigned char)a->error_type[cut] & 0xC0) == 0x80)
-				cut--;
-		}
-		sb_printf(s, "%.*s%s ", (int)cut, a->error_type, a->error_type[cut] ? "..." : "");
-	}
+	sb_type(s, a->error_type);
 	sb_quote(s, a->error_message);
+	/* The class was decided on the innermost cause: name it. */
+	if (a->cause_type || a->cause_message) {
+		sb_printf(s, " (innermost cause: ");
+		sb_type(s, a->cause_type);
+		sb_quote(s, a->cause_message);
+		sb_printf(s, ")");
+	}
 }
 
 static const char *or_none(const char *s)

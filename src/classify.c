@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "classify.h"
 
@@ -15,7 +16,8 @@ enum verdict {
 
 enum match_mode {
 	MATCH_SUBSTRING,
-	MATCH_WORD, /* not preceded or followed by a letter or digit */
+	MATCH_WORD,  /* not preceded or followed by a letter or digit */
+	MATCH_WHOLE, /* the whole text, nothing around it */
 };
 
 struct pattern {
@@ -25,25 +27,122 @@ struct pattern {
 };
 
 /* The one table. First match wins, so order is the policy:
+ * 0. a program's own bugs first: their text quotes the program's names
+ *    ("unexpected keyword argument 'timeout'"), which must not read as a
+ *    timeout;
  * 1. "nothing was sent" before the generic connection patterns, so a refused
- *    connection is not mistaken for a reset one;
+ *    connection, a connect timeout or a failed TLS handshake is not mistaken
+ *    for a reset or a read timeout;
  * 2. ambiguous phrases before permanent ones, so "invalid response (timed
  *    out)" stays ambiguous: when in doubt, the side effect may have landed;
  * 3. bare status codes last, as words, because numbers also occur in order
- *    ids and amounts ("order 500 not found" is a not-found, matched above). */
+ *    ids and amounts ("order 500 not found" is a not-found, matched above).
+ * tests/test_classify.c holds the real messages behind these rows, each with
+ * the library and symbol that produces it. */
 static const struct pattern patterns[] = {
-	/* 1. Nothing reached the remote side. */
+	/* 0. A bug in the activity's code fails the same way on every attempt.
+	 * Python (CPython Objects/abstract.c, call.c, object.c, ceval.c) and
+	 * V8 (message-template.h) spell them so. A type alone never says this:
+	 * a JavaScript TypeError is also how fetch reports a network failure. */
+	{"unexpected keyword argument", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"positional argument", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"unsupported operand type", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not subscriptable", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not callable", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not iterable", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"can only concatenate", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not JSON serializable", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"has no attribute", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"Cannot read properties of", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"Cannot set properties of", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not a function", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"is not a constructor", MATCH_SUBSTRING, VERDICT_PERMANENT},
+
+	/* 1. Nothing reached the remote side. Refused connections. */
 	{"connection refused", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"ECONNREFUSED", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"ConnectionRefused", MATCH_SUBSTRING, VERDICT_SAFE},
-	{"no such host", MATCH_SUBSTRING, VERDICT_SAFE},
-	{"name or service not known", MATCH_SUBSTRING, VERDICT_SAFE},
-	{"name resolution", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"actively refused", MATCH_SUBSTRING, VERDICT_SAFE},               /* Windows WSAECONNREFUSED (10061) */
+	{"postmaster is accepting TCP/IP", MATCH_SUBSTRING, VERDICT_SAFE}, /* PgJDBC: "... refused. Check ..." */
+	/* ... and whatever else failed while connecting: the client names
+	 * the connect step, and sends its request only after it. */
+	{"dial tcp", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go net.OpError{Op: "dial"} */
+	{"dial unix", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Error while dialing", MATCH_SUBSTRING, VERDICT_SAFE}, /* grpc-go */
+	{"ConnectException", MATCH_SUBSTRING, VERDICT_SAFE},    /* Java java.net.ConnectException */
+	{"ConnectError", MATCH_SUBSTRING, VERDICT_SAFE},        /* httpx.ConnectError */
+	{"NewConnectionError", MATCH_SUBSTRING, VERDICT_SAFE},  /* urllib3 */
+	{"Failed to establish a new connection", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"ClientConnectorError", MATCH_SUBSTRING, VERDICT_SAFE}, /* aiohttp */
+	{"Cannot connect to host", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Connect call failed", MATCH_SUBSTRING, VERDICT_SAFE},           /* asyncio */
+	{"Failed to connect to", MATCH_SUBSTRING, VERDICT_SAFE},          /* OkHttp */
+	{"could not connect to server", MATCH_SUBSTRING, VERDICT_SAFE},   /* libpq before 14 */
+	{"The connection attempt failed", MATCH_SUBSTRING, VERDICT_SAFE}, /* PgJDBC */
+	/* Connect timeouts: the connection was never made. */
+	{"ConnectTimeout", MATCH_SUBSTRING, VERDICT_SAFE}, /* requests, urllib3, httpx, Java */
+	{"connect timed out", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"connect ETIMEDOUT", MATCH_SUBSTRING, VERDICT_SAFE},     /* Node: the connect() syscall */
+	{"Connect Timeout Error", MATCH_SUBSTRING, VERDICT_SAFE}, /* undici UND_ERR_CONNECT_TIMEOUT */
+	{"UND_ERR_CONNECT_TIMEOUT", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Connection timeout to host", MATCH_SUBSTRING, VERDICT_SAFE}, /* aiohttp ConnectionTimeoutError */
+	{"ConnectionTimeoutError", MATCH_SUBSTRING, VERDICT_SAFE},
+	/* libpq's connect_timeout; SQL Server's "Timeout expired" is not it. */
+	{"timeout expired", MATCH_WHOLE, VERDICT_SAFE},
+	{"failed: timeout expired", MATCH_SUBSTRING, VERDICT_SAFE},
+	/* Waiting for a pooled connection: no request was written. */
+	{"PoolTimeout", MATCH_SUBSTRING, VERDICT_SAFE},                                    /* httpx */
+	{"Connection is not available, request timed out", MATCH_SUBSTRING, VERDICT_SAFE}, /* HikariCP */
+	/* Name resolution. */
+	{"no such host", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go; .NET/Windows "No such host is known" */
+	{"name or service not known", MATCH_SUBSTRING, VERDICT_SAFE},           /* glibc EAI_NONAME */
+	{"nodename nor servname", MATCH_SUBSTRING, VERDICT_SAFE},               /* BSD/macOS EAI_NONAME */
+	{"Name does not resolve", MATCH_SUBSTRING, VERDICT_SAFE},               /* musl EAI_NONAME */
+	{"No address associated with hostname", MATCH_SUBSTRING, VERDICT_SAFE}, /* EAI_NODATA */
+	{"name resolution", MATCH_SUBSTRING, VERDICT_SAFE},                     /* EAI_AGAIN */
 	{"getaddrinfo", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"ENOTFOUND", MATCH_WORD, VERDICT_SAFE},
+	{"Failed to resolve", MATCH_SUBSTRING, VERDICT_SAFE}, /* urllib3 NameResolutionError */
+	{"UnknownHostException", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Unable to resolve host", MATCH_SUBSTRING, VERDICT_SAFE},        /* Android */
+	{"could not translate host name", MATCH_SUBSTRING, VERDICT_SAFE}, /* libpq */
+	/* TLS handshake failures: HTTP clients send the request only after the
+	 * handshake (none of them sends 0-RTT early data by default). A TLS
+	 * error after the handshake (a bad record, an EOF) is not here: it
+	 * falls to the ambiguous rows below. */
+	{"handshake", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go, Java SSLHandshakeException, OpenSSL alerts */
+	{"certificate verify failed", MATCH_SUBSTRING, VERDICT_SAFE},               /* OpenSSL via Python ssl */
+	{"x509: ", MATCH_SUBSTRING, VERDICT_SAFE},                                  /* Go crypto/x509 */
+	{"SSL connection could not be established", MATCH_SUBSTRING, VERDICT_SAFE}, /* .NET */
+	{"remote certificate is invalid", MATCH_SUBSTRING, VERDICT_SAFE},           /* .NET SslStream */
+	{"Authentication failed because the remote party", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"PKIX path building failed", MATCH_SUBSTRING, VERDICT_SAFE}, /* Java */
+	{"No subject alternative", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"SSLPeerUnverifiedException", MATCH_SUBSTRING, VERDICT_SAFE},             /* OkHttp hostname check */
+	{"unable to verify the first certificate", MATCH_SUBSTRING, VERDICT_SAFE}, /* OpenSSL via Node */
+	{"unable to get local issuer certificate", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"self-signed certificate", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"self signed certificate", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"certificate has expired", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"does not match certificate's altnames", MATCH_SUBSTRING, VERDICT_SAFE}, /* Node */
+	{"before secure TLS connection was established", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"wrong version number", MATCH_SUBSTRING, VERDICT_SAFE}, /* OpenSSL: plain HTTP on a TLS port */
+	/* Rate limiting: refused before any work. */
 	{"too many requests", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"rate limit", MATCH_SUBSTRING, VERDICT_SAFE},
+	/* gRPC ResourceExhausted is a quota or rate refusal, except for message
+	 * sizes: a *received* message over the limit means the call ran and only
+	 * its reply was too big (or the server refused the request's size: the
+	 * same text, so assume the worse); one refused on sending never left. */
+	{"received message larger than max", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* grpc-go, C-core */
+	{"received message after decompression larger than max", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"Received message exceeds the maximum", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* Grpc.Net.Client */
+	{"gRPC message exceeds maximum size", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},    /* grpc-java */
+	{"send message larger than max", MATCH_SUBSTRING, VERDICT_SAFE},              /* grpc-go */
+	{"Sent message larger than max", MATCH_SUBSTRING, VERDICT_SAFE},              /* C-core */
+	{"Sending message exceeds the maximum", MATCH_SUBSTRING, VERDICT_SAFE},       /* Grpc.Net.Client */
 	{"ResourceExhausted", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"RESOURCE_EXHAUSTED", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"429", MATCH_WORD, VERDICT_SAFE},
 
 	/* 2. The request may have been acted on: timeouts. */
@@ -54,25 +153,66 @@ static const struct pattern patterns[] = {
 	{"deadline_exceeded", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"context deadline", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"ETIMEDOUT", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
-	/* .NET's HttpClient reports its timeout as a cancellation. */
+	{"failed to respond", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},        /* Apache NoHttpResponseException */
+	{"did not properly respond", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* Windows WSAETIMEDOUT (10060) */
+	/* .NET's HttpClient reports its timeout as a cancellation, fetch
+	 * (AbortSignal.timeout, or a timer calling abort()) as an abort. */
 	{"TaskCanceledException", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"OperationCanceledException", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"AbortError", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"operation was aborted", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	/* ... connection lost after the request went out. */
 	{"ECONNRESET", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"connection reset", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"ConnectionReset", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
-	{"connection aborted", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"forcibly closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},        /* Windows WSAECONNRESET */
+	{"10054", MATCH_WORD, VERDICT_AMBIGUOUS},                       /* SocketException (10054) */
+	{"connection abort", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},       /* "aborted.", Java "abort: recv failed" */
+	{"connection was aborted", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* Windows WSAECONNABORTED */
 	{"ConnectionAborted", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"ECONNABORTED", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"RemoteDisconnected", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"remote end closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"server disconnected", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"ServerDisconnected", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"peer closed connection", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* h11 via httpx */
+	{"RemoteProtocolError", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"connection closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"server closed the connection unexpectedly", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* libpq */
+	{"closed unexpectedly", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"other side closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* undici SocketError */
+	{"UND_ERR_SOCKET", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	/* undici: every network failure of fetch() is a TypeError with this
+	 * message (the cause is only in err.cause); a body cut off mid-read is
+	 * TypeError "terminated", whole. */
+	{"fetch failed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"terminated", MATCH_WHOLE, VERDICT_AMBIGUOUS},
 	{"broken pipe", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"EPIPE", MATCH_WORD, VERDICT_AMBIGUOUS},
 	{"socket hang up", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"EOF", MATCH_WORD, VERDICT_AMBIGUOUS},
 	{"IncompleteRead", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"Connection broken", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},             /* urllib3 ProtocolError */
+	{"ReadError", MATCH_WORD, VERDICT_AMBIGUOUS},                          /* httpx */
+	{"payload is not completed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},      /* aiohttp ClientPayloadError */
+	{"server closed idle connection", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* Go net/http */
+	{"transport connection broken", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"GOAWAY", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"RST_STREAM", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"stream was reset", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},                /* OkHttp StreamResetException */
+	{"unexpected end of stream", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},        /* OkHttp */
+	{"header parser received no bytes", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* Java HttpClient */
+	{"could not receive data from server", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* libpq */
+	{"could not send data to server", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"I/O error occurred while sending", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* PgJDBC */
+	{"Communications link failure", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},      /* MySQL Connector/J */
+	/* .NET HttpClient's own words (System.Net.Http strings): the request
+	 * was being sent or its answer read. */
+	{"error occurred while sending the request", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"Error while copying content to a stream", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"ended prematurely", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"the transport connection", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"HTTP/2 error code", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	/* requests.ConnectionError without a detail: could be either; assume
 	 * the worst. A "connection refused" message was matched above. */
 	{"ConnectionError", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
@@ -82,8 +222,9 @@ static const struct pattern patterns[] = {
 	{"Service Unavailable", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"ServiceUnavailable", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"Gateway Time-out", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
-	{"Server Error", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* requests: "503 Server Error" */
-	{"Unavailable", MATCH_WORD, VERDICT_AMBIGUOUS},       /* gRPC code Unavailable */
+	{"Server Error", MATCH_SUBSTRING,
+	 VERDICT_AMBIGUOUS},                            /* requests "503 Server Error", httpx "Server error" */
+	{"Unavailable", MATCH_WORD, VERDICT_AMBIGUOUS}, /* gRPC code Unavailable */
 
 	/* 3. A retry cannot succeed. */
 	{"NonRetryable", MATCH_SUBSTRING, VERDICT_PERMANENT},
@@ -98,19 +239,24 @@ static const struct pattern patterns[] = {
 	{"Forbidden", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"permission denied", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"PermissionDenied", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"PERMISSION_DENIED", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"access denied", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"Not Found", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"NotFound", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"NOT_FOUND", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"does not exist", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"no such", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"Conflict", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"already exists", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"AlreadyExists", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"ALREADY_EXISTS", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"Unprocessable", MATCH_SUBSTRING, VERDICT_PERMANENT},
-	{"Client Error", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* requests: "404 Client Error" */
-	{"validation", MATCH_SUBSTRING, VERDICT_PERMANENT},   /* ValidationError, ... */
+	{"Client Error", MATCH_SUBSTRING,
+	 VERDICT_PERMANENT},                                /* requests "404 Client Error", httpx "Client error" */
+	{"validation", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* ValidationError, ... */
 	{"ValueError", MATCH_SUBSTRING, VERDICT_PERMANENT},
-	{"TypeError", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	/* No "TypeError" row: the type is shared by Python (a bug) and
+	 * JavaScript (also fetch's network failures); its message decides. */
 	{"KeyError", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"ArgumentException", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"ArgumentNullException", MATCH_SUBSTRING, VERDICT_PERMANENT},
@@ -121,6 +267,7 @@ static const struct pattern patterns[] = {
 	{"NotSupported", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"InvalidArgument", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"FailedPrecondition", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"FAILED_PRECONDITION", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"invalid", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"declined", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* card declined, ... */
 	{"insufficient funds", MATCH_SUBSTRING, VERDICT_PERMANENT},
@@ -145,9 +292,24 @@ static bool is_word_char(char c)
 	return isalnum((unsigned char)c) != 0;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static bool pattern_matches(const struct pattern *p, const char *s)
 {
 	size_t n = strlen(p->text);
+	if (p->mode == MATCH_WHOLE) {
+		/* Whole, but for surrounding blanks (psycopg2 ends its messages
+		 * with a newline). */
+		while (is_blank(*s))
+			s++;
+		size_t len = strlen(s);
+		while (len > 0 && is_blank(s[len - 1]))
+			len--;
+		return len == n && strncasecmp(s, p->text, n) == 0;
+	}
 	for (const char *hit = strcasestr(s, p->text); hit; hit = strcasestr(hit + 1, p->text)) {
 		if (p->mode == MATCH_SUBSTRING)
 			return true;
@@ -170,6 +332,20 @@ static enum verdict classify_text(const char *s)
 	return VERDICT_NONE;
 }
 
+/* One level of a failure: its type and its message, classified separately.
+ * A decisive type wins over the message (a ValueError whose message
+ * mentions "timeout" is still a validation error), except that a message
+ * proving nothing was sent wins over a vague connection type
+ * ("ConnectionError: ... Connection refused"). */
+static enum verdict classify_level(const char *error_type, const char *error_message)
+{
+	enum verdict t = classify_text(error_type);
+	enum verdict m = classify_text(error_message);
+	if (m == VERDICT_SAFE && t != VERDICT_PERMANENT)
+		return VERDICT_SAFE;
+	return t != VERDICT_NONE ? t : m;
+}
+
 static enum failure_class verdict_class(enum verdict v)
 {
 	switch (v) {
@@ -186,17 +362,22 @@ static enum failure_class verdict_class(enum verdict v)
 
 enum failure_class classify_failure(const char *error_type, const char *error_message, bool non_retriable)
 {
+	return classify_failure_chain(error_type, error_message, NULL, NULL, non_retriable);
+}
+
+enum failure_class classify_failure_chain(const char *error_type, const char *error_message,
+					  const char *cause_type, const char *cause_message, bool non_retriable)
+{
 	/* The SDK said so: whatever the text, a retry was not meant to happen. */
 	if (non_retriable)
 		return FAILURE_PERMANENT;
-	enum verdict t = classify_text(error_type);
-	enum verdict m = classify_text(error_message);
-	/* A message proving nothing was sent refines a vague connection type. */
-	if (m == VERDICT_SAFE && t != VERDICT_PERMANENT)
-		return FAILURE_UNKNOWN;
-	if (t != VERDICT_NONE)
-		return verdict_class(t);
-	return verdict_class(m);
+	/* The innermost cause is the most specific ("An error occurred while
+	 * sending the request" wraps "An existing connection was forcibly
+	 * closed"); when it says nothing we know, the outer failure decides. */
+	enum verdict v = classify_level(cause_type, cause_message);
+	if (v == VERDICT_NONE)
+		v = classify_level(error_type, error_message);
+	return verdict_class(v);
 }
 
 const char *failure_class_name(enum failure_class c)

@@ -217,7 +217,7 @@ const char *event_pool_forward(struct event_pool *into, const char *s)
 
 /* ------------------------------------------------------------------------ */
 
-/* Packed events. A struct event is 224 bytes, and a 300,000-event history
+/* Packed events. A struct event is 240 bytes, and a 300,000-event history
  * is held whole while it is analysed, so the log stores each event as a
  * 40-byte record of what nearly every event has (kind, timestamp, name,
  * execution id) plus 8-byte slots, in a side array, for each other field
@@ -237,6 +237,9 @@ enum xfield {
 	X_WORKFLOW_STATUS,
 	X_ERROR_TYPE,
 	X_ERROR_MESSAGE,
+	X_CAUSE_TYPE,
+	X_CAUSE_MESSAGE,
+	X_CAUSE_DEPTH,
 	X_INPUT, /* payloads take two slots: size, hash */
 	X_OUTPUT,
 	X_CUSTOM_STATUS,
@@ -448,6 +451,15 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 		case X_ERROR_MESSAGE:
 			out->error_message = (x++)->s;
 			break;
+		case X_CAUSE_TYPE:
+			out->cause_type = (x++)->s;
+			break;
+		case X_CAUSE_MESSAGE:
+			out->cause_message = (x++)->s;
+			break;
+		case X_CAUSE_DEPTH:
+			out->cause_depth = (uint8_t)(x++)->u;
+			break;
 		case X_INPUT:
 			p = &out->input;
 			break;
@@ -655,10 +667,14 @@ int event_log_store(struct event_log *log, const struct event *ev)
 		[X_WORKFLOW_STATUS] = ev->workflow_status,
 		[X_ERROR_TYPE] = ev->error_type,
 		[X_ERROR_MESSAGE] = ev->error_message,
+		[X_CAUSE_TYPE] = ev->cause_type,
+		[X_CAUSE_MESSAGE] = ev->cause_message,
 	};
-	for (unsigned f = X_FIRE_AT; f <= X_ERROR_MESSAGE; f++)
+	for (unsigned f = X_FIRE_AT; f <= X_CAUSE_MESSAGE; f++)
 		if (strs[f])
 			PUT(f, s, strs[f]);
+	if (ev->cause_depth)
+		PUT(X_CAUSE_DEPTH, u, ev->cause_depth);
 	const struct payload *ps[] = {&ev->input, &ev->output, &ev->custom_status};
 	for (unsigned k = 0; k < 3; k++) {
 		if (ps[k]->size || ps[k]->hash) {
@@ -716,6 +732,8 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 	copy.workflow_status = intern_cstr(log, ev->workflow_status, &fail);
 	copy.error_type = intern_cstr(log, ev->error_type, &fail);
 	copy.error_message = intern_cstr(log, ev->error_message, &fail);
+	copy.cause_type = intern_cstr(log, ev->cause_type, &fail);
+	copy.cause_message = intern_cstr(log, ev->cause_message, &fail);
 	if (fail)
 		return err_set(e, ERR_INTERNAL, "out of memory interning event strings");
 	if (event_log_store(log, &copy) < 0)
@@ -778,7 +796,7 @@ int event_log_take(struct event_log *into, struct event_log *from)
 			for (unsigned f = 0; x && f < X_COUNT; f++) {
 				if (!(r->xmask & (1u << f)))
 					continue;
-				if (f == X_KIND_NAME || (f > X_FIRE_AT && f <= X_ERROR_MESSAGE))
+				if (f == X_KIND_NAME || (f > X_FIRE_AT && f <= X_CAUSE_MESSAGE))
 					forward(ip, &x->s);
 				x += f >= X_INPUT && f <= X_CUSTOM_STATUS ? 2 : 1;
 			}

@@ -52,6 +52,8 @@ enum field {
 	F_WF_STATUS,
 	F_ERR_MSG,
 	F_ERR_TYPE,
+	F_CAUSE_MSG,  /* failureDetails.innerFailure[.innerFailure...].errorMessage */
+	F_CAUSE_TYPE, /* ... .errorType */
 	F_NON_RETRIABLE,
 	F_INPUT,
 	F_OUTPUT,
@@ -178,6 +180,25 @@ static int map_lookup(const struct name_map *m, size_t n, const char *s, size_t 
 	return -1;
 }
 
+/* How many innerFailure levels a normalised failureDetails key goes down
+ * (failuredetailsinnerfailureinnerfailureerrortype: 2), and what follows. */
+static size_t inner_failure_depth(const char *nk, size_t len, const char **rest, size_t *rest_len)
+{
+	size_t depth = 0;
+	if (has_prefix(nk, len, "failuredetails")) {
+		nk += 14;
+		len -= 14;
+		while (has_prefix(nk, len, "innerfailure")) {
+			nk += 12;
+			len -= 12;
+			depth++;
+		}
+	}
+	*rest = nk;
+	*rest_len = len;
+	return depth;
+}
+
 static enum field field_lookup(const char *nk, size_t len)
 {
 	if (!len)
@@ -198,6 +219,14 @@ static enum field field_lookup(const char *nk, size_t len)
 		return F_RETRY_PARENT;
 	if (has_prefix(nk, len, "rerunparent") && has_suffix(nk, len, "instanceid"))
 		return F_RERUN_PARENT;
+	const char *rest;
+	size_t rest_len;
+	if (inner_failure_depth(nk, len, &rest, &rest_len) > 0) {
+		if (rest_len == 9 && memcmp(rest, "errortype", 9) == 0)
+			return F_CAUSE_TYPE;
+		if (rest_len == 12 && memcmp(rest, "errormessage", 12) == 0)
+			return F_CAUSE_MSG;
+	}
 	for (size_t i = 0; i < sizeof ignored_prefixes / sizeof ignored_prefixes[0]; i++) {
 		if (has_prefix(nk, len, ignored_prefixes[i]))
 			return F_IGNORED;
@@ -553,6 +582,32 @@ static void set_origin(struct dec *d, enum timer_origin o)
 	d->ev->origin = o;
 }
 
+/* An inner failure's type or message: only the innermost level is kept, so a
+ * deeper level replaces what a shallower one set, in whatever order the keys
+ * come. A null value is no value. */
+static int get_cause(struct dec *d, const char *key, size_t key_len, const struct evj_tok *v, const char *nk,
+		     size_t nl, bool is_type)
+{
+	struct event *ev = d->ev;
+	const char *rest;
+	size_t rest_len;
+	size_t depth = inner_failure_depth(nk, nl, &rest, &rest_len);
+	const char *s = NULL;
+	if (get_str(d, key, key_len, v, &s) < 0)
+		return -1;
+	if (!s || depth < ev->cause_depth)
+		return 0;
+	if (depth > ev->cause_depth) {
+		ev->cause_depth = (uint8_t)depth; /* keys are short: a few levels at most */
+		ev->cause_type = ev->cause_message = NULL;
+	}
+	if (is_type)
+		ev->cause_type = s;
+	else
+		ev->cause_message = s;
+	return 0;
+}
+
 /* One key (token ki) and its value (ki + 1). */
 static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth)
 {
@@ -593,8 +648,13 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 	}
 	switch (f) {
 	case F_IGNORED:
-		if (v->type != EVJ_OBJECT || v->opaque || depth >= FLATTEN_DEPTH)
+		if (v->type != EVJ_OBJECT || v->opaque)
 			return 0;
+		if (depth >= FLATTEN_DEPTH) {
+			/* An inner failure too deep to read: the innermost cause
+			 * shown is not the innermost one, so say so. */
+			return has_suffix(nk, nl, "innerfailure") ? count_unknown_key(d, key, key_len) : 0;
+		}
 		/* A group we skip may still hold members we know
 		 * (failureDetails.errorType): look inside. */
 		return flatten(d, nk, nl, ki + 1, depth + 1);
@@ -655,6 +715,9 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		return get_str(d, key, key_len, v, &ev->error_message);
 	case F_ERR_TYPE:
 		return get_str(d, key, key_len, v, &ev->error_type);
+	case F_CAUSE_MSG:
+	case F_CAUSE_TYPE:
+		return get_cause(d, key, key_len, v, nk, nl, f == F_CAUSE_TYPE);
 	case F_NON_RETRIABLE:
 		return get_bool(d, key, key_len, v, &ev->non_retriable, &ev->has_non_retriable);
 	case F_INPUT:

@@ -464,6 +464,17 @@ static void write_attempt(struct jw *w, const struct invocation *inv, const stru
 	jw_k_cstr(w, "error_message", at->error_message);
 	/* extras */
 	jw_k_cstr(w, "error_type", at->error_type);
+	/* The innermost innerFailure the class was decided on, or null. */
+	if (at->cause_type || at->cause_message) {
+		jw_open(w, "error_cause", '{');
+		jw_k_cstr(w, "type", at->cause_type);
+		jw_k_str(w, "message", at->cause_message);
+		jw_k_int(w, "depth", at->cause_depth);
+		jw_close(w, '}');
+	} else {
+		jw_key(w, "error_cause");
+		jw_lit(w, "null");
+	}
 	jw_k_cstr(w, "failure_class", failure_class_name(at->failure));
 	jw_k_bool(w, "non_retriable", at->non_retriable);
 	jw_k_str(w, "completed_at", at->completed_at);

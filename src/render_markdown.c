@@ -202,6 +202,15 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 				fputs(md(m, at->error_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
 			if (at->non_retriable)
 				fprintf(m->f, " (non-retriable)");
+			if (at->cause_type || at->cause_message) {
+				/* The innermost cause (innerFailure), which the class rests on. */
+				fprintf(m->f, "<br>caused by ");
+				if (at->cause_type)
+					fprintf(m->f, "%s%s", md(m, at->cause_type, ESCAPE_MD_CELL, 80),
+						at->cause_message ? ": " : "");
+				if (at->cause_message)
+					fputs(md(m, at->cause_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
+			}
 			if (payloads) {
 				fprintf(m->f, " | ");
 				md_payload_cell(m, &at->input);

@@ -299,6 +299,17 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 			wrap(t, esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);
 	}
+	if (at->outcome == OUTCOME_FAILED && (at->cause_type || at->cause_message)) {
+		/* The innermost cause (innerFailure), which the class rests on. */
+		struct buf msg;
+		buf_init(&msg, 0);
+		buf_printf(&msg, NULL, "caused by %s%s%s", at->cause_type ? at->cause_type : "",
+			   at->cause_type && at->cause_message ? ": " : "",
+			   at->cause_message ? at->cause_message : "");
+		if (msg.data)
+			wrap(t, esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
+		buf_finish(&msg);
+	}
 	print_payloads(t, at, indent);
 }
 

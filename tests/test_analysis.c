@@ -1469,6 +1469,86 @@ START_TEST(permanent_failures)
 }
 END_TEST
 
+/* The innermost cause of a failure (the .NET SDK's innerFailure) decides its
+ * class, reaches the attempt, and is named in the finding; one with nothing
+ * to say is no cause. */
+START_TEST(failure_cause_decides)
+{
+	/* An outer text that says nothing; the cause is a reset. */
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "a1");
+	add(log, (struct event){.kind = EVENT_TASK_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = 0,
+				.has_task_scheduled_id = true,
+				.error_type = "Checkout.ChargeFailedException",
+				.error_message = "Charge for order 871 failed",
+				.cause_type = "System.Net.Sockets.SocketException",
+				.cause_message = "An existing connection was forcibly closed by the remote host.",
+				.cause_depth = 2});
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "a1", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Charge", "a2");
+	completed(log, 2);
+	/* The same outer text, the cause a refused connection: nothing was sent. */
+	sched(log, 3, "Refund", "r1");
+	add(log, (struct event){.kind = EVENT_TASK_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = 3,
+				.has_task_scheduled_id = true,
+				.error_type = "Checkout.ChargeFailedException",
+				.error_message = "Charge for order 871 failed",
+				.cause_type = "System.Net.Sockets.SocketException",
+				.cause_message = "Connection refused",
+				.cause_depth = 1});
+	timer(log, 4, ORIGIN_ACTIVITY_RETRY, "r1", "t4");
+	fired(log, 4, "t4");
+	sched(log, 5, "Refund", "r1");
+	completed(log, 5);
+	/* A cause with empty texts is none; the outer text decides. */
+	sched(log, 6, "Notify", "n1");
+	add(log, (struct event){.kind = EVENT_TASK_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = 6,
+				.has_task_scheduled_id = true,
+				.error_type = "System.Net.Http.HttpRequestException",
+				.error_message = "An error occurred while sending the request.",
+				.cause_type = "",
+				.cause_message = "",
+				.cause_depth = 1});
+	finished(log, 7, "ORCHESTRATION_STATUS_FAILED");
+	struct analysis *a = run(log, NULL);
+
+	ck_assert_uint_eq(a->n_invocations, 3);
+	const struct attempt *charge = &a->invocations[0].attempts[0];
+	ck_assert_int_eq(charge->failure, FAILURE_AMBIGUOUS);
+	ck_assert_str_eq(charge->cause_type, "System.Net.Sockets.SocketException");
+	ck_assert_str_eq(charge->cause_message, "An existing connection was forcibly closed by the remote host.");
+	ck_assert_uint_eq(charge->cause_depth, 2);
+	const struct attempt *refund = &a->invocations[1].attempts[0];
+	ck_assert_int_eq(refund->failure, FAILURE_UNKNOWN);
+	ck_assert_str_eq(refund->cause_message, "Connection refused");
+	const struct attempt *notify = &a->invocations[2].attempts[0];
+	ck_assert_int_eq(notify->failure, FAILURE_AMBIGUOUS);
+	ck_assert_ptr_null(notify->cause_type);
+	ck_assert_ptr_null(notify->cause_message);
+	ck_assert_uint_eq(notify->cause_depth, 0);
+
+	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), 1);
+	const struct finding *f = get_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED);
+	ck_assert_str_eq(f->activity, "Charge");
+	ck_assert(has_text(f->message, "Checkout.ChargeFailedException \"Charge for order 871 failed\" (innermost "
+				       "cause: System.Net.Sockets.SocketException \"An existing connection was "
+				       "forcibly closed by the remote host.\")"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(run_facts)
 {
 	struct event_log *log = log_new();
@@ -2184,6 +2264,53 @@ static const struct fixture_case {
 	 "cannot be compared: this history shows only the first 120 characters of each",
 	 NULL,
 	 {"identical", "not shared"}},
+	/* (j1) .NET: HttpRequestException -> IOException -> SocketException
+	 * (10054) in TaskFailureDetails.innerFailure (durabletask protobuf,
+	 * field 4; the .NET SDK fills it from InnerException), texts from
+	 * System.Net.Http (SR.net_http_client_execution_error), System.Net.Sockets
+	 * (SR.net_io_readfailure) and Windows WSAECONNRESET; retried under a new
+	 * execution id linked by the timer origin, then succeeded. */
+	{"j1-inner-failure-dotnet.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 5,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"not from Catalyst", NULL}},
+	{"j1-inner-failure-dotnet.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"not shared", NULL}},
+	/* (j2) JavaScript: Node's fetch (undici lib/web/fetch/index.js) throws
+	 * TypeError "fetch failed" for every network failure, the cause (here a
+	 * SocketError "other side closed") only in err.cause; retried, then
+	 * succeeded. The retry shape is the Go/Python/Java one (one execution
+	 * id, a retry timer with its origin). */
+	{"j2-fetch-failed-js.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}, {FINDING_AMBIGUOUS_FAILURE_RETRIED, {0, 2}, 2}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"not shared", NULL}},
 };
 
 START_TEST(fixture)
@@ -2348,6 +2475,9 @@ static void assert_same_analysis(const struct analysis *x, const struct analysis
 					      same_str(p->instance_id, q->instance_id) &&
 					      same_str(p->error_type, q->error_type) &&
 					      same_str(p->error_message, q->error_message) &&
+					      same_str(p->cause_type, q->cause_type) &&
+					      same_str(p->cause_message, q->cause_message) &&
+					      p->cause_depth == q->cause_depth &&
 					      same_payload(&p->input, &q->input) &&
 					      same_payload(&p->output, &q->output),
 				      "%s: attempt %zu of invocation %zu differs", what, k, v);
@@ -2678,6 +2808,7 @@ int main(void)
 	tcase_add_test(tc, catalyst_shaped);
 	tcase_add_test(tc, random_histories);
 	tcase_add_test(tc, empty_log);
+	tcase_add_test(tc, failure_cause_decides);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fixtures");
 	tcase_add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));

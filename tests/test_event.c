@@ -152,6 +152,8 @@ START_TEST(model_packs_every_field)
 		.workflow_status = "s",
 		.error_type = "t",
 		.error_message = "m",
+		.cause_type = "ct",
+		.cause_message = "cm",
 		.input = {.state = PAYLOAD_PRESENT, .size = 3, .hash = UINT64_MAX, .truncated = true},
 		.output = {.state = PAYLOAD_EMPTY},
 		.custom_status = {.state = PAYLOAD_NULL},
@@ -161,6 +163,7 @@ START_TEST(model_packs_every_field)
 		.has_timer_id = true,
 		.has_non_retriable = true,
 		.non_retriable = true,
+		.cause_depth = UINT8_MAX,
 	};
 	struct event bare = {.kind = EVENT_UNKNOWN, .kind_name = "Mystery"};
 	struct event zeros = {.kind = EVENT_TASK_COMPLETED, .has_event_id = true, .has_task_scheduled_id = true};
@@ -182,7 +185,9 @@ START_TEST(model_packs_every_field)
 			  str_eq(a->retry_parent_instance_id, b->retry_parent_instance_id) &&
 			  str_eq(a->rerun_parent_instance_id, b->rerun_parent_instance_id) &&
 			  str_eq(a->workflow_status, b->workflow_status) && str_eq(a->error_type, b->error_type) &&
-			  str_eq(a->error_message, b->error_message));
+			  str_eq(a->error_message, b->error_message) && str_eq(a->cause_type, b->cause_type) &&
+			  str_eq(a->cause_message, b->cause_message));
+		ck_assert_uint_eq(a->cause_depth, b->cause_depth);
 		ck_assert(a->input.state == b->input.state && a->input.size == b->input.size &&
 			  a->input.hash == b->input.hash && a->input.truncated == b->input.truncated);
 		ck_assert(!b->output.truncated && !b->custom_status.truncated);
@@ -346,6 +351,9 @@ static const struct {
 	{"d-cli-child-completed.go-1.18.dapr-cli.json", DIALECT_DAPR_CLI, 6, 0, 0, 0, 1},
 	{"d-cli-child-fan-out.python-1.17.dapr-cli.json", DIALECT_DAPR_CLI, 26, 0, 0, 0, 10},
 	{"g-cli-repeated-call-truncated-input.dapr-cli.json", DIALECT_DAPR_CLI, 9, 2, 0, 0, 0},
+	{"j1-inner-failure-dotnet.catalyst.json", DIALECT_CATALYST, 12, 2, 1, 1, 0},
+	{"j1-inner-failure-dotnet.proto.json", DIALECT_PROTOJSON, 12, 2, 1, 1, 0},
+	{"j2-fetch-failed-js.proto.json", DIALECT_PROTOJSON, 12, 2, 1, 1, 0},
 };
 
 START_TEST(fixture_parses)
@@ -800,6 +808,7 @@ static const char *const pairs[] = {
 	"g-logic-duplicate",
 	"h1-nonretryable-error-type",
 	"h2-nonretriable-flag-dotnet",
+	"j1-inner-failure-dotnet",
 };
 
 static enum timer_origin origin_norm(enum timer_origin o)
@@ -830,6 +839,9 @@ START_TEST(catalyst_equals_proto)
 			      "%s %zu: retry parent", pairs[_i], i);
 		ck_assert_msg(str_eq(x->error_type, y->error_type), "%s %zu: error type", pairs[_i], i);
 		ck_assert_msg(str_eq(x->error_message, y->error_message), "%s %zu: error msg", pairs[_i], i);
+		ck_assert_msg(str_eq(x->cause_type, y->cause_type) && str_eq(x->cause_message, y->cause_message) &&
+				      x->cause_depth == y->cause_depth,
+			      "%s %zu: innermost cause", pairs[_i], i);
 		ck_assert_msg(str_eq(x->workflow_status, y->workflow_status), "%s %zu: status", pairs[_i], i);
 		ck_assert_msg(str_eq(x->timestamp, y->timestamp), "%s %zu: timestamp", pairs[_i], i);
 		ck_assert_msg(str_eq(x->fire_at, y->fire_at), "%s %zu: fire_at", pairs[_i], i);
@@ -1049,6 +1061,80 @@ START_TEST(payload_states)
 	ck_assert_int_eq(at(log, 7)->custom_status.state, PAYLOAD_PRESENT);
 	ck_assert_int_eq(at(log, 8)->custom_status.state, PAYLOAD_EMPTY);
 	ck_assert_int_eq(at(log, 8)->output.state, PAYLOAD_ABSENT);
+	event_log_free(log);
+}
+END_TEST
+
+/* The .NET SDK's exception chain, failureDetails.innerFailure, nested in
+ * protojson and flattened by Catalyst (failure_details_inner_failure_*): the
+ * innermost level's type and message are kept, with its depth. */
+START_TEST(inner_failure_innermost_is_kept)
+{
+	static const char *const docs[] = {
+		/* protojson, nested; the outer keys after the inner ones. */
+		"{\"events\":[{\"taskFailed\":{\"taskScheduledId\":4,\"failureDetails\":{"
+		"\"innerFailure\":{\"errorType\":\"System.IO.IOException\",\"errorMessage\":\"Unable to read\","
+		"\"innerFailure\":{\"errorType\":\"System.Net.Sockets.SocketException\","
+		"\"errorMessage\":\"forcibly closed\",\"stackTrace\":\"at X\"}},"
+		"\"errorType\":\"System.Net.Http.HttpRequestException\",\"errorMessage\":\"sending\"}}}]}",
+		/* Catalyst, flattened snake_case; the deepest key first. */
+		"[{\"event_type\":\"TaskFailed\",\"task_scheduled_id\":4,"
+		"\"failure_details_inner_failure_inner_failure_error_message\":\"forcibly closed\","
+		"\"failure_details_inner_failure_error_type\":\"System.IO.IOException\","
+		"\"failure_details_inner_failure_error_message\":\"Unable to read\","
+		"\"failure_details_inner_failure_inner_failure_error_type\":\"System.Net.Sockets.SocketException\","
+		"\"failure_details_inner_failure_inner_failure_stack_trace\":\"at X\","
+		"\"failure_details_error_type\":\"System.Net.Http.HttpRequestException\","
+		"\"failure_details_error_message\":\"sending\"}]",
+		/* camelCase and PascalCase flattenings. */
+		"[{\"eventType\":\"TaskFailed\",\"taskScheduledId\":4,"
+		"\"failureDetailsErrorType\":\"System.Net.Http.HttpRequestException\","
+		"\"failureDetailsErrorMessage\":\"sending\","
+		"\"FailureDetailsInnerFailureInnerFailureErrorType\":\"System.Net.Sockets.SocketException\","
+		"\"FailureDetailsInnerFailureInnerFailureErrorMessage\":\"forcibly closed\","
+		"\"failureDetailsInnerFailureErrorType\":\"System.IO.IOException\"}]",
+	};
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+		struct event_log *log = parse_ok(docs[i]);
+		const struct event *ev = at(log, 0);
+		ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
+		ck_assert_str_eq(ev->error_type, "System.Net.Http.HttpRequestException");
+		ck_assert_str_eq(ev->error_message, "sending");
+		ck_assert_str_eq(ev->cause_type, "System.Net.Sockets.SocketException");
+		ck_assert_str_eq(ev->cause_message, "forcibly closed");
+		ck_assert_uint_eq(ev->cause_depth, 2);
+		ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 0);
+		event_log_free(log);
+	}
+
+	/* No inner failure, or one without a type or message (null is no
+	 * value): nothing recorded. A level with only a type keeps the
+	 * message absent, not empty. */
+	struct event_log *log = parse_ok(
+		"[{\"event_type\":\"TaskFailed\",\"failure_details_error_type\":\"E\"},"
+		"{\"event_type\":\"TaskFailed\",\"failure_details_inner_failure_error_type\":null,"
+		"\"failure_details_inner_failure_stack_trace\":\"at X\"},"
+		"{\"event_type\":\"TaskFailed\",\"failure_details_inner_failure_error_type\":\"Inner\"}]");
+	ck_assert_ptr_null(at(log, 0)->cause_type);
+	ck_assert_ptr_null(at(log, 0)->cause_message);
+	ck_assert_uint_eq(at(log, 0)->cause_depth, 0);
+	ck_assert_ptr_null(at(log, 1)->cause_type);
+	ck_assert_uint_eq(at(log, 1)->cause_depth, 0);
+	ck_assert_str_eq(at(log, 2)->cause_type, "Inner");
+	ck_assert_ptr_null(at(log, 2)->cause_message);
+	ck_assert_uint_eq(at(log, 2)->cause_depth, 1);
+	event_log_free(log);
+
+	/* A chain deeper than the parser reads (four levels): the deepest
+	 * level read is kept and the rest is counted as an unknown key, not
+	 * dropped silently. */
+	log = parse_ok("{\"events\":[{\"taskFailed\":{\"failureDetails\":{\"errorType\":\"L0\","
+		       "\"innerFailure\":{\"errorType\":\"L1\",\"innerFailure\":{\"errorType\":\"L2\","
+		       "\"innerFailure\":{\"errorType\":\"L3\",\"innerFailure\":{\"errorType\":\"L4\","
+		       "\"innerFailure\":{\"errorType\":\"L5\"}}}}}}}}]}");
+	ck_assert_str_eq(at(log, 0)->cause_type, "L4");
+	ck_assert_uint_eq(at(log, 0)->cause_depth, 4);
+	ck_assert_uint_eq(event_log_unknown_keys(log, NULL), 1);
 	event_log_free(log);
 }
 END_TEST
@@ -1513,6 +1599,7 @@ int main(void)
 	tcase_add_test(tc, envelope_run_fields);
 	tcase_add_test(tc, payload_states);
 	tcase_add_test(tc, unknowns_are_counted);
+	tcase_add_test(tc, inner_failure_innermost_is_kept);
 	tcase_add_test(tc, empty_lists);
 	suite_add_tcase(s, tc);
 

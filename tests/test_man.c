@@ -148,6 +148,7 @@ START_TEST(json_fields_and_environment_are_documented)
 		"scheduled_at",
 		"outcome",
 		"error_message",
+		"error_cause",
 		"kind",
 		"severity",
 		"activity",
