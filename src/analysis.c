@@ -405,7 +405,11 @@ struct work {
 	uint32_t gen;
 	bool gen_started;
 	const char *gen_execution_id;
-	uint32_t turn;         /* turns seen (WorkflowStarted, or inputs after actions) */
+	uint32_t turn; /* turns seen (WorkflowStarted, or inputs after actions) */
+	/* Per invocation: a single call left without a result by a run that
+	 * finished after a call scheduled in the same turn got its own (see
+	 * find_race_losers); find_unresolved leaves these to the limits. */
+	bool *race_loser;
 	bool in_actions;       /* the turn's actions have begun */
 	uint8_t turn_cause;    /* enum turn_cause of the current turn */
 	uint32_t *failed_fifo; /* failures not yet followed by a timer (pattern) */
@@ -1939,6 +1943,76 @@ static bool generation_finished(const struct work *w, const struct analysis *an,
 	return gen + 1 < an->n_generations || an->finished;
 }
 
+/* A call the workflow code scheduled in one turn together with others, one
+ * of which got its result, and that never got its own before the run
+ * finished: the loser of a when_any race, or a fan-out the workflow stopped
+ * waiting for. It was called once, by the code's own design, so it is no
+ * duplicate: a run-specific limit says its outcome is unknown, instead of
+ * unresolved_attempt. An invocation with retries stays a finding. */
+static void find_race_losers(struct ctx *c, const struct analysis *an)
+{
+	struct work *w = c->w;
+	if (!an->n_invocations || !w->n_att)
+		return;
+	bool *resolved = calloc((size_t)w->turn + 1, sizeof *resolved);
+	w->race_loser = calloc(an->n_invocations, sizeof *w->race_loser);
+	if (!resolved || !w->race_loser) {
+		free(resolved);
+		w->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < w->n_att; i++)
+		if (att_at(w, i)->outcome != OUTCOME_PENDING)
+			resolved[w->wa[i].turn] = true;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct work_attempt *wa = &w->wa[i];
+		const struct invocation *inv = &an->invocations[wa->inv];
+		const struct attempt *at = att_at(w, i);
+		if (inv->n_attempts != 1 || at->outcome != OUTCOME_PENDING || !resolved[wa->turn] ||
+		    !generation_finished(w, an, inv->generation))
+			continue;
+		w->race_loser[wa->inv] = true;
+		if (n < LIST_MAX)
+			sb_printf(&s, "%s%s %s (task_scheduled_id %" PRId64 ")", n ? ", " : "",
+				  inv->is_child_workflow ? "child workflow" : "activity", or_none(inv->name),
+				  at->scheduled_id);
+		n++;
+	}
+	free(resolved);
+	if (!n) {
+		buf_finish(&s.b);
+		return;
+	}
+	if (n > LIST_MAX)
+		sb_printf(&s, " and %zu more", n - LIST_MAX);
+	char *list = sb_steal(&s);
+	if (!list)
+		return;
+	sb_init(&s, &w->oom);
+	bool one = n == 1;
+	sb_printf(&s,
+		  "%s %s no result although the run finished, and %s scheduled in one turn together with a "
+		  "call that did get its result: the workflow code started them at once and went on without "
+		  "%s (a when_any race lost, or a fan-out it stopped waiting for). %s called once, so %s a "
+		  "re-execution, but whether %s ran, and with what effect, cannot be told from this history.",
+		  list, one ? "has" : "have", one ? "it was" : "each was", one ? "it" : "them",
+		  one ? "It was" : "Each was", one ? "it is not" : "none is", one ? "it" : "each");
+	free(list);
+	char *text = sb_steal(&s);
+	if (!text)
+		return;
+	c->pair_limits =
+		grow(c->pair_limits, &c->cap_pair_limits, c->n_pair_limits + 1, sizeof *c->pair_limits, &w->oom);
+	if (w->oom) {
+		free(text);
+		return;
+	}
+	c->pair_limits[c->n_pair_limits++] = text;
+}
+
 static void find_unresolved(struct ctx *c, const struct invocation *inv)
 {
 	const struct analysis *an = &c->ao->pub;
@@ -1947,6 +2021,8 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	/* A result the rows could not pair may be this child's: its outcome is
 	 * unknown here, not missing (the limits say so). */
 	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
+		return;
+	if (c->w->race_loser && c->w->race_loser[inv - an->invocations])
 		return;
 	size_t n = 0, first = NONE;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -3299,7 +3375,9 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	free(w->tim);
 	free(w->dups);
 	free(w->wh);
+	free(w->race_loser);
 	imap_free(&w->timers);
+	w->race_loser = NULL;
 	w->att = NULL;
 	w->wa = NULL;
 	w->tim = NULL;
@@ -3502,6 +3580,8 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 	if (!w.oom)
 		find_pairs(&c);
 	work_release_pairs(&w);
+	if (!w.oom)
+		find_race_losers(&c, an);
 	free(c.fs.ev);
 	c.fs.ev = NULL;
 	c.fs.n_ev = c.fs.cap_ev = 0;

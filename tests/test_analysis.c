@@ -1090,10 +1090,11 @@ START_TEST(when_any_over_one_activity)
 	completed(log, 0);
 	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
 	struct analysis *a = run(log, &from_catalyst);
-	size_t want[FINDING_KIND_COUNT] = {[FINDING_UNRESOLVED_ATTEMPT] = 1};
+	/* The loser is left to the limits (race_loser_is_a_limit). */
+	size_t want[FINDING_KIND_COUNT] = {0};
 	expect_kinds(a, want);
-	expect_ids(get_kind(a, FINDING_UNRESOLVED_ATTEMPT), (int64_t[]){1}, 1);
-	ck_assert(!limits_mention(a, "was called"));
+	ck_assert(limits_mention(a, "activity hello (task_scheduled_id 1) has no result"));
+	ck_assert(!limits_mention(a, "was called again"));
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -1323,6 +1324,83 @@ START_TEST(unresolved_only_when_finished)
 	expect_ids(f, (int64_t[]){0}, 1);
 	ck_assert(has_text(f->message, "task_execution_id s1"));
 	ck_assert(has_text(f->message, "(terminated)"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* when_any over calls: the call that lost the race never gets a result,
+ * by the code's design. A limit, not unresolved_attempt; but a call that
+ * raced only a timer, a lone call, or one with retries stays a finding. */
+START_TEST(race_loser_is_a_limit)
+{
+	struct event_log *log = log_new();
+	turn(log);
+	started(log, "W", "i", "e");
+	sched(log, 0, "hello", "x1");
+	sched(log, 1, "hello", "x2");
+	turn(log);
+	completed(log, 0);
+	finished(log, 2, "COMPLETED");
+	struct analysis *a = run(log, &from_catalyst);
+	size_t none[FINDING_KIND_COUNT] = {0};
+	expect_kinds(a, none);
+	ck_assert(
+		limits_mention(a, "activity hello (task_scheduled_id 1) has no result although the run finished"));
+	ck_assert(limits_mention(a, "when_any race lost"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* when_any(call, timer), the timer won: the workflow gave up on a
+	 * call still running; nothing it scheduled with it got a result. */
+	log = log_new();
+	turn(log);
+	started(log, "W", "i", "e");
+	sched(log, 0, "hello", "x1");
+	timer(log, 1, ORIGIN_CREATE_TIMER, NULL, "2026-09-14T10:00:30.000Z");
+	turn(log);
+	fired(log, 1, "2026-09-14T10:00:30.000Z");
+	finished(log, 2, "COMPLETED");
+	a = run(log, &from_catalyst);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_UNRESOLVED_ATTEMPT] = 1};
+	expect_kinds(a, want);
+	ck_assert(!limits_mention(a, "when_any race lost"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* The sibling resolved in an earlier turn, the pending call was
+	 * scheduled later: not scheduled together. */
+	log = log_new();
+	turn(log);
+	started(log, "W", "i", "e");
+	sched(log, 0, "hello", "x1");
+	turn(log);
+	completed(log, 0);
+	sched(log, 1, "hello", "x2");
+	turn(log);
+	finished(log, 2, "COMPLETED");
+	a = run(log, &from_catalyst);
+	ck_assert_uint_eq(count_kind(a, FINDING_UNRESOLVED_ATTEMPT), 1);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A retried call left pending stays a finding. */
+	log = log_new();
+	turn(log);
+	started(log, "W", "i", "e");
+	sched(log, 0, "hello", "x1");
+	sched(log, 1, "other", "y1");
+	turn(log);
+	failed(log, 0, "E", "boom", false);
+	completed(log, 1);
+	timer(log, 2, ORIGIN_ACTIVITY_RETRY, "x1", "2026-09-14T10:00:05.000Z");
+	turn(log);
+	fired(log, 2, "2026-09-14T10:00:05.000Z");
+	sched(log, 3, "hello", "x1");
+	turn(log);
+	finished(log, 4, "COMPLETED");
+	a = run(log, &from_catalyst);
+	ck_assert_uint_eq(count_kind(a, FINDING_UNRESOLVED_ATTEMPT), 1);
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -2080,32 +2158,34 @@ static const struct fixture_case {
 	 NULL,
 	 NULL,
 	 {"was called", "not shared"}},
-	/* (i2) when_any: the loser never gets a result (unresolved), and is
-	 * no overlap. */
+	/* (i2) when_any: the loser never gets a result, by design: a limit,
+	 * neither unresolved_attempt nor an overlap. */
 	{"i2-when-any-first-wins.catalyst.json",
 	 2,
 	 "completed",
 	 true,
 	 SHARING_METADATA,
 	 5,
-	 {[FINDING_UNRESOLVED_ATTEMPT] = 1},
-	 {{FINDING_UNRESOLVED_ATTEMPT, {1}, 1}},
+	 {0},
+	 {{0}},
 	 0,
+	 "activity hello (task_scheduled_id 1) has no result although the run finished, and it was scheduled "
+	 "in one turn together with a call that did get its result",
 	 NULL,
-	 "Attempt hello (task_scheduled_id 1",
-	 {"was called", "overlapping"}},
+	 {"was called again", "overlapping"}},
 	{"i2-when-any-first-wins.proto.json",
 	 2,
 	 "completed",
 	 true,
 	 SHARING_UNKNOWN,
 	 0,
-	 {[FINDING_UNRESOLVED_ATTEMPT] = 1},
-	 {{FINDING_UNRESOLVED_ATTEMPT, {1}, 1}},
+	 {0},
+	 {{0}},
 	 0,
+	 "activity hello (task_scheduled_id 1) has no result although the run finished, and it was scheduled "
+	 "in one turn together with a call that did get its result",
 	 NULL,
-	 "Attempt hello (task_scheduled_id 1",
-	 {"was called", "not shared"}},
+	 {"was called again", "not shared"}},
 	/* (i3) bounded fan-out: the next item starts as one finishes. */
 	{"i3-rolling-fan-out.catalyst.json",
 	 7,
@@ -2596,8 +2676,9 @@ START_TEST(threads_same_analysis)
 			completed(log, first);
 			completed(log, first);
 			break;
-		case 3: /* never resolved */
+		case 3: /* never resolved, alone in its turn (not a race loser) */
 			sched(log, first, name, exec);
+			turn(log);
 			break;
 		case 4: { /* a child workflow started twice */
 			snprintf(other, sizeof other, "child-%d", i);
@@ -2794,6 +2875,7 @@ int main(void)
 	tcase_add_test(tc, repeated_call_inputs);
 	tcase_add_test(tc, repeated_call_group_opens_on_renamed_attempt);
 	tcase_add_test(tc, unresolved_only_when_finished);
+	tcase_add_test(tc, race_loser_is_a_limit);
 	tcase_add_test(tc, data_sharing_inferred_and_given);
 	tcase_add_test(tc, large_payload_only_at_full);
 	tcase_add_test(tc, permanent_failures);
