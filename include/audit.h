@@ -73,9 +73,11 @@ struct audit_request {
 	const char *output; /* --output FILE, NULL: stdout */
 	enum color_mode color;
 	enum fail_on fail_on;
-	/* where messages go (stderr normally); the library only writes here
-	 * through the progress/warning callbacks below. */
+	/* where messages go (stderr normally, through the CLI's one printer,
+	 * which neutralises outside text); the library only writes there
+	 * through these callbacks. */
 	void (*warn)(const char *msg, void *ctx);
+	void (*notice)(const char *msg, void *ctx);    /* login/logout news, the sign-in address */
 	void (*progress)(const char *line, void *ctx); /* NULL when not a TTY */
 	void *msg_ctx;
 };

@@ -18,7 +18,8 @@
 size_t escape_utf8_next(const char *s, size_t len, uint32_t *cp);
 
 /* Whether a valid code point must not reach a terminal raw: C0, DEL, C1,
- * bidi embedding/override/isolate/mark controls, line/paragraph separators. */
+ * bidi embedding/override/isolate/mark controls, line/paragraph separators,
+ * zero-width characters (U+200B-U+200D, U+2060) and U+FEFF. */
 bool escape_is_unsafe(uint32_t cp);
 
 /* Appends s made safe for a terminal: every unsafe code point or invalid
@@ -28,6 +29,20 @@ bool escape_is_unsafe(uint32_t cp);
 int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars, struct err *e);
 /* The same, malloc'd (NULL when s is NULL or memory ran out). */
 char *escape_terminal_dup(const char *s, size_t max_chars);
+
+/* Appends a message of ours that may carry outside text (an error, a
+ * warning, a notice, a trace line) made safe for a terminal: every unsafe
+ * code point and invalid byte becomes its visible escape as in
+ * escape_terminal, but a backslash stays one, so text escaped already
+ * passes unchanged (escaping twice changes nothing) and our own quoting
+ * reads as written. Every line on stderr goes through this once, in the
+ * CLI's printer. */
+int escape_message(struct buf *out, const char *s, size_t len, struct err *e);
+/* The same, malloc'd (NULL when s is NULL or memory ran out). */
+char *escape_message_dup(const char *s);
+/* The same into out[cap] (cap > 0), NUL-terminated, cut at the last whole
+ * character or escape that fits; s may be NULL (empty). Never allocates. */
+void escape_message_into(char *out, size_t cap, const char *s);
 
 enum escape_md_context {
 	ESCAPE_MD_INLINE = 0, /* running text: a newline becomes a space */

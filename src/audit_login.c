@@ -1,6 +1,7 @@
 /* `catalyst-audit login` and `logout`, and the OAuth configuration every
  * server command builds from the request. */
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,22 @@ static void to_warn(const char *msg, void *ctx)
 		rq->warn(msg, rq->msg_ctx);
 }
 
-static void print_notice(const char *msg, void *ctx)
+static void to_notice(const char *msg, void *ctx)
 {
-	(void)ctx;
-	fprintf(stderr, "catalyst-audit: %s\n", msg);
+	const struct audit_request *rq = ctx;
+	if (rq->notice)
+		rq->notice(msg, rq->msg_ctx);
+}
+
+static void noticef(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void noticef(const struct audit_request *rq, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	to_notice(msg, (void *)rq);
 }
 
 /* Tokens live in this process's memory from now on: no core file may
@@ -93,8 +106,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 	oauth_config_from_request(&c, rq, hint, sizeof hint);
 	/* `login` is the explicit request to sign in: only --no-login stops it. */
 	c.interactive = !rq->no_login;
-	c.notice = print_notice;
-	c.notice_ctx = NULL;
+	c.notice = to_notice;
+	c.notice_ctx = (void *)rq;
 	struct oauth_session *s = NULL;
 	struct oauth_tokens stored = {0};
 	int rc = -1;
@@ -121,8 +134,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 	if (oauth_session_login(s, e) < 0)
 		goto out;
 	char *dir = oauth_store_default_dir(NULL);
-	fprintf(stderr, "catalyst-audit: signed in to %s (client %s); tokens stored in %s\n", rq->server,
-		c.client_id, dir ? dir : "the token folder");
+	noticef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
+		dir ? dir : "the token folder");
 	free(dir);
 	rc = 0;
 out:
@@ -138,8 +151,7 @@ int audit_logout(const struct audit_request *rq, struct err *e)
 		return -1;
 	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
 	if (n >= 0)
-		fprintf(stderr, "catalyst-audit: %s for %s\n", n ? "stored tokens deleted" : "no stored tokens",
-			rq->server);
+		noticef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
 	free(dir);
 	return n < 0 ? -1 : 0;
 }

@@ -54,6 +54,10 @@ bool escape_is_unsafe(uint32_t cp)
 		return true;
 	if (cp == 0x2028 || cp == 0x2029) /* line and paragraph separators */
 		return true;
+	/* Zero-width space, non-joiner, joiner, word joiner, BOM: invisible,
+	 * so two different names could look the same. */
+	if ((cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff)
+		return true;
 	return false;
 }
 
@@ -77,7 +81,39 @@ static const char *visible_escape(uint32_t cp, char tmp[16])
 	return tmp;
 }
 
-int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars, struct err *e)
+/* One unit of input (a code point, or an invalid byte) as it goes out. */
+struct unit {
+	const char *text;
+	size_t len;   /* bytes of text */
+	size_t chars; /* columns it counts for */
+};
+
+/* The unit at s: itself, or its visible escape written into tmp. A
+ * backslash is doubled only when `forge_proof`. Returns the input bytes it
+ * took. */
+static size_t next_unit(const char *s, size_t len, bool forge_proof, char tmp[16], struct unit *u)
+{
+	uint32_t cp;
+	size_t n = escape_utf8_next(s, len, &cp);
+	if (n == 0) {
+		snprintf(tmp, 16, "\\x%02x", (unsigned)(unsigned char)s[0]);
+		u->text = tmp, u->len = strlen(tmp), u->chars = u->len;
+		return 1;
+	}
+	if (cp == '\\' && forge_proof) {
+		u->text = "\\\\", u->len = 2, u->chars = 2;
+	} else if (escape_is_unsafe(cp)) {
+		u->text = visible_escape(cp, tmp);
+		u->len = strlen(u->text), u->chars = u->len;
+	} else {
+		u->text = s, u->len = n, u->chars = 1;
+	}
+	return n;
+}
+
+/* The one loop behind escape_terminal and escape_message. */
+static int escape_units(struct buf *out, const char *s, size_t len, size_t max_chars, bool forge_proof,
+			struct err *e)
 {
 	size_t start = out->len;
 	size_t chars = 0;
@@ -87,29 +123,14 @@ int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars
 	size_t room = max_chars > 3 ? max_chars - 3 : 0;
 	size_t i = 0;
 	while (i < len) {
-		uint32_t cp;
-		size_t n = escape_utf8_next(s + i, len - i, &cp);
 		char tmp[16];
-		const char *unit;
-		size_t unit_len, unit_chars;
-		if (n == 0) {
-			snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)(unsigned char)s[i]);
-			unit = tmp, unit_len = strlen(tmp), unit_chars = unit_len;
-			n = 1;
-		} else if (cp == '\\') {
-			unit = "\\\\", unit_len = 2, unit_chars = 2;
-		} else if (escape_is_unsafe(cp)) {
-			unit = visible_escape(cp, tmp);
-			unit_len = strlen(unit), unit_chars = unit_len;
-		} else {
-			unit = s + i, unit_len = n, unit_chars = 1;
-		}
-		if (buf_append(out, unit, unit_len, e) < 0)
+		struct unit u;
+		i += next_unit(s + i, len - i, forge_proof, tmp, &u);
+		if (buf_append(out, u.text, u.len, e) < 0)
 			return -1;
-		chars += unit_chars;
+		chars += u.chars;
 		if (chars <= room)
 			cut = out->len;
-		i += n;
 	}
 	if (max_chars && chars > max_chars) {
 		out->len = cut;
@@ -120,6 +141,11 @@ int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars
 	if (!out->data && buf_append(out, "", 0, e) < 0)
 		return -1;
 	return 0;
+}
+
+int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars, struct err *e)
+{
+	return escape_units(out, s, len, max_chars, true, e);
 }
 
 char *escape_terminal_dup(const char *s, size_t max_chars)
@@ -133,6 +159,42 @@ char *escape_terminal_dup(const char *s, size_t max_chars)
 		return NULL;
 	}
 	return buf_steal(&b, NULL);
+}
+
+int escape_message(struct buf *out, const char *s, size_t len, struct err *e)
+{
+	return escape_units(out, s, len, 0, false, e);
+}
+
+char *escape_message_dup(const char *s)
+{
+	if (!s)
+		return NULL;
+	struct buf b;
+	buf_init(&b, 0);
+	if (escape_message(&b, s, strlen(s), NULL) < 0) {
+		buf_finish(&b);
+		return NULL;
+	}
+	return buf_steal(&b, NULL);
+}
+
+void escape_message_into(char *out, size_t cap, const char *s)
+{
+	if (cap == 0)
+		return;
+	size_t k = 0, len = s ? strlen(s) : 0, i = 0;
+	while (i < len) {
+		char tmp[16];
+		struct unit u;
+		size_t n = next_unit(s + i, len - i, false, tmp, &u);
+		if (k + u.len + 1 > cap)
+			break; /* whole units only: never half an escape or a character */
+		memcpy(out + k, u.text, u.len);
+		k += u.len;
+		i += n;
+	}
+	out[k] = '\0';
 }
 
 int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "escape.h"
 #include "trace.h"
 #include "version.h"
 
@@ -90,13 +91,10 @@ static void notice(const struct oauth_session *s, const char *fmt, ...)
 	}
 }
 
-/* Server text in our messages: printable, one line, bounded. */
+/* Server text in our messages: one line, bounded, escaped as on stderr. */
 static void sanitize(char *out, size_t cap, const char *s)
 {
-	size_t k = 0;
-	for (; s && *s && k + 1 < cap; s++)
-		out[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-	out[k] = '\0';
+	escape_message_into(out, cap, s);
 }
 
 /* OAuth endpoints must be https, except on loopback (RFC 8252, and the
@@ -687,7 +685,10 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 	s->authorizations++;
 	free(s->scope_requested);
 	s->scope_requested = scope ? strdup(scope) : NULL;
-	notice(s, "to sign in to %s, open this address in a browser:\n  %s", s->cfg.resource, url.data);
+	/* Two notices, not one with a newline: every control character in a
+	 * message is escaped on its way to the terminal. */
+	notice(s, "to sign in to %s, open this address in a browser:", s->cfg.resource);
+	notice(s, "  %s", url.data);
 	if (!s->cfg.no_browser) {
 		browser = open_browser(url.data);
 		if (browser < 0)

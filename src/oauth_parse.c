@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "escape.h"
+
 /* ---- WWW-Authenticate ---- */
 
 static bool is_tchar(char c)
@@ -494,13 +496,10 @@ int oauth_callback_parse(const char *target, const char *path, struct oauth_call
 	return 1;
 }
 
-/* Server text in our messages: one line, printable, bounded. */
+/* Server text in our messages: one line, bounded, escaped as on stderr. */
 static void sanitize(char *out, size_t cap, const char *s)
 {
-	size_t k = 0;
-	for (; s && *s && k + 1 < cap; s++)
-		out[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-	out[k] = '\0';
+	escape_message_into(out, cap, s);
 }
 
 int oauth_callback_check(const struct oauth_callback *cb, const char *state, const char *issuer, bool iss_required,

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "escape.h"
+
 static trace_sink_fn sink;
 static void *sink_ctx;
 /* Trace lines come from several worker threads during `runs`. */
@@ -51,12 +53,13 @@ void trace_printf(const char *channel, const char *fmt, ...)
 		return;
 	}
 	free(msg);
-	/* Server text reaches a terminal here: neutralise control bytes. */
-	for (char *p = line; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	emit(line);
+	/* Server text reaches a terminal here: neutralised as every stderr
+	 * message is (the CLI's sink does it again; that changes nothing). */
+	char *safe = escape_message_dup(line);
 	free(line);
+	if (safe)
+		emit(safe);
+	free(safe);
 }
 
 static const char *const secret_keys[] = {
@@ -72,12 +75,14 @@ static bool is_secret_key(const char *k, size_t n)
 	return false;
 }
 
-/* Overwrites the value that follows a secret key, in JSON ("key": "v") or
- * form (key=v&) text. The replacement is never longer than the original, so
- * it works in place; short values are starred out to the same length. */
-void trace_redact_inplace(char *s)
+#define REDACTED "<redacted>"
+
+/* Copies s to out with the value that follows each secret key, in JSON
+ * ("key": "v") or form (key=v&) text, replaced by one fixed REDACTED:
+ * nothing of the secret shows, not even its length. */
+int trace_redact(struct buf *out, const char *s, size_t n, struct err *e)
 {
-	size_t n = strlen(s);
+	size_t copied = 0; /* s[0, copied) is in out */
 	for (size_t i = 0; i < n; i++) {
 		bool json = s[i] == '"';
 		bool form = isalpha((unsigned char)s[i]) && (i == 0 || s[i - 1] == '&' || s[i - 1] == '?');
@@ -88,7 +93,7 @@ void trace_redact_inplace(char *s)
 			ke++;
 		if (!is_secret_key(s + ks, ke - ks))
 			continue;
-		size_t v = ke;
+		size_t v = ke, start;
 		if (json) {
 			if (v >= n || s[v] != '"')
 				continue;
@@ -102,26 +107,39 @@ void trace_redact_inplace(char *s)
 				v++;
 			if (v >= n || s[v] != '"')
 				continue;
-			size_t start = ++v;
+			start = ++v;
 			while (v < n && s[v] != '"') {
 				if (s[v] == '\\' && v + 1 < n)
 					v++;
 				v++;
 			}
-			for (size_t j = start; j < v; j++)
-				s[j] = '*';
-			i = v;
 		} else {
 			if (v >= n || s[v] != '=')
 				continue;
-			size_t start = ++v;
+			start = ++v;
 			while (v < n && s[v] != '&' && s[v] != ' ')
 				v++;
-			for (size_t j = start; j < v; j++)
-				s[j] = '*';
-			i = v;
 		}
+		if (buf_append(out, s + copied, start - copied, e) < 0 ||
+		    buf_append(out, REDACTED, sizeof REDACTED - 1, e) < 0)
+			return -1;
+		copied = v < n ? v : n;
+		i = v;
 	}
+	if (buf_append(out, s + copied, n - copied, e) < 0)
+		return -1;
+	return 0;
+}
+
+char *trace_redact_dup(const char *s)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	if (trace_redact(&b, s, strlen(s), NULL) < 0) {
+		buf_finish(&b);
+		return NULL;
+	}
+	return buf_steal(&b, NULL);
 }
 
 void trace_body(const char *channel, const char *direction, const char *body, size_t len)
@@ -134,15 +152,19 @@ void trace_body(const char *channel, const char *direction, const char *body, si
 		return;
 	memcpy(copy, body, shown);
 	copy[shown] = '\0';
+	/* Line breaks and the like in a body read as spaces on one line. */
 	for (size_t i = 0; i < shown; i++)
 		if ((unsigned char)copy[i] < 0x20 || copy[i] == 0x7f)
 			copy[i] = ' ';
-	trace_redact_inplace(copy);
-	if (shown < len)
-		trace_printf(channel, "%s %s ... (%zu bytes in all)", direction, copy, len);
-	else
-		trace_printf(channel, "%s %s", direction, copy);
+	char *redacted = trace_redact_dup(copy);
 	free(copy);
+	if (!redacted)
+		return;
+	if (shown < len)
+		trace_printf(channel, "%s %s ... (%zu bytes in all)", direction, redacted, len);
+	else
+		trace_printf(channel, "%s %s", direction, redacted);
+	free(redacted);
 }
 
 char *trace_redact_header(const char *line)

@@ -101,6 +101,7 @@ struct exchange {
 	char *session_id;
 	char *retry_after;
 	char *www_authenticate;
+	bool headers_done; /* the blank line that ends them came */
 
 	enum body_kind kind;
 	struct buf body;        /* the JSON body, or the start of an error body */
@@ -248,6 +249,7 @@ static void exchange_reset_response(struct exchange *ex)
 	free(ex->www_authenticate);
 	ex->content_type = ex->session_id = ex->retry_after = ex->www_authenticate = NULL;
 	ex->status = 0;
+	ex->headers_done = false;
 	ex->kind = BODY_UNKNOWN;
 	buf_reset(&ex->body);
 }
@@ -270,8 +272,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *userp)
 		trace_printf("http", "< %.*s", (int)l, data);
 		return len;
 	}
-	if (l == 0)
+	if (l == 0) {
+		ex->headers_done = true;
 		return len;
+	}
 	const char *colon = memchr(data, ':', l);
 	if (!colon)
 		return len;
@@ -674,6 +678,14 @@ static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char
 	}
 	if (ex->done)
 		return OUTCOME_DONE;
+	if (res == CURLE_OUT_OF_MEMORY && !ex->headers_done) {
+		/* libcurl fails one header line over CURL_MAX_HTTP_HEADER with
+		 * no more than "Out of memory": say which limit it was. */
+		err_set(e, ERR_PROTOCOL, "%s %s: response header over libcurl's %d KiB limit for one header (%s)",
+			ex->method, ht->url, CURL_MAX_HTTP_HEADER / 1024, curl_text(ex, res));
+		e->http_status = ex->status;
+		return OUTCOME_ERROR;
+	}
 	if (ex->status == 0) {
 		err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
 		if (res == CURLE_OPERATION_TIMEDOUT)

@@ -31,6 +31,13 @@ static const struct esc_case terminal_cases[] = {
 	{"\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", 0, 0, "\\u2066\\u2067\\u2068\\u2069"},
 	{"\xe2\x80\x8e\xe2\x80\x8f", 0, 0, "\\u200e\\u200f"},
 	{"sep\xe2\x80\xa8", 0, 0, "sep\\u2028"},
+	/* zero-width space, non-joiner, joiner, word joiner, BOM */
+	{"z\xe2\x80\x8bw\xe2\x80\x8cn\xe2\x80\x8dj\xe2\x81\xa0"
+	 "b\xef\xbb\xbf",
+	 0, 0, "z\\u200bw\\u200cn\\u200dj\\u2060b\\ufeff"},
+	/* their neighbours stay: en quad, hyphen, U+2061, U+FEFE */
+	{"\xe2\x80\x80\xe2\x80\x90\xe2\x81\xa1\xef\xbb\xbe", 0, 0,
+	 "\xe2\x80\x80\xe2\x80\x90\xe2\x81\xa1\xef\xbb\xbe"},
 	{"raw c1 \x9b", 0, 0, "raw c1 \\x9b"},
 	{"bad \xff\xfe", 0, 0, "bad \\xff\\xfe"},
 	{"overlong \xc0\xaf", 0, 0, "overlong \\xc0\\xaf"},
@@ -84,6 +91,7 @@ static const struct {
 	{"back\\slash", ESCAPE_MD_INLINE, "back\\\\slash"},
 	{"caf\xc3\xa9", ESCAPE_MD_INLINE, "caf\xc3\xa9"},
 	{"tab\there", ESCAPE_MD_CELL, "tab\\\\there"},
+	{"Pay\xe2\x80\x8bment\xef\xbb\xbf\xe2\x81\xa0", ESCAPE_MD_CELL, "Pay\\\\u200bment\\\\ufeff\\\\u2060"},
 };
 
 START_TEST(markdown_table)
@@ -93,6 +101,60 @@ START_TEST(markdown_table)
 	ck_assert_msg(strcmp(got, markdown_cases[_i].want) == 0, "case %d: got '%s', want '%s'", _i, got,
 		      markdown_cases[_i].want);
 	free(got);
+}
+END_TEST
+
+/* Messages on stderr: the same escapes, but a backslash stays one, so an
+ * escaped text passes unchanged and escaping twice changes nothing. */
+static const struct {
+	const char *in;
+	const char *want;
+} message_cases[] = {
+	{"plain: 'quoted' \"text\"", "plain: 'quoted' \"text\""},
+	{"\x1b]0;X\x07 \r\n\t\x7f", "\\x1b]0;X\\x07 \\r\\n\\t\\x7f"},
+	{"c1 \xc2\x9b \xc2\x85, bidi \xe2\x80\xae \xe2\x81\xa9", "c1 \\u009b \\u0085, bidi \\u202e \\u2069"},
+	{"zw \xe2\x80\x8b\xe2\x80\x8c\xe2\x80\x8d\xe2\x81\xa0\xef\xbb\xbf",
+	 "zw \\u200b\\u200c\\u200d\\u2060\\ufeff"},
+	{"bad \x9b\xff\xe2\x80", "bad \\x9b\\xff\\xe2\\x80"},
+	{"escaped already: \\x1b \\\\ \\u202e", "escaped already: \\x1b \\\\ \\u202e"},
+	{"caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5"},
+};
+
+START_TEST(message_table)
+{
+	char *got = escape_message_dup(message_cases[_i].in);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_msg(strcmp(got, message_cases[_i].want) == 0, "case %d: got '%s', want '%s'", _i, got,
+		      message_cases[_i].want);
+	char *twice = escape_message_dup(got);
+	ck_assert_str_eq(twice, got);
+	/* what escape_terminal made (a report line) passes unchanged */
+	char *term = escape_terminal_dup(message_cases[_i].in, 0);
+	char *term_msg = escape_message_dup(term);
+	ck_assert_str_eq(term_msg, term);
+	char fixed[512];
+	escape_message_into(fixed, sizeof fixed, message_cases[_i].in);
+	ck_assert_str_eq(fixed, got);
+	free(term);
+	free(term_msg);
+	free(twice);
+	free(got);
+}
+END_TEST
+
+/* The fixed-size form cuts between whole characters and escapes. */
+START_TEST(message_into_cuts_whole_units)
+{
+	char out[8];
+	escape_message_into(out, sizeof out, "ab\x1b\x1b");
+	ck_assert_str_eq(out, "ab\\x1b"); /* a second \x1b does not fit */
+	escape_message_into(out, sizeof out, "abcde\xc3\xa9\xc3\xa9");
+	ck_assert_str_eq(out, "abcde\xc3\xa9"); /* 7 bytes and the NUL */
+	escape_message_into(out, 1, "abc");
+	ck_assert_str_eq(out, "");
+	escape_message_into(out, sizeof out, NULL);
+	ck_assert_str_eq(out, "");
+	ck_assert_ptr_null(escape_message_dup(NULL));
 }
 END_TEST
 
@@ -173,6 +235,8 @@ int main(void)
 	TCase *tc = tcase_create("escape");
 	tcase_add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
 	tcase_add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
+	tcase_add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
+	tcase_add_test(tc, message_into_cuts_whole_units);
 	tcase_add_test(tc, utf8_decoder);
 	tcase_add_test(tc, repair_and_null);
 	tcase_add_test(tc, terminal_output_never_has_controls);

@@ -4,19 +4,29 @@
  * Each gives a clear error (exit 6 naming the byte) or a correct report,
  * within a stated memory bound, and never a crash.
  *
+ * And hostile servers: small HTTP servers on 127.0.0.1, forked by the test,
+ * that put terminal escapes, C1 controls, bidi and zero-width characters
+ * into every string the client may repeat on stderr (errors, the login
+ * notice, the --verbose trace).
+ *
  * Inputs are generated into a temporary directory. The binary runs through
  * our own fork/exec so wait4() hands back its peak RSS (ru_maxrss). Linux
  * carries a process's peak across execve, so ru_maxrss is at least the
  * test process's own (a few MiB here: inputs are written in chunks and
  * outputs read after the run), far below every bound. */
 
+#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -328,36 +338,65 @@ START_TEST(moderate_nesting_is_fine)
 }
 END_TEST
 
-/* ---- escapes, bidi controls, carriage returns ------------------------------ */
+/* ---- escapes, bidi and zero-width characters, carriage returns -------------- */
 
-/* No raw ESC, CSI (C1), BEL, CR, or bidi override/embedding/isolate. */
-static void assert_neutral(const char *what, const char *s, size_t n)
+/* One string with a piece of each kind a terminal must never receive raw:
+ * an OSC sequence ended by BEL, C1 CSI (U+009B) and NEL (U+0085), a bidi
+ * override and isolate, zero-width space, word joiner and BOM, DEL and a
+ * carriage return; and the visible form every one of them must take. */
+#define HOSTILE \
+	"<\x1b]0;X\x07|\xc2\x9b|\xc2\x85|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xe2\x81\xa0|\xef\xbb\xbf|\x7f|\r>"
+#define HOSTILE_SHOWN "<\\x1b]0;X\\x07|\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff|\\x7f|\\r>"
+/* Its first line: what an isError text is cut to. */
+#define HOSTILE_LINE1_SHOWN "<\\x1b]0;X\\x07|\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff|\\x7f|\n"
+/* In an HTTP header (no CR there) and as raw bytes, with invalid UTF-8. */
+#define HOSTILE_RAW \
+	"<\x1b]0;X\x07|\xc2\x9b|\xc2\x85|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xe2\x81\xa0|\xef\xbb\xbf|\x7f|\x9b\xff>"
+#define HOSTILE_RAW_SHOWN \
+	"<\\x1b]0;X\\x07|\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff|\\x7f|\\x9b\\xff>"
+/* An HTTP error body: the transport already blanks C0 and DEL in its
+ * excerpt of it; the rest must be escaped. */
+#define HOSTILE_BODY_SHOWN "< ]0;X |\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff| |\\x9b\\xff>"
+
+/* No raw C0 control but the newline that ends a line, no DEL, no C1 (raw
+ * byte or UTF-8), bidi control, zero-width character or BOM. A failure
+ * shows the 160 bytes around the culprit. */
+static void assert_no_raw(const char *what, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		ck_assert_msg(c != 0x1b && c != 0x07 && c != '\r', "%s: raw control 0x%02x at byte %zu", what, c,
-			      i);
-		if (c == 0xc2 && i + 1 < n)
-			ck_assert_msg((unsigned char)s[i + 1] < 0x80 || (unsigned char)s[i + 1] > 0x9f,
-				      "%s: raw C1 control at byte %zu", what, i);
-		if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80) {
-			unsigned char d = (unsigned char)s[i + 2];
-			ck_assert_msg(!(d >= 0xaa && d <= 0xae), "%s: raw bidi control at byte %zu", what, i);
-		}
-		if (c == 0xe2 && i + 2 < n && (unsigned char)s[i + 1] == 0x81) {
-			unsigned char d = (unsigned char)s[i + 2];
-			ck_assert_msg(!(d >= 0xa6 && d <= 0xa9), "%s: raw bidi isolate at byte %zu", what, i);
+		unsigned char c = (unsigned char)s[i], d = i + 1 < n ? (unsigned char)s[i + 1] : 0,
+			      f = i + 2 < n ? (unsigned char)s[i + 2] : 0;
+		const char *why = NULL;
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			why = "a C0 control or DEL";
+		else if (c >= 0x80 && c <= 0x9f && (i == 0 || (unsigned char)s[i - 1] < 0x80))
+			why = "a raw C1 byte";
+		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f)
+			why = "a C1 control";
+		else if (c == 0xe2 && d == 0x80 && ((f >= 0xaa && f <= 0xae) || (f >= 0x8b && f <= 0x8d)))
+			why = "a bidi override or zero-width character";
+		else if (c == 0xe2 && d == 0x81 && (f == 0xa0 || (f >= 0xa6 && f <= 0xa9)))
+			why = "a word joiner or bidi isolate";
+		else if (c == 0xef && d == 0xbb && f == 0xbf)
+			why = "a BOM";
+		if (why) {
+			size_t from = i > 80 ? i - 80 : 0;
+			ck_abort_msg("%s: %s (0x%02x) raw at byte %zu: ...%.*s...", what, why, c, i,
+				     (int)(n - from < 160 ? n - from : 160), s + from);
 		}
 	}
 }
 
 static const struct {
 	const char *format;
-	const char *expect[4]; /* escaped forms that must appear */
+	const char *expect[5]; /* escaped forms that must appear */
 } escape_cases[] = {
 	{"text",
-	 {"evil-\\u202eeulav\\u202c-\\r7", "Pay\\x1b[2J\\x1b[HWorkflow", "timeout\\r\\x1b[2Kall good", NULL}},
-	{"markdown", {"\\u202e", "\\x1b", "&lt;script&gt;", NULL}},
+	 {"evil-\\u202eeulav\\u202c-\\r7", "Pay\\x1b[2J\\x1b[HWorkflow", "timeout\\r\\x1b[2Kall good",
+	  "\\u200b\\u200c\\u200d\\u2060\\ufeff<script>", NULL}},
+	{"markdown",
+	 {"\\u202e", "\\x1b", "&lt;script&gt;", "\\\\u200b\\\\u200c\\\\u200d\\\\u2060\\\\ufeff&lt;script&gt;",
+	  NULL}},
 };
 
 START_TEST(escapes_neutralised)
@@ -367,12 +406,395 @@ START_TEST(escapes_neutralised)
 	struct measured m;
 	run_cli(args, &m);
 	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);
-	assert_neutral(escape_cases[_i].format, m.out, m.out_len);
-	assert_neutral("stderr", m.err, m.err_len);
-	for (int k = 0; k < 4 && escape_cases[_i].expect[k]; k++)
+	assert_no_raw(escape_cases[_i].format, m.out, m.out_len);
+	assert_no_raw("stderr", m.err, m.err_len);
+	for (int k = 0; k < 5 && escape_cases[_i].expect[k]; k++)
 		ck_assert_msg(strstr(m.out, escape_cases[_i].expect[k]), "%s: missing %s", escape_cases[_i].format,
 			      escape_cases[_i].expect[k]);
 	measured_free(&m);
+}
+END_TEST
+
+/* ---- outside text on stderr: hostile servers on 127.0.0.1 ------------------ */
+
+enum scenario {
+	SC_RPC_ERROR,        /* tools/list answered with a JSON-RPC error */
+	SC_IS_ERROR,         /* catalyst_whoami answered isError with plain text */
+	SC_REFUSAL,          /* catalyst_whoami refused: kind, message, instruction */
+	SC_CURSOR,           /* tools/list repeats its nextCursor */
+	SC_PROTOCOL_VERSION, /* initialize names a version we do not speak */
+	SC_CONTENT_TYPE,     /* every answer has a hostile Content-Type */
+	SC_ERROR_BODY,       /* every answer is HTTP 400 with a hostile body */
+	SC_HUGE_HEADER,      /* one response header of 200 KB */
+	SC_LOGIN_NOTICE,     /* the authorization endpoint, printed by `login` */
+	SC_CALLBACK_ERROR,   /* the sign-in callback's error and error_description */
+};
+
+struct hostile_server {
+	pid_t pid;
+	int port;
+	char url[64];
+};
+
+struct http_request {
+	char method[16];
+	char target[2048];
+	char *body;
+};
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w, n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Reads one request (headers to 64 KiB, a Content-Length body to 1 MiB). */
+static int read_request(int fd, struct http_request *rq)
+{
+	static char buf[65536];
+	size_t n = 0;
+	char *end = NULL;
+	while (!end) {
+		if (n + 1 >= sizeof buf)
+			return -1;
+		ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
+		if (r <= 0)
+			return -1;
+		n += (size_t)r;
+		buf[n] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+	}
+	if (sscanf(buf, "%15s %2047s", rq->method, rq->target) != 2)
+		return -1;
+	size_t len = 0;
+	const char *cl = strcasestr(buf, "\r\ncontent-length:");
+	if (cl)
+		len = strtoul(cl + 17, NULL, 10);
+	if (len > (1u << 20))
+		return -1;
+	if (strcasestr(buf, "\r\nexpect: 100-continue"))
+		write_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+	rq->body = calloc(1, len + 1);
+	if (!rq->body)
+		return -1;
+	size_t have = n - (size_t)(end + 4 - buf);
+	if (have > len)
+		have = len;
+	memcpy(rq->body, end + 4, have);
+	while (have < len) {
+		ssize_t r = read(fd, rq->body + have, len - have);
+		if (r <= 0)
+			return -1;
+		have += (size_t)r;
+	}
+	return 0;
+}
+
+static void respond(int fd, const char *status, const char *headers, const char *body)
+{
+	size_t blen = body ? strlen(body) : 0;
+	char *head = NULL;
+	int n = asprintf(&head, "HTTP/1.1 %s\r\n%sContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
+			 headers ? headers : "", blen);
+	if (n < 0)
+		return;
+	if (write_all(fd, head, (size_t)n) && blen)
+		write_all(fd, body, blen);
+	free(head);
+}
+
+static void respond_json(int fd, const char *status, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	respond(fd, status, "Content-Type: application/json\r\n", text ? text : "{}");
+	free(text);
+}
+
+/* The value of key in a query string, percent-decoded (malloc'd), or NULL. */
+static char *query_value(const char *target, const char *key)
+{
+	const char *q = strchr(target, '?');
+	size_t klen = strlen(key);
+	for (const char *p = q; p && *p; p = strchr(p + 1, '&')) {
+		if (strncmp(p + 1, key, klen) == 0 && p[1 + klen] == '=') {
+			const char *v = p + 2 + klen;
+			int len = 0;
+			char *raw = curl_easy_unescape(NULL, v, (int)strcspn(v, "&"), &len);
+			char *out = raw ? strndup(raw, (size_t)len) : NULL;
+			curl_free(raw);
+			return out;
+		}
+	}
+	return NULL;
+}
+
+static json_t *whoami_tool(void)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:{}}, s:{s:b}}", "name", "catalyst_whoami", "description", "who",
+			 "inputSchema", "type", "object", "properties", "annotations", "readOnlyHint", 1);
+}
+
+static void answer_mcp(int fd, enum scenario sc, const char *body)
+{
+	json_t *msg = json_loads(body, 0, NULL);
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	json_t *id = json_object_get(msg, "id");
+	if (!method || !id) {
+		/* a notification, or an answer: accepted */
+		json_decref(msg);
+		respond(fd, "202 Accepted", NULL, NULL);
+		return;
+	}
+	json_t *result = NULL, *error = NULL;
+	if (strcmp(method, "initialize") == 0) {
+		result = json_pack("{s:s, s:{s:{}}, s:{s:s, s:s}}", "protocolVersion",
+				   sc == SC_PROTOCOL_VERSION ? HOSTILE : "2025-06-18", "capabilities", "tools",
+				   "serverInfo", "name", "hostile", "version", "1");
+	} else if (strcmp(method, "tools/list") == 0) {
+		if (sc == SC_RPC_ERROR)
+			error = json_pack("{s:i, s:s}", "code", -32000, "message", HOSTILE);
+		else
+			result = json_pack("{s:[o]}", "tools", whoami_tool());
+		if (sc == SC_CURSOR)
+			json_object_set_new(result, "nextCursor", json_string(HOSTILE));
+	} else if (strcmp(method, "tools/call") == 0) {
+		const char *text = "{}";
+		char *refusal = NULL;
+		if (sc == SC_REFUSAL) {
+			json_t *r = json_pack("{s:{s:s, s:s, s:s, s:s, s:b}}", "error", "kind", HOSTILE, "family",
+					      "data_sharing", "message", HOSTILE, "instruction", HOSTILE,
+					      "retryable", 0);
+			refusal = json_dumps(r, JSON_COMPACT);
+			json_decref(r);
+			text = refusal;
+		} else if (sc == SC_IS_ERROR) {
+			text = HOSTILE;
+		}
+		result = json_pack("{s:b, s:[{s:s, s:s}]}", "isError", sc == SC_REFUSAL || sc == SC_IS_ERROR,
+				   "content", "type", "text", "text", text);
+		free(refusal);
+	} else {
+		error = json_pack("{s:i, s:s}", "code", -32601, "message", "method not found");
+	}
+	json_t *reply = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, result ? "result" : "error",
+				  result ? result : error);
+	json_decref(msg);
+	respond_json(fd, "200 OK", reply);
+}
+
+/* One request of the scenario, on its own connection. */
+static void serve_one(int fd, enum scenario sc, const char *base)
+{
+	struct http_request rq = {0};
+	if (read_request(fd, &rq) < 0) {
+		free(rq.body);
+		return;
+	}
+	bool login = sc == SC_LOGIN_NOTICE || sc == SC_CALLBACK_ERROR;
+	bool post_mcp = strcmp(rq.method, "POST") == 0 && strncmp(rq.target, "/mcp", 4) == 0;
+	char hdr[512];
+	if (post_mcp && login) {
+		snprintf(
+			hdr, sizeof hdr,
+			"WWW-Authenticate: Bearer resource_metadata=\"%s/.well-known/oauth-protected-resource/mcp\"\r\n",
+			base);
+		respond(fd, "401 Unauthorized", hdr, NULL);
+	} else if (post_mcp && sc == SC_CONTENT_TYPE) {
+		respond(fd, "200 OK", "Content-Type: text/x-" HOSTILE_RAW "\r\n", "{}");
+	} else if (post_mcp && sc == SC_ERROR_BODY) {
+		respond(fd, "400 Bad Request", "Content-Type: text/plain\r\n", HOSTILE_RAW);
+	} else if (post_mcp && sc == SC_HUGE_HEADER) {
+		size_t big = 200 * 1024;
+		char *h = malloc(big + 64);
+		if (h) {
+			memcpy(h, "X-Filler: ", 10);
+			memset(h + 10, 'a', big);
+			strcpy(h + 10 + big, "\r\nContent-Type: application/json\r\n");
+			respond(fd, "200 OK", h, "{}");
+			free(h);
+		}
+	} else if (post_mcp) {
+		answer_mcp(fd, sc, rq.body);
+	} else if (login && strcmp(rq.target, "/.well-known/oauth-protected-resource/mcp") == 0) {
+		char resource[128];
+		snprintf(resource, sizeof resource, "%s/mcp", base);
+		respond_json(fd, "200 OK",
+			     json_pack("{s:s, s:[s]}", "resource", resource, "authorization_servers", base));
+	} else if (login && strcmp(rq.target, "/.well-known/oauth-authorization-server") == 0) {
+		char authz[256], token[128];
+		snprintf(authz, sizeof authz, "%s/authorize%s", base, sc == SC_LOGIN_NOTICE ? "?x=" HOSTILE : "");
+		snprintf(token, sizeof token, "%s/token", base);
+		respond_json(fd, "200 OK",
+			     json_pack("{s:s, s:s, s:s, s:[s], s:[s]}", "issuer", base, "authorization_endpoint",
+				       authz, "token_endpoint", token, "code_challenge_methods_supported", "S256",
+				       "response_types_supported", "code"));
+	} else if (login && strncmp(rq.target, "/authorize?", 11) == 0) {
+		/* What a hostile authorization server sends the browser back with. */
+		char *redirect = query_value(rq.target, "redirect_uri"), *state = query_value(rq.target, "state");
+		char *err = curl_easy_escape(NULL, HOSTILE, 0);
+		char *loc = NULL;
+		if (redirect && state && err &&
+		    asprintf(&loc, "Location: %s?error=%s&error_description=%s&state=%s\r\n", redirect, err, err,
+			     state) >= 0) {
+			respond(fd, "302 Found", loc, NULL);
+			free(loc);
+		} else {
+			respond(fd, "400 Bad Request", NULL, NULL);
+		}
+		curl_free(err);
+		free(redirect);
+		free(state);
+	} else {
+		respond(fd, "404 Not Found", NULL, NULL);
+	}
+	free(rq.body);
+}
+
+#define SERVER_LIFETIME_S 60
+
+/* Forks a server on 127.0.0.1 (an ephemeral port) that answers as the
+ * scenario says, one request per connection, until the test stops it, its
+ * parent dies, or SERVER_LIFETIME_S passes. */
+static void server_start(struct hostile_server *s, enum scenario sc)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(fd, 16), 0);
+	socklen_t al = sizeof a;
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	s->port = ntohs(a.sin_port);
+	snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d", s->port);
+	s->pid = fork();
+	ck_assert_int_ge(s->pid, 0);
+	if (s->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(SERVER_LIFETIME_S);
+		signal(SIGPIPE, SIG_IGN);
+		for (;;) {
+			int c = accept(fd, NULL, NULL);
+			if (c < 0) {
+				if (errno == EINTR)
+					continue;
+				_exit(1);
+			}
+			struct timeval tv = {.tv_sec = 10};
+			setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+			serve_one(c, sc, s->url);
+			close(c);
+		}
+	}
+	close(fd);
+}
+
+static void server_stop(struct hostile_server *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+	}
+	s->pid = 0;
+}
+
+static const struct {
+	const char *what;
+	enum scenario sc;
+	const char *args[6];
+	const char *shown[2]; /* what stderr must carry instead */
+	int status;
+} server_cases[] = {
+	{"JSON-RPC error message", SC_RPC_ERROR, {"tools", NULL}, {"server error -32000: " HOSTILE_SHOWN, NULL}, 5},
+	{"isError text", SC_IS_ERROR, {"whoami", NULL}, {"catalyst_whoami failed: " HOSTILE_LINE1_SHOWN, NULL}, 5},
+	{"refusal kind, message, instruction",
+	 SC_REFUSAL,
+	 {"whoami", NULL},
+	 {"refusal " HOSTILE_SHOWN ": " HOSTILE_SHOWN, HOSTILE_SHOWN "\n"},
+	 4},
+	{"paging cursor", SC_CURSOR, {"tools", NULL}, {"repeated cursor '" HOSTILE_SHOWN "'", NULL}, 5},
+	{"protocolVersion", SC_PROTOCOL_VERSION, {"tools", NULL}, {"version '" HOSTILE_SHOWN "'", NULL}, 5},
+	{"Content-Type",
+	 SC_CONTENT_TYPE,
+	 {"tools", NULL},
+	 {"content type 'text/x-" HOSTILE_RAW_SHOWN "'", NULL},
+	 5},
+	{"HTTP error body", SC_ERROR_BODY, {"tools", NULL}, {"HTTP 400: " HOSTILE_BODY_SHOWN, NULL}, 5},
+	{"authorization endpoint in the login notice",
+	 SC_LOGIN_NOTICE,
+	 {"login", "--client-id", "ca-test", "--no-browser", NULL},
+	 {"/authorize?x=" HOSTILE_SHOWN "&response_type=code", NULL},
+	 3},
+	{"callback error and error_description",
+	 SC_CALLBACK_ERROR,
+	 {"login", "--client-id", "ca-test", NULL},
+	 {"refused the sign-in: " HOSTILE_SHOWN ": " HOSTILE_SHOWN, NULL},
+	 3},
+};
+
+/* Each case twice: the error alone, and with the --verbose trace. */
+START_TEST(server_text_neutralised_on_stderr)
+{
+	int k = _i / 2;
+	bool verbose = _i % 2;
+	struct hostile_server srv;
+	server_start(&srv, server_cases[k].sc);
+	char server[96];
+	snprintf(server, sizeof server, "%s/mcp", srv.url);
+	char *args[12];
+	int n = 0;
+	args[n++] = "--server";
+	args[n++] = server;
+	if (verbose)
+		args[n++] = "--verbose";
+	for (int j = 0; server_cases[k].args[j]; j++)
+		args[n++] = (char *)server_cases[k].args[j];
+	args[n] = NULL;
+	char xdg[300], home[300], browser[4200];
+	snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s/config", tmpdir);
+	snprintf(home, sizeof home, "HOME=%s", tmpdir);
+	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
+	char *env[] = {xdg, home, browser, "CATALYST_LOGIN_TIMEOUT=2", "CATALYST_TOKEN=", "CI=", NULL};
+	struct testlib_output o;
+	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	server_stop(&srv);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(!o.timed_out, "%s: timed out; stderr: %s", server_cases[k].what, o.err);
+	ck_assert_msg(o.status == server_cases[k].status, "%s: status %d; stderr: %s", server_cases[k].what,
+		      o.status, o.err);
+	assert_no_raw("stderr", o.err, o.err_len);
+	assert_no_raw("stdout", o.out, o.out_len);
+	for (int j = 0; j < 2 && server_cases[k].shown[j]; j++)
+		ck_assert_msg(strstr(o.err, server_cases[k].shown[j]), "%s: stderr lacks %s: %s",
+			      server_cases[k].what, server_cases[k].shown[j], o.err);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* libcurl refuses one response header over 100 KiB with "Out of memory";
+ * the error says which limit it was. */
+START_TEST(huge_header_names_the_limit)
+{
+	struct hostile_server srv;
+	server_start(&srv, SC_HUGE_HEADER);
+	char server[96];
+	snprintf(server, sizeof server, "%s/mcp", srv.url);
+	char *args[] = {"--server", server, "tools", NULL};
+	char *env[] = {"CATALYST_TOKEN=", NULL};
+	struct testlib_output o;
+	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	server_stop(&srv);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(o.status == 5, "status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "response header over libcurl's 100 KiB limit"), "%s", o.err);
+	testlib_output_free(&o);
 }
 END_TEST
 
@@ -388,5 +810,13 @@ int main(void)
 	tcase_add_test(tc, moderate_nesting_is_fine);
 	tcase_add_loop_test(tc, escapes_neutralised, 0, (int)(sizeof escape_cases / sizeof *escape_cases));
 	suite_add_tcase(s, tc);
+	/* CK_RUN_CASE=stderr runs these alone. */
+	TCase *st = tcase_create("stderr");
+	tcase_set_timeout(st, 120);
+	tcase_add_unchecked_fixture(st, tmpdir_make, tmpdir_remove);
+	tcase_add_loop_test(st, server_text_neutralised_on_stderr, 0,
+			    (int)(2 * sizeof server_cases / sizeof *server_cases));
+	tcase_add_test(st, huge_header_names_the_limit);
+	suite_add_tcase(s, st);
 	return testlib_main(s);
 }

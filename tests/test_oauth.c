@@ -255,7 +255,7 @@ static const struct {
 	{"/cb?code=c1&state=S", true, -1, "names issuer (none)"},
 	{"/cb?error=access_denied&error_description=User%20said%20no&state=S", false, -1,
 	 "refused the sign-in: access_denied: User said no"},
-	{"/cb?error=x%1b%5b31m&state=S", false, -1, "refused the sign-in: x?[31m"},
+	{"/cb?error=x%1b%5b31m&state=S", false, -1, "refused the sign-in: x\\x1b[31m"},
 	{"/cb?state=S", false, -1, "no authorization code"},
 };
 

@@ -18,20 +18,35 @@ static const struct {
 	const char *in;
 	const char *out;
 } redact_cases[] = {
-	{"{\"access_token\":\"abc.def\",\"x\":1}", "{\"access_token\":\"*******\",\"x\":1}"},
-	{"{\"refresh_token\" : \"r1\"}", "{\"refresh_token\" : \"**\"}"},
+	{"{\"access_token\":\"abc.def\",\"x\":1}", "{\"access_token\":\"<redacted>\",\"x\":1}"},
+	{"{\"refresh_token\" : \"r1\"}", "{\"refresh_token\" : \"<redacted>\"}"},
 	{"grant_type=authorization_code&code=XYZ&code_verifier=v123&resource=x",
-	 "grant_type=authorization_code&code=***&code_verifier=****&resource=x"},
+	 "grant_type=authorization_code&code=<redacted>&code_verifier=<redacted>&resource=x"},
 	{"{\"name\":\"code\"}", "{\"name\":\"code\"}"},
-	{"{\"apiToken\":\"s3cr\\\"et\"}", "{\"apiToken\":\"********\"}"},
+	{"{\"apiToken\":\"s3cr\\\"et\"}", "{\"apiToken\":\"<redacted>\"}"},
+	{"{\"token\":\"\"}", "{\"token\":\"<redacted>\"}"},
+	{"refresh_token=r&x=1", "refresh_token=<redacted>&x=1"},
+	{"{\"password\":\"unterminated", "{\"password\":\"<redacted>"},
+	{"no secrets here", "no secrets here"},
 };
 
 START_TEST(redacts_secret_values)
 {
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", redact_cases[_i].in);
-	trace_redact_inplace(buf);
-	ck_assert_str_eq(buf, redact_cases[_i].out);
+	char *got = trace_redact_dup(redact_cases[_i].in);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, redact_cases[_i].out);
+	free(got);
+}
+END_TEST
+
+/* The redaction tells nothing of the secret, not even its length. */
+START_TEST(redaction_hides_the_length)
+{
+	char *a = trace_redact_dup("{\"access_token\":\"x\"}");
+	char *b = trace_redact_dup("{\"access_token\":\"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl\"}");
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -62,12 +77,30 @@ START_TEST(body_trace_escapes_and_bounds)
 }
 END_TEST
 
+/* A trace line carries server text (a header, a URL, a body): C0, C1, bidi
+ * and zero-width characters and invalid bytes come out escaped. */
+START_TEST(trace_line_is_neutralised)
+{
+	captured[0] = '\0';
+	trace_set_sink(capture, NULL);
+	trace_printf("http", "< Content-Type: %s",
+		     "a\x1b[2J\r\xc2\x9b"
+		     "1m\xe2\x80\xae\xe2\x81\xa6\xe2\x80\x8b\xe2\x81\xa0\xef\xbb\xbf\xff\\x1b");
+	trace_set_sink(NULL, NULL);
+	ck_assert_str_eq(
+		captured,
+		"[http] < Content-Type: a\\x1b[2J\\r\\u009b1m\\u202e\\u2066\\u200b\\u2060\\ufeff\\xff\\x1b\n");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
 	TCase *tc = tcase_create("redaction");
 	tcase_add_loop_test(tc, redacts_secret_values, 0, sizeof redact_cases / sizeof *redact_cases);
+	tcase_add_test(tc, redaction_hides_the_length);
 	tcase_add_test(tc, redacts_authorization_header);
+	tcase_add_test(tc, trace_line_is_neutralised);
 	tcase_add_test(tc, body_trace_escapes_and_bounds);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
