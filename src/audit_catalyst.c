@@ -998,6 +998,8 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	}
 	rr->app_id = strdup(rq->args[0]);
 	rr->run_id = strdup(rq->args[1]);
+	if (mark_run(&x, rr->app_id, rr->run_id, e) < 0)
+		goto out;
 	audit_one(&x, rr);
 	whoami_join(&x);
 	if (wp.rc < 0) {
