@@ -635,7 +635,8 @@ START_TEST(call_deadline_counts_server_requests)
 		      e.msg);
 	ck_assert_int_ge(f.n_answers, 2);
 	ck_assert_int_le(f.n_answers, 4);
-	ck_assert_msg(took < 0.6, "took %.2f s", took);
+	/* Three held answers, then the deadline; memcheck slows the rest. */
+	ck_assert_msg(took < (getenv("CA_VALGRIND") ? 1.5 : 0.6), "took %.2f s", took);
 	for (int i = 0; i < f.n_answers; i++) {
 		ck_assert_int_le(f.answer_timeouts[i], 300);
 		if (i)
