@@ -176,6 +176,12 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 
 /* ---- runs ------------------------------------------------------------- */
 
+/* What one run listing walks: pages, and bytes of cursors remembered to
+ * catch a cycle. Past either, or on any repeated cursor, the listing ends
+ * with ERR_PROTOCOL (ERR_DETAIL_FINAL) naming the bound. */
+#define CATALYST_MAX_LIST_PAGES 1000
+#define CATALYST_MAX_CURSOR_MIB 16
+
 struct catalyst_run_filter {
 	const char *project; /* "default" when none was given: sent if the schema has a place for it */
 	const char *app;
@@ -183,9 +189,9 @@ struct catalyst_run_filter {
 	const char *status; /* normalised */
 	const char *since;  /* RFC 3339 UTC */
 	const char *until;
-	long limit;     /* 0: none */
+	long limit;     /* 0: none; sizes the first page only (the page callback stops the listing) */
 	long page_size; /* 0: 50 */
-	long max_pages; /* 0: 1000 */
+	long max_pages; /* 0: CATALYST_MAX_LIST_PAGES */
 };
 
 struct catalyst_run_item {
@@ -198,24 +204,33 @@ struct catalyst_run_item {
 };
 
 struct catalyst_run_list {
-	struct catalyst_run_item *items;
+	struct catalyst_run_item *items; /* the page in hand (during the callback) */
 	size_t n;
 	unsigned client_side; /* CATALYST_BIT of filters applied here, not by the server */
 	size_t pages;
 	long page_size;                  /* the last page size asked for (after unfilterable halvings) */
 	size_t unfilterable;             /* how many times the server said a page was too big */
-	bool truncated;                  /* stopped at max_pages or a repeated cursor */
-	enum data_sharing_level sharing; /* named by a field in a list answer */
+	bool truncated;                  /* more pages exist but the tool has no cursor property */
+	enum data_sharing_level sharing; /* named by a field in a list answer (so far) */
 	char sharing_key[64];
 };
 
+/* Called with each page of runs, filtered, as it arrives (l->items,
+ * l->n): the page is freed after it, so nothing of the listing is held
+ * across pages. Returns 0 to go on, 1 to stop (enough runs), -1 to stop
+ * with e set. */
+typedef int (*catalyst_run_page_fn)(const struct catalyst_run_list *l, void *ctx, struct err *e);
+
 /* Lists runs, following the cursor, re-asking with half the page size
  * (down to 1) on `unfilterable`, filtering client-side what the schema
- * cannot filter. A tool error that is not a refusal means the project has
- * no managed workflow store, and the message says so. */
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *out,
-		       struct catalyst_refusal *ref, struct err *e);
+ * cannot filter, handing each page to on_page. A tool error that is not a
+ * refusal means the project has no managed workflow store, and the message
+ * says so. out holds the listing's facts (pages, filters applied here,
+ * the level) when it returns, whether or not it failed. */
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, catalyst_run_page_fn on_page,
+		       void *ctx, struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e);
 void catalyst_run_list_finish(struct catalyst_run_list *l);
 
-/* The run items found in one list answer (exposed for tests). */
+/* The run items found in one list answer, appended to out (exposed for
+ * tests). */
 int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, struct err *e);

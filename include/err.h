@@ -25,6 +25,10 @@ enum err_detail {
 	ERR_DETAIL_TIMEOUT,
 	ERR_DETAIL_RETRYABLE, /* 5xx / 429 / reset: a read may be retried */
 	ERR_DETAIL_REFUSAL,   /* a Catalyst refusal; see the tool layer */
+	/* An answer that asking again cannot change (over a size limit, nested
+	 * too deep, not JSON-RPC) or a bound of this client that the server
+	 * ran into: never retried. */
+	ERR_DETAIL_FINAL,
 };
 
 #define ERR_MSG_MAX 1024

@@ -19,6 +19,10 @@ struct mcp_options {
 	const char *client_version; /* default the program version */
 	mcp_progress_fn on_progress;
 	void *progress_ctx;
+	/* The whole wait for one request, the server's own requests to us
+	 * included (at most 16 are answered per request); 0: 60 s. The
+	 * transport's own timeout should be the same. */
+	long timeout_ms;
 };
 
 /* The session takes no ownership of the transport. */
@@ -33,7 +37,10 @@ const char *mcp_protocol_version(const struct mcp_session *s);
  * borrowed, valid until the session is freed. */
 const json_t *mcp_server_info_get(const struct mcp_session *s);
 
-/* Every tool, following nextCursor to the end: a new array reference. */
+/* Every tool, following nextCursor to the end: a new array reference. A
+ * repeated cursor, more than 10,000 tools or more than 16 MiB of answers
+ * across the pages end the listing (ERR_PROTOCOL, ERR_DETAIL_FINAL, the
+ * bound named). */
 json_t *mcp_list_tools(struct mcp_session *s, struct err *e);
 
 /* One tools/call answer, in whichever envelope it came. Exactly one of

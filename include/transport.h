@@ -72,6 +72,14 @@ static inline int transport_send(struct transport *t, const char *body, size_t l
 	return t->ops->send(t, body, len, expect_reply, cb, ctx, e);
 }
 
+/* A cap on how long sends from the calling thread may wait: monotonic
+ * milliseconds (monotime_ms), 0 for none. The MCP layer sets it while it
+ * answers a server's requests, so their time counts against the request
+ * they came in. Each transport waits at most transport_send_timeout(its
+ * own timeout). */
+void transport_set_send_deadline(long long at_ms);
+long transport_send_timeout(long timeout_ms);
+
 /* Closes and frees; accepts NULL. */
 void transport_free(struct transport *t);
 

@@ -131,6 +131,7 @@ void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo)
 	memset(mo, 0, sizeof *mo);
 	mo->client_name = "catalyst-audit";
 	mo->client_version = CATALYST_AUDIT_VERSION;
+	mo->timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 60) * 1000;
 	if (rq->progress) {
 		mo->on_progress = forward_progress;
 		mo->progress_ctx = (void *)rq;

@@ -25,6 +25,11 @@
 #define MAX_CHILD_DEPTH 4
 /* And no more than this many child runs per command. */
 #define MAX_CHILD_RUNS 1000
+/* What `runs` keeps of a listing across its pages: a few ids per run (the
+ * report's order, the duplicate check, the child runs to follow). A server
+ * that lists without end stops here, not at the end of memory. */
+#define MAX_LISTED_RUNS 50000
+#define MAX_LISTED_ID_MIB 16
 
 struct conn {
 	struct transport *t;
@@ -54,6 +59,7 @@ struct ctx {
 	size_t done, total;          /* progress of `runs` */
 	struct stream *stream;       /* the JSON report written as runs finish, or NULL */
 	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
+	json_t *seen;                /* every (app id, run id) in the report: run_key() -> true */
 };
 
 static void warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -98,7 +104,9 @@ static int conn_open(const struct audit_request *rq, struct conn *cn, struct err
 	}
 	if (!cn->t)
 		return err_prefix(e, "connecting to %s", where);
-	cn->s = mcp_session_new(cn->t, NULL);
+	/* No progress here: `runs` shows its own. */
+	struct mcp_options mo = {.timeout_ms = timeout_ms};
+	cn->s = mcp_session_new(cn->t, &mo);
 	if (!cn->s)
 		return err_set(e, ERR_INTERNAL, "out of memory");
 	if (mcp_initialize(cn->s, e) < 0)
@@ -167,6 +175,7 @@ static void ctx_init(struct ctx *x, const struct audit_request *rq, struct repor
 	x->r = r;
 	pthread_mutex_init(&x->lock, NULL);
 	x->rank = RANK_NONE;
+	x->seen = json_object();
 	x->sharing = SHARING_UNKNOWN;
 	if (rq->sharing != SHARING_UNKNOWN) {
 		x->sharing = rq->sharing;
@@ -182,6 +191,7 @@ static void ctx_finish(struct ctx *x)
 	stream_free(x->stream);
 	x->stream = NULL;
 	conn_close(&x->cn);
+	json_decref(x->seen);
 	free(x->resolved_note);
 	pthread_mutex_destroy(&x->lock);
 }
@@ -599,12 +609,14 @@ static int stream_reserve(struct stream *st, size_t n, struct err *e)
 {
 	if (n <= st->cap)
 		return 0;
-	struct stream_run *more = realloc(st->st, n * sizeof *more);
+	/* Grown page by page as `runs` lists: doubled, not by each page. */
+	size_t cap = st->cap * 2 > n ? st->cap * 2 : n;
+	struct stream_run *more = realloc(st->st, cap * sizeof *more);
 	if (!more)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	memset(more + st->cap, 0, (n - st->cap) * sizeof *more);
+	memset(more + st->cap, 0, (cap - st->cap) * sizeof *more);
 	st->st = more;
-	st->cap = n;
+	st->cap = cap;
 	return 0;
 }
 
@@ -676,6 +688,14 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 	rr->analysis = NULL;
 	event_log_free(rr->log);
 	rr->log = NULL;
+	/* Rendered: only the ids stay (the report's order, the children to
+	 * follow, the duplicate check), so a long listing keeps little per run. */
+	char **done[] = {&rr->console_link, &rr->link_note,          &rr->source, &rr->project, &rr->failure,
+			 &rr->refusal_kind, &rr->refusal_instruction};
+	for (size_t k = 0; k < sizeof done / sizeof *done; k++) {
+		free(*done[k]);
+		*done[k] = NULL;
+	}
 	sr->written = true;
 	return 0;
 }
@@ -868,13 +888,32 @@ static void audit_range(struct ctx *x, size_t from, size_t to, const char *what)
 		x->rq->progress("", x->rq->msg_ctx);
 }
 
-static bool seen_run(const struct report *r, const char *app_id, const char *run_id)
+/* "<length of the app id>:<app id>/<run id>": no two pairs share a key,
+ * whatever characters the ids hold. NULL when out of memory. */
+static char *run_key(const char *app_id, const char *run_id)
 {
-	for (size_t i = 0; i < r->n_runs; i++)
-		if (r->runs[i].run_id && strcmp(r->runs[i].run_id, run_id) == 0 &&
-		    (!app_id || !r->runs[i].app_id || strcmp(r->runs[i].app_id, app_id) == 0))
-			return true;
-	return false;
+	char *key;
+	const char *app = app_id ? app_id : "";
+	if (asprintf(&key, "%zu:%s/%s", strlen(app), app, run_id ? run_id : "") < 0)
+		return NULL;
+	return key;
+}
+
+static bool seen_run(const struct ctx *x, const char *app_id, const char *run_id)
+{
+	char *key = run_key(app_id, run_id);
+	bool seen = key && json_object_get(x->seen, key) != NULL;
+	free(key);
+	return seen;
+}
+
+/* Remembers a run the report holds. */
+static int mark_run(struct ctx *x, const char *app_id, const char *run_id, struct err *e)
+{
+	char *key = run_key(app_id, run_id);
+	int rc = key && x->seen ? json_object_set_new(x->seen, key, json_true()) : -1;
+	free(key);
+	return rc < 0 ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
 }
 
 /* Child workflow instances named in the histories of runs [from, to) and
@@ -886,7 +925,7 @@ static int add_children(struct ctx *x, size_t from, size_t to, size_t *budget, b
 	for (size_t i = from; i < to; i++) {
 		const char *child;
 		for (size_t c = 0; c < run_children(x, i, c, &child); c++) {
-			if (!child || !*child || seen_run(r, r->runs[i].app_id, child))
+			if (!child || !*child || seen_run(x, r->runs[i].app_id, child))
 				continue;
 			if (*budget == 0) {
 				*capped = true;
@@ -905,6 +944,8 @@ static int add_children(struct ctx *x, size_t from, size_t to, size_t *budget, b
 			cr->app_id = app;
 			cr->run_id = id;
 			cr->parent_run_id = parent;
+			if (mark_run(x, app, id, e) < 0)
+				return -1;
 			(*budget)--;
 		}
 	}
@@ -957,6 +998,8 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	}
 	rr->app_id = strdup(rq->args[0]);
 	rr->run_id = strdup(rq->args[1]);
+	if (mark_run(&x, rr->app_id, rr->run_id, e) < 0)
+		goto out;
 	audit_one(&x, rr);
 	whoami_join(&x);
 	if (wp.rc < 0) {
@@ -1003,6 +1046,81 @@ static const char *filter_name(enum catalyst_arg a)
 	}
 }
 
+/* `runs` takes the listing page by page: each page's new runs are added
+ * to the report and audited before the next page is asked for, so the
+ * listing itself is never held. */
+struct lister {
+	struct ctx *x;
+	long limit;         /* --limit; 0: none */
+	size_t repeats;     /* listed runs the report already held */
+	size_t id_bytes;    /* of the ids kept */
+	bool limit_reached; /* --limit */
+	bool sharing_offered;
+};
+
+static int add_listed(struct lister *ls, const struct catalyst_run_item *it, struct err *e)
+{
+	struct ctx *x = ls->x;
+	struct report *r = x->r;
+	if (seen_run(x, it->app_id, it->run_id)) {
+		ls->repeats++;
+		return 0;
+	}
+	if (r->n_runs >= MAX_LISTED_RUNS) {
+		err_set(e, ERR_PROTOCOL,
+			"the server listed more than %d runs, the most one `runs` command audits: narrow it with "
+			"--since, --until, --app, --workflow, --status or --limit",
+			MAX_LISTED_RUNS);
+		e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
+	size_t bytes = (it->app_id ? strlen(it->app_id) : 0) + (it->run_id ? strlen(it->run_id) : 0) +
+		       (it->parent_id ? strlen(it->parent_id) : 0);
+	if (ls->id_bytes + bytes > (size_t)MAX_LISTED_ID_MIB << 20) {
+		err_set(e, ERR_PROTOCOL, "the run list came to over %d MiB of run and app ids (%zu runs)",
+			MAX_LISTED_ID_MIB, r->n_runs);
+		e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
+	ls->id_bytes += bytes;
+	struct report_run *rr = report_add_run(r);
+	if (!rr)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	rr->app_id = xstrdup(it->app_id);
+	rr->run_id = xstrdup(it->run_id);
+	rr->parent_run_id = xstrdup(it->parent_id);
+	return mark_run(x, it->app_id, it->run_id, e);
+}
+
+static int on_runs_page(const struct catalyst_run_list *l, void *arg, struct err *e)
+{
+	struct lister *ls = arg;
+	struct ctx *x = ls->x;
+	if (l->sharing != SHARING_UNKNOWN && !ls->sharing_offered) {
+		/* Before this page's runs are analysed, as when it was read first. */
+		sharing_offer(x, l->sharing, RANK_FIELD, "field %s in the catalyst_list_workflow_runs answer",
+			      l->sharing_key);
+		ls->sharing_offered = true;
+	}
+	size_t from = x->r->n_runs;
+	int rc = 0;
+	for (size_t i = 0; i < l->n && rc == 0; i++) {
+		if (ls->limit > 0 && (long)x->r->n_runs >= ls->limit) {
+			ls->limit_reached = true;
+			rc = 1;
+		} else if (add_listed(ls, &l->items[i], e) < 0) {
+			rc = -1;
+		}
+	}
+	if (rc == 0 && ls->limit > 0 && (long)x->r->n_runs >= ls->limit) {
+		ls->limit_reached = true;
+		rc = 1;
+	}
+	/* The runs taken so far are audited even when the listing stops here. */
+	audit_range(x, from, x->r->n_runs, "runs");
+	return rc;
+}
+
 int audit_runs(const struct audit_request *rq, struct err *e)
 {
 	struct report r;
@@ -1043,6 +1161,10 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		goto out;
 	}
 	x.stream = stream_new(rq);
+	if (!x.seen) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
 	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || probe_whoami(&x, NULL, e) < 0)
 		goto out;
 	resolve_project(&x);
@@ -1052,14 +1174,18 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 
 	struct catalyst_refusal rf;
 	memset(&rf, 0, sizeof rf);
-	if (catalyst_list_runs(x.cn.c, &f, &list, &rf, e) < 0) {
-		if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
-			err_prefix(e, "listing runs");
-		goto out;
+	struct lister ls = {.x = &x, .limit = rq->filters.limit};
+	struct err list_err;
+	err_clear(&list_err);
+	if (catalyst_list_runs(x.cn.c, &f, on_runs_page, &ls, &list, &rf, &list_err) < 0) {
+		if (r.n_runs == 0) {
+			/* Nothing was listed: the error is the answer, as it always was. */
+			*e = list_err;
+			if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
+				err_prefix(e, "listing runs");
+			goto out;
+		}
 	}
-	if (list.sharing != SHARING_UNKNOWN)
-		sharing_offer(&x, list.sharing, RANK_FIELD, "field %s in the catalyst_list_workflow_runs answer",
-			      list.sharing_key);
 	for (int a = 0; a < CATALYST_ARG_COUNT; a++)
 		if (list.client_side & CATALYST_BIT(a))
 			report_add_note(&r,
@@ -1073,28 +1199,39 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 				"listed %ld per page",
 				list.unfilterable, list.page_size);
 	if (list.truncated)
-		report_add_note(&r, "the run list was cut short after %zu pages: more runs may match", list.pages);
-	if (rq->filters.limit > 0 && (long)list.n >= rq->filters.limit)
+		report_add_note(
+			&r,
+			"the run list was cut short after %zu pages (the server's list tool takes no cursor): "
+			"more runs may match",
+			list.pages);
+	if (ls.limit_reached)
 		report_add_note(&r, "--limit %ld reached: more runs may match", rq->filters.limit);
-	if (list.n == 0)
+	if (ls.repeats) {
+		report_add_note(&r,
+				"the server listed runs more than once (%zu repeats): each run was audited and "
+				"counted once",
+				ls.repeats);
+		warnf(rq,
+		      "the server listed runs more than once (%zu repeats): each run was audited and counted once",
+		      ls.repeats);
+	}
+	if (list_err.code)
+		report_add_note(&r, "the run list ended early, after %zu runs in %zu pages: %s", r.n_runs,
+				list.pages, list_err.msg);
+	if (r.n_runs == 0)
 		report_add_note(&r, "no runs matched");
 
-	for (size_t i = 0; i < list.n; i++) {
-		struct report_run *rr = report_add_run(&r);
-		if (!rr) {
-			err_set(e, ERR_INTERNAL, "out of memory");
-			goto out;
-		}
-		rr->app_id = xstrdup(list.items[i].app_id);
-		rr->run_id = xstrdup(list.items[i].run_id);
-		rr->parent_run_id = xstrdup(list.items[i].parent_id);
-	}
-
-	audit_range(&x, 0, r.n_runs, "runs");
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && follow_children(&x, 0, e) < 0)
 		goto out;
 	rc = finish_report(&x, &r, "runs", e);
+	if (rc >= 0 && list_err.code) {
+		/* The report covers what was listed; the status says the list is
+		 * incomplete. */
+		*e = list_err;
+		err_prefix(e, "listing runs (the report covers the %zu runs listed before)", r.n_runs);
+		rc = -1;
+	}
 out:
 	catalyst_run_list_finish(&list);
 	ctx_finish(&x);

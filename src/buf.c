@@ -40,8 +40,12 @@ void buf_reset(struct buf *b)
 
 static int reserve(struct buf *b, size_t extra, struct err *e)
 {
-	if (b->limit && (extra > b->limit || b->len > b->limit - extra))
-		return err_set(e, ERR_PROTOCOL, "message over %zu bytes", b->limit);
+	if (b->limit && (extra > b->limit || b->len > b->limit - extra)) {
+		err_set(e, ERR_PROTOCOL, "message over %zu bytes", b->limit);
+		if (e)
+			e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;

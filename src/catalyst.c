@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +87,13 @@ bool catalyst_has_tool(const struct catalyst *c, const char *name)
 
 /* Worth another try. Every call here is a read (the allow-list sees to
  * that), so a connection dropped mid-answer or a stream cut short may be
- * retried as safely as a 503; a 4xx other than 408/429 or a sign-in
- * problem may not. */
+ * retried as safely as a 503; a 4xx other than 408/429, a sign-in problem
+ * or an answer that cannot change (over the size limit, nested too deep)
+ * may not. */
 static bool transient(const struct err *e)
 {
+	if (e->detail == ERR_DETAIL_FINAL)
+		return false;
 	if (e->detail == ERR_DETAIL_RETRYABLE || e->detail == ERR_DETAIL_TIMEOUT ||
 	    e->detail == ERR_DETAIL_SESSION_EXPIRED)
 		return true;
@@ -343,13 +347,20 @@ static void item_free(struct catalyst_run_item *it)
 	free(it->parent_id);
 }
 
+static void clear_items(struct catalyst_run_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		item_free(&l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}
+
 void catalyst_run_list_finish(struct catalyst_run_list *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < l->n; i++)
-		item_free(&l->items[i]);
-	free(l->items);
+	clear_items(l);
 	memset(l, 0, sizeof *l);
 }
 
@@ -388,8 +399,23 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 	l->n = w;
 }
 
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *out,
-		       struct catalyst_refusal *ref, struct err *e)
+/* A bound of the listing the server ran into: final, the bound named. */
+static int list_bound(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int list_bound(struct err *e, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	err_set(e, ERR_PROTOCOL, "%s", msg);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
+
+int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, catalyst_run_page_fn on_page,
+		       void *ctx, struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e)
 {
 	static const char tool[] = "catalyst_list_workflow_runs";
 	memset(out, 0, sizeof *out);
@@ -399,11 +425,17 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 	long page = f->page_size > 0 ? f->page_size : 50;
 	if (f->limit > 0 && f->limit < page)
 		page = f->limit;
-	long max_pages = f->max_pages > 0 ? f->max_pages : 1000;
+	long max_pages = f->max_pages > 0 ? f->max_pages : CATALYST_MAX_LIST_PAGES;
+	/* Every cursor seen, to catch any cycle (A, B, A, ...), not only a
+	 * cursor given twice in a row. Bounded with the pages, and in bytes. */
+	json_t *cursors = json_object();
+	size_t cursor_bytes = 0;
 	char *cursor = NULL;
 	int rc = -1;
+	if (!cursors)
+		return err_set(e, ERR_INTERNAL, "out of memory");
 
-	while ((long)out->pages < max_pages) {
+	for (;;) {
 		char page_str[32];
 		snprintf(page_str, sizeof page_str, "%ld", page);
 		const char *vals[CATALYST_ARG_COUNT] = {
@@ -450,10 +482,9 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 			out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
 		if (out->sharing == SHARING_UNKNOWN && meta)
 			out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
-		size_t before = out->n;
 		int prc = catalyst_run_items_parse(doc, out, e);
 		if (prc == 0)
-			filter_client_side(out, before, omitted, f);
+			filter_client_side(out, 0, omitted, f);
 		char num[32];
 		const char *next = prc == 0 ? catalyst_find_string(doc, k_cursor, 2, num) : NULL;
 		if (!next && meta)
@@ -466,27 +497,55 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 			free(next_copy);
 			goto out;
 		}
-		if (f->limit > 0 && (long)out->n >= f->limit) {
-			while ((long)out->n > f->limit)
-				item_free(&out->items[--out->n]);
+		/* The page goes to the caller and is gone: nothing of it is held
+		 * across pages here. */
+		int more = on_page ? on_page(out, ctx, e) : 0;
+		clear_items(out);
+		if (more != 0) {
 			free(next_copy);
+			if (more < 0)
+				goto out;
 			break;
 		}
 		if (!next_copy)
 			break;
-		if (!b->prop[CATALYST_ARG_CURSOR] || (cursor && strcmp(cursor, next_copy) == 0)) {
-			/* More pages exist but cannot be asked for (or the server loops). */
+		if (!b->prop[CATALYST_ARG_CURSOR]) {
+			/* More pages exist but cannot be asked for. */
 			out->truncated = true;
 			free(next_copy);
 			break;
 		}
+		if (json_object_get(cursors, next_copy)) {
+			list_bound(e, "%s: the server repeated cursor '%.60s' (page %zu): the run list loops",
+				   tool, next_copy, out->pages);
+			free(next_copy);
+			goto out;
+		}
+		if ((long)out->pages >= max_pages) {
+			list_bound(e, "%s: still more pages after %ld (the most one listing walks)", tool,
+				   max_pages);
+			free(next_copy);
+			goto out;
+		}
+		cursor_bytes += strlen(next_copy);
+		if (cursor_bytes > (size_t)CATALYST_MAX_CURSOR_MIB << 20) {
+			list_bound(e, "%s: the cursors came to over %d MiB (page %zu)", tool,
+				   CATALYST_MAX_CURSOR_MIB, out->pages);
+			free(next_copy);
+			goto out;
+		}
+		if (json_object_set_new(cursors, next_copy, json_true()) < 0) {
+			err_set(e, ERR_INTERNAL, "out of memory");
+			free(next_copy);
+			goto out;
+		}
 		free(cursor);
 		cursor = next_copy;
 	}
-	if ((long)out->pages >= max_pages)
-		out->truncated = true;
 	rc = 0;
 out:
+	clear_items(out);
+	json_decref(cursors);
 	free(cursor);
 	return rc;
 }

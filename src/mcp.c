@@ -1,17 +1,29 @@
 #include "mcp.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "event_json.h"
 #include "jsonrpc.h"
+#include "monotime.h"
 #include "trace.h"
 #include "version.h"
 
 #define MCP_OFFERED_VERSION "2025-11-25"
 /* tools/list pages followed before we call the server's cursor a loop. */
 #define MCP_MAX_PAGES 1000
+/* What one listing keeps across pages: Catalyst offers some 40 tools in
+ * about 100 KB; a server that keeps giving cursors must not grow us
+ * without end. */
+#define MCP_MAX_TOOLS 10000
+#define MCP_MAX_LIST_MIB 16
+/* Requests of its own a server may make while one of ours waits: we offer
+ * no capabilities, so a server has no reason for more than a few pings. */
+#define MCP_MAX_SERVER_REQUESTS 16
+#define MCP_DEFAULT_TIMEOUT_MS 60000
 
 static const char *const accepted_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
@@ -21,6 +33,7 @@ struct mcp_session {
 	char *client_version;
 	mcp_progress_fn on_progress;
 	void *progress_ctx;
+	long timeout_ms;
 
 	/* Guards everything below. Held across a (re-)initialize so that
 	 * concurrent callers who all saw the session expire re-initialize once. */
@@ -41,6 +54,7 @@ struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_option
 	s->client_version = strdup(o && o->client_version ? o->client_version : CATALYST_AUDIT_VERSION);
 	s->on_progress = o ? o->on_progress : NULL;
 	s->progress_ctx = o ? o->progress_ctx : NULL;
+	s->timeout_ms = o && o->timeout_ms > 0 ? o->timeout_ms : MCP_DEFAULT_TIMEOUT_MS;
 	s->retired = json_array();
 	pthread_mutex_init(&s->lock, NULL);
 	if (!s->client_name || !s->client_version || !s->retired) {
@@ -82,16 +96,44 @@ struct exchange {
 	long long id;
 	const char *method;
 	unsigned flags;
-	json_t *result;    /* new reference once answered */
-	json_t *rpc_error; /* new reference once answered with an error */
+	long long deadline;  /* monotime_ms: the whole wait, the server's requests included */
+	int server_requests; /* answered so far */
+	size_t answer_len;   /* bytes of the message that answered */
+	json_t *result;      /* new reference once answered */
+	json_t *rpc_error;   /* new reference once answered with an error */
 };
+
+/* The server spent our whole wait on requests of its own: asking again
+ * would only meet the same. */
+static int deadline_passed(struct exchange *x, struct err *e)
+{
+	err_set(e, ERR_PROTOCOL,
+		"%s: the %.3g s timeout passed while answering the server's own requests (%d answered)", x->method,
+		(double)x->s->timeout_ms / 1000, x->server_requests);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
 
 /* The server asked us something. We offer no client capabilities, so only
  * ping deserves an answer with a result; everything else (sampling,
  * elicitation, roots, anything new) gets "method not found" so the server
- * is never left waiting on us. */
+ * is never left waiting on us. Their number is capped and their time
+ * counts against our request's deadline: a server cannot hold a call open
+ * past --timeout by asking and holding our answers. */
 static int answer_server_request(struct exchange *x, const struct jsonrpc_message *m, struct err *e)
 {
+	if (x->server_requests >= MCP_MAX_SERVER_REQUESTS) {
+		err_set(e, ERR_PROTOCOL,
+			"%s: the server made more than %d requests of its own (the last: %.60s) while ours waited",
+			x->method, MCP_MAX_SERVER_REQUESTS, m->method);
+		if (e)
+			e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
+	if (monotime_ms() >= x->deadline)
+		return deadline_passed(x, e);
+	x->server_requests++;
 	size_t len;
 	char *body;
 	if (strcmp(m->method, "ping") == 0) {
@@ -103,8 +145,14 @@ static int answer_server_request(struct exchange *x, const struct jsonrpc_messag
 	}
 	if (!body)
 		return -1;
+	transport_set_send_deadline(x->deadline);
 	int rc = transport_send(x->s->t, body, len, false, NULL, NULL, e);
+	transport_set_send_deadline(0);
 	free(body);
+	if (rc < 0 && monotime_ms() >= x->deadline) {
+		err_clear(e);
+		return deadline_passed(x, e);
+	}
 	if (rc < 0)
 		err_prefix(e, "answering the server's %s request", m->method);
 	return rc;
@@ -243,8 +291,12 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 	char *cut = x->flags & EX_SKIP_TEXT ? without_text_content(msg, len, &cut_len) : NULL;
 	int decoded = cut ? jsonrpc_decode(&m, cut, cut_len, e) : jsonrpc_decode(&m, msg, len, e);
 	free(cut);
-	if (decoded < 0)
+	if (decoded < 0) {
+		/* A whole message that is no JSON-RPC: it would come again. */
+		if (e)
+			e->detail = ERR_DETAIL_FINAL;
 		return err_prefix(e, "%s", x->method);
+	}
 	int rc = 0;
 	switch (m.kind) {
 	case JSONRPC_RESULT:
@@ -267,6 +319,7 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 			x->result = json_incref(m.result);
 		else
 			x->rpc_error = json_incref(m.error);
+		x->answer_len = len;
 		rc = 1;
 		break;
 	case JSONRPC_REQUEST:
@@ -285,7 +338,7 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 /* Sends one request and waits for its answer: 0 with exactly one of
  * *result / *rpc_error set (new references), or -1. */
 static int exchange(struct mcp_session *s, const char *method, json_t *params, json_t *meta, unsigned flags,
-		    json_t **result, json_t **rpc_error, struct err *e)
+		    json_t **result, json_t **rpc_error, size_t *answer_len, struct err *e)
 {
 	struct jsonrpc_request r;
 	*result = *rpc_error = NULL;
@@ -301,7 +354,8 @@ static int exchange(struct mcp_session *s, const char *method, json_t *params, j
 	json_decref(m);
 	if (built < 0)
 		return -1;
-	struct exchange x = {.s = s, .id = r.id, .method = method, .flags = flags};
+	struct exchange x = {
+		.s = s, .id = r.id, .method = method, .flags = flags, .deadline = monotime_ms() + s->timeout_ms};
 	int rc = transport_send(s->t, r.body, r.len, true, on_message, &x, e);
 	jsonrpc_request_finish(&r);
 	if (rc < 0) {
@@ -313,6 +367,8 @@ static int exchange(struct mcp_session *s, const char *method, json_t *params, j
 		return err_set(e, ERR_PROTOCOL, "%s: the server ended the exchange without answering", method);
 	*result = x.result;
 	*rpc_error = x.rpc_error;
+	if (answer_len)
+		*answer_len = x.answer_len;
 	return 0;
 }
 
@@ -344,7 +400,7 @@ static int initialize_locked(struct mcp_session *s, struct err *e)
 				   s->client_version);
 	if (!params)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	if (exchange(s, "initialize", params, NULL, 0, &result, &rpc_error, e) < 0)
+	if (exchange(s, "initialize", params, NULL, 0, &result, &rpc_error, NULL, e) < 0)
 		goto out;
 	if (rpc_error) {
 		rpc_error_set(e, "initialize", rpc_error);
@@ -423,10 +479,10 @@ static unsigned generation(struct mcp_session *s)
 
 /* exchange(), with one re-initialize and retry on a session expiry. */
 static int exchange_retry(struct mcp_session *s, const char *method, json_t *params, unsigned flags,
-			  json_t **result, json_t **rpc_error, struct err *e)
+			  json_t **result, json_t **rpc_error, size_t *answer_len, struct err *e)
 {
 	unsigned seen = generation(s);
-	int rc = exchange(s, method, params, NULL, flags, result, rpc_error, e);
+	int rc = exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
 	/* Another thread re-initialized while this request was being sent:
 	 * it may have gone out between the old session's reset and the new
 	 * one, with no session id, and been refused unread (the SDK answers
@@ -440,7 +496,7 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 			break;
 		seen = now;
 		err_clear(e);
-		rc = exchange(s, method, params, NULL, flags, result, rpc_error, e);
+		rc = exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
 	}
 	if (rc == 0)
 		return 0;
@@ -450,7 +506,22 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 	err_clear(e);
 	if (reinitialize(s, seen, e) < 0)
 		return err_prefix(e, "re-initializing after '%s'", first.msg);
-	return exchange(s, method, params, NULL, flags, result, rpc_error, e);
+	return exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
+}
+
+/* A listing that broke one of our bounds: the server would do it again. */
+static int list_bound(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int list_bound(struct err *e, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	err_set(e, ERR_PROTOCOL, "tools/list: %s; giving up", msg);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
 }
 
 json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
@@ -459,17 +530,18 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	json_t *cursors = json_object(); /* every cursor seen, to stop a loop */
 	json_t *params = json_object();
 	json_t *result = NULL, *rpc_error = NULL;
+	size_t bytes = 0; /* of the answers kept, cursors included */
 	if (!tools || !cursors || !params) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
 	for (int page = 1;; page++) {
 		if (page > MCP_MAX_PAGES) {
-			err_set(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up",
-				MCP_MAX_PAGES);
+			list_bound(e, "still paging after %d pages", MCP_MAX_PAGES);
 			goto fail;
 		}
-		if (exchange_retry(s, "tools/list", params, 0, &result, &rpc_error, e) < 0)
+		size_t len = 0;
+		if (exchange_retry(s, "tools/list", params, 0, &result, &rpc_error, &len, e) < 0)
 			goto fail;
 		if (rpc_error) {
 			rpc_error_set(e, "tools/list", rpc_error);
@@ -480,14 +552,23 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 			err_set(e, ERR_PROTOCOL, "tools/list: page %d has no \"tools\" array", page);
 			goto fail;
 		}
+		bytes += len;
+		if (json_array_size(tools) + json_array_size(list) > MCP_MAX_TOOLS) {
+			list_bound(e, "the server listed more than %d tools (page %d)", MCP_MAX_TOOLS, page);
+			goto fail;
+		}
+		if (bytes > (size_t)MCP_MAX_LIST_MIB << 20) {
+			list_bound(e, "the pages came to over %d MiB (%zu bytes in %d pages)", MCP_MAX_LIST_MIB,
+				   bytes, page);
+			goto fail;
+		}
 		json_array_extend(tools, list);
 		json_t *next = json_object_get(result, "nextCursor");
 		if (!json_is_string(next) || !*json_string_value(next))
 			break;
 		const char *cursor = json_string_value(next);
 		if (json_object_get(cursors, cursor)) {
-			err_set(e, ERR_PROTOCOL, "tools/list: the server repeated cursor '%.60s' (page %d)",
-				cursor, page);
+			list_bound(e, "the server repeated cursor '%.60s' (page %d)", cursor, page);
 			goto fail;
 		}
 		json_object_set_new(cursors, cursor, json_true());
@@ -546,7 +627,7 @@ static int call_tool(struct mcp_session *s, const char *name, json_t *arguments,
 		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
 	json_t *result = NULL, *rpc_error = NULL;
 	unsigned flags = (s->on_progress ? EX_PROGRESS : 0) | (lazy_text ? EX_SKIP_TEXT : 0);
-	int rc = exchange_retry(s, "tools/call", params, flags, &result, &rpc_error, e);
+	int rc = exchange_retry(s, "tools/call", params, flags, &result, &rpc_error, NULL, e);
 	json_decref(params);
 	if (rc < 0)
 		return err_prefix(e, "tools/call %s", name);

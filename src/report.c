@@ -43,10 +43,18 @@ void report_finish(struct report *r)
 
 struct report_run *report_add_run(struct report *r)
 {
-	struct report_run *runs = realloc(r->runs, (r->n_runs + 1) * sizeof *runs);
-	if (!runs)
-		return NULL;
-	r->runs = runs;
+	/* Doubled when full (the capacity is the next power of two): `runs`
+	 * adds runs one at a time, 50,000 of them at most, and growing by one
+	 * copied the array each time. */
+	size_t n = r->n_runs;
+	if ((n & (n - 1)) == 0) {
+		size_t cap = n ? n * 2 : 1;
+		struct report_run *runs = realloc(r->runs, cap * sizeof *runs);
+		if (!runs)
+			return NULL;
+		r->runs = runs;
+	}
+	struct report_run *runs = r->runs;
 	struct report_run *run = &runs[r->n_runs++];
 	memset(run, 0, sizeof *run);
 	return run;

@@ -47,7 +47,10 @@ bool sse_parser_has_partial(const struct sse_parser *p)
 
 static int too_big(struct sse_parser *p, struct err *e)
 {
-	return err_set(e, ERR_PROTOCOL, "SSE event over %zu bytes", p->max_event);
+	err_set(e, ERR_PROTOCOL, "SSE event over %zu bytes", p->max_event);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
 }
 
 static bool field_is(const char *f, size_t n, const char *name)

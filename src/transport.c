@@ -1,5 +1,6 @@
 #include "transport.h"
 #include "event_json.h"
+#include "monotime.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -68,13 +69,44 @@ static size_t skip_space(const char *s, size_t len)
 }
 
 /* The scanner's "not JSON at byte N: why", as "message is not JSON: at
- * byte N: why". */
-static int not_json(struct err *e, const struct err *je)
+ * byte N: why". A fault before the last byte (nested too deep, a bad
+ * token) is in the bytes the server sent: asking again gets it again. One
+ * at the end may be a body cut short, which a retry can mend. */
+static int not_json(struct err *e, const struct err *je, bool before_end)
 {
 	const char *why = je->msg;
 	if (strncmp(why, "not JSON ", 9) == 0)
 		why += 9;
-	return err_set(e, ERR_PROTOCOL, "message is not JSON: %s", why);
+	err_set(e, ERR_PROTOCOL, "message is not JSON: %s", why);
+	if (e && before_end)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
+
+/* A whole message that is no JSON-RPC message: final, as above. */
+static int not_rpc(struct err *e, const char *what)
+{
+	err_set(e, ERR_PROTOCOL, "%s", what);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
+
+static _Thread_local long long send_deadline_ms;
+
+void transport_set_send_deadline(long long at_ms)
+{
+	send_deadline_ms = at_ms;
+}
+
+long transport_send_timeout(long timeout_ms)
+{
+	if (!send_deadline_ms)
+		return timeout_ms;
+	long long left = send_deadline_ms - monotime_ms();
+	if (left < 1)
+		left = 1;
+	return left < timeout_ms ? (long)left : timeout_ms;
 }
 
 /* One element of a batch, copied out NUL-terminated (the callback's
@@ -111,28 +143,36 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 	err_clear(&je);
 	struct evj_scan s = {.buf = text, .len = len, .pos = lead};
 	if (evj_skip_value(&s, &je) < 0)
-		return not_json(e, &je);
+		return not_json(e, &je, s.pos < len);
 	evj_skip_ws(&s);
-	if (s.pos != len)
-		return err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value", s.pos);
+	if (s.pos != len) {
+		err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value", s.pos);
+		if (e)
+			e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
 	if (text[lead] == '{')
 		return cb(text, len, ctx, e);
 	if (!array)
-		return err_set(e, ERR_PROTOCOL, "message is neither a JSON-RPC object nor a batch");
+		return not_rpc(e, "message is neither a JSON-RPC object nor a batch");
 
 	/* A valid array: its elements are valid values, so skipping them
 	 * again cannot fail. */
 	s.pos = lead + 1;
 	evj_skip_ws(&s);
 	if (text[s.pos] == ']')
-		return err_set(e, ERR_PROTOCOL, "message is neither a JSON-RPC object nor a batch");
+		return not_rpc(e, "message is neither a JSON-RPC object nor a batch");
 	for (size_t i = 0;; i++) {
 		evj_skip_ws(&s);
 		size_t start = s.pos;
-		if (text[start] != '{')
-			return err_set(e, ERR_PROTOCOL, "batch element %zu is not a JSON-RPC object", i);
+		if (text[start] != '{') {
+			err_set(e, ERR_PROTOCOL, "batch element %zu is not a JSON-RPC object", i);
+			if (e)
+				e->detail = ERR_DETAIL_FINAL;
+			return -1;
+		}
 		if (evj_skip_value(&s, &je) < 0)
-			return not_json(e, &je);
+			return not_json(e, &je, true);
 		int r = deliver_span(text + start, s.pos - start, cb, ctx, e);
 		if (r != 0)
 			return r;

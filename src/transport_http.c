@@ -774,7 +774,9 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	buf_init(&ex.body, ht->max_message);
 	sse_parser_init(&sse, ht->max_message, on_sse_event, &ex);
 	ex.sse = &sse;
-	long long deadline = monotime_ms() + ht->timeout_ms;
+	/* Shorter when it answers a server request within a call's deadline. */
+	long timeout_ms = transport_send_timeout(ht->timeout_ms);
+	long long deadline = monotime_ms() + timeout_ms;
 
 	if (!pool_take(ht, &ex)) {
 		err_set(e, ERR_INTERNAL, "curl_easy_init failed");
@@ -783,7 +785,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	headers = request_headers(ht, "POST", NULL, &session_sent, e);
 	if (!headers)
 		goto out;
-	CURLcode res = exchange_perform(&ex, body, len, headers, ht->timeout_ms);
+	CURLcode res = exchange_perform(&ex, body, len, headers, timeout_ms);
 	int resumptions = 0;
 	enum outcome oc;
 	while ((oc = exchange_judge(&ex, res, session_sent, resumptions, e)) == OUTCOME_RESUME) {

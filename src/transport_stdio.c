@@ -114,7 +114,7 @@ static int write_all(struct stdio_transport *st, const char *body, size_t len, s
 	struct iovec iov[2] = {{(void *)body, len}, {"\n", 1}};
 	int iovcnt = 2;
 	struct iovec *v = iov;
-	long long deadline = monotime_ms() + st->timeout_ms;
+	long long deadline = monotime_ms() + transport_send_timeout(st->timeout_ms);
 	while (iovcnt > 0) {
 		if (st->to_child < 0) {
 			r = err_set(e, ERR_PROTOCOL, "server process's stdin is closed");
@@ -169,6 +169,15 @@ static bool looks_like_json(const char *s, size_t len)
 }
 
 /* Hands complete lines in st->in to cb until it returns non-zero. */
+/* Over the size limit: the server would send it again. */
+static int line_too_long(const struct stdio_transport *st, struct err *e)
+{
+	err_set(e, ERR_PROTOCOL, "server process sent a line over %zu bytes", st->max_line);
+	if (e)
+		e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
+
 static int deliver_lines(struct stdio_transport *st, size_t *scanned, transport_on_message cb, void *ctx,
 			 struct err *e)
 {
@@ -185,7 +194,7 @@ static int deliver_lines(struct stdio_transport *st, size_t *scanned, transport_
 			st->in.data[--len] = '\0';
 		int r = 0;
 		if (len > st->max_line) {
-			r = err_set(e, ERR_PROTOCOL, "server process sent a line over %zu bytes", st->max_line);
+			r = line_too_long(st, e);
 		} else if (looks_like_json(st->in.data, len)) {
 			trace_body("stdio", "<", st->in.data, len);
 			r = transport_deliver(st->in.data, len, false, cb, ctx, e);
@@ -200,7 +209,7 @@ static int deliver_lines(struct stdio_transport *st, size_t *scanned, transport_
 			return r;
 	}
 	if (st->in.len > st->max_line)
-		return err_set(e, ERR_PROTOCOL, "server process sent a line over %zu bytes", st->max_line);
+		return line_too_long(st, e);
 	return 0;
 }
 

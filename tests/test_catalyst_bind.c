@@ -500,6 +500,20 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 			rc = -1;
 			goto out;
 		}
+		if (strcmp(step, "!final") == 0) {
+			/* As the transport says of an answer over the size limit. */
+			err_set(e, ERR_PROTOCOL, "message over 16777216 bytes");
+			e->detail = ERR_DETAIL_FINAL;
+			rc = -1;
+			goto out;
+		}
+		if (strcmp(step, "!cut") == 0) {
+			/* A body that ended early: worth another try. */
+			err_set(e, ERR_PROTOCOL, "message is not JSON: at byte 12: truncated");
+			e->http_status = 200;
+			rc = -1;
+			goto out;
+		}
 		if (strncmp(step, "!rpc:", 5) == 0) {
 			json_t *err = json_loads(step + 5, 0, NULL);
 			ck_assert_ptr_nonnull(err);
@@ -740,6 +754,32 @@ START_TEST(retries)
 }
 END_TEST
 
+/* The run ids of every page, as the listing hands them over. */
+struct collected {
+	char *ids[16];
+	size_t n;
+	size_t pages;
+};
+
+static int collect(const struct catalyst_run_list *l, void *ctx, struct err *e)
+{
+	(void)e;
+	struct collected *c = ctx;
+	c->pages++;
+	for (size_t i = 0; i < l->n; i++) {
+		ck_assert_uint_lt(c->n, 16);
+		c->ids[c->n++] = strdup(l->items[i].run_id ? l->items[i].run_id : "(none)");
+	}
+	return 0;
+}
+
+static void collected_free(struct collected *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->ids[i]);
+	memset(c, 0, sizeof *c);
+}
+
 START_TEST(unfilterable_halves_the_page)
 {
 	struct rig r;
@@ -755,15 +795,18 @@ START_TEST(unfilterable_halves_the_page)
 	struct catalyst_run_list l;
 	struct catalyst_refusal rf;
 	struct err e;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, &rf, &e), 0);
-	ck_assert_uint_eq(l.n, 2);
+	struct collected col = {0};
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), 0);
+	ck_assert_uint_eq(col.n, 2);
+	ck_assert_uint_eq(col.pages, 2);
 	ck_assert_uint_eq(l.unfilterable, 2);
 	ck_assert_int_eq(l.page_size, 25);
 	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"limit\":100}");
 	ck_assert_str_eq(r.f.last_args[1], "{\"ProjectId\":\"default\",\"limit\":50}");
 	ck_assert_str_eq(r.f.last_args[2], "{\"ProjectId\":\"default\",\"limit\":25}");
 	ck_assert_str_eq(r.f.last_args[3], "{\"ProjectId\":\"default\",\"limit\":25,\"page_token\":\"p2\"}");
-	ck_assert_str_eq(l.items[1].run_id, "b");
+	ck_assert_str_eq(col.ids[1], "b");
+	collected_free(&col);
 	catalyst_run_list_finish(&l);
 	rig_finish(&r);
 
@@ -773,11 +816,115 @@ START_TEST(unfilterable_halves_the_page)
 		r.f.script[i] = REFUSE("unfilterable", "false");
 	r.f.n_script = 3;
 	f.page_size = 4;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, &rf, &e), -1);
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_uint_eq(col.n, 0);
 	ck_assert_int_eq(r.f.calls, 3);
 	ck_assert_str_eq(r.f.last_args[2], "{\"ProjectId\":\"default\",\"limit\":1}");
 	ck_assert_int_eq(e.code, ERR_DATA_SHARING);
 	ck_assert_str_eq(rf.kind, "unfilterable");
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+/* An answer that cannot change is final; one cut short is tried again. */
+START_TEST(final_errors_not_retried)
+{
+	struct rig r;
+	struct catalyst_refusal rf;
+	json_t *doc;
+	struct err e;
+	rig_init(&r);
+	r.f.script[0] = "!final";
+	r.f.script[1] = "{\"structuredContent\":{}}";
+	r.f.n_script = 2;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "over 16777216 bytes"));
+	ck_assert_ptr_null(strstr(e.msg, "attempts"));
+	rig_finish(&r);
+
+	rig_init(&r);
+	r.f.script[0] = "!cut";
+	r.f.script[1] = "{\"structuredContent\":{\"run\":{\"run_id\":\"x\"}}}";
+	r.f.n_script = 2;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), 0);
+	ck_assert_int_eq(r.f.calls, 2);
+	json_decref(doc);
+	rig_finish(&r);
+}
+END_TEST
+
+#define RUNS_PAGE(id, next)                                                                     \
+	"{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"" id "\",\"app_id\":\"x\"}]," \
+	"\"next_page_token\":\"" next "\"}}"
+
+/* Any repeated cursor ends the listing, not only one given twice in a
+ * row; so do the page bound and the callback. */
+START_TEST(run_listing_bounds)
+{
+	struct rig r;
+	struct catalyst_run_list l;
+	struct catalyst_refusal rf;
+	struct err e;
+	struct collected col = {0};
+	struct catalyst_run_filter f = {.project = "default"};
+
+	/* A, B, A */
+	rig_init(&r);
+	r.f.script[0] = RUNS_PAGE("a", "A");
+	r.f.script[1] = RUNS_PAGE("b", "B");
+	r.f.script[2] = RUNS_PAGE("c", "A");
+	r.f.n_script = 3;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_int_eq(r.f.calls, 3);
+	ck_assert_uint_eq(col.n, 3);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_FINAL);
+	ck_assert_msg(strstr(e.msg, "repeated cursor 'A' (page 3)"), "%s", e.msg);
+	ck_assert_uint_eq(l.pages, 3);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+
+	/* new cursors without end: stopped at max_pages */
+	rig_init(&r);
+	r.f.script[0] = RUNS_PAGE("a", "A");
+	r.f.script[1] = RUNS_PAGE("b", "B");
+	r.f.script[2] = RUNS_PAGE("c", "C");
+	r.f.n_script = 3;
+	f.max_pages = 2;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_int_eq(r.f.calls, 2);
+	ck_assert_msg(strstr(e.msg, "still more pages after 2"), "%s", e.msg);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+static int stop_after_one_page(const struct catalyst_run_list *l, void *ctx, struct err *e)
+{
+	collect(l, ctx, e);
+	return 1;
+}
+
+START_TEST(run_listing_stops_when_told)
+{
+	struct rig r;
+	struct catalyst_run_list l;
+	struct err e;
+	struct collected col = {0};
+	struct catalyst_run_filter f = {.project = "default"};
+	rig_init(&r);
+	r.f.script[0] = RUNS_PAGE("a", "A");
+	r.f.script[1] = RUNS_PAGE("b", "");
+	r.f.n_script = 2;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, stop_after_one_page, &col, &l, NULL, &e), 0);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_uint_eq(col.n, 1);
+	collected_free(&col);
 	catalyst_run_list_finish(&l);
 	rig_finish(&r);
 }
@@ -792,7 +939,7 @@ START_TEST(no_workflow_store_is_said)
 	struct catalyst_run_filter f = {.project = "sandbox"};
 	struct catalyst_run_list l;
 	struct err e;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, &l, NULL, &e), -1);
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, NULL, NULL, &l, NULL, &e), -1);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
 	ck_assert_ptr_nonnull(strstr(e.msg, "project sandbox has no managed workflow store"));
 	catalyst_run_list_finish(&l);
@@ -824,6 +971,9 @@ int main(void)
 	tcase_add_test(tc, retries);
 	tcase_add_test(tc, unfilterable_halves_the_page);
 	tcase_add_test(tc, no_workflow_store_is_said);
+	tcase_add_test(tc, final_errors_not_retried);
+	tcase_add_test(tc, run_listing_bounds);
+	tcase_add_test(tc, run_listing_stops_when_told);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

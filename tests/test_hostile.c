@@ -798,6 +798,322 @@ START_TEST(huge_header_names_the_limit)
 }
 END_TEST
 
+/* ---- hostile servers ------------------------------------------------------
+ *
+ * tests/sim/hostile-server.mjs on 127.0.0.1 plays one attack per scenario.
+ * Each stops by itself after a number of list pages, so the unbounded
+ * client these tests guard against ends too (with a large peak RSS, a
+ * wrong count or a late exit), never with an OOM. The server is the test's
+ * child, not the binary's: its memory is not in the measured peak. */
+
+struct hostile {
+	struct testlib_server srv;
+};
+
+static void hostile_start(struct hostile *h, const char *scenario, char *const extra[])
+{
+	char *argv[24];
+	int n = 0;
+	argv[n++] = (char *)testlib_node();
+	argv[n++] = (char *)testlib_src("tests/sim/hostile-server.mjs");
+	argv[n++] = "--scenario";
+	argv[n++] = (char *)scenario;
+	for (; extra && *extra && n < 23; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	ck_assert_int_eq(testlib_server_start(&h->srv, argv, NULL, "LISTENING ", 20000), 0);
+}
+
+/* What the server saw (GET /stats): a new reference. */
+static json_t *hostile_stats(const struct hostile *h)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)h->srv.port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	static const char req[] = "GET /stats HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+	ck_assert_int_eq(write(fd, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+	char buf[1 << 16];
+	size_t len = 0;
+	ssize_t r;
+	while (len < sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	buf[len] = '\0';
+	const char *body = strstr(buf, "\r\n\r\n");
+	ck_assert_ptr_nonnull(body);
+	json_error_t jerr;
+	json_t *stats = json_loads(body + 4, 0, &jerr);
+	ck_assert_msg(stats != NULL, "stats: %s", jerr.text);
+	return stats;
+}
+
+static long stat_count(json_t *stats, const char *group, const char *key)
+{
+	json_t *g = group ? json_object_get(stats, group) : stats;
+	return (long)json_integer_value(json_object_get(g, key));
+}
+
+static void hostile_stop(struct hostile *h)
+{
+	testlib_server_stop(&h->srv);
+}
+
+/* The peak a listing may reach: the pages held at its limit, plus the
+ * program; ASan's shadow and redzones triple it. The unbounded client held
+ * every page the server offered: well above. */
+static long server_rss_bound_kb(long mb)
+{
+	long kb = mb * 1024;
+	return binary_has_asan() ? kb * 3 : kb;
+}
+
+/* A JSON report's summary member (or -1 when the output is not one). */
+static long summary_count(const struct measured *m, const char *key)
+{
+	json_t *doc = json_loadb(m->out, m->out_len, 0, NULL);
+	long v = doc ? (long)json_integer_value(json_object_get(json_object_get(doc, "summary"), key)) : -1;
+	json_decref(doc);
+	return v;
+}
+
+static const struct {
+	const char *scenario;
+	const char *pages, *per_page;
+	const char *expect; /* in the message */
+	long max_pages;     /* list pages the client may ask for */
+	long rss_mb;
+} tools_cases[] = {
+	/* 5,000 small tools a page: 200,000 unbounded. */
+	{"tools-many", "40", "5000", "more than 10000 tools", 3, 64},
+	/* 50 tools of 100 KB a page: 200 MB unbounded. */
+	{"tools-fat", "40", "50", "over 16 MiB", 4, 64},
+};
+
+/* A server that keeps giving new cursors for tools/list: the listing stops
+ * at its limit (tools, or bytes kept across pages), exit 5, the message
+ * names the limit, and the peak RSS stays below what the pages would take. */
+START_TEST(tools_listing_is_bounded)
+{
+	struct hostile h;
+	char *extra[] = {"--pages", (char *)tools_cases[_i].pages, "--per-page", (char *)tools_cases[_i].per_page,
+			 NULL};
+	hostile_start(&h, tools_cases[_i].scenario, extra);
+	char *args[] = {"--server", h.srv.url, "--format", "json", "tools", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long pages = stat_count(stats, NULL, "listPages");
+	json_decref(stats);
+	hostile_stop(&h);
+	long bound = server_rss_bound_kb(tools_cases[_i].rss_mb);
+	fprintf(stderr, "tools/list %s: %ld pages, %.2f s, peak RSS %ld KiB (bound %ld KiB), status %d: %.300s",
+		tools_cases[_i].scenario, pages, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status, m.err);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, tools_cases[_i].expect), "no '%s' in: %s", tools_cases[_i].expect, m.err);
+	ck_assert_uint_eq(m.out_len, 0);
+	ck_assert_int_le(pages, tools_cases[_i].max_pages);
+	ck_assert_int_lt(m.run.maxrss_kb, bound);
+	measured_free(&m);
+}
+END_TEST
+
+static const struct {
+	const char *scenario;
+	const char *pages, *per_page, *id_bytes;
+	const char *expect;
+	long max_pages, rss_mb;
+} runs_cases[] = {
+	/* 5,000 runs a page, 200,000 unbounded: the limit is 50,000 runs. */
+	{"runs-many", "40", "5000", "0", "more than 50000 runs", 11, 64},
+	/* 100 runs a page with 32 KiB ids: 96 MiB of ids unbounded, 16 MiB kept at most. */
+	{"runs-fat-ids", "30", "100", "32768", "over 16 MiB of run and app ids", 6, 96},
+};
+
+/* A run list that never ends: `runs` audits the pages as they come (never
+ * holding the listing), stops at the limit with exit 5 and a message that
+ * names it, and writes the report of the runs it took. The runs carry no
+ * app id, so they fail without a fetch: only the listing is measured. */
+START_TEST(run_listing_is_bounded)
+{
+	struct hostile h;
+	char *extra[] = {"--pages",    (char *)runs_cases[_i].pages,
+			 "--per-page", (char *)runs_cases[_i].per_page,
+			 "--id-bytes", (char *)runs_cases[_i].id_bytes,
+			 NULL};
+	hostile_start(&h, runs_cases[_i].scenario, extra);
+	char out_path[512];
+	snprintf(out_path, sizeof out_path, "%s/report.json", tmpdir);
+	char *args[] = {"--server", h.srv.url, "--format", "json", "--output", out_path, "runs", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long pages = stat_count(stats, NULL, "listPages");
+	json_decref(stats);
+	hostile_stop(&h);
+	long bound = server_rss_bound_kb(runs_cases[_i].rss_mb);
+	fprintf(stderr, "run list %s: %ld pages, %.2f s, peak RSS %ld KiB (bound %ld KiB), status %d: %.300s",
+		runs_cases[_i].scenario, pages, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status, m.err);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, runs_cases[_i].expect), "no '%s' in: %s", runs_cases[_i].expect, m.err);
+	ck_assert_int_le(pages, runs_cases[_i].max_pages);
+	ck_assert_int_lt(m.run.maxrss_kb, bound);
+	/* The runs taken before the limit are reported, the note says why
+	 * the list ends there. */
+	size_t len;
+	char *report = testlib_read_file(out_path, &len);
+	ck_assert_ptr_nonnull(report);
+	ck_assert_msg(strstr(report, runs_cases[_i].expect), "the report does not say '%s'",
+		      runs_cases[_i].expect);
+	json_t *doc = json_loadb(report, len, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	long runs = (long)json_integer_value(json_object_get(json_object_get(doc, "summary"), "runs"));
+	ck_assert_int_gt(runs, 0);
+	ck_assert_int_le(runs, 50000);
+	json_decref(doc);
+	free(report);
+	unlink(out_path);
+	measured_free(&m);
+}
+END_TEST
+
+/* Cursors B, C, B, C, ...: the repeat ends the listing (exit 5, the cursor
+ * named), each of the five runs is audited once and counted once. */
+START_TEST(cursor_cycle_detected)
+{
+	struct hostile h;
+	char *extra[] = {"--pages", "200", NULL};
+	hostile_start(&h, "runs-cycle", extra);
+	char *args[] = {"--server", h.srv.url, "--format", "json", "runs", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long pages = stat_count(stats, NULL, "listPages");
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	fprintf(stderr, "cursor cycle: %ld pages, %ld fetches, %.2f s, status %d: %.300s", pages, fetched,
+		m.run.wall_s, m.run.status, m.err);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "repeated cursor 'B'"), "%s", m.err);
+	ck_assert_int_eq(pages, 3);
+	ck_assert_int_eq(fetched, 5);
+	ck_assert_int_eq(summary_count(&m, "runs"), 5);
+	ck_assert_ptr_nonnull(strstr(m.out, "repeated cursor 'B'"));
+	measured_free(&m);
+}
+END_TEST
+
+/* The same run listed again (on its page and on later ones, as an offset
+ * listing does while new runs arrive): audited and counted once, the
+ * duplicates said in a note and a warning. And the report streams: the
+ * first run is fetched before the second page is asked for. */
+START_TEST(duplicate_runs_audited_once)
+{
+	struct hostile h;
+	hostile_start(&h, "runs-dup", NULL);
+	char *args[] = {"--server", h.srv.url, "--format", "json", "--jobs", "1", "runs", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_t *order = json_object_get(stats, "order");
+	ck_assert_str_eq(json_string_value(json_array_get(order, 0)), "catalyst_list_workflow_runs");
+	ck_assert_str_eq(json_string_value(json_array_get(order, 1)), "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	ck_assert_msg(m.run.status == 0, "status %d: %s", m.run.status, m.err);
+	ck_assert_int_eq(fetched, 4);
+	ck_assert_int_eq(summary_count(&m, "runs"), 4);
+	ck_assert_msg(strstr(m.out, "the server listed runs more than once (4 repeats)"), "%.2000s", m.out);
+	ck_assert_msg(strstr(m.err, "the server listed runs more than once (4 repeats)"), "%s", m.err);
+	measured_free(&m);
+}
+END_TEST
+
+static const struct {
+	const char *scenario;
+	const char *expect;
+} final_cases[] = {
+	{"deep", "nested deeper than 512 levels"},
+	{"huge", "over 16777216 bytes"},
+};
+
+/* An answer that cannot change (nested too deep, over the size limit) is
+ * not asked for again: the server sees one request. */
+START_TEST(final_errors_not_retried)
+{
+	struct hostile h;
+	hostile_start(&h, final_cases[_i].scenario, NULL);
+	char *args[] = {"--server", h.srv.url, "run", "orders", "r1", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	fprintf(stderr, "%s answer: %ld fetches, %.2f s, status %d: %.300s", final_cases[_i].scenario, fetched,
+		m.run.wall_s, m.run.status, m.err);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, final_cases[_i].expect), "no '%s' in: %s", final_cases[_i].expect, m.err);
+	ck_assert_int_eq(fetched, 1);
+	measured_free(&m);
+}
+END_TEST
+
+/* 25 server requests during one call, each answer held 1 s by the server:
+ * --timeout 2 bounds the whole wait (exit 5, the cause named), instead of
+ * 25 s of answering. */
+START_TEST(server_requests_within_timeout)
+{
+	struct hostile h;
+	char *extra[] = {"--requests", "25", "--hold-ms", "1000", NULL};
+	hostile_start(&h, "server-requests", extra);
+	char *args[] = {"--server", h.srv.url, "--timeout", "2", "run", "orders", "r1", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long answers = stat_count(stats, NULL, "answers");
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	fprintf(stderr, "25 held server requests, --timeout 2: %ld answers, %ld calls, %.2f s, status %d: %.300s",
+		answers, fetched, m.run.wall_s, m.run.status, m.err);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "the 2 s timeout passed"), "%s", m.err);
+	ck_assert_msg(strstr(m.err, "server's own requests"), "%s", m.err);
+	ck_assert_int_eq(fetched, 1);
+	ck_assert_int_le(answers, 3);
+	/* The deadline, plus starting up and the sign-off. */
+	ck_assert_msg(m.run.wall_s < 3.5, "took %.2f s", m.run.wall_s);
+	measured_free(&m);
+}
+END_TEST
+
+/* 25 server requests answered at once: 16 are answered, the 17th ends the
+ * call (exit 5, the cap named); it is not sent again. */
+START_TEST(server_requests_capped)
+{
+	struct hostile h;
+	char *extra[] = {"--requests", "25", NULL};
+	hostile_start(&h, "server-requests", extra);
+	char *args[] = {"--server", h.srv.url, "--timeout", "10", "run", "orders", "r1", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long answers = stat_count(stats, NULL, "answers");
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "more than 16 requests of its own"), "%s", m.err);
+	ck_assert_int_eq(answers, 16);
+	ck_assert_int_eq(fetched, 1);
+	measured_free(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -818,5 +1134,16 @@ int main(void)
 			    (int)(2 * sizeof server_cases / sizeof *server_cases));
 	tcase_add_test(st, huge_header_names_the_limit);
 	suite_add_tcase(s, st);
+	tc = tcase_create("server");
+	tcase_set_timeout(tc, 300);
+	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
+	tcase_add_loop_test(tc, tools_listing_is_bounded, 0, (int)(sizeof tools_cases / sizeof *tools_cases));
+	tcase_add_loop_test(tc, run_listing_is_bounded, 0, (int)(sizeof runs_cases / sizeof *runs_cases));
+	tcase_add_test(tc, cursor_cycle_detected);
+	tcase_add_test(tc, duplicate_runs_audited_once);
+	tcase_add_loop_test(tc, final_errors_not_retried, 0, (int)(sizeof final_cases / sizeof *final_cases));
+	tcase_add_test(tc, server_requests_within_timeout);
+	tcase_add_test(tc, server_requests_capped);
+	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

@@ -10,6 +10,7 @@
 
 #include "jsonrpc.h"
 #include "mcp.h"
+#include "monotime.h"
 #include "testlib.h"
 
 struct fake;
@@ -26,8 +27,11 @@ struct fake {
 	bool forgetful;   /* ... and even after it */
 	bool refuse_init; /* initialize gets a JSON-RPC error */
 	const char *server_version;
-	fake_script script; /* tools/list and tools/call */
-	int pages;          /* tools/list calls answered */
+	fake_script script;       /* tools/list and tools/call */
+	int pages;                /* tools/list calls answered */
+	int answer_hold_ms;       /* each of our answers to a server request takes this long */
+	long answer_timeouts[32]; /* transport_send_timeout(60 s) seen by each answer */
+	int n_answers;
 };
 
 /* The exchange in progress, per thread (the threaded test runs many). */
@@ -73,6 +77,16 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 		expire = true;
 	pthread_mutex_unlock(&f->lock);
 	if (!expect_reply) {
+		if (!method) {
+			/* An answer to a server request: held as a slow server holds it. */
+			pthread_mutex_lock(&f->lock);
+			if (f->n_answers < 32)
+				f->answer_timeouts[f->n_answers] = transport_send_timeout(60000);
+			f->n_answers++;
+			pthread_mutex_unlock(&f->lock);
+			if (f->answer_hold_ms)
+				monotime_sleep_ms(f->answer_hold_ms);
+		}
 		json_decref(msg);
 		return 0;
 	}
@@ -299,6 +313,43 @@ static int script_endless(struct fake *f, json_t *req, long long id)
 		       f->pages);
 }
 
+/* 4,000 tools a page, a new cursor each page (the repeat check is not
+ * what stops it). */
+static int script_many_tools(struct fake *f, json_t *req, long long id)
+{
+	(void)req;
+	f->pages++;
+	json_t *tools = json_array();
+	for (int i = 0; i < 4000; i++)
+		json_array_append_new(tools, json_pack("{s:s}", "name", "t"));
+	char cursor[32];
+	snprintf(cursor, sizeof cursor, "c%d", f->pages);
+	json_t *msg = json_pack("{s:s, s:I, s:{s:o, s:s}}", "jsonrpc", "2.0", "id", (json_int_t)id, "result",
+				"tools", tools, "nextCursor", cursor);
+	char *text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	int rc = deliver("%s", text);
+	free(text);
+	return rc;
+}
+
+/* One tool with a 5 MB description a page, new cursors without end. */
+static int script_fat_tools(struct fake *f, json_t *req, long long id)
+{
+	(void)req;
+	f->pages++;
+	size_t n = 5u << 20;
+	char *desc = malloc(n + 1);
+	ck_assert_ptr_nonnull(desc);
+	memset(desc, 'd', n);
+	desc[n] = '\0';
+	int rc = deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"fat\","
+			 "\"description\":\"%s\"}],\"nextCursor\":\"c%d\"}}",
+			 id, desc, f->pages);
+	free(desc);
+	return rc;
+}
+
 static int script_no_tools_array(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
@@ -355,6 +406,8 @@ static const struct {
 } bad_lists[] = {
 	{script_repeated_cursor, "repeated cursor 'odd'", 3},
 	{script_endless, "after 1000 pages", 1000},
+	{script_many_tools, "more than 10000 tools (page 3)", 3},
+	{script_fat_tools, "over 16 MiB", 4},
 	{script_no_tools_array, "no \"tools\" array", 0},
 	{script_list_refused, "server error -32601: no tools here", 0},
 	{script_null_id_error, "tools/list: server error -32700: Parse error", 0},
@@ -503,6 +556,99 @@ static const struct {
 	 false, false, NULL},
 	{"\"result\":[1]", -1, false, false, false, false, NULL},
 };
+
+/* Ten requests of the server's own before the answer. */
+static int script_asks_a_lot(struct fake *f, json_t *req, long long id, int n)
+{
+	(void)f, (void)req;
+	for (int i = 0; i < n; i++)
+		if (deliver("{\"jsonrpc\":\"2.0\",\"id\":\"s%d\",\"method\":\"%s\"}", i,
+			    i % 2 ? "ping" : "sampling/createMessage") != 0)
+			return cur.rc;
+	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id);
+}
+
+static int script_asks_17(struct fake *f, json_t *req, long long id)
+{
+	return script_asks_a_lot(f, req, id, 17);
+}
+
+static int script_asks_16(struct fake *f, json_t *req, long long id)
+{
+	return script_asks_a_lot(f, req, id, 16);
+}
+
+static int script_asks_10(struct fake *f, json_t *req, long long id)
+{
+	return script_asks_a_lot(f, req, id, 10);
+}
+
+/* 16 server requests in one call are answered; the 17th ends it, final. */
+START_TEST(call_caps_server_requests)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_asks_16);
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	ck_assert_msg(mcp_call_tool(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
+	mcp_tool_result_finish(&r);
+	ck_assert_int_eq(f.n_answers, 16);
+	mcp_session_free(s);
+	fake_finish(&f);
+
+	fake_init(&f, "2025-11-25", script_asks_17);
+	s = session_up(&f);
+	ck_assert_int_eq(mcp_call_tool(s, "t", NULL, &r, &e), -1);
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_FINAL);
+	ck_assert_msg(strstr(e.msg, "more than 16 requests of its own (the last: sampling/createMessage)"), "%s",
+		      e.msg);
+	ck_assert_int_eq(f.n_answers, 16);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
+/* Answers held 100 ms each, a 300 ms timeout: the time spent answering
+ * counts against it (each answer may wait only what is left of it), and
+ * the call ends when it is spent, final. */
+START_TEST(call_deadline_counts_server_requests)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_asks_10);
+	f.answer_hold_ms = 100;
+	struct mcp_options o = {.timeout_ms = 300};
+	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mcp_initialize(s, &e), 0);
+	struct mcp_tool_result r;
+	double t0 = testlib_now_s();
+	ck_assert_int_eq(mcp_call_tool(s, "t", NULL, &r, &e), -1);
+	double took = testlib_now_s() - t0;
+	ck_assert_int_eq(e.code, ERR_PROTOCOL);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_FINAL);
+	ck_assert_msg(strstr(e.msg, "the 0.3 s timeout passed while answering the server's own requests"), "%s",
+		      e.msg);
+	ck_assert_int_ge(f.n_answers, 2);
+	ck_assert_int_le(f.n_answers, 4);
+	/* Three held answers, then the deadline; memcheck slows the rest. */
+	ck_assert_msg(took < (getenv("CA_VALGRIND") ? 1.5 : 0.6), "took %.2f s", took);
+	for (int i = 0; i < f.n_answers; i++) {
+		ck_assert_int_le(f.answer_timeouts[i], 300);
+		if (i)
+			ck_assert_int_lt(f.answer_timeouts[i], f.answer_timeouts[i - 1]);
+	}
+	/* Outside an answer, sends wait their own timeout. */
+	ck_assert_int_eq(transport_send_timeout(60000), 60000);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
 
 START_TEST(call_tool_envelopes)
 {
@@ -733,6 +879,8 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tools_call");
 	tcase_add_test(tc, call_answers_server_requests);
+	tcase_add_test(tc, call_caps_server_requests);
+	tcase_add_test(tc, call_deadline_counts_server_requests);
 	tcase_add_loop_test(tc, call_tool_envelopes, 0, sizeof envelopes / sizeof *envelopes);
 	tcase_add_loop_test(tc, call_tool_structured_first, 0, sizeof lazy_envelopes / sizeof *lazy_envelopes);
 	tcase_add_test(tc, call_garbage_is_protocol_error);

@@ -425,10 +425,11 @@ static const struct {
 	{"/403", ERR_AUTH, ERR_DETAIL_FORBIDDEN, 403, "HTTP 403"},
 	{"/nonexistent", ERR_PROTOCOL, ERR_DETAIL_NONE, 404, "HTTP 404"},
 	{"/wrongtype", ERR_PROTOCOL, ERR_DETAIL_NONE, 200, "unexpected content type 'text/html'"},
-	{"/notjson", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "message is not JSON"},
+	/* Bytes that are wrong, not missing: asking again gets them again. */
+	{"/notjson", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
 	{"/badutf8", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
 	{"/badutf8-sse", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
-	{"/bigline", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "message is not JSON"},
+	{"/bigline", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
 	{"/accepted", ERR_PROTOCOL, ERR_DETAIL_NONE, 202, "HTTP 202 with no response"},
 };
 
@@ -487,6 +488,7 @@ START_TEST(event_size_bound)
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
 	ck_assert_msg(strstr(e.msg, "SSE event over 1048576 bytes") != NULL, "%s", e.msg);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_FINAL); /* over the limit: never retried */
 	transport_free(t);
 }
 END_TEST

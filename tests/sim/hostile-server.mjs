@@ -1,0 +1,240 @@
+// A small hostile MCP server for test_hostile.c: raw node:http on
+// 127.0.0.1, port 0, stateless, answers as application/json except where a
+// scenario needs an SSE stream. Prints `LISTENING http://127.0.0.1:PORT/mcp`
+// when ready. GET /stats answers what it saw: requests per method, calls per
+// tool, answers to its own requests, and the order of tool calls.
+//
+//   node hostile-server.mjs --scenario NAME [--pages N] [--per-page N]
+//                           [--id-bytes N] [--requests N] [--hold-ms N]
+//
+// Scenarios (every one stops by itself after --pages list pages, so the
+// unbounded client the tests guard against still ends, without an OOM):
+//   tools-many      tools/list: --per-page small tools a page, a new cursor each time
+//   tools-fat       tools/list: --per-page tools a page with 100 KB descriptions
+//   runs-many       the run list: --per-page runs a page (no app id: no fetch), new cursors
+//   runs-fat-ids    the same with --id-bytes long run ids
+//   runs-cycle      cursors B, C, B, C, ... (two runs a page), run fetches answered
+//   runs-dup        three pages of runs that repeat runs of earlier pages (and of their own)
+//   deep            catalyst_get_workflow_run answers 3,000 nested arrays
+//   huge            catalyst_get_workflow_run answers 17 MiB
+//   server-requests catalyst_get_workflow_run: --requests server requests at once on an
+//                   SSE stream, each answer's 202 held --hold-ms; the result once all are
+//                   answered
+import http from 'node:http';
+
+function option(name, fallback) {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+
+const scenario = option('scenario', 'runs-dup');
+const maxPages = Number(option('pages', '40'));
+const perPage = Number(option('per-page', '100'));
+const idBytes = Number(option('id-bytes', '0'));
+const nRequests = Number(option('requests', '25'));
+const holdMs = Number(option('hold-ms', '0'));
+
+const stats = { methods: {}, tools: {}, answers: 0, order: [], listPages: 0 };
+const waiting = new Map(); // our request id -> resolve
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const TOOLS = [
+	{
+		name: 'catalyst_list_workflow_runs',
+		description: 'List workflow runs.',
+		inputSchema: {
+			type: 'object',
+			properties: { projectId: { type: 'string' }, appId: { type: 'string' }, pageSize: { type: 'integer' }, cursor: { type: 'string' } },
+		},
+	},
+	{
+		name: 'catalyst_get_workflow_run',
+		description: 'Get one workflow run with its history.',
+		inputSchema: {
+			type: 'object',
+			properties: { projectId: { type: 'string' }, appId: { type: 'string' }, instanceId: { type: 'string' } },
+			required: ['appId', 'instanceId'],
+		},
+	},
+];
+
+function reply(msg, result) {
+	return JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
+}
+
+function toolResult(obj) {
+	return { structuredContent: obj, content: [{ type: 'text', text: JSON.stringify(obj) }] };
+}
+
+// A clean two-activity history in the flattened snake_case dialect.
+function history(id) {
+	const ev = (o) => ({ timestamp: '2026-09-14T09:12:03.401Z', ...o });
+	return [
+		ev({ event_id: -1, event_type: 'ExecutionStarted', name: 'W', workflow_instance_instance_id: id }),
+		ev({ event_id: 0, event_type: 'TaskScheduled', name: 'A', task_execution_id: 't0' }),
+		ev({ event_id: -1, event_type: 'TaskCompleted', task_scheduled_id: 0, task_execution_id: 't0' }),
+		ev({ event_id: -1, event_type: 'ExecutionCompleted', orchestration_status: 'ORCHESTRATION_STATUS_COMPLETED' }),
+	];
+}
+
+function toolsPage(cursor) {
+	const page = cursor ? Number(cursor.slice(1)) : 0;
+	stats.listPages++;
+	const tools = [];
+	if (page === 0)
+		tools.push(...TOOLS);
+	const fat = scenario === 'tools-fat' ? 'd'.repeat(100 * 1024) : 'A dull tool.';
+	for (let i = 0; i < perPage; i++)
+		tools.push({ name: `filler_${page}_${i}`, description: fat, inputSchema: { type: 'object', properties: { x: { type: 'string' } } } });
+	const result = { tools };
+	if (page + 1 < maxPages)
+		result.nextCursor = `p${page + 1}`;
+	return result;
+}
+
+function pad(s) {
+	return idBytes > s.length ? s + '-' + 'i'.repeat(idBytes - s.length - 1) : s;
+}
+
+// The run list for the run scenarios.
+function runsPage(cursor) {
+	stats.listPages++;
+	const last = stats.listPages >= maxPages;
+	if (scenario === 'runs-many' || scenario === 'runs-fat-ids') {
+		const page = cursor ? Number(cursor.slice(1)) : 0;
+		const runs = [];
+		for (let i = 0; i < perPage; i++)
+			runs.push({ instanceId: pad(`run-${page}-${i}`), status: 'COMPLETED' });
+		return last ? { runs } : { runs, nextCursor: `p${page + 1}` };
+	}
+	if (scenario === 'runs-cycle') {
+		const pages = { '': [['r1', 'r2'], 'B'], B: [['r3', 'r4'], 'C'], C: [['r5'], 'B'] };
+		const [ids, next] = pages[cursor ?? ''];
+		const runs = ids.map((id) => ({ instanceId: id, appId: 'orders', status: 'COMPLETED' }));
+		return last ? { runs } : { runs, nextCursor: next };
+	}
+	// runs-dup: r1 twice on the first page, r2 again on the second, r1 and r3 on the third.
+	const pages = { '': [['r1', 'r2', 'r1'], 'q2'], q2: [['r2', 'r3'], 'q3'], q3: [['r1', 'r4', 'r3'], null] };
+	const [ids, next] = pages[cursor ?? ''];
+	const runs = ids.map((id) => ({ instanceId: id, appId: 'orders', status: 'COMPLETED' }));
+	return next ? { runs, nextCursor: next } : { runs };
+}
+
+function deepDoc() {
+	return '['.repeat(3000) + ']'.repeat(3000);
+}
+
+async function getRun(msg, res) {
+	const args = msg.params.arguments ?? {};
+	if (scenario === 'deep') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"history":${deepDoc()}}}}`);
+		return;
+	}
+	if (scenario === 'huge') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"x":"`);
+		const chunk = 'x'.repeat(1 << 20);
+		for (let i = 0; i < 17; i++)
+			res.write(chunk);
+		res.end('"}}}');
+		return;
+	}
+	const answer = toolResult({ run: { instanceId: args.instanceId, appId: args.appId }, history: history(args.instanceId) });
+	if (scenario !== 'server-requests') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(reply(msg, answer));
+		return;
+	}
+	res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+	res.flushHeaders();
+	const methods = ['sampling/createMessage', 'elicitation/create', 'roots/list', 'ping'];
+	const answered = [];
+	let text = '';
+	for (let i = 0; i < nRequests; i++) {
+		const id = `srv-${msg.id}-${i}`;
+		answered.push(new Promise((r) => waiting.set(id, r)));
+		text += `data: ${JSON.stringify({ jsonrpc: '2.0', id, method: methods[i % methods.length], params: {} })}\n\n`;
+	}
+	// All at once: one read on the client's side.
+	res.write(text);
+	await Promise.race([Promise.all(answered), sleep(120000)]);
+	res.end(`data: ${reply(msg, answer)}\n\n`);
+}
+
+async function handle(msg, req, res) {
+	stats.methods[msg.method] = (stats.methods[msg.method] ?? 0) + 1;
+	if (msg.method === 'initialize') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(reply(msg, { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } }));
+		return;
+	}
+	if (msg.method === 'tools/list') {
+		const result = scenario.startsWith('tools-') ? toolsPage(msg.params?.cursor) : { tools: TOOLS };
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(reply(msg, result));
+		return;
+	}
+	if (msg.method === 'tools/call') {
+		const name = msg.params.name;
+		stats.tools[name] = (stats.tools[name] ?? 0) + 1;
+		stats.order.push(name);
+		if (name === 'catalyst_list_workflow_runs') {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end(reply(msg, toolResult(runsPage(msg.params.arguments?.cursor))));
+			return;
+		}
+		if (name === 'catalyst_get_workflow_run')
+			return getRun(msg, res);
+	}
+	res.writeHead(200, { 'Content-Type': 'application/json' });
+	res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }));
+}
+
+const server = http.createServer((req, res) => {
+	if (req.method === 'GET' && req.url === '/stats') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(JSON.stringify(stats));
+		return;
+	}
+	if (req.method !== 'POST') {
+		res.writeHead(405);
+		res.end();
+		return;
+	}
+	const chunks = [];
+	req.on('data', (c) => chunks.push(c));
+	req.on('end', async () => {
+		let msg;
+		try {
+			msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+		} catch {
+			res.writeHead(400);
+			res.end();
+			return;
+		}
+		if (msg.method === undefined) {
+			// An answer to one of our requests: held, then accepted.
+			stats.answers++;
+			await sleep(holdMs);
+			waiting.get(msg.id)?.();
+			waiting.delete(msg.id);
+			res.writeHead(202);
+			res.end();
+			return;
+		}
+		if (msg.id === undefined) {
+			res.writeHead(202);
+			res.end();
+			return;
+		}
+		await handle(msg, req, res);
+	});
+});
+
+server.listen(0, '127.0.0.1', () => {
+	process.stdout.write(`LISTENING http://127.0.0.1:${server.address().port}/mcp\n`);
+});
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'])
+	process.on(sig, () => process.exit(0));
+setTimeout(() => process.exit(0), 300000).unref();
