@@ -60,6 +60,15 @@ int oauth_prm_urls(const char *resource, char *out[2], struct err *e);
  * path), or RFC 8414 then OpenID at the root (without). Returns the count
  * (2 or 3) or -1. */
 int oauth_as_metadata_urls(const char *issuer, char *out[3], struct err *e);
+/* The https rule for every URL sign-in sends anything to or through (the
+ * server URL, resource metadata, issuer, authorization and token
+ * endpoints), decided on the host libcurl's URL API parses, which is the
+ * host libcurl connects to: https, or plain http to a loopback host
+ * (127.0.0.0/8, [::1], localhost); never user information before the host
+ * (http://localhost:1@otherhost/ goes to otherhost). `what` names the URL
+ * in the message. Returns 0, or -1 with ERR_AUTH (the URL shown without
+ * its user information, which may be a password). */
+int oauth_url_check(const char *url, const char *what, struct err *e);
 /* True when the protected resource metadata's `resource` names the MCP
  * URL: equal byte for byte, or the same origin with a path that is a
  * segment prefix (metadata served at the root describes the origin). */
@@ -92,11 +101,16 @@ struct oauth_listener {
 
 /* Binds 127.0.0.1, any port. */
 int oauth_listener_open(struct oauth_listener *l, struct err *e);
-/* Waits for one request on `path` (single use: other paths get 404, the
- * listener stops after the first match). Answers the browser with a short
- * page. ERR_AUTH + ERR_DETAIL_TIMEOUT when nothing came in time. */
-int oauth_listener_wait(struct oauth_listener *l, const char *path, long timeout_s, struct oauth_callback *cb,
-			struct err *e);
+/* Waits for the redirect on `path` that carries `state` (code or error)
+ * and answers the browser with a short page; then the listener is closed
+ * (single use). Other paths get 404, other methods 405; a request on the
+ * path with another state, or a malformed one, gets 400 and the wait goes
+ * on, so no one who can reach the port can end the real sign-in. The
+ * connections are served side by side, each for at most 10 s, so a silent
+ * one holds up nothing. ERR_AUTH + ERR_DETAIL_TIMEOUT when nothing came
+ * in time. */
+int oauth_listener_wait(struct oauth_listener *l, const char *path, const char *state, long timeout_s,
+			struct oauth_callback *cb, struct err *e);
 void oauth_listener_close(struct oauth_listener *l);
 
 /* ---- Token store ---- */

@@ -294,11 +294,12 @@ static int scan_literal(struct evj_scan *s, enum evj_type *type, struct err *e)
 	return bad(s, e, "invalid value");
 }
 
-int evj_skip_value(struct evj_scan *s, struct err *e)
+static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 {
 	/* Iterative, with one byte of state per level: no recursion, so the
 	 * depth limit is ours and not the C stack's. */
 	unsigned char stack[EVJ_DEPTH_MAX];
+	size_t kfrom[EVJ_DEPTH_MAX]; /* where each open object's keys start */
 	size_t depth = 0;
 	enum {
 		VALUE,
@@ -318,7 +319,8 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 			const char *p;
 			size_t l;
 			bool esc;
-			if (evj_scan_string(s, &p, &l, &esc, e) < 0)
+			size_t off = s->pos;
+			if (evj_scan_string(s, &p, &l, &esc, e) < 0 || evj_keys_push(keys, p, l, esc, off, e) < 0)
 				return -1;
 			evj_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
@@ -335,6 +337,8 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 			} else if ((obj && c == '}') || (!obj && c == ']')) {
 				s->pos++;
 				depth--;
+				if (obj && evj_keys_close(keys, kfrom[depth], e) < 0)
+					return -1;
 			} else {
 				return bad(s, e, obj ? "expected ',' or '}'" : "expected ',' or ']'");
 			}
@@ -345,6 +349,7 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 			if (depth == EVJ_DEPTH_MAX)
 				return err_set(e, ERR_INPUT, "not JSON at byte %zu: nested deeper than %d levels",
 					       s->pos, EVJ_DEPTH_MAX);
+			kfrom[depth] = keys->n;
 			stack[depth++] = c == '{';
 			s->pos++;
 			evj_skip_ws(s);
@@ -377,6 +382,14 @@ int evj_skip_value(struct evj_scan *s, struct err *e)
 	}
 }
 
+int evj_skip_value(struct evj_scan *s, struct err *e)
+{
+	struct evj_keys keys = {0};
+	int rc = skip_value(s, &keys, e);
+	evj_keys_finish(&keys);
+	return rc;
+}
+
 static long push(struct evj_toks *t, struct err *e)
 {
 	if (t->n >= EVJ_TOKENS_MAX) {
@@ -397,6 +410,26 @@ static long push(struct evj_toks *t, struct err *e)
 	memset(k, 0, sizeof *k);
 	k->end = (uint32_t)t->n + 1;
 	return (long)t->n++;
+}
+
+static inline uint64_t key_bit(const char *p, size_t len)
+{
+	if (!len)
+		return 1;
+	size_t h = len + (unsigned char)p[len / 2] + 2u * (unsigned char)p[len - 1];
+	return 1ull << (h & 63);
+}
+
+/* The duplicate-key check of the tokenised object at t->v[obj]. */
+__attribute__((noinline)) static int check_keys(struct evj_toks *t, size_t obj, struct err *e)
+{
+	size_t from = t->keys.n;
+	for (size_t ki = obj + 1; ki < t->n; ki = t->v[ki + 1].end) {
+		const struct evj_tok *k = &t->v[ki];
+		if (evj_keys_push(&t->keys, k->p, k->len, k->escaped, k->off, e) < 0)
+			return -1;
+	}
+	return evj_keys_close(&t->keys, from, e);
 }
 
 /* Objects deeper than this inside one event are kept opaque: the decoder
@@ -423,6 +456,11 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 			s->pos++;
 			goto done;
 		}
+		/* One bit of 64 per key, from its length and three of its bytes:
+		 * keys on different bits differ, so only an object where two
+		 * share a bit (or a key has escapes) is compared key by key. */
+		uint64_t seen = 0;
+		bool compare = false;
 		for (;;) {
 			evj_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != '"')
@@ -435,6 +473,9 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 			k->off = s->pos;
 			if (evj_scan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
 				return -1;
+			uint64_t bit = key_bit(k->p, k->len);
+			compare |= (seen & bit) != 0 || k->escaped;
+			seen |= bit;
 			bool payload = evj_is_payload_key(k->p, k->len);
 			evj_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
@@ -456,10 +497,12 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 			}
 			return bad(s, e, "expected ',' or '}'");
 		}
+		if (compare && check_keys(t, idx, e) < 0)
+			return -1;
 	} else if (c == '{' || c == '[') {
 		t->v[idx].type = c == '{' ? EVJ_OBJECT : EVJ_ARRAY;
 		t->v[idx].opaque = true;
-		if (evj_skip_value(s, e) < 0)
+		if (skip_value(s, &t->keys, e) < 0)
 			return -1;
 	} else if (c == '"') {
 		struct evj_tok *k = &t->v[idx];
@@ -490,6 +533,7 @@ done:
 int evj_tokenise(struct evj_scan *s, struct evj_toks *t, struct err *e)
 {
 	t->n = 0;
+	t->keys.n = 0;
 	return tok_value(s, t, 0, false, e);
 }
 
@@ -560,6 +604,7 @@ int evj_tokenise_json(const json_t *v, struct evj_toks *t, struct err *e)
 
 void evj_toks_finish(struct evj_toks *t)
 {
+	evj_keys_finish(&t->keys);
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }
@@ -662,6 +707,128 @@ void evj_str_hash(const struct evj_tok *t, uint64_t *hash, size_t *len)
 	}
 	*hash = h;
 	*len = n;
+}
+
+/* ---- Duplicate keys ---- */
+
+int evj_keys_grow(struct evj_keys *k, struct err *e)
+{
+	size_t ncap = k->cap ? k->cap * 2 : 32;
+	struct evj_key *v = realloc(k->v, ncap * sizeof *v);
+	if (!v)
+		return err_set(e, ERR_INTERNAL, "out of memory checking JSON keys");
+	k->v = v;
+	k->cap = ncap;
+	return 0;
+}
+
+void evj_keys_finish(struct evj_keys *k)
+{
+	free(k->v);
+	memset(k, 0, sizeof *k);
+}
+
+/* Walks a key's unescaped text byte by byte, so "a" and "\u0061" compare
+ * equal without a copy. */
+struct key_cursor {
+	const char *p, *end;
+	bool escaped;
+	char buf[4];
+	size_t bn, bi;
+};
+
+static int key_byte(struct key_cursor *c)
+{
+	if (c->bi < c->bn)
+		return (unsigned char)c->buf[c->bi++];
+	if (c->p >= c->end)
+		return -1;
+	if (!c->escaped)
+		return (unsigned char)*c->p++;
+	c->bn = unescape_one(&c->p, c->buf);
+	c->bi = 1;
+	return (unsigned char)c->buf[0];
+}
+
+/* Orders keys by their unescaped text, byte by byte. */
+static int key_text_cmp(const struct evj_key *a, const struct evj_key *b)
+{
+	if (!a->escaped && !b->escaped) {
+		int r = memcmp(a->p, b->p, a->len < b->len ? a->len : b->len);
+		return r ? r : (a->len > b->len) - (a->len < b->len);
+	}
+	struct key_cursor x = {.p = a->p, .end = a->p + a->len, .escaped = a->escaped};
+	struct key_cursor y = {.p = b->p, .end = b->p + b->len, .escaped = b->escaped};
+	for (;;) {
+		int cx = key_byte(&x), cy = key_byte(&y);
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+		if (cx < 0)
+			return 0;
+	}
+}
+
+static bool key_equal(const struct evj_key *a, const struct evj_key *b)
+{
+	if (!a->escaped && !b->escaped)
+		return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+	return key_text_cmp(a, b) == 0;
+}
+
+static int key_order(const void *x, const void *y)
+{
+	const struct evj_key *a = x, *b = y;
+	int r = key_text_cmp(a, b);
+	return r ? r : (a->off > b->off) - (a->off < b->off);
+}
+
+/* Objects with up to this many keys (every event object) are checked pair
+ * by pair; larger ones are sorted, so a hostile object with a million keys
+ * costs n log n, not n squared. */
+#define KEYS_PAIRWISE 16
+
+int evj_keys_close(struct evj_keys *k, size_t from, struct err *e)
+{
+	struct evj_key *v = k->v + from;
+	size_t n = k->n - from;
+	k->n = from;
+	if (n < 2)
+		return 0;
+	const struct evj_key *first = NULL, *second = NULL;
+	if (n <= KEYS_PAIRWISE) {
+		for (size_t j = 1; j < n && !second; j++)
+			for (size_t i = 0; i < j; i++)
+				if (key_equal(&v[i], &v[j])) {
+					first = &v[i];
+					second = &v[j];
+					break;
+				}
+	} else {
+		/* Sorted by text then position: the earliest repeat is the
+		 * smallest second member of an equal neighbour pair. */
+		qsort(v, n, sizeof *v, key_order);
+		for (size_t i = 1; i < n; i++)
+			if ((!second || v[i].off < second->off) && key_equal(&v[i - 1], &v[i])) {
+				first = &v[i - 1];
+				second = &v[i];
+			}
+	}
+	if (!second)
+		return 0;
+	/* The key as written, cut short and reduced to printable ASCII. */
+	char name[48];
+	size_t m = 0;
+	for (size_t i = 0; i < second->len && m + 4 < sizeof name; i++) {
+		unsigned char c = (unsigned char)second->p[i];
+		name[m++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (m < second->len)
+		name[m++] = '.', name[m++] = '.', name[m++] = '.';
+	name[m] = '\0';
+	return err_set(e, ERR_INPUT,
+		       "duplicate key \"%s\" at byte %zu (first at byte %zu): a key may appear only once in an "
+		       "object",
+		       name, second->off, first->off);
 }
 
 size_t evj_normalise(const char *s, size_t len, char *out, size_t cap)

@@ -42,9 +42,40 @@ struct evj_tok {
 	const json_t *j; /* the value, when made from a json_t */
 };
 
+/* The keys of the objects open at the moment, innermost last: each object's
+ * keys are checked for a repeat when it closes (evj_keys_close), so a
+ * document never means one thing to us and another to a last-wins or
+ * first-wins reader. */
+struct evj_key {
+	const char *p; /* raw text between the quotes */
+	size_t len;
+	size_t off; /* byte offset of the opening quote */
+	bool escaped;
+};
+
+struct evj_keys {
+	struct evj_key *v;
+	size_t n, cap;
+};
+
+int evj_keys_grow(struct evj_keys *k, struct err *e);
+static inline int evj_keys_push(struct evj_keys *k, const char *p, size_t len, bool escaped, size_t off,
+				struct err *e)
+{
+	if (k->n == k->cap && evj_keys_grow(k, e) < 0)
+		return -1;
+	k->v[k->n++] = (struct evj_key){.p = p, .len = len, .off = off, .escaped = escaped};
+	return 0;
+}
+/* Refuses a key named twice among v[from..n) with ERR_INPUT naming the byte
+ * of the second one, then drops those keys (n = from). */
+int evj_keys_close(struct evj_keys *k, size_t from, struct err *e);
+void evj_keys_finish(struct evj_keys *k);
+
 struct evj_toks {
 	struct evj_tok *v;
 	size_t n, cap;
+	struct evj_keys keys; /* scratch for the duplicate-key check */
 };
 
 struct evj_scan {
@@ -68,7 +99,7 @@ static inline void evj_skip_ws(struct evj_scan *s)
 		return;
 	evj_skip_ws_slow(s);
 }
-/* Validates and skips one value at s->pos. */
+/* Validates and skips one value at s->pos (duplicate keys included). */
 int evj_skip_value(struct evj_scan *s, struct err *e);
 /* Validates a string at s->pos (a quote); p and len get the raw contents. */
 int evj_scan_string(struct evj_scan *s, const char **p, size_t *len, bool *escaped, struct err *e);

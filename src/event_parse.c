@@ -1273,10 +1273,11 @@ static bool key_names_a_list(const char *k, size_t kl)
 struct walk {
 	struct evj_scan s;
 	struct dec d;
-	bool found;      /* an event list was read */
-	bool empty_list; /* an empty array under a key like "events" */
-	bool release;    /* the input is a private file mapping: drop what was read */
-	size_t released; /* bytes before this were given back */
+	struct evj_keys keys; /* of the envelope objects being walked */
+	bool found;           /* an event list was read */
+	bool empty_list;      /* an empty array under a key like "events" */
+	bool release;         /* the input is a private file mapping: drop what was read */
+	size_t released;      /* bytes before this were given back */
 	atomic_bool *cancel;
 };
 
@@ -1561,6 +1562,7 @@ static int walk_object(struct walk *w, int depth)
 		s->pos++;
 		return 0;
 	}
+	size_t kfrom = w->keys.n;
 	for (;;) {
 		evj_skip_ws(s);
 		if (s->pos >= s->len || s->buf[s->pos] != '"') {
@@ -1573,7 +1575,9 @@ static int walk_object(struct walk *w, int depth)
 		const char *k;
 		size_t kl;
 		bool kesc;
-		if (evj_scan_string(s, &k, &kl, &kesc, w->d.e) < 0)
+		size_t koff = s->pos;
+		if (evj_scan_string(s, &k, &kl, &kesc, w->d.e) < 0 ||
+		    evj_keys_push(&w->keys, k, kl, kesc, koff, w->d.e) < 0)
 			return -1;
 		evj_skip_ws(s);
 		if (s->pos >= s->len || s->buf[s->pos] != ':')
@@ -1597,7 +1601,7 @@ static int walk_object(struct walk *w, int depth)
 				       "not JSON at byte %zu: unexpected end of input (truncated file?)", s->len);
 		if (s->buf[s->pos] == '}') {
 			s->pos++;
-			return 0;
+			return evj_keys_close(&w->keys, kfrom, w->d.e);
 		}
 		if (s->buf[s->pos] != ',')
 			return err_set(w->d.e, ERR_INPUT, "not JSON at byte %zu: expected ',' or '}'", s->pos);
@@ -1645,6 +1649,11 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 		return NULL;
 	}
 	w.d.pool = event_log_pool(w.d.log);
+	/* A UTF-8 byte order mark (Windows editors, PowerShell) is no JSON, but
+	 * RFC 8259 section 8.1 lets a parser ignore it: skip it, and keep byte
+	 * offsets the file's own. */
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		w.s.pos = 3;
 	evj_skip_ws(&w.s);
 	if (w.s.pos >= len) {
 		err_set(e, ERR_INPUT, "not JSON at byte %zu: empty input", len);
@@ -1664,9 +1673,11 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 	event_log_set_dialect(w.d.log, w.d.dialect);
 	run_finish(&w.d);
 	dec_finish(&w.d);
+	evj_keys_finish(&w.keys);
 	return w.d.log;
 fail:
 	dec_finish(&w.d);
+	evj_keys_finish(&w.keys);
 	event_log_free(w.d.log);
 	return NULL;
 }

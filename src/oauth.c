@@ -97,26 +97,6 @@ static void sanitize(char *out, size_t cap, const char *s)
 	escape_message_into(out, cap, s);
 }
 
-/* OAuth endpoints must be https, except on loopback (RFC 8252, and the
- * simulators the tests run). */
-static bool url_allowed(const char *url)
-{
-	if (!url)
-		return false;
-	if (strncasecmp(url, "https://", 8) == 0)
-		return true;
-	if (strncasecmp(url, "http://", 7) != 0)
-		return false;
-	const char *h = url + 7;
-	static const char *const loopback[] = {"127.0.0.1", "localhost", "[::1]"};
-	for (size_t i = 0; i < sizeof loopback / sizeof *loopback; i++) {
-		size_t n = strlen(loopback[i]);
-		if (strncasecmp(h, loopback[i], n) == 0 && (h[n] == ':' || h[n] == '/' || h[n] == '\0'))
-			return true;
-	}
-	return false;
-}
-
 /* ---- HTTP for OAuth itself ---- */
 
 struct http_answer {
@@ -174,16 +154,18 @@ enum body_kind {
 	BODY_JSON,
 };
 
-/* One exchange. `basic` is "user:password" for client_secret_basic. The
- * body may carry secrets: it is traced redacted and never put in `e`. */
-static int http_exchange(const struct oauth_session *s, const char *url, enum body_kind kind, const char *body,
-			 const char *basic, struct http_answer *a, struct err *e)
+/* One exchange with `url`, the `what` of messages. `basic` is
+ * "user:password" for client_secret_basic. The body may carry secrets: it
+ * is traced redacted and never put in `e`. */
+static int http_exchange(const struct oauth_session *s, const char *url, const char *what, enum body_kind kind,
+			 const char *body, const char *basic, struct http_answer *a, struct err *e)
 {
 	memset(a, 0, sizeof *a);
 	buf_init(&a->body, OAUTH_BODY_MAX);
-	if (!url_allowed(url))
-		return err_set(e, ERR_AUTH,
-			       "refusing %s: OAuth endpoints must use https (plain http only on loopback)", url);
+	/* Every request, whatever led to it (metadata, a stored token
+	 * endpoint): nothing is sent before the rule has passed. */
+	if (oauth_url_check(url, what, e) < 0)
+		return -1;
 	pthread_once(&curl_once, curl_init_once);
 	CURL *c = curl_easy_init();
 	if (!c)
@@ -198,6 +180,8 @@ static int http_exchange(const struct oauth_session *s, const char *url, enum bo
 		hs = curl_slist_append(hs, "Content-Type: application/json");
 	long timeout = s->cfg.timeout_ms > 0 ? s->cfg.timeout_ms : 30000;
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	/* libcurl's own refusal too, should a URL ever get here unchecked */
+	curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -249,11 +233,11 @@ static int http_exchange(const struct oauth_session *s, const char *url, enum bo
 
 /* GETs a JSON object. Returns it, or NULL with `e` set (a non-200 answer is
  * ERR_PROTOCOL with the status in e->http_status). */
-static json_t *get_json(const struct oauth_session *s, const char *url, struct err *e)
+static json_t *get_json(const struct oauth_session *s, const char *url, const char *what, struct err *e)
 {
 	struct http_answer a;
 	json_t *doc = NULL;
-	if (http_exchange(s, url, BODY_NONE, NULL, NULL, &a, e) < 0)
+	if (http_exchange(s, url, what, BODY_NONE, NULL, NULL, &a, e) < 0)
 		goto out;
 	if (a.status != 200) {
 		err_set(e, ERR_PROTOCOL, "%s: HTTP %ld", url, a.status);
@@ -301,24 +285,23 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	struct err last;
 	err_clear(&last);
 
+	/* The token will be asked for this resource, and the metadata found
+	 * from it: the same rule as every other URL. */
+	if (oauth_url_check(resource, "server URL", e) < 0)
+		goto out;
 	/* RFC 9728: the challenge's resource_metadata first, then the
 	 * well-known locations derived from the MCP URL. */
 	if (ch && ch->resource_metadata) {
-		if (!url_allowed(ch->resource_metadata)) {
-			char u[300];
-			sanitize(u, sizeof u, ch->resource_metadata);
-			err_set(e, ERR_AUTH, "the server's resource_metadata %s is not https: refusing to sign in",
-				u);
+		if (oauth_url_check(ch->resource_metadata, "resource_metadata URL the server named", e) < 0)
 			goto out;
-		}
-		prm = get_json(s, ch->resource_metadata, &last);
+		prm = get_json(s, ch->resource_metadata, "resource metadata URL", &last);
 	}
 	if (!prm) {
 		n = oauth_prm_urls(resource, cand, e);
 		if (n < 0)
 			goto out;
 		for (int i = 0; i < n && !prm; i++)
-			prm = get_json(s, cand[i], &last);
+			prm = get_json(s, cand[i], "resource metadata URL", &last);
 		for (int i = 0; i < n; i++) {
 			free(cand[i]);
 			cand[i] = NULL;
@@ -342,13 +325,8 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	}
 	json_t *servers = json_object_get(prm, "authorization_servers");
 	const char *issuer = json_string_value(json_array_get(servers, 0));
-	if (!issuer || !url_allowed(issuer)) {
-		char got[300];
-		sanitize(got, sizeof got, issuer ? issuer : "(none)");
-		err_set(e, ERR_AUTH, "the protected resource metadata names no usable authorization server (%s)",
-			got);
+	if (oauth_url_check(issuer, "authorization server (issuer) the resource metadata names", e) < 0)
 		goto out;
-	}
 	m->issuer = strdup(issuer);
 	json_t *ps = json_object_get(prm, "scopes_supported");
 	if (json_is_array(ps))
@@ -358,7 +336,7 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	if (n < 0)
 		goto out;
 	for (int i = 0; i < n && !asm_doc; i++)
-		asm_doc = get_json(s, cand[i], &last);
+		asm_doc = get_json(s, cand[i], "authorization server metadata URL", &last);
 	if (!asm_doc) {
 		err_set(e, ERR_AUTH, "no authorization server metadata for %s (RFC 8414 / OpenID discovery): %s",
 			issuer, last.msg);
@@ -375,11 +353,12 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	}
 	m->authorization_endpoint = dup_string(asm_doc, "authorization_endpoint");
 	m->token_endpoint = dup_string(asm_doc, "token_endpoint");
-	if (!url_allowed(m->authorization_endpoint) || !url_allowed(m->token_endpoint)) {
-		err_set(e, ERR_AUTH, "the authorization server %s lacks an https authorization or token endpoint",
-			issuer);
+	/* Checked here, before the browser opens: the code and the PKCE
+	 * verifier go to the token endpoint, the user to the other. */
+	if (oauth_url_check(m->authorization_endpoint, "authorization_endpoint of the authorization server", e) <
+		    0 ||
+	    oauth_url_check(m->token_endpoint, "token_endpoint of the authorization server", e) < 0)
 		goto out;
-	}
 	json_t *methods = json_object_get(asm_doc, "code_challenge_methods_supported");
 	if (!array_has(methods, "S256")) {
 		err_set(e, ERR_AUTH,
@@ -543,7 +522,7 @@ static int token_request(struct oauth_session *s, const char *token_endpoint, co
 	struct http_answer a;
 	json_t *doc = NULL;
 	int rc = -1;
-	if (http_exchange(s, token_endpoint, BODY_FORM, form->data, basic, &a, e) < 0)
+	if (http_exchange(s, token_endpoint, "token endpoint", BODY_FORM, form->data, basic, &a, e) < 0)
 		goto out;
 	json_error_t je;
 	doc = a.body.data ? json_loadb(a.body.data, a.body.len, 0, &je) : NULL;
@@ -696,7 +675,7 @@ static int authorize(struct oauth_session *s, const struct oauth_challenge *ch, 
 	}
 	long timeout = s->cfg.callback_timeout_s > 0 ? s->cfg.callback_timeout_s
 						     : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S;
-	if (oauth_listener_wait(&l, path, timeout, &cb, e) < 0)
+	if (oauth_listener_wait(&l, path, state, timeout, &cb, e) < 0)
 		goto out;
 	if (oauth_callback_check(&cb, state, m.issuer, m.iss_supported, e) < 0)
 		goto out;
@@ -1002,7 +981,8 @@ static char *probe_challenge(const struct oauth_session *s)
 	struct err ignored;
 	err_clear(&ignored);
 	char *h = NULL;
-	if (http_exchange(s, s->cfg.resource, BODY_JSON, init, NULL, &a, &ignored) == 0 && a.status == 401) {
+	if (http_exchange(s, s->cfg.resource, "server URL", BODY_JSON, init, NULL, &a, &ignored) == 0 &&
+	    a.status == 401) {
 		h = a.www_authenticate;
 		a.www_authenticate = NULL;
 	}

@@ -4,8 +4,10 @@
 
 #include "oauth.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,16 +508,18 @@ int oauth_callback_check(const struct oauth_callback *cb, const char *state, con
 			 struct err *e)
 {
 	char a[200], b[300];
+	/* The state first: without it, an error is anyone's word, not the
+	 * authorization server's (RFC 6749 section 4.1.2.1 echoes it). */
+	if (!cb->state || !state || strcmp(cb->state, state) != 0)
+		return err_set(e, ERR_AUTH,
+			       "sign-in callback refused: its state does not match the request (a forged or stale "
+			       "redirect); run login again");
 	if (cb->error) {
 		sanitize(a, sizeof a, cb->error);
 		sanitize(b, sizeof b, cb->error_description);
 		return err_set(e, ERR_AUTH, "the authorization server refused the sign-in: %s%s%s", a,
 			       *b ? ": " : "", b);
 	}
-	if (!cb->state || !state || strcmp(cb->state, state) != 0)
-		return err_set(e, ERR_AUTH,
-			       "sign-in callback refused: its state does not match the request (a forged or stale "
-			       "redirect); run login again");
 	if (cb->iss ? !issuer || strcmp(cb->iss, issuer) != 0 : iss_required) {
 		sanitize(a, sizeof a, cb->iss ? cb->iss : "(none)");
 		return err_set(e, ERR_AUTH,
@@ -525,4 +529,78 @@ int oauth_callback_check(const struct oauth_callback *cb, const char *state, con
 	if (!cb->code || !*cb->code)
 		return err_set(e, ERR_AUTH, "sign-in callback carried no authorization code");
 	return 0;
+}
+
+/* ---- The https rule ---- */
+
+/* 127.0.0.0/8, ::1 and localhost, as libcurl has already normalised the
+ * host (127.1 and 0x7f000001 arrive as 127.0.0.1, [0:0::1] as [::1],
+ * percent-encoding decoded). */
+static bool host_is_loopback(const char *host)
+{
+	if (strcasecmp(host, "localhost") == 0)
+		return true;
+	struct in_addr a4;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return ntohl(a4.s_addr) >> 24 == 127;
+	size_t n = strlen(host);
+	char inner[INET6_ADDRSTRLEN];
+	if (n < 3 || host[0] != '[' || host[n - 1] != ']' || n - 2 >= sizeof inner)
+		return false;
+	memcpy(inner, host + 1, n - 2);
+	inner[n - 2] = '\0';
+	struct in6_addr a6;
+	return inet_pton(AF_INET6, inner, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int oauth_url_check(const char *url, const char *what, struct err *e)
+{
+	if (!url || !*url)
+		return err_set(e, ERR_AUTH, "the %s is missing: refusing to sign in", what);
+	int rc = -1;
+	char *scheme = NULL, *host = NULL, *user = NULL, *password = NULL, *options = NULL, *shown = NULL;
+	char text[300];
+	CURLU *u = curl_url();
+	if (!u)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	/* No CURLU_GUESS_SCHEME: "localhost/x" is not a URL here. */
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		sanitize(text, sizeof text, url);
+		err_set(e, ERR_AUTH, "the %s '%s' is not an absolute URL: refusing to sign in", what, text);
+		goto out;
+	}
+	/* Anything before an '@' (even an empty user) is refused: it is where
+	 * a host hides (http://localhost:1@otherhost/ goes to otherhost), and
+	 * it may be a password, so it is never shown either. */
+	bool userinfo = curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+			curl_url_get(u, CURLUPART_PASSWORD, &password, 0) == CURLUE_OK ||
+			curl_url_get(u, CURLUPART_OPTIONS, &options, 0) == CURLUE_OK;
+	curl_url_set(u, CURLUPART_USER, NULL, 0);
+	curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+	curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
+	curl_url_get(u, CURLUPART_URL, &shown, 0);
+	sanitize(text, sizeof text, shown ? shown : host);
+	if (userinfo)
+		err_set(e, ERR_AUTH,
+			"the %s carries user information before its host ('name@' or 'name:password@'), which "
+			"would send the request to %s: refusing to sign in",
+			what, text);
+	else if (strcasecmp(scheme, "https") == 0 || (strcasecmp(scheme, "http") == 0 && host_is_loopback(host)))
+		rc = 0;
+	else
+		err_set(e, ERR_AUTH,
+			"the %s %s is not https (plain http is allowed only to 127.0.0.1, [::1] or localhost): "
+			"refusing to sign in",
+			what, text);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_free(password);
+	curl_free(options);
+	curl_free(shown);
+	curl_url_cleanup(u);
+	return rc;
 }

@@ -1240,6 +1240,106 @@ START_TEST(bad_input_rejected)
 }
 END_TEST
 
+/* A key named twice in one object is refused, naming the byte of the second
+ * (and of the first), wherever the object is: the event, an object the
+ * decoder flattens, a payload it skips, an array inside an event, the
+ * envelope, and what follows the event list. Keys compare after unescaping.
+ * The marker "@" stands before the first and "#" before the second
+ * occurrence; both are removed before parsing. */
+static const char *const duplicate_docs[] = {
+	"[{\"event_type\":\"TaskScheduled\",@\"name\":\"A\",#\"name\":\"B\"}]",
+	"[{@\"name\":\"A\",\"event_type\":\"TaskScheduled\",\"event_id\":1,#\"name\":\"B\"}]",
+	"[{\"event_type\":\"X\"},\n {\"event_type\":\"TaskScheduled\",@\"task_execution_id\":\"a\","
+	"#\"task_execution_id\":\"b\"}]",
+	"[{\"event_type\":\"TaskScheduled\",@\"name\":\"A\",#\"n\\u0061me\":\"B\"}]",
+	"[{\"event_type\":\"TaskScheduled\",@\"caf\\u00e9\":1,#\"caf\xc3\xa9\":2}]",
+	"{\"events\":[{\"eventId\":1,\"taskScheduled\":{@\"name\":\"A\",\"input\":\"x\",#\"name\":\"B\"}}]}",
+	"[{\"event_type\":\"TaskScheduled\",\"input\":{@\"amount\":1,#\"amount\":2}}]",
+	"[{\"event_type\":\"X\",\"tags\":[1,{@\"k\":1,#\"k\":1}]}]",
+	"[{\"event_type\":\"X\",\"a\":{\"b\":{\"c\":{\"d\":{\"e\":{\"f\":{\"g\":{\"h\":{\"i\":{@\"j\":1,#\"j\":2}}}}}}}}}}]",
+	"{@\"instanceId\":\"a\",\"events\":[{\"event_type\":\"X\"}],#\"instanceId\":\"b\"}",
+	"{@\"events\":[{\"event_type\":\"X\"}],#\"events\":[{\"event_type\":\"Y\"}]}",
+	"{\"events\":[{\"event_type\":\"X\"}],\"meta\":{\"x\":[{@\"y\":1,#\"y\":2}]}}",
+	"[[{\"a\":1}],[{\"event_type\":\"X\",@\"event_id\":1,#\"event_id\":1}]]",
+	/* the repeat comes first in the text, but inside a later object */
+	"[{\"event_type\":\"X\",\"input\":{\"p\":{@\"q\":1,#\"q\":2},\"p2\":1}}]",
+};
+
+/* An object of `n` keys k0..k(n-1), key number `dup` spelled like k0. */
+static char *many_keys(size_t n, size_t dup)
+{
+	char *doc = malloc(n * 16 + 64);
+	ck_assert_ptr_nonnull(doc);
+	size_t len = (size_t)sprintf(doc, "[{\"event_type\":\"X\"");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(doc + len, ",\"k%zu\":%zu", i == dup ? (size_t)0 : i, i);
+	sprintf(doc + len, "}]");
+	return doc;
+}
+
+START_TEST(duplicate_keys_refused)
+{
+	char doc[512];
+	size_t first = 0, second = 0, n = 0;
+	for (const char *p = duplicate_docs[_i]; *p; p++) {
+		if (*p == '@')
+			first = n;
+		else if (*p == '#')
+			second = n;
+		else
+			doc[n++] = *p;
+	}
+	doc[n] = '\0';
+	ck_assert_uint_gt(second, first);
+	struct err e;
+	struct event_log *log = parse_str(doc, &e);
+	ck_assert_msg(log == NULL, "accepted: %s", doc);
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	char want[96];
+	snprintf(want, sizeof want, "at byte %zu (first at byte %zu)", second, first);
+	ck_assert_msg(strstr(e.msg, "duplicate key"), "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, want), "%s (want %s) in %s", e.msg, want, doc);
+}
+END_TEST
+
+START_TEST(duplicate_keys_in_large_objects)
+{
+	/* Past the pair-by-pair size: sorted, the same answer. */
+	char *doc = many_keys(5000, 3777);
+	struct err e;
+	ck_assert_ptr_null(parse_str(doc, &e));
+	char want[96];
+	snprintf(want, sizeof want, "duplicate key \"k0\" at byte %zu (first at byte %zu)",
+		 (size_t)(strstr(doc, ",\"k0\":3777") + 1 - doc), (size_t)(strstr(doc, "\"k0\":0") - doc));
+	ck_assert_msg(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	free(doc);
+	/* The earliest repeat is named when there are several. */
+	doc = many_keys(40, 30);
+	char *again = strstr(doc, "\"k12\":12");
+	memcpy(again, "\"k07\"", 5); /* k07 is not k7: still distinct */
+	ck_assert_ptr_null(parse_str(doc, &e));
+	ck_assert_msg(strstr(e.msg, "duplicate key \"k0\""), "%s", e.msg);
+	memcpy(again, "\"k7\": ", 6); /* a repeat of k7, before the k0 at 30 */
+	ck_assert_ptr_null(parse_str(doc, &e));
+	snprintf(want, sizeof want, "duplicate key \"k7\" at byte %zu (first at byte %zu)", (size_t)(again - doc),
+		 (size_t)(strstr(doc, "\"k7\":7") - doc));
+	ck_assert_msg(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	free(doc);
+	/* Many distinct keys, and keys alike but for case, length or one
+	 * byte (same fingerprint bits), are fine. */
+	doc = many_keys(5000, 5000);
+	event_log_free(parse_ok(doc));
+	free(doc);
+	event_log_free(
+		parse_ok("[{\"event_type\":\"X\",\"ab\":1,\"ba\":2,\"Ab\":3,\"a\":4,\"abc\":5,\"a\\u0062c\\n\":6,"
+			 "\"input\":{\"a\":1,\"A\":2,\"b\":{\"a\":1}},\"x\":[{\"a\":1},{\"a\":1}]}]"));
+	/* The same key in sibling objects is no repeat. */
+	event_log_free(parse_ok(
+		"{\"events\":[{\"event_type\":\"X\",\"name\":\"a\"},{\"event_type\":\"X\",\"name\":\"b\"}],"
+		"\"more\":[{\"events\":1},{\"events\":2}]}"));
+}
+END_TEST
+
 START_TEST(wrong_type_names_event_and_byte)
 {
 	struct err e;
@@ -1469,6 +1569,84 @@ START_TEST(parse_fd_equals_parse)
 }
 END_TEST
 
+/* A UTF-8 byte order mark at the very start is skipped, through every
+ * entry point (a caller's buffer, a mapped file, a pipe as stdin is);
+ * byte positions stay the file's own. */
+START_TEST(bom_is_skipped)
+{
+	const char *rel = "tests/fixtures/b-retry-fail-fail-succeed.proto.json";
+	size_t len;
+	char *plain = testlib_read_file(testlib_src(rel), &len);
+	ck_assert_ptr_nonnull(plain);
+	char *bom = malloc(len + 3);
+	ck_assert_ptr_nonnull(bom);
+	memcpy(bom, "\xef\xbb\xbf", 3);
+	memcpy(bom + 3, plain, len);
+	struct err e;
+	err_clear(&e);
+	struct event_log *a = event_log_parse(plain, len, &e);
+	ck_assert_ptr_nonnull(a);
+	struct event_log *b = event_log_parse(bom, len + 3, &e);
+	ck_assert_msg(b != NULL, "buffer: %s", e.msg);
+	assert_logs_equal(a, b, false, "buffer");
+	ck_assert_uint_eq(at(b, 2)->source_offset, at(a, 2)->source_offset + 3);
+	event_log_free(b);
+
+	char path[] = "/tmp/ca-test-bom-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bom, len + 3), (ssize_t)(len + 3));
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	b = event_log_parse_fd(fd, &e); /* mapped */
+	close(fd);
+	unlink(path);
+	ck_assert_msg(b != NULL, "file: %s", e.msg);
+	assert_logs_equal(a, b, false, "file");
+	event_log_free(b);
+
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], bom, len + 3), (ssize_t)(len + 3));
+	close(p[1]);
+	b = event_log_parse_fd(p[0], &e); /* read whole */
+	close(p[0]);
+	ck_assert_msg(b != NULL, "pipe: %s", e.msg);
+	assert_logs_equal(a, b, false, "pipe");
+	event_log_free(b);
+	event_log_free(a);
+	free(bom);
+	free(plain);
+}
+END_TEST
+
+static const struct {
+	const char *doc, *msg;
+} bom_cases[] = {
+	/* positions count the mark's three bytes */
+	{"\xef\xbb\xbf[{\"event_type\":\"TaskScheduled\",\"event_id\":\"x\"}]", "event 0 at byte 45"},
+	{"\xef\xbb\xbf", "not JSON at byte 3: empty input"},
+	{"\xef\xbb\xbf \n", "not JSON at byte 5: empty input"},
+	/* only one, only at the start, only UTF-8's */
+	{"\xef\xbb\xbf\xef\xbb\xbf[]", "not JSON at byte 3"},
+	{" \xef\xbb\xbf[]", "not JSON at byte 1"},
+	{"[\xef\xbb\xbf]", "not JSON at byte 1"},
+	{"\xff\xfe[\0]\0", "not JSON at byte 0"},
+	{"\xef\xbb", "not JSON at byte 0"},
+};
+
+START_TEST(bom_positions_and_limits)
+{
+	struct err e;
+	struct event_log *log = parse_str(bom_cases[_i].doc, &e);
+	ck_assert_msg(log == NULL, "case %d accepted", _i);
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, bom_cases[_i].msg), "case %d: \"%s\" lacks \"%s\"", _i, e.msg,
+		      bom_cases[_i].msg);
+	/* an empty list after the mark is an empty list */
+	event_log_free(parse_ok("\xef\xbb\xbf[]"));
+}
+END_TEST
+
 /* A history big enough for the two-thread parse. */
 static char *big_history(size_t invocations, const char *poison, size_t *len)
 {
@@ -1565,6 +1743,27 @@ START_TEST(two_threads_bad_split_guess)
 }
 END_TEST
 
+/* The second thread's half refuses a repeat too, and the error names the
+ * byte in the whole document. */
+START_TEST(duplicate_keys_in_second_half)
+{
+	size_t len;
+	char *doc = big_history(25000, NULL, &len);
+	char *bad = strstr(doc + len / 2 + len / 4, "\"mystery\":");
+	ck_assert_ptr_nonnull(bad);
+	memcpy(bad, "\"m\":0,\"m\":", 10);
+	struct err e;
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_parse(doc, len, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	char want[96];
+	snprintf(want, sizeof want, "duplicate key \"m\" at byte %zu (first at byte %zu)", (size_t)(bad + 6 - doc),
+		 (size_t)(bad - doc));
+	ck_assert_msg(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	free(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
@@ -1608,12 +1807,16 @@ int main(void)
 	tcase_add_test(tc, wrong_type_names_event_and_byte);
 	tcase_add_test(tc, deep_nesting_is_refused);
 	tcase_add_test(tc, big_line_works);
+	tcase_add_loop_test(tc, duplicate_keys_refused, 0, sizeof duplicate_docs / sizeof duplicate_docs[0]);
+	tcase_add_test(tc, duplicate_keys_in_large_objects);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("entry_points");
 	tcase_add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
 	tcase_add_test(tc, from_json_envelope_and_errors);
 	tcase_add_test(tc, parse_fd_equals_parse);
+	tcase_add_test(tc, bom_is_skipped);
+	tcase_add_loop_test(tc, bom_positions_and_limits, 0, sizeof bom_cases / sizeof bom_cases[0]);
 	suite_add_tcase(s, tc);
 
 	/* Histories over the two-thread threshold (4 MB), parsed several times:
@@ -1623,6 +1826,7 @@ int main(void)
 	tcase_set_tags(tc, "heavy");
 	tcase_add_test(tc, two_threads_agree);
 	tcase_add_test(tc, two_threads_bad_split_guess);
+	tcase_add_test(tc, duplicate_keys_in_second_half);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

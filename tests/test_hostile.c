@@ -1114,6 +1114,59 @@ START_TEST(server_requests_capped)
 }
 END_TEST
 
+/* ---- duplicate keys, byte order marks ------------------------------------ */
+
+/* A history that says two things at once: the second "name" would win in a
+ * last-wins reader (jq, Python), the first in a first-wins one. */
+START_TEST(duplicate_key_refused)
+{
+	const char *path = testlib_src("tests/regress/history/handmade-duplicate-key-event.json");
+	size_t len = 0;
+	char *doc = testlib_read_file(path, &len);
+	ck_assert_ptr_nonnull(doc);
+	char *args[] = {"--format", "json", "file", (char *)path, NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 6, "status %d: %s", m.run.status, m.err);
+	ck_assert_uint_eq(m.out_len, 0);
+	char want[128];
+	snprintf(want, sizeof want, "duplicate key \"name\" at byte %zu (first at byte %zu)",
+		 (size_t)(strstr(doc, "\"name\":\"Refund\"") - doc),
+		 (size_t)(strstr(doc, "\"name\":\"Charge\"") - doc));
+	ck_assert_msg(strstr(m.err, want), "%s (want %s)", m.err, want);
+	measured_free(&m);
+	free(doc);
+}
+END_TEST
+
+/* A UTF-8 byte order mark (Notepad, PowerShell's Out-File) is skipped, from
+ * a file and from standard input. */
+START_TEST(byte_order_mark_skipped)
+{
+	const char *path = testlib_src("tests/regress/history/handmade-bom.json");
+	char *args[] = {"--format", "text", "file", (char *)path, NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);
+	ck_assert_ptr_nonnull(strstr(m.out, "re-executed"));
+	size_t len = 0;
+	char *doc = testlib_read_file(path, &len);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_int_eq(memcmp(doc, "\xef\xbb\xbf", 3), 0);
+	char *stdin_args[] = {"--format", "text", "file", "-", NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli(stdin_args, NULL, doc, 60000, &o), 0);
+	ck_assert_msg(o.status == 1, "stdin: status %d: %s", o.status, o.err);
+	/* the same report, but for where it came from */
+	const char *a = strstr(m.out, "Summary:"), *b = strstr(o.out, "Summary:");
+	ck_assert(a && b);
+	ck_assert_str_eq(a, b);
+	testlib_output_free(&o);
+	measured_free(&m);
+	free(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1125,6 +1178,8 @@ int main(void)
 	tcase_add_loop_test(tc, deep_nesting, 0, (int)(sizeof deep_cases / sizeof *deep_cases));
 	tcase_add_test(tc, moderate_nesting_is_fine);
 	tcase_add_loop_test(tc, escapes_neutralised, 0, (int)(sizeof escape_cases / sizeof *escape_cases));
+	tcase_add_test(tc, duplicate_key_refused);
+	tcase_add_test(tc, byte_order_mark_skipped);
 	suite_add_tcase(s, tc);
 	/* CK_RUN_CASE=stderr runs these alone. */
 	TCase *st = tcase_create("stderr");

@@ -204,6 +204,92 @@ START_TEST(resource_match_table)
 }
 END_TEST
 
+/* The https rule, decided on the host libcurl parses (the one it would
+ * connect to), never on the text. `shows` is what the message must say:
+ * for user information, the host the request would really have gone to,
+ * and never the user information itself. */
+static const struct {
+	const char *url;
+	bool ok;
+	const char *shows;
+} url_cases[] = {
+	/* user information: wherever the host hides, whatever it is */
+	{"http://localhost:1@otherhost/token", false, "would send the request to http://otherhost/token"},
+	{"http://localhost@evil/", false, "to http://evil/"},
+	{"http://127.0.0.1:80@evil/", false, "to http://evil/"},
+	{"http://[::1]@evil/", false, "to http://evil/"},
+	{"http://localhost\\@evil/", false, "to http://evil/"},
+	{"http://localhost;x@evil/", false, "to http://evil/"},
+	{"http://localhost:@evil/", false, "to http://evil/"},
+	{"https://user:pw@host/", false, "to https://host/"},
+	{"https://alice@as.example/token", false, "user information"},
+	{"http://@localhost/", false, "user information"},
+	{"http://:@127.0.0.1/", false, "user information"},
+	{"HTTPS://Client:Secret@AS.EXAMPLE/", false, "user information"},
+	/* hosts that merely start like loopback */
+	{"http://localhost.evil.com/", false, "http://localhost.evil.com/ is not https"},
+	{"http://127.0.0.1.nip.io/", false, "is not https"},
+	{"http://127.0.0.1%2eevil.com/", false, "http://127.0.0.1.evil.com/ is not https"},
+	{"http://localhost./", false, "is not https"},
+	{"http://[::ffff:127.0.0.1]/", false, "is not https"},
+	{"http://0.0.0.0:8080/", false, "is not https"},
+	{"http://128.0.0.1/", false, "is not https"},
+	{"http://xn--localhost/", false, "is not https"},
+	/* parts after the host are not the host */
+	{"http://evil#@localhost/", false, "is not https"},
+	{"http://evil?@localhost/", false, "is not https"},
+	{"http://evil/localhost", false, "is not https"},
+	/* not absolute http(s) URLs */
+	{"ftp://localhost/", false, "is not https"},
+	{"file:///etc/passwd", false, "refusing"},
+	{"localhost/token", false, "not an absolute URL"},
+	{"//localhost/token", false, "not an absolute URL"},
+	{"http://localhost\\\\evil/", false, "not an absolute URL"},
+	{"http:\\\\localhost/", false, "not an absolute URL"},
+	{"http://localhost%00.evil/", false, "not an absolute URL"},
+	{"http://evil\t.com/", false, "not an absolute URL"},
+	{"", false, "missing"},
+	{NULL, false, "missing"},
+	/* https anywhere; plain http to loopback, however libcurl spells it */
+	{"https://api.r1.diagrid.io/mcp-auth", true, NULL},
+	{"https://127.0.0.1.nip.io/", true, NULL},
+	{"http://127.0.0.1:4000/token", true, NULL},
+	{"http://127.255.255.254:8080/x", true, NULL},
+	{"http://127.1/", true, NULL},
+	{"http://0x7f000001/", true, NULL},
+	{"http://[::1]/", true, NULL},
+	{"http://[::1]:9/token", true, NULL},
+	{"http://[0:0:0:0:0:0:0:1]/", true, NULL},
+	{"HTTP://LOCALHOST/", true, NULL},
+	{"http://LocalHost:99/x", true, NULL},
+	{"http://%6c%6f%63%61%6c%68%6f%73%74/", true, NULL}, /* libcurl decodes it: localhost */
+	{"http:/localhost/", true, NULL},                    /* libcurl reads http://localhost/ */
+};
+
+START_TEST(url_rule_table)
+{
+	struct err e;
+	err_clear(&e);
+	const char *url = url_cases[_i].url;
+	int rc = oauth_url_check(url, "token endpoint", &e);
+	ck_assert_msg((rc == 0) == url_cases[_i].ok, "case %d '%s': rc %d (%s)", _i, url ? url : "(null)", rc,
+		      e.msg);
+	if (rc == 0)
+		return;
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_msg(strstr(e.msg, "token endpoint"), "case %d: %s", _i, e.msg);
+	ck_assert_msg(strstr(e.msg, url_cases[_i].shows), "case %d: '%s' lacks '%s'", _i, e.msg,
+		      url_cases[_i].shows);
+	/* what sat before the '@' may be a password: never in a message */
+	const char *from = strstr(url ? url : "", "://"), *at = url ? strchr(url, '@') : NULL;
+	if (from && at && at - from > 4 && strstr(e.msg, "user information")) {
+		char userinfo[64];
+		snprintf(userinfo, sizeof userinfo, "%.*s", (int)(at - from - 3), from + 3);
+		ck_assert_msg(!strstr(e.msg, userinfo), "case %d shows '%s': %s", _i, userinfo, e.msg);
+	}
+}
+END_TEST
+
 static const struct {
 	const char *target;
 	int rc;
@@ -255,6 +341,9 @@ static const struct {
 	{"/cb?code=c1&state=S", true, -1, "names issuer (none)"},
 	{"/cb?error=access_denied&error_description=User%20said%20no&state=S", false, -1,
 	 "refused the sign-in: access_denied: User said no"},
+	/* an error is the server's word only with the state it was sent */
+	{"/cb?error=access_denied&error_description=forged&state=T", false, -1, "state does not match"},
+	{"/cb?error=access_denied&error_description=forged", false, -1, "state does not match"},
 	{"/cb?error=x%1b%5b31m&state=S", false, -1, "refused the sign-in: x\\x1b[31m"},
 	{"/cb?state=S", false, -1, "no authorization code"},
 };
@@ -281,8 +370,8 @@ END_TEST
  * the status lines it got back. */
 struct browser {
 	int port;
-	const char *requests[4];
-	char statuses[4][64];
+	const char *requests[8];
+	char statuses[8][64];
 };
 
 static void *browse(void *arg)
@@ -329,7 +418,7 @@ START_TEST(listener_loopback_single_use)
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, browse, &b), 0);
 	struct oauth_callback cb;
-	int rc = oauth_listener_wait(&l, "/callback", 30, &cb, &e);
+	int rc = oauth_listener_wait(&l, "/callback", "s", 30, &cb, &e);
 	pthread_join(th, NULL);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	ck_assert_str_eq(b.statuses[0], "HTTP/1.1 405 Method Not Allowed");
@@ -344,6 +433,149 @@ START_TEST(listener_loopback_single_use)
 }
 END_TEST
 
+/* Redirects that do not carry this sign-in's state (forged errors, forged
+ * codes, no state, malformed) are answered 400 and cannot end the wait:
+ * the real redirect after them still signs in. */
+START_TEST(listener_ignores_foreign_redirects)
+{
+	struct oauth_listener l;
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	struct browser b = {.port = l.port,
+			    .requests = {"GET /callback?error=access_denied&error_description=forged&state=WRONG",
+					 "GET /callback?error=access_denied",
+					 "GET /callback?code=evil&state=WRONG",
+					 "GET /callback?code=a&code=b&state=s", "GET /callback",
+					 "GET /callback?code=real&state=s", NULL}};
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, browse, &b), 0);
+	struct oauth_callback cb;
+	int rc = oauth_listener_wait(&l, "/callback", "s", 30, &cb, &e);
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	for (int i = 0; i < 5; i++)
+		ck_assert_msg(strcmp(b.statuses[i], "HTTP/1.1 400 Bad Request") == 0, "request %d: '%s'", i,
+			      b.statuses[i]);
+	ck_assert_str_eq(b.statuses[5], "HTTP/1.1 200 OK");
+	ck_assert_str_eq(cb.code, "real");
+	ck_assert_ptr_null(cb.error);
+	ck_assert_int_eq(oauth_callback_check(&cb, "s", "https://as", false, &e), 0);
+	oauth_callback_finish(&cb);
+	oauth_listener_close(&l);
+
+	/* The authorization server's own error, with the state, is taken and
+	 * reported. */
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	struct browser b2 = {.port = l.port,
+			     .requests = {"GET /callback?error=access_denied&error_description=no&state=s", NULL}};
+	ck_assert_int_eq(pthread_create(&th, NULL, browse, &b2), 0);
+	rc = oauth_listener_wait(&l, "/callback", "s", 30, &cb, &e);
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	ck_assert_str_eq(b2.statuses[0], "HTTP/1.1 200 OK");
+	ck_assert_int_eq(oauth_callback_check(&cb, "s", "https://as", false, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "refused the sign-in: access_denied: no"));
+	oauth_callback_finish(&cb);
+	oauth_listener_close(&l);
+
+	/* Foreign redirects alone end in the timeout, which says so. */
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	struct browser b3 = {.port = l.port, .requests = {"GET /callback?code=evil&state=WRONG", NULL}};
+	ck_assert_int_eq(pthread_create(&th, NULL, browse, &b3), 0);
+	ck_assert_int_eq(oauth_listener_wait(&l, "/callback", "s", 1, &cb, &e), -1);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_TIMEOUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "did not carry this sign-in's state were refused"));
+	ck_assert_ptr_null(cb.code);
+	oauth_listener_close(&l);
+}
+END_TEST
+
+/* Connections that send nothing, or half a line, hold up nothing: the
+ * browser's redirect behind them is served at once, also when there are
+ * more of them than the listener keeps (the oldest give way). */
+struct loiterers {
+	int port;
+	int idle;         /* silent connections to open first */
+	const char *real; /* then this request */
+	char status[64];
+	double answered_s; /* when the real request was answered */
+};
+
+static int connect_loopback(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void *loiter(void *arg)
+{
+	struct loiterers *w = arg;
+	int fds[64];
+	int n = 0;
+	for (; n < w->idle && n < 64; n++) {
+		fds[n] = connect_loopback(w->port);
+		/* every other one sends the start of a request and stalls */
+		if (fds[n] >= 0 && n % 2 == 1)
+			(void)!write(fds[n], "GET /callb", 10);
+	}
+	usleep(200000); /* the listener has taken them in */
+	int fd = connect_loopback(w->port);
+	if (fd >= 0) {
+		char req[256];
+		int len = snprintf(req, sizeof req, "%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", w->real);
+		if (write(fd, req, (size_t)len) == len) {
+			char answer[2048];
+			ssize_t got = read(fd, answer, sizeof answer - 1);
+			w->answered_s = testlib_now_s();
+			if (got > 0) {
+				answer[got] = '\0';
+				snprintf(w->status, sizeof w->status, "%.*s", (int)strcspn(answer, "\r"), answer);
+			}
+		}
+		close(fd);
+	}
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return NULL;
+}
+
+static const int loiterer_counts[] = {1, 5, 40};
+
+START_TEST(listener_silent_connections_block_nothing)
+{
+	struct oauth_listener l;
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
+	struct loiterers w = {
+		.port = l.port, .idle = loiterer_counts[_i], .real = "GET /callback?code=real&state=s"};
+	double t0 = testlib_now_s();
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, loiter, &w), 0);
+	struct oauth_callback cb;
+	int rc = oauth_listener_wait(&l, "/callback", "s", 30, &cb, &e);
+	double took = testlib_now_s() - t0;
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	ck_assert_str_eq(cb.code, "real");
+	ck_assert_str_eq(w.status, "HTTP/1.1 200 OK");
+	/* 0.2 s of setup; a connection's own deadline is 10 s */
+	ck_assert_msg(took < 2.0, "%d silent connections held the redirect up for %.1f s", w.idle, took);
+	ck_assert_msg(w.answered_s - t0 < 2.0, "answered after %.1f s", w.answered_s - t0);
+	oauth_callback_finish(&cb);
+	oauth_listener_close(&l);
+}
+END_TEST
+
 START_TEST(listener_times_out)
 {
 	struct oauth_listener l;
@@ -351,7 +583,7 @@ START_TEST(listener_times_out)
 	err_clear(&e);
 	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
 	struct oauth_callback cb;
-	ck_assert_int_eq(oauth_listener_wait(&l, "/callback", 1, &cb, &e), -1);
+	ck_assert_int_eq(oauth_listener_wait(&l, "/callback", "s", 1, &cb, &e), -1);
 	ck_assert_int_eq(e.code, ERR_AUTH);
 	ck_assert_int_eq(e.detail, ERR_DETAIL_TIMEOUT);
 	ck_assert_ptr_null(cb.code);
@@ -407,10 +639,15 @@ int main(void)
 	tcase_add_loop_test(tc, as_url_table, 0, N(as_cases));
 	tcase_add_loop_test(tc, resource_match_table, 0, N(resource_cases));
 	suite_add_tcase(s, tc);
+	tc = tcase_create("https-rule");
+	tcase_add_loop_test(tc, url_rule_table, 0, N(url_cases));
+	suite_add_tcase(s, tc);
 	tc = tcase_create("callback");
 	tcase_add_loop_test(tc, callback_parse_table, 0, N(callback_cases));
 	tcase_add_loop_test(tc, callback_check_table, 0, N(check_cases));
 	tcase_add_test(tc, listener_loopback_single_use);
+	tcase_add_test(tc, listener_ignores_foreign_redirects);
+	tcase_add_loop_test(tc, listener_silent_connections_block_nothing, 0, N(loiterer_counts));
 	tcase_add_test(tc, listener_times_out);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("redaction");

@@ -74,9 +74,19 @@ static void teardown(void)
 	nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static bool sets(const char *const *extras, const char *name)
+{
+	for (int i = 0; extras && extras[i]; i++)
+		if (strncmp(extras[i], name, strlen(name)) == 0)
+			return true;
+	return false;
+}
+
 /* Runs catalyst-audit --server <url> ARGS with the test environment and
- * `extra` (one more NAME=VALUE, or NULL). */
-static void run(const char *server, const char *const *args, const char *extra, struct testlib_output *o)
+ * `extras` (NAME=VALUE entries, NULL terminated, which replace the
+ * defaults of the same names; may be NULL). */
+static void run_env(const char *server, const char *const *args, const char *const *extras,
+		    struct testlib_output *o)
 {
 	char *argv[16];
 	int n = 0;
@@ -85,20 +95,29 @@ static void run(const char *server, const char *const *args, const char *extra, 
 	for (int i = 0; args[i] && n < 14; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	char *env[8];
+	char *env[16];
 	int k = 0;
 	env[k++] = env_xdg;
 	env[k++] = env_home;
 	env[k++] = env_browser;
-	env[k++] = "CATALYST_LOGIN_TIMEOUT=30";
+	if (!sets(extras, "CATALYST_LOGIN_TIMEOUT="))
+		env[k++] = "CATALYST_LOGIN_TIMEOUT=30";
 	env[k++] = "CI=";
-	/* an empty value counts as unset; `extra` may set it */
-	if (!extra || strncmp(extra, "CATALYST_TOKEN=", 15) != 0)
+	/* an empty value counts as unset; `extras` may set it */
+	if (!sets(extras, "CATALYST_TOKEN="))
 		env[k++] = "CATALYST_TOKEN=";
-	env[k++] = (char *)extra;
+	for (int i = 0; extras && extras[i] && k < 15; i++)
+		env[k++] = (char *)extras[i];
 	env[k] = NULL;
 	ck_assert_int_eq(testlib_run_cli(argv, env, NULL, 60000, o), 0);
 	ck_assert_msg(!o->timed_out, "catalyst-audit timed out; stderr:\n%s", o->err);
+}
+
+/* The same with one extra NAME=VALUE, or NULL. */
+static void run(const char *server, const char *const *args, const char *extra, struct testlib_output *o)
+{
+	const char *extras[] = {extra, NULL};
+	run_env(server, args, extras, o);
 }
 
 /* The one token file in the store, or NULL. */
@@ -318,14 +337,38 @@ START_TEST(readable_token_file_refused)
 }
 END_TEST
 
+/* A redirect with a forged state is refused (the browser gets 400) and
+ * the client goes on waiting for the real one, which never comes here: the
+ * sign-in times out, saying why, and stores nothing. */
 START_TEST(tampered_state_refused)
 {
 	struct testlib_output o;
 	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
-	run(mcp.url, args, "FOLLOW_REDIRECT_TAMPER=state", &o);
+	const char *extras[] = {"FOLLOW_REDIRECT_TAMPER=state", "CATALYST_LOGIN_TIMEOUT=3", NULL};
+	run_env(mcp.url, args, extras, &o);
 	ck_assert_int_eq(o.status, 3);
-	ck_assert_ptr_nonnull(strstr(o.err, "state does not match"));
+	ck_assert_msg(strstr(o.err, "redirects that did not carry this sign-in's state were refused"), "%s",
+		      o.err);
 	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* A forged error redirect (access_denied, another state) sent to the
+ * callback before the browser's own: it is refused and the real sign-in
+ * goes through. */
+START_TEST(forged_error_redirect_ignored)
+{
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	run(mcp.url, args, "FOLLOW_REDIRECT_FORGE=error", &o);
+	ck_assert_msg(o.status == 0, "login exited %d:\n%s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "the forged error redirect got HTTP 400"));
+	ck_assert_ptr_null(strstr(o.err, "access_denied"));
+	ck_assert_ptr_nonnull(strstr(o.err, "signed in to"));
+	char *path = token_file();
+	ck_assert_ptr_nonnull(path);
+	free(path);
 	testlib_output_free(&o);
 }
 END_TEST
@@ -362,6 +405,103 @@ START_TEST(wrong_resource_in_metadata_refused)
 }
 END_TEST
 
+/* ---- A hostile authorization server ------------------------------------ */
+
+/* tests/sim/hostile-oauth.mjs names, in its metadata, URLs whose host hides
+ * behind user information (http://localhost:1@127.0.0.1:PORT/token goes to
+ * 127.0.0.1:PORT, not to localhost:1). The host behind the '@' is the
+ * hostile server itself, on loopback, so its request log shows whether
+ * anything was sent there: the refusal must come before any request to it
+ * (a real attack would name another host; the table in test_oauth.c covers
+ * that without any traffic). The first case is the control: without an
+ * attack the code and the PKCE verifier do reach the token endpoint. */
+static const struct {
+	const char *option, *value;
+	const char *message;  /* in stderr */
+	const char *never[3]; /* requests that must not reach the server */
+	const char *must;     /* one that must */
+} hostile_cases[] = {
+	{NULL, NULL, "the token endpoint refused", {NULL}, "POST /token code_verifier"},
+	{"--token-endpoint",
+	 "http://localhost:1@{host}/token",
+	 "token_endpoint of the authorization server carries user information",
+	 {"GET /authorize", "POST /token", NULL},
+	 "GET /.well-known/oauth-authorization-server"},
+	{"--authorization-endpoint",
+	 "http://127.0.0.1:1@{host}/authorize",
+	 "authorization_endpoint of the authorization server carries user information",
+	 {"GET /authorize", "POST /token", NULL},
+	 "GET /.well-known/oauth-authorization-server"},
+	{"--issuer",
+	 "http://localhost:1@{host}",
+	 "authorization server (issuer) the resource metadata names carries user information",
+	 {"GET /.well-known/oauth-authorization-server", "GET /.well-known/openid-configuration",
+	  "GET /authorize"},
+	 "GET /.well-known/oauth-protected-resource/mcp"},
+	{"--resource-metadata",
+	 "http://localhost:1@{host}/.well-known/oauth-protected-resource/mcp",
+	 "resource_metadata URL the server named carries user information",
+	 {"GET /.well-known/oauth-protected-resource", "GET /authorize", "POST /token"},
+	 "POST /mcp"},
+};
+
+static struct testlib_server hostile;
+static char hostile_log[400];
+
+static void setup_hostile(void)
+{
+	setup_common();
+	hostile.pid = -1;
+	snprintf(hostile_log, sizeof hostile_log, "%s/requests.log", home);
+}
+
+static void teardown_hostile(void)
+{
+	testlib_server_stop(&hostile);
+	nftw(home, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+START_TEST(hostile_metadata_urls_refused)
+{
+	char script[4096];
+	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/hostile-oauth.mjs"));
+	/* {host} is the server's own 127.0.0.1:PORT, filled in once it listens */
+	char *argv[] = {
+		(char *)testlib_node(),          script, "--log", hostile_log, (char *)hostile_cases[_i].option,
+		(char *)hostile_cases[_i].value, NULL};
+	if (!hostile_cases[_i].option)
+		argv[4] = NULL;
+	ck_assert_int_eq(testlib_server_start(&hostile, argv, NULL, "ready ", 30000), 0);
+
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	const char *extras[] = {"CATALYST_LOGIN_TIMEOUT=10", NULL};
+	run_env(hostile.url, args, extras, &o);
+	testlib_server_stop(&hostile);
+	size_t len = 0;
+	char *log = testlib_read_file(hostile_log, &len);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_int_eq(o.status, 3);
+	ck_assert_msg(strstr(o.err, hostile_cases[_i].message), "case %d: %s", _i, o.err);
+	ck_assert_msg(strstr(log, hostile_cases[_i].must), "case %d: no '%s' in\n%s", _i, hostile_cases[_i].must,
+		      log);
+	for (int k = 0; k < 3 && hostile_cases[_i].never[k]; k++)
+		ck_assert_msg(!strstr(log, hostile_cases[_i].never[k]), "case %d: '%s' reached the server:\n%s",
+			      _i, hostile_cases[_i].never[k], log);
+	if (hostile_cases[_i].option) {
+		/* refused before the browser: no address to open */
+		ck_assert_ptr_null(strstr(o.err, "open this address"));
+		/* the message names where the request would have gone */
+		char where[64];
+		snprintf(where, sizeof where, "would send the request to http://127.0.0.1:%d", hostile.port);
+		ck_assert_msg(strstr(o.err, where), "case %d: %s", _i, o.err);
+	}
+	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+	free(log);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oauth_e2e");
@@ -373,12 +513,19 @@ int main(void)
 	tcase_add_test(tc, no_login_never_opens_a_browser);
 	tcase_add_test(tc, readable_token_file_refused);
 	tcase_add_test(tc, tampered_state_refused);
+	tcase_add_test(tc, forged_error_redirect_ignored);
 	tcase_add_test(tc, wrong_resource_refused_by_server);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mismatch");
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup_mismatch, teardown);
 	tcase_add_test(tc, wrong_resource_in_metadata_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hostile");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup_hostile, teardown_hostile);
+	tcase_add_loop_test(tc, hostile_metadata_urls_refused, 0,
+			    (int)(sizeof hostile_cases / sizeof *hostile_cases));
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

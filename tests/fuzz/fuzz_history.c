@@ -1,6 +1,8 @@
 /* libFuzzer harness for the history dialect parsers: any bytes must give a
  * log or an ERR_INPUT with a message, never a crash, a leak or a hang. The
- * decoded-document path is fed the same bytes when jansson accepts them. */
+ * decoded-document path is fed the same bytes when jansson accepts them,
+ * and jansson's JSON_REJECT_DUPLICATES is the reference for duplicate
+ * keys: we refuse a document exactly when it has one. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 	err_clear(&e);
 	struct event_log *log = event_log_parse((const char *)data, size, &e);
-	bool not_json = false;
+	bool parsed = log != NULL, not_json = false, duplicate = false;
 	if (log) {
 		walk(log);
 		event_log_free(log);
@@ -61,16 +63,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	} else {
 		not_json = strncmp(e.msg, "not JSON", 8) == 0 && !strstr(e.msg, "nested deeper");
+		duplicate = strncmp(e.msg, "duplicate key", 13) == 0;
 	}
 
+	/* jansson refuses a byte order mark; we skip one. */
+	const char *json = (const char *)data;
+	size_t json_len = size;
+	if (size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0)
+		json += 3, json_len -= 3;
 	json_error_t je;
-	json_t *doc = json_loadb((const char *)data, size, JSON_DECODE_ANY, &je);
+	json_t *doc = json_loadb(json, json_len, JSON_DECODE_ANY, &je);
 	/* Our scanner is as strict as jansson, never stricter (but for
 	 * nesting depth): a document jansson reads is JSON to us too. Not
 	 * for input holding a NUL byte: jansson's buffer reader stops at
 	 * one and ignores what follows, we refuse it. */
 	if (doc && not_json && !memchr(data, 0, size))
 		abort();
+	if (doc) {
+		json_t *strict = json_loadb(json, json_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+		/* A key we call repeated is repeated; a document with a
+		 * repeated key is never accepted. */
+		if ((duplicate && strict) || (parsed && !strict))
+			abort();
+		json_decref(strict);
+	}
 	if (doc) {
 		err_clear(&e);
 		log = event_log_from_json(doc, &e);

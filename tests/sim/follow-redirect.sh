@@ -8,6 +8,11 @@
 # FOLLOW_REDIRECT_TAMPER=state rewrites the state parameter of the final
 # redirect, as a forged redirect would, so the tests can check that the
 # client refuses it.
+#
+# FOLLOW_REDIRECT_FORGE=error first sends the client's callback a forged
+# error redirect (access_denied, with a state of its own), as any local
+# process or web page could, then signs in as usual: the tests check that
+# the forgery does not end the sign-in.
 set -eu
 url=${1:?usage: follow-redirect.sh URL}
 case "$url" in
@@ -18,6 +23,20 @@ http://127.0.0.1:* | http://localhost:* | http://\[::1\]:*) ;;
 	;;
 esac
 opts="-sS --max-time 30 --proto =http -b /dev/null -c /dev/null -o /dev/null"
+if [ "${FOLLOW_REDIRECT_FORGE:-}" = error ]; then
+	# redirect_uri, form-encoded by the client: only ':' and '/' to undo
+	cb=$(printf '%s' "$url" | sed -n 's/.*[?&]redirect_uri=\([^&]*\).*/\1/p' | sed -e 's/%3A/:/g' -e 's/%2F/\//g')
+	case "$cb" in
+	http://127.0.0.1:*) ;;
+	*)
+		echo "follow-redirect: no loopback redirect_uri in the URL" >&2
+		exit 2
+		;;
+	esac
+	code=$(curl -sS --max-time 10 --proto =http -o /dev/null -w '%{http_code}' \
+		"$cb?error=access_denied&error_description=forged&state=forged-state" || true)
+	echo "follow-redirect: the forged error redirect got HTTP $code" >&2
+fi
 if [ -z "${FOLLOW_REDIRECT_TAMPER:-}" ]; then
 	# shellcheck disable=SC2086
 	exec curl $opts -L --max-redirs 20 --proto-redir =http "$url"
