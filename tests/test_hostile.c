@@ -354,6 +354,9 @@ END_TEST
 	"<\x1b]0;X\x07|\xc2\x9b|\xc2\x85|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xe2\x81\xa0|\xef\xbb\xbf|\x7f|\x9b\xff>"
 #define HOSTILE_RAW_SHOWN \
 	"<\\x1b]0;X\\x07|\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff|\\x7f|\\x9b\\xff>"
+/* In a URL: what a URL parser lets through (it refuses C0 and DEL). */
+#define HOSTILE_URL "<\xc2\x9b|\xc2\x85|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x80\x8b|\xe2\x81\xa0|\xef\xbb\xbf>"
+#define HOSTILE_URL_SHOWN "<\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff>"
 /* An HTTP error body: the transport already blanks C0 and DEL in its
  * excerpt of it; the rest must be escaped. */
 #define HOSTILE_BODY_SHOWN "< ]0;X |\\u009b|\\u0085|\\u202e|\\u2066|\\u200b|\\u2060|\\ufeff| |\\x9b\\xff>"
@@ -630,7 +633,8 @@ static void serve_one(int fd, enum scenario sc, const char *base)
 			     json_pack("{s:s, s:[s]}", "resource", resource, "authorization_servers", base));
 	} else if (login && strcmp(rq.target, "/.well-known/oauth-authorization-server") == 0) {
 		char authz[256], token[128];
-		snprintf(authz, sizeof authz, "%s/authorize%s", base, sc == SC_LOGIN_NOTICE ? "?x=" HOSTILE : "");
+		snprintf(authz, sizeof authz, "%s/authorize%s", base,
+			 sc == SC_LOGIN_NOTICE ? "?x=" HOSTILE_URL : "");
 		snprintf(token, sizeof token, "%s/token", base);
 		respond_json(fd, "200 OK",
 			     json_pack("{s:s, s:s, s:s, s:[s], s:[s]}", "issuer", base, "authorization_endpoint",
@@ -730,7 +734,7 @@ static const struct {
 	{"authorization endpoint in the login notice",
 	 SC_LOGIN_NOTICE,
 	 {"login", "--client-id", "ca-test", "--no-browser", NULL},
-	 {"/authorize?x=" HOSTILE_SHOWN "&response_type=code", NULL},
+	 {"/authorize?x=" HOSTILE_URL_SHOWN "&response_type=code", NULL},
 	 3},
 	{"callback error and error_description",
 	 SC_CALLBACK_ERROR,
