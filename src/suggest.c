@@ -45,19 +45,18 @@ const char *suggest_nearest(const char *word, const char *const *candidates, siz
 	if (len == 0)
 		return NULL;
 	size_t limit = len <= 3 ? 1 : 2;
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX;
+	size_t best = n, best_d = SIZE_MAX; /* best == n: none yet */
 	for (size_t i = 0; i < n; i++) {
 		size_t d = suggest_distance(word, candidates[i]);
 		if (d <= limit && d < best_d) {
-			best = candidates[i];
+			best = i;
 			best_d = d;
 		}
 	}
-	if (best || len < 2)
-		return best;
-	for (size_t i = 0; i < n; i++)
-		if (strncasecmp(word, candidates[i], len) == 0 && (!best || strlen(candidates[i]) < strlen(best)))
-			best = candidates[i];
-	return best;
+	if (best == n && len >= 2)
+		for (size_t i = 0; i < n; i++)
+			if (strncasecmp(word, candidates[i], len) == 0 &&
+			    (best == n || strlen(candidates[i]) < strlen(candidates[best])))
+				best = i;
+	return best < n ? candidates[best] : NULL;
 }
