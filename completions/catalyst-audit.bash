@@ -1,5 +1,7 @@
 # bash completion for catalyst-audit                       -*- shell-script -*-
 # Installed into $datadir/bash-completion/completions/catalyst-audit.
+# The options of each command follow `catalyst-audit COMMAND --help`
+# (tests/test_install.c checks that they agree).
 
 _catalyst_audit()
 {
@@ -13,15 +15,17 @@ _catalyst_audit()
 		cword=$COMP_CWORD
 	fi
 
-	local commands="run runs file link login logout whoami tools"
-	local opts="--server --stdio --cacert --timeout --jobs --project --project-id --console
-		--format --output --color --fail-on --data-sharing --payload-limit --no-children
-		--app --workflow --status --since --until --limit --client-id --redirect-path
-		--no-browser --no-login --verbose -v --version --help -h"
+	local commands="run runs file link login logout whoami tools help"
+	local connect="--server --stdio --cacert --timeout"
+	local signin="--client-id --redirect-path --no-browser --no-login"
+	local project="--project --project-id --console"
+	local report="--format -o --json --output --color --fail-on --data-sharing --payload-limit"
+	local filters="--app --workflow --status --since --until --limit"
+	local general="--config --verbose -v --version --help -h"
 
 	case $prev in
-	--format)
-		COMPREPLY=($(compgen -W "text json markdown" -- "$cur"))
+	--format|-o)
+		COMPREPLY=($(compgen -W "text json jsonl markdown" -- "$cur"))
 		return ;;
 	--color)
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
@@ -35,7 +39,7 @@ _catalyst_audit()
 	--status)
 		COMPREPLY=($(compgen -W "running completed failed terminated suspended canceled" -- "$cur"))
 		return ;;
-	--cacert|--output)
+	--cacert|--output|--config)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--stdio)
@@ -50,15 +54,33 @@ _catalyst_audit()
 	local i cmd=
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--server|--stdio|--cacert|--timeout|--jobs|--project|--project-id|--console|--format|\
+		--server|--stdio|--cacert|--timeout|--jobs|--project|--project-id|--console|--format|-o|\
 		--output|--color|--fail-on|--data-sharing|--payload-limit|--app|--workflow|--status|\
-		--since|--until|--limit|--client-id|--redirect-path)
+		--since|--until|--limit|--client-id|--redirect-path|--config)
 			((i++)) ;;
 		-*) ;;
 		*) cmd=${words[i]}; break ;;
 		esac
 	done
 
+	local opts
+	case $cmd in
+	run) opts="$connect --jobs $project $report --no-children $signin $general" ;;
+	runs) opts="$connect --jobs $project $report --no-children $filters $signin $general" ;;
+	file) opts="$project $report $general" ;;
+	link) opts="$connect $project --output $signin $general" ;;
+	login) opts="--server --cacert --timeout $signin $general" ;;
+	logout) opts="--server --client-id $general" ;;
+	whoami) opts="$connect --format -o --json --output --data-sharing $signin $general" ;;
+	tools) opts="$connect --format -o --json --output $signin $general" ;;
+	help) opts="" ;;
+	*) opts="$connect --jobs $project $report --no-children $filters $signin $general" ;;
+	esac
+
+	if [[ $cmd == help && $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+		return
+	fi
 	if [[ $cur == -* || -n $cmd ]]; then
 		if [[ $cmd == file && $cur != -* ]]; then
 			COMPREPLY=($(compgen -f -- "$cur"))

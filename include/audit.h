@@ -68,9 +68,9 @@ struct audit_request {
 	bool no_children;
 	struct audit_filters filters;
 	/* output */
-	enum render_format format;
-	bool format_given;
-	const char *output; /* --output FILE, NULL: stdout */
+	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */
+	bool format_given;         /* asked for: --format/-o/--json, --output's name, the config file */
+	const char *output;        /* --output FILE, NULL: stdout */
 	enum color_mode color;
 	enum fail_on fail_on;
 	/* where messages go (stderr normally, through the CLI's one printer,
@@ -113,9 +113,3 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 FILE *audit_open_output(const struct audit_request *rq, struct err *e);
 int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
 		       struct err *e);
-
-/* The report's format: --format, else text on a terminal and JSON anywhere
- * else. out is where the report goes once opened; NULL before --output is
- * opened (a failed audit must not create it), when a character device named
- * by --output counts as a terminal and stdout is asked directly. */
-enum render_format audit_report_format(const struct audit_request *rq, FILE *out);

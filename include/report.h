@@ -63,6 +63,7 @@ enum render_format {
 	FORMAT_TEXT = 0,
 	FORMAT_JSON,
 	FORMAT_MARKDOWN,
+	FORMAT_JSONL, /* one JSON object per run, then a summary line: no renderer yet (render_report) */
 };
 
 struct render_options {

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -60,18 +59,6 @@ static bool wants_color(const struct audit_request *rq, FILE *out)
 	return isatty(fileno(out));
 }
 
-enum render_format audit_report_format(const struct audit_request *rq, FILE *out)
-{
-	if (rq->format_given)
-		return rq->format;
-	if (out)
-		return isatty(fileno(out)) ? FORMAT_TEXT : FORMAT_JSON;
-	if (!rq->output)
-		return isatty(STDOUT_FILENO) ? FORMAT_TEXT : FORMAT_JSON;
-	struct stat sb;
-	return stat(rq->output, &sb) == 0 && S_ISCHR(sb.st_mode) ? FORMAT_TEXT : FORMAT_JSON;
-}
-
 FILE *audit_open_output(const struct audit_request *rq, struct err *e)
 {
 	if (!rq->output)
@@ -105,9 +92,8 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		return -1;
-	enum render_format f = audit_report_format(rq, out);
-	struct render_options ro = {.color = f == FORMAT_TEXT && wants_color(rq, out), .width = 80};
-	int rc = render_report(out, f, r, &ro, e);
+	struct render_options ro = {.color = rq->format == FORMAT_TEXT && wants_color(rq, out), .width = 80};
+	int rc = render_report(out, rq->format, r, &ro, e);
 	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
 }
 

@@ -573,7 +573,7 @@ struct stream {
  * otherwise the report is held whole, as before. */
 static struct stream *stream_new(const struct audit_request *rq)
 {
-	if (audit_report_format(rq, NULL) != FORMAT_JSON)
+	if (rq->format != FORMAT_JSON)
 		return NULL;
 	struct stream *st = calloc(1, sizeof *st);
 	if (!st)

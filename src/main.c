@@ -57,13 +57,14 @@ int main(int argc, char **argv)
 	struct err e;
 	err_clear(&e);
 
-	int action = cli_parse(argc, argv, &rq, &e);
+	static struct config cfg; /* rq borrows its strings until exit */
+	int action = cli_parse(argc, argv, &rq, &cfg, &e);
 	if (action < 0) {
 		say("catalyst-audit: error: ", e.msg, "\n");
 		return ERR_USAGE;
 	}
 	if (action == CLI_ACTION_HELP) {
-		cli_print_usage(stdout);
+		cli_print_help(stdout, rq.command);
 		return 0;
 	}
 	if (action == CLI_ACTION_VERSION) {

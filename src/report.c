@@ -115,6 +115,9 @@ int render_report(FILE *out, enum render_format f, const struct report *r, const
 		return render_json(out, r, o, e);
 	case FORMAT_MARKDOWN:
 		return render_markdown(out, r, o, e);
+	case FORMAT_JSONL:
+		/* The CLI accepts it; its renderer is still to come. */
+		return err_set(e, ERR_USAGE, "--format jsonl: not available yet");
 	}
 	return err_set(e, ERR_INTERNAL, "unknown output format %d", (int)f);
 }

@@ -1,44 +1,333 @@
+/* The command line as a user meets it: help (general and per command),
+ * "did you mean", options that do not apply, the output format (text
+ * unless asked, -o, --json, --output's name), and the context taken from
+ * the environment and the config file, with its precedence and errors.
+ * Through the built binary, and through cli_parse() in this process where
+ * a table of cases is quicker. */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <wordexp.h>
 
+#include "cli.h"
 #include "testlib.h"
+
+#define TIMEOUT_MS 20000
+#define FIXTURE "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"
+
+static const char *const commands[] = {"run", "runs", "file", "link", "login", "logout", "whoami", "tools"};
+static const enum audit_command command_enum[] = {CMD_RUN,   CMD_RUNS,   CMD_FILE,   CMD_LINK,
+						  CMD_LOGIN, CMD_LOGOUT, CMD_WHOAMI, CMD_TOOLS};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+/* Runs the binary; env may be NULL. */
+static void cli(struct testlib_output *o, char *const env[], char *const args[])
+{
+	ck_assert_int_eq(testlib_run_cli(args, env, NULL, TIMEOUT_MS, o), 0);
+	ck_assert_msg(!o->timed_out, "catalyst-audit hung: %s", o->err);
+}
+
+/* A file in a fresh directory; returns its path (static, one at a time). */
+static const char *write_file(const char *dir, const char *name, const char *text)
+{
+	static char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* The fixture by its absolute path (the tests run from the build folder). */
+static const char *fx(void)
+{
+	return testlib_src(FIXTURE);
+}
+
+/* ---- help ----------------------------------------------------------------- */
 
 START_TEST(help_lists_commands_and_exits_0)
 {
 	struct testlib_output o;
-	char *args[] = {"--help", NULL};
-	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 10000, &o), 0);
+	cli(&o, NULL, (char *[]){"--help", NULL});
 	ck_assert_int_eq(o.status, 0);
 	ck_assert_ptr_nonnull(strstr(o.out, "run APP_ID RUN_ID"));
+	ck_assert_ptr_nonnull(strstr(o.out, "help [COMMAND]"));
 	ck_assert_ptr_nonnull(strstr(o.out, "--fail-on"));
+	ck_assert_ptr_nonnull(strstr(o.out, "-o, --format FMT"));
+	ck_assert_ptr_nonnull(strstr(o.out, "text|json|jsonl|markdown (default text)"));
+	ck_assert_ptr_null(strstr(o.out, "TTY"));
+	testlib_output_free(&o);
+
+	/* `help` and `-h` alone say the same */
+	struct testlib_output h, s;
+	cli(&h, NULL, (char *[]){"help", NULL});
+	cli(&s, NULL, (char *[]){"-h", NULL});
+	ck_assert_int_eq(h.status, 0);
+	cli(&o, NULL, (char *[]){"--help", NULL});
+	ck_assert_str_eq(h.out, o.out);
+	ck_assert_str_eq(s.out, o.out);
+	testlib_output_free(&o);
+	testlib_output_free(&h);
+	testlib_output_free(&s);
+}
+END_TEST
+
+/* One command's help, four ways: `CMD --help`, `CMD -h`, `help CMD`,
+ * `--help CMD`; its usage line, description, the options that apply to
+ * it (and no other), and two examples that are valid command lines. */
+START_TEST(per_command_help)
+{
+	const char *cmd = commands[_i];
+	struct testlib_output a, b, c, d;
+	cli(&a, NULL, (char *[]){(char *)cmd, "--help", NULL});
+	cli(&b, NULL, (char *[]){(char *)cmd, "-h", NULL});
+	cli(&c, NULL, (char *[]){"help", (char *)cmd, NULL});
+	cli(&d, NULL, (char *[]){"--help", (char *)cmd, NULL});
+	ck_assert_msg(a.status == 0, "%s --help: %d %s", cmd, a.status, a.err);
+	ck_assert_int_eq(b.status, 0);
+	ck_assert_int_eq(c.status, 0);
+	ck_assert_int_eq(d.status, 0);
+	ck_assert_str_eq(a.out, b.out);
+	ck_assert_str_eq(a.out, c.out);
+	ck_assert_str_eq(a.out, d.out);
+
+	char usage[64];
+	snprintf(usage, sizeof usage, "Usage: catalyst-audit %s [OPTIONS]", cmd);
+	ck_assert_msg(strncmp(a.out, usage, strlen(usage)) == 0, "%s", a.out);
+	ck_assert_ptr_nonnull(strstr(a.out, "\nOptions:\n"));
+	ck_assert_ptr_nonnull(strstr(a.out, "  -h, --help"));
+	ck_assert_ptr_nonnull(strstr(a.out, "--config FILE"));
+
+	/* The options each command takes, and some it must not list. */
+	static const struct {
+		const char *cmd, *has[4], *lacks[4];
+	} expect[] = {
+		{"run",
+		 {"--no-children", "--project", "--fail-on", "--jobs"},
+		 {"--status", "--app", "--limit", NULL}},
+		{"runs", {"--status", "--since", "--limit", "--app"}, {NULL}},
+		{"file",
+		 {"--project", "--format", "--data-sharing", NULL},
+		 {"--server", "--stdio", "--status", "--timeout"}},
+		{"link",
+		 {"--project-id", "--console", "--output", NULL},
+		 {"--format", "--fail-on", "--status", NULL}},
+		{"login",
+		 {"--client-id", "--redirect-path", "--no-browser", "--server"},
+		 {"--stdio", "--format", "--project", NULL}},
+		{"logout", {"--server", "--client-id", NULL}, {"--no-browser", "--format", "--timeout", NULL}},
+		{"whoami", {"--format", "--json", "--output", NULL}, {"--project", "--status", "--color", NULL}},
+		{"tools", {"--stdio", "--format", "--server", NULL}, {"--project", "--fail-on", "--limit", NULL}},
+	};
+	ck_assert_str_eq(expect[_i].cmd, cmd);
+	for (int k = 0; k < 4; k++) {
+		char want[48];
+		if (expect[_i].has[k]) {
+			snprintf(want, sizeof want, " %s ", expect[_i].has[k]);
+			ck_assert_msg(strstr(a.out, want), "%s --help lacks %s", cmd, expect[_i].has[k]);
+		}
+		if (expect[_i].lacks[k]) {
+			snprintf(want, sizeof want, " %s ", expect[_i].lacks[k]);
+			ck_assert_msg(!strstr(a.out, want), "%s --help lists %s", cmd, expect[_i].lacks[k]);
+		}
+	}
+
+	/* Two examples, each a command line cli_parse takes for this command. */
+	char *ex = strstr(a.out, "\nExamples:\n");
+	ck_assert_ptr_nonnull(ex);
+	ex += strlen("\nExamples:\n");
+	int n_examples = 0;
+	for (char *line = ex; strncmp(line, "  catalyst-audit ", 17) == 0; n_examples++) {
+		char *nl = strchr(line, '\n');
+		ck_assert_ptr_nonnull(nl);
+		char *text = strndup(line + 2, (size_t)(nl - line - 2));
+		wordexp_t w;
+		ck_assert_int_eq(wordexp(text, &w, WRDE_NOCMD | WRDE_UNDEF), 0);
+		struct audit_request rq;
+		struct config cfg;
+		struct err e;
+		err_clear(&e);
+		int action = cli_parse((int)w.we_wordc, w.we_wordv, &rq, &cfg, &e);
+		ck_assert_msg(action == CLI_ACTION_RUN, "example '%s': %s", text, e.msg);
+		ck_assert_msg(rq.command == command_enum[_i], "example '%s' is not of %s", text, cmd);
+		config_finish(&cfg);
+		wordfree(&w);
+		free(text);
+		line = nl + 1;
+	}
+	ck_assert_int_eq(n_examples, 2);
+	testlib_output_free(&a);
+	testlib_output_free(&b);
+	testlib_output_free(&c);
+	testlib_output_free(&d);
+}
+END_TEST
+
+/* --help wins over a mistake elsewhere on the line, but not over a
+ * command that does not exist. */
+START_TEST(help_despite_bad_options)
+{
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"runs", "--jobs", "0", "--stauts", "x", "--help", NULL});
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_ptr_nonnull(strstr(o.out, "Usage: catalyst-audit runs"));
+	testlib_output_free(&o);
+
+	cli(&o, NULL, (char *[]){"help", "rnus", NULL});
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_str_eq(o.err, "catalyst-audit: error: unknown command 'rnus'; did you mean 'runs'?\n");
+	testlib_output_free(&o);
+
+	cli(&o, NULL, (char *[]){"nosuch", "--help", NULL});
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "unknown command 'nosuch'"));
+	testlib_output_free(&o);
+
+	cli(&o, NULL, (char *[]){"help", "run", "runs", NULL});
+	ck_assert_int_eq(o.status, 2);
 	testlib_output_free(&o);
 }
 END_TEST
 
+/* ---- usage errors ------------------------------------------------------ */
+
+static const struct {
+	char *args[8];
+	const char *err; /* the whole message after "catalyst-audit: error: " */
+} usage_cases[] = {
+	{{"bogus", NULL}, "unknown command 'bogus' (see catalyst-audit --help)"},
+	{{NULL}, "no command given (see catalyst-audit --help)"},
+	{{"--format", "yaml", "file", "x", NULL}, "--format: expected text|json|jsonl|markdown, got 'yaml'"},
+	{{"--jobs", "0", "runs", NULL}, "--jobs: expected a whole number from 1 to 64, got '0'"},
+	{{"run", "only-one", NULL}, "usage: catalyst-audit run APP_ID RUN_ID (see catalyst-audit run --help)"},
+	{{"runs", "extra", NULL}, "usage: catalyst-audit runs [FILTERS] (see catalyst-audit runs --help)"},
+	{{"file", "x", "--format", NULL}, "--format needs a value (FMT)"},
+	{{"file", "x", "-o", NULL}, "--format needs a value (FMT)"},
+	{{"-o", "json", "--format", "text", "file", "x", NULL},
+	 "-o and --format ask for two different formats: give one"},
+	{{"--json", "-o", "markdown", "file", "x", NULL}, "--json and -o ask for two different formats: give one"},
+	{{"--project", "a", "--project-id", "1", "link", "a", "b", NULL},
+	 "--project and --project-id name one project two ways: give one"},
+	{{"--project-id", "abc", "link", "a", "b", NULL},
+	 "--project-id: expected a numeric project uid (165 or prj-165), got 'abc'"},
+	{{"--json=yes", "file", "x", NULL}, "--json takes no value"},
+	{{"--config", "", "file", "x", NULL}, "--config: the path is empty"},
+	{{"--config", "/nonexistent/catalyst-audit.conf", "file", "x", NULL},
+	 "config file /nonexistent/catalyst-audit.conf: No such file or directory"},
+};
+
 START_TEST(usage_errors_exit_2)
 {
-	static char *cases[][4] = {
-		{"bogus", NULL},
-		{"run", "only-one", NULL},
-		{"--format", "yaml", "file", NULL},
-		{"--jobs", "0", "runs", NULL},
-		{"--nope", NULL},
-		{NULL},
-	};
-	for (int i = 0; i < 6; i++) {
-		struct testlib_output o;
-		ck_assert_int_eq(testlib_run_cli(cases[i], NULL, NULL, 10000, &o), 0);
-		ck_assert_msg(o.status == 2, "case %d: status %d, stderr %s", i, o.status, o.err);
-		ck_assert_ptr_nonnull(strstr(o.err, "catalyst-audit: error: "));
-		testlib_output_free(&o);
-	}
+	struct testlib_output o;
+	cli(&o, NULL, usage_cases[_i].args);
+	ck_assert_msg(o.status == 2, "case %d: status %d, stderr %s", _i, o.status, o.err);
+	char want[512];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s\n", usage_cases[_i].err);
+	ck_assert_str_eq(o.err, want);
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* "Did you mean": commands and options, long, prefixed or with one dash. */
+static const struct {
+	char *args[6];
+	const char *err;
+} suggest_cases[] = {
+	{{"rnus", NULL}, "unknown command 'rnus'; did you mean 'runs'?"},
+	{{"fiel", "x", NULL}, "unknown command 'fiel'; did you mean 'file'?"},
+	{{"RUNS", NULL}, "unknown command 'RUNS'; did you mean 'runs'?"},
+	{{"whoiam", NULL}, "unknown command 'whoiam'; did you mean 'whoami'?"},
+	{{"audit", NULL}, "unknown command 'audit' (see catalyst-audit --help)"},
+	{{"runs", "--stauts", "failed", NULL}, "unknown option --stauts; did you mean --status?"},
+	{{"runs", "--stauts=failed", NULL}, "unknown option --stauts; did you mean --status?"},
+	{{"--fial-on", "never", "file", "x", NULL}, "unknown option --fial-on; did you mean --fail-on?"},
+	/* getopt_long would take these abbreviations; they are refused, with the name */
+	{{"runs", "--stat", "failed", NULL}, "unknown option --stat; did you mean --status?"},
+	{{"--proj", "x", "link", "a", "b", NULL}, "unknown option --proj; did you mean --project?"},
+	{{"runs", "-status", "failed", NULL}, "unknown option -s (in -status); did you mean --status?"},
+	{{"file", "x", "-output", "y", NULL}, "unknown option -output; did you mean --output?"},
+	{{"runs", "--colour", "never", NULL}, "unknown option --colour; did you mean --color?"},
+	{{"runs", "--frobnicate", NULL}, "unknown option --frobnicate (see catalyst-audit --help)"},
+	{{"runs", "-x", NULL}, "unknown option -x (see catalyst-audit --help)"},
+};
+
+START_TEST(did_you_mean)
+{
+	struct testlib_output o;
+	cli(&o, NULL, suggest_cases[_i].args);
+	ck_assert_msg(o.status == 2, "case %d: status %d, stderr %s", _i, o.status, o.err);
+	char want[512];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s\n", suggest_cases[_i].err);
+	ck_assert_str_eq(o.err, want);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* An option the command would ignore is an error naming both, wherever
+ * it stands on the line. */
+static const struct {
+	char *args[8];
+	const char *err;
+} inapplicable_cases[] = {
+	{{"run", "app", "run-1", "--status", "failed", NULL},
+	 "--status does not apply to run (only to runs; see catalyst-audit run --help)"},
+	{{"--status", "failed", "run", "app", "run-1", NULL},
+	 "--status does not apply to run (only to runs; see catalyst-audit run --help)"},
+	{{"file", FIXTURE, "--app", "x", NULL},
+	 "--app does not apply to file (only to runs; see catalyst-audit file --help)"},
+	{{"login", "--limit", "3", NULL},
+	 "--limit does not apply to login (only to runs; see catalyst-audit login --help)"},
+	{{"file", FIXTURE, "--server", "http://127.0.0.1:1/mcp", NULL},
+	 "--server does not apply to file (only to run, runs, link, login, logout, whoami and tools; see "
+	 "catalyst-audit file --help)"},
+	{{"link", "a", "b", "-o", "json", NULL},
+	 "-o does not apply to link (only to run, runs, file, whoami and tools; see catalyst-audit link --help)"},
+	{{"whoami", "--color", "never", NULL},
+	 "--color does not apply to whoami (only to run, runs and file; see catalyst-audit whoami --help)"},
+	{{"login", "--stdio", "cat", NULL},
+	 "--stdio does not apply to login (only to run, runs, link, whoami and tools; see catalyst-audit login "
+	 "--help)"},
+	{{"logout", "--timeout", "3", NULL},
+	 "--timeout does not apply to logout (only to run, runs, link, login, whoami and tools; see catalyst-audit "
+	 "logout --help)"},
+	{{"file", FIXTURE, "--no-children", NULL},
+	 "--no-children does not apply to file (only to run and runs; see catalyst-audit file --help)"},
+	{{"tools", "--project", "p", NULL},
+	 "--project does not apply to tools (only to run, runs, file and link; see catalyst-audit tools --help)"},
+};
+
+START_TEST(inapplicable_options_exit_2)
+{
+	struct testlib_output o;
+	cli(&o, NULL, inapplicable_cases[_i].args);
+	ck_assert_msg(o.status == 2, "case %d: status %d, stderr %s", _i, o.status, o.err);
+	char want[512];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s\n", inapplicable_cases[_i].err);
+	ck_assert_str_eq(o.err, want);
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+}
+END_TEST
+
+START_TEST(double_dash_ends_options)
+{
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"file", "--", "--not-an-option.json", NULL});
+	ck_assert_int_eq(o.status, 6); /* a path that does not exist, not an unknown option */
+	ck_assert_ptr_nonnull(strstr(o.err, "--not-an-option.json"));
+	ck_assert_ptr_null(strstr(o.err, "unknown option"));
+	testlib_output_free(&o);
 }
 END_TEST
 
 START_TEST(version_names_libraries)
 {
 	struct testlib_output o;
-	char *args[] = {"--version", NULL};
-	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 10000, &o), 0);
+	cli(&o, NULL, (char *[]){"--version", NULL});
 	ck_assert_int_eq(o.status, 0);
 	ck_assert_ptr_nonnull(strstr(o.out, "catalyst-audit "));
 	ck_assert_ptr_nonnull(strstr(o.out, "libcurl "));
@@ -47,14 +336,458 @@ START_TEST(version_names_libraries)
 }
 END_TEST
 
+/* ---- the output format ------------------------------------------------------ */
+
+/* Standard output here is a pipe: the report is text all the same. */
+START_TEST(text_unless_asked_when_piped)
+{
+	struct testlib_output plain, text;
+	cli(&plain, NULL, (char *[]){"file", (char *)fx(), NULL});
+	cli(&text, NULL, (char *[]){"--format", "text", "file", (char *)fx(), NULL});
+	ck_assert_int_eq(plain.status, 1);
+	ck_assert_str_eq(plain.out, text.out);
+	ck_assert(plain.out[0] != '{');
+	ck_assert_ptr_null(strstr(plain.out, "catalyst-audit.report/v1"));
+	testlib_output_free(&plain);
+	testlib_output_free(&text);
+}
+END_TEST
+
+/* --format json, -o json, -ojson, --format=json and --json: one report. */
+START_TEST(json_spellings_agree)
+{
+	struct testlib_output ref;
+	cli(&ref, NULL, (char *[]){"--format", "json", "file", (char *)fx(), NULL});
+	ck_assert_ptr_nonnull(strstr(ref.out, "\"schema\": \"catalyst-audit.report/v1\""));
+	static char *const spellings[][3] = {
+		{"-o", "json", NULL}, {"-ojson", NULL}, {"--format=json", NULL}, {"--json", NULL}};
+	for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+		char *args[6] = {spellings[i][0], spellings[i][1], NULL};
+		int n = spellings[i][1] ? 2 : 1;
+		args[n++] = "file";
+		args[n++] = (char *)fx();
+		args[n] = NULL;
+		struct testlib_output o;
+		cli(&o, NULL, args);
+		ck_assert_msg(o.status == 1, "%s: %d %s", spellings[i][0], o.status, o.err);
+		ck_assert_str_eq(o.out, ref.out);
+		testlib_output_free(&o);
+	}
+	/* the same format twice is no conflict */
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"--json", "-o", "json", "file", (char *)fx(), NULL});
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_str_eq(o.out, ref.out);
+	testlib_output_free(&o);
+	testlib_output_free(&ref);
+}
+END_TEST
+
+/* --output's extension picks the format; an explicit one wins. */
+START_TEST(output_extension_picks_format)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-output");
+	static const struct {
+		const char *name;
+		const char *format; /* explicit, or NULL */
+		const char *starts; /* what the file begins with */
+	} cases[] = {
+		{"r.json", NULL, "{\n  \"schema\": \"catalyst-audit.report/v1\""},
+		{"R.JSON", NULL, "{\n  \"schema\": \"catalyst-audit.report/v1\""},
+		{"r.md", NULL, "## "},
+		{"r.txt", NULL, "Run "},
+		{"r", NULL, "Run "},
+		{"r.json", "text", "Run "},
+		{"r.md", "json", "{\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+		unlink(path);
+		char *args[8] = {"--output", path};
+		int n = 2;
+		if (cases[i].format) {
+			args[n++] = "--format";
+			args[n++] = (char *)cases[i].format;
+		}
+		args[n++] = "file";
+		args[n++] = (char *)fx();
+		args[n] = NULL;
+		struct testlib_output o;
+		cli(&o, NULL, args);
+		ck_assert_msg(o.status == 1, "%s: %d %s", cases[i].name, o.status, o.err);
+		ck_assert_str_eq(o.out, "");
+		char *got = testlib_read_file(path, NULL);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_msg(strncmp(got, cases[i].starts, strlen(cases[i].starts)) == 0, "%s (%s): %.80s",
+			      cases[i].name, cases[i].format ? cases[i].format : "no --format", got);
+		free(got);
+		testlib_output_free(&o);
+	}
+	/* .jsonl picks jsonl: the option exists; its renderer does not yet */
+	char path[512];
+	snprintf(path, sizeof path, "%s/r.jsonl", dir);
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"--output", path, "file", (char *)fx(), NULL});
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_str_eq(o.err, "catalyst-audit: error: --format jsonl: not available yet\n");
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+START_TEST(jsonl_is_accepted_by_the_options)
+{
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"-o", "jsonl", "file", (char *)fx(), NULL});
+	ck_assert_int_eq(o.status, 2);
+	/* the renderer's refusal, not the option parser's */
+	ck_assert_str_eq(o.err, "catalyst-audit: error: --format jsonl: not available yet\n");
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* ---- context: environment and config file -------------------------------- */
+
+/* The link shows which project and console won. */
+static void link_with(struct testlib_output *o, char *const env[], char *const extra[])
+{
+	char *args[16];
+	int n = 0;
+	for (; extra && extra[n]; n++)
+		args[n] = extra[n];
+	args[n++] = "link";
+	args[n++] = "orders";
+	args[n++] = "o1";
+	args[n] = NULL;
+	cli(o, env, args);
+}
+
+START_TEST(project_precedence_end_to_end)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-context");
+	char cfgvar[700];
+	snprintf(cfgvar, sizeof cfgvar, "CATALYST_AUDIT_CONFIG=%s",
+		 write_file(dir, "config", "project = cfgp\nconsole = http://console.test\n"));
+	struct testlib_output o;
+
+	link_with(&o, (char *[]){cfgvar, NULL}, NULL);
+	ck_assert_str_eq(o.out, "http://console.test/workflows/orders/o1?project=cfgp\n");
+	testlib_output_free(&o);
+
+	link_with(&o, (char *[]){cfgvar, "CATALYST_PROJECT=envp", NULL}, NULL);
+	ck_assert_str_eq(o.out, "http://console.test/workflows/orders/o1?project=envp\n");
+	testlib_output_free(&o);
+
+	/* the environment's uid replaces the config file's name */
+	link_with(&o, (char *[]){cfgvar, "CATALYST_PROJECT_ID=prj-7", NULL}, NULL);
+	ck_assert_str_eq(o.out, "http://console.test/workflows/orders/o1?projectId=prj-7\n");
+	testlib_output_free(&o);
+
+	/* both variables: which project? unless the command line says */
+	link_with(&o, (char *[]){cfgvar, "CATALYST_PROJECT=envp", "CATALYST_PROJECT_ID=7", NULL}, NULL);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_str_eq(o.err,
+			 "catalyst-audit: error: CATALYST_PROJECT and CATALYST_PROJECT_ID name one project two "
+			 "ways: give one\n");
+	testlib_output_free(&o);
+	link_with(&o, (char *[]){cfgvar, "CATALYST_PROJECT=envp", "CATALYST_PROJECT_ID=7", NULL},
+		  (char *[]){"--project-id", "9", NULL});
+	ck_assert_str_eq(o.out, "http://console.test/workflows/orders/o1?projectId=9\n");
+	testlib_output_free(&o);
+	link_with(&o, (char *[]){cfgvar, "CATALYST_PROJECT_ID=7", NULL}, (char *[]){"--project", "linep", NULL});
+	ck_assert_str_eq(o.out, "http://console.test/workflows/orders/o1?project=linep\n");
+	testlib_output_free(&o);
+	/* --console on the line beats the config file's */
+	link_with(&o, (char *[]){cfgvar, NULL}, (char *[]){"--console", "http://other.test", NULL});
+	ck_assert_str_eq(o.out, "http://other.test/workflows/orders/o1?project=cfgp\n");
+	testlib_output_free(&o);
+
+	/* --config beats CATALYST_AUDIT_CONFIG; /dev/null reads nothing */
+	link_with(&o, (char *[]){cfgvar, NULL}, (char *[]){"--config", "/dev/null", NULL});
+	ck_assert_str_eq(o.out, "https://catalyst.diagrid.io/workflows/orders/o1?project=default\n");
+	testlib_output_free(&o);
+
+	/* the default place: $XDG_CONFIG_HOME, else $HOME/.config */
+	char xdg[700], home[700], sub[700];
+	snprintf(sub, sizeof sub, "%s/catalyst-audit", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	write_file(sub, "config", "project = xdgp\n");
+	snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s", dir);
+	link_with(&o, (char *[]){"CATALYST_AUDIT_CONFIG=", xdg, NULL}, NULL);
+	ck_assert_str_eq(o.out, "https://catalyst.diagrid.io/workflows/orders/o1?project=xdgp\n");
+	testlib_output_free(&o);
+	snprintf(sub, sizeof sub, "%s/.config", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof sub, "%s/.config/catalyst-audit", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	write_file(sub, "config", "project = homep\n");
+	snprintf(home, sizeof home, "HOME=%s", dir);
+	link_with(&o, (char *[]){"CATALYST_AUDIT_CONFIG=", "XDG_CONFIG_HOME=", home, NULL}, NULL);
+	ck_assert_str_eq(o.out, "https://catalyst.diagrid.io/workflows/orders/o1?project=homep\n");
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* The server comes from the line, else the environment, else the file:
+ * the connection error names the one used (port 1 on loopback refuses). */
+START_TEST(server_precedence_end_to_end)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-server");
+	char cfgvar[700];
+	snprintf(cfgvar, sizeof cfgvar, "CATALYST_AUDIT_CONFIG=%s",
+		 write_file(dir, "config", "server = http://127.0.0.1:1/from-config\n"));
+	static const struct {
+		const char *env_url, *line_url, *want;
+	} cases[] = {
+		{NULL, NULL, "http://127.0.0.1:1/from-config"},
+		{"CATALYST_MCP_URL=http://127.0.0.1:1/from-env", NULL, "http://127.0.0.1:1/from-env"},
+		{"CATALYST_MCP_URL=http://127.0.0.1:1/from-env", "http://127.0.0.1:1/from-line",
+		 "http://127.0.0.1:1/from-line"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *env[] = {cfgvar, (char *)cases[i].env_url, NULL};
+		char *args[6] = {"--no-login", "whoami", NULL};
+		if (cases[i].line_url) {
+			args[2] = "--server";
+			args[3] = (char *)cases[i].line_url;
+		}
+		struct testlib_output o;
+		cli(&o, env, args);
+		ck_assert_msg(o.status == 5, "%zu: %d %s", i, o.status, o.err);
+		char want[256];
+		snprintf(want, sizeof want, "connecting to %s", cases[i].want);
+		ck_assert_msg(strstr(o.err, want), "%zu: %s", i, o.err);
+		testlib_output_free(&o);
+	}
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* format from the file: the line's choice and --output's name beat it;
+ * color = always there is not undone by NO_COLOR (no-color.org). */
+START_TEST(config_format_and_color)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-format");
+	char cfg[600];
+	snprintf(cfg, sizeof cfg, "%s", write_file(dir, "config", "format = json\ncolor = always\n"));
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"--config", cfg, "file", (char *)fx(), NULL});
+	ck_assert_msg(strncmp(o.out, "{\n  \"schema\"", 12) == 0, "%.80s", o.out);
+	testlib_output_free(&o);
+	cli(&o, NULL, (char *[]){"--config", cfg, "-o", "text", "file", (char *)fx(), NULL});
+	ck_assert_ptr_nonnull(strstr(o.out, "\033[")); /* NO_COLOR=1 is set for every test */
+	testlib_output_free(&o);
+	char out[600];
+	snprintf(out, sizeof out, "%s/report.md", dir);
+	cli(&o, NULL, (char *[]){"--config", cfg, "--output", out, "file", (char *)fx(), NULL});
+	char *md = testlib_read_file(out, NULL);
+	ck_assert_ptr_nonnull(md);
+	ck_assert_msg(strncmp(md, "## ", 3) == 0, "%.80s", md);
+	free(md);
+	testlib_output_free(&o);
+	/* a command without a format is not bothered by it */
+	cli(&o, NULL, (char *[]){"--config", cfg, "link", "a", "b", NULL});
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_str_eq(o.out, "https://catalyst.diagrid.io/workflows/a/b?project=default\n");
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* A bad config file: exit 2, the file and line named, a secret never echoed. */
+static const struct {
+	const char *text;
+	const char *err; /* after "<path>:" */
+} config_error_cases[] = {
+	{"# mine\nsever = https://x\n", "2: unknown key 'sever'; did you mean 'server'?"},
+	{"timeout = 0\n", "1: timeout: expected a whole number from 1 to 86400, got '0'"},
+	{"\nformat = yaml\n", "2: format: expected text|json|jsonl|markdown, got 'yaml'"},
+	{"fail-on = sometimes\n", "1: fail-on: expected suspect|reexecuted|never, got 'sometimes'"},
+	{"project-id = payments\n",
+	 "1: project-id: expected a numeric project uid (165 or prj-165), got 'payments'"},
+	{"output = x.json\n", "1: unknown key 'output' (see catalyst-audit(1), FILES)"},
+	{"token = eyJhbGciOiJIUzI1NiJ9.c2VjcmV0\n",
+	 "1: token: the config file holds no secrets; sign in with `catalyst-audit login` (tokens go to the token "
+	 "store) or pass a token in CATALYST_TOKEN"},
+	{"project = a\nproject = b\n", "2: project is set twice (first on line 1)"},
+	{"project\n", "1: expected `key = value`"},
+};
+
+START_TEST(config_errors_name_file_and_line)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-cfgerr");
+	const char *path = write_file(dir, "config", config_error_cases[_i].text);
+	char cfgvar[700];
+	snprintf(cfgvar, sizeof cfgvar, "CATALYST_AUDIT_CONFIG=%s", path);
+	struct testlib_output o;
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 2, "case %d: %d %s", _i, o.status, o.err);
+	char want[1024];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s:%s\n", path, config_error_cases[_i].err);
+	ck_assert_str_eq(o.err, want);
+	ck_assert_ptr_null(strstr(o.err, "c2VjcmV0"));
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* Precedence in detail, through cli_parse: line > environment > file >
+ * default, a project of either kind replacing both kinds below it. */
+static const struct {
+	const char *config;       /* file text, or NULL for none */
+	const char *env_project;  /* CATALYST_PROJECT */
+	const char *env_uid;      /* CATALYST_PROJECT_ID */
+	const char *line[5];      /* options before `file x` */
+	const char *want_project; /* NULL: none */
+	const char *want_uid;
+	const char *want_err; /* a substring, or NULL */
+} precedence_cases[] = {
+	{NULL, NULL, NULL, {NULL}, NULL, NULL, NULL},
+	{"project = c\n", NULL, NULL, {NULL}, "c", NULL, NULL},
+	{"project-id = 1\n", NULL, NULL, {NULL}, NULL, "1", NULL},
+	{"project = c\n", "e", NULL, {NULL}, "e", NULL, NULL},
+	{"project = c\n", NULL, "2", {NULL}, NULL, "2", NULL},
+	{"project-id = 1\n", "e", NULL, {NULL}, "e", NULL, NULL},
+	{"project = c\n", "e", NULL, {"--project", "l"}, "l", NULL, NULL},
+	{"project = c\n", "e", NULL, {"--project-id", "3"}, NULL, "3", NULL},
+	{"project = c\n", "e", "2", {"--project", "l"}, "l", NULL, NULL},
+	{NULL, "e", "2", {NULL}, NULL, NULL, "CATALYST_PROJECT and CATALYST_PROJECT_ID name one project two ways"},
+	{"project = c\nproject-id = 1\n", NULL, NULL, {NULL}, NULL, NULL, ":1: project and "},
+	{"project = c\nproject-id = 1\n", "e", NULL, {NULL}, "e", NULL, NULL},
+	{"project = c\nproject-id = 1\n", NULL, NULL, {"--project-id", "4"}, NULL, "4", NULL},
+	{NULL, "", "", {NULL}, NULL, NULL, NULL}, /* set but empty is unset */
+	{NULL, NULL, "abc", {NULL}, NULL, NULL, "CATALYST_PROJECT_ID: expected a numeric project uid"},
+};
+
+START_TEST(precedence_table)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-prec");
+	const char *cfgpath = precedence_cases[_i].config ? write_file(dir, "config", precedence_cases[_i].config)
+							  : "/dev/null";
+	setenv("CATALYST_AUDIT_CONFIG", cfgpath, 1);
+	if (precedence_cases[_i].env_project)
+		setenv("CATALYST_PROJECT", precedence_cases[_i].env_project, 1);
+	else
+		unsetenv("CATALYST_PROJECT");
+	if (precedence_cases[_i].env_uid)
+		setenv("CATALYST_PROJECT_ID", precedence_cases[_i].env_uid, 1);
+	else
+		unsetenv("CATALYST_PROJECT_ID");
+	char *argv[10] = {"catalyst-audit"};
+	int argc = 1;
+	for (int k = 0; precedence_cases[_i].line[k]; k++)
+		argv[argc++] = (char *)precedence_cases[_i].line[k];
+	argv[argc++] = "file";
+	argv[argc++] = "x";
+	argv[argc] = NULL;
+	struct audit_request rq;
+	struct config cfg;
+	struct err e;
+	err_clear(&e);
+	int action = cli_parse(argc, argv, &rq, &cfg, &e);
+	if (precedence_cases[_i].want_err) {
+		ck_assert_int_eq(action, -1);
+		ck_assert_int_eq(e.code, ERR_USAGE);
+		ck_assert_msg(strstr(e.msg, precedence_cases[_i].want_err), "case %d: %s", _i, e.msg);
+	} else {
+		ck_assert_msg(action == CLI_ACTION_RUN, "case %d: %s", _i, e.msg);
+		const char *wp = precedence_cases[_i].want_project, *wu = precedence_cases[_i].want_uid;
+		ck_assert_msg((!wp && !rq.project) || (wp && rq.project && strcmp(wp, rq.project) == 0),
+			      "case %d: project %s", _i, rq.project ? rq.project : "(none)");
+		ck_assert_msg((!wu && !rq.project_id) || (wu && rq.project_id && strcmp(wu, rq.project_id) == 0),
+			      "case %d: project id %s", _i, rq.project_id ? rq.project_id : "(none)");
+	}
+	config_finish(&cfg);
+	unsetenv("CATALYST_PROJECT");
+	unsetenv("CATALYST_PROJECT_ID");
+	setenv("CATALYST_AUDIT_CONFIG", "/dev/null", 1);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* The other keys reach the request, and the line still wins. */
+START_TEST(config_reaches_the_request)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-keys");
+	const char *path =
+		write_file(dir, "config",
+			   "server = https://mcp.example/mcp\ncacert = /etc/ca.pem\ntimeout = 7\njobs = 3\n"
+			   "console = https://console.example\nformat = markdown\ncolor = never\n"
+			   "fail-on = reexecuted\nclient-id = cid\nredirect-path = /cb\n");
+	char *argv[] = {"catalyst-audit", "--config", (char *)path, "runs", NULL};
+	struct audit_request rq;
+	struct config cfg;
+	struct err e;
+	err_clear(&e);
+	unsetenv("CATALYST_MCP_URL");
+	ck_assert_int_eq(cli_parse(4, argv, &rq, &cfg, &e), CLI_ACTION_RUN);
+	ck_assert_str_eq(rq.server, "https://mcp.example/mcp");
+	ck_assert_str_eq(rq.cacert, "/etc/ca.pem");
+	ck_assert_int_eq(rq.timeout_s, 7);
+	ck_assert_int_eq(rq.jobs, 3);
+	ck_assert_str_eq(rq.console, "https://console.example");
+	ck_assert_int_eq(rq.format, FORMAT_MARKDOWN);
+	ck_assert_int_eq(rq.color, COLOR_NEVER);
+	ck_assert_int_eq(rq.fail_on, FAIL_ON_REEXECUTED);
+	ck_assert_str_eq(rq.client_id, "cid");
+	ck_assert_str_eq(rq.redirect_path, "/cb");
+	config_finish(&cfg);
+
+	char *line[] = {"catalyst-audit", "--config",  (char *)path, "--timeout", "9", "--jobs", "1",
+			"--json",         "--fail-on", "never",      "runs",      NULL};
+	ck_assert_int_eq(cli_parse(11, line, &rq, &cfg, &e), CLI_ACTION_RUN);
+	ck_assert_int_eq(rq.timeout_s, 9);
+	ck_assert_int_eq(rq.jobs, 1);
+	ck_assert_int_eq(rq.format, FORMAT_JSON);
+	ck_assert_int_eq(rq.fail_on, FAIL_ON_NEVER);
+	config_finish(&cfg);
+
+	/* no config: the built-in defaults, text among them */
+	char *bare[] = {"catalyst-audit", "runs", NULL};
+	ck_assert_int_eq(cli_parse(2, bare, &rq, &cfg, &e), CLI_ACTION_RUN);
+	ck_assert_int_eq(rq.format, FORMAT_TEXT);
+	ck_assert(!rq.format_given);
+	ck_assert_int_eq(rq.timeout_s, 60);
+	config_finish(&cfg);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("cli");
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, help_lists_commands_and_exits_0);
-	tcase_add_test(tc, usage_errors_exit_2);
+	tcase_add_loop_test(tc, per_command_help, 0, (int)N_COMMANDS);
+	tcase_add_test(tc, help_despite_bad_options);
+	tcase_add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
+	tcase_add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
+	tcase_add_loop_test(tc, inapplicable_options_exit_2, 0,
+			    (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
+	tcase_add_test(tc, double_dash_ends_options);
 	tcase_add_test(tc, version_names_libraries);
+	tcase_add_test(tc, text_unless_asked_when_piped);
+	tcase_add_test(tc, json_spellings_agree);
+	tcase_add_test(tc, output_extension_picks_format);
+	tcase_add_test(tc, jsonl_is_accepted_by_the_options);
+	tcase_add_test(tc, project_precedence_end_to_end);
+	tcase_add_test(tc, server_precedence_end_to_end);
+	tcase_add_test(tc, config_format_and_color);
+	tcase_add_loop_test(tc, config_errors_name_file_and_line, 0,
+			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
+	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
+	tcase_add_test(tc, config_reaches_the_request);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

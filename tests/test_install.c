@@ -112,8 +112,11 @@ static const struct {
 	int cword;
 	const char *want;
 } bash_cases[] = {
-	{"catalyst-audit ''", 1, "run\nruns\nfile\nlink\nlogin\nlogout\nwhoami\ntools\n"},
-	{"catalyst-audit --format ''", 2, "text\njson\nmarkdown\n"},
+	{"catalyst-audit ''", 1, "run\nruns\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
+	{"catalyst-audit --format ''", 2, "text\njson\njsonl\nmarkdown\n"},
+	{"catalyst-audit runs -o j", 3, "json\njsonl\n"},
+	{"catalyst-audit help ru", 2, "run\nruns\n"},
+	{"catalyst-audit run --st", 2, "--stdio\n"}, /* --status is for runs only */
 	{"catalyst-audit --project payments ru", 3, "run\nruns\n"},
 	{"catalyst-audit runs --st", 2, "--stdio\n--status\n"},
 	{"catalyst-audit runs --status f", 3, "failed\n"},
@@ -129,12 +132,85 @@ START_TEST(bash_completes)
 }
 END_TEST
 
+/* The long options a command's --help lists under "Options:" (the first
+ * word of each line there), each followed by a newline. */
+static char *help_options(const char *cmd)
+{
+	char *args[] = {(char *)cmd, "--help", NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_int_eq(o.status, 0);
+	char *list = calloc(1, o.out_len + 1);
+	char *p = strstr(o.out, "\nOptions:\n");
+	char *end = strstr(o.out, "\n\nExamples:");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	char *save = NULL;
+	for (char *line = strtok_r(p + 10, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char word[64];
+		char *dash = strstr(line, "--");
+		ck_assert_msg(dash && dash - line <= 6, "not an option line: %s", line);
+		ck_assert_int_eq(sscanf(dash, "%63[-a-z]", word), 1);
+		strcat(list, word);
+		strcat(list, "\n");
+	}
+	testlib_output_free(&o);
+	return list;
+}
+
+static int compare_words(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The words of a newline-separated list, sorted, the short options (-o)
+ * left out, joined again. */
+static char *sorted_long_words(const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *words[128];
+	size_t n = 0;
+	for (char *w = strtok_r(copy, "\n", &save); w && n < 128; w = strtok_r(NULL, "\n", &save))
+		if (strncmp(w, "--", 2) == 0)
+			words[n++] = w;
+	qsort(words, n, sizeof *words, compare_words);
+	char *out = calloc(1, strlen(list) + 2);
+	for (size_t i = 0; i < n; i++) {
+		strcat(out, words[i]);
+		strcat(out, "\n");
+	}
+	free(copy);
+	return out;
+}
+
+static const char *const commands[] = {"run", "runs", "file", "link", "login", "logout", "whoami", "tools"};
+
+/* Per command, bash offers exactly the options that command takes: an
+ * option the command would refuse is not offered, none it takes is missing. */
+START_TEST(bash_offers_each_command_its_options)
+{
+	char words[128];
+	snprintf(words, sizeof words, "catalyst-audit %s --", commands[_i]);
+	char *offered = complete(words, 2);
+	char *want = help_options(commands[_i]);
+	char *a = sorted_long_words(offered), *b = sorted_long_words(want);
+	ck_assert_msg(strlen(b) > 0, "%s --help lists no options", commands[_i]);
+	ck_assert_msg(strcmp(a, b) == 0, "%s: bash offers\n%s\nbut --help lists\n%s", commands[_i], a, b);
+	free(a);
+	free(b);
+	free(offered);
+	free(want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("install");
 	TCase *tc = tcase_create("install");
 	tcase_add_loop_test(tc, completion_knows_every_option, 0, 2);
 	tcase_add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
+	tcase_add_loop_test(tc, bash_offers_each_command_its_options, 0,
+			    (int)(sizeof commands / sizeof *commands));
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

@@ -48,10 +48,19 @@ static bool documents_option(const char *roff, const char *name)
 	return false;
 }
 
+static const char *const help_of[] = {NULL,    "run",    "runs",   "file",  "link",
+				      "login", "logout", "whoami", "tools", "help"};
+
+/* Every --option in the usage summary, and in each command's help (its
+ * description names options too). */
 START_TEST(every_help_option_is_documented)
 {
 	struct testlib_output o;
-	char *args[] = {"--help", NULL};
+	char *args[] = {"--help", NULL, NULL};
+	if (help_of[_i]) {
+		args[0] = "help";
+		args[1] = (char *)help_of[_i];
+	}
 	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 10000, &o), 0);
 	ck_assert_int_eq(o.status, 0);
 	char *roff = man_page();
@@ -70,7 +79,7 @@ START_TEST(every_help_option_is_documented)
 		found++;
 		ck_assert_msg(documents_option(roff, name), "--%s is in --help but not in the man page", name);
 	}
-	ck_assert_uint_ge(found, 28); /* the option table, whole */
+	ck_assert_uint_ge(found, _i == 0 ? 31 : 5); /* the summary has the option table, whole */
 	free(roff);
 	testlib_output_free(&o);
 }
@@ -165,8 +174,15 @@ START_TEST(json_fields_and_environment_are_documented)
 		ck_assert_msg(strstr(json, want), "JSON field %s not documented", fields[i]);
 	}
 	ck_assert_ptr_nonnull(strstr(json, "catalyst-audit.report/v1"));
-	static const char *const env[] = {"CATALYST_MCP_URL", "CATALYST_TOKEN", "NO_COLOR",
-					  "XDG_CONFIG_HOME",  "BROWSER",        "CI"};
+	static const char *const env[] = {"CATALYST_MCP_URL",
+					  "CATALYST_TOKEN",
+					  "NO_COLOR",
+					  "XDG_CONFIG_HOME",
+					  "BROWSER",
+					  "CI",
+					  "CATALYST_PROJECT",
+					  "CATALYST_PROJECT_ID",
+					  "CATALYST_AUDIT_CONFIG"};
 	char *envsec = strstr(roff, ".SH ENVIRONMENT");
 	ck_assert_ptr_nonnull(envsec);
 	for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
@@ -178,9 +194,79 @@ START_TEST(json_fields_and_environment_are_documented)
 	static const char *const sections[] = {".SH NAME",         ".SH SYNOPSIS",      ".SH DESCRIPTION",
 					       ".SH COMMANDS",     ".SH OPTIONS",       ".SH OUTPUT FORMATS",
 					       ".SH DATA SHARING", ".SH CONSOLE LINKS", ".SH SIGN-IN",
-					       ".SH FILES",        ".SH EXAMPLES"};
+					       ".SH FILES",        ".SH EXAMPLES",      ".SH CONFIGURATION FILE"};
 	for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
 		ck_assert_msg(strstr(roff, sections[i]), "no %s", sections[i]);
+	free(roff);
+}
+END_TEST
+
+/* The keys CONFIGURATION FILE lists are exactly the options the binary
+ * takes from a config file: each listed key is accepted, each other long
+ * option of --help is refused as an unknown key. */
+START_TEST(config_keys_are_the_documented_ones)
+{
+	char *roff = man_page();
+	char *sec = strstr(roff, ".SH CONFIGURATION FILE");
+	ck_assert_ptr_nonnull(sec);
+	char *list = strstr(sec, "The keys are these long option names");
+	ck_assert_ptr_nonnull(list);
+	char *end = strstr(list, "Values are checked");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	/* ".BR server \", \" cacert ..." lines: the words after .BR, unescaped. */
+	char documented[64][32];
+	size_t n_doc = 0;
+	for (char *p = strstr(list, "\n.BR "); p; p = strstr(p + 1, "\n.BR ")) {
+		char *q = p + 5;
+		while (*q && *q != '\n') {
+			while (*q == ' ' || *q == '"' || *q == ',')
+				q++;
+			char word[32];
+			size_t k = 0;
+			for (; *q && *q != ' ' && *q != '\n' && *q != '"' && k + 1 < sizeof word; q++)
+				if (!(*q == '\\' && q[1] == '-'))
+					word[k++] = *q;
+			word[k] = '\0';
+			if (k > 1 && strcmp(word, "and") != 0 && strcmp(word, ".") != 0 && n_doc < 64)
+				snprintf(documented[n_doc++], sizeof documented[0], "%s", word);
+		}
+	}
+	ck_assert_uint_ge(n_doc, 10);
+
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "mancfg");
+	char path[512];
+	snprintf(path, sizeof path, "%s/config", dir);
+	struct testlib_output o;
+	char *args[] = {"--help", NULL};
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 10000, &o), 0);
+	size_t accepted = 0;
+	for (const char *p = strstr(o.out, "--"); p; p = strstr(p + 2, "--")) {
+		char name[64];
+		if (sscanf(p + 2, "%63[-a-z]", name) != 1 || !*name || p[-1] != ' ')
+			continue;
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "%s = x\n", name);
+		fclose(f);
+		/* every entry is checked, whatever the command: one without side effects */
+		char *cargs[] = {"--config", path, "file", "/nonexistent/history.json", NULL};
+		struct testlib_output c;
+		ck_assert_int_eq(testlib_run_cli(cargs, NULL, NULL, 10000, &c), 0);
+		bool is_key = !strstr(c.err, "unknown key");
+		bool listed = false;
+		for (size_t i = 0; i < n_doc; i++)
+			if (strcmp(documented[i], name) == 0)
+				listed = true;
+		ck_assert_msg(is_key == listed, "--%s: %s a config key, but the man page %s it", name,
+			      is_key ? "is" : "is not", listed ? "lists" : "does not list");
+		accepted += is_key;
+		testlib_output_free(&c);
+	}
+	ck_assert_uint_ge(accepted, 10);
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
 	free(roff);
 }
 END_TEST
@@ -224,7 +310,8 @@ int main(void)
 	Suite *s = suite_create("man");
 	TCase *tc = tcase_create("man");
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, every_help_option_is_documented);
+	tcase_add_loop_test(tc, every_help_option_is_documented, 0, (int)(sizeof help_of / sizeof *help_of));
+	tcase_add_test(tc, config_keys_are_the_documented_ones);
 	tcase_add_test(tc, documents_option_is_strict);
 	tcase_add_test(tc, every_finding_kind_is_documented);
 	tcase_add_test(tc, every_exit_status_is_documented);
