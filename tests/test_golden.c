@@ -108,7 +108,11 @@ START_TEST(every_fixture_matches_its_goldens)
 			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
 				      golden);
 			struct testlib_output o;
+			/* Under memcheck, one format per fixture, in turn: every
+			 * renderer and every fixture pass through it. */
+			testlib_cli_memcheck = f == i % (sizeof formats / sizeof *formats);
 			run_file(formats[f].format, fixture, NULL, NULL, NULL, &o);
+			testlib_cli_memcheck = true;
 			ck_assert_msg(o.status == 0 || o.status == 1, "%s --format %s: exit %d: %s", fixture,
 				      formats[f].format, o.status, o.err);
 			ck_assert_msg(o.err_len == 0, "%s: unexpected stderr: %s", fixture, o.err);
@@ -203,12 +207,16 @@ START_TEST(exit_status_follows_fail_on)
 		{"d-cli-child-completed.go-1.18.dapr-cli", "--fail-on", "reexecuted", 0},
 		{"d-cli-child-fan-out.python-1.17.dapr-cli", "--fail-on", "reexecuted", 0},
 	};
+	/* The exit-status mapping is the same code for every case: memcheck
+	 * sees it in every_fixture_matches_its_goldens. */
+	testlib_cli_memcheck = false;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		int got = status_of(cases[i].fixture, cases[i].opt, cases[i].val);
 		ck_assert_msg(got == cases[i].want, "%s %s %s: exit %d, want %d", cases[i].fixture,
 			      cases[i].opt ? cases[i].opt : "", cases[i].val ? cases[i].val : "", got,
 			      cases[i].want);
 	}
+	testlib_cli_memcheck = true;
 }
 END_TEST
 
@@ -486,7 +494,11 @@ START_TEST(full_never_says_not_shared)
 		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
 		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
 			struct testlib_output o;
+			/* A wording sweep: every_fixture_matches_its_goldens
+			 * already runs each fixture under memcheck. */
+			testlib_cli_memcheck = false;
 			run_file(formats[f].format, fixture, "--data-sharing", "full", NULL, &o);
+			testlib_cli_memcheck = true;
 			ck_assert_msg(o.status == 0 || o.status == 1, "%s: exit %d", fixture, o.status);
 			ck_assert_msg(!strstr(o.out, "not shared"),
 				      "%s --data-sharing full --format %s says \"not "
@@ -757,7 +769,9 @@ START_TEST(json_reports_have_every_required_field)
 	for (size_t i = 0; i < n_fixtures; i++) {
 		char *path = path_of("tests/fixtures", fixtures[i], "json");
 		struct testlib_output o;
+		testlib_cli_memcheck = false; /* as in full_never_says_not_shared */
 		run_file("json", path, NULL, NULL, NULL, &o);
+		testlib_cli_memcheck = true;
 		json_error_t je;
 		json_t *doc = json_loads(o.out, 0, &je);
 		ck_assert_msg(doc, "%s: invalid JSON: %s", path, je.text);

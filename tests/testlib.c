@@ -212,6 +212,8 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 	return 0;
 }
 
+bool testlib_cli_memcheck = true;
+
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
 		    struct testlib_output *out)
 {
@@ -227,7 +229,7 @@ int testlib_run_cli(char *const args[], char *const envp_extra[], const char *st
 			     "--error-exitcode=99",
 			     NULL};
 	const char *wrap = getenv("CA_VALGRIND_CLI");
-	size_t nvg = wrap && *wrap == '1' ? 5 : 0;
+	size_t nvg = testlib_cli_memcheck && wrap && *wrap == '1' ? 5 : 0;
 	char **argv = calloc(n + nvg + 2, sizeof *argv);
 	for (size_t i = 0; i < nvg; i++)
 		argv[i] = vg[i];

@@ -31,6 +31,11 @@ struct testlib_output {
  * terminated, may be NULL), killing it after timeout_ms. */
 int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data, size_t stdin_len,
 		int timeout_ms, struct testlib_output *out);
+/* Whether testlib_run_cli runs the binary under memcheck when the suite
+ * asks for it (CA_VALGRIND_CLI=1): true unless a test turns it off for a
+ * sweep that repeats, over every fixture, runs another sweep already
+ * checked under memcheck (the CI budget cannot afford each one twice). */
+extern bool testlib_cli_memcheck;
 /* Runs the built catalyst-audit with args (NULL terminated). */
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
 		    struct testlib_output *out);
