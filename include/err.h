@@ -45,5 +45,7 @@ void err_clear(struct err *e);
 /* Sets code and message (printf format). Accepts e == NULL. Returns -1 so a
  * caller can write `return err_set(e, ...)`. */
 int err_set(struct err *e, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, marked ERR_DETAIL_FINAL: an error no retry can mend. */
+int err_set_final(struct err *e, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prefixes the existing message with "<context>: ". */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

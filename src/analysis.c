@@ -1557,8 +1557,8 @@ struct ctx {
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 	/* Run-specific limits find_pairs makes (calls whose inputs could not
 	 * be compared), handed to the analysis' limits by limits(). */
-	char **pair_limits;
-	size_t n_pair_limits, cap_pair_limits;
+	char **run_limits;
+	size_t n_run_limits, cap_run_limits;
 };
 
 /* An attempt's own schedule as evidence. */
@@ -1943,6 +1943,22 @@ static bool generation_finished(const struct work *w, const struct analysis *an,
 	return gen + 1 < an->n_generations || an->finished;
 }
 
+/* Keeps a limit sentence of this run's own (text NULL: out of memory,
+ * already flagged), for limits() to place with the others. */
+static void run_limit_add(struct ctx *c, char *text)
+{
+	struct work *w = c->w;
+	if (!text)
+		return;
+	c->run_limits =
+		grow(c->run_limits, &c->cap_run_limits, c->n_run_limits + 1, sizeof *c->run_limits, &w->oom);
+	if (w->oom) {
+		free(text);
+		return;
+	}
+	c->run_limits[c->n_run_limits++] = text;
+}
+
 /* A call the workflow code scheduled in one turn together with others, one
  * of which got its result, and that never got its own before the run
  * finished: the loser of a when_any race, or a fan-out the workflow stopped
@@ -2001,16 +2017,7 @@ static void find_race_losers(struct ctx *c, const struct analysis *an)
 		  list, one ? "has" : "have", one ? "it was" : "each was", one ? "it" : "them",
 		  one ? "It was" : "Each was", one ? "it is not" : "none is", one ? "it" : "each");
 	free(list);
-	char *text = sb_steal(&s);
-	if (!text)
-		return;
-	c->pair_limits =
-		grow(c->pair_limits, &c->cap_pair_limits, c->n_pair_limits + 1, sizeof *c->pair_limits, &w->oom);
-	if (w->oom) {
-		free(text);
-		return;
-	}
-	c->pair_limits[c->n_pair_limits++] = text;
+	run_limit_add(c, sb_steal(&s));
 }
 
 static void find_unresolved(struct ctx *c, const struct invocation *inv)
@@ -2480,7 +2487,7 @@ static uint32_t *pair_calls(struct work *w, const uint32_t *next, uint32_t j, co
 }
 
 /* A run-specific limit for calls whose inputs could not be compared. */
-static void pair_limit(struct ctx *c, const uint32_t *next, uint32_t head, const struct pair *p0)
+static void calls_limit(struct ctx *c, const uint32_t *next, uint32_t head, const struct pair *p0)
 {
 	struct work *w = c->w;
 	const char *name = or_none(w->wa[p0->later].name);
@@ -2529,16 +2536,7 @@ static void pair_limit(struct ctx *c, const uint32_t *next, uint32_t head, const
 		sb_printf(&s, "; so whether these were calls for different items or the same call made again "
 			      "cannot be told from this history.");
 	}
-	char *text = sb_steal(&s);
-	if (!text)
-		return;
-	c->pair_limits =
-		grow(c->pair_limits, &c->cap_pair_limits, c->n_pair_limits + 1, sizeof *c->pair_limits, &w->oom);
-	if (w->oom) {
-		free(text);
-		return;
-	}
-	c->pair_limits[c->n_pair_limits++] = text;
+	run_limit_add(c, sb_steal(&s));
 }
 
 static void find_pairs(struct ctx *c)
@@ -2588,7 +2586,7 @@ static void find_pairs(struct ctx *c)
 				done[j] = true;
 		}
 		if (p0->limit) {
-			pair_limit(c, next, head[p0->group], p0);
+			calls_limit(c, next, head[p0->group], p0);
 			continue;
 		}
 		const struct attempt *e0 = att_at(w, p0->earlier), *l0 = att_at(w, p0->later);
@@ -3188,9 +3186,9 @@ static void limits(struct ctx *c)
 		if (limit_add(ao, oom, sb_steal(&s)) < 0)
 			return;
 	}
-	for (size_t i = 0; i < c->n_pair_limits; i++) {
-		char *text = c->pair_limits[i];
-		c->pair_limits[i] = NULL;
+	for (size_t i = 0; i < c->n_run_limits; i++) {
+		char *text = c->run_limits[i];
+		c->run_limits[i] = NULL;
 		if (limit_add(ao, oom, text) < 0)
 			return;
 	}
@@ -3607,9 +3605,9 @@ out:
 	free(c.fs.v);
 	free(c.fs.ev);
 	free(c.sharing_phrase);
-	for (size_t i = 0; i < c.n_pair_limits; i++)
-		free(c.pair_limits[i]);
-	free(c.pair_limits);
+	for (size_t i = 0; i < c.n_run_limits; i++)
+		free(c.run_limits[i]);
+	free(c.run_limits);
 	buf_finish(&c.msg);
 	work_finish(&w, ao);
 	if (ao)

@@ -399,21 +399,6 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 	l->n = w;
 }
 
-/* A bound of the listing the server ran into: final, the bound named. */
-static int list_bound(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int list_bound(struct err *e, const char *fmt, ...)
-{
-	char msg[ERR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	err_set(e, ERR_PROTOCOL, "%s", msg);
-	if (e)
-		e->detail = ERR_DETAIL_FINAL;
-	return -1;
-}
-
 int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, catalyst_run_page_fn on_page,
 		       void *ctx, struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e)
 {
@@ -516,21 +501,23 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 			break;
 		}
 		if (json_object_get(cursors, next_copy)) {
-			list_bound(e, "%s: the server repeated cursor '%.60s' (page %zu): the run list loops",
-				   tool, next_copy, out->pages);
+			err_set_final(e, ERR_PROTOCOL,
+				      "%s: the server repeated cursor '%.60s' (page %zu): the run list loops",
+				      tool, next_copy, out->pages);
 			free(next_copy);
 			goto out;
 		}
 		if ((long)out->pages >= max_pages) {
-			list_bound(e, "%s: still more pages after %ld (the most one listing walks)", tool,
-				   max_pages);
+			err_set_final(e, ERR_PROTOCOL,
+				      "%s: still more pages after %ld (the most one listing walks)", tool,
+				      max_pages);
 			free(next_copy);
 			goto out;
 		}
 		cursor_bytes += strlen(next_copy);
 		if (cursor_bytes > (size_t)CATALYST_MAX_CURSOR_MIB << 20) {
-			list_bound(e, "%s: the cursors came to over %d MiB (page %zu)", tool,
-				   CATALYST_MAX_CURSOR_MIB, out->pages);
+			err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)", tool,
+				      CATALYST_MAX_CURSOR_MIB, out->pages);
 			free(next_copy);
 			goto out;
 		}

@@ -27,6 +27,19 @@ int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+int err_set_final(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	e->code = code;
+	e->detail = ERR_DETAIL_FINAL;
+	return -1;
+}
+
 int err_prefix(struct err *e, const char *fmt, ...)
 {
 	if (!e)

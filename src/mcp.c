@@ -509,21 +509,6 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 	return exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
 }
 
-/* A listing that broke one of our bounds: the server would do it again. */
-static int list_bound(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int list_bound(struct err *e, const char *fmt, ...)
-{
-	char msg[ERR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	err_set(e, ERR_PROTOCOL, "tools/list: %s; giving up", msg);
-	if (e)
-		e->detail = ERR_DETAIL_FINAL;
-	return -1;
-}
-
 json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 {
 	json_t *tools = json_array();
@@ -537,7 +522,8 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	}
 	for (int page = 1;; page++) {
 		if (page > MCP_MAX_PAGES) {
-			list_bound(e, "still paging after %d pages", MCP_MAX_PAGES);
+			err_set_final(e, ERR_PROTOCOL, "tools/list: still paging after %d pages; giving up",
+				      MCP_MAX_PAGES);
 			goto fail;
 		}
 		size_t len = 0;
@@ -554,12 +540,16 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 		}
 		bytes += len;
 		if (json_array_size(tools) + json_array_size(list) > MCP_MAX_TOOLS) {
-			list_bound(e, "the server listed more than %d tools (page %d)", MCP_MAX_TOOLS, page);
+			err_set_final(e, ERR_PROTOCOL,
+				      "tools/list: the server listed more than %d tools (page %d); giving up",
+				      MCP_MAX_TOOLS, page);
 			goto fail;
 		}
 		if (bytes > (size_t)MCP_MAX_LIST_MIB << 20) {
-			list_bound(e, "the pages came to over %d MiB (%zu bytes in %d pages)", MCP_MAX_LIST_MIB,
-				   bytes, page);
+			err_set_final(
+				e, ERR_PROTOCOL,
+				"tools/list: the pages came to over %d MiB (%zu bytes in %d pages); giving up",
+				MCP_MAX_LIST_MIB, bytes, page);
 			goto fail;
 		}
 		json_array_extend(tools, list);
@@ -568,7 +558,9 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 			break;
 		const char *cursor = json_string_value(next);
 		if (json_object_get(cursors, cursor)) {
-			list_bound(e, "the server repeated cursor '%.60s' (page %d)", cursor, page);
+			err_set_final(e, ERR_PROTOCOL,
+				      "tools/list: the server repeated cursor '%.60s' (page %d); giving up",
+				      cursor, page);
 			goto fail;
 		}
 		json_object_set_new(cursors, cursor, json_true());
