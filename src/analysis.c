@@ -483,7 +483,7 @@ struct analysis_owned {
 	int64_t *timer_pool;
 	char *status;
 	struct text_block *texts; /* finding messages and evidence */
-	size_t cap_limits, cap_children;
+	size_t cap_limits, cap_limit_flags, cap_children;
 };
 
 /* size bytes aligned to align (a power of two, at most 8: data sits 24
@@ -1553,6 +1553,7 @@ struct ctx {
 	struct findings fs;
 	struct text_block **texts; /* where messages and evidence go */
 	struct buf msg;            /* the message buffer msg_init lends */
+	struct buf sum;            /* and the summary's */
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 	/* Run-specific limits find_pairs makes (calls whose inputs could not
@@ -1680,31 +1681,121 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 		sb_printf(s, " and %zu more", (size_t)inv->n_retry_timers - LIST_MAX);
 }
 
-/* A finding's message buffer: the context's, lent until finish_message
- * (which every msg_init is paired with) gives it back. */
-static void msg_init(struct ctx *c, struct sb *s)
+/* A finding's message and summary buffers: the context's, lent until
+ * finish_message (which every msg_init is paired with) gives them back. */
+static void msg_init(struct ctx *c, struct sb *s, struct sb *t)
 {
 	*s = (struct sb){.b = c->msg, .oom = c->fs.oom};
 	buf_reset(&s->b);
 	buf_init(&c->msg, 0);
+	*t = (struct sb){.b = c->sum, .oom = c->fs.oom};
+	buf_reset(&t->b);
+	buf_init(&c->sum, 0);
 }
 
-static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
+/* s: the message (the fact, its detail, the remedy for this finding);
+ * t: the summary (the fact in one line); remedy: the kind's advice. */
+static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s, struct sb *t, const char *remedy)
 {
 	if (b && !*s->oom) {
 		b->f.message = text_dup(c->texts, s->b.data ? s->b.data : "", s->b.len);
-		if (!b->f.message || evidence_finish(&c->fs, &b->f, c->texts) < 0)
+		b->f.summary = text_dup(c->texts, t->b.data ? t->b.data : "", t->b.len);
+		b->f.remedy = remedy;
+		if (!b->f.message || !b->f.summary || evidence_finish(&c->fs, &b->f, c->texts) < 0)
 			*s->oom = true;
 	}
 	c->msg = s->b;
+	c->sum = t->b;
+}
+
+/* The remedies: one sentence of advice per kind and variant, shared by every
+ * finding that needs it (PRODUCT.md, "Each finding's message ends with the
+ * remedy"); the message words the same advice with the finding's own ids. */
+#define REMEDY_WRITE                                                                                           \
+	"make the write itself conditional on that key (unique constraint, upsert, conditional put, provider " \
+	"idempotency key)"
+#define REMEDY_INTENT                                                                                    \
+	"record intent before a non-idempotent third-party call and reconcile a pending one instead of " \
+	"re-issuing it"
+static const char remedy_key_stable[] =
+	"Key the side effect on task_execution_id (stable across retries) or on a natural key from the input, "
+	"never on a value generated inside the activity or on the per-attempt task_scheduled_id, and " REMEDY_WRITE
+	".";
+static const char remedy_key_per_attempt[] =
+	"Key the side effect on a natural key from the input: where each attempt has its own task_execution_id "
+	"(as the .NET SDK does), neither it nor the per-attempt task_scheduled_id is stable across retries; " REMEDY_WRITE
+	".";
+static const char remedy_key_none[] =
+	"Key the side effect on a natural key from the input (there is no usable task_execution_id), never on a "
+	"value generated inside the activity or on the per-attempt task_scheduled_id, and " REMEDY_WRITE ".";
+static const char remedy_ambiguous_stable[] =
+	"Check the remote side for a duplicate; key the side effect on task_execution_id (stable across retries) "
+	"or on a natural key from the input and " REMEDY_WRITE "; " REMEDY_INTENT ".";
+static const char remedy_ambiguous_natural[] =
+	"Check the remote side for a duplicate; key the side effect on a natural key from the input (this "
+	"invocation has no task_execution_id stable across its attempts) and " REMEDY_WRITE "; " REMEDY_INTENT ".";
+static const char remedy_child[] =
+	"Derive the child's idempotency key from a natural key of the input or from the parent run, never from "
+	"the child's own instance id or its activities' task_execution_ids, make the child's writes conditional "
+	"on it, and audit the child instances too.";
+static const char remedy_ambiguous_child[] =
+	"Check the child's side effects for duplicates; derive their idempotency key from a natural key of the "
+	"input or from the parent run, never from the child's own instance id, make the writes conditional on "
+	"it, and " REMEDY_INTENT ".";
+static const char remedy_permanent[] =
+	"Return permanent rejections as data instead of raising them into the retry policy, or exclude that "
+	"error type from the policy.";
+static const char remedy_unresolved[] =
+	"Look the side effect up by task_execution_id or a natural key from the input and reconcile it; "
+	"" REMEDY_INTENT ".";
+static const char remedy_unresolved_natural[] =
+	"Look the side effect up by a natural key from the input and reconcile it; " REMEDY_INTENT ".";
+static const char remedy_calls[] =
+	"Key the side effect on a natural key from the input (each call has its own task_execution_id) and " REMEDY_WRITE
+	"; " REMEDY_INTENT ".";
+static const char remedy_repeated[] =
+	"If the workflow meant one call, fix the workflow code; either way key the side effect on a natural key "
+	"from the input (each call has its own task_execution_id) and " REMEDY_WRITE ".";
+static const char remedy_orphan[] =
+	"Treat that activity as re-executed: key its side effect on task_execution_id (stable across retries on "
+	"every SDK but .NET) or a natural key from the input, and make the write conditional on that key.";
+static const char remedy_orphan_child[] =
+	"Treat that child workflow as re-executed: derive its idempotency key from a natural key of the input or "
+	"the parent run, never from the child's own instance id, and make its writes conditional on that key.";
+static const char remedy_large[] = "Pass identifiers, not documents: store the data elsewhere and pass its key.";
+
+/* The key remedy that goes with sb_key_remedy's wording for inv. */
+static const char *key_remedy(const struct invocation *inv)
+{
+	if (exec_id_stable(inv))
+		return remedy_key_stable;
+	if (inv->n_attempts > 1 && str_set(inv->attempts[0].task_execution_id))
+		return remedy_key_per_attempt;
+	return remedy_key_none;
+}
+
+/* "failed with TYPE" in a summary: the type only (the message has the text). */
+static void sb_failed_with(struct sb *t, const struct attempt *a)
+{
+	sb_printf(t, "failed");
+	if (str_set(a->error_type)) {
+		sb_printf(t, " with ");
+		sb_type(t, a->error_type);
+		if (!*t->oom && t->b.len && t->b.data[t->b.len - 1] == ' ')
+			t->b.data[--t->b.len] = '\0'; /* sb_type's trailing space */
+	}
 }
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 {
 	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "%s ran %zu attempts as one invocation (task_scheduled_id ", or_none(inv->name),
+		  (size_t)inv->n_attempts);
+	sb_id_list(&t, inv->attempts, inv->n_attempts);
+	sb_printf(&t, "), so its body may have run %zu times", (size_t)inv->n_attempts);
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
 	sb_link(&s, inv);
 	sb_printf(&s, " (task_scheduled_id ");
@@ -1717,7 +1808,7 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, key_remedy(inv));
 }
 
 static void find_ambiguous(struct ctx *c, const struct invocation *inv)
@@ -1736,8 +1827,21 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = &inv->attempts[first];
 	struct finding_build *b = finding_new(&c->fs, FINDING_AMBIGUOUS_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	if (inv->is_child_workflow) {
+		sb_printf(&t, "Child workflow %s (event %" PRId64 ") ", or_none(inv->name), a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, ", a timeout/connection-class error, and was started again (event %" PRId64 ")",
+			  inv->attempts[first + 1].scheduled_id);
+	} else {
+		sb_printf(&t, "Attempt %s (task_scheduled_id %" PRId64 ") ", or_none(inv->name), a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, ", a timeout/connection-class error, and attempt %" PRId64 " ran again",
+			  inv->attempts[first + 1].scheduled_id);
+	}
+	if (n_amb > 1)
+		sb_printf(&t, " (%zu more such failure%s)", n_amb - 1, n_amb > 2 ? "s" : "");
 	if (inv->is_child_workflow)
 		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
 			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
@@ -1800,7 +1904,10 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 				evidence_result(c, b, x->result_index);
 		}
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t,
+		       inv->is_child_workflow ? remedy_ambiguous_child
+		       : exec_id_stable(inv)  ? remedy_ambiguous_stable
+					      : remedy_ambiguous_natural);
 }
 
 static void find_duplicates(struct ctx *c, const struct invocation *inv)
@@ -1825,8 +1932,13 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 			wi = lo;
 		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
 						      a->task_execution_id, a->event_index);
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, t;
+		msg_init(c, &s, &t);
+		sb_printf(&t,
+			  "%s %s (task_scheduled_id %" PRId64 ") has %zu results: the engine delivered it again, "
+			  "so its body certainly ran more than once",
+			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
+			  a->scheduled_id, (size_t)a->n_results);
 		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
 			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
@@ -1847,7 +1959,7 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		one.attempts = (struct attempt *)a;
 		one.n_attempts = 1;
 		sb_key_remedy(&s, &one);
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &t, key_remedy(&one));
 	}
 }
 
@@ -1899,8 +2011,21 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = flagged != NONE ? &inv->attempts[flagged] : first_failed;
 	struct finding_build *b = finding_new(&c->fs, FINDING_PERMANENT_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "%s%s was retried after a failure that cannot succeed: ",
+		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
+	if (flagged != NONE) {
+		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, ", flagged non-retriable, and attempt %" PRId64 " ran after it",
+			  inv->attempts[flagged + 1].scheduled_id);
+	} else {
+		sb_printf(&t, "%s %zu failed attempt%s ", n_failed > 1 ? "all" : "its", n_failed,
+			  n_failed > 1 ? "s" : "");
+		sb_failed_with(&t, a);
+		sb_printf(&t, " (permanent class)");
+	}
 	sb_printf(&s, "%s%s was retried after a failure that cannot succeed: ",
 		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
 	if (flagged != NONE) {
@@ -1935,7 +2060,7 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 				evidence_result(c, b, inv->attempts[i].result_index);
 		}
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_permanent);
 }
 
 static bool generation_finished(const struct work *w, const struct analysis *an, size_t gen)
@@ -2037,8 +2162,14 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = &inv->attempts[first];
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name, inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "%s %s (task_scheduled_id %" PRId64 "%s) has no result although %s",
+		  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name), a->scheduled_id,
+		  n > 1 ? " and more" : "",
+		  inv->generation + 1 < an->n_generations ? "its generation ended" : "the run has finished");
+	if (inv->generation + 1 >= an->n_generations)
+		sb_printf(&t, " (%s)", an->status ? an->status : "ended");
 	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
 		  or_none(inv->name));
 	size_t listed = 0;
@@ -2075,15 +2206,22 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 		sb_printf(&s, "Look the side effect up by a natural key from the input and reconcile "
 			      "it; record intent before a non-idempotent third-party call so a pending "
 			      "one can be reconciled instead of re-issued.");
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t,
+		       inv->is_child_workflow          ? remedy_child
+		       : str_set(a->task_execution_id) ? remedy_unresolved
+						       : remedy_unresolved_natural);
 }
 
 static void find_child_retried(struct ctx *c, const struct invocation *inv)
 {
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "Child workflow %s was started %zu times (event ", or_none(inv->name),
+		  (size_t)inv->n_attempts);
+	sb_id_list(&t, inv->attempts, inv->n_attempts);
+	sb_printf(&t, "), and its activities ran again each time");
 	bool same_instance = true, no_ids = true;
 	const char *i0 = inv->attempts[0].instance_id;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -2127,7 +2265,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_child);
 }
 
 static void find_large(struct ctx *c, const struct invocation *inv)
@@ -2156,8 +2294,11 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		return;
 	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte limit",
+		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
+		  size, c->payload_limit);
 	sb_printf(&s,
 		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
 		  "limit: history stores it and replays it on every turn of the run, and it can "
@@ -2170,7 +2311,7 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		if (strcmp(field, "result") == 0)
 			evidence_result(c, b, big->result_index);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_large);
 }
 
 static void find_orphans(struct ctx *c)
@@ -2183,8 +2324,10 @@ static void find_orphans(struct ctx *c)
 		bool child = t->origin == ORIGIN_CHILD_RETRY;
 		struct finding_build *b = finding_new(&c->fs, FINDING_ORPHAN_RETRY_TIMER, NULL,
 						      child ? NULL : t->origin_id, t->index);
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, u;
+		msg_init(c, &s, &u);
+		sb_printf(&u, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
+			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		if (t->gen > 0)
@@ -2209,7 +2352,7 @@ static void find_orphans(struct ctx *c)
 			evidence_add(&c->fs, b, t->index, t->event_id);
 			evidence_add(&c->fs, b, t->fired_index, -1);
 		}
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &u, child ? remedy_orphan_child : remedy_orphan);
 	}
 }
 
@@ -2615,9 +2758,16 @@ static void find_pairs(struct ctx *c)
 			}
 		}
 		bool present = e0->input.state == PAYLOAD_PRESENT;
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, t;
+		msg_init(c, &s, &t);
 		if (kind == FINDING_OVERLAPPING_CALL) {
+			sb_printf(&t,
+				  "%s was called again (task_scheduled_id %" PRId64 ") before call %" PRId64
+				  " had %s: two executions in flight at once",
+				  or_none(l0_name), l0->scheduled_id, e0->scheduled_id,
+				  p0->never_resolved ? "a result" : "its result");
+			if (n > 1)
+				sb_printf(&t, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
 			sb_printf(&s,
 				  "%s was called again (task_scheduled_id %" PRId64
 				  ", task_execution_id %s, not a retry) before the earlier call "
@@ -2638,6 +2788,13 @@ static void find_pairs(struct ctx *c)
 		} else {
 			size_t n_calls = 0;
 			uint32_t *calls = pair_calls(w, next, head[p0->group], p0, &n_calls);
+			sb_printf(&t, "%s was called %zu times outside a retry chain (task_scheduled_id ",
+				  or_none(l0_name), n_calls);
+			for (size_t k = 0; calls && k < n_calls && k < LIST_MAX; k++)
+				sb_printf(&t, "%s%" PRId64, k ? ", " : "", att_at(w, calls[k])->scheduled_id);
+			if (n_calls > LIST_MAX)
+				sb_printf(&t, " and %zu more", n_calls - LIST_MAX);
+			sb_printf(&t, ")%s", verdict == CMP_SAME ? ", with identical inputs" : "");
 			sb_printf(&s,
 				  "%s was called %zu times outside a retry chain, each call after "
 				  "the previous one had ended without failing (task_scheduled_id ",
@@ -2656,7 +2813,7 @@ static void find_pairs(struct ctx *c)
 				      "(unique constraint, upsert, conditional put, provider idempotency "
 				      "key).");
 		}
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &t, kind == FINDING_OVERLAPPING_CALL ? remedy_calls : remedy_repeated);
 	}
 out:
 	free(done);
@@ -3037,7 +3194,8 @@ static int64_t parse_time_ms(const char *s)
 	return ((days * 86400 + h * 3600 + mi * 60 + sec) - off) * 1000 + ms;
 }
 
-static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
+/* specific: the sentence names this run's own data (see limit_specific). */
+static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence, bool specific)
 {
 	struct analysis *an = &ao->pub;
 	if (!sentence) {
@@ -3045,10 +3203,13 @@ static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
 		return -1;
 	}
 	an->limits = grow(an->limits, &ao->cap_limits, an->n_limits + 1, sizeof *an->limits, oom);
+	an->limit_specific =
+		grow(an->limit_specific, &ao->cap_limit_flags, an->n_limits + 1, sizeof *an->limit_specific, oom);
 	if (*oom) {
 		free(sentence);
 		return -1;
 	}
+	an->limit_specific[an->n_limits] = specific;
 	an->limits[an->n_limits++] = sentence;
 	return 0;
 }
@@ -3158,24 +3319,32 @@ static void limits(struct ctx *c)
 	sb_printf(&s, "A re-execution after a worker crash or a redelivery after the side effect "
 		      "committed leaves no event (Dapr 1.17.7 and later drop the duplicate result), "
 		      "so this history cannot rule one out.");
-	if (gap >= LONG_GAP_MS && gap_at)
+	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
+		return;
+	/* Its measure in this run: a sentence of its own, which stays with the run. */
+	if (gap >= LONG_GAP_MS && gap_at) {
+		sb_init(&s, oom);
 		sb_printf(&s,
-			  " The longest wait between a schedule and its result here is %.1f s "
+			  "The longest wait between a schedule and its result here is %.1f s "
 			  "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
 			  "such a gap.",
 			  (double)gap / 1000.0, or_none(gap_name), gap_at->scheduled_id);
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
-		return;
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
 
 	/* 2. Payloads not visible, and the calls that made it matter. */
 	if (w->view != VIEW_VISIBLE) {
 		sb_init(&s, oom);
+		/* The level only: how it was learned is the run's own (its data
+		 * sharing and withheld lines say it), and this sentence is the
+		 * same for every run at that level. */
 		if (w->view == VIEW_WITHHELD)
 			sb_printf(&s,
 				  "Payloads were not shared at this organization's data-sharing level "
 				  "(%s), so identical inputs cannot be compared and payload sizes "
 				  "cannot be checked.",
-				  c->sharing_phrase);
+				  data_sharing_level_name(an->sharing));
 		else if (w->view == VIEW_ABSENT)
 			sb_printf(&s, "Payloads are absent from this history, which is not from Catalyst (so no "
 				      "data-sharing level withheld them) and carries no payload at all, so "
@@ -3185,13 +3354,13 @@ static void limits(struct ctx *c)
 				  "The data-sharing level is not known (%s), so identical inputs "
 				  "cannot be compared and payload sizes cannot be checked.",
 				  an->sharing_source);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), w->view == VIEW_UNKNOWN) < 0)
 			return;
 	}
 	for (size_t i = 0; i < c->n_pair_limits; i++) {
 		char *text = c->pair_limits[i];
 		c->pair_limits[i] = NULL;
-		if (limit_add(ao, oom, text) < 0)
+		if (limit_add(ao, oom, text, true) < 0)
 			return;
 	}
 
@@ -3216,14 +3385,15 @@ static void limits(struct ctx *c)
 	else
 		sb_printf(&s, "If this workflow ever continued as new, only its latest generation is "
 			      "returned: activities of earlier generations are not in this history.");
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+	bool can_generic = an->n_generations <= 1 && !w->n_orphans && !w->n_continue_as_new && !status_can;
+	if (limit_add(ao, oom, sb_steal(&s), !can_generic) < 0)
 		return;
 
 	/* 4. Retries inside activity code: always. */
 	sb_init(&s, oom);
 	sb_printf(&s, "Retries written inside activity code (a loop around a call, an HTTP "
 		      "client's own retries) leave no event.");
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 		return;
 
 	/* 5. Retry policy settings. */
@@ -3232,7 +3402,7 @@ static void limits(struct ctx *c)
 		sb_printf(&s, "Retry policy settings (maximum attempts, backoff, which errors are "
 			      "retried) are not recorded in history: a failure with no retry after it "
 			      "may be non-retriable or may have used up its attempts.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
@@ -3242,7 +3412,7 @@ static void limits(struct ctx *c)
 		sb_printf(&s, "An attempt that failed or timed out on the caller's side may still be "
 			      "running remotely while the next attempt runs; history cannot show that "
 			      "overlap.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
@@ -3253,7 +3423,7 @@ static void limits(struct ctx *c)
 			      "marked as linked by pattern were joined because a failure, a timer and "
 			      "a new schedule of the same name followed each other, which is an "
 			      "inference, not a recorded link.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
@@ -3267,7 +3437,7 @@ static void limits(struct ctx *c)
 		if (an->n_child_instances > LIST_MAX)
 			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
 		sb_printf(&s, ") are in their own histories, not in this one.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3275,7 +3445,7 @@ static void limits(struct ctx *c)
 	if (w->n_child_no_id) {
 		sb_init(&s, oom);
 		sb_children_without_ids(&s, w, an);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3287,7 +3457,7 @@ static void limits(struct ctx *c)
 			  "its task_execution_ids and their side effects happened there, so audit "
 			  "the source run too.",
 			  w->rerun_parent);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3299,7 +3469,7 @@ static void limits(struct ctx *c)
 			  "history (first: %" PRId64 "), so this history is partial.",
 			  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
 			  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 }
@@ -3492,6 +3662,7 @@ static void half_merge(struct ctx *c, struct half *h)
 	free(fs->v);
 	free(fs->ev);
 	buf_finish(&h->c.msg);
+	buf_finish(&h->c.sum);
 	fs->v = NULL;
 	fs->ev = NULL;
 }
@@ -3611,6 +3782,7 @@ out:
 		free(c.pair_limits[i]);
 	free(c.pair_limits);
 	buf_finish(&c.msg);
+	buf_finish(&c.sum);
 	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);
@@ -3641,6 +3813,7 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_limits; i++)
 		free(a->limits[i]);
 	free(a->limits);
+	free(a->limit_specific);
 	free(a->child_instances);
 	free(ao->status);
 	text_free(ao->texts);
