@@ -191,6 +191,7 @@ struct analysis {
 	const char *workflow; /* from ExecutionStarted, may be NULL */
 	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
 	const char *instance_id;
+	const char *started_at; /* the first ExecutionStarted's timestamp, or NULL */
 	size_t n_generations;
 	bool finished; /* the run has ended (completed/failed/terminated) */
 	struct invocation *invocations;

@@ -425,7 +425,8 @@ struct work {
 	const char *completed_status; /* of that ExecutionCompleted */
 	bool completed_error;         /* it carries an error type or message */
 	bool terminated;
-	const char *first_workflow; /* first ExecutionStarted name / instance id set */
+	const char *first_workflow;   /* first ExecutionStarted name / instance id set */
+	const char *first_started_at; /* and its timestamp */
 	const char *first_instance;
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
@@ -938,6 +939,8 @@ static void start_execution(struct work *w, const struct event *ev)
 		w->rerun_parent = ev->rerun_parent_instance_id;
 	if (!w->first_workflow && str_set(ev->name))
 		w->first_workflow = ev->name;
+	if (!w->first_started_at && str_set(ev->timestamp))
+		w->first_started_at = ev->timestamp;
 	if (!w->first_instance && str_set(ev->instance_id))
 		w->first_instance = ev->instance_id;
 	failed_clear(w);
@@ -1708,70 +1711,33 @@ static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s,
 	c->sum = t->b;
 }
 
-/* The remedies: one sentence of advice per kind and variant, shared by every
- * finding that needs it (PRODUCT.md, "Each finding's message ends with the
- * remedy"); the message words the same advice with the finding's own ids. */
-#define REMEDY_WRITE                                                                                           \
-	"make the write itself conditional on that key (unique constraint, upsert, conditional put, provider " \
-	"idempotency key)"
-#define REMEDY_INTENT                                                                                    \
-	"record intent before a non-idempotent third-party call and reconcile a pending one instead of " \
-	"re-issuing it"
+/* The remedies: the advice, shared by every finding that needs the same
+ * (PRODUCT.md, "Each finding's message ends with the remedy"), so a report
+ * prints each once; the message words the same advice with the finding's
+ * own ids. */
 static const char remedy_key_stable[] =
-	"Key the side effect on task_execution_id (stable across retries) or on a natural key from the input, "
-	"never on a value generated inside the activity or on the per-attempt task_scheduled_id, and " REMEDY_WRITE
-	".";
-static const char remedy_key_per_attempt[] =
-	"Key the side effect on a natural key from the input: where each attempt has its own task_execution_id "
-	"(as the .NET SDK does), neither it nor the per-attempt task_scheduled_id is stable across retries; " REMEDY_WRITE
-	".";
-static const char remedy_key_none[] =
-	"Key the side effect on a natural key from the input (there is no usable task_execution_id), never on a "
-	"value generated inside the activity or on the per-attempt task_scheduled_id, and " REMEDY_WRITE ".";
-static const char remedy_ambiguous_stable[] =
-	"Check the remote side for a duplicate; key the side effect on task_execution_id (stable across retries) "
-	"or on a natural key from the input and " REMEDY_WRITE "; " REMEDY_INTENT ".";
-static const char remedy_ambiguous_natural[] =
-	"Check the remote side for a duplicate; key the side effect on a natural key from the input (this "
-	"invocation has no task_execution_id stable across its attempts) and " REMEDY_WRITE "; " REMEDY_INTENT ".";
+	"Check the remote side for a duplicate; key the side effect on task_execution_id or a natural key from "
+	"the input and make the write conditional on it (upsert, unique constraint).";
+static const char remedy_key_natural[] =
+	"Key the side effect on a natural key from the input (task_execution_id differs per call or attempt "
+	"here) and make the write conditional on it.";
 static const char remedy_child[] =
-	"Derive the child's idempotency key from a natural key of the input or from the parent run, never from "
-	"the child's own instance id or its activities' task_execution_ids, make the child's writes conditional "
-	"on it, and audit the child instances too.";
-static const char remedy_ambiguous_child[] =
-	"Check the child's side effects for duplicates; derive their idempotency key from a natural key of the "
-	"input or from the parent run, never from the child's own instance id, make the writes conditional on "
-	"it, and " REMEDY_INTENT ".";
+	"Key the child's side effects on an input key or the parent run, never on its instance id, make the "
+	"writes conditional, and audit the child runs too.";
+static const char remedy_unresolved[] =
+	"Look the side effect up by task_execution_id or an input key and reconcile it instead of re-issuing it.";
 static const char remedy_permanent[] =
 	"Return permanent rejections as data instead of raising them into the retry policy, or exclude that "
 	"error type from the policy.";
-static const char remedy_unresolved[] =
-	"Look the side effect up by task_execution_id or a natural key from the input and reconcile it; "
-	"" REMEDY_INTENT ".";
-static const char remedy_unresolved_natural[] =
-	"Look the side effect up by a natural key from the input and reconcile it; " REMEDY_INTENT ".";
-static const char remedy_calls[] =
-	"Key the side effect on a natural key from the input (each call has its own task_execution_id) and " REMEDY_WRITE
-	"; " REMEDY_INTENT ".";
 static const char remedy_repeated[] =
 	"If the workflow meant one call, fix the workflow code; either way key the side effect on a natural key "
-	"from the input (each call has its own task_execution_id) and " REMEDY_WRITE ".";
-static const char remedy_orphan[] =
-	"Treat that activity as re-executed: key its side effect on task_execution_id (stable across retries on "
-	"every SDK but .NET) or a natural key from the input, and make the write conditional on that key.";
-static const char remedy_orphan_child[] =
-	"Treat that child workflow as re-executed: derive its idempotency key from a natural key of the input or "
-	"the parent run, never from the child's own instance id, and make its writes conditional on that key.";
+	"from the input and make the write conditional on it.";
 static const char remedy_large[] = "Pass identifiers, not documents: store the data elsewhere and pass its key.";
 
 /* The key remedy that goes with sb_key_remedy's wording for inv. */
 static const char *key_remedy(const struct invocation *inv)
 {
-	if (exec_id_stable(inv))
-		return remedy_key_stable;
-	if (inv->n_attempts > 1 && str_set(inv->attempts[0].task_execution_id))
-		return remedy_key_per_attempt;
-	return remedy_key_none;
+	return exec_id_stable(inv) ? remedy_key_stable : remedy_key_natural;
 }
 
 /* "failed with TYPE" in a summary: the type only (the message has the text). */
@@ -1792,10 +1758,9 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 					      inv->attempts[0].event_index);
 	struct sb s, t;
 	msg_init(c, &s, &t);
-	sb_printf(&t, "%s ran %zu attempts as one invocation (task_scheduled_id ", or_none(inv->name),
-		  (size_t)inv->n_attempts);
+	sb_printf(&t, "ran %zu attempts as one invocation (task_scheduled_id ", (size_t)inv->n_attempts);
 	sb_id_list(&t, inv->attempts, inv->n_attempts);
-	sb_printf(&t, "), so its body may have run %zu times", (size_t)inv->n_attempts);
+	sb_printf(&t, ")");
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
 	sb_link(&s, inv);
 	sb_printf(&s, " (task_scheduled_id ");
@@ -1830,18 +1795,16 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	struct sb s, t;
 	msg_init(c, &s, &t);
 	if (inv->is_child_workflow) {
-		sb_printf(&t, "Child workflow %s (event %" PRId64 ") ", or_none(inv->name), a->scheduled_id);
+		sb_printf(&t, "event %" PRId64 " ", a->scheduled_id);
 		sb_failed_with(&t, a);
-		sb_printf(&t, ", a timeout/connection-class error, and was started again (event %" PRId64 ")",
-			  inv->attempts[first + 1].scheduled_id);
+		sb_printf(&t, "; started again as event %" PRId64, inv->attempts[first + 1].scheduled_id);
 	} else {
-		sb_printf(&t, "Attempt %s (task_scheduled_id %" PRId64 ") ", or_none(inv->name), a->scheduled_id);
+		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
 		sb_failed_with(&t, a);
-		sb_printf(&t, ", a timeout/connection-class error, and attempt %" PRId64 " ran again",
-			  inv->attempts[first + 1].scheduled_id);
+		sb_printf(&t, "; attempt %" PRId64 " ran again", inv->attempts[first + 1].scheduled_id);
 	}
 	if (n_amb > 1)
-		sb_printf(&t, " (%zu more such failure%s)", n_amb - 1, n_amb > 2 ? "s" : "");
+		sb_printf(&t, " (%zu more like it)", n_amb - 1);
 	if (inv->is_child_workflow)
 		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
 			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
@@ -1904,10 +1867,7 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 				evidence_result(c, b, x->result_index);
 		}
 	}
-	finish_message(c, b, &s, &t,
-		       inv->is_child_workflow ? remedy_ambiguous_child
-		       : exec_id_stable(inv)  ? remedy_ambiguous_stable
-					      : remedy_ambiguous_natural);
+	finish_message(c, b, &s, &t, inv->is_child_workflow ? remedy_child : key_remedy(inv));
 }
 
 static void find_duplicates(struct ctx *c, const struct invocation *inv)
@@ -1934,11 +1894,8 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 						      a->task_execution_id, a->event_index);
 		struct sb s, t;
 		msg_init(c, &s, &t);
-		sb_printf(&t,
-			  "%s %s (task_scheduled_id %" PRId64 ") has %zu results: the engine delivered it again, "
-			  "so its body certainly ran more than once",
-			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
-			  a->scheduled_id, (size_t)a->n_results);
+		sb_printf(&t, "%s %" PRId64 " has %zu results: it certainly ran more than once",
+			  inv->is_child_workflow ? "event" : "attempt", a->scheduled_id, (size_t)a->n_results);
 		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
 			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
@@ -2013,15 +1970,13 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 					      inv->task_execution_id, a->event_index);
 	struct sb s, t;
 	msg_init(c, &s, &t);
-	sb_printf(&t, "%s%s was retried after a failure that cannot succeed: ",
-		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
 	if (flagged != NONE) {
 		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
 		sb_failed_with(&t, a);
-		sb_printf(&t, ", flagged non-retriable, and attempt %" PRId64 " ran after it",
+		sb_printf(&t, ", flagged non-retriable; attempt %" PRId64 " ran after it",
 			  inv->attempts[flagged + 1].scheduled_id);
 	} else {
-		sb_printf(&t, "%s %zu failed attempt%s ", n_failed > 1 ? "all" : "its", n_failed,
+		sb_printf(&t, "retried although %s %zu failed attempt%s ", n_failed > 1 ? "all" : "its", n_failed,
 			  n_failed > 1 ? "s" : "");
 		sb_failed_with(&t, a);
 		sb_printf(&t, " (permanent class)");
@@ -2164,9 +2119,8 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 		finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name, inv->task_execution_id, a->event_index);
 	struct sb s, t;
 	msg_init(c, &s, &t);
-	sb_printf(&t, "%s %s (task_scheduled_id %" PRId64 "%s) has no result although %s",
-		  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name), a->scheduled_id,
-		  n > 1 ? " and more" : "",
+	sb_printf(&t, "%s %" PRId64 "%s has no result, yet %s", inv->is_child_workflow ? "event" : "attempt",
+		  a->scheduled_id, n > 1 ? " (and more)" : "",
 		  inv->generation + 1 < an->n_generations ? "its generation ended" : "the run has finished");
 	if (inv->generation + 1 >= an->n_generations)
 		sb_printf(&t, " (%s)", an->status ? an->status : "ended");
@@ -2206,10 +2160,7 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 		sb_printf(&s, "Look the side effect up by a natural key from the input and reconcile "
 			      "it; record intent before a non-idempotent third-party call so a pending "
 			      "one can be reconciled instead of re-issued.");
-	finish_message(c, b, &s, &t,
-		       inv->is_child_workflow          ? remedy_child
-		       : str_set(a->task_execution_id) ? remedy_unresolved
-						       : remedy_unresolved_natural);
+	finish_message(c, b, &s, &t, inv->is_child_workflow ? remedy_child : remedy_unresolved);
 }
 
 static void find_child_retried(struct ctx *c, const struct invocation *inv)
@@ -2218,10 +2169,9 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
 	struct sb s, t;
 	msg_init(c, &s, &t);
-	sb_printf(&t, "Child workflow %s was started %zu times (event ", or_none(inv->name),
-		  (size_t)inv->n_attempts);
+	sb_printf(&t, "started %zu times (event ", (size_t)inv->n_attempts);
 	sb_id_list(&t, inv->attempts, inv->n_attempts);
-	sb_printf(&t, "), and its activities ran again each time");
+	sb_printf(&t, "): its activities ran again each time");
 	bool same_instance = true, no_ids = true;
 	const char *i0 = inv->attempts[0].instance_id;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -2296,9 +2246,9 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 					      inv->attempts[0].event_index);
 	struct sb s, t;
 	msg_init(c, &s, &t);
-	sb_printf(&t, "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte limit",
-		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
-		  size, c->payload_limit);
+	sb_printf(&t, "the %s of %s %" PRId64 " is %zu bytes, over the %zu-byte limit", field,
+		  inv->is_child_workflow ? "event" : "task_scheduled_id", big->scheduled_id, size,
+		  c->payload_limit);
 	sb_printf(&s,
 		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
 		  "limit: history stores it and replays it on every turn of the run, and it can "
@@ -2326,7 +2276,7 @@ static void find_orphans(struct ctx *c)
 						      child ? NULL : t->origin_id, t->index);
 		struct sb s, u;
 		msg_init(c, &s, &u);
-		sb_printf(&u, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
+		sb_printf(&u, "retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
@@ -2352,7 +2302,7 @@ static void find_orphans(struct ctx *c)
 			evidence_add(&c->fs, b, t->index, t->event_id);
 			evidence_add(&c->fs, b, t->fired_index, -1);
 		}
-		finish_message(c, b, &s, &u, child ? remedy_orphan_child : remedy_orphan);
+		finish_message(c, b, &s, &u, child ? remedy_child : remedy_key_stable);
 	}
 }
 
@@ -2761,11 +2711,9 @@ static void find_pairs(struct ctx *c)
 		struct sb s, t;
 		msg_init(c, &s, &t);
 		if (kind == FINDING_OVERLAPPING_CALL) {
-			sb_printf(&t,
-				  "%s was called again (task_scheduled_id %" PRId64 ") before call %" PRId64
-				  " had %s: two executions in flight at once",
-				  or_none(l0_name), l0->scheduled_id, e0->scheduled_id,
-				  p0->never_resolved ? "a result" : "its result");
+			sb_printf(&t, "called again (task_scheduled_id %" PRId64 ") while call %" PRId64 " was %s",
+				  l0->scheduled_id, e0->scheduled_id,
+				  p0->never_resolved ? "pending (it never got a result)" : "still in flight");
 			if (n > 1)
 				sb_printf(&t, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
 			sb_printf(&s,
@@ -2788,8 +2736,7 @@ static void find_pairs(struct ctx *c)
 		} else {
 			size_t n_calls = 0;
 			uint32_t *calls = pair_calls(w, next, head[p0->group], p0, &n_calls);
-			sb_printf(&t, "%s was called %zu times outside a retry chain (task_scheduled_id ",
-				  or_none(l0_name), n_calls);
+			sb_printf(&t, "called %zu times outside a retry chain (task_scheduled_id ", n_calls);
 			for (size_t k = 0; calls && k < n_calls && k < LIST_MAX; k++)
 				sb_printf(&t, "%s%" PRId64, k ? ", " : "", att_at(w, calls[k])->scheduled_id);
 			if (n_calls > LIST_MAX)
@@ -2813,7 +2760,8 @@ static void find_pairs(struct ctx *c)
 				      "(unique constraint, upsert, conditional put, provider idempotency "
 				      "key).");
 		}
-		finish_message(c, b, &s, &t, kind == FINDING_OVERLAPPING_CALL ? remedy_calls : remedy_repeated);
+		finish_message(c, b, &s, &t,
+			       kind == FINDING_OVERLAPPING_CALL ? remedy_key_natural : remedy_repeated);
 	}
 out:
 	free(done);
@@ -2975,6 +2923,7 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	an->n_events = n;
 	an->n_generations = n ? (size_t)w->gen + 1 : 0;
 	an->workflow = w->first_workflow;
+	an->started_at = w->first_started_at;
 	an->instance_id = w->first_instance;
 	if (ri) {
 		if (!an->workflow && str_set(ri->workflow_name))
@@ -3316,9 +3265,7 @@ static void limits(struct ctx *c)
 		}
 	}
 	sb_init(&s, oom);
-	sb_printf(&s, "A re-execution after a worker crash or a redelivery after the side effect "
-		      "committed leaves no event (Dapr 1.17.7 and later drop the duplicate result), "
-		      "so this history cannot rule one out.");
+	sb_printf(&s, "A re-run after a worker crash or a redelivery after commit leaves no event.");
 	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 		return;
 	/* Its measure in this run: a sentence of its own, which stays with the run. */
@@ -3342,8 +3289,7 @@ static void limits(struct ctx *c)
 		if (w->view == VIEW_WITHHELD)
 			sb_printf(&s,
 				  "Payloads were not shared at this organization's data-sharing level "
-				  "(%s), so identical inputs cannot be compared and payload sizes "
-				  "cannot be checked.",
+				  "(%s): identical inputs cannot be compared, nor payload sizes checked.",
 				  data_sharing_level_name(an->sharing));
 		else if (w->view == VIEW_ABSENT)
 			sb_printf(&s, "Payloads are absent from this history, which is not from Catalyst (so no "
@@ -3383,25 +3329,21 @@ static void limits(struct ctx *c)
 		sb_printf(&s, "This run continued as new: only its latest generation is returned, and "
 			      "activities of earlier or later generations are not in this history.");
 	else
-		sb_printf(&s, "If this workflow ever continued as new, only its latest generation is "
-			      "returned: activities of earlier generations are not in this history.");
+		sb_printf(&s, "If it continued as new, only its latest generation is returned.");
 	bool can_generic = an->n_generations <= 1 && !w->n_orphans && !w->n_continue_as_new && !status_can;
 	if (limit_add(ao, oom, sb_steal(&s), !can_generic) < 0)
 		return;
 
 	/* 4. Retries inside activity code: always. */
 	sb_init(&s, oom);
-	sb_printf(&s, "Retries written inside activity code (a loop around a call, an HTTP "
-		      "client's own retries) leave no event.");
+	sb_printf(&s, "Retries inside activity code (a loop, an HTTP client's) leave no event.");
 	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 		return;
 
 	/* 5. Retry policy settings. */
 	if (any_failed || any_retried) {
 		sb_init(&s, oom);
-		sb_printf(&s, "Retry policy settings (maximum attempts, backoff, which errors are "
-			      "retried) are not recorded in history: a failure with no retry after it "
-			      "may be non-retriable or may have used up its attempts.");
+		sb_printf(&s, "Retry policy settings (attempts, backoff, errors) are not in history.");
 		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
@@ -3409,9 +3351,7 @@ static void limits(struct ctx *c)
 	/* 6. Overlap with a remote attempt still running. */
 	if (any_retried || any_pending) {
 		sb_init(&s, oom);
-		sb_printf(&s, "An attempt that failed or timed out on the caller's side may still be "
-			      "running remotely while the next attempt runs; history cannot show that "
-			      "overlap.");
+		sb_printf(&s, "A failed attempt may still be running remotely while the next one runs.");
 		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
