@@ -3329,7 +3329,7 @@ static void limits(struct ctx *c)
 		sb_printf(&s, "This run continued as new: only its latest generation is returned, and "
 			      "activities of earlier or later generations are not in this history.");
 	else
-		sb_printf(&s, "If it continued as new, only its latest generation is returned.");
+		sb_printf(&s, "If the run continued as new, only its latest generation is returned.");
 	bool can_generic = an->n_generations <= 1 && !w->n_orphans && !w->n_continue_as_new && !status_can;
 	if (limit_add(ao, oom, sb_steal(&s), !can_generic) < 0)
 		return;
