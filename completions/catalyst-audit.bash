@@ -19,7 +19,7 @@ _catalyst_audit()
 	local connect="--server --stdio --cacert --timeout"
 	local signin="--client-id --redirect-path --no-browser --no-login"
 	local project="--project --project-id --console"
-	local report="--format -o --json --output --color --fail-on --data-sharing --payload-limit"
+	local report="--format -o --json --output --color --fail-on --verbose-report --full --findings-only --all-runs --data-sharing --payload-limit"
 	local filters="--app --workflow --status --since --until --limit"
 	local general="--config --verbose -v --version --help -h"
 

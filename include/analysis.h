@@ -134,6 +134,14 @@ struct finding {
 	size_t n_evidence;
 	char *message; /* what happened, then the remedy (the evidence arrays and the
 			* message live in the analysis' blocks: never free them) */
+	/* The fact in one line, with its ids (in the analysis' blocks too):
+	 * what a short report prints; the message keeps the detail. */
+	char *summary;
+	/* What to do about it: static text, one per kind and variant (the .NET
+	 * per-attempt execution ids, a child workflow, ...), so findings that
+	 * need the same advice share the very same string and a report prints
+	 * it once. */
+	const char *remedy;
 	/* Positions (0-based index in history order) of every event that proves
 	 * it, results included: a result's event_id is -1 and cannot point. */
 	uint32_t *evidence_event_indexes;
@@ -183,6 +191,7 @@ struct analysis {
 	const char *workflow; /* from ExecutionStarted, may be NULL */
 	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
 	const char *instance_id;
+	const char *started_at; /* the first ExecutionStarted's timestamp, or NULL */
 	size_t n_generations;
 	bool finished; /* the run has ended (completed/failed/terminated) */
 	struct invocation *invocations;
@@ -194,6 +203,10 @@ struct analysis {
 	enum data_sharing_level sharing;
 	char *sharing_source; /* "inferred: ...", "--data-sharing", ... */
 	char **limits;        /* sentences */
+	/* Per limit: true when it names this run's own data (ids, counts, how
+	 * the level was learned) and stays with the run; false when it is the
+	 * same sentence for any run, which a report of several runs prints once. */
+	bool *limit_specific;
 	size_t n_limits;
 	const char **child_instances; /* child instance ids found (to audit too) */
 	size_t n_child_instances;

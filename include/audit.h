@@ -73,6 +73,8 @@ struct audit_request {
 	const char *output;        /* --output FILE, NULL: stdout */
 	enum color_mode color;
 	enum fail_on fail_on;
+	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
+	bool all_runs;         /* --all-runs */
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */

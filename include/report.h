@@ -48,7 +48,9 @@ struct report {
 	size_t n_findings;
 	size_t n_suspect;
 	size_t n_failed_runs;
-	char **notes; /* report-wide remarks (e.g. a link parameter omitted) */
+	size_t n_finding_runs; /* runs with at least one finding */
+	size_t n_suspect_runs; /* runs with at least one suspect finding */
+	char **notes;          /* report-wide remarks (e.g. a link parameter omitted) */
 	size_t n_notes;
 };
 
@@ -63,12 +65,22 @@ enum render_format {
 	FORMAT_TEXT = 0,
 	FORMAT_JSON,
 	FORMAT_MARKDOWN,
-	FORMAT_JSONL, /* one JSON object per run, then a summary line: no renderer yet (render_report) */
+	FORMAT_JSONL, /* one JSON object per run, then a summary line */
+};
+
+/* How much of each run the text and Markdown reports show (JSON and JSON
+ * Lines always carry everything). */
+enum report_view {
+	REPORT_SHORT = 0, /* the verdict, the runs, the findings in a line each, the remedies and limits once */
+	REPORT_FULL,      /* --verbose-report: every activity and attempt of every run, as before */
+	REPORT_FINDINGS,  /* --findings-only: runs with findings, each finding in a line with its evidence */
 };
 
 struct render_options {
 	bool color;
 	int width; /* terminal columns for text; 0 means 80 */
+	enum report_view view;
+	bool all_runs; /* short view: a section for every run, not only those with findings */
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
@@ -97,6 +109,14 @@ void render_json_abort(struct render_json_stream *s);
 struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e);
 int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e);
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+/* JSON Lines: each run as render_json writes it, on one line, then one
+ * summary line {"schema", "summary", "notes"}. render_jsonl_run writes one
+ * run's line (the streamed `runs` report writes each as its run is done);
+ * render_jsonl_end the summary line, from r's counts and notes (r->runs is
+ * not read; "runs" is n_runs). */
+int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e);
+int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e);
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);
 
@@ -121,3 +141,20 @@ struct report_withheld_group {
 };
 /* Returns the number of groups (and a malloc'd array in *out), or -1. */
 long report_withheld_groups(const struct analysis *a, struct report_withheld_group **out);
+
+/* The report's distinct remedies, in the order their first finding comes,
+ * with the kinds of finding that need each: what a report prints once
+ * (the analysis shares one string between the findings of a remedy). */
+struct report_remedy {
+	const char *remedy;
+	unsigned kinds; /* bits 1u << enum finding_kind */
+	size_t n_findings;
+};
+/* Returns the number of remedies (and a malloc'd array in *out), or -1. */
+long report_remedies(const struct report *r, struct report_remedy **out);
+/* The report's limits that are not run-specific (analysis limit_specific),
+ * each once, in first-seen order: a malloc'd array of borrowed strings in
+ * *out, and their number; -1 on allocation failure. */
+long report_common_limits(const struct report *r, const char ***out);
+/* Whether the run is one whose section the short view prints. */
+bool report_run_has_findings(const struct report_run *run);

@@ -425,7 +425,8 @@ struct work {
 	const char *completed_status; /* of that ExecutionCompleted */
 	bool completed_error;         /* it carries an error type or message */
 	bool terminated;
-	const char *first_workflow; /* first ExecutionStarted name / instance id set */
+	const char *first_workflow;   /* first ExecutionStarted name / instance id set */
+	const char *first_started_at; /* and its timestamp */
 	const char *first_instance;
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
@@ -483,7 +484,7 @@ struct analysis_owned {
 	int64_t *timer_pool;
 	char *status;
 	struct text_block *texts; /* finding messages and evidence */
-	size_t cap_limits, cap_children;
+	size_t cap_limits, cap_limit_flags, cap_children;
 };
 
 /* size bytes aligned to align (a power of two, at most 8: data sits 24
@@ -938,6 +939,8 @@ static void start_execution(struct work *w, const struct event *ev)
 		w->rerun_parent = ev->rerun_parent_instance_id;
 	if (!w->first_workflow && str_set(ev->name))
 		w->first_workflow = ev->name;
+	if (!w->first_started_at && str_set(ev->timestamp))
+		w->first_started_at = ev->timestamp;
 	if (!w->first_instance && str_set(ev->instance_id))
 		w->first_instance = ev->instance_id;
 	failed_clear(w);
@@ -1553,6 +1556,7 @@ struct ctx {
 	struct findings fs;
 	struct text_block **texts; /* where messages and evidence go */
 	struct buf msg;            /* the message buffer msg_init lends */
+	struct buf sum;            /* and the summary's */
 	size_t payload_limit;
 	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 	/* Run-specific limits find_pairs makes (calls whose inputs could not
@@ -1680,31 +1684,83 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 		sb_printf(s, " and %zu more", (size_t)inv->n_retry_timers - LIST_MAX);
 }
 
-/* A finding's message buffer: the context's, lent until finish_message
- * (which every msg_init is paired with) gives it back. */
-static void msg_init(struct ctx *c, struct sb *s)
+/* A finding's message and summary buffers: the context's, lent until
+ * finish_message (which every msg_init is paired with) gives them back. */
+static void msg_init(struct ctx *c, struct sb *s, struct sb *t)
 {
 	*s = (struct sb){.b = c->msg, .oom = c->fs.oom};
 	buf_reset(&s->b);
 	buf_init(&c->msg, 0);
+	*t = (struct sb){.b = c->sum, .oom = c->fs.oom};
+	buf_reset(&t->b);
+	buf_init(&c->sum, 0);
 }
 
-static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s)
+/* s: the message (the fact, its detail, the remedy for this finding);
+ * t: the summary (the fact in one line); remedy: the kind's advice. */
+static void finish_message(struct ctx *c, struct finding_build *b, struct sb *s, struct sb *t, const char *remedy)
 {
 	if (b && !*s->oom) {
 		b->f.message = text_dup(c->texts, s->b.data ? s->b.data : "", s->b.len);
-		if (!b->f.message || evidence_finish(&c->fs, &b->f, c->texts) < 0)
+		b->f.summary = text_dup(c->texts, t->b.data ? t->b.data : "", t->b.len);
+		b->f.remedy = remedy;
+		if (!b->f.message || !b->f.summary || evidence_finish(&c->fs, &b->f, c->texts) < 0)
 			*s->oom = true;
 	}
 	c->msg = s->b;
+	c->sum = t->b;
+}
+
+/* The remedies: the advice, shared by every finding that needs the same
+ * (PRODUCT.md, "Each finding's message ends with the remedy"), so a report
+ * prints each once; the message words the same advice with the finding's
+ * own ids. */
+static const char remedy_key_stable[] =
+	"Check the remote side for a duplicate; key the side effect on task_execution_id or a natural key from "
+	"the input and make the write conditional on it (upsert, unique constraint).";
+static const char remedy_key_natural[] =
+	"Key the side effect on a natural key from the input (task_execution_id differs per call or attempt "
+	"here) and make the write conditional on it.";
+static const char remedy_child[] =
+	"Key the child's side effects on an input key or the parent run, never on its instance id, make the "
+	"writes conditional, and audit the child runs too.";
+static const char remedy_unresolved[] =
+	"Look the side effect up by task_execution_id or an input key and reconcile it instead of re-issuing it.";
+static const char remedy_permanent[] =
+	"Return permanent rejections as data instead of raising them into the retry policy, or exclude that "
+	"error type from the policy.";
+static const char remedy_repeated[] =
+	"If the workflow meant one call, fix the workflow code; either way key the side effect on a natural key "
+	"from the input and make the write conditional on it.";
+static const char remedy_large[] = "Pass identifiers, not documents: store the data elsewhere and pass its key.";
+
+/* The key remedy that goes with sb_key_remedy's wording for inv. */
+static const char *key_remedy(const struct invocation *inv)
+{
+	return exec_id_stable(inv) ? remedy_key_stable : remedy_key_natural;
+}
+
+/* "failed with TYPE" in a summary: the type only (the message has the text). */
+static void sb_failed_with(struct sb *t, const struct attempt *a)
+{
+	sb_printf(t, "failed");
+	if (str_set(a->error_type)) {
+		sb_printf(t, " with ");
+		sb_type(t, a->error_type);
+		if (!*t->oom && t->b.len && t->b.data[t->b.len - 1] == ' ')
+			t->b.data[--t->b.len] = '\0'; /* sb_type's trailing space */
+	}
 }
 
 static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 {
 	struct finding_build *b = finding_new(&c->fs, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "ran %zu attempts as one invocation (task_scheduled_id ", (size_t)inv->n_attempts);
+	sb_id_list(&t, inv->attempts, inv->n_attempts);
+	sb_printf(&t, ")");
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
 	sb_link(&s, inv);
 	sb_printf(&s, " (task_scheduled_id ");
@@ -1717,7 +1773,7 @@ static void find_reexecuted(struct ctx *c, const struct invocation *inv)
 			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, key_remedy(inv));
 }
 
 static void find_ambiguous(struct ctx *c, const struct invocation *inv)
@@ -1736,8 +1792,19 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = &inv->attempts[first];
 	struct finding_build *b = finding_new(&c->fs, FINDING_AMBIGUOUS_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	if (inv->is_child_workflow) {
+		sb_printf(&t, "event %" PRId64 " ", a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, "; started again as event %" PRId64, inv->attempts[first + 1].scheduled_id);
+	} else {
+		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, "; attempt %" PRId64 " ran again", inv->attempts[first + 1].scheduled_id);
+	}
+	if (n_amb > 1)
+		sb_printf(&t, " (%zu more like it)", n_amb - 1);
 	if (inv->is_child_workflow)
 		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
 			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
@@ -1800,7 +1867,7 @@ static void find_ambiguous(struct ctx *c, const struct invocation *inv)
 				evidence_result(c, b, x->result_index);
 		}
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, inv->is_child_workflow ? remedy_child : key_remedy(inv));
 }
 
 static void find_duplicates(struct ctx *c, const struct invocation *inv)
@@ -1825,8 +1892,10 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 			wi = lo;
 		struct finding_build *b = finding_new(&c->fs, FINDING_DUPLICATE_RESULT, inv->name,
 						      a->task_execution_id, a->event_index);
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, t;
+		msg_init(c, &s, &t);
+		sb_printf(&t, "%s %" PRId64 " has %zu results: it certainly ran more than once",
+			  inv->is_child_workflow ? "event" : "attempt", a->scheduled_id, (size_t)a->n_results);
 		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
 			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
@@ -1847,7 +1916,7 @@ static void find_duplicates(struct ctx *c, const struct invocation *inv)
 		one.attempts = (struct attempt *)a;
 		one.n_attempts = 1;
 		sb_key_remedy(&s, &one);
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &t, key_remedy(&one));
 	}
 }
 
@@ -1899,8 +1968,19 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = flagged != NONE ? &inv->attempts[flagged] : first_failed;
 	struct finding_build *b = finding_new(&c->fs, FINDING_PERMANENT_FAILURE_RETRIED, inv->name,
 					      inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	if (flagged != NONE) {
+		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
+		sb_failed_with(&t, a);
+		sb_printf(&t, ", flagged non-retriable; attempt %" PRId64 " ran after it",
+			  inv->attempts[flagged + 1].scheduled_id);
+	} else {
+		sb_printf(&t, "retried although %s %zu failed attempt%s ", n_failed > 1 ? "all" : "its", n_failed,
+			  n_failed > 1 ? "s" : "");
+		sb_failed_with(&t, a);
+		sb_printf(&t, " (permanent class)");
+	}
 	sb_printf(&s, "%s%s was retried after a failure that cannot succeed: ",
 		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
 	if (flagged != NONE) {
@@ -1935,7 +2015,7 @@ static void find_permanent(struct ctx *c, const struct invocation *inv)
 				evidence_result(c, b, inv->attempts[i].result_index);
 		}
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_permanent);
 }
 
 static bool generation_finished(const struct work *w, const struct analysis *an, size_t gen)
@@ -2044,8 +2124,13 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 	const struct attempt *a = &inv->attempts[first];
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_UNRESOLVED_ATTEMPT, inv->name, inv->task_execution_id, a->event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "%s %" PRId64 "%s has no result, yet %s", inv->is_child_workflow ? "event" : "attempt",
+		  a->scheduled_id, n > 1 ? " (and more)" : "",
+		  inv->generation + 1 < an->n_generations ? "its generation ended" : "the run has finished");
+	if (inv->generation + 1 >= an->n_generations)
+		sb_printf(&t, " (%s)", an->status ? an->status : "ended");
 	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
 		  or_none(inv->name));
 	size_t listed = 0;
@@ -2082,15 +2167,18 @@ static void find_unresolved(struct ctx *c, const struct invocation *inv)
 		sb_printf(&s, "Look the side effect up by a natural key from the input and reconcile "
 			      "it; record intent before a non-idempotent third-party call so a pending "
 			      "one can be reconciled instead of re-issued.");
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, inv->is_child_workflow ? remedy_child : remedy_unresolved);
 }
 
 static void find_child_retried(struct ctx *c, const struct invocation *inv)
 {
 	struct finding_build *b =
 		finding_new(&c->fs, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL, inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "started %zu times (event ", (size_t)inv->n_attempts);
+	sb_id_list(&t, inv->attempts, inv->n_attempts);
+	sb_printf(&t, "): its activities ran again each time");
 	bool same_instance = true, no_ids = true;
 	const char *i0 = inv->attempts[0].instance_id;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -2134,7 +2222,7 @@ static void find_child_retried(struct ctx *c, const struct invocation *inv)
 			evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_child);
 }
 
 static void find_large(struct ctx *c, const struct invocation *inv)
@@ -2163,8 +2251,11 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		return;
 	struct finding_build *b = finding_new(&c->fs, FINDING_LARGE_PAYLOAD, inv->name, inv->task_execution_id,
 					      inv->attempts[0].event_index);
-	struct sb s;
-	msg_init(c, &s);
+	struct sb s, t;
+	msg_init(c, &s, &t);
+	sb_printf(&t, "the %s of %s %" PRId64 " is %zu bytes, over the %zu-byte limit", field,
+		  inv->is_child_workflow ? "event" : "task_scheduled_id", big->scheduled_id, size,
+		  c->payload_limit);
 	sb_printf(&s,
 		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
 		  "limit: history stores it and replays it on every turn of the run, and it can "
@@ -2177,7 +2268,7 @@ static void find_large(struct ctx *c, const struct invocation *inv)
 		if (strcmp(field, "result") == 0)
 			evidence_result(c, b, big->result_index);
 	}
-	finish_message(c, b, &s);
+	finish_message(c, b, &s, &t, remedy_large);
 }
 
 static void find_orphans(struct ctx *c)
@@ -2190,8 +2281,10 @@ static void find_orphans(struct ctx *c)
 		bool child = t->origin == ORIGIN_CHILD_RETRY;
 		struct finding_build *b = finding_new(&c->fs, FINDING_ORPHAN_RETRY_TIMER, NULL,
 						      child ? NULL : t->origin_id, t->index);
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, u;
+		msg_init(c, &s, &u);
+		sb_printf(&u, "retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
+			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		sb_printf(&s, "Retry timer %" PRId64 " (origin %s %s) matches no attempt in this history",
 			  t->event_id, child ? "child instance" : "task_execution_id", or_none(t->origin_id));
 		if (t->gen > 0)
@@ -2216,7 +2309,7 @@ static void find_orphans(struct ctx *c)
 			evidence_add(&c->fs, b, t->index, t->event_id);
 			evidence_add(&c->fs, b, t->fired_index, -1);
 		}
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &u, child ? remedy_child : remedy_key_stable);
 	}
 }
 
@@ -2613,9 +2706,14 @@ static void find_pairs(struct ctx *c)
 			}
 		}
 		bool present = e0->input.state == PAYLOAD_PRESENT;
-		struct sb s;
-		msg_init(c, &s);
+		struct sb s, t;
+		msg_init(c, &s, &t);
 		if (kind == FINDING_OVERLAPPING_CALL) {
+			sb_printf(&t, "called again (task_scheduled_id %" PRId64 ") while call %" PRId64 " was %s",
+				  l0->scheduled_id, e0->scheduled_id,
+				  p0->never_resolved ? "pending (it never got a result)" : "still in flight");
+			if (n > 1)
+				sb_printf(&t, " (and %zu more such call%s)", n - 1, n > 2 ? "s" : "");
 			sb_printf(&s,
 				  "%s was called again (task_scheduled_id %" PRId64
 				  ", task_execution_id %s, not a retry) before the earlier call "
@@ -2636,6 +2734,12 @@ static void find_pairs(struct ctx *c)
 		} else {
 			size_t n_calls = 0;
 			uint32_t *calls = pair_calls(w, next, head[p0->group], p0, &n_calls);
+			sb_printf(&t, "called %zu times outside a retry chain (task_scheduled_id ", n_calls);
+			for (size_t k = 0; calls && k < n_calls && k < LIST_MAX; k++)
+				sb_printf(&t, "%s%" PRId64, k ? ", " : "", att_at(w, calls[k])->scheduled_id);
+			if (n_calls > LIST_MAX)
+				sb_printf(&t, " and %zu more", n_calls - LIST_MAX);
+			sb_printf(&t, ")%s", verdict == CMP_SAME ? ", with identical inputs" : "");
 			sb_printf(&s,
 				  "%s was called %zu times outside a retry chain, each call after "
 				  "the previous one had ended without failing (task_scheduled_id ",
@@ -2654,7 +2758,8 @@ static void find_pairs(struct ctx *c)
 				      "(unique constraint, upsert, conditional put, provider idempotency "
 				      "key).");
 		}
-		finish_message(c, b, &s);
+		finish_message(c, b, &s, &t,
+			       kind == FINDING_OVERLAPPING_CALL ? remedy_key_natural : remedy_repeated);
 	}
 out:
 	free(done);
@@ -2816,6 +2921,7 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	an->n_events = n;
 	an->n_generations = n ? (size_t)w->gen + 1 : 0;
 	an->workflow = w->first_workflow;
+	an->started_at = w->first_started_at;
 	an->instance_id = w->first_instance;
 	if (ri) {
 		if (!an->workflow && str_set(ri->workflow_name))
@@ -3035,7 +3141,8 @@ static int64_t parse_time_ms(const char *s)
 	return ((days * 86400 + h * 3600 + mi * 60 + sec) - off) * 1000 + ms;
 }
 
-static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
+/* specific: the sentence names this run's own data (see limit_specific). */
+static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence, bool specific)
 {
 	struct analysis *an = &ao->pub;
 	if (!sentence) {
@@ -3043,10 +3150,13 @@ static int limit_add(struct analysis_owned *ao, bool *oom, char *sentence)
 		return -1;
 	}
 	an->limits = grow(an->limits, &ao->cap_limits, an->n_limits + 1, sizeof *an->limits, oom);
+	an->limit_specific =
+		grow(an->limit_specific, &ao->cap_limit_flags, an->n_limits + 1, sizeof *an->limit_specific, oom);
 	if (*oom) {
 		free(sentence);
 		return -1;
 	}
+	an->limit_specific[an->n_limits] = specific;
 	an->limits[an->n_limits++] = sentence;
 	return 0;
 }
@@ -3153,27 +3263,32 @@ static void limits(struct ctx *c)
 		}
 	}
 	sb_init(&s, oom);
-	sb_printf(&s, "A re-execution after a worker crash or a redelivery after the side effect "
-		      "committed leaves no event (Dapr 1.17.7 and later drop the duplicate result), "
-		      "so this history cannot rule one out.");
-	if (gap >= LONG_GAP_MS && gap_at)
+	sb_printf(&s, "A re-run after a worker crash or a redelivery after commit leaves no event.");
+	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
+		return;
+	/* Its measure in this run: a sentence of its own, which stays with the run. */
+	if (gap >= LONG_GAP_MS && gap_at) {
+		sb_init(&s, oom);
 		sb_printf(&s,
-			  " The longest wait between a schedule and its result here is %.1f s "
+			  "The longest wait between a schedule and its result here is %.1f s "
 			  "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
 			  "such a gap.",
 			  (double)gap / 1000.0, or_none(gap_name), gap_at->scheduled_id);
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
-		return;
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
 
 	/* 2. Payloads not visible, and the calls that made it matter. */
 	if (w->view != VIEW_VISIBLE) {
 		sb_init(&s, oom);
+		/* The level only: how it was learned is the run's own (its data
+		 * sharing and withheld lines say it), and this sentence is the
+		 * same for every run at that level. */
 		if (w->view == VIEW_WITHHELD)
 			sb_printf(&s,
 				  "Payloads were not shared at this organization's data-sharing level "
-				  "(%s), so identical inputs cannot be compared and payload sizes "
-				  "cannot be checked.",
-				  c->sharing_phrase);
+				  "(%s): identical inputs cannot be compared, nor payload sizes checked.",
+				  data_sharing_level_name(an->sharing));
 		else if (w->view == VIEW_ABSENT)
 			sb_printf(&s, "Payloads are absent from this history, which is not from Catalyst (so no "
 				      "data-sharing level withheld them) and carries no payload at all, so "
@@ -3183,13 +3298,13 @@ static void limits(struct ctx *c)
 				  "The data-sharing level is not known (%s), so identical inputs "
 				  "cannot be compared and payload sizes cannot be checked.",
 				  an->sharing_source);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), w->view == VIEW_UNKNOWN) < 0)
 			return;
 	}
 	for (size_t i = 0; i < c->n_run_limits; i++) {
 		char *text = c->run_limits[i];
 		c->run_limits[i] = NULL;
-		if (limit_add(ao, oom, text) < 0)
+		if (limit_add(ao, oom, text, true) < 0)
 			return;
 	}
 
@@ -3212,35 +3327,30 @@ static void limits(struct ctx *c)
 		sb_printf(&s, "This run continued as new: only its latest generation is returned, and "
 			      "activities of earlier or later generations are not in this history.");
 	else
-		sb_printf(&s, "If this workflow ever continued as new, only its latest generation is "
-			      "returned: activities of earlier generations are not in this history.");
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		sb_printf(&s, "If the run continued as new, only its latest generation is returned.");
+	bool can_generic = an->n_generations <= 1 && !w->n_orphans && !w->n_continue_as_new && !status_can;
+	if (limit_add(ao, oom, sb_steal(&s), !can_generic) < 0)
 		return;
 
 	/* 4. Retries inside activity code: always. */
 	sb_init(&s, oom);
-	sb_printf(&s, "Retries written inside activity code (a loop around a call, an HTTP "
-		      "client's own retries) leave no event.");
-	if (limit_add(ao, oom, sb_steal(&s)) < 0)
+	sb_printf(&s, "Retries inside activity code (a loop, an HTTP client's) leave no event.");
+	if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 		return;
 
 	/* 5. Retry policy settings. */
 	if (any_failed || any_retried) {
 		sb_init(&s, oom);
-		sb_printf(&s, "Retry policy settings (maximum attempts, backoff, which errors are "
-			      "retried) are not recorded in history: a failure with no retry after it "
-			      "may be non-retriable or may have used up its attempts.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		sb_printf(&s, "Retry policy settings (attempts, backoff, errors) are not in history.");
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
 	/* 6. Overlap with a remote attempt still running. */
 	if (any_retried || any_pending) {
 		sb_init(&s, oom);
-		sb_printf(&s, "An attempt that failed or timed out on the caller's side may still be "
-			      "running remotely while the next attempt runs; history cannot show that "
-			      "overlap.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		sb_printf(&s, "A failed attempt may still be running remotely while the next one runs.");
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
@@ -3251,7 +3361,7 @@ static void limits(struct ctx *c)
 			      "marked as linked by pattern were joined because a failure, a timer and "
 			      "a new schedule of the same name followed each other, which is an "
 			      "inference, not a recorded link.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), false) < 0)
 			return;
 	}
 
@@ -3265,7 +3375,7 @@ static void limits(struct ctx *c)
 		if (an->n_child_instances > LIST_MAX)
 			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
 		sb_printf(&s, ") are in their own histories, not in this one.");
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3273,7 +3383,7 @@ static void limits(struct ctx *c)
 	if (w->n_child_no_id) {
 		sb_init(&s, oom);
 		sb_children_without_ids(&s, w, an);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3285,7 +3395,7 @@ static void limits(struct ctx *c)
 			  "its task_execution_ids and their side effects happened there, so audit "
 			  "the source run too.",
 			  w->rerun_parent);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 
@@ -3297,7 +3407,7 @@ static void limits(struct ctx *c)
 			  "history (first: %" PRId64 "), so this history is partial.",
 			  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
 			  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
-		if (limit_add(ao, oom, sb_steal(&s)) < 0)
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}
 }
@@ -3490,6 +3600,7 @@ static void half_merge(struct ctx *c, struct half *h)
 	free(fs->v);
 	free(fs->ev);
 	buf_finish(&h->c.msg);
+	buf_finish(&h->c.sum);
 	fs->v = NULL;
 	fs->ev = NULL;
 }
@@ -3609,6 +3720,7 @@ out:
 		free(c.run_limits[i]);
 	free(c.run_limits);
 	buf_finish(&c.msg);
+	buf_finish(&c.sum);
 	work_finish(&w, ao);
 	if (ao)
 		analysis_free(&ao->pub);
@@ -3639,6 +3751,7 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_limits; i++)
 		free(a->limits[i]);
 	free(a->limits);
+	free(a->limit_specific);
 	free(a->child_instances);
 	free(ao->status);
 	text_free(ao->texts);

@@ -92,7 +92,10 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		return -1;
-	struct render_options ro = {.color = rq->format == FORMAT_TEXT && wants_color(rq, out), .width = 80};
+	struct render_options ro = {.color = rq->format == FORMAT_TEXT && wants_color(rq, out),
+				    .width = 80,
+				    .view = rq->view,
+				    .all_runs = rq->all_runs};
 	int rc = render_report(out, rq->format, r, &ro, e);
 	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
 }

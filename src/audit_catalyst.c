@@ -551,6 +551,7 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 
 struct stream_run {
 	bool written; /* rendered, analysis and log freed */
+	char *line;   /* JSON Lines: the run's line, until the runs before it are out */
 	bool audited;
 	enum err_code failure_code;
 	char **children; /* the analysis' child instance ids, kept for follow_children */
@@ -567,21 +568,39 @@ struct stream {
 	struct report totals; /* summary counts only */
 	bool failed;
 	struct err err;
+	/* JSON Lines: each run's line goes out as soon as it and every run
+	 * before it are audited (report order, so the output is the same
+	 * whatever order the workers finish in). */
+	FILE *out;
+	size_t next_out;
 };
 
 /* Streams when the report is JSON and a temporary file can be had;
  * otherwise the report is held whole, as before. */
 static struct stream *stream_new(const struct audit_request *rq)
 {
-	if (rq->format != FORMAT_JSON)
+	if (rq->format != FORMAT_JSON && rq->format != FORMAT_JSONL)
 		return NULL;
 	struct stream *st = calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
-	st->runs = tmpfile();
-	if (!st->runs) {
-		free(st);
-		return NULL;
+	if (rq->format == FORMAT_JSONL) {
+		/* Where the lines go, now: they are written as runs finish. A
+		 * FILE that cannot be opened leaves the report whole, and its
+		 * error to audit_emit_report. */
+		struct err e;
+		err_clear(&e);
+		st->out = audit_open_output(rq, &e);
+		if (!st->out) {
+			free(st);
+			return NULL;
+		}
+	} else {
+		st->runs = tmpfile();
+		if (!st->runs) {
+			free(st);
+			return NULL;
+		}
 	}
 	pthread_mutex_init(&st->lock, NULL);
 	report_init(&st->totals);
@@ -596,8 +615,11 @@ static void stream_free(struct stream *st)
 		for (size_t k = 0; k < st->st[i].n_children; k++)
 			free(st->st[i].children[k]);
 		free(st->st[i].children);
+		free(st->st[i].line);
 	}
 	free(st->st);
+	if (st->out && st->out != stdout)
+		fclose(st->out); /* never finished: the report stopped before its end */
 	if (st->runs)
 		fclose(st->runs);
 	pthread_mutex_destroy(&st->lock);
@@ -636,13 +658,18 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
 		return err_set(e, ERR_INTERNAL, "out of memory");
-	struct render_json_stream *rs = render_json_begin_segment(m, e);
-	int rc = rs ? render_json_run(rs, rr, e) : -1;
-	if (rs) {
-		if (rc < 0)
-			render_json_abort(rs);
-		else
-			rc = render_json_end(rs, NULL, e);
+	int rc;
+	if (st->out) {
+		rc = render_jsonl_run(m, rr, e);
+	} else {
+		struct render_json_stream *rs = render_json_begin_segment(m, e);
+		rc = rs ? render_json_run(rs, rr, e) : -1;
+		if (rs) {
+			if (rc < 0)
+				render_json_abort(rs);
+			else
+				rc = render_json_end(rs, NULL, e);
+		}
 	}
 	if (fclose(m) != 0 && rc == 0)
 		rc = err_set(e, ERR_INTERNAL, "out of memory");
@@ -656,9 +683,24 @@ static int stream_write(struct stream *st, struct report_run *rr, size_t i, stru
 	sr->failure_code = rr->failure_code;
 	sr->len = len;
 	pthread_mutex_lock(&st->lock);
-	sr->off = ftello(st->runs);
-	if (sr->off < 0 || fwrite(text, 1, sr->len, st->runs) != sr->len)
-		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
+	if (st->out) {
+		/* Out in report order: this line, and those after it that wait. */
+		sr->line = text;
+		text = NULL;
+		while (st->next_out < st->cap && st->st[st->next_out].line) {
+			struct stream_run *o = &st->st[st->next_out];
+			if (rc == 0 && (fwrite(o->line, 1, o->len, st->out) != o->len || fflush(st->out) != 0))
+				rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+			free(o->line);
+			o->line = NULL;
+			st->next_out++;
+		}
+	} else {
+		sr->off = ftello(st->runs);
+		if (sr->off < 0 || fwrite(text, 1, sr->len, st->runs) != sr->len)
+			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s",
+				     strerror(errno));
+	}
 	st->totals.n_activities += one.n_activities;
 	st->totals.n_reexecuted += one.n_reexecuted;
 	st->totals.n_findings += one.n_findings;
@@ -755,6 +797,21 @@ static int stream_emit(struct ctx *x, struct err *e)
 	if (st->failed) {
 		*e = st->err;
 		return -1;
+	}
+	if (st->out) {
+		/* JSON Lines: the runs are out; the summary line ends it. */
+		FILE *out = st->out;
+		st->out = NULL;
+		int rc = st->next_out == x->r->n_runs
+				 ? 0
+				 : err_set(e, ERR_INTERNAL, "run %zu of the report was never written",
+					   st->next_out + 1);
+		struct report totals = st->totals;
+		totals.notes = x->r->notes;
+		totals.n_notes = x->r->n_notes;
+		if (rc == 0)
+			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
+		return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
 	}
 	FILE *out = audit_open_output(rq, e);
 	if (!out)

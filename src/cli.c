@@ -26,6 +26,9 @@ enum {
 	OPT_OUTPUT,
 	OPT_COLOR,
 	OPT_FAIL_ON,
+	OPT_VERBOSE_REPORT,
+	OPT_FINDINGS_ONLY,
+	OPT_ALL_RUNS,
 	OPT_DATA_SHARING,
 	OPT_PAYLOAD_LIMIT,
 	OPT_NO_CHILDREN,
@@ -110,6 +113,16 @@ static const struct cli_option options[] = {
 	 GROUP_OUTPUT, true},
 	{"fail-on", 0, required_argument, OPT_FAIL_ON, "LEVEL", "never|reexecuted|suspect (default suspect)",
 	 ON_REPORT, GROUP_OUTPUT, true},
+	{"verbose-report", 0, no_argument, OPT_VERBOSE_REPORT, NULL,
+	 "text/Markdown: every activity and attempt of every run", ON_REPORT, GROUP_OUTPUT, false},
+	{"full", 0, no_argument, OPT_VERBOSE_REPORT, NULL, "same as --verbose-report", ON_REPORT, GROUP_OUTPUT,
+	 false},
+	{"findings-only", 0, no_argument, OPT_FINDINGS_ONLY, NULL,
+	 "text/Markdown: runs with findings, a line per finding", ON_REPORT, GROUP_OUTPUT, false},
+	{"all-runs", 0, no_argument, OPT_ALL_RUNS, NULL,
+	 "text/Markdown: a section for every run, not only those "
+	 "with findings",
+	 ON_REPORT, GROUP_OUTPUT, false},
 	{"data-sharing", 0, required_argument, OPT_DATA_SHARING, "LEVEL",
 	 "assert the organization's level: metadata|full", ON_REPORT | ON(CMD_WHOAMI), GROUP_ANALYSIS, false},
 	{"payload-limit", 0, required_argument, OPT_PAYLOAD_LIMIT, "BYTES",
@@ -488,6 +501,22 @@ static int apply(struct resolve *st, const struct cli_option *o, const char *val
 		if ((r = parse_choice(label, value, fails, 3, e)) < 0)
 			return -1;
 		rq->fail_on = (enum fail_on)r;
+		break;
+	case OPT_VERBOSE_REPORT:
+	case OPT_FINDINGS_ONLY: {
+		enum report_view want = o->val == OPT_VERBOSE_REPORT ? REPORT_FULL : REPORT_FINDINGS;
+		if (rq->view != REPORT_SHORT && rq->view != want)
+			return err_set(e, ERR_USAGE,
+				       "--verbose-report and --findings-only ask for two views: give one");
+		if (want == REPORT_FINDINGS && rq->all_runs)
+			return err_set(e, ERR_USAGE, "--all-runs and --findings-only ask for two views: give one");
+		rq->view = want;
+		break;
+	}
+	case OPT_ALL_RUNS:
+		if (rq->view == REPORT_FINDINGS)
+			return err_set(e, ERR_USAGE, "--all-runs and --findings-only ask for two views: give one");
+		rq->all_runs = true;
 		break;
 	case OPT_DATA_SHARING:
 		if ((r = parse_choice(label, value, levels, 2, e)) < 0)

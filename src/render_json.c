@@ -64,7 +64,8 @@ struct jw {
 	int depth;
 	bool has_items[JW_MAX_DEPTH];
 	bool failed;
-	json_t *str; /* reused for every string scalar */
+	bool compact; /* JSON Lines: no newline, no indentation, no space after ':' */
+	json_t *str;  /* reused for every string scalar */
 	struct jw_cached cache[JW_CACHE_SIZE];
 };
 
@@ -116,6 +117,8 @@ static inline char *jw_reserve(struct jw *w, size_t n)
 
 static void jw_indent(struct jw *w)
 {
+	if (w->compact)
+		return;
 	size_t n = 2 * (size_t)w->depth;
 	char *p = jw_reserve(w, n + 1);
 	*p++ = '\n';
@@ -126,6 +129,12 @@ static void jw_indent(struct jw *w)
 /* Before a member or an item: the separator and the indentation. */
 static inline void jw_next(struct jw *w)
 {
+	if (w->compact) {
+		if (w->has_items[w->depth])
+			jw_raw(w, ",", 1);
+		w->has_items[w->depth] = true;
+		return;
+	}
 	size_t n = 2 * (size_t)w->depth;
 	char *p = jw_reserve(w, n + 2), *start = p;
 	if (w->has_items[w->depth])
@@ -145,7 +154,7 @@ static inline void jw_key(struct jw *w, const char *key)
 	*p++ = '"';
 	memcpy(p, key, n);
 	memcpy(p + n, "\": ", 3);
-	w->len += n + 4;
+	w->len += n + 4 - (w->compact ? 1 : 0); /* compact: without the space */
 }
 
 static void jw_open(struct jw *w, const char *key, char bracket)
@@ -516,6 +525,8 @@ static void write_finding(struct jw *w, const struct finding *f)
 	jw_k_id(w, "task_execution_id", f->task_execution_id);
 	jw_k_ints(w, "evidence_event_ids", f->evidence_event_ids, f->n_evidence);
 	jw_k_str(w, "message", f->message);
+	jw_k_str(w, "summary", f->summary);
+	jw_k_str(w, "remedy", f->remedy);
 	/* extra: positions in history, which also reach results (event_id -1) */
 	jw_open(w, "evidence_event_indexes", '[');
 	for (size_t i = 0; i < f->n_evidence_event_indexes; i++) {
@@ -915,6 +926,7 @@ static struct jw_worker *worker_start(struct render_json_stream *s, const struct
 	k->w.out = p->buf[0];
 	k->w.len = 0;
 	k->w.depth = s->w.depth;
+	k->w.compact = s->w.compact;
 	k->w.has_items[k->w.depth] = true;
 	k->a = a;
 	k->kind = kind;
@@ -971,6 +983,25 @@ static void write_project(struct jw *w, const struct report_run *run)
 	jw_close(w, '}');
 }
 
+/* The run's counts, from its analysis (also when the report was not
+ * summarised). */
+static void write_counts(struct jw *w, const struct analysis *a)
+{
+	size_t reexecuted = 0, suspect = 0;
+	for (size_t i = 0; i < a->n_invocations; i++)
+		reexecuted += a->invocations[i].n_attempts > 1;
+	for (size_t i = 0; i < a->n_findings; i++)
+		suspect += a->findings[i].severity == SEVERITY_SUSPECT;
+	jw_open(w, "counts", '{');
+	jw_k_int(w, "activities", (int64_t)a->n_invocations);
+	jw_k_int(w, "reexecuted", (int64_t)reexecuted);
+	jw_open(w, "findings", '{');
+	jw_k_int(w, "notice", (int64_t)(a->n_findings - suspect));
+	jw_k_int(w, "suspect", (int64_t)suspect);
+	jw_close(w, '}');
+	jw_close(w, '}');
+}
+
 static void write_run(struct render_json_stream *s, const struct report_run *run)
 {
 	struct jw *w = &s->w;
@@ -996,11 +1027,15 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_k_bool(w, "finished", a->finished);
 		jw_k_int(w, "generations", (int64_t)a->n_generations);
 		jw_k_int(w, "events", (int64_t)a->n_events);
+		jw_k_str(w, "started_at", a->started_at);
+		write_counts(w, a);
 	} else {
 		jw_open(w, "data_sharing", '{');
 		jw_k_str(w, "level", "unknown");
 		jw_k_str(w, "source", "the run was not audited");
 		jw_close(w, '}');
+		jw_key(w, "counts");
+		jw_lit(w, "null"); /* nothing was counted: not zero */
 		jw_open(w, "error", '{');
 		jw_k_int(w, "code", (int64_t)run->failure_code);
 		jw_k_str(w, "message", run->failure);
@@ -1025,6 +1060,16 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 	for (size_t i = 0; a && i < a->n_limits; i++) {
 		jw_next(w);
 		jw_str(w, a->limits[i]);
+	}
+	jw_close(w, ']');
+	/* extra: which limits name this run's own data (the others are the
+	 * same sentence in every run) */
+	jw_open(w, "specific_limits", '[');
+	for (size_t i = 0; a && i < a->n_limits; i++) {
+		if (!a->limit_specific || !a->limit_specific[i])
+			continue;
+		jw_next(w);
+		jw_int(w, (int64_t)i);
 	}
 	jw_close(w, ']');
 	jw_close(w, '}');
@@ -1174,4 +1219,60 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
 		}
 	}
 	return render_json_end(s, r, e);
+}
+
+/* ---- JSON Lines -------------------------------------------------------- */
+
+int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e)
+{
+	struct render_json_stream *s = stream_new(out, e);
+	if (!s)
+		return -1;
+	s->w.compact = true;
+	write_run(s, run);
+	jw_lit(&s->w, "\n");
+	jw_flush(&s->w);
+	int rc = stream_status(s, e);
+	stream_free(s);
+	return rc;
+}
+
+int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e)
+{
+	struct render_json_stream *s = stream_new(out, e);
+	if (!s)
+		return -1;
+	struct jw *w = &s->w;
+	w->compact = true;
+	jw_open(w, NULL, '{');
+	jw_k_str(w, "schema", "catalyst-audit.report/v1");
+	jw_open(w, "summary", '{');
+	jw_k_int(w, "runs", (int64_t)n_runs);
+	jw_k_int(w, "activities", (int64_t)r->n_activities);
+	jw_k_int(w, "reexecuted", (int64_t)r->n_reexecuted);
+	jw_k_int(w, "findings", (int64_t)r->n_findings);
+	jw_k_int(w, "suspect", (int64_t)r->n_suspect);
+	jw_k_int(w, "failed_runs", (int64_t)r->n_failed_runs);
+	jw_close(w, '}');
+	jw_open(w, "notes", '[');
+	for (size_t i = 0; i < r->n_notes; i++) {
+		jw_next(w);
+		jw_str(w, r->notes[i]);
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+	jw_lit(w, "\n");
+	jw_flush(w);
+	int rc = stream_status(s, e);
+	stream_free(s);
+	return rc;
+}
+
+int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (render_jsonl_run(out, &r->runs[i], e) < 0)
+			return -1;
+	return render_jsonl_end(out, r, r->n_runs, e);
 }

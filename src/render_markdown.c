@@ -314,16 +314,49 @@ static void md_failed(struct md_out *m, const struct report_run *run)
 	fputc('\n', m->f);
 }
 
-/* With several runs, one table row per run before the details. */
+static void md_evidence(struct md_out *m, const struct finding *f)
+{
+	if (f->n_evidence) {
+		fprintf(m->f, "event%s ", f->n_evidence == 1 ? "" : "s");
+		md_ids(m, f->evidence_event_ids, f->n_evidence);
+	} else if (f->n_evidence_event_indexes) {
+		fprintf(m->f, "history positions ");
+		for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
+			fprintf(m->f, "%s%zu", k ? ", " : "", (size_t)f->evidence_event_indexes[k]);
+	}
+}
+
+/* "2026-09-14T11:30:00.040Z" as "2026-09-14 11:30"; anything else whole. */
+static const char *md_started(struct md_out *m, const struct report_run *run, char *tmp, size_t size)
+{
+	const char *ts = run->analysis ? run->analysis->started_at : NULL;
+	if (!ts)
+		return "";
+	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
+		   ts[13] == ':';
+	for (size_t i = 0; iso && i < 16; i++)
+		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
+			iso = false;
+	if (!iso)
+		return md(m, ts, ESCAPE_MD_CELL, 40);
+	snprintf(tmp, size, "%.10s %.5s", ts, ts + 11);
+	return tmp;
+}
+
+/* With several runs, one table row per run: ids whole (a table cell wraps). */
 static void md_overview(struct md_out *m, const struct report *r)
 {
-	fprintf(m->f, "\n| Run | App | Workflow | Status | Activities | Re-executed | Findings | Suspect |\n");
-	fprintf(m->f, "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n");
+	char tmp[64];
+	fprintf(m->f,
+		"\n| Run | App | Workflow | Started | Status | Activities | Re-executed | Findings | Suspect |\n");
+	fprintf(m->f, "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n");
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
-		fprintf(m->f, "| %s | %s | %s | ", md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_CELL, 0),
+		fprintf(m->f, "| %s | %s | %s | %s | ",
+			md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_CELL, 0),
 			md(m, run->app_id ? run->app_id : "unknown", ESCAPE_MD_CELL, 0),
-			md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0));
+			md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0),
+			md_started(m, run, tmp, sizeof tmp));
 		if (!run->analysis) {
 			fprintf(m->f, "not audited: %s | | | | |\n",
 				md(m, run->refusal_kind ? run->refusal_kind : run->failure, ESCAPE_MD_CELL, 80));
@@ -335,40 +368,243 @@ static void md_overview(struct md_out *m, const struct report *r)
 	}
 }
 
-int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+static void md_verdict(struct md_out *m, const struct report *r, bool list_suspects)
 {
-	(void)o;
-	struct md_out m = {.f = out};
-	for (size_t i = 0; i < MD_SLOTS; i++)
-		buf_init(&m.slot[i], 0);
+	size_t n_notice = r->n_findings - r->n_suspect;
+	bool one = r->n_runs == 1;
+	const char *word = r->n_suspect       ? "SUSPECT"
+			   : r->n_findings    ? "NOTICE"
+			   : r->n_failed_runs ? "INCOMPLETE"
+					      : "CLEAN";
+	fprintf(m->f, "**Verdict: %s.** ", word);
+	if (r->n_suspect) {
+		fprintf(m->f, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
+		if (!one)
+			fprintf(m->f, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
+		if (n_notice)
+			fprintf(m->f, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
+		fprintf(m->f, ".");
+	} else if (r->n_findings) {
+		fprintf(m->f, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
+		if (!one)
+			fprintf(m->f, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
+		fprintf(m->f, ": retries happened, none suspect.");
+	} else if (r->n_runs > r->n_failed_runs) {
+		fprintf(m->f, "No activity in %s is shown to have run more than once.",
+			one ? "this run" : "these runs");
+	} else {
+		fprintf(m->f, "Nothing was audited.");
+	}
+	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
+		fprintf(m->f, " %zu run%s could not be audited.", r->n_failed_runs,
+			r->n_failed_runs == 1 ? "" : "s");
+	fputc('\n', m->f);
+	if (!list_suspects || !r->n_suspect)
+		return;
+	fputc('\n', m->f);
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		const struct analysis *a = run->analysis;
+		for (size_t k = 0; a && k < a->n_findings; k++) {
+			const struct finding *f = &a->findings[k];
+			if (f->severity != SEVERITY_SUSPECT)
+				continue;
+			fprintf(m->f, "- ");
+			if (!one)
+				fprintf(m->f,
+					"%s: ", md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, 0));
+			fprintf(m->f, "%s `%s`", f->activity ? md(m, f->activity, ESCAPE_MD_INLINE, 0) : "-",
+				finding_kind_id(f->kind));
+			if (f->task_execution_id && *f->task_execution_id)
+				fprintf(m->f, ", execution %s", md(m, f->task_execution_id, ESCAPE_MD_INLINE, 0));
+			fputc('\n', m->f);
+		}
+	}
+}
 
-	fprintf(out, "## Re-execution audit\n\n");
-	fprintf(out, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
+/* A finding in a line: severity, kind, activity, execution, evidence, and
+ * (unless one_line) its summary. */
+static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+{
+	fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
+	if (f->activity)
+		fprintf(m->f, ", %s", md(m, f->activity, ESCAPE_MD_INLINE, 0));
+	if (f->task_execution_id && *f->task_execution_id)
+		fprintf(m->f, " (execution %s)", md(m, f->task_execution_id, ESCAPE_MD_INLINE, 0));
+	if (f->n_evidence || f->n_evidence_event_indexes) {
+		fprintf(m->f, ", ");
+		md_evidence(m, f);
+	}
+	if (!one_line && f->summary && *f->summary)
+		fprintf(m->f, ": %s", md(m, f->summary, ESCAPE_MD_INLINE, 0));
+	fprintf(m->f, "\n");
+}
+
+static void md_run_short(struct md_out *m, const struct report_run *run, bool own_limits)
+{
+	const char *workflow = report_run_workflow(run);
+	fprintf(m->f, "\n### Run %s", run->run_id ? md(m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
+	if (workflow)
+		fprintf(m->f, ": %s", md(m, workflow, ESCAPE_MD_INLINE, 0));
+	const char *status = report_run_status(run);
+	fprintf(m->f, "\n\nApp %s, status %s", run->app_id ? md(m, run->app_id, ESCAPE_MD_INLINE, 0) : "unknown",
+		status                                      ? md(m, status, ESCAPE_MD_INLINE, 0)
+		: run->analysis && !run->analysis->finished ? "not finished"
+							    : "unknown");
+	if (run->console_link && strpbrk(run->console_link, "<> \t\r\n|"))
+		fprintf(m->f, ": %s", md(m, run->console_link, ESCAPE_MD_INLINE, 0));
+	else if (run->console_link)
+		fprintf(m->f, ": <%s>", run->console_link); /* an autolink, as the run table has it */
+	else
+		fprintf(m->f, " (no console link%s%s)", run->link_note ? ": " : "",
+			run->link_note ? md(m, run->link_note, ESCAPE_MD_INLINE, 0) : "");
+	fprintf(m->f, ".\n");
+	if (!run->analysis) {
+		md_failed(m, run);
+		return;
+	}
+	const struct analysis *a = run->analysis;
+	fputc('\n', m->f);
+	if (!a->n_findings)
+		fprintf(m->f, "No findings: this history shows no activity executed more than once.\n");
+	for (size_t i = 0; i < a->n_findings; i++)
+		md_finding_short(m, &a->findings[i], false);
+	if (a->n_withheld)
+		fprintf(m->f, "\n%zu payload field%s %s %s (%s, %s).\n", a->n_withheld,
+			a->n_withheld == 1 ? "" : "s", a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
+			data_sharing_level_name(a->sharing),
+			a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_INLINE, 0) : "source unknown");
+	bool any = false;
+	for (size_t i = 0; own_limits && i < a->n_limits; i++) {
+		if (!a->limit_specific || !a->limit_specific[i])
+			continue;
+		if (!any)
+			fprintf(m->f, "\nWhat this history cannot show, besides the limits below:\n\n");
+		any = true;
+		fprintf(m->f, "- %s\n", md(m, a->limits[i], ESCAPE_MD_INLINE, 0));
+	}
+}
+
+static void md_remedies(struct md_out *m, const struct report *r)
+{
+	struct report_remedy *v;
+	long n = report_remedies(r, &v);
+	if (n < 0) {
+		m->oom = true;
+		return;
+	}
+	if (n > 0)
+		fprintf(m->f, "\n### What to do\n\n");
+	for (long i = 0; i < n; i++) {
+		fprintf(m->f, "- ");
+		bool first = true;
+		for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+			if (!(v[i].kinds & (1u << k)))
+				continue;
+			fprintf(m->f, "%s`%s`", first ? "" : ", ", finding_kind_id((enum finding_kind)k));
+			first = false;
+		}
+		fprintf(m->f, ": %s\n", md(m, v[i].remedy, ESCAPE_MD_INLINE, 0));
+	}
+	free(v);
+}
+
+static void md_limits_once(struct md_out *m, const struct report *r)
+{
+	if (r->n_runs == r->n_failed_runs)
+		return;
+	if (r->n_runs == 1) {
+		md_limits(m, r->runs[0].analysis);
+		return;
+	}
+	fprintf(m->f, "\n### What these histories cannot show\n\n");
+	const char **v;
+	long n = report_common_limits(r, &v);
+	if (n < 0) {
+		m->oom = true;
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		fprintf(m->f, "- %s\n", md(m, v[i], ESCAPE_MD_INLINE, 0));
+	free(v);
+	fprintf(m->f, "\nLimits that name one run's own data are in that run's section.\n");
+}
+
+static void md_summary(struct md_out *m, const struct report *r)
+{
+	fprintf(m->f, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
 		r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies",
 		r->n_reexecuted, r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
 	if (r->n_failed_runs)
-		fprintf(out, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
-	fprintf(out, ".\n");
-	if (r->n_runs > 1)
-		md_overview(&m, r);
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		fputc('\n', out);
-		md_header(&m, run);
-		if (!run->analysis) {
-			md_failed(&m, run);
-			continue;
+		fprintf(m->f, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
+	fprintf(m->f, ".\n");
+}
+
+static void md_notes(struct md_out *m, const struct report *r)
+{
+	if (!r->n_notes)
+		return;
+	fprintf(m->f, "\n#### Notes\n\n");
+	for (size_t i = 0; i < r->n_notes; i++)
+		fprintf(m->f, "- %s\n", md(m, r->notes[i], ESCAPE_MD_INLINE, 0));
+}
+
+int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
+{
+	struct md_out m = {.f = out};
+	for (size_t i = 0; i < MD_SLOTS; i++)
+		buf_init(&m.slot[i], 0);
+	enum report_view view = o ? o->view : REPORT_SHORT;
+	bool multi = r->n_runs > 1;
+
+	fprintf(out, "## Re-execution audit\n\n");
+	md_verdict(&m, r, view != REPORT_FINDINGS);
+	fputc('\n', out);
+	md_summary(&m, r);
+	if (view == REPORT_FULL) {
+		if (multi)
+			md_overview(&m, r);
+		for (size_t i = 0; i < r->n_runs; i++) {
+			const struct report_run *run = &r->runs[i];
+			fputc('\n', out);
+			md_header(&m, run);
+			if (!run->analysis) {
+				md_failed(&m, run);
+				continue;
+			}
+			md_activities(&m, run->analysis);
+			md_findings(&m, run->analysis);
+			md_withheld(&m, run->analysis);
+			md_limits(&m, run->analysis);
 		}
-		md_activities(&m, run->analysis);
-		md_findings(&m, run->analysis);
-		md_withheld(&m, run->analysis);
-		md_limits(&m, run->analysis);
+	} else if (view == REPORT_FINDINGS) {
+		for (size_t i = 0; i < r->n_runs; i++) {
+			const struct report_run *run = &r->runs[i];
+			if (run->analysis && !report_run_has_findings(run))
+				continue;
+			fprintf(out, "\n### Run %s\n\n",
+				run->run_id ? md(&m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
+			if (!run->analysis) {
+				md_failed(&m, run);
+				continue;
+			}
+			for (size_t k = 0; k < run->analysis->n_findings; k++)
+				md_finding_short(&m, &run->analysis->findings[k], true);
+		}
+	} else {
+		if (multi)
+			md_overview(&m, r);
+		bool all = !multi || (o && o->all_runs);
+		for (size_t i = 0; i < r->n_runs; i++) {
+			const struct report_run *run = &r->runs[i];
+			if (!all && run->analysis && !report_run_has_findings(run))
+				continue;
+			md_run_short(&m, run, multi);
+		}
+		md_remedies(&m, r);
+		md_limits_once(&m, r);
 	}
-	if (r->n_notes) {
-		fprintf(out, "\n#### Notes\n\n");
-		for (size_t i = 0; i < r->n_notes; i++)
-			fprintf(out, "- %s\n", md(&m, r->notes[i], ESCAPE_MD_INLINE, 0));
-	}
+	md_notes(&m, r);
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_finish(&m.slot[i]);
 	if (m.oom)

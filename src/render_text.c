@@ -502,33 +502,563 @@ static void print_summary(struct text_out *t, const struct report *r)
 	buf_finish(&b);
 }
 
-/* With several runs (`runs`, or a run and its children), one line per run
- * first, so the reader sees at a glance which runs to read. */
-static void print_overview(struct text_out *t, const struct report *r)
+/* ---- the overview table ------------------------------------------------ */
+
+/* Run ids longer than this take a line of their own in the table, so one
+ * long id does not push the other columns off the screen. */
+#define RUN_COL_MAX 24
+
+enum ov_col {
+	OV_RUN,
+	OV_APP,
+	OV_WORKFLOW,
+	OV_STARTED,
+	OV_STATUS,
+	OV_FINDINGS,
+	OV_COLS
+};
+
+static const char *const ov_titles[OV_COLS] = {"run", "app", "workflow", "started", "status", "findings"};
+
+/* "2026-09-14T11:30:00.040Z" as "2026-09-14 11:30" (or "09-14 11:30"
+ * when short); anything else as it is. */
+static const char *started_cell(struct text_out *t, const struct report_run *run, bool short_form, char *tmp,
+				size_t size)
 {
-	fprintf(t->f, "%sRuns (%zu)%s\n", on(t, STYLE_BOLD), r->n_runs, off(t));
-	fprintf(t->f, "  %-22s %-12s %-9s %10s %6s  %s\n", "run", "app", "status", "activities", "re-ex",
-		"findings");
+	const char *ts = run->analysis ? run->analysis->started_at : NULL;
+	if (!ts)
+		return "-";
+	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
+		   ts[13] == ':';
+	for (size_t i = 0; iso && i < 16; i++)
+		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
+			iso = false;
+	if (!iso)
+		return esc(t, ts, 40);
+	snprintf(tmp, size, "%.*s %.5s", short_form ? 5 : 10, ts + (short_form ? 5 : 0), ts + 11);
+	return tmp;
+}
+
+static const char *status_cell(struct text_out *t, const struct report_run *run)
+{
+	const char *status = report_run_status(run);
+	if (!run->analysis)
+		return status ? esc(t, status, 0) : "-";
+	if (status)
+		return esc(t, status, 0);
+	return run->analysis->finished ? "unknown" : "not finished";
+}
+
+static const char *findings_cell(const struct report_run *run, char *tmp, size_t size)
+{
+	if (!run->analysis)
+		return "not audited";
+	if (!run->n_findings)
+		return "-";
+	if (run->n_suspect)
+		snprintf(tmp, size, "%zu (%zu suspect)", run->n_findings, run->n_suspect);
+	else
+		snprintf(tmp, size, "%zu notice%s", run->n_findings, run->n_findings == 1 ? "" : "s");
+	return tmp;
+}
+
+/* One cell of run's row, escaped (valid until the next few esc calls). */
+static const char *ov_cell(struct text_out *t, const struct report_run *run, enum ov_col c, bool short_started,
+			   char *tmp, size_t size)
+{
+	switch (c) {
+	case OV_RUN:
+		return run->run_id ? esc(t, run->run_id, 0) : "unknown";
+	case OV_APP:
+		return run->app_id ? esc(t, run->app_id, 0) : "unknown";
+	case OV_WORKFLOW: {
+		const char *wf = report_run_workflow(run);
+		return wf ? esc(t, wf, 0) : "-";
+	}
+	case OV_STARTED:
+		return started_cell(t, run, short_started, tmp, size);
+	case OV_STATUS:
+		return status_cell(t, run);
+	case OV_FINDINGS:
+		return findings_cell(run, tmp, size);
+	case OV_COLS:
+		break;
+	}
+	return "";
+}
+
+/* One line per run (only those without findings when only), with the
+ * columns that fit the width: nothing is cut; columns are dropped (app,
+ * then the start time, then the workflow) and a long run id takes a line
+ * of its own. */
+static void print_overview(struct text_out *t, const struct report *r, bool only_clean, const char *title)
+{
+	size_t w[OV_COLS], n_rows = 0;
+	bool shown[OV_COLS], short_started = false;
+	char tmp[64];
+	for (int pass = 0; pass < 2; pass++) {
+		for (int c = 0; c < OV_COLS; c++) {
+			w[c] = strlen(ov_titles[c]);
+			shown[c] = true;
+		}
+		n_rows = 0;
+		for (size_t i = 0; i < r->n_runs; i++) {
+			const struct report_run *run = &r->runs[i];
+			if (only_clean && (report_run_has_findings(run) || !run->analysis))
+				continue;
+			n_rows++;
+			for (int c = 0; c < OV_COLS; c++) {
+				size_t cw =
+					columns(ov_cell(t, run, (enum ov_col)c, short_started, tmp, sizeof tmp));
+				if (c == OV_RUN && cw > RUN_COL_MAX)
+					continue;
+				if (cw > w[c])
+					w[c] = cw;
+			}
+		}
+		size_t total = 0;
+		for (int c = 0; c < OV_COLS; c++)
+			total += w[c] + 2;
+		if (total <= t->width || pass == 1)
+			break;
+		short_started = true; /* and measure again */
+	}
+	size_t total = 0;
+	for (int c = 0; c < OV_COLS; c++)
+		total += w[c] + 2;
+	static const enum ov_col drop[] = {OV_APP, OV_STARTED, OV_WORKFLOW};
+	for (size_t d = 0; d < sizeof drop / sizeof *drop && total > t->width; d++) {
+		shown[drop[d]] = false;
+		total -= w[drop[d]] + 2;
+	}
+	if (!n_rows)
+		return;
+	(void)title;
+	fprintf(t->f, "%s ", on(t, STYLE_BOLD));
+	for (int c = 0; c < OV_COLS; c++)
+		if (shown[c])
+			fprintf(t->f, " %-*s", c == OV_FINDINGS ? 0 : (int)w[c] + 1, ov_titles[c]);
+	fprintf(t->f, "%s\n", off(t));
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
-		const char *status = report_run_status(run);
-		fprintf(t->f, "  %-22s %-12s ", run->run_id ? esc(t, run->run_id, 22) : "unknown",
-			run->app_id ? esc(t, run->app_id, 12) : "unknown");
+		if (only_clean && (report_run_has_findings(run) || !run->analysis))
+			continue;
+		fputc(' ', t->f);
+		for (int c = 0; c < OV_COLS; c++) {
+			if (!shown[c])
+				continue;
+			const char *cell = ov_cell(t, run, (enum ov_col)c, short_started, tmp, sizeof tmp);
+			size_t cw = columns(cell);
+			if (c == OV_RUN && cw > w[c]) {
+				/* The whole id, then the row under its columns. */
+				fprintf(t->f, " %s\n %*s", cell, (int)w[c] + 2, "");
+				continue;
+			}
+			if (c == OV_FINDINGS && run->n_suspect)
+				fprintf(t->f, " %s%s%s", on(t, STYLE_RED), cell, off(t));
+			else if (c == OV_FINDINGS && !run->analysis)
+				fprintf(t->f, " %s%s%s", on(t, STYLE_RED), cell, off(t));
+			else if (c == OV_FINDINGS)
+				fprintf(t->f, " %s", cell);
+			else
+				fprintf(t->f, " %s%*s", cell, (int)(w[c] + 1 - cw), "");
+		}
+		fputc('\n', t->f);
+	}
+}
+
+static void evidence_line(struct buf *ev, const struct finding *f, bool positions);
+
+/* ---- the verdict ------------------------------------------------------- */
+
+static void print_verdict_line(struct text_out *t, const struct report *r)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	bool one = r->n_runs == 1;
+	size_t n_notice = r->n_findings - r->n_suspect;
+	if (r->n_suspect) {
+		buf_printf(&b, NULL, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
+		if (!one)
+			buf_printf(&b, NULL, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
+		if (n_notice)
+			buf_printf(&b, NULL, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
+		buf_printf(&b, NULL, ".");
+	} else if (r->n_findings) {
+		buf_printf(&b, NULL, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
+		if (!one)
+			buf_printf(&b, NULL, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
+		buf_printf(&b, NULL, ": retries happened, none suspect.");
+	} else if (r->n_runs > r->n_failed_runs) {
+		buf_printf(&b, NULL, "no activity in %s is shown to have run more than once.",
+			   one ? "this run" : "these runs");
+	} else {
+		buf_printf(&b, NULL, "nothing was audited.");
+	}
+	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
+		buf_printf(&b, NULL, " %zu run%s could not be audited.", r->n_failed_runs,
+			   r->n_failed_runs == 1 ? "" : "s");
+	const char *word = r->n_suspect       ? "SUSPECT"
+			   : r->n_findings    ? "NOTICE"
+			   : r->n_failed_runs ? "INCOMPLETE"
+					      : "CLEAN";
+	enum style s = r->n_suspect || r->n_failed_runs ? STYLE_RED : r->n_findings ? STYLE_YELLOW : STYLE_GREEN;
+	fprintf(t->f, "%sVerdict:%s %s%s%s  ", on(t, STYLE_BOLD), off(t), on(t, s), word, off(t));
+	if (b.data)
+		wrap_at(t, b.data, 2, strlen("Verdict: ") + strlen(word) + 2);
+	else
+		t->oom = true;
+	buf_finish(&b);
+}
+
+/* The verdict, then every suspect finding: its run (in a report of several
+ * runs), activity, kind and evidence on a line, its summary under it. */
+static void print_verdict(struct text_out *t, const struct report *r, bool list_suspects)
+{
+	print_verdict_line(t, r);
+	if (!list_suspects || !r->n_suspect)
+		return;
+	bool with_run = r->n_runs > 1;
+	size_t w_run = 0, w_act = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct analysis *a = r->runs[i].analysis;
+		for (size_t k = 0; a && k < a->n_findings; k++) {
+			const struct finding *f = &a->findings[k];
+			if (f->severity != SEVERITY_SUSPECT)
+				continue;
+			size_t c = r->runs[i].run_id ? columns(esc(t, r->runs[i].run_id, 0)) : 7;
+			w_run = c > w_run ? c : w_run;
+			c = f->activity ? columns(esc(t, f->activity, 0)) : 1;
+			w_act = c > w_act ? c : w_act;
+		}
+	}
+	if (!with_run)
+		w_run = 0;
+	/* Aligned while the columns leave room for the kind. */
+	if (w_run + w_act + 34 > t->width)
+		w_run = w_act = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		const struct analysis *a = run->analysis;
+		for (size_t k = 0; a && k < a->n_findings; k++) {
+			const struct finding *f = &a->findings[k];
+			if (f->severity != SEVERITY_SUSPECT)
+				continue;
+			struct buf line;
+			buf_init(&line, 0);
+			if (with_run) {
+				const char *rid = run->run_id ? esc(t, run->run_id, 0) : "unknown";
+				size_t c = columns(rid);
+				buf_printf(&line, NULL, "%s%*s  ", rid, (int)(w_run > c ? w_run - c : 0), "");
+			}
+			const char *act = f->activity ? esc(t, f->activity, 0) : "-";
+			size_t c = columns(act);
+			buf_printf(&line, NULL, "%s%*s  %s", act, (int)(w_act > c ? w_act - c : 0), "",
+				   finding_kind_id(f->kind));
+			struct buf ev;
+			buf_init(&ev, 0);
+			evidence_line(&ev, f, false);
+			if (ev.data)
+				buf_printf(&line, NULL, "  (%s)", ev.data);
+			buf_finish(&ev);
+			/* Printed as it is while it fits (wrap_at would fold the
+			 * alignment's spaces), wrapped otherwise. */
+			if (!line.data)
+				t->oom = true;
+			else if (2 + columns(line.data) <= t->width)
+				fprintf(t->f, "  %s\n", line.data);
+			else
+				wrap(t, line.data, 2);
+			buf_finish(&line);
+			if (f->summary && *f->summary)
+				wrap(t, esc(t, f->summary, 0), 4);
+		}
+	}
+}
+
+/* ---- the short view ---------------------------------------------------- */
+
+static void evidence_line(struct buf *ev, const struct finding *f, bool positions)
+{
+	for (size_t k = 0; k < f->n_evidence; k++)
+		buf_printf(ev, NULL, "%s%" PRId64,
+			   k                    ? ", "
+			   : f->n_evidence == 1 ? "event "
+						: "events ",
+			   f->evidence_event_ids[k]);
+	if (f->n_evidence && !positions)
+		return;
+	for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
+		buf_printf(ev, NULL, "%s%zu",
+			   k               ? ", "
+			   : f->n_evidence ? "; history positions "
+					   : "history positions ",
+			   (size_t)f->evidence_event_indexes[k]);
+}
+
+/* "suspect kind  activity  (events ...)", then the summary under it. With
+ * one_line, the execution id in place of the summary (--findings-only). */
+static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line)
+{
+	enum style s = f->severity == SEVERITY_SUSPECT ? STYLE_RED : STYLE_YELLOW;
+	struct buf line;
+	buf_init(&line, 0);
+	buf_printf(&line, NULL, "%s", finding_kind_id(f->kind));
+	if (f->activity)
+		buf_printf(&line, NULL, "  %s", esc(t, f->activity, 0));
+	if (one_line && f->task_execution_id && *f->task_execution_id)
+		buf_printf(&line, NULL, "  execution %s", esc(t, f->task_execution_id, 0));
+	struct buf ev;
+	buf_init(&ev, 0);
+	evidence_line(&ev, f, false);
+	if (ev.data)
+		buf_printf(&line, NULL, "  (%s)", ev.data);
+	buf_finish(&ev);
+	fprintf(t->f, "  %s%-7s%s ", on(t, s), severity_name(f->severity), off(t));
+	if (line.data)
+		wrap_at(t, line.data, 10, 10);
+	else
+		t->oom = true;
+	buf_finish(&line);
+	if (!one_line && f->summary && *f->summary)
+		wrap(t, esc(t, f->summary, 0), 10);
+}
+
+/* The run's one header line, and where to look at it. */
+static void print_run_short_header(struct text_out *t, const struct report_run *run)
+{
+	const char *workflow = report_run_workflow(run);
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b, NULL, "%s", workflow ? esc(t, workflow, 0) : "(workflow unknown)");
+	buf_printf(&b, NULL, "  [%s]", status_cell(t, run));
+	buf_printf(&b, NULL, "  app %s", run->app_id ? esc(t, run->app_id, 0) : "unknown");
+	const char *rid = run->run_id ? esc(t, run->run_id, 0) : "(unknown run id)";
+	fprintf(t->f, "%sRun %s%s  ", on(t, STYLE_BOLD), rid, off(t));
+	if (b.data)
+		wrap_at(t, b.data, 4, 4 + columns(rid) + 2);
+	else
+		t->oom = true;
+	buf_finish(&b);
+}
+
+static void print_link_short(struct text_out *t, const struct report_run *run)
+{
+	if (run->console_link) {
+		fprintf(t->f, "  %s\n", esc(t, run->console_link, 0));
+		return;
+	}
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b, NULL, "no console link%s%s", run->link_note ? ": " : "",
+		   run->link_note ? esc(t, run->link_note, 0) : "");
+	if (b.data)
+		wrap(t, b.data, 2);
+	buf_finish(&b);
+}
+
+/* What was withheld, in one sentence that names the level and how it is
+ * known (PRODUCT.md rule 2); --verbose-report lists the fields. */
+static void print_withheld_short(struct text_out *t, const struct analysis *a)
+{
+	if (!a->n_withheld)
+		return;
+	struct buf b;
+	buf_init(&b, 0);
+	buf_printf(&b, NULL, "%zu payload field%s %s %s (%s, %s).", a->n_withheld, a->n_withheld == 1 ? "" : "s",
+		   a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
+		   data_sharing_level_name(a->sharing),
+		   a->sharing_source ? esc(t, a->sharing_source, 0) : "source unknown");
+	if (b.data)
+		wrap(t, b.data, 2);
+	else
+		t->oom = true;
+	buf_finish(&b);
+}
+
+/* A run's section in the short view: where to look, what was withheld,
+ * its notices (its suspects are in the verdict) and, in a report of several
+ * runs, the limits that name its own data. */
+static void print_run_short(struct text_out *t, const struct report_run *run, bool own_limits)
+{
+	print_run_short_header(t, run);
+	print_link_short(t, run);
+	if (!run->analysis) {
+		print_failed_run(t, run);
+		return;
+	}
+	const struct analysis *a = run->analysis;
+	if (!a->n_findings)
+		fprintf(t->f, "  no findings: this history shows no activity executed more than once\n");
+	else if (run->n_suspect)
+		fprintf(t->f, "  %zu suspect finding%s: see the verdict above\n", run->n_suspect,
+			run->n_suspect == 1 ? "" : "s");
+	for (size_t i = 0; i < a->n_findings; i++)
+		if (a->findings[i].severity != SEVERITY_SUSPECT)
+			print_finding_short(t, &a->findings[i], false);
+	print_withheld_short(t, a);
+	for (size_t i = 0; own_limits && i < a->n_limits; i++)
+		if (a->limit_specific && a->limit_specific[i])
+			bullet(t, esc(t, a->limits[i], 0), 2);
+}
+
+static void print_remedies(struct text_out *t, const struct report *r)
+{
+	struct report_remedy *v;
+	long n = report_remedies(r, &v);
+	if (n < 0) {
+		t->oom = true;
+		return;
+	}
+	if (n > 0)
+		fprintf(t->f, "\n%sWhat to do%s\n", on(t, STYLE_BOLD), off(t));
+	for (long i = 0; i < n; i++) {
+		struct buf b;
+		buf_init(&b, 0);
+		for (int k = 0; k < FINDING_KIND_COUNT; k++)
+			if (v[i].kinds & (1u << k))
+				buf_printf(&b, NULL, "%s%s", b.len ? ", " : "",
+					   finding_kind_id((enum finding_kind)k));
+		buf_printf(&b, NULL, ": %s", v[i].remedy);
+		if (b.data)
+			bullet(t, b.data, 2);
+		else
+			t->oom = true;
+		buf_finish(&b);
+	}
+	free(v);
+}
+
+/* The limits at the end: a single run's all; of several runs, those that
+ * are the same sentence for any run once, then (when the runs have no
+ * section of their own) each run's own, under its id. */
+static void print_limits_once(struct text_out *t, const struct report *r, bool runs_have_sections)
+{
+	if (r->n_runs == r->n_failed_runs)
+		return;
+	fprintf(t->f, "\n%s%s%s\n", on(t, STYLE_BOLD),
+		r->n_runs == 1 ? "What this history cannot show" : "What these histories cannot show", off(t));
+	if (r->n_runs == 1) {
+		const struct analysis *a = r->runs[0].analysis;
+		for (size_t i = 0; i < a->n_limits; i++)
+			bullet(t, esc(t, a->limits[i], 0), 2);
+		return;
+	}
+	const char **v;
+	long n = report_common_limits(r, &v);
+	if (n < 0) {
+		t->oom = true;
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		bullet(t, esc(t, v[i], 0), 2);
+	free(v);
+	/* Without sections, the limits that name a run's own data are counted
+	 * here and shown by --all-runs and --verbose-report. */
+	size_t n_specific = 0, n_runs = 0;
+	for (size_t k = 0; !runs_have_sections && k < r->n_runs; k++) {
+		const struct analysis *a = r->runs[k].analysis;
+		size_t before = n_specific;
+		for (size_t i = 0; a && i < a->n_limits; i++)
+			n_specific += a->limit_specific && a->limit_specific[i];
+		n_runs += n_specific > before;
+	}
+	if (n_specific) {
+		char line[160];
+		snprintf(line, sizeof line, "and %zu limit%s of %zu run%s' own (--all-runs or --verbose-report)",
+			 n_specific, n_specific == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s");
+		bullet(t, line, 2);
+	}
+}
+
+static void print_notes(struct text_out *t, const struct report *r)
+{
+	if (!r->n_notes)
+		return;
+	fprintf(t->f, "\n%sNotes%s\n", on(t, STYLE_BOLD), off(t));
+	for (size_t i = 0; i < r->n_notes; i++)
+		bullet(t, esc(t, r->notes[i], 0), 2);
+}
+
+static void render_short(struct text_out *t, const struct report *r, bool all_runs)
+{
+	bool multi = r->n_runs > 1;
+	print_verdict(t, r, true);
+	fputc('\n', t->f);
+	if (multi) {
+		print_overview(t, r, false, "Runs");
+		if (all_runs)
+			fputc('\n', t->f);
+	}
+	/* Sections: the one run's; of several, every run's with --all-runs. */
+	bool sections = !multi || all_runs;
+	for (size_t i = 0; sections && i < r->n_runs; i++) {
+		if (i)
+			fputc('\n', t->f);
+		print_run_short(t, &r->runs[i], multi);
+	}
+	print_remedies(t, r);
+	print_limits_once(t, r, sections);
+	print_notes(t, r);
+	fputc('\n', t->f);
+	print_summary(t, r);
+	if (multi && !sections)
+		fprintf(t->f, "Ids and links: --findings-only; every attempt: --verbose-report.\n");
+}
+
+static void render_findings_only(struct text_out *t, const struct report *r)
+{
+	print_verdict(t, r, false);
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		if (run->analysis && !report_run_has_findings(run))
+			continue;
+		fputc('\n', t->f);
+		print_run_short_header(t, run);
+		print_link_short(t, run);
 		if (!run->analysis) {
-			fprintf(t->f, "%-9s %snot audited%s%s%s\n", "?", on(t, STYLE_RED), off(t),
-				run->refusal_kind ? ": " : "",
-				run->refusal_kind ? esc(t, run->refusal_kind, 24) : "");
+			print_failed_run(t, run);
 			continue;
 		}
-		fprintf(t->f, "%-9s ", status ? esc(t, status, 9) : "unknown");
-		fprintf(t->f, "%10zu %6zu  ", run->n_activities, run->n_reexecuted);
-		if (run->n_suspect)
-			fprintf(t->f, "%s%zu (%zu suspect)%s\n", on(t, STYLE_RED), run->n_findings, run->n_suspect,
-				off(t));
-		else
-			fprintf(t->f, "%zu\n", run->n_findings);
+		for (size_t k = 0; k < run->analysis->n_findings; k++)
+			print_finding_short(t, &run->analysis->findings[k], true);
 	}
 	fputc('\n', t->f);
+	print_summary(t, r);
+}
+
+/* --verbose-report: every activity, attempt, finding, withheld field and
+ * limit of every run. */
+static void render_full(struct text_out *t, const struct report *r)
+{
+	FILE *out = t->f;
+	print_verdict(t, r, true);
+	fputc('\n', out);
+	if (r->n_runs > 1) {
+		print_overview(t, r, false, "Runs");
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		if (i) {
+			fputc('\n', out);
+			for (size_t k = 0; k < t->width; k++)
+				fputc('-', out);
+			fprintf(out, "\n\n");
+		}
+		print_header(t, run);
+		if (!run->analysis) {
+			print_failed_run(t, run);
+			continue;
+		}
+		print_activities(t, run->analysis);
+		print_findings(t, run->analysis);
+		print_withheld(t, run->analysis);
+		print_limits(t, run->analysis);
+	}
+	print_notes(t, r);
+	fputc('\n', out);
+	print_summary(t, r);
 }
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
@@ -538,36 +1068,19 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_init(&t.slot[i], 0);
 
-	if (r->n_runs == 0)
+	enum report_view view = o ? o->view : REPORT_SHORT;
+	if (r->n_runs == 0) {
 		fprintf(out, "No runs to audit.\n");
-	else if (r->n_runs > 1)
-		print_overview(&t, r);
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		if (i) {
-			fputc('\n', out);
-			for (size_t k = 0; k < t.width; k++)
-				fputc('-', out);
-			fprintf(out, "\n\n");
-		}
-		print_header(&t, run);
-		if (!run->analysis) {
-			print_failed_run(&t, run);
-			continue;
-		}
-		print_activities(&t, run->analysis);
-		print_findings(&t, run->analysis);
-		print_withheld(&t, run->analysis);
-		print_limits(&t, run->analysis);
+		print_notes(&t, r);
+		fputc('\n', out);
+		print_summary(&t, r);
+	} else if (view == REPORT_FULL) {
+		render_full(&t, r);
+	} else if (view == REPORT_FINDINGS) {
+		render_findings_only(&t, r);
+	} else {
+		render_short(&t, r, o && o->all_runs);
 	}
-	if (r->n_notes) {
-		fprintf(out, "\n%sNotes%s\n", on(&t, STYLE_BOLD), off(&t));
-		for (size_t i = 0; i < r->n_notes; i++) {
-			bullet(&t, esc(&t, r->notes[i], 0), 2);
-		}
-	}
-	fputc('\n', out);
-	print_summary(&t, r);
 
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_finish(&t.slot[i]);

@@ -82,6 +82,7 @@ int report_add_note(struct report *r, const char *fmt, ...)
 void report_summarize(struct report *r)
 {
 	r->n_activities = r->n_reexecuted = r->n_findings = r->n_suspect = r->n_failed_runs = 0;
+	r->n_finding_runs = r->n_suspect_runs = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		struct report_run *run = &r->runs[i];
 		const struct analysis *a = run->analysis;
@@ -102,6 +103,8 @@ void report_summarize(struct report *r)
 		r->n_reexecuted += run->n_reexecuted;
 		r->n_findings += run->n_findings;
 		r->n_suspect += run->n_suspect;
+		r->n_finding_runs += run->n_findings > 0;
+		r->n_suspect_runs += run->n_suspect > 0;
 	}
 }
 
@@ -116,8 +119,7 @@ int render_report(FILE *out, enum render_format f, const struct report *r, const
 	case FORMAT_MARKDOWN:
 		return render_markdown(out, r, o, e);
 	case FORMAT_JSONL:
-		/* The CLI accepts it; its renderer is still to come. */
-		return err_set(e, ERR_USAGE, "--format jsonl: not available yet");
+		return render_jsonl(out, r, o, e);
 	}
 	return err_set(e, ERR_INTERNAL, "unknown output format %d", (int)f);
 }
@@ -174,4 +176,72 @@ long report_withheld_groups(const struct analysis *a, struct report_withheld_gro
 	}
 	*out = g;
 	return (long)n;
+}
+
+long report_remedies(const struct report *r, struct report_remedy **out)
+{
+	struct report_remedy *v = NULL;
+	size_t n = 0;
+	*out = NULL;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct analysis *a = r->runs[i].analysis;
+		for (size_t k = 0; a && k < a->n_findings; k++) {
+			const struct finding *f = &a->findings[k];
+			if (!f->remedy)
+				continue;
+			size_t j = 0;
+			/* A dozen remedies exist: a linear look-up. */
+			while (j < n && strcmp(v[j].remedy, f->remedy) != 0)
+				j++;
+			if (j == n) {
+				struct report_remedy *more = realloc(v, (n + 1) * sizeof *v);
+				if (!more) {
+					free(v);
+					return -1;
+				}
+				v = more;
+				v[n++] = (struct report_remedy){.remedy = f->remedy};
+			}
+			v[j].kinds |= 1u << f->kind;
+			v[j].n_findings++;
+		}
+	}
+	*out = v;
+	return (long)n;
+}
+
+long report_common_limits(const struct report *r, const char ***out)
+{
+	const char **v = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct analysis *a = r->runs[i].analysis;
+		for (size_t k = 0; a && k < a->n_limits; k++) {
+			if (a->limit_specific && a->limit_specific[k])
+				continue;
+			size_t j = 0;
+			while (j < n && strcmp(v[j], a->limits[k]) != 0)
+				j++;
+			if (j < n)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				const char **more = realloc(v, cap * sizeof *v);
+				if (!more) {
+					free(v);
+					return -1;
+				}
+				v = more;
+			}
+			v[n++] = a->limits[k];
+		}
+	}
+	*out = v;
+	return (long)n;
+}
+
+bool report_run_has_findings(const struct report_run *run)
+{
+	return run->analysis && run->analysis->n_findings > 0;
 }

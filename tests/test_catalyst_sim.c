@@ -241,6 +241,89 @@ START_TEST(level_named_by_a_field)
 }
 END_TEST
 
+/* Issue 12: on the demo data (profile a, 300 generated runs, the newest
+ * ten minutes old), `runs --since 24h` in text fits one screen (under 60
+ * lines) and still names every suspect finding: its run, activity and kind,
+ * as the JSON report of the same audit lists them. The jsonl report of it
+ * is the JSON report's runs, a line each, then its summary. */
+START_TEST(short_report_fits_one_screen)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--runs", "300", "--shift-now", "--stateless", NULL});
+	struct testlib_output text, js, jl;
+	cli(&s, &text, (const char *[]){"--format", "text", "--since", "24h", "runs", NULL});
+	cli(&s, &js, (const char *[]){"--format", "json", "--since", "24h", "runs", NULL});
+	cli(&s, &jl, (const char *[]){"--format", "jsonl", "--since", "24h", "runs", NULL});
+	ck_assert_msg(text.status == 1, "exit %d: %s", text.status, text.err);
+	size_t lines = 0;
+	for (const char *p = text.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	fprintf(stderr, "runs --since 24h, text: %zu lines\n", lines);
+	ck_assert_msg(lines < 60, "%zu lines:\n%s", lines, text.out);
+
+	json_t *doc = report_of(&js);
+	json_t *runs = json_object_get(doc, "runs");
+	ck_assert_uint_ge(json_array_size(runs), 10);
+	size_t n_suspect = 0, i, k;
+	json_t *run, *f;
+	json_array_foreach(runs, i, run) {
+		json_array_foreach(json_object_get(run, "findings"), k, f) {
+			if (strcmp(json_string_value(json_object_get(f, "severity")), "suspect") != 0)
+				continue;
+			n_suspect++;
+			/* "  RUN  ACTIVITY  KIND" on one line (aligned: any spaces) */
+			const char *want[] = {json_string_value(json_object_get(run, "run_id")),
+					      json_string_value(json_object_get(f, "activity")),
+					      json_string_value(json_object_get(f, "kind"))};
+			bool found = false;
+			for (const char *line = text.out; line && *line && !found;) {
+				const char *eol = strchr(line, '\n');
+				size_t len = eol ? (size_t)(eol - line) : strlen(line);
+				char *l = strndup(line, len);
+				const char *at = l;
+				found = true;
+				for (size_t w = 0; w < 3 && found; w++) {
+					at = strstr(at, want[w]);
+					found = at != NULL;
+					if (found)
+						at += strlen(want[w]);
+				}
+				free(l);
+				line = eol ? eol + 1 : NULL;
+			}
+			ck_assert_msg(found, "suspect %s %s %s not named in:\n%s", want[0], want[1], want[2],
+				      text.out);
+			ck_assert_ptr_nonnull(json_object_get(f, "summary"));
+			ck_assert_ptr_nonnull(json_object_get(f, "remedy"));
+		}
+		ck_assert_ptr_nonnull(json_object_get(run, "counts"));
+	}
+	ck_assert_uint_ge(n_suspect, 5);
+
+	/* jsonl: the same runs, a line each, then the summary line */
+	size_t n_lines = 0;
+	for (const char *p = jl.out; *p;) {
+		const char *eol = strchr(p, '\n');
+		ck_assert_ptr_nonnull(eol);
+		json_t *line = json_loadb(p, (size_t)(eol - p), 0, NULL);
+		ck_assert_ptr_nonnull(line);
+		if (n_lines < json_array_size(runs))
+			ck_assert(json_equal(line, json_array_get(runs, n_lines)));
+		else
+			ck_assert(json_equal(json_object_get(line, "summary"), json_object_get(doc, "summary")));
+		json_decref(line);
+		n_lines++;
+		p = eol + 1;
+	}
+	ck_assert_uint_eq(n_lines, json_array_size(runs) + 1);
+	json_decref(doc);
+	testlib_output_free(&text);
+	testlib_output_free(&js);
+	testlib_output_free(&jl);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 START_TEST(filters_and_pages)
 {
 	struct testlib_server s;
@@ -637,6 +720,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
 	tcase_add_test(tc, level_named_by_a_field);
+	tcase_add_test(tc, short_report_fits_one_screen);
 	tcase_add_test(tc, filters_and_pages);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");

@@ -409,9 +409,9 @@ START_TEST(output_extension_picks_format)
 		{"r.json", NULL, "{\n  \"schema\": \"catalyst-audit.report/v1\""},
 		{"R.JSON", NULL, "{\n  \"schema\": \"catalyst-audit.report/v1\""},
 		{"r.md", NULL, "## "},
-		{"r.txt", NULL, "Run "},
-		{"r", NULL, "Run "},
-		{"r.json", "text", "Run "},
+		{"r.txt", NULL, "Verdict: "},
+		{"r", NULL, "Verdict: "},
+		{"r.json", "text", "Verdict: "},
 		{"r.md", "json", "{\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -438,13 +438,22 @@ START_TEST(output_extension_picks_format)
 		free(got);
 		testlib_output_free(&o);
 	}
-	/* .jsonl picks jsonl: the option exists; its renderer does not yet */
+	/* .jsonl picks JSON Lines: a run line, then the summary line */
 	char path[512];
 	snprintf(path, sizeof path, "%s/r.jsonl", dir);
 	struct testlib_output o;
 	cli(&o, NULL, (char *[]){"--output", path, "file", (char *)fx(), NULL});
-	ck_assert_int_eq(o.status, 2);
-	ck_assert_str_eq(o.err, "catalyst-audit: error: --format jsonl: not available yet\n");
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_str_eq(o.err, "");
+	char *got = testlib_read_file(path, NULL);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_msg(strncmp(got, "{\"app_id\":null,\"run_id\":\"pay-20931\"", 34) == 0, "%.80s", got);
+	char *nl = strchr(got, '\n');
+	ck_assert_ptr_nonnull(nl);
+	const char *summary_start = "{\"schema\":\"catalyst-audit.report/v1\",\"summary\":";
+	ck_assert_msg(strncmp(nl + 1, summary_start, strlen(summary_start)) == 0, "%.80s", nl + 1);
+	ck_assert_str_eq(strchr(nl + 1, '\n'), "\n");
+	free(got);
 	testlib_output_free(&o);
 	testlib_remove_tree(dir);
 }
@@ -454,9 +463,22 @@ START_TEST(jsonl_is_accepted_by_the_options)
 {
 	struct testlib_output o;
 	cli(&o, NULL, (char *[]){"-o", "jsonl", "file", (char *)fx(), NULL});
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_str_eq(o.err, "");
+	/* one object per line: a run, then the summary */
+	size_t lines = 0;
+	for (const char *p = o.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_uint_eq(lines, 2);
+	ck_assert_ptr_nonnull(strstr(o.out, "\"summary\":\"attempt 0 failed with"));
+	testlib_output_free(&o);
+	/* the views cannot be asked for together */
+	cli(&o, NULL, (char *[]){"--verbose-report", "--findings-only", "file", (char *)fx(), NULL});
 	ck_assert_int_eq(o.status, 2);
-	/* the renderer's refusal, not the option parser's */
-	ck_assert_str_eq(o.err, "catalyst-audit: error: --format jsonl: not available yet\n");
+	ck_assert_ptr_nonnull(strstr(o.err, "ask for two views"));
+	testlib_output_free(&o);
+	cli(&o, NULL, (char *[]){"--all-runs", "--findings-only", "file", (char *)fx(), NULL});
+	ck_assert_int_eq(o.status, 2);
 	testlib_output_free(&o);
 }
 END_TEST

@@ -18,10 +18,21 @@
 static char *fixtures[MAX_FIXTURES]; /* "name" without ".json" */
 static size_t n_fixtures;
 
+/* Every view of every fixture (scripts/update-goldens writes the same). */
 static const struct {
 	const char *format;
 	const char *ext;
-} formats[] = {{"text", "txt"}, {"json", "json"}, {"markdown", "md"}};
+	const char *extra; /* an option, or NULL */
+} formats[] = {
+	{"text", "txt", NULL},
+	{"json", "json", NULL},
+	{"markdown", "md", NULL},
+	{"text", "full.txt", "--verbose-report"},
+	{"text", "findings.txt", "--findings-only"},
+	{"markdown", "full.md", "--verbose-report"},
+	{"jsonl", "jsonl", NULL},
+};
+#define N_FORMATS (sizeof formats / sizeof *formats)
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -108,10 +119,10 @@ START_TEST(every_fixture_matches_its_goldens)
 			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
 				      golden);
 			struct testlib_output o;
-			/* Under memcheck, one format per fixture, in turn: every
+			/* Under memcheck, one view per fixture, in turn: every
 			 * renderer and every fixture pass through it. */
 			testlib_cli_memcheck = f == i % (sizeof formats / sizeof *formats);
-			run_file(formats[f].format, fixture, NULL, NULL, NULL, &o);
+			run_file(formats[f].format, fixture, formats[f].extra, NULL, NULL, &o);
 			testlib_cli_memcheck = true;
 			ck_assert_msg(o.status == 0 || o.status == 1, "%s --format %s: exit %d: %s", fixture,
 				      formats[f].format, o.status, o.err);
@@ -139,16 +150,23 @@ START_TEST(no_stale_goldens)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		char *dot = strrchr(de->d_name, '.');
-		ck_assert_ptr_nonnull(dot);
-		char *base = strndup(de->d_name, (size_t)(dot - de->d_name));
-		ck_assert_msg(bsearch(&base, fixtures, n_fixtures, sizeof *fixtures, cmp_str),
-			      "golden %s has no fixture", de->d_name);
-		free(base);
+		/* name.EXT for one of the views, name being a fixture's */
+		bool known = false;
+		size_t len = strlen(de->d_name);
+		for (size_t f = 0; f < N_FORMATS && !known; f++) {
+			size_t el = strlen(formats[f].ext);
+			if (len <= el + 1 || de->d_name[len - el - 1] != '.' ||
+			    strcmp(de->d_name + len - el, formats[f].ext) != 0)
+				continue;
+			char *base = strndup(de->d_name, len - el - 1);
+			known = bsearch(&base, fixtures, n_fixtures, sizeof *fixtures, cmp_str) != NULL;
+			free(base);
+		}
+		ck_assert_msg(known, "golden %s has no fixture", de->d_name);
 		n++;
 	}
 	closedir(d);
-	ck_assert_uint_eq(n, 3 * n_fixtures);
+	ck_assert_uint_eq(n, N_FORMATS * n_fixtures);
 }
 END_TEST
 
@@ -363,8 +381,9 @@ END_TEST
 START_TEST(text_goldens_fit_80_columns)
 {
 	list_fixtures();
-	for (size_t i = 0; i < n_fixtures; i++) {
-		char *path = path_of("tests/golden", fixtures[i], "txt");
+	static const char *const exts[] = {"txt", "full.txt", "findings.txt"};
+	for (size_t i = 0; i < n_fixtures * 3; i++) {
+		char *path = path_of("tests/golden", fixtures[i / 3], exts[i % 3]);
 		char *text = testlib_read_file(path, NULL);
 		ck_assert_ptr_nonnull(text);
 		size_t line = 1;
@@ -540,7 +559,7 @@ START_TEST(hostile_history_is_neutralised)
 	const char *path = "tests/fixtures/hostile-escapes.catalyst.json";
 	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
 		struct testlib_output o;
-		run_file(formats[f].format, path, NULL, NULL, NULL, &o);
+		run_file(formats[f].format, path, "--verbose-report", NULL, NULL, &o);
 		ck_assert_int_eq(o.status, 1);
 		assert_no_controls(formats[f].format, o.out, o.out_len);
 		if (f == 0) {
@@ -843,7 +862,8 @@ START_TEST(console_link_only_when_exact)
 	testlib_output_free(&o);
 
 	/* No project named: ids as plain text, and why. */
-	run_file("text", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", NULL, NULL, NULL, &o);
+	run_file("text", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json", "--verbose-report", NULL, NULL,
+		 &o);
 	ck_assert_ptr_nonnull(strstr(o.out, "app unknown, run pay-20931 (no console link: "));
 	ck_assert_ptr_null(strstr(o.out, "catalyst.diagrid.io"));
 	testlib_output_free(&o);

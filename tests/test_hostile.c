@@ -176,7 +176,7 @@ START_TEST(million_events)
 	write_million(path);
 	size_t size = file_size(path);
 	/* Markdown: the smallest rendering of 500,000 activities. */
-	char *args[] = {"--format", "markdown", "file", path, NULL};
+	char *args[] = {"--format", "markdown", "--verbose-report", "file", path, NULL};
 	struct measured m;
 	run_cli(args, &m);
 	unlink(path);
@@ -223,7 +223,7 @@ START_TEST(hundred_mb_string)
 	ck_assert_int_eq(fclose(f), 0);
 	size_t size = file_size(path);
 
-	char *args[] = {"--format", "text", "file", path, NULL};
+	char *args[] = {"--format", "text", "--verbose-report", "file", path, NULL};
 	struct measured m;
 	run_cli(args, &m);
 	unlink(path);
@@ -405,7 +405,8 @@ static const struct {
 START_TEST(escapes_neutralised)
 {
 	const char *path = testlib_src("tests/fixtures/hostile-escapes.catalyst.json");
-	char *args[] = {"--format", (char *)escape_cases[_i].format, "file", (char *)path, NULL};
+	char *args[] = {"--format", (char *)escape_cases[_i].format, "--verbose-report", "file", (char *)path,
+			NULL};
 	struct measured m;
 	run_cli(args, &m);
 	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);

@@ -1,0 +1,129 @@
+/* The JSON Schema shipped in doc/ (catalyst-audit.report/v1) holds for every
+ * JSON and JSON Lines golden, and it is not a schema that accepts anything:
+ * a golden with a field of the wrong kind, or without a required field, is
+ * rejected. The validator is Ajv (draft 2020-12), run by node from tests/npm
+ * (tests/schema/validate.mjs). */
+#include <check.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define TIMEOUT_MS 120000
+
+static int validate(char **files, size_t n, struct testlib_output *o)
+{
+	char **argv = calloc(n + 4, sizeof *argv);
+	ck_assert_ptr_nonnull(argv);
+	argv[0] = (char *)testlib_node();
+	argv[1] = (char *)testlib_src("tests/schema/validate.mjs");
+	argv[2] = (char *)testlib_src("doc/catalyst-audit.report.v1.schema.json");
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i] = files[i];
+	int rc = testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, o);
+	free(argv);
+	ck_assert_int_eq(rc, 0);
+	return o->status;
+}
+
+START_TEST(every_golden_is_valid)
+{
+	const char *dir = testlib_src("tests/golden");
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	char *files[512];
+	size_t n = 0, n_json = 0, n_jsonl = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		bool jsonl = len > 6 && strcmp(de->d_name + len - 6, ".jsonl") == 0;
+		bool json = len > 5 && strcmp(de->d_name + len - 5, ".json") == 0;
+		if (!json && !jsonl)
+			continue;
+		ck_assert_uint_lt(n, 512);
+		ck_assert_int_ge(asprintf(&files[n++], "%s/%s", dir, de->d_name), 0);
+		n_json += json;
+		n_jsonl += jsonl;
+	}
+	closedir(d);
+	ck_assert_uint_ge(n_json, 28);
+	ck_assert_uint_eq(n_jsonl, n_json);
+	struct testlib_output o;
+	int status = validate(files, n, &o);
+	ck_assert_msg(status == 0, "%s%s", o.out, o.err);
+	char want[64];
+	snprintf(want, sizeof want, "%zu files, 0 invalid\n", n);
+	ck_assert_str_eq(o.out, want);
+	testlib_output_free(&o);
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+}
+END_TEST
+
+/* A golden changed in one place, written to a temporary file. */
+static char *mutated(const char *golden, const char *from, const char *to, const char *ext)
+{
+	char *text = testlib_read_file(testlib_src(golden), NULL);
+	ck_assert_ptr_nonnull(text);
+	char *at = strstr(text, from);
+	ck_assert_msg(at, "%s has no %s", golden, from);
+	char *path;
+	ck_assert_int_ge(asprintf(&path, "/tmp/schema-mutant-%d-XXXXXX", (int)getpid()), 0);
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	fclose(f);
+	char *named;
+	ck_assert_int_ge(asprintf(&named, "%s%s", path, ext), 0);
+	ck_assert_int_eq(rename(path, named), 0);
+	free(path);
+	free(text);
+	return named;
+}
+
+START_TEST(a_golden_that_breaks_it_is_rejected)
+{
+	static const struct {
+		const char *golden, *from, *to, *ext;
+	} cases[] = {
+		/* a severity the kinds do not have */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"severity\": \"suspect\"",
+		 "\"severity\": \"critical\"", ".json"},
+		/* a finding without its summary */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"summary\": \"ran 3",
+		 "\"summary_\": \"ran 3", ".json"},
+		/* counts as a string */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"activities\": 1,",
+		 "\"activities\": \"1\",", ".json"},
+		/* a jsonl summary line without its schema */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.jsonl",
+		 "{\"schema\":\"catalyst-audit.report/v1\",", "{", ".jsonl"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *path = mutated(cases[i].golden, cases[i].from, cases[i].to, cases[i].ext);
+		struct testlib_output o;
+		int status = validate(&path, 1, &o);
+		ck_assert_msg(status == 1, "case %zu accepted: %s%s", i, o.out, o.err);
+		ck_assert_msg(strstr(o.out, "1 files, 1 invalid\n"), "case %zu: %s", i, o.out);
+		testlib_output_free(&o);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("schema");
+	TCase *tc = tcase_create("schema");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, every_golden_is_valid);
+	tcase_add_test(tc, a_golden_that_breaks_it_is_rejected);
+	suite_add_tcase(s, tc);
+	return testlib_main(s);
+}
