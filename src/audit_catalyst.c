@@ -1169,7 +1169,11 @@ static int locate_run(struct ctx *x, const char *run_id, char **app, struct err 
 		if (e->code == ERR_NOT_FOUND)
 			project_missing(x, e);
 		else
-			err_prefix(e, "looking for run %s in the run list of project %s", run_id, project_of(x));
+			err_prefix(
+				e,
+				"looking for run %s in the run list of project %s (give APP_ID RUN_ID to fetch it "
+				"directly)",
+				run_id, project_of(x));
 		goto out;
 	}
 	char flag[200];
