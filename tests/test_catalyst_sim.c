@@ -757,6 +757,7 @@ START_TEST(web_opens_the_link_with_browser)
 	 * may be another */
 	cli_browser(&s, &out, script, (const char *[]){"link", "--web", "orders", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 7);
+	testlib_output_free(&out);
 	cli_browser(&s, &out, script,
 		    (const char *[]){"--no-check", "--project", "123", "link", "--web", "a", "b", NULL});
 	ck_assert_int_eq(out.status, 0);
