@@ -65,10 +65,10 @@ _catalyst_audit()
 
 	local opts
 	case $cmd in
-	run) opts="$connect --jobs $project $report --no-children $signin $general" ;;
+	run) opts="$connect --jobs $project --web $report --no-children $signin $general" ;;
 	runs) opts="$connect --jobs $project $report --no-children $filters $signin $general" ;;
 	file) opts="$project $report $general" ;;
-	link) opts="$connect $project --output $signin $general" ;;
+	link) opts="$connect $project --web --no-check --format -o --json --output $signin $general" ;;
 	login) opts="--server --cacert --timeout $signin $general" ;;
 	logout) opts="--server --client-id $general" ;;
 	whoami) opts="$connect --format -o --json --output --data-sharing $signin $general" ;;

@@ -45,7 +45,9 @@ struct audit_filters {
 
 struct audit_request {
 	enum audit_command command;
-	const char *args[2]; /* APP_ID RUN_ID, or PATH */
+	/* run, link: APP_ID (NULL: found through the run list) and RUN_ID;
+	 * file: PATH in args[0]. */
+	const char *args[2];
 	/* connection */
 	const char *server;    /* --server / CATALYST_MCP_URL / default */
 	const char *stdio_cmd; /* --stdio: talk to a local server instead */
@@ -62,6 +64,8 @@ struct audit_request {
 	const char *project;    /* --project NAME */
 	const char *project_id; /* --project-id UID */
 	const char *console;    /* --console URL */
+	bool web;               /* --web: open the run's console link with $BROWSER */
+	bool no_check;          /* link --no-check: no server asked whether the run exists */
 	/* analysis */
 	enum data_sharing_level sharing; /* --data-sharing, UNKNOWN when not given */
 	size_t payload_limit;

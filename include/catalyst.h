@@ -113,6 +113,15 @@ bool catalyst_refusal_parse(const struct mcp_tool_result *r, struct catalyst_ref
 const char *catalyst_refusal_family_name(enum catalyst_refusal_family f);
 enum err_code catalyst_refusal_code(const struct catalyst_refusal *r);
 
+/* How a tool says that what it was asked for does not exist, none of it
+ * documented: an error object whose kind reads "not found" (NOT_FOUND,
+ * RUN_NOT_FOUND, NotFound, ...), or an error result whose plain text says
+ * "not found", "does not exist" or "no such". catalyst_call() turns either
+ * (and a JSON-RPC error -32002, MCP's "resource not found") into
+ * ERR_NOT_FOUND. */
+bool catalyst_kind_not_found(const char *kind);
+bool catalyst_text_not_found(const char *text);
+
 /* ---- answers ---------------------------------------------------------- */
 
 /* Looks for a field naming the data-sharing level (dataSharingLevel,
@@ -185,9 +194,12 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 struct catalyst_run_filter {
 	const char *project; /* "default" when none was given: sent if the schema has a place for it */
 	const char *app;
-	const char *workflow;
-	const char *status; /* normalised */
-	const char *since;  /* RFC 3339 UTC */
+	const char *workflow;       /* sent to the server; checked here when the schema has no place for it */
+	const char *workflow_match; /* checked here on every run, in any case ("orderworkflow") */
+	const char *run;            /* one instance id: sent when the schema has a filter for it, and every
+				     * run listed is checked here against it, exactly */
+	const char *status;         /* normalised */
+	const char *since;          /* RFC 3339 UTC */
 	const char *until;
 	long limit;     /* 0: none; sizes the first page only (the page callback stops the listing) */
 	long page_size; /* 0: 50 */

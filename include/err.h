@@ -13,6 +13,7 @@ enum err_code {
 	ERR_DATA_SHARING = 4, /* a data-sharing refusal stopped the audit */
 	ERR_PROTOCOL = 5,     /* transport, protocol or server error */
 	ERR_INPUT = 6,        /* the input could not be parsed */
+	ERR_NOT_FOUND = 7,    /* the run or project does not exist */
 	ERR_INTERNAL = 70,    /* a bug in this program (e.g. a write tool was asked for) */
 };
 

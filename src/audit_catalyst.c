@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "browser.h"
 #include "catalyst.h"
 #include "console_link.h"
 #include "escape.h"
@@ -845,7 +846,7 @@ static int stream_emit(struct ctx *x, struct err *e)
  * (sign-in, then data sharing, then transport/protocol, then input). */
 static int failure_status(const struct ctx *x, const struct report *r, size_t *n_failed)
 {
-	static const enum err_code order[] = {ERR_AUTH, ERR_DATA_SHARING, ERR_PROTOCOL, ERR_INPUT};
+	static const enum err_code order[] = {ERR_AUTH, ERR_DATA_SHARING, ERR_PROTOCOL, ERR_INPUT, ERR_NOT_FOUND};
 	size_t best = sizeof order / sizeof *order;
 	*n_failed = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
@@ -1029,6 +1030,309 @@ static int follow_children(struct ctx *x, size_t from, struct err *e)
 	return 0;
 }
 
+/* ---- finding a run by its id ----------------------------------------------
+ *
+ * `run RUN_ID` and `link RUN_ID` name no app, and a run that is not where
+ * the user said may be elsewhere: both are answered from the run list
+ * (catalyst_list_workflow_runs), through its filter by instance id when
+ * the tool's schema has one, else page by page within the listing's bounds,
+ * every listed id compared here exactly. */
+
+/* Other projects searched for a run of some id, at most. */
+#define MAX_OTHER_PROJECTS 20
+/* Apps named as holding a run of one id, at most. */
+#define MAX_PLACES 16
+
+/* Where runs of one id are in one project's run list. */
+struct run_places {
+	char *apps[MAX_PLACES]; /* each app once, in listing order */
+	size_t n;
+	bool more;      /* more apps than are kept */
+	bool by_server; /* the list tool took the id as a filter: one call */
+};
+
+static void run_places_finish(struct run_places *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->apps[i]);
+	memset(p, 0, sizeof *p);
+}
+
+static int on_places_page(const struct catalyst_run_list *l, void *arg, struct err *e)
+{
+	struct run_places *p = arg;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *app = l->items[i].app_id;
+		bool known = !app;
+		for (size_t k = 0; k < p->n && !known; k++)
+			known = strcmp(p->apps[k], app) == 0;
+		if (known)
+			continue;
+		if (p->n == MAX_PLACES) {
+			p->more = true;
+			continue;
+		}
+		if (!(p->apps[p->n] = strdup(app)))
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		p->n++;
+	}
+	return 0;
+}
+
+/* The project the server is asked about: what the user gave, else default. */
+static const char *project_of(const struct ctx *x)
+{
+	return x->server_project ? x->server_project : "default";
+}
+
+/* "--project payments " as the user gave it (or nothing for default), for
+ * the commands a message suggests. */
+static void project_flag(const struct ctx *x, char *out, size_t size)
+{
+	if (x->rq->project_id)
+		snprintf(out, size, "--project-id %s ", x->rq->project_id);
+	else if (x->rq->project)
+		snprintf(out, size, "--project %s ", x->rq->project);
+	else
+		snprintf(out, size, "%s", "");
+}
+
+/* The apps of `project` that hold a run of this id. */
+static int find_run_places(struct ctx *x, const char *project, const char *run_id, struct run_places *p,
+			   struct err *e)
+{
+	memset(p, 0, sizeof *p);
+	const struct catalyst_binding *b = catalyst_binding_get(x->cn.c, "catalyst_list_workflow_runs");
+	p->by_server = b && b->prop[CATALYST_ARG_RUN];
+	struct catalyst_run_filter f = {.project = project, .run = run_id};
+	struct catalyst_run_list list;
+	int rc = catalyst_list_runs(x->cn.c, &f, on_places_page, p, &list, NULL, e);
+	catalyst_run_list_finish(&list);
+	return rc;
+}
+
+/* "a, b and c" of the first n strings, into out. */
+static void join_names(char *const *names, size_t n, bool more, char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n && !more ? " and " : ", ";
+		used += (size_t)snprintf(out + used, size - used, "%s%s", sep, names[i]);
+	}
+	if (more && used < size)
+		snprintf(out + used, size - used, " and more");
+}
+
+/* The projects the signed-in user sees, by name, into out ("" when they
+ * cannot be listed). */
+static void project_names(struct ctx *x, char *out, size_t size)
+{
+	out[0] = '\0';
+	if (!catalyst_has_tool(x->cn.c, "catalyst_list_projects"))
+		return;
+	struct err e;
+	err_clear(&e);
+	json_t *doc = NULL;
+	if (catalyst_call(x->cn.c, "catalyst_list_projects", NULL, &doc, NULL, NULL, &e) < 0)
+		return;
+	const json_t *arr = first_object_array(doc, 2);
+	char *names[MAX_OTHER_PROJECTS];
+	size_t n = 0;
+	size_t i;
+	const json_t *p;
+	json_array_foreach(arr, i, p) {
+		const char *name, *uid;
+		char num[2][32];
+		project_fields(p, &name, &uid, num);
+		if (name && n < MAX_OTHER_PROJECTS)
+			names[n++] = (char *)name;
+	}
+	join_names(names, n, json_array_size(arr) > n, out, size);
+	json_decref(doc);
+}
+
+/* A project the server says does not exist: e becomes that, status 7, with
+ * the projects there are. */
+static void project_missing(struct ctx *x, struct err *e)
+{
+	char said[ERR_MSG_MAX], known[600];
+	snprintf(said, sizeof said, "%s", e->msg);
+	project_names(x, known, sizeof known);
+	err_set(e, ERR_NOT_FOUND, "project %s does not exist (%s)%s%s", project_of(x), said,
+		*known ? "; the projects you can see: " : "", known);
+}
+
+/* "; a run of that id exists in project payments (app checkout): add
+ * --project payments" for other projects holding a run of this id,
+ * appended to msg. Only when the list tool filters by instance id (one
+ * call a project); walking every page of every project is not. */
+static void other_projects(struct ctx *x, const char *run_id, bool by_server, char *msg, size_t size)
+{
+	size_t used = strlen(msg);
+	if (!by_server) {
+		snprintf(msg + used, size - used,
+			 " (other projects were not searched: the server's catalyst_list_workflow_runs has no "
+			 "filter by instance id)");
+		return;
+	}
+	if (!catalyst_has_tool(x->cn.c, "catalyst_list_projects"))
+		return;
+	struct err e;
+	err_clear(&e);
+	json_t *doc = NULL;
+	if (catalyst_call(x->cn.c, "catalyst_list_projects", NULL, &doc, NULL, NULL, &e) < 0)
+		return;
+	const char *here = project_of(x);
+	const json_t *arr = first_object_array(doc, 2);
+	size_t i, searched = 0, found = 0;
+	const json_t *p;
+	json_array_foreach(arr, i, p) {
+		const char *name, *uid;
+		char num[2][32];
+		project_fields(p, &name, &uid, num);
+		if (!name || strcmp(name, here) == 0 || same_uid(uid, here) || searched == MAX_OTHER_PROJECTS)
+			continue;
+		searched++;
+		struct run_places places;
+		struct err pe;
+		err_clear(&pe);
+		if (find_run_places(x, name, run_id, &places, &pe) == 0 && places.n) {
+			char apps[400];
+			join_names(places.apps, places.n, places.more, apps, sizeof apps);
+			used += (size_t)snprintf(msg + used, used < size ? size - used : 0,
+						 "%s in project %s (app %s): add --project %s",
+						 found++ ? ";" : "; a run of that id exists", name, apps, name);
+		}
+		run_places_finish(&places);
+		if (used >= size)
+			break;
+	}
+	if (searched && !found && used < size)
+		snprintf(msg + used, size - used,
+			 "; none of the %zu other project(s) you can see has a run of that id", searched);
+	json_decref(doc);
+}
+
+/* `run RUN_ID`: the one app of the project that holds the run, into *app.
+ * None: status 7, saying where a run of that id is, if anywhere. Several:
+ * a usage error naming them (the user says which). */
+static int locate_run(struct ctx *x, const char *run_id, char **app, struct err *e)
+{
+	*app = NULL;
+	struct run_places p;
+	int rc = -1;
+	if (find_run_places(x, project_of(x), run_id, &p, e) < 0) {
+		if (e->code == ERR_NOT_FOUND)
+			project_missing(x, e);
+		else
+			err_prefix(
+				e,
+				"looking for run %s in the run list of project %s (give APP_ID RUN_ID to fetch it "
+				"directly)",
+				run_id, project_of(x));
+		goto out;
+	}
+	char flag[200];
+	project_flag(x, flag, sizeof flag);
+	if (p.n == 0) {
+		char msg[ERR_MSG_MAX];
+		snprintf(msg, sizeof msg, "no run %s in project %s (%s)", run_id, project_of(x),
+			 p.by_server ? "catalyst_list_workflow_runs filtered by its instance id found none"
+				     : "it is in no page of catalyst_list_workflow_runs");
+		other_projects(x, run_id, p.by_server, msg, sizeof msg);
+		err_set(e, ERR_NOT_FOUND, "%s", msg);
+		goto out;
+	}
+	if (p.n > 1) {
+		char apps[600];
+		join_names(p.apps, p.n, p.more, apps, sizeof apps);
+		err_set(e, ERR_USAGE,
+			"run %s exists in %zu%s apps of project %s (%s): say which, e.g. catalyst-audit %s%s %s %s",
+			run_id, p.n, p.more ? "+" : "", project_of(x), apps, flag,
+			x->rq->command == CMD_LINK ? "link" : "run", p.apps[0], run_id);
+		goto out;
+	}
+	*app = p.apps[0];
+	p.apps[0] = NULL;
+	p.n = 0;
+	rc = 0;
+out:
+	run_places_finish(&p);
+	return rc;
+}
+
+/* A run the server says is not in app `app`: e (the server's words)
+ * becomes status 7, saying where a run of that id is, if anywhere. */
+static void explain_missing(struct ctx *x, const char *app, const char *run_id, struct err *e)
+{
+	char said[ERR_MSG_MAX];
+	snprintf(said, sizeof said, "%s", e->msg);
+	struct run_places p;
+	struct err le;
+	err_clear(&le);
+	if (find_run_places(x, project_of(x), run_id, &p, &le) < 0) {
+		if (le.code == ERR_NOT_FOUND) {
+			*e = le;
+			project_missing(x, e);
+		} else {
+			err_set(e, ERR_NOT_FOUND, "%s (the run list could not be searched for it: %s)", said,
+				le.msg);
+		}
+		run_places_finish(&p);
+		return;
+	}
+	/* The listing may hold the run in this very app (a list newer than
+	 * the fetch, or a fetch the server refused for another reason): only
+	 * other apps are news. */
+	char *others[MAX_PLACES];
+	size_t n = 0;
+	for (size_t i = 0; i < p.n; i++)
+		if (strcmp(p.apps[i], app) != 0)
+			others[n++] = p.apps[i];
+	char msg[ERR_MSG_MAX], flag[200];
+	project_flag(x, flag, sizeof flag);
+	int len = snprintf(msg, sizeof msg, "no run %s in app %s of project %s (%s)", run_id, app, project_of(x),
+			   said);
+	if (n) {
+		char apps[400];
+		join_names(others, n, p.more, apps, sizeof apps);
+		snprintf(msg + len, len < (int)sizeof msg ? sizeof msg - (size_t)len : 0,
+			 "; a run of that id exists in app %s: catalyst-audit %s%s %s %s", apps, flag,
+			 x->rq->command == CMD_LINK ? "link" : "run", others[0], run_id);
+	} else {
+		other_projects(x, run_id, p.by_server, msg, sizeof msg);
+	}
+	err_set(e, ERR_NOT_FOUND, "%s", msg);
+	run_places_finish(&p);
+}
+
+/* Tells the user which app `run RUN_ID` or `link RUN_ID` found. */
+static void say_found(struct ctx *x, const char *app, const char *run_id)
+{
+	char msg[600];
+	snprintf(msg, sizeof msg, "run %s is in app %s (found through catalyst_list_workflow_runs in project %s)",
+		 run_id, app, project_of(x));
+	if (x->rq->notice)
+		x->rq->notice(msg, x->rq->msg_ctx);
+	if (x->r)
+		report_add_note(x->r, "%s", msg);
+}
+
+/* --web: the console link opened with $BROWSER, when it is one to vouch
+ * for (why_not says why not). */
+static void open_web(const struct audit_request *rq, const char *link, const char *why_not)
+{
+	if (!link || why_not) {
+		warnf(rq, "--web: no link is opened: %s", why_not ? why_not : "there is no console link");
+		return;
+	}
+	struct err e;
+	err_clear(&e);
+	if (browser_open(link, 2000, &e) < 0)
+		warnf(rq, "--web: %s; the link: %s", e.msg, link);
+}
+
 /* ---- run ------------------------------------------------------------------ */
 
 int audit_run(const struct audit_request *rq, struct err *e)
@@ -1039,6 +1343,7 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	ctx_init(&x, rq, &r);
 	struct whoami_probe wp;
 	memset(&wp, 0, sizeof wp);
+	char *found_app = NULL;
 	int rc = -1;
 	if (classify_project(&x, e) < 0 || conn_open(rq, &x.cn, e) < 0 || whoami_start(&x, &wp, e) < 0)
 		goto out;
@@ -1048,13 +1353,27 @@ int audit_run(const struct audit_request *rq, struct err *e)
 		report_add_note(&r, "%s", x.resolved_note);
 	}
 
+	const char *app = rq->args[0], *run_id = rq->args[1];
+	if (!app) {
+		int found = locate_run(&x, run_id, &found_app, e);
+		whoami_join(&x);
+		if (wp.rc < 0) {
+			*e = wp.e; /* a connection refusal: the answer, as when it was asked first */
+			goto out;
+		}
+		if (found < 0)
+			goto out;
+		app = found_app;
+		say_found(&x, app, run_id);
+	}
+
 	struct report_run *rr = report_add_run(&r);
 	if (!rr) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	rr->app_id = strdup(rq->args[0]);
-	rr->run_id = strdup(rq->args[1]);
+	rr->app_id = strdup(app);
+	rr->run_id = strdup(run_id);
 	if (mark_run(&x, rr->app_id, rr->run_id, e) < 0)
 		goto out;
 	audit_one(&x, rr);
@@ -1070,14 +1389,21 @@ int audit_run(const struct audit_request *rq, struct err *e)
 		err_set(e, rr->failure_code, "%s", rr->failure);
 		if (rr->refusal_kind)
 			e->detail = ERR_DETAIL_REFUSAL;
+		if (e->code == ERR_NOT_FOUND)
+			explain_missing(&x, app, run_id, e);
 		goto out;
 	}
 
 	if (!rq->no_children && follow_children(&x, 0, e) < 0)
 		goto out;
 	rc = finish_report(&x, &r, "runs", e);
+	/* The run is there (audited): its link is one to vouch for unless
+	 * the project is uncertain. Children may have moved r.runs. */
+	if (rc >= 0 && rq->web)
+		open_web(rq, r.runs[0].console_link, x.resolved_note);
 out:
 	whoami_join(&x);
+	free(found_app);
 	ctx_finish(&x);
 	report_finish(&r);
 	return rc;
@@ -1108,7 +1434,8 @@ static const char *filter_name(enum catalyst_arg a)
  * listing itself is never held. */
 struct lister {
 	struct ctx *x;
-	long limit;         /* --limit; 0: none */
+	long limit;         /* --limit, of top-level runs; 0: none */
+	size_t top_level;   /* listed runs with no parent, in the report */
 	size_t repeats;     /* listed runs the report already held */
 	size_t id_bytes;    /* of the ids kept */
 	bool limit_reached; /* --limit */
@@ -1161,21 +1488,100 @@ static int on_runs_page(const struct catalyst_run_list *l, void *arg, struct err
 	}
 	size_t from = x->r->n_runs;
 	int rc = 0;
+	/* --limit counts top-level runs: a listed child run (one with a
+	 * parent) is audited on top, like those its parent's history names. */
 	for (size_t i = 0; i < l->n && rc == 0; i++) {
-		if (ls->limit > 0 && (long)x->r->n_runs >= ls->limit) {
+		const struct catalyst_run_item *it = &l->items[i];
+		bool top = !it->parent_id || !*it->parent_id;
+		size_t before = x->r->n_runs;
+		if (top && ls->limit > 0 && (long)ls->top_level >= ls->limit) {
 			ls->limit_reached = true;
 			rc = 1;
-		} else if (add_listed(ls, &l->items[i], e) < 0) {
+		} else if (add_listed(ls, it, e) < 0) {
 			rc = -1;
+		} else if (top && x->r->n_runs > before) {
+			ls->top_level++;
 		}
 	}
-	if (rc == 0 && ls->limit > 0 && (long)x->r->n_runs >= ls->limit) {
+	if (rc == 0 && ls->limit > 0 && (long)ls->top_level >= ls->limit) {
 		ls->limit_reached = true;
 		rc = 1;
 	}
 	/* The runs taken so far are audited even when the listing stops here. */
 	audit_range(x, from, x->r->n_runs, "runs");
 	return rc;
+}
+
+/* --workflow matches in any case; the server's filter may not. So the
+ * spelling the server uses is looked up in catalyst_list_workflows: one
+ * spelling found, it is sent (and checked here too); none, the name goes
+ * as given (the server knows no such workflow in any case); several, or
+ * no answer, no workflow filter goes to the server and every listed run is
+ * checked here, in any case. Returns the spelling to send (the caller's),
+ * or NULL, with a note for the report in `note` ("" for none). */
+static char *workflow_spelling(struct ctx *x, const char *want, const char *app, char *note, size_t size)
+{
+	static const char tool[] = "catalyst_list_workflows";
+	static const char *const k_wf[] = {"workflowname", "name", "workflow", "workflowtype", NULL};
+	note[0] = '\0';
+	if (!catalyst_has_tool(x->cn.c, tool)) {
+		snprintf(
+			note, size,
+			"--workflow %s was matched here in any case over every listed run (the server offers no %s "
+			"to look up its spelling)",
+			want, tool);
+		return NULL;
+	}
+	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = project_of(x), [CATALYST_ARG_APP] = app};
+	unsigned required = x->server_project ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
+	json_t *doc = NULL;
+	struct err e;
+	err_clear(&e);
+	if (catalyst_invoke(x->cn.c, tool, vals, required, NULL, &doc, NULL, NULL, &e) < 0) {
+		snprintf(note, size, "--workflow %s was matched here in any case over every listed run (%s)", want,
+			 e.msg);
+		return NULL;
+	}
+	char *names[8];
+	size_t n = 0;
+	bool more = false;
+	size_t i;
+	const json_t *w;
+	json_array_foreach(first_object_array(doc, 2), i, w) {
+		const char *name = catalyst_find_string(w, k_wf, 0, NULL);
+		if (!name || strcasecmp(name, want) != 0)
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = strcmp(names[k], name) == 0;
+		if (dup)
+			continue;
+		if (n == sizeof names / sizeof *names)
+			more = true;
+		else
+			names[n++] = strdup(name);
+	}
+	json_decref(doc);
+	char *pick = NULL;
+	if (n == 1) {
+		pick = names[0];
+		names[0] = NULL;
+		if (strcmp(pick, want) != 0)
+			snprintf(note, size, "--workflow %s matched the workflow %s (names match in any case)",
+				 want, pick);
+	} else if (n > 1) {
+		char list[400];
+		join_names(names, n, more, list, sizeof list);
+		snprintf(note, size,
+			 "--workflow %s matched the workflows %s (names match in any case); they were picked here "
+			 "from every listed run",
+			 want, list);
+	}
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
+	if (n == 0)
+		pick = strdup(want);
+	return pick;
 }
 
 int audit_runs(const struct audit_request *rq, struct err *e)
@@ -1186,12 +1592,12 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	ctx_init(&x, rq, &r);
 	struct catalyst_run_list list;
 	memset(&list, 0, sizeof list);
+	char *workflow_exact = NULL;
 	int rc = -1;
 
 	/* Usage errors before any traffic. */
 	char status[32] = "", since[32], until[32];
-	struct catalyst_run_filter f = {
-		.limit = rq->filters.limit, .app = rq->filters.app, .workflow = rq->filters.workflow};
+	struct catalyst_run_filter f = {.limit = rq->filters.limit, .app = rq->filters.app};
 	if (rq->filters.status) {
 		catalyst_status_normalize(rq->filters.status, status, sizeof status);
 		if (!catalyst_status_valid(status)) {
@@ -1228,6 +1634,14 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	if (x.resolved_note)
 		report_add_note(&r, "%s", x.resolved_note);
 	f.project = x.server_project ? x.server_project : "default";
+	char wf_note[700] = "";
+	if (rq->filters.workflow) {
+		f.workflow = workflow_exact =
+			workflow_spelling(&x, rq->filters.workflow, rq->filters.app, wf_note, sizeof wf_note);
+		f.workflow_match = rq->filters.workflow;
+		if (*wf_note)
+			report_add_note(&r, "%s", wf_note);
+	}
 
 	struct catalyst_refusal rf;
 	memset(&rf, 0, sizeof rf);
@@ -1238,7 +1652,9 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		if (r.n_runs == 0) {
 			/* Nothing was listed: the error is the answer, as it always was. */
 			*e = list_err;
-			if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
+			if (e->code == ERR_NOT_FOUND)
+				project_missing(&x, e);
+			else if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
 				err_prefix(e, "listing runs");
 			goto out;
 		}
@@ -1281,6 +1697,12 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && follow_children(&x, 0, e) < 0)
 		goto out;
+	if (rq->filters.limit > 0 && r.n_runs > ls.top_level)
+		report_add_note(
+			&r,
+			"--limit %ld counts top-level runs (%zu audited); %zu child run(s) were added on top, "
+			"listed with their parent or started by an audited run",
+			rq->filters.limit, ls.top_level, r.n_runs - ls.top_level);
 	rc = finish_report(&x, &r, "runs", e);
 	if (rc >= 0 && list_err.code) {
 		/* The report covers what was listed; the status says the list is
@@ -1290,6 +1712,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		rc = -1;
 	}
 out:
+	free(workflow_exact);
 	catalyst_run_list_finish(&list);
 	ctx_finish(&x);
 	report_finish(&r);
@@ -1308,56 +1731,123 @@ static int close_output(const struct audit_request *rq, FILE *out, struct err *e
 	return rc;
 }
 
+/* Whether the run exists: one catalyst_get_workflow_run. Not found: status
+ * 7, saying where a run of that id is, if anywhere. */
+static int check_run(struct ctx *x, const char *app, const char *run_id, struct err *e)
+{
+	static const char tool[] = "catalyst_get_workflow_run";
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = project_of(x), [CATALYST_ARG_APP] = app, [CATALYST_ARG_RUN] = run_id};
+	unsigned required = CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	if (x->server_project)
+		required |= CATALYST_BIT(CATALYST_ARG_PROJECT);
+	json_t *doc = NULL;
+	int rc = catalyst_invoke(x->cn.c, tool, vals, required, NULL, &doc, NULL, NULL, e);
+	json_decref(doc);
+	if (rc < 0 && e->code == ERR_NOT_FOUND)
+		explain_missing(x, app, run_id, e);
+	return rc;
+}
+
+/* The report's shape of the project a link names. */
+static json_t *link_project(const struct console_project *p)
+{
+	switch (p->kind) {
+	case CONSOLE_PROJECT_NAME:
+		return json_pack("{s:s}", "name", p->value);
+	case CONSOLE_PROJECT_UID:
+		return json_pack("{s:s}", "uid", p->value);
+	default:
+		return NULL;
+	}
+}
+
 int audit_link(const struct audit_request *rq, struct err *e)
 {
 	struct ctx x;
 	ctx_init(&x, rq, NULL);
 	int rc = -1;
-	char *link = NULL;
+	char *link = NULL, *found_app = NULL;
 	FILE *out = NULL;
+	const char *app = rq->args[0], *run_id = rq->args[1];
 	if (classify_project(&x, e) < 0)
 		goto out;
-	if (x.project.kind == CONSOLE_PROJECT_AMBIGUOUS) {
-		/* Only a server can tell a project named 123 from uid 123. */
-		struct err ce;
-		err_clear(&ce);
-		if (conn_open(rq, &x.cn, &ce) == 0) {
-			resolve_project(&x);
-		} else {
-			char note[1200];
-			snprintf(note, sizeof note,
-				 "the link carries no project: --project %s is a bare number (a name or a uid?) "
-				 "and no server could resolve it (%s); use --project-id for a uid",
-				 x.project.value, ce.msg);
-			x.resolved_note = strdup(note);
-		}
-	}
-	/* Checked before anything is printed: a bad --console is a usage error. */
+	/* Checked before any traffic: a bad --console is a usage error. */
 	struct console_project probe = {CONSOLE_PROJECT_NONE, NULL};
 	char *check = console_link_run(rq->console, &probe, "a", "r", e);
 	if (!check)
 		goto out;
 	free(check);
 
+	if (!rq->no_check) {
+		/* The server says whether the run exists (and, for a bare number
+		 * as --project, which project is meant): no link to a run that
+		 * is not there. */
+		if (conn_open(rq, &x.cn, e) < 0) {
+			err_prefix(e, "checking that the run exists (--no-check prints the link without asking)");
+			goto out;
+		}
+		resolve_project(&x);
+		if (!app) {
+			if (locate_run(&x, run_id, &found_app, e) < 0)
+				goto out;
+			app = found_app;
+			say_found(&x, app, run_id);
+		} else if (check_run(&x, app, run_id, e) < 0) {
+			if (e->code != ERR_NOT_FOUND)
+				err_prefix(
+					e,
+					"checking that the run exists (--no-check prints the link without asking)");
+			goto out;
+		}
+	} else if (x.project.kind == CONSOLE_PROJECT_AMBIGUOUS) {
+		char note[600];
+		snprintf(note, sizeof note,
+			 "the link carries no project: --project %s is a bare number (a name or a uid?) and "
+			 "--no-check asks no server to resolve it; use --project-id for a uid",
+			 x.project.value);
+		x.resolved_note = strdup(note);
+	}
+
 	struct err le;
 	err_clear(&le);
-	link = console_link_run(rq->console, &x.project, rq->args[0], rq->args[1], &le);
+	link = console_link_run(rq->console, &x.project, app, run_id, &le);
+	const char *note = link ? x.resolved_note : le.msg;
 	if (!(out = audit_open_output(rq, e)))
 		goto out;
-	if (link) {
-		if (x.resolved_note)
-			warnf(rq, "%s", x.resolved_note);
+	if (rq->format_given && rq->format == FORMAT_JSON) {
+		json_t *doc = json_pack("{s:s, s:s?, s:s?, s:o?, s:s?, s:s?, s:b}", "schema",
+					"catalyst-audit.link/v1", "app_id", app, "run_id", run_id, "project",
+					link_project(&x.project), "console_link", link, "link_note", note,
+					"checked", !rq->no_check);
+		if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) < 0) {
+			json_decref(doc);
+			if (out != stdout)
+				fclose(out);
+			err_set(e, ERR_INTERNAL, "out of memory");
+			goto out;
+		}
+		fputc('\n', out);
+		json_decref(doc);
+		if (note)
+			warnf(rq, "%s", note);
+	} else if (link) {
+		if (note)
+			warnf(rq, "%s", note);
 		fprintf(out, "%s\n", link);
 	} else {
-		char *app = escape_terminal_dup(rq->args[0], 0), *run = escape_terminal_dup(rq->args[1], 0);
+		char *sapp = escape_terminal_dup(app ? app : "", 0), *srun = escape_terminal_dup(run_id, 0);
 		warnf(rq, "%s; the ids follow in plain text", le.msg);
-		fprintf(out, "app id: %s  run id: %s\n", app ? app : "", run ? run : "");
-		free(app);
-		free(run);
+		fprintf(out, "app id: %s  run id: %s\n", sapp ? sapp : "", srun ? srun : "");
+		free(sapp);
+		free(srun);
 	}
 	rc = close_output(rq, out, e);
+	if (rc == 0 && rq->web)
+		open_web(rq, link, link ? x.resolved_note : le.msg);
 out:
 	free(link);
+	free(found_app);
 	ctx_finish(&x);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "catalyst.h"
@@ -180,7 +181,8 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 				*ref = rf;
 			if (tool_failed)
 				*tool_failed = true;
-			return err_set(e, ERR_PROTOCOL, "%s failed: %s: %s", tool, rf.kind,
+			return err_set(e, catalyst_kind_not_found(rf.kind) ? ERR_NOT_FOUND : ERR_PROTOCOL,
+				       "%s failed: %s: %s", tool, rf.kind,
 				       *rf.message ? rf.message : "(no message)");
 		}
 		if (rf.family != CATALYST_REFUSAL_NONE) {
@@ -203,15 +205,17 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 		if (r.rpc_error) {
 			const char *msg = json_string_value(json_object_get(r.rpc_error, "message"));
 			json_int_t code = json_integer_value(json_object_get(r.rpc_error, "code"));
-			err_set(e, ERR_PROTOCOL, "%s: server error %lld: %s", tool, (long long)code,
-				msg ? msg : "(no message)");
+			/* -32002: MCP's "resource not found", which a server may use for a run too. */
+			err_set(e, code == -32002 ? ERR_NOT_FOUND : ERR_PROTOCOL, "%s: server error %lld: %s",
+				tool, (long long)code, msg ? msg : "(no message)");
 			mcp_tool_result_finish(&r);
 			return -1;
 		}
 		if (r.is_error) {
 			char text[512];
 			tool_error_text(&r, text, sizeof text);
-			err_set(e, ERR_PROTOCOL, "%s failed: %s", tool, text);
+			err_set(e, catalyst_text_not_found(text) ? ERR_NOT_FOUND : ERR_PROTOCOL, "%s failed: %s",
+				tool, text);
 			mcp_tool_result_finish(&r);
 			if (tool_failed)
 				*tool_failed = true;
@@ -382,6 +386,12 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 		if ((omitted & CATALYST_BIT(CATALYST_ARG_WORKFLOW)) && it->workflow &&
 		    strcmp(it->workflow, f->workflow) != 0)
 			keep = false;
+		if (f->workflow_match && it->workflow && strcasecmp(it->workflow, f->workflow_match) != 0)
+			keep = false;
+		/* A lookup, not a filter: only the run of that very id, whatever
+		 * the server's filter matched (a prefix, say). */
+		if (f->run && (!it->run_id || strcmp(it->run_id, f->run) != 0))
+			keep = false;
 		time_t t, bound;
 		if ((omitted & CATALYST_BIT(CATALYST_ARG_SINCE)) && it->started_at &&
 		    catalyst_time_parse(it->started_at, &t) == 0 && catalyst_time_parse(f->since, &bound) == 0 &&
@@ -428,6 +438,7 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 			[CATALYST_ARG_WORKFLOW] = f->workflow, [CATALYST_ARG_STATUS] = f->status,
 			[CATALYST_ARG_SINCE] = f->since,       [CATALYST_ARG_UNTIL] = f->until,
 			[CATALYST_ARG_PAGE_SIZE] = page_str,   [CATALYST_ARG_CURSOR] = cursor,
+			[CATALYST_ARG_RUN] = f->run,
 		};
 		/* The server reads no project as `default`: only another project
 		 * must find a property to go in. */
@@ -451,7 +462,7 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 			}
 			if (ref && e->detail == ERR_DETAIL_REFUSAL)
 				*ref = rf;
-			if (tool_failed && !strcasestr(rf.kind, "not_found") && !strcasestr(rf.kind, "invalid")) {
+			if (tool_failed && e->code != ERR_NOT_FOUND && !strcasestr(rf.kind, "invalid")) {
 				size_t len = strlen(e->msg);
 				snprintf(e->msg + len, sizeof e->msg - len,
 					 " (project %s has no managed workflow store: workflow calls fail "

@@ -32,9 +32,11 @@ bool catalyst_tool_allowed(const char *name)
 static const char *const spell_project[] = {"projectid", "project", "projectname", "projectuid", NULL};
 static const char *const spell_app[] = {"appid",       "app",       "appname", "applicationid",
 					"application", "daprappid", NULL};
-static const char *const spell_run[] = {"instanceid",  "runid",    "workflowrunid", "workflowinstanceid",
-					"workflowrun", "instance", "run",           "id",
-					NULL};
+static const char *const spell_run[] = {"instanceid", "runid", "workflowrunid", "workflowinstanceid",
+					"workflowrun", "instance", "run", "id",
+					/* a run list's filter by instance id */
+					"instanceids", "runids", "workflowinstanceids", "workflowrunids",
+					"instanceidfilter", "runidfilter", NULL};
 static const char *const spell_status[] = {"status", "runtimestatus", "runstatus",       "workflowstatus",
 					   "state",  "statuses",      "runtimestatuses", NULL};
 static const char *const spell_since[] = {"starttimefrom",
@@ -184,6 +186,7 @@ static bool type_fits(enum catalyst_arg a, enum catalyst_prop_type t, enum catal
 	case CATALYST_ARG_STATUS:
 	case CATALYST_ARG_APP:
 	case CATALYST_ARG_WORKFLOW:
+	case CATALYST_ARG_RUN: /* a list's filter may take several ids: we give one */
 		return is_textual(t) || (t == CATALYST_PROP_ARRAY && is_textual(item));
 	default:
 		return is_textual(t);

@@ -2,6 +2,7 @@
  * the three seen in the public material is read, and each refusal is
  * mapped to its family by its kind. */
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -157,4 +158,25 @@ bool catalyst_refusal_parse(const struct mcp_tool_result *r, struct catalyst_ref
 		return true;
 	}
 	return false;
+}
+
+bool catalyst_kind_not_found(const char *kind)
+{
+	if (!kind)
+		return false;
+	/* "NOT_FOUND", "RUN_NOT_FOUND", "NotFound", "not-found": lower case,
+	 * separators dropped, then "notfound" anywhere. */
+	char flat[64];
+	size_t n = 0;
+	for (const char *p = kind; *p && n + 1 < sizeof flat; p++)
+		if (isalnum((unsigned char)*p))
+			flat[n++] = (char)tolower((unsigned char)*p);
+	flat[n] = '\0';
+	return strstr(flat, "notfound") != NULL || strstr(flat, "doesnotexist") != NULL;
+}
+
+bool catalyst_text_not_found(const char *text)
+{
+	return text && (strcasestr(text, "not found") || strcasestr(text, "does not exist") ||
+			strcasestr(text, "no such "));
 }

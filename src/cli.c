@@ -44,6 +44,8 @@ enum {
 	OPT_NO_LOGIN,
 	OPT_CONFIG,
 	OPT_VERSION,
+	OPT_WEB,
+	OPT_NO_CHECK,
 };
 
 /* The commands an option applies to, as bits of enum audit_command. */
@@ -103,10 +105,14 @@ static const struct cli_option options[] = {
 	{"console", 0, required_argument, OPT_CONSOLE, "URL",
 	 "console for links (default " CATALYST_DEFAULT_CONSOLE ")", ON_REPORT | ON(CMD_LINK), GROUP_PROJECT,
 	 true},
+	{"web", 0, no_argument, OPT_WEB, NULL, "open the run's console link with $BROWSER",
+	 ON(CMD_RUN) | ON(CMD_LINK), GROUP_PROJECT, false},
+	{"no-check", 0, no_argument, OPT_NO_CHECK, NULL, "do not ask the server whether the run exists",
+	 ON(CMD_LINK), GROUP_PROJECT, false},
 	{"format", 'o', required_argument, OPT_FORMAT, "FMT", "text|json|jsonl|markdown (default text)",
-	 ON_REPORT | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, true},
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, true},
 	{"json", 0, no_argument, OPT_JSON, NULL, "same as --format json",
-	 ON_REPORT | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
 	{"output", 0, required_argument, OPT_OUTPUT, "FILE", "write to FILE; .json .jsonl .md pick the format",
 	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
 	{"color", 0, required_argument, OPT_COLOR, "WHEN", "auto|always|never (honours NO_COLOR)", ON_REPORT,
@@ -130,15 +136,16 @@ static const struct cli_option options[] = {
 	{"no-children", 0, no_argument, OPT_NO_CHILDREN, NULL, "do not audit child workflow runs",
 	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS, false},
 	{"app", 0, required_argument, OPT_APP, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, false},
-	{"workflow", 0, required_argument, OPT_WORKFLOW, "NAME", "only this workflow", ON(CMD_RUNS), GROUP_FILTERS,
-	 false},
+	{"workflow", 0, required_argument, OPT_WORKFLOW, "NAME", "only this workflow (its name in any case)",
+	 ON(CMD_RUNS), GROUP_FILTERS, false},
 	{"status", 0, required_argument, OPT_STATUS, "STATUS",
 	 "running|completed|failed|terminated|suspended|canceled", ON(CMD_RUNS), GROUP_FILTERS, false},
 	{"since", 0, required_argument, OPT_SINCE, "WHEN", "started after (24h, 30m, or RFC 3339)", ON(CMD_RUNS),
 	 GROUP_FILTERS, false},
 	{"until", 0, required_argument, OPT_UNTIL, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS),
 	 GROUP_FILTERS, false},
-	{"limit", 0, required_argument, OPT_LIMIT, "N", "at most N runs", ON(CMD_RUNS), GROUP_FILTERS, false},
+	{"limit", 0, required_argument, OPT_LIMIT, "N", "at most N top-level runs (child runs on top)",
+	 ON(CMD_RUNS), GROUP_FILTERS, false},
 	{"client-id", 0, required_argument, OPT_CLIENT_ID, "ID", "pre-registered OAuth client id",
 	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_SIGNIN, true},
 	{"redirect-path", 0, required_argument, OPT_REDIRECT_PATH, "PATH",
@@ -170,14 +177,17 @@ struct cli_command {
 static const struct cli_command commands[] = {
 	{"run",
 	 CMD_RUN,
+	 1,
 	 2,
-	 2,
-	 "APP_ID RUN_ID",
+	 "[APP_ID] RUN_ID",
 	 "audit one run",
 	 "Fetch one run's history from Catalyst (catalyst_get_workflow_run), audit it and\n"
 	 "the child workflow runs it started, and report which activities ran more than\n"
-	 "once, with the evidence, what was withheld and what the history cannot show.",
-	 {"catalyst-audit --project payments run checkout pay-20931",
+	 "once, with the evidence, what was withheld and what the history cannot show.\n"
+	 "Without APP_ID the run is looked up in the run list and the app it is in is\n"
+	 "named. A run or project that does not exist exits 7, saying where a run of\n"
+	 "that id is, if anywhere.",
+	 {"catalyst-audit --project payments run pay-20931",
 	  "catalyst-audit run checkout pay-20931 --no-children --output pay-20931.md"}},
 	{"runs",
 	 CMD_RUNS,
@@ -203,15 +213,18 @@ static const struct cli_command commands[] = {
 	  "catalyst-audit file saved-run.json --data-sharing full --output audit.md"}},
 	{"link",
 	 CMD_LINK,
+	 1,
 	 2,
-	 2,
-	 "APP_ID RUN_ID",
+	 "[APP_ID] RUN_ID",
 	 "print the console link only",
-	 "Print the Catalyst console link of a run and nothing else. A bare number given\n"
-	 "as --project is resolved through the server; when no exact link can be built,\n"
-	 "the app id and run id are printed as plain text instead.",
+	 "Print the Catalyst console link of a run and nothing else, after asking the\n"
+	 "server that the run exists (--no-check: no server is asked; a missing run exits\n"
+	 "7 and prints no link). Without APP_ID the run is looked up in the run list. A\n"
+	 "bare number given as --project is resolved through the server; when no exact\n"
+	 "link can be built, the app id and run id are printed as plain text instead.\n"
+	 "--format json prints an object; --web opens the link with $BROWSER.",
 	 {"catalyst-audit --project-id prj-165 link orders order-7740:0002",
-	  "catalyst-audit --project payments link checkout pay-20931"}},
+	  "catalyst-audit --project payments link pay-20931 --format json"}},
 	{"login",
 	 CMD_LOGIN,
 	 0,
@@ -307,7 +320,8 @@ static void print_usage(FILE *out)
 		     "the environment, which wins over the config file ($XDG_CONFIG_HOME/catalyst-audit/config).\n"
 		     "\nExit status: 0 nothing at or above --fail-on; 1 findings at or above it;\n"
 		     "2 usage; 3 not signed in or connection refusal; 4 data-sharing refusal;\n"
-		     "5 transport, protocol or server error; 6 input could not be parsed.\n"
+		     "5 transport, protocol or server error; 6 input could not be parsed;\n"
+		     "7 the run or project does not exist.\n"
 		     "See catalyst-audit(1).\n");
 }
 
@@ -562,6 +576,12 @@ static int apply(struct resolve *st, const struct cli_option *o, const char *val
 		break;
 	case OPT_NO_LOGIN:
 		rq->no_login = true;
+		break;
+	case OPT_WEB:
+		rq->web = true;
+		break;
+	case OPT_NO_CHECK:
+		rq->no_check = true;
 		break;
 	default: /* --config, --help, --version: read before values are applied */
 		break;
@@ -926,6 +946,11 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	rq->command = cmd->cmd;
 	for (size_t k = 0; k < nargs && k < 2; k++)
 		rq->args[k] = positional[first_arg + k];
+	if ((cmd->cmd == CMD_RUN || cmd->cmd == CMD_LINK) && nargs == 1) {
+		/* RUN_ID alone: the app is found through the run list. */
+		rq->args[1] = rq->args[0];
+		rq->args[0] = NULL;
+	}
 
 	/* A filter or option the command would ignore is a mistake to say,
 	 * not to pass over: `run --status failed` audits no failed run. */
@@ -954,6 +979,26 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	    format_of_path(rq->output, &f)) {
 		rq->format = f;
 		rq->format_given = true;
+	}
+	if (cmd->cmd == CMD_LINK) {
+		/* A link is a line or a JSON object, as the command line asks
+		 * (--output's name included): another format asked for there is
+		 * a mistake; the config file's is a default for reports. */
+		if (st->line_format_set && st->line_format != FORMAT_TEXT && st->line_format != FORMAT_JSON) {
+			err_set(e, ERR_USAGE, "%s: link prints text or json", st->line_format_label);
+			goto out;
+		}
+		bool json = st->line_format_set ? st->line_format == FORMAT_JSON
+						: rq->output && format_of_path(rq->output, &f) && f == FORMAT_JSON;
+		rq->format = json ? FORMAT_JSON : FORMAT_TEXT;
+		rq->format_given = json;
+		if (rq->no_check && !rq->args[0]) {
+			err_set(e, ERR_USAGE,
+				"link %s --no-check: without the server the app cannot be looked up; give APP_ID "
+				"RUN_ID",
+				rq->args[1]);
+			goto out;
+		}
 	}
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)

@@ -50,6 +50,11 @@ static const char *const schema_types =
 	"{\"properties\":{\"limit\":{\"type\":\"boolean\"},\"page_size\":{\"anyOf\":[{\"type\":\"null\"},"
 	"{\"type\":\"integer\"}]},\"project\":{\"type\":\"object\"},\"project_id\":{\"type\":\"integer\"},\"id\":{}}}";
 
+/* A run list that filters by instance id, several at once. */
+static const char *const schema_runs_ids =
+	"{\"type\":\"object\",\"properties\":{\"projectId\":{\"type\":\"string\"},\"instanceIds\":{\"type\":"
+	"\"array\",\"items\":{\"type\":\"string\"}},\"pageSize\":{\"type\":\"integer\"}}}";
+
 struct bind_case {
 	const char *schema;
 	const char *props[CATALYST_ARG_COUNT]; /* expected binding, NULL: none */
@@ -71,6 +76,7 @@ static const struct bind_case bind_cases[] = {
 	 {"Project-Name", "APP.ID", "workflow_run_id", "runtimeStatus", "since", NULL, NULL, "maxResults",
 	  "nextPageToken"}},
 	{schema_types, {"project_id", NULL, "id", NULL, NULL, NULL, NULL, "page_size", NULL}},
+	{schema_runs_ids, {"projectId", NULL, "instanceIds", NULL, NULL, NULL, NULL, "pageSize", NULL}},
 	{"{}", {NULL}},
 	{"{\"properties\":[]}", {NULL}},
 };
@@ -725,12 +731,13 @@ START_TEST(retries)
 
 	/* a tool error with a kind that is no refusal: exit 5, not retried */
 	rig_init(&r);
-	r.f.script[0] = REFUSE("NOT_FOUND", "false");
+	r.f.script[0] = REFUSE("WORKFLOW_STORE_NOT_CONFIGURED", "false");
 	r.f.n_script = 1;
 	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_int_eq(r.f.calls, 1);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
 	ck_assert_int_ne(e.detail, ERR_DETAIL_REFUSAL);
-	ck_assert_ptr_nonnull(strstr(e.msg, "NOT_FOUND"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "WORKFLOW_STORE_NOT_CONFIGURED"));
 	rig_finish(&r);
 
 	/* JSON-RPC error with no refusal in it */
@@ -930,6 +937,88 @@ START_TEST(run_listing_stops_when_told)
 }
 END_TEST
 
+/* A missing run or project, however it is said, is ERR_NOT_FOUND (7),
+ * asked once; what merely mentions "not found" elsewhere is not. */
+static const struct {
+	const char *answer;
+	enum err_code code;
+} not_found_cases[] = {
+	{REFUSE("NOT_FOUND", "false"), ERR_NOT_FOUND},
+	{REFUSE("RUN_NOT_FOUND", "false"), ERR_NOT_FOUND},
+	{"{\"isError\":true,\"structuredContent\":{\"error\":{\"kind\":\"NotFound\",\"message\":\"no run\"}},"
+	 "\"content\":[{\"type\":\"text\",\"text\":\"no run\"}]}",
+	 ERR_NOT_FOUND},
+	{"{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"workflow run 'x' not found in app 'orders'\"}]}",
+	 ERR_NOT_FOUND},
+	{"{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"Project 'x' does not exist\"}]}",
+	 ERR_NOT_FOUND},
+	{"!rpc:{\"code\":-32002,\"message\":\"Resource not found\"}", ERR_NOT_FOUND},
+	{"!rpc:{\"code\":-32000,\"message\":\"x\",\"data\":{\"error\":{\"kind\":\"NOT_FOUND\",\"message\":\"m\"}}}",
+	 ERR_NOT_FOUND},
+	/* not a missing run */
+	{"!rpc:{\"code\":-32602,\"message\":\"Tool catalyst_get_workflow_run not found\"}", ERR_PROTOCOL},
+	{"{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"internal error\"}]}", ERR_PROTOCOL},
+	{REFUSE("WORKFLOW_STORE_NOT_CONFIGURED", "false"), ERR_PROTOCOL},
+};
+
+START_TEST(not_found_in_every_envelope)
+{
+	struct rig r;
+	struct catalyst_refusal rf;
+	json_t *doc = NULL;
+	struct err e;
+	rig_init(&r);
+	r.f.script[0] = not_found_cases[_i].answer;
+	r.f.n_script = 1;
+	ck_assert_int_eq(get_run(&r, &rf, &doc, &e), -1);
+	ck_assert_msg(e.code == not_found_cases[_i].code, "case %d: code %d: %s", _i, e.code, e.msg);
+	ck_assert_int_eq(r.f.calls, 1);
+	rig_finish(&r);
+}
+END_TEST
+
+START_TEST(not_found_kinds)
+{
+	static const char *const yes[] = {"NOT_FOUND",       "not-found",      "NotFound", "RUN_NOT_FOUND",
+					  "ProjectNotFound", "DOES_NOT_EXIST", NULL};
+	static const char *const no[] = {"", "FOUND", "NOT_AUTHENTICATED", "INVALID_CURSOR", "denied", NULL};
+	for (const char *const *k = yes; *k; k++)
+		ck_assert_msg(catalyst_kind_not_found(*k), "%s", *k);
+	for (const char *const *k = no; *k; k++)
+		ck_assert_msg(!catalyst_kind_not_found(*k), "%s", *k);
+	ck_assert(!catalyst_kind_not_found(NULL));
+	ck_assert(catalyst_text_not_found("workflow run 'x' not found"));
+	ck_assert(catalyst_text_not_found("No such run"));
+	ck_assert(!catalyst_text_not_found("internal error"));
+	ck_assert(!catalyst_text_not_found(NULL));
+}
+END_TEST
+
+/* A run looked up by id: only that very id comes back, whether or not the
+ * server filtered (tools_b's list has no filter by instance id). */
+START_TEST(run_lookup_is_exact)
+{
+	struct rig r;
+	struct catalyst_run_list l;
+	struct err e;
+	struct collected col = {0};
+	struct catalyst_run_filter f = {.project = "default", .run = "a"};
+	rig_init(&r);
+	r.f.script[0] =
+		"{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"ab\",\"app_id\":\"x\"},"
+		"{\"run_id\":\"a\",\"app_id\":\"y\"},{\"app_id\":\"z\"},{\"run_id\":\"A\",\"app_id\":\"w\"}],"
+		"\"next_page_token\":\"\"}}";
+	r.f.n_script = 1;
+	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, NULL, &e), 0);
+	ck_assert_uint_eq(col.n, 1);
+	ck_assert_str_eq(col.ids[0], "a");
+	ck_assert(l.client_side & CATALYST_BIT(CATALYST_ARG_RUN));
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
 START_TEST(no_workflow_store_is_said)
 {
 	struct rig r;
@@ -974,6 +1063,9 @@ int main(void)
 	tcase_add_test(tc, final_errors_not_retried);
 	tcase_add_test(tc, run_listing_bounds);
 	tcase_add_test(tc, run_listing_stops_when_told);
+	tcase_add_loop_test(tc, not_found_in_every_envelope, 0, sizeof not_found_cases / sizeof *not_found_cases);
+	tcase_add_test(tc, not_found_kinds);
+	tcase_add_test(tc, run_lookup_is_exact);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -50,9 +51,36 @@ static void cli(const struct testlib_server *s, struct testlib_output *out, cons
 	for (; args && *args && n < 62; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	static char *const env[] = {"CATALYST_TOKEN=", NULL};
+	static char *const env[] = {"CATALYST_TOKEN=", "BROWSER=", NULL};
 	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, CLI_TIMEOUT_MS, out), 0);
 	ck_assert_msg(!out->timed_out, "catalyst-audit hung; stderr: %s", out->err);
+}
+
+/* The same with $BROWSER set to `browser` (NULL: unset). */
+static void cli_browser(const struct testlib_server *s, struct testlib_output *out, const char *browser,
+			const char *const *args)
+{
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = "--server";
+	argv[n++] = s->url;
+	for (; args && *args && n < 62; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	char env_browser[4200];
+	snprintf(env_browser, sizeof env_browser, "BROWSER=%s", browser ? browser : "");
+	char *const env[] = {"CATALYST_TOKEN=", env_browser, NULL};
+	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, CLI_TIMEOUT_MS, out), 0);
+	ck_assert_msg(!out->timed_out, "catalyst-audit hung; stderr: %s", out->err);
+}
+
+/* The report's notes as one string (caller frees). */
+static char *notes_of(json_t *doc)
+{
+	json_t *notes = json_object_get(doc, "notes");
+	char *text = notes ? json_dumps(notes, 0) : strdup("");
+	ck_assert_ptr_nonnull(text);
+	return text;
 }
 
 static json_t *report_of(const struct testlib_output *out)
@@ -412,7 +440,8 @@ START_TEST(link_without_a_server)
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct testlib_output out;
 		cli(&none, &out,
-		    (const char *[]){cases[i].opt, cases[i].val, "link", cases[i].app, cases[i].run, NULL});
+		    (const char *[]){cases[i].opt, cases[i].val, "--no-check", "link", cases[i].app, cases[i].run,
+				     NULL});
 		ck_assert_msg(out.status == 0, "%s: %s", cases[i].val, out.err);
 		ck_assert_str_eq(out.out, cases[i].want);
 		ck_assert_str_eq(out.err, "");
@@ -420,7 +449,7 @@ START_TEST(link_without_a_server)
 	}
 	/* a bare number and no server: the parameter is left out, and why */
 	struct testlib_output out;
-	cli(&none, &out, (const char *[]){"--project", "123", "link", "app", "run", NULL});
+	cli(&none, &out, (const char *[]){"--project", "123", "--no-check", "link", "app", "run", NULL});
 	ck_assert_int_eq(out.status, 0);
 	ck_assert_str_eq(out.out, "https://catalyst.diagrid.io/workflows/app/run\n");
 	ck_assert_ptr_nonnull(strstr(out.err, "warning"));
@@ -436,8 +465,15 @@ START_TEST(link_without_a_server)
 	ck_assert_int_eq(out.status, 2);
 	testlib_output_free(&out);
 
+	/* without --no-check the server is asked, and none answers: no link */
+	cli(&none, &out, (const char *[]){"link", "app", "run", NULL});
+	ck_assert_int_eq(out.status, 5);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_ptr_nonnull(strstr(out.err, "--no-check"));
+	testlib_output_free(&out);
+
 	/* no trustworthy link: the ids in plain text, and a warning */
-	cli(&none, &out, (const char *[]){"link", "", "run-1", NULL});
+	cli(&none, &out, (const char *[]){"--no-check", "link", "", "run-1", NULL});
 	ck_assert_int_eq(out.status, 0);
 	ck_assert_ptr_null(strstr(out.out, "https://"));
 	ck_assert_ptr_nonnull(strstr(out.out, "run-1"));
@@ -449,25 +485,30 @@ END_TEST
 START_TEST(link_resolved_by_the_server)
 {
 	static const struct {
-		const char *profile, *val, *want;
+		const char *profile, *val, *run, *want;
 	} cases[] = {
-		{"a", "42", "https://catalyst.diagrid.io/workflows/orders/o1?project=42\n"},
-		{"a", "977", "https://catalyst.diagrid.io/workflows/orders/o1?projectId=977\n"},
-		{"b", "42", "https://catalyst.diagrid.io/workflows/orders/o1?project=42\n"},
-		{"b", "212", "https://catalyst.diagrid.io/workflows/orders/o1?projectId=212\n"},
-		{"b", "999", "https://catalyst.diagrid.io/workflows/orders/o1\n"},
+		{"a", "42", "order-9001", "https://catalyst.diagrid.io/workflows/orders/order-9001?project=42\n"},
+		{"a", "977", "order-9001",
+		 "https://catalyst.diagrid.io/workflows/orders/order-9001?projectId=977\n"},
+		{"b", "42", "order-9001", "https://catalyst.diagrid.io/workflows/orders/order-9001?project=42\n"},
+		{"b", "212", "order-7731",
+		 "https://catalyst.diagrid.io/workflows/orders/order-7731?projectId=212\n"},
+		/* a project the server does not know: no link (status 7) */
+		{"b", "999", "order-7731", ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct testlib_server s;
 		sim_start(&s, (const char *[]){"--profile", cases[i].profile, NULL});
 		struct testlib_output out;
-		cli(&s, &out, (const char *[]){"--project", cases[i].val, "link", "orders", "o1", NULL});
-		ck_assert_msg(out.status == 0, "%s: %s", cases[i].val, out.err);
+		cli(&s, &out, (const char *[]){"--project", cases[i].val, "link", "orders", cases[i].run, NULL});
+		ck_assert_msg(out.status == (*cases[i].want ? 0 : 7), "%s: %d %s", cases[i].val, out.status,
+			      out.err);
 		ck_assert_str_eq(out.out, cases[i].want);
-		if (strcmp(cases[i].val, "999") == 0)
-			ck_assert_ptr_nonnull(strstr(out.err, "no project named or numbered 999"));
-		else
+		if (strcmp(cases[i].val, "999") == 0) {
+			ck_assert_ptr_nonnull(strstr(out.err, "project 999 does not exist"));
+		} else {
 			ck_assert_str_eq(out.err, "");
+		}
 		testlib_output_free(&out);
 
 		/* the audit's report carries the same link */
@@ -485,6 +526,329 @@ START_TEST(link_resolved_by_the_server)
 		}
 		testlib_server_stop(&s);
 	}
+}
+END_TEST
+
+/* ---- a run by its id alone, runs that do not exist (issue 12) ------------ */
+
+/* Profile a's run list filters by instance id (one call, child runs
+ * found too); profile b's does not (every page, compared here). */
+static const char *const lookup_profiles[] = {"a", "b"};
+
+START_TEST(run_without_app_id)
+{
+	bool by_server = _i == 0;
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "payments", "--format", "json", "run", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(out.err, "run pay-20931 is in app checkout"));
+	json_t *doc = report_of(&out);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "app_id")), "checkout");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=payments");
+	char *notes = notes_of(doc);
+	ck_assert_msg(strstr(notes, "run pay-20931 is in app checkout (found through catalyst_list_workflow_runs"),
+		      "%s", notes);
+	free(notes);
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* a child run: found by the server's filter, not listed otherwise */
+	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "order-7740:0002", NULL});
+	if (by_server) {
+		ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+		doc = report_of(&out);
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+								   "app_id")),
+				 "orders");
+		json_decref(doc);
+	} else {
+		ck_assert_msg(out.status == 7, "status %d: %s", out.status, out.err);
+		ck_assert_ptr_nonnull(strstr(out.err, "no run order-7740:0002 in project default"));
+		ck_assert_ptr_nonnull(strstr(out.err, "other projects were not searched"));
+	}
+	testlib_output_free(&out);
+
+	/* one id in two apps: the user says which */
+	cli(&s, &out, (const char *[]){"--project", "42", "run", "order-9001", NULL});
+	ck_assert_msg(out.status == 2, "status %d: %s", out.status, out.err);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_ptr_nonnull(
+		strstr(out.err, "run order-9001 exists in 2 apps of project 42 (orders and returns)"));
+	ck_assert_ptr_nonnull(strstr(out.err, "catalyst-audit --project 42 run orders order-9001"));
+	testlib_output_free(&out);
+
+	/* nowhere in this project: 7, and where it is */
+	cli(&s, &out, (const char *[]){"--project", "42", "run", "pay-20931", NULL});
+	ck_assert_msg(out.status == 7, "status %d: %s", out.status, out.err);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_ptr_nonnull(strstr(out.err, "no run pay-20931 in project 42"));
+	if (by_server)
+		ck_assert_msg(strstr(out.err,
+				     "a run of that id exists in project default (app checkout): add --project "
+				     "default; in project payments (app checkout): add --project payments"),
+			      "%s", out.err);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* How a missing run is said is undocumented: every envelope is read. */
+static const char *const not_found_envelopes[] = {"iserror", "structured", "text", "rpc"};
+
+START_TEST(run_missing_says_where)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--not-found", not_found_envelopes[_i], NULL});
+	struct testlib_output out;
+	/* in another app of the project */
+	cli(&s, &out, (const char *[]){"run", "orders", "pay-20931", NULL});
+	ck_assert_msg(out.status == 7, "%s: status %d: %s", not_found_envelopes[_i], out.status, out.err);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_msg(strstr(out.err, "no run pay-20931 in app orders of project default"), "%s", out.err);
+	ck_assert_msg(strstr(out.err,
+			     "a run of that id exists in app checkout: catalyst-audit run checkout pay-20931"),
+		      "%s", out.err);
+	testlib_output_free(&out);
+
+	/* nowhere at all */
+	cli(&s, &out, (const char *[]){"--project", "payments", "run", "orders", "nosuch-1", NULL});
+	ck_assert_msg(out.status == 7, "status %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(out.err, "no run nosuch-1 in app orders of project payments"));
+	ck_assert_ptr_nonnull(strstr(out.err, "none of the 3 other project(s) you can see has a run of that id"));
+	testlib_output_free(&out);
+
+	/* a project that does not exist, for run, runs and link */
+	const char *const *cmds[] = {
+		(const char *[]){"--project", "nosuch", "run", "orders", "order-7731", NULL},
+		(const char *[]){"--project", "nosuch", "runs", NULL},
+		(const char *[]){"--project", "nosuch", "run", "order-7731", NULL},
+		(const char *[]){"--project", "nosuch", "link", "orders", "order-7731", NULL},
+	};
+	for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
+		cli(&s, &out, cmds[k]);
+		ck_assert_msg(out.status == 7, "%s %zu: status %d: %s", not_found_envelopes[_i], k, out.status,
+			      out.err);
+		ck_assert_str_eq(out.out, "");
+		ck_assert_msg(strstr(out.err, "project nosuch does not exist"), "%s", out.err);
+		ck_assert_msg(strstr(out.err, "the projects you can see: default, payments, 42 and sandbox"), "%s",
+			      out.err);
+		testlib_output_free(&out);
+	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(workflow_in_any_case)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], NULL});
+	struct testlib_output out;
+	/* the simulator's own filter is case-sensitive */
+	const char *const spellings[] = {"paymentworkflow", "PAYMENTWORKFLOW", "PaymentWorkflow"};
+	for (size_t k = 0; k < 3; k++) {
+		cli(&s, &out,
+		    (const char *[]){"--format", "json", "--no-children", "--workflow", spellings[k], "runs",
+				     NULL});
+		ck_assert_msg(out.status == 1, "%s: status %d: %s", spellings[k], out.status, out.err);
+		json_t *doc = report_of(&out);
+		ck_assert_uint_eq(n_runs(doc), 1);
+		ck_assert_ptr_nonnull(run_by_id(doc, "pay-20931"));
+		char *notes = notes_of(doc);
+		if (k < 2)
+			ck_assert_msg(strstr(notes,
+					     "matched the workflow PaymentWorkflow (names match in any case)"),
+				      "%s", notes);
+		free(notes);
+		json_decref(doc);
+		testlib_output_free(&out);
+	}
+	/* child workflows of another name, found in any case too */
+	cli(&s, &out, (const char *[]){"--format", "json", "--workflow", "shiporder", "runs", NULL});
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 0); /* ShipOrder runs are children: not listed */
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+static size_t n_top_level(json_t *doc)
+{
+	size_t i, n = 0;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r)
+		if (!json_is_string(json_object_get(r, "parent_run_id")))
+			n++;
+	return n;
+}
+
+START_TEST(limit_counts_top_level_runs)
+{
+	struct testlib_server s;
+	/* the list holds the child runs too: they do not count */
+	sim_start(&s, (const char *[]){"--list-children", NULL});
+	struct testlib_output out;
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--no-children", "--app", "orders", "--limit", "5", "runs",
+			     NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_top_level(doc), 5);
+	ck_assert_uint_eq(n_runs(doc), 7);
+	ck_assert_ptr_nonnull(run_by_id(doc, "order-7740:0002"));
+	char *notes = notes_of(doc);
+	ck_assert_msg(strstr(notes,
+			     "--limit 5 counts top-level runs (5 audited); 2 child run(s) were added on top"),
+		      "%s", notes);
+	free(notes);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+
+	/* child runs found through their parent: on top, and said */
+	sim_start(&s, NULL);
+	cli(&s, &out, (const char *[]){"--format", "json", "--app", "orders", "--limit", "5", "runs", NULL});
+	doc = report_of(&out);
+	ck_assert_uint_eq(n_top_level(doc), 5);
+	ck_assert_uint_eq(n_runs(doc), 7);
+	notes = notes_of(doc);
+	ck_assert_msg(strstr(notes, "2 child run(s) were added on top"), "%s", notes);
+	free(notes);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+START_TEST(link_checks_that_the_run_exists)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "payments", "link", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	ck_assert_str_eq(out.out, "https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=payments\n");
+	testlib_output_free(&out);
+
+	/* not there: 7, no link, and where it is */
+	cli(&s, &out, (const char *[]){"--project", "payments", "link", "shipping", "pay-20931", NULL});
+	ck_assert_msg(out.status == 7, "status %d: %s", out.status, out.err);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_ptr_nonnull(strstr(out.err, "catalyst-audit --project payments link checkout pay-20931"));
+	testlib_output_free(&out);
+
+	/* the app found through the run list, as JSON */
+	cli(&s, &out, (const char *[]){"--project-id", "212", "--format", "json", "link", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	json_t *doc = json_loads(out.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.link/v1");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "app_id")), "checkout");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "run_id")), "pay-20931");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "project"), "uid")), "212");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/checkout/pay-20931?projectId=212");
+	ck_assert(json_is_null(json_object_get(doc, "link_note")));
+	ck_assert(json_is_true(json_object_get(doc, "checked")));
+	json_decref(doc);
+	ck_assert_ptr_nonnull(strstr(out.err, "run pay-20931 is in app checkout"));
+	testlib_output_free(&out);
+
+	/* no link: console_link null, the reason in link_note */
+	cli(&s, &out, (const char *[]){"--json", "--no-check", "link", "", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	doc = json_loads(out.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert(json_is_null(json_object_get(doc, "console_link")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(doc, "link_note")), "app id is unknown"));
+	ck_assert(json_is_false(json_object_get(doc, "checked")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "project"), "name")), "default");
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* a format a link does not have, asked for on the command line */
+	cli(&s, &out, (const char *[]){"-o", "markdown", "link", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 2);
+	ck_assert_str_eq(out.err, "catalyst-audit: error: -o: link prints text or json\n");
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* A fake browser: records its arguments, one a line, in <script>.log. */
+static void fake_browser(char *dir, size_t dir_size, char *script, size_t size)
+{
+	testlib_make_tmpdir(dir, dir_size, "browser");
+	snprintf(script, size, "%s/browser", dir);
+	FILE *f = fopen(script, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"$0.log\"\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(script, 0755), 0);
+}
+
+static char *browser_log(const char *script)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s.log", script);
+	char *log = testlib_read_file(path, NULL);
+	unlink(path);
+	return log;
+}
+
+START_TEST(web_opens_the_link_with_browser)
+{
+	char dir[256], script[400], cmd[500];
+	fake_browser(dir, sizeof dir, script, sizeof script);
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	struct testlib_output out;
+	const char *link = "https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=default";
+
+	cli_browser(&s, &out, script, (const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	char *log = browser_log(script);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_str_eq(log, "https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=default\n");
+	free(log);
+	testlib_output_free(&out);
+
+	/* $BROWSER's own words, no shell: "%s" is the link's place */
+	snprintf(cmd, sizeof cmd, "/nonexistent/browser:%s --new-window %%s --x;echo", script);
+	cli_browser(&s, &out, cmd, (const char *[]){"--web", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	log = browser_log(script);
+	ck_assert_ptr_nonnull(log);
+	char want[300];
+	snprintf(want, sizeof want, "--new-window\n%s\n--x;echo\n", link);
+	ck_assert_str_eq(log, want);
+	free(log);
+	testlib_output_free(&out);
+
+	/* no $BROWSER: said, and the link printed */
+	cli_browser(&s, &out, NULL, (const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 0);
+	ck_assert_ptr_nonnull(strstr(out.out, link));
+	ck_assert_ptr_nonnull(strstr(out.err, "--web: $BROWSER is not set; the link: "));
+	testlib_output_free(&out);
+
+	/* never a link to vouch for: a run that is not there, a project that
+	 * may be another */
+	cli_browser(&s, &out, script, (const char *[]){"link", "--web", "orders", "pay-20931", NULL});
+	ck_assert_int_eq(out.status, 7);
+	testlib_output_free(&out);
+	cli_browser(&s, &out, script,
+		    (const char *[]){"--no-check", "--project", "123", "link", "--web", "a", "b", NULL});
+	ck_assert_int_eq(out.status, 0);
+	ck_assert_ptr_nonnull(strstr(out.err, "--web: no link is opened: the link carries no project"));
+	ck_assert_ptr_null(browser_log(script));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+	testlib_remove_tree(dir);
 }
 END_TEST
 
@@ -727,6 +1091,15 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, link_without_a_server);
 	tcase_add_test(tc, link_resolved_by_the_server);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("lookup");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, run_without_app_id, 0, 2);
+	tcase_add_loop_test(tc, run_missing_says_where, 0, 4);
+	tcase_add_loop_test(tc, workflow_in_any_case, 0, 2);
+	tcase_add_test(tc, limit_counts_top_level_runs);
+	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
+	tcase_add_test(tc, web_opens_the_link_with_browser);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("refusals");
 	tcase_set_timeout(tc, 120);

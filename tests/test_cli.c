@@ -53,7 +53,7 @@ START_TEST(help_lists_commands_and_exits_0)
 	struct testlib_output o;
 	cli(&o, NULL, (char *[]){"--help", NULL});
 	ck_assert_int_eq(o.status, 0);
-	ck_assert_ptr_nonnull(strstr(o.out, "run APP_ID RUN_ID"));
+	ck_assert_ptr_nonnull(strstr(o.out, "run [APP_ID] RUN_ID"));
 	ck_assert_ptr_nonnull(strstr(o.out, "help [COMMAND]"));
 	ck_assert_ptr_nonnull(strstr(o.out, "--fail-on"));
 	ck_assert_ptr_nonnull(strstr(o.out, "-o, --format FMT"));
@@ -110,15 +110,15 @@ START_TEST(per_command_help)
 		const char *cmd, *has[4], *lacks[4];
 	} expect[] = {
 		{"run",
-		 {"--no-children", "--project", "--fail-on", "--jobs"},
-		 {"--status", "--app", "--limit", NULL}},
+		 {"--no-children", "--project", "--fail-on", "--web"},
+		 {"--status", "--app", "--limit", "--no-check"}},
 		{"runs", {"--status", "--since", "--limit", "--app"}, {NULL}},
 		{"file",
 		 {"--project", "--format", "--data-sharing", NULL},
 		 {"--server", "--stdio", "--status", "--timeout"}},
 		{"link",
-		 {"--project-id", "--console", "--output", NULL},
-		 {"--format", "--fail-on", "--status", NULL}},
+		 {"--project-id", "--console", "--no-check", "--web"},
+		 {"--fail-on", "--status", "--color", "--jobs"}},
 		{"login",
 		 {"--client-id", "--redirect-path", "--no-browser", "--server"},
 		 {"--stdio", "--format", "--project", NULL}},
@@ -206,7 +206,13 @@ static const struct {
 	{{NULL}, "no command given (see catalyst-audit --help)"},
 	{{"--format", "yaml", "file", "x", NULL}, "--format: expected text|json|jsonl|markdown, got 'yaml'"},
 	{{"--jobs", "0", "runs", NULL}, "--jobs: expected a whole number from 1 to 64, got '0'"},
-	{{"run", "only-one", NULL}, "usage: catalyst-audit run APP_ID RUN_ID (see catalyst-audit run --help)"},
+	{{"run", "a", "b", "c", NULL},
+	 "usage: catalyst-audit run [APP_ID] RUN_ID (see catalyst-audit run --help)"},
+	{{"link", NULL}, "usage: catalyst-audit link [APP_ID] RUN_ID (see catalyst-audit link --help)"},
+	{{"--no-check", "link", "r1", NULL},
+	 "link r1 --no-check: without the server the app cannot be looked up; give APP_ID RUN_ID"},
+	{{"-o", "markdown", "link", "a", "b", NULL}, "-o: link prints text or json"},
+	{{"link", "a", "b", "--format", "jsonl", NULL}, "--format: link prints text or json"},
 	{{"runs", "extra", NULL}, "usage: catalyst-audit runs [FILTERS] (see catalyst-audit runs --help)"},
 	{{"file", "x", "--format", NULL}, "--format needs a value (FMT)"},
 	{{"file", "x", "-o", NULL}, "--format needs a value (FMT)"},
@@ -294,8 +300,12 @@ static const struct {
 	{{"file", FIXTURE, "--server", "http://127.0.0.1:1/mcp", NULL},
 	 "--server does not apply to file (only to run, runs, link, login, logout, whoami and tools; see "
 	 "catalyst-audit file --help)"},
-	{{"link", "a", "b", "-o", "json", NULL},
-	 "-o does not apply to link (only to run, runs, file, whoami and tools; see catalyst-audit link --help)"},
+	{{"link", "a", "b", "--fail-on", "never", NULL},
+	 "--fail-on does not apply to link (only to run, runs and file; see catalyst-audit link --help)"},
+	{{"whoami", "-o", "json", "--web", NULL},
+	 "--web does not apply to whoami (only to run and link; see catalyst-audit whoami --help)"},
+	{{"run", "a", "b", "--no-check", NULL},
+	 "--no-check does not apply to run (only to link; see catalyst-audit run --help)"},
 	{{"whoami", "--color", "never", NULL},
 	 "--color does not apply to whoami (only to run, runs and file; see catalyst-audit whoami --help)"},
 	{{"login", "--stdio", "cat", NULL},
@@ -492,6 +502,7 @@ static void link_with(struct testlib_output *o, char *const env[], char *const e
 	int n = 0;
 	for (; extra && extra[n]; n++)
 		args[n] = extra[n];
+	args[n++] = "--no-check"; /* no server asked */
 	args[n++] = "link";
 	args[n++] = "orders";
 	args[n++] = "o1";
@@ -626,8 +637,8 @@ START_TEST(config_format_and_color)
 	ck_assert_msg(strncmp(md, "## ", 3) == 0, "%.80s", md);
 	free(md);
 	testlib_output_free(&o);
-	/* a command without a format is not bothered by it */
-	cli(&o, NULL, (char *[]){"--config", cfg, "link", "a", "b", NULL});
+	/* a link is not bothered by it: the config's format is for reports */
+	cli(&o, NULL, (char *[]){"--config", cfg, "--no-check", "link", "a", "b", NULL});
 	ck_assert_int_eq(o.status, 0);
 	ck_assert_str_eq(o.out, "https://catalyst.diagrid.io/workflows/a/b?project=default\n");
 	testlib_output_free(&o);
@@ -798,6 +809,60 @@ START_TEST(config_reaches_the_request)
 }
 END_TEST
 
+/* run and link take RUN_ID alone (the app found on the server) or APP_ID
+ * RUN_ID; a link's format is text or json, whatever the config says. */
+START_TEST(run_and_link_arguments)
+{
+	static const struct {
+		const char *line[8];
+		enum audit_command cmd;
+		const char *app, *run;
+		enum render_format format;
+		bool web, no_check;
+	} cases[] = {
+		{{"run", "pay-20931", NULL}, CMD_RUN, NULL, "pay-20931", FORMAT_TEXT, false, false},
+		{{"run", "checkout", "pay-20931", "--web", NULL},
+		 CMD_RUN,
+		 "checkout",
+		 "pay-20931",
+		 FORMAT_TEXT,
+		 true,
+		 false},
+		{{"link", "pay-20931", "--json", NULL}, CMD_LINK, NULL, "pay-20931", FORMAT_JSON, false, false},
+		{{"--no-check", "link", "a", "r", "--web", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, true, true},
+		{{"link", "a", "r", "--output", "link.json", NULL}, CMD_LINK, "a", "r", FORMAT_JSON, false, false},
+		{{"link", "a", "r", "--output", "link.md", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, false, false},
+		{{"--config", "CONFIG", "link", "a", "r", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, false, false},
+	};
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-args");
+	const char *cfgpath = write_file(dir, "config", "format = markdown\n");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *argv[10] = {"catalyst-audit"};
+		int argc = 1;
+		for (int k = 0; cases[i].line[k]; k++)
+			argv[argc++] = strcmp(cases[i].line[k], "CONFIG") == 0 ? (char *)cfgpath
+									       : (char *)cases[i].line[k];
+		argv[argc] = NULL;
+		struct audit_request rq;
+		struct config cfg;
+		struct err e;
+		err_clear(&e);
+		ck_assert_msg(cli_parse(argc, argv, &rq, &cfg, &e) == CLI_ACTION_RUN, "case %zu: %s", i, e.msg);
+		ck_assert_int_eq(rq.command, cases[i].cmd);
+		ck_assert_msg((!cases[i].app && !rq.args[0]) ||
+				      (cases[i].app && rq.args[0] && strcmp(cases[i].app, rq.args[0]) == 0),
+			      "case %zu: app %s", i, rq.args[0] ? rq.args[0] : "(none)");
+		ck_assert_str_eq(rq.args[1], cases[i].run);
+		ck_assert_msg(rq.format == cases[i].format, "case %zu: format %d", i, (int)rq.format);
+		ck_assert(rq.web == cases[i].web);
+		ck_assert(rq.no_check == cases[i].no_check);
+		config_finish(&cfg);
+	}
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -823,6 +888,7 @@ int main(void)
 			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
 	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
 	tcase_add_test(tc, config_reaches_the_request);
+	tcase_add_test(tc, run_and_link_arguments);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

@@ -119,7 +119,7 @@ START_TEST(every_exit_status_is_documented)
 	char *end = strstr(section + 1, ".SH ");
 	ck_assert_ptr_nonnull(end);
 	*end = '\0';
-	static const char *const statuses[] = {"0", "1", "2", "3", "4", "5", "6", "70"};
+	static const char *const statuses[] = {"0", "1", "2", "3", "4", "5", "6", "7", "70"};
 	for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
 		char want[32];
 		snprintf(want, sizeof want, ".TP\n.B %s\n", statuses[i]);

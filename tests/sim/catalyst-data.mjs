@@ -54,7 +54,7 @@ function derive(events, opts) {
 				continue;
 			if (UUID_RE.test(v)) {
 				if (!map.has(v))
-					map.set(v, derivedUuid(opts.instanceId + '/' + v));
+					map.set(v, derivedUuid((opts.uuidSeed ?? opts.instanceId) + '/' + v));
 				e[k] = map.get(v);
 			} else if ((k === 'timestamp' || k === 'fire_at') && opts.shiftMs) {
 				e[k] = shiftTime(v, opts.shiftMs);
@@ -319,9 +319,14 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 				.replace('/app/activities/payouts.py', '/app/activities/shipping.py')
 				.replace('submit_payout', 'book_carrier_pickup').replace('BANK_URL', 'CARRIER_URL');
 
-	// --- project "42" (uid 977): a name that looks like a uid.
+	// --- project "42" (uid 977): a name that looks like a uid, and one run id
+	// in two apps (each app makes its own instance ids: `run order-9001`
+	// cannot tell which is meant).
 	const p42 = [makeRun('orders', derive(fx.a, { instanceId: 'order-9001', oldInstanceId: 'order-7731',
-						       shiftMs: 86400e3 }))];
+						       shiftMs: 86400e3 })),
+		     makeRun('returns', derive(fx.a, { instanceId: 'order-9001', oldInstanceId: 'order-7731',
+							shiftMs: 22 * 3600e3, uuidSeed: 'returns/order-9001',
+							rename: { OrderWorkflow: 'ReturnWorkflow' } }))];
 
 	const projects = [
 		{ name: 'default', uid: 165, displayName: 'Default', region: 'us-east-1', runs: def, workflowStore: true },

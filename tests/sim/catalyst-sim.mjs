@@ -31,8 +31,13 @@ Data and shape:
   --runs-project NAME        put the generated runs in a new project NAME (uid 500) instead
   --shift-now                move every timestamp so the newest run ended 10 minutes ago
   --max-page N               page sizes above N are refused as "unfilterable" (default 50)
+  --list-children            the run list lists child runs too (each with its parent's id)
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
                              isError result with the message as plain text
+  --not-found iserror|structured|text|rpc   how a missing project, run or app is said: an isError
+                             result with {"error": {"kind": "NOT_FOUND", ...}} as JSON text (default)
+                             or as structuredContent, an isError result with a plain sentence, or a
+                             JSON-RPC error -32002
   --auto-envelope rpc|iserror|structured   envelope of automatic refusals (metadata export/logs,
                              unfilterable) (default iserror)
 Refusals:
@@ -77,7 +82,7 @@ function die(msg) {
 function parseArgs(argv) {
 	const cfg = {
 		profile: 'a', dataSharing: 'metadata', whoamiNamesLevel: false, metaNamesLevel: false,
-		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, autoEnvelope: 'iserror', argErrors: 'rpc',
+		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
 		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600,
@@ -117,8 +122,10 @@ function parseArgs(argv) {
 				die('--runs-project needs a new project name (or default)');
 			break;
 		case '--shift-now': cfg.shiftNow = true; break;
+		case '--list-children': cfg.listChildren = true; break;
 		case '--max-page': cfg.maxPage = Math.floor(num(arg, next())); break;
 		case '--arg-errors': cfg.argErrors = oneOf(arg, next(), ['rpc', 'iserror']); break;
+		case '--not-found': cfg.notFound = oneOf(arg, next(), ['iserror', 'structured', 'text', 'rpc']); break;
 		case '--auto-envelope': cfg.autoEnvelope = oneOf(arg, next(), ['rpc', 'iserror', 'structured']); break;
 		case '--refuse': {
 			const v = next() ?? '';

@@ -108,6 +108,7 @@ const DESC = {
 	project: 'Project name (e.g. "default") or numeric project id. There is no current project.',
 	app: 'Catalyst App ID.',
 	run: 'Workflow instance (run) id.',
+	runFilter: 'Only the run with this instance id (child runs included).',
 	status: 'Filter by runtime status: running, completed, failed, terminated, suspended, canceled.',
 	workflow: 'Filter by workflow name.',
 	from: 'Only runs created at or after this RFC 3339 time.',
@@ -145,7 +146,8 @@ const TOOLS = [
 		  b: { project: ['ProjectId', STR], app: ['app_id', STR], workflow: ['name', STR] } }, ['project', 'app', 'workflow']],
 	['catalyst_list_workflow_runs', 'read', 'List workflow runs across every app of a project, newest first.',
 		{ a: { project: ['projectId', STR], app: ['appId', STR], status: ['status', STR], workflow: ['workflowName', STR],
-		       from: ['startTimeFrom', STR], to: ['startTimeTo', STR], pageSize: ['pageSize', INT], cursor: ['cursor', STR] },
+		       from: ['startTimeFrom', STR], to: ['startTimeTo', STR], pageSize: ['pageSize', INT], cursor: ['cursor', STR],
+		       run: ['instanceId', STR] },
 		  b: { project: ['ProjectId', STR], app: ['app_id', STR], status: ['runtime_status', STR], workflow: ['workflow_name', STR],
 		       from: ['created_after', STR], to: ['created_before', STR], pageSize: ['limit', INT], cursor: ['page_token', STR] } },
 		['project']],
@@ -226,7 +228,7 @@ export function toolList(profile) {
 		for (const [logical, [spelled, type]] of Object.entries(t.params[profile])) {
 			const p = { type };
 			if (DESC[logical])
-				p.description = DESC[logical];
+				p.description = t.name === 'catalyst_list_workflow_runs' && logical === 'run' ? DESC.runFilter : DESC[logical];
 			if (logical === 'status' && profile === 'a')
 				p.enum = STATUSES;
 			if (type === ARR)
@@ -277,10 +279,12 @@ function runRow(r, profile) {
 		return { instanceId: r.instanceId, appId: r.appId, workflowName: r.workflowName, status: up(r.status),
 			 createdAt: r.createdAt, lastUpdatedAt: r.lastUpdatedAt,
 			 ...(r.completedAt && { completedAt: r.completedAt }),
+			 ...(r.parentInstanceId && { parentInstanceId: r.parentInstanceId }),
 			 input: r.input, output: r.output, customStatus: r.customStatus };
 	return { run_id: r.instanceId, app_id: r.appId, workflow_name: r.workflowName, runtime_status: r.status,
 		 created_at: r.createdAt, last_updated_at: r.lastUpdatedAt,
 		 ...(r.completedAt && { completed_at: r.completedAt }),
+		 ...(r.parentInstanceId && { parent_instance_id: r.parentInstanceId }),
 		 input: r.input, output: r.output, custom_status: r.customStatus };
 }
 
@@ -431,10 +435,30 @@ export class Catalyst {
 		return res;
 	}
 
+	// Something asked for that does not exist, in the envelope --not-found
+	// picks (how Catalyst says it is not documented).
+	notFound(message) {
+		switch (this.cfg.notFound) {
+		case 'rpc': {
+			const err = new Error(message);
+			err.code = -32002;
+			throw err;
+		}
+		case 'structured': {
+			const body = { error: { kind: 'NOT_FOUND', message, retryable: false } };
+			return { isError: true, structuredContent: body, content: [{ type: 'text', text: message }] };
+		}
+		case 'text':
+			return { isError: true, content: [{ type: 'text', text: message }] };
+		default:
+			return plainError('NOT_FOUND', message);
+		}
+	}
+
 	project(v) {
 		const p = findProject(this.world, v);
 		if (!p)
-			return [null, plainError('NOT_FOUND', `project '${v}' not found`)];
+			return [null, this.notFound(`project '${v}' not found`)];
 		return [p, null];
 	}
 
@@ -516,7 +540,7 @@ export class Catalyst {
 				return { data: prof === 'a' ? { workflows: list.map(shape) } : { items: list.map(shape) } };
 			const one = list.find((x) => x.name === a.workflow);
 			if (!one)
-				return plainError('NOT_FOUND', `workflow '${a.workflow}' not found in app '${a.app}'`);
+				return this.notFound(`workflow '${a.workflow}' not found in app '${a.app}'`);
 			return { data: prof === 'a' ? { workflow: shape(one) } : shape(one) };
 		}
 		case 'catalyst_list_workflow_runs':
@@ -536,7 +560,7 @@ export class Catalyst {
 			}
 			const r = this.findRun(p, a.app, a.run);
 			if (!r)
-				return plainError('NOT_FOUND', `workflow run '${a.run}' not found in app '${a.app}' of project '${p.name}'`);
+				return this.notFound(`workflow run '${a.run}' not found in app '${a.app}' of project '${p.name}'`);
 			const events = this.events(r);
 			if (tool.name === 'catalyst_get_workflow_run_logs') {
 				const lines = [];
@@ -584,7 +608,7 @@ export class Catalyst {
 		}
 		const from = a.from !== undefined ? parseTime(tool.name, a.from) : null;
 		const to = a.to !== undefined ? parseTime(tool.name, a.to) : null;
-		const filterKey = JSON.stringify([p.name, a.app ?? null, status, a.workflow ?? null, from, to]);
+		const filterKey = JSON.stringify([p.name, a.app ?? null, status, a.workflow ?? null, from, to, a.run ?? null]);
 		let offset = 0;
 		if (a.cursor !== undefined && a.cursor !== '') {
 			const c = decodeCursor(a.cursor);
@@ -592,7 +616,10 @@ export class Catalyst {
 				return plainError('INVALID_CURSOR', 'the page cursor is invalid or belongs to another query');
 			offset = c.o;
 		}
-		const all = p.runs.filter((r) => r.listed &&
+		// Child runs are listed only with --list-children; a filter by
+		// instance id is a lookup and finds them too.
+		const all = p.runs.filter((r) => (r.listed || cfg.listChildren || a.run !== undefined) &&
+			(a.run === undefined || r.instanceId === a.run) &&
 			(!a.app || r.appId === a.app) &&
 			(!status || r.status === status) &&
 			(!a.workflow || r.workflowName === a.workflow) &&
@@ -617,7 +644,7 @@ export class Catalyst {
 		switch (tool.name) {
 		case 'catalyst_get_app':
 			if (!p.apps.includes(a.app))
-				return plainError('NOT_FOUND', `app '${a.app}' not found`);
+				return this.notFound(`app '${a.app}' not found`);
 			return { data: { appId: a.app, project: p.name, status: 'connected' } };
 		case 'catalyst_list_components':
 			return { data: { components: [{ name: 'statestore', type: 'state.redis', managed: true },
@@ -632,7 +659,7 @@ export class Catalyst {
 		case 'catalyst_list_agents':
 			return { data: { agents: [] } };
 		case 'catalyst_get_agent':
-			return plainError('NOT_FOUND', `agent '${a.agent}' not found`);
+			return this.notFound(`agent '${a.agent}' not found`);
 		case 'catalyst_list_mcp_servers':
 			return { data: { mcpServers: [] } };
 		case 'catalyst_get_app_metrics':

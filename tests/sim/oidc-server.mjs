@@ -7,8 +7,9 @@
 // (any port, exact path, RFC 8252). Sign-in is approved at once (there is
 // no user to ask), so a "browser" that follows redirects completes it.
 //
-// Usage: node oidc-server.mjs [--client-id ID] [--redirect-path /callback]
+// Usage: node oidc-server.mjs [--client-id ID] [--redirect-path /callback]...
 //                             [--access-ttl SECONDS]
+// (--redirect-path repeated: the client is registered with each path.)
 // Prints `ready http://127.0.0.1:PORT` (the issuer) on stdout; logs on stderr.
 // Accepted resources: http://127.0.0.1:<any port>/mcp exactly.
 // Listens on 127.0.0.1 only.
@@ -23,7 +24,7 @@ console.log = (...a) => console.error(...a);
 const { values: opt } = parseArgs({
 	options: {
 		'client-id': { type: 'string', default: 'catalyst-audit-test' },
-		'redirect-path': { type: 'string', default: '/callback' },
+		'redirect-path': { type: 'string', multiple: true, default: ['/callback'] },
 		'access-ttl': { type: 'string', default: '3600' },
 	},
 });
@@ -46,7 +47,7 @@ const provider = new Provider(issuer, {
 			token_endpoint_auth_method: 'none',
 			grant_types: ['authorization_code', 'refresh_token'],
 			response_types: ['code'],
-			redirect_uris: [`http://127.0.0.1${opt['redirect-path']}`],
+			redirect_uris: opt['redirect-path'].map((p) => `http://127.0.0.1${p}`),
 		},
 	],
 	jwks: { keys: [jwk] },

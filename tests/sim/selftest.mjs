@@ -153,7 +153,7 @@ test('profile a: 40 tools, spellings, required lists', () => withSim(['--profile
 		assert.ok(Array.isArray(t.inputSchema.required), `${t.name} has a required list`);
 	const lr = by.catalyst_list_workflow_runs.inputSchema;
 	assert.deepEqual(Object.keys(lr.properties).sort(),
-		['appId', 'cursor', 'pageSize', 'projectId', 'startTimeFrom', 'startTimeTo', 'status', 'workflowName'].sort());
+		['appId', 'cursor', 'instanceId', 'pageSize', 'projectId', 'startTimeFrom', 'startTimeTo', 'status', 'workflowName'].sort());
 	assert.deepEqual(lr.required, ['projectId']);
 	assert.deepEqual(by.catalyst_get_workflow_run.inputSchema.required, ['projectId', 'appId', 'instanceId']);
 	assert.equal(by.catalyst_start_workflow.annotations.readOnlyHint, false);
@@ -250,6 +250,43 @@ test('profile a: every status, upper case in lists, pagination covers each run o
 			startTimeFrom: '2026-09-14T10:00:00Z', startTimeTo: '2026-09-14T12:00:00Z' } }));
 		assert.deepEqual(win.runs.map((r) => r.instanceId).sort(), ['order-7740', 'order-7801', 'pay-20931']);
 	}));
+
+test('run lookup: the instance id filter finds child runs; --list-children lists them', () =>
+	withSim(['--profile', 'a'], async (c) => {
+		const one = body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: 'default', instanceId: 'order-7740:0002' } }));
+		assert.deepEqual(one.runs.map((r) => [r.appId, r.instanceId, r.parentInstanceId]),
+			[['orders', 'order-7740:0002', 'order-7740']]);
+		const two = body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: '42', instanceId: 'order-9001' } }));
+		assert.deepEqual(two.runs.map((r) => r.appId).sort(), ['orders', 'returns'], 'one id in two apps of project 42');
+		const none = body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: 'default', instanceId: 'nosuch' } }));
+		assert.deepEqual(none.runs, []);
+	}).then(() => withSim(['--profile', 'a', '--list-children'], async (c) => {
+		const all = body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: 'default', appId: 'orders' } }));
+		const kids = all.runs.filter((r) => r.parentInstanceId).map((r) => r.instanceId).sort();
+		assert.deepEqual(kids, ['order-7740:0000', 'order-7740:0002']);
+	})));
+
+test('--not-found: a missing run in each envelope', async () => {
+	const args = { projectId: 'default', appId: 'orders', instanceId: 'nosuch' };
+	await withSim(['--not-found', 'structured'], async (c) => {
+		const r = await c.callTool({ name: 'catalyst_get_workflow_run', arguments: args });
+		assert.equal(r.isError, true);
+		assert.equal(r.structuredContent.error.kind, 'NOT_FOUND');
+	});
+	await withSim(['--not-found', 'text'], async (c) => {
+		const r = await c.callTool({ name: 'catalyst_get_workflow_run', arguments: args });
+		assert.equal(r.isError, true);
+		assert.match(r.content[0].text, /^workflow run 'nosuch' not found/);
+	});
+	await withSim(['--not-found', 'rpc'], async (c) => {
+		await assert.rejects(c.callTool({ name: 'catalyst_get_workflow_run', arguments: args }),
+			(e) => e.code === -32002 && /not found/.test(e.message));
+	});
+});
 
 test('unfilterable when a page asks for more than --max-page', () =>
 	withSim(['--profile', 'a', '--max-page', '10'], async (c) => {
