@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "err.h"
+#include "project.h"
 #include "report.h"
 
 enum audit_command {
@@ -29,7 +30,7 @@ enum fail_on {
 };
 
 enum color_mode {
-	COLOR_AUTO = 0,
+	COLOR_AUTO = 0, /* the CLI resolves it to one of the others; the library takes it as never */
 	COLOR_ALWAYS,
 	COLOR_NEVER,
 };
@@ -60,12 +61,15 @@ struct audit_request {
 	const char *redirect_path;
 	bool no_browser;
 	bool no_login;
+	/* From the terminal and the environment, resolved once by the CLI:
+	 * library code reads neither. */
+	bool may_prompt;      /* standard input is a terminal and CI is unset: a sign-in may wait for the user */
+	long login_timeout_s; /* CATALYST_LOGIN_TIMEOUT: how long the sign-in listener waits; 0: OAuth's own */
 	/* project and console */
-	const char *project;    /* --project NAME */
-	const char *project_id; /* --project-id UID */
-	const char *console;    /* --console URL */
-	bool web;               /* --web: open the run's console link with $BROWSER */
-	bool no_check;          /* link --no-check: no server asked whether the run exists */
+	struct project_ref project; /* --project NAME / --project-id UID (env, config), else PROJECT_REF_DEFAULT */
+	const char *console;        /* --console URL */
+	bool web;                   /* --web: open the run's console link with $BROWSER */
+	bool no_check;              /* link --no-check: no server asked whether the run exists */
 	/* analysis */
 	enum data_sharing_level sharing; /* --data-sharing, UNKNOWN when not given */
 	size_t payload_limit;
@@ -75,7 +79,7 @@ struct audit_request {
 	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */
 	bool format_given;         /* asked for: --format/-o/--json, --output's name, the config file */
 	const char *output;        /* --output FILE, NULL: stdout */
-	enum color_mode color;
+	enum color_mode color; /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
 	bool all_runs;         /* --all-runs */
@@ -97,17 +101,38 @@ int audit_execute(const struct audit_request *rq, struct err *e);
 /* The commands behind audit_execute, one per source, each in its own file. */
 int audit_file(const struct audit_request *rq, struct err *e);   /* audit_file.c */
 int audit_tools(const struct audit_request *rq, struct err *e);  /* audit_tools.c */
-int audit_run(const struct audit_request *rq, struct err *e);    /* audit_catalyst.c */
-int audit_runs(const struct audit_request *rq, struct err *e);   /* audit_catalyst.c */
-int audit_link(const struct audit_request *rq, struct err *e);   /* audit_catalyst.c */
-int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_catalyst.c */
+int audit_run(const struct audit_request *rq, struct err *e);    /* audit_run.c */
+int audit_runs(const struct audit_request *rq, struct err *e);   /* audit_runs.c */
+int audit_link(const struct audit_request *rq, struct err *e);   /* audit_link.c */
+int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_whoami.c */
 int audit_login(const struct audit_request *rq, struct err *e);  /* audit_login.c */
 int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.c */
 
-/* MCP session options for a command: client name and version, and server
- * progress notifications forwarded to rq->progress (a TTY only). */
-struct mcp_options;
-void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo);
+/* Messages to the user, through rq->warn and rq->notice (nothing when they
+ * are NULL): the library's only way to the terminal. */
+void audit_warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void audit_notef(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Tokens are about to live in this process's memory: no core file may
+ * carry them to disk. (audit_login.c) */
+void audit_no_core_dumps(void);
+
+/* Where a run's console link comes from. A saved file: no server vouches
+ * for anything, so a project whose form is unknown (shown, with that said)
+ * or none gives no link, the ids the file lacks are named as its own, and
+ * a bad --console is a usage error. The server: the project as far as the
+ * server resolved it; a bare number it could not resolve goes out of the
+ * link (and the report), `unresolved` saying why. */
+enum link_source {
+	LINK_FROM_FILE = 0,
+	LINK_FROM_SERVER,
+};
+
+/* The report's console link and link note for rr (its app_id and run_id
+ * set), and the project it names (PRODUCT.md rule 3), for both sources.
+ * -1 only for what the file source calls an error. (audit_link.c) */
+int link_for_run(struct report_run *rr, enum link_source from, const char *console,
+		 const struct project_ref *project, const char *unresolved, struct err *e);
 
 /* Shared tail of every auditing command: render the report to --output or
  * stdout in the requested format and turn findings into the exit status. */
@@ -119,3 +144,6 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 FILE *audit_open_output(const struct audit_request *rq, struct err *e);
 int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
 		       struct err *e);
+/* Closes the output of a command that writes no report (link, whoami):
+ * 0, or -1 on a write error. */
+int audit_close_plain(FILE *out, struct err *e);

@@ -12,7 +12,9 @@
 
 #include "analysis.h"
 #include "err.h"
+#include "event.h"
 #include "mcp.h"
+#include "project.h"
 
 /* ---- allow-list ---------------------------------------------------- */
 
@@ -129,6 +131,11 @@ bool catalyst_text_not_found(const char *text);
  * level or SHARING_UNKNOWN; key gets the field's name. */
 enum data_sharing_level catalyst_find_sharing(const json_t *doc, char *key, size_t key_size);
 
+/* The first array whose first item is an object: doc itself, or one found
+ * in its objects down to `depth` levels (an object's own arrays first).
+ * Borrowed; NULL when there is none. */
+const json_t *catalyst_find_list(const json_t *doc, int depth);
+
 /* The first string (or number, as text) under a key matching one of the
  * spellings, searching objects down to `depth` levels, not inside arrays.
  * Borrowed from doc / the static buffer `num` (>= 32 bytes). */
@@ -185,14 +192,20 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 
 /* ---- runs ------------------------------------------------------------- */
 
-/* What one run listing walks: pages, and bytes of cursors remembered to
- * catch a cycle. Past either, or on any repeated cursor, the listing ends
- * with ERR_PROTOCOL (ERR_DETAIL_FINAL) naming the bound. */
+/* The tool a run's history comes from (the report names it as the source). */
+#define CATALYST_TOOL_GET_RUN "catalyst_get_workflow_run"
+
+/* What one run listing walks: pages, bytes of cursors remembered to catch
+ * a cycle, runs and bytes of their ids remembered to give each run once.
+ * Past any, or on any repeated cursor, the listing ends with ERR_PROTOCOL
+ * (ERR_DETAIL_FINAL) naming the bound. */
 #define CATALYST_MAX_LIST_PAGES 1000
 #define CATALYST_MAX_CURSOR_MIB 16
+#define CATALYST_MAX_LISTED_RUNS 50000
+#define CATALYST_MAX_LISTED_ID_MIB 16
 
 struct catalyst_run_filter {
-	const char *project; /* "default" when none was given: sent if the schema has a place for it */
+	const struct project_ref *project; /* NULL: `default`; another project must find a property to go in */
 	const char *app;
 	const char *workflow;       /* sent to the server; checked here when the schema has no place for it */
 	const char *workflow_match; /* checked here on every run, in any case ("orderworkflow") */
@@ -201,7 +214,8 @@ struct catalyst_run_filter {
 	const char *status;         /* normalised */
 	const char *since;          /* RFC 3339 UTC */
 	const char *until;
-	long limit;     /* 0: none; sizes the first page only (the page callback stops the listing) */
+	long limit;     /* top-level runs (no parent) given, 0: none; also sizes the first page. Child runs
+			 * listed on the page that reaches it are still given, up to the next top-level one */
 	long page_size; /* 0: 50 */
 	long max_pages; /* 0: CATALYST_MAX_LIST_PAGES */
 };
@@ -215,9 +229,12 @@ struct catalyst_run_item {
 	char *parent_id;
 };
 
+struct catalyst_run_walk; /* the listing's own state */
+
 struct catalyst_run_list {
-	struct catalyst_run_item *items; /* the page in hand (during the callback) */
+	struct catalyst_run_item *items; /* the page in hand, until the next step */
 	size_t n;
+	/* The listing's facts, as they stand (whether or not it failed). */
 	unsigned client_side; /* CATALYST_BIT of filters applied here, not by the server */
 	size_t pages;
 	long page_size;                  /* the last page size asked for (after unfilterable halvings) */
@@ -225,24 +242,87 @@ struct catalyst_run_list {
 	bool truncated;                  /* more pages exist but the tool has no cursor property */
 	enum data_sharing_level sharing; /* named by a field in a list answer (so far) */
 	char sharing_key[64];
+	size_t repeats;     /* runs listed again (same app id and run id), left out */
+	size_t top_level;   /* top-level runs given */
+	bool limit_reached; /* the listing ended at the filter's limit */
+	struct catalyst_run_walk *walk;
 };
 
-/* Called with each page of runs, filtered, as it arrives (l->items,
- * l->n): the page is freed after it, so nothing of the listing is held
- * across pages. Returns 0 to go on, 1 to stop (enough runs), -1 to stop
- * with e set. */
-typedef int (*catalyst_run_page_fn)(const struct catalyst_run_list *l, void *ctx, struct err *e);
-
-/* Lists runs, following the cursor, re-asking with half the page size
+/* Starts listing runs (no traffic yet): catalyst_run_list_next steps it
+ * page by page, following the cursor, re-asking with half the page size
  * (down to 1) on `unfilterable`, filtering client-side what the schema
- * cannot filter, handing each page to on_page. A tool error that is not a
- * refusal means the project has no managed workflow store, and the message
- * says so. out holds the listing's facts (pages, filters applied here,
- * the level) when it returns, whether or not it failed. */
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, catalyst_run_page_fn on_page,
-		       void *ctx, struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e);
+ * cannot filter, giving each run once (by app id and run id) and stopping
+ * at the limit. f and its strings are borrowed until the listing is
+ * finished. */
+void catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *l);
+/* The next page: 1 with its runs in l->items (there may be none: all
+ * filtered out or repeats), 0 when the listing is over (l->limit_reached
+ * says if by the limit), -1 with e set (a refusal in *ref, which may be
+ * NULL). The page in hand is freed by the next step: nothing of a listing
+ * is held across pages but the ids that make each run given once. A bound
+ * reached inside a page gives the runs before it, and the error at the
+ * next step. A tool error that is not a refusal means the project has no
+ * managed workflow store, and the message says so. */
+int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal *ref, struct err *e);
 void catalyst_run_list_finish(struct catalyst_run_list *l);
 
 /* The run items found in one list answer, appended to out (exposed for
  * tests). */
 int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, struct err *e);
+
+/* "<length of the app id>:<app id>/<run id>": one key per run, whatever
+ * characters the ids hold. malloc'd; NULL when out of memory. */
+char *catalyst_run_key(const char *app_id, const char *run_id);
+
+/* One run, fetched and parsed. */
+struct catalyst_run {
+	struct event_log *log;           /* the history (the caller's: event_log_free) */
+	enum data_sharing_level sharing; /* named by a field of the answer, its _meta or the history's envelope */
+	char sharing_key[64];
+};
+
+/* CATALYST_TOOL_GET_RUN for app_id/run_id in project (required by the
+ * binding unless defaulted), its answer parsed into a history. -1 with e
+ * set: the call failed (a refusal in *ref), or the answer is no history
+ * ("<tool> answer for <run id>: ..."; out->sharing is still what the answer
+ * named). */
+int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
+		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e);
+/* Whether the run exists: the same call, its answer not parsed (0, or -1
+ * with e set; ERR_NOT_FOUND when the server says it is not there). */
+int catalyst_check_run(struct catalyst *c, const struct project_ref *project, const char *app_id,
+		       const char *run_id, struct err *e);
+
+/* ---- who is signed in, and the projects they see ----------------------- */
+
+struct catalyst_identity {
+	char *org_name; /* NULL: the answer does not say */
+	char *org_id;
+	char *user;
+	enum data_sharing_level sharing; /* named by a field of the answer or its _meta */
+	char sharing_key[64];
+};
+
+/* catalyst_whoami, read. Refusals as catalyst_call. */
+int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct catalyst_refusal *ref,
+		    struct err *e);
+void catalyst_identity_finish(struct catalyst_identity *id);
+
+struct catalyst_project {
+	char *name; /* NULL: the answer does not say */
+	char *uid;  /* "165" or "prj-165", as the server gives it */
+};
+
+struct catalyst_projects {
+	struct catalyst_project *items; /* one per entry of the answer's list, in its order */
+	size_t n;
+	enum data_sharing_level sharing; /* named by a field of the answer or its _meta */
+	char sharing_key[64];
+};
+
+/* catalyst_list_projects, read. */
+int catalyst_list_projects(struct catalyst *c, struct catalyst_projects *out, struct err *e);
+void catalyst_projects_finish(struct catalyst_projects *l);
+/* catalyst_get_project for a project as given (name or uid), read. */
+int catalyst_get_project(struct catalyst *c, const char *project, struct catalyst_project *out, struct err *e);
+void catalyst_project_finish(struct catalyst_project *p);

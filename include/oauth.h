@@ -216,18 +216,10 @@ struct transport *oauth_transport_new(struct transport *inner, struct oauth_sess
 struct transport *oauth_transport_inner(struct transport *t);
 
 /* Builds the config the CLI commands use (defined in audit_login.c):
- * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login, stdin not a
- * TTY, or CI set; notices through rq->warn's stream; hint names the
- * login command for this server. `hint_buf` holds the hint text. */
+ * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
+ * says no one can answer a prompt (stdin not a TTY, or CI set); notices
+ * through rq->warn's stream; hint names the login command for this server.
+ * `hint_buf` holds the hint text. */
 struct audit_request;
 void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
 			       size_t hint_len);
-
-/* What the server commands call instead of transport_http_new: the HTTP
- * transport for rq->server (options `ho`) wrapped with an OAuth session
- * built by oauth_config_from_request, so a token comes from CATALYST_TOKEN
- * or the store (refreshed), a 401 refreshes or signs in (interactively only
- * when allowed, else ERR_AUTH naming the login command) and the request is
- * retried. Free with transport_free. (audit_login.c) */
-struct transport *oauth_connect_http(const struct audit_request *rq, const struct transport_http_options *ho,
-				     struct err *e);

@@ -10,22 +10,19 @@
 
 #include "analysis.h"
 #include "err.h"
-
-enum project_form {
-	PROJECT_NONE = 0, /* no project known: JSON null */
-	PROJECT_NAME,
-	PROJECT_UID,
-};
+#include "project.h"
 
 struct report_run {
 	char *app_id; /* NULL when unknown (a file without it) */
 	char *run_id;
+	/* The project_ref the link was built from: its form (PROJECT_NONE:
+	 * JSON null) and value, with PROJECT_NONE a value whose form is unknown. */
 	enum project_form project_form;
-	char *project;       /* name or uid, per project_form; with PROJECT_NONE: a value whose form is unknown */
-	char *console_link;  /* NULL: no trustworthy link */
-	char *link_note;     /* why there is no link / why a parameter was left out */
-	char *source;        /* "file PATH", "catalyst_get_workflow_run", ... */
-	char *parent_run_id; /* a child run audited because its parent named it */
+	char *project;
+	char *console_link;         /* NULL: no trustworthy link */
+	char *link_note;            /* why there is no link / why a parameter was left out */
+	char *source;               /* "file PATH", "catalyst_get_workflow_run", ... */
+	char *parent_run_id;        /* a child run audited because its parent named it */
 	struct analysis *analysis;  /* NULL when the run could not be audited */
 	struct event_log *log;      /* owned: the analysis borrows from it */
 	enum err_code failure_code; /* when analysis == NULL */

@@ -1,12 +1,10 @@
 #include "audit.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "escape.h"
-#include "mcp.h"
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)
@@ -20,6 +18,32 @@ void audit_request_init(struct audit_request *rq)
 	rq->fail_on = FAIL_ON_SUSPECT;
 	rq->color = COLOR_AUTO;
 	rq->sharing = SHARING_UNKNOWN;
+	rq->project = PROJECT_REF_DEFAULT;
+}
+
+static void say(void (*to)(const char *, void *), void *ctx, const char *fmt, va_list ap)
+{
+	if (!to)
+		return;
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	to(msg, ctx);
+}
+
+void audit_warnf(const struct audit_request *rq, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(rq->warn, rq->msg_ctx, fmt, ap);
+	va_end(ap);
+}
+
+void audit_notef(const struct audit_request *rq, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(rq->notice, rq->msg_ctx, fmt, ap);
+	va_end(ap);
 }
 
 int audit_execute(const struct audit_request *rq, struct err *e)
@@ -45,18 +69,6 @@ int audit_execute(const struct audit_request *rq, struct err *e)
 		break;
 	}
 	return err_set(e, ERR_USAGE, "no command given (see --help)");
-}
-
-static bool wants_color(const struct audit_request *rq, FILE *out)
-{
-	if (rq->color == COLOR_ALWAYS)
-		return true;
-	if (rq->color == COLOR_NEVER)
-		return false;
-	const char *term = getenv("TERM");
-	if (term && strcmp(term, "dumb") == 0)
-		return false;
-	return isatty(fileno(out));
 }
 
 FILE *audit_open_output(const struct audit_request *rq, struct err *e)
@@ -86,43 +98,27 @@ int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t
 	return over > 0 ? ERR_FINDINGS : 0;
 }
 
+int audit_close_plain(FILE *out, struct err *e)
+{
+	int rc = 0;
+	if (fflush(out) != 0)
+		rc = err_set(e, ERR_USAGE, "cannot write the output: %s", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	return rc;
+}
+
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		return -1;
-	struct render_options ro = {.color = rq->format == FORMAT_TEXT && wants_color(rq, out),
+	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
+	struct render_options ro = {.color = rq->format == FORMAT_TEXT && rq->color == COLOR_ALWAYS,
 				    .width = 80,
 				    .view = rq->view,
 				    .all_runs = rq->all_runs};
 	int rc = render_report(out, rq->format, r, &ro, e);
 	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
-}
-
-static void forward_progress(double progress, double total, const char *message, void *ctx)
-{
-	const struct audit_request *rq = ctx;
-	/* The message is the server's text: escaped before it reaches the terminal. */
-	char *msg = message ? escape_terminal_dup(message, 200) : NULL;
-	char line[512];
-	if (total > 0)
-		snprintf(line, sizeof line, "server progress %.0f/%.0f%s%s", progress, total, msg ? ": " : "",
-			 msg ? msg : "");
-	else
-		snprintf(line, sizeof line, "server progress %.0f%s%s", progress, msg ? ": " : "", msg ? msg : "");
-	free(msg);
-	rq->progress(line, rq->msg_ctx);
-}
-
-void audit_mcp_options(const struct audit_request *rq, struct mcp_options *mo)
-{
-	memset(mo, 0, sizeof *mo);
-	mo->client_name = "catalyst-audit";
-	mo->client_version = CATALYST_AUDIT_VERSION;
-	mo->timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 60) * 1000;
-	if (rq->progress) {
-		mo->on_progress = forward_progress;
-		mo->progress_ctx = (void *)rq;
-	}
 }

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "console_link.h"
 #include "escape.h"
 #include "event.h"
 #include "trace.h"
@@ -67,63 +66,17 @@ static char *dup_or_null(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-/* PRODUCT.md rule 3 in file mode: a link only when the app id, the run id
- * and the project are all known, and the project's form is certain. A file
- * does not say which project it came from unless its envelope names one. */
-static int fill_link(const struct audit_request *rq, const struct event_run_info *ri, struct report_run *run,
-		     struct err *e)
+/* The project a link names: the one given, else the one the file's
+ * envelope names (a file does not say which project it came from unless
+ * it does), else none. */
+static void file_project(const struct audit_request *rq, const struct event_run_info *ri, struct project_ref *p)
 {
-	const char *name = rq->project, *uid = rq->project_id;
-	if (!name && !uid && ri && ri->project && *ri->project)
-		name = ri->project;
-	if (name || uid) {
-		struct console_project p;
-		if (console_project_classify(name, uid, &p, e) < 0)
-			return -1;
-		if (p.kind == CONSOLE_PROJECT_NAME || p.kind == CONSOLE_PROJECT_UID) {
-			run->project_form = p.kind == CONSOLE_PROJECT_UID ? PROJECT_UID : PROJECT_NAME;
-			run->project = strdup(p.value);
-			if (!run->project)
-				return err_set(e, ERR_INTERNAL, "out of memory");
-		}
-		if (p.kind == CONSOLE_PROJECT_AMBIGUOUS) {
-			/* No server to ask which it is: a link that may open
-			 * another project is worse than none. */
-			run->project = strdup(p.value); /* shown, with its form unknown */
-			if (!run->project)
-				return err_set(e, ERR_INTERNAL, "out of memory");
-			const char *why = console_project_note(&p);
-			run->link_note =
-				strdup(why ? why : "the project could be a name or a uid; no server to ask which");
-			return run->link_note ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
-		}
-	}
-	if (!run->app_id)
-		run->link_note = strdup("the file does not name the app id");
-	else if (!run->run_id)
-		run->link_note = strdup("the file does not name the run id");
-	else if (run->project_form == PROJECT_NONE)
-		run->link_note = strdup("no project given (--project NAME or --project-id UID)");
-	if (run->link_note)
-		return 0;
-	if (!run->app_id || !run->run_id || run->project_form == PROJECT_NONE)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-
-	struct console_project p = {
-		.kind = run->project_form == PROJECT_UID ? CONSOLE_PROJECT_UID : CONSOLE_PROJECT_NAME,
-		.value = run->project,
-	};
-	struct err le;
-	err_clear(&le);
-	run->console_link = console_link_run(rq->console, &p, run->app_id, run->run_id, &le);
-	if (!run->console_link) {
-		if (le.code == ERR_USAGE) {
-			*e = le;
-			return -1;
-		}
-		run->link_note = strdup(le.msg);
-	}
-	return 0;
+	*p = rq->project;
+	if (!p->defaulted)
+		return;
+	*p = (struct project_ref){PROJECT_NONE, NULL, false, false};
+	if (ri && ri->project && *ri->project)
+		project_ref_from_options(ri->project, NULL, p, NULL); /* not empty: cannot fail */
 }
 
 int audit_file(const struct audit_request *rq, struct err *e)
@@ -179,7 +132,9 @@ int audit_file(const struct audit_request *rq, struct err *e)
 		err_set(e, ERR_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (fill_link(rq, ri, run, e) < 0)
+	struct project_ref project;
+	file_project(rq, ri, &project);
+	if (link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, e) < 0)
 		goto out;
 
 	rc = audit_emit_report(rq, &r, e);

@@ -1,5 +1,6 @@
 /* `catalyst-audit login` and `logout`, and the OAuth configuration every
- * server command builds from the request. */
+ * server command builds from the request (the session module's HTTP
+ * transport takes it too). */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,30 +27,10 @@ static void to_notice(const char *msg, void *ctx)
 		rq->notice(msg, rq->msg_ctx);
 }
 
-static void noticef(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void noticef(const struct audit_request *rq, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	to_notice(msg, (void *)rq);
-}
-
-/* Tokens live in this process's memory from now on: no core file may
- * carry them to disk. */
-static void no_core_dumps(void)
+void audit_no_core_dumps(void)
 {
 	struct rlimit rl = {0, 0};
 	setrlimit(RLIMIT_CORE, &rl);
-}
-
-/* A script or CI job must never sit waiting for a browser. */
-static bool may_interact(const struct audit_request *rq)
-{
-	const char *ci = getenv("CI");
-	return !rq->no_login && isatty(STDIN_FILENO) && !(ci && *ci);
 }
 
 void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
@@ -62,12 +43,11 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->scope = OAUTH_DEFAULT_SCOPE;
 	c->cacert = rq->cacert;
 	c->timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 30) * 1000;
-	c->interactive = may_interact(rq);
+	/* A script or CI job must never sit waiting for a browser. */
+	c->interactive = !rq->no_login && rq->may_prompt;
 	c->no_browser = rq->no_browser;
 	/* For tests and slow hands: how long the loopback listener waits. */
-	const char *t = getenv("CATALYST_LOGIN_TIMEOUT");
-	if (t && *t)
-		c->callback_timeout_s = strtol(t, NULL, 10);
+	c->callback_timeout_s = rq->login_timeout_s;
 	c->notice = to_warn;
 	c->notice_ctx = (void *)rq;
 	bool default_server = strcmp(rq->server, CATALYST_DEFAULT_SERVER) == 0;
@@ -77,26 +57,6 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 		 c->client_id ? c->client_id : "CLIENT_ID", default_path ? "" : " --redirect-path ",
 		 default_path ? "" : rq->redirect_path);
 	c->hint = hint_buf;
-}
-
-struct transport *oauth_connect_http(const struct audit_request *rq, const struct transport_http_options *ho,
-				     struct err *e)
-{
-	struct transport *inner = transport_http_new(ho, e);
-	if (!inner)
-		return NULL;
-	no_core_dumps();
-	struct oauth_config c;
-	char hint[1024];
-	oauth_config_from_request(&c, rq, hint, sizeof hint);
-	c.resource = ho->url;
-	struct oauth_session *s = oauth_session_new(&c, e); /* copies the hint */
-	struct transport *t = s ? oauth_transport_new(inner, s, true, e) : NULL;
-	if (!t) {
-		oauth_session_free(s);
-		transport_free(inner);
-	}
-	return t;
 }
 
 int audit_login(const struct audit_request *rq, struct err *e)
@@ -127,15 +87,15 @@ int audit_login(const struct audit_request *rq, struct err *e)
 			rq->server);
 		goto out;
 	}
-	no_core_dumps();
+	audit_no_core_dumps();
 	s = oauth_session_new(&c, e);
 	if (!s)
 		goto out;
 	if (oauth_session_login(s, e) < 0)
 		goto out;
 	char *dir = oauth_store_default_dir(NULL);
-	noticef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
-		dir ? dir : "the token folder");
+	audit_notef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
+		    dir ? dir : "the token folder");
 	free(dir);
 	rc = 0;
 out:
@@ -151,7 +111,7 @@ int audit_logout(const struct audit_request *rq, struct err *e)
 		return -1;
 	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
 	if (n >= 0)
-		noticef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
+		audit_notef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
 	free(dir);
 	return n < 0 ? -1 : 0;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "catalyst.h"
+#include "data_sharing.h"
 #include "monotime.h"
 
 struct catalyst {
@@ -360,14 +361,6 @@ static void clear_items(struct catalyst_run_list *l)
 	l->n = 0;
 }
 
-void catalyst_run_list_finish(struct catalyst_run_list *l)
-{
-	if (!l)
-		return;
-	clear_items(l);
-	memset(l, 0, sizeof *l);
-}
-
 /* Filters the server could not apply, applied to items [from, n). An item
  * that lacks the field a filter needs is kept: dropping it would hide a run
  * on a guess. */
@@ -409,55 +402,137 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 	l->n = w;
 }
 
-int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, catalyst_run_page_fn on_page,
-		       void *ctx, struct catalyst_run_list *out, struct catalyst_refusal *ref, struct err *e)
-{
-	static const char tool[] = "catalyst_list_workflow_runs";
-	memset(out, 0, sizeof *out);
-	const struct catalyst_binding *b = catalyst_binding_get(c, tool);
-	if (!b)
-		return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", tool);
-	long page = f->page_size > 0 ? f->page_size : 50;
-	if (f->limit > 0 && f->limit < page)
-		page = f->limit;
-	long max_pages = f->max_pages > 0 ? f->max_pages : CATALYST_MAX_LIST_PAGES;
+struct catalyst_run_walk {
+	struct catalyst *c;
+	struct catalyst_run_filter f;
+	const struct catalyst_binding *b;
+	long page;
+	long max_pages;
+	bool started, done;
+	char *cursor, *next_cursor;
 	/* Every cursor seen, to catch any cycle (A, B, A, ...), not only a
 	 * cursor given twice in a row. Bounded with the pages, and in bytes. */
-	json_t *cursors = json_object();
-	size_t cursor_bytes = 0;
-	char *cursor = NULL;
-	int rc = -1;
-	if (!cursors)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+	json_t *cursors;
+	size_t cursor_bytes;
+	/* Every run given (catalyst_run_key), so each is given once. */
+	json_t *seen;
+	size_t n_seen, id_bytes;
+	/* A bound reached inside the last page: said at the next step. */
+	bool failed;
+	struct err err;
+};
 
+void catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, struct catalyst_run_list *l)
+{
+	memset(l, 0, sizeof *l);
+	l->walk = calloc(1, sizeof *l->walk);
+	if (!l->walk)
+		return; /* said at the first step */
+	struct catalyst_run_walk *w = l->walk;
+	w->c = c;
+	w->f = *f;
+	w->page = f->page_size > 0 ? f->page_size : 50;
+	if (f->limit > 0 && f->limit < w->page)
+		w->page = f->limit;
+	w->max_pages = f->max_pages > 0 ? f->max_pages : CATALYST_MAX_LIST_PAGES;
+}
+
+void catalyst_run_list_finish(struct catalyst_run_list *l)
+{
+	if (!l)
+		return;
+	clear_items(l);
+	struct catalyst_run_walk *w = l->walk;
+	if (w) {
+		free(w->cursor);
+		free(w->next_cursor);
+		json_decref(w->cursors);
+		json_decref(w->seen);
+		free(w);
+	}
+	memset(l, 0, sizeof *l);
+}
+
+char *catalyst_run_key(const char *app_id, const char *run_id)
+{
+	char *key;
+	const char *app = app_id ? app_id : "";
+	if (asprintf(&key, "%zu:%s/%s", strlen(app), app, run_id ? run_id : "") < 0)
+		return NULL;
+	return key;
+}
+
+static const char list_tool[] = "catalyst_list_workflow_runs";
+
+/* Before asking for another page: the cursor the last one gave, checked.
+ * 1: ask; 0: the listing is over; -1: e set. */
+static int advance(struct catalyst_run_list *l, struct err *e)
+{
+	struct catalyst_run_walk *w = l->walk;
+	char *next = w->next_cursor;
+	w->next_cursor = NULL;
+	int rc = -1;
+	if (!next)
+		return 0;
+	if (!w->b->prop[CATALYST_ARG_CURSOR]) {
+		/* More pages exist but cannot be asked for. */
+		l->truncated = true;
+		rc = 0;
+	} else if (json_object_get(w->cursors, next)) {
+		err_set_final(e, ERR_PROTOCOL,
+			      "%s: the server repeated cursor '%.60s' (page %zu): the run list loops", list_tool,
+			      next, l->pages);
+	} else if ((long)l->pages >= w->max_pages) {
+		err_set_final(e, ERR_PROTOCOL, "%s: still more pages after %ld (the most one listing walks)",
+			      list_tool, w->max_pages);
+	} else if ((w->cursor_bytes += strlen(next)) > (size_t)CATALYST_MAX_CURSOR_MIB << 20) {
+		err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)", list_tool,
+			      CATALYST_MAX_CURSOR_MIB, l->pages);
+	} else if (json_object_set_new(w->cursors, next, json_true()) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+	} else {
+		free(w->cursor);
+		w->cursor = next;
+		return 1;
+	}
+	free(next);
+	return rc;
+}
+
+/* One page from the server into l->items, filtered here as the schema
+ * needs, and the cursor it gives kept for advance(). */
+static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref, struct err *e)
+{
+	struct catalyst_run_walk *w = l->walk;
+	const struct catalyst_run_filter *f = &w->f;
+	const char *project = f->project ? f->project->value : "default";
 	for (;;) {
 		char page_str[32];
-		snprintf(page_str, sizeof page_str, "%ld", page);
+		snprintf(page_str, sizeof page_str, "%ld", w->page);
 		const char *vals[CATALYST_ARG_COUNT] = {
-			[CATALYST_ARG_PROJECT] = f->project,   [CATALYST_ARG_APP] = f->app,
+			[CATALYST_ARG_PROJECT] = project,      [CATALYST_ARG_APP] = f->app,
 			[CATALYST_ARG_WORKFLOW] = f->workflow, [CATALYST_ARG_STATUS] = f->status,
 			[CATALYST_ARG_SINCE] = f->since,       [CATALYST_ARG_UNTIL] = f->until,
-			[CATALYST_ARG_PAGE_SIZE] = page_str,   [CATALYST_ARG_CURSOR] = cursor,
+			[CATALYST_ARG_PAGE_SIZE] = page_str,   [CATALYST_ARG_CURSOR] = w->cursor,
 			[CATALYST_ARG_RUN] = f->run,
 		};
 		/* The server reads no project as `default`: only another project
 		 * must find a property to go in. */
-		unsigned required =
-			f->project && strcmp(f->project, "default") != 0 ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
-		if (cursor)
+		unsigned required = strcmp(project, "default") != 0 ? CATALYST_BIT(CATALYST_ARG_PROJECT) : 0;
+		if (w->cursor)
 			required |= CATALYST_BIT(CATALYST_ARG_CURSOR);
 		unsigned omitted = 0;
 		json_t *doc = NULL, *meta = NULL;
 		struct catalyst_refusal rf;
 		memset(&rf, 0, sizeof rf);
 		bool tool_failed = false;
-		out->page_size = page;
-		if (invoke(c, tool, vals, required, &omitted, &doc, &meta, &rf, &tool_failed, e) < 0) {
+		l->page_size = w->page;
+		if (invoke(w->c, list_tool, vals, required, &omitted, &doc, &meta, &rf, &tool_failed, e) < 0) {
 			if (e->detail == ERR_DETAIL_REFUSAL && catalyst_key_match(rf.kind, "unfilterable") &&
-			    b->prop[CATALYST_ARG_PAGE_SIZE] && page > 1) {
+			    w->b->prop[CATALYST_ARG_PAGE_SIZE] && w->page > 1) {
 				/* Truncated at the size limit: the only refusal worth asking again. */
-				page /= 2;
-				out->unfilterable++;
+				w->page /= 2;
+				l->unfilterable++;
 				continue;
 			}
 			if (ref && e->detail == ERR_DETAIL_REFUSAL)
@@ -467,83 +542,214 @@ int catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f, 
 				snprintf(e->msg + len, sizeof e->msg - len,
 					 " (project %s has no managed workflow store: workflow calls fail "
 					 "outright, which is not the same as having no runs)",
-					 f->project ? f->project : "default");
+					 project);
 			}
-			goto out;
+			return -1;
 		}
-		out->pages++;
-		out->client_side |= omitted &
-				    ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
-		if (out->sharing == SHARING_UNKNOWN)
-			out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
-		if (out->sharing == SHARING_UNKNOWN && meta)
-			out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
-		int prc = catalyst_run_items_parse(doc, out, e);
+		l->pages++;
+		l->client_side |= omitted &
+				  ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
+		if (l->sharing == SHARING_UNKNOWN)
+			l->sharing = catalyst_find_sharing(doc, l->sharing_key, sizeof l->sharing_key);
+		if (l->sharing == SHARING_UNKNOWN && meta)
+			l->sharing = catalyst_find_sharing(meta, l->sharing_key, sizeof l->sharing_key);
+		int prc = catalyst_run_items_parse(doc, l, e);
 		if (prc == 0)
-			filter_client_side(out, 0, omitted, f);
+			filter_client_side(l, 0, omitted, f);
 		char num[32];
 		const char *next = prc == 0 ? catalyst_find_string(doc, k_cursor, 2, num) : NULL;
 		if (!next && meta)
 			next = catalyst_find_string(meta, k_cursor, 1, num);
-		char *next_copy = next && *next ? strdup(next) : NULL;
+		w->next_cursor = next && *next ? strdup(next) : NULL;
 		json_decref(doc);
 		json_decref(meta);
-		if (prc < 0) {
-			err_prefix(e, "%s", tool);
-			free(next_copy);
-			goto out;
-		}
-		/* The page goes to the caller and is gone: nothing of it is held
-		 * across pages here. */
-		int more = on_page ? on_page(out, ctx, e) : 0;
-		clear_items(out);
-		if (more != 0) {
-			free(next_copy);
-			if (more < 0)
-				goto out;
-			break;
-		}
-		if (!next_copy)
-			break;
-		if (!b->prop[CATALYST_ARG_CURSOR]) {
-			/* More pages exist but cannot be asked for. */
-			out->truncated = true;
-			free(next_copy);
-			break;
-		}
-		if (json_object_get(cursors, next_copy)) {
-			err_set_final(e, ERR_PROTOCOL,
-				      "%s: the server repeated cursor '%.60s' (page %zu): the run list loops",
-				      tool, next_copy, out->pages);
-			free(next_copy);
-			goto out;
-		}
-		if ((long)out->pages >= max_pages) {
-			err_set_final(e, ERR_PROTOCOL,
-				      "%s: still more pages after %ld (the most one listing walks)", tool,
-				      max_pages);
-			free(next_copy);
-			goto out;
-		}
-		cursor_bytes += strlen(next_copy);
-		if (cursor_bytes > (size_t)CATALYST_MAX_CURSOR_MIB << 20) {
-			err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)", tool,
-				      CATALYST_MAX_CURSOR_MIB, out->pages);
-			free(next_copy);
-			goto out;
-		}
-		if (json_object_set_new(cursors, next_copy, json_true()) < 0) {
-			err_set(e, ERR_INTERNAL, "out of memory");
-			free(next_copy);
-			goto out;
-		}
-		free(cursor);
-		cursor = next_copy;
+		if (prc < 0)
+			return err_prefix(e, "%s", list_tool);
+		return 0;
 	}
-	rc = 0;
-out:
-	clear_items(out);
-	json_decref(cursors);
-	free(cursor);
+}
+
+/* Keeps the page's runs that are new, up to the limit and the bounds; the
+ * rest is dropped (after a bound, with the error for the next step). */
+static void take_page(struct catalyst_run_list *l)
+{
+	struct catalyst_run_walk *w = l->walk;
+	long limit = w->f.limit;
+	size_t kept = 0, i = 0;
+	for (; i < l->n; i++) {
+		struct catalyst_run_item *it = &l->items[i];
+		/* The limit counts top-level runs: a listed child run (one with a
+		 * parent) is given on top, like those its parent's history names. */
+		bool top = !it->parent_id || !*it->parent_id;
+		if (top && limit > 0 && (long)l->top_level >= limit) {
+			l->limit_reached = true;
+			w->done = true;
+			break;
+		}
+		char *key = catalyst_run_key(it->app_id, it->run_id);
+		if (key && json_object_get(w->seen, key)) {
+			free(key);
+			l->repeats++;
+			item_free(it);
+			continue;
+		}
+		if (w->n_seen >= CATALYST_MAX_LISTED_RUNS) {
+			free(key);
+			w->failed = true;
+			err_set_final(&w->err, ERR_PROTOCOL,
+				      "the server listed more than %d runs, the most one `runs` command audits: "
+				      "narrow it with --since, --until, --app, --workflow, --status or --limit",
+				      CATALYST_MAX_LISTED_RUNS);
+			break;
+		}
+		size_t bytes = (it->app_id ? strlen(it->app_id) : 0) + (it->run_id ? strlen(it->run_id) : 0) +
+			       (it->parent_id ? strlen(it->parent_id) : 0);
+		if (w->id_bytes + bytes > (size_t)CATALYST_MAX_LISTED_ID_MIB << 20) {
+			free(key);
+			w->failed = true;
+			err_set_final(&w->err, ERR_PROTOCOL,
+				      "the run list came to over %d MiB of run and app ids (%zu runs)",
+				      CATALYST_MAX_LISTED_ID_MIB, w->n_seen);
+			break;
+		}
+		if (!key || !w->seen || json_object_set_new(w->seen, key, json_true()) < 0) {
+			free(key);
+			w->failed = true;
+			err_set(&w->err, ERR_INTERNAL, "out of memory");
+			break;
+		}
+		free(key);
+		w->id_bytes += bytes;
+		w->n_seen++;
+		if (top)
+			l->top_level++;
+		l->items[kept++] = *it;
+	}
+	for (; i < l->n; i++)
+		item_free(&l->items[i]);
+	l->n = kept;
+	if (!w->failed && limit > 0 && (long)l->top_level >= limit) {
+		l->limit_reached = true;
+		w->done = true;
+	}
+}
+
+int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal *ref, struct err *e)
+{
+	struct catalyst_run_walk *w = l->walk;
+	clear_items(l);
+	if (!w)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	if (w->failed) {
+		*e = w->err;
+		return -1;
+	}
+	if (w->done)
+		return 0;
+	if (!w->started) {
+		w->started = true;
+		w->b = catalyst_binding_get(w->c, list_tool);
+		if (!w->b)
+			return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", list_tool);
+		w->cursors = json_object();
+		w->seen = json_object();
+		if (!w->cursors || !w->seen)
+			return err_set(e, ERR_INTERNAL, "out of memory");
+	} else {
+		int more = advance(l, e);
+		if (more <= 0) {
+			w->done = true;
+			return more;
+		}
+	}
+	if (fetch_page(l, ref, e) < 0) {
+		clear_items(l);
+		w->done = true;
+		return -1;
+	}
+	take_page(l);
+	return 1;
+}
+
+/* ---- one run ---------------------------------------------------------- */
+
+/* An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}) with
+ * no flat event list beside it: the nodes' events, concatenated in document
+ * order, are the history. It replaces the graph as "history" so the event
+ * model finds one list; left alone when a flat list is already there (the
+ * model must not count events twice). Remove once event_log_from_json
+ * walks graphs. (merge: moves into the history parser) */
+static void flatten_graph(json_t *doc)
+{
+	json_t *graph = json_object_get(doc, "graph");
+	if (!graph) {
+		json_t *inner = json_object_get(doc, "export");
+		graph = json_object_get(inner, "graph");
+		doc = inner;
+	}
+	json_t *nodes = json_object_get(graph, "nodes");
+	if (!json_is_array(nodes) || json_object_get(doc, "history") || json_object_get(doc, "events"))
+		return;
+	json_t *flat = json_array();
+	size_t i, k;
+	json_t *node, *ev;
+	json_array_foreach(nodes, i, node)
+		json_array_foreach(json_object_get(node, "events"), k, ev)
+			json_array_append(flat, ev);
+	if (json_array_size(flat) > 0) {
+		json_object_set(doc, "history", flat);
+		/* Otherwise the node array itself may pass for the event list. */
+		json_object_del(doc, "graph");
+	}
+	json_decref(flat);
+}
+
+static int get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
+		   json_t **doc, json_t **meta, struct catalyst_refusal *ref, struct err *e)
+{
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = project->value,
+		[CATALYST_ARG_APP] = app_id,
+		[CATALYST_ARG_RUN] = run_id,
+	};
+	unsigned required = CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
+	if (!project->defaulted)
+		required |= CATALYST_BIT(CATALYST_ARG_PROJECT);
+	return catalyst_invoke(c, CATALYST_TOOL_GET_RUN, vals, required, NULL, doc, meta, ref, e);
+}
+
+int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
+		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	json_t *doc = NULL, *meta = NULL;
+	if (get_run(c, project, app_id, run_id, &doc, &meta, ref, e) < 0)
+		return -1;
+	out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
+	if (out->sharing == SHARING_UNKNOWN)
+		out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
+	json_decref(meta);
+	flatten_graph(doc);
+	out->log = event_log_from_json(doc, e);
+	json_decref(doc);
+	if (!out->log)
+		return err_prefix(e, "%s answer for %s", CATALYST_TOOL_GET_RUN, run_id);
+	/* The history's own envelope may name the level where the answer's
+	 * fields did not. */
+	const struct event_run_info *info = event_log_run_info(out->log);
+	if (out->sharing == SHARING_UNKNOWN && info && info->data_sharing_level) {
+		out->sharing = data_sharing_level_parse(info->data_sharing_level);
+		snprintf(out->sharing_key, sizeof out->sharing_key, "%s",
+			 info->data_sharing_field ? info->data_sharing_field : "?");
+	}
+	return 0;
+}
+
+int catalyst_check_run(struct catalyst *c, const struct project_ref *project, const char *app_id,
+		       const char *run_id, struct err *e)
+{
+	json_t *doc = NULL;
+	int rc = get_run(c, project, app_id, run_id, &doc, NULL, NULL, e);
+	json_decref(doc);
 	return rc;
 }

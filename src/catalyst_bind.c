@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "catalyst.h"
+#include "data_sharing.h"
 
 static const char *const allowed_tools[] = {
 	"catalyst_whoami",           "catalyst_list_projects",       "catalyst_get_project",
@@ -422,20 +423,28 @@ static const char *find_in(const json_t *doc, const char *const *spellings_list,
 	return NULL;
 }
 
+const json_t *catalyst_find_list(const json_t *doc, int depth)
+{
+	if (json_is_array(doc))
+		return doc;
+	if (!json_is_object(doc) || depth < 0)
+		return NULL;
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)doc, key, v)
+		if (json_is_array(v) && json_is_object(json_array_get(v, 0)))
+			return v;
+	json_object_foreach((json_t *)doc, key, v) {
+		const json_t *a = json_is_object(v) ? catalyst_find_list(v, depth - 1) : NULL;
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
 const char *catalyst_find_string(const json_t *doc, const char *const *spellings_list, int depth, char *num)
 {
 	return find_in(doc, spellings_list, depth, num);
-}
-
-static enum data_sharing_level level_of(const char *s)
-{
-	if (!s)
-		return SHARING_UNKNOWN;
-	if (strcasecmp(s, "metadata") == 0 || strcasecmp(s, "DATA_SHARING_LEVEL_METADATA") == 0)
-		return SHARING_METADATA;
-	if (strcasecmp(s, "full") == 0 || strcasecmp(s, "DATA_SHARING_LEVEL_FULL") == 0)
-		return SHARING_FULL;
-	return SHARING_UNKNOWN;
 }
 
 static bool names_sharing(const char *key)
@@ -463,10 +472,10 @@ static enum data_sharing_level sharing_in(const json_t *doc, int depth, char *ke
 			continue;
 		enum data_sharing_level l = SHARING_UNKNOWN;
 		if (json_is_string(v)) {
-			l = level_of(json_string_value(v));
+			l = data_sharing_level_parse(json_string_value(v));
 		} else if (json_is_object(v)) {
 			static const char *const inner[] = {"level", "mode", "value", NULL};
-			l = level_of(find_in(v, inner, 0, NULL));
+			l = data_sharing_level_parse(find_in(v, inner, 0, NULL));
 		}
 		if (l != SHARING_UNKNOWN) {
 			if (key_out)

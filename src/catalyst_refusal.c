@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "catalyst.h"
+#include "data_sharing.h"
 
 static const char *const connection_kinds[] = {"NOT_AUTHENTICATED",    "NO_ORG", "ORG_MISMATCH", "ORG_UNAVAILABLE",
 					       "CATALYST_NOT_ENABLED", NULL};
@@ -68,28 +69,6 @@ static const json_t *refusal_object(const json_t *doc)
 	return NULL;
 }
 
-static enum data_sharing_level level_in_text(const char *msg)
-{
-	/* "... at data-sharing level metadata ..." (or "data sharing level: full") */
-	const char *p = strcasestr(msg, "sharing level");
-	if (!p)
-		return SHARING_UNKNOWN;
-	p += strlen("sharing level");
-	for (;;) {
-		if (*p == ' ' || *p == ':' || *p == '\'' || *p == '"' || *p == '`' || *p == '=' || *p == '(')
-			p++;
-		else if (strncasecmp(p, "is ", 3) == 0)
-			p += 3;
-		else
-			break;
-	}
-	if (strncasecmp(p, "metadata", 8) == 0)
-		return SHARING_METADATA;
-	if (strncasecmp(p, "full", 4) == 0)
-		return SHARING_FULL;
-	return SHARING_UNKNOWN;
-}
-
 static void fill(const json_t *obj, enum catalyst_envelope env, struct catalyst_refusal *out)
 {
 	memset(out, 0, sizeof *out);
@@ -121,15 +100,14 @@ static void fill(const json_t *obj, enum catalyst_envelope env, struct catalyst_
 	if (out->level == SHARING_UNKNOWN) {
 		static const char *const level_keys[] = {"level", NULL};
 		const char *lv = catalyst_find_string(obj, level_keys, 1, NULL);
-		if (lv && (strcasecmp(lv, "metadata") == 0 || strcasecmp(lv, "full") == 0)) {
-			out->level = strcasecmp(lv, "full") == 0 ? SHARING_FULL : SHARING_METADATA;
+		out->level = data_sharing_level_parse(lv);
+		if (out->level != SHARING_UNKNOWN)
 			snprintf(out->level_key, sizeof out->level_key, "level");
-		}
 	}
 	if (out->level == SHARING_UNKNOWN && out->family == CATALYST_REFUSAL_DATA_SHARING) {
-		out->level = level_in_text(out->message);
+		out->level = data_sharing_level_in_text(out->message);
 		if (out->level == SHARING_UNKNOWN)
-			out->level = level_in_text(out->cause);
+			out->level = data_sharing_level_in_text(out->cause);
 		if (out->level != SHARING_UNKNOWN)
 			snprintf(out->level_key, sizeof out->level_key, "message");
 	}

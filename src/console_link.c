@@ -8,66 +8,6 @@
 
 #define DEFAULT_CONSOLE "https://catalyst.diagrid.io"
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
-bool console_is_uid(const char *s)
-{
-	if (!s)
-		return false;
-	if (strncmp(s, "prj-", 4) == 0)
-		s += 4;
-	return all_digits(s);
-}
-
-int console_project_classify(const char *name, const char *uid, struct console_project *out, struct err *e)
-{
-	out->kind = CONSOLE_PROJECT_NONE;
-	out->value = NULL;
-	if (name && uid)
-		return err_set(e, ERR_USAGE, "give --project NAME or --project-id UID, not both");
-	if (uid) {
-		if (!console_is_uid(uid))
-			return err_set(e, ERR_USAGE,
-				       "--project-id: expected a numeric project uid (165 or prj-165), got '%s'",
-				       uid);
-		out->kind = CONSOLE_PROJECT_UID;
-		out->value = uid;
-		return 0;
-	}
-	if (!name) {
-		out->kind = CONSOLE_PROJECT_NAME;
-		out->value = "default";
-		return 0;
-	}
-	if (!*name)
-		return err_set(e, ERR_USAGE, "--project: the project name is empty");
-	out->value = name;
-	if (strncmp(name, "prj-", 4) == 0 && all_digits(name + 4))
-		out->kind = CONSOLE_PROJECT_UID;
-	else if (all_digits(name))
-		out->kind = CONSOLE_PROJECT_AMBIGUOUS;
-	else
-		out->kind = CONSOLE_PROJECT_NAME;
-	return 0;
-}
-
-const char *console_project_note(const struct console_project *p)
-{
-	if (p->kind == CONSOLE_PROJECT_AMBIGUOUS)
-		return "the console link carries no project: the --project value is a bare number, "
-		       "which could be a project name or a uid, and no server resolved it "
-		       "(use --project-id for a uid)";
-	return NULL;
-}
-
 /* Appends one percent-encoded path segment. "." and ".." are encoded as
  * well: a browser would otherwise resolve them and open another page. */
 static int append_segment(struct buf *b, const char *seg, struct err *e)
@@ -104,8 +44,8 @@ static int check_console(const char *console, size_t len, struct err *e)
 	return 0;
 }
 
-char *console_link_run(const char *console, const struct console_project *p, const char *app_id,
-		       const char *run_id, struct err *e)
+char *console_link_run(const char *console, const struct project_ref *p, const char *app_id, const char *run_id,
+		       struct err *e)
 {
 	if (!app_id || !*app_id) {
 		err_set(e, ERR_INPUT, "no console link: the app id is unknown");
@@ -130,8 +70,8 @@ char *console_link_run(const char *console, const struct console_project *p, con
 	    append_segment(&b, app_id, e) < 0 || buf_append(&b, "/", 1, e) < 0 ||
 	    append_segment(&b, run_id, e) < 0)
 		goto out;
-	if (p && p->value && (p->kind == CONSOLE_PROJECT_NAME || p->kind == CONSOLE_PROJECT_UID)) {
-		const char *param = p->kind == CONSOLE_PROJECT_NAME ? "?project=" : "?projectId=";
+	if (p && p->value && (p->form == PROJECT_NAME || p->form == PROJECT_UID)) {
+		const char *param = p->form == PROJECT_NAME ? "?project=" : "?projectId=";
 		if (buf_append(&b, param, strlen(param), e) < 0 || append_segment(&b, p->value, e) < 0)
 			goto out;
 	}

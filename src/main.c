@@ -1,55 +1,14 @@
-#include <stdio.h>
-#include <stdlib.h>
+/* The program: parse the command line into a request, run it, turn the
+ * outcome into the exit status. The CLI layer owns the terminal: every
+ * line on stderr goes through msg. */
+
 #include <unistd.h>
 
 #include "audit.h"
 #include "cli.h"
 #include "err.h"
-#include "escape.h"
+#include "msg.h"
 #include "trace.h"
-
-/* Every line this program writes to stderr goes through here. Messages
- * carry outside text (a server's error, a header, a URL, a callback's
- * error_description), so each is neutralised on the way out, in this one
- * place: no error path can forget it. */
-static void say(const char *prefix, const char *msg, const char *end)
-{
-	char *safe = escape_message_dup(msg);
-	if (safe) {
-		fprintf(stderr, "%s%s%s", prefix, safe, end);
-		free(safe);
-	} else {
-		char cut[512]; /* out of memory: the first part, still neutralised */
-		escape_message_into(cut, sizeof cut, msg);
-		fprintf(stderr, "%s%s...%s", prefix, cut, end);
-	}
-}
-
-static void to_stderr(const char *line, void *ctx)
-{
-	(void)ctx;
-	say("", line, "\n");
-}
-
-static void warn(const char *msg, void *ctx)
-{
-	(void)ctx;
-	say("catalyst-audit: warning: ", msg, "\n");
-}
-
-static void notice(const char *msg, void *ctx)
-{
-	(void)ctx;
-	say("catalyst-audit: ", msg, "\n");
-}
-
-static void progress(const char *line, void *ctx)
-{
-	(void)ctx;
-	/* One self-overwriting line; an empty line clears it. */
-	say("\r\033[K", line, "");
-	fflush(stderr);
-}
 
 int main(int argc, char **argv)
 {
@@ -60,7 +19,7 @@ int main(int argc, char **argv)
 	static struct config cfg; /* rq borrows its strings until exit */
 	int action = cli_parse(argc, argv, &rq, &cfg, &e);
 	if (action < 0) {
-		say("catalyst-audit: error: ", e.msg, "\n");
+		msg_errorf("%s", e.msg);
 		return ERR_USAGE;
 	}
 	if (action == CLI_ACTION_HELP) {
@@ -72,15 +31,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (rq.verbose)
-		trace_set_sink(to_stderr, NULL);
-	rq.warn = warn;
-	rq.notice = notice;
+		trace_set_sink(msg_line_sink, NULL);
+	rq.warn = msg_warn_sink;
+	rq.notice = msg_note_sink;
 	if (isatty(STDERR_FILENO))
-		rq.progress = progress;
+		rq.progress = msg_progress_sink;
 
 	int status = audit_execute(&rq, &e);
 	if (status < 0) {
-		say("catalyst-audit: error: ", e.msg, "\n");
+		msg_errorf("%s", e.msg);
 		return e.code ? (int)e.code : ERR_PROTOCOL;
 	}
 	return status;

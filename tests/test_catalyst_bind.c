@@ -768,17 +768,27 @@ struct collected {
 	size_t pages;
 };
 
-static int collect(const struct catalyst_run_list *l, void *ctx, struct err *e)
+static void collect(const struct catalyst_run_list *l, struct collected *c)
 {
-	(void)e;
-	struct collected *c = ctx;
 	c->pages++;
 	for (size_t i = 0; i < l->n; i++) {
 		ck_assert_uint_lt(c->n, 16);
 		c->ids[c->n++] = strdup(l->items[i].run_id ? l->items[i].run_id : "(none)");
 	}
-	return 0;
 }
+
+/* Steps a listing to its end (or its error), collecting every page. */
+static int walk(struct catalyst *c, const struct catalyst_run_filter *f, struct collected *col,
+		struct catalyst_run_list *l, struct catalyst_refusal *rf, struct err *e)
+{
+	catalyst_list_runs(c, f, l);
+	int rc;
+	while ((rc = catalyst_run_list_next(l, rf, e)) > 0)
+		collect(l, col);
+	return rc;
+}
+
+#define NAMED(name) (&(struct project_ref){PROJECT_NAME, (name), false, false})
 
 static void collected_free(struct collected *c)
 {
@@ -798,12 +808,12 @@ START_TEST(unfilterable_halves_the_page)
 	r.f.script[3] = "{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"b\",\"app_id\":\"x\"}],"
 			"\"next_page_token\":\"\"}}";
 	r.f.n_script = 4;
-	struct catalyst_run_filter f = {.project = "default", .page_size = 100};
+	struct catalyst_run_filter f = {.project = NAMED("default"), .page_size = 100};
 	struct catalyst_run_list l;
 	struct catalyst_refusal rf;
 	struct err e;
 	struct collected col = {0};
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), 0);
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, &rf, &e), 0);
 	ck_assert_uint_eq(col.n, 2);
 	ck_assert_uint_eq(col.pages, 2);
 	ck_assert_uint_eq(l.unfilterable, 2);
@@ -823,7 +833,7 @@ START_TEST(unfilterable_halves_the_page)
 		r.f.script[i] = REFUSE("unfilterable", "false");
 	r.f.n_script = 3;
 	f.page_size = 4;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, &rf, &e), -1);
 	ck_assert_uint_eq(col.n, 0);
 	ck_assert_int_eq(r.f.calls, 3);
 	ck_assert_str_eq(r.f.last_args[2], "{\"ProjectId\":\"default\",\"limit\":1}");
@@ -876,7 +886,7 @@ START_TEST(run_listing_bounds)
 	struct catalyst_refusal rf;
 	struct err e;
 	struct collected col = {0};
-	struct catalyst_run_filter f = {.project = "default"};
+	struct catalyst_run_filter f = {.project = NAMED("default")};
 
 	/* A, B, A */
 	rig_init(&r);
@@ -884,7 +894,7 @@ START_TEST(run_listing_bounds)
 	r.f.script[1] = RUNS_PAGE("b", "B");
 	r.f.script[2] = RUNS_PAGE("c", "A");
 	r.f.n_script = 3;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, &rf, &e), -1);
 	ck_assert_int_eq(r.f.calls, 3);
 	ck_assert_uint_eq(col.n, 3);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
@@ -902,7 +912,7 @@ START_TEST(run_listing_bounds)
 	r.f.script[2] = RUNS_PAGE("c", "C");
 	r.f.n_script = 3;
 	f.max_pages = 2;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, &rf, &e), -1);
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, &rf, &e), -1);
 	ck_assert_int_eq(r.f.calls, 2);
 	ck_assert_msg(strstr(e.msg, "still more pages after 2"), "%s", e.msg);
 	collected_free(&col);
@@ -911,24 +921,21 @@ START_TEST(run_listing_bounds)
 }
 END_TEST
 
-static int stop_after_one_page(const struct catalyst_run_list *l, void *ctx, struct err *e)
-{
-	collect(l, ctx, e);
-	return 1;
-}
-
 START_TEST(run_listing_stops_when_told)
 {
 	struct rig r;
 	struct catalyst_run_list l;
 	struct err e;
 	struct collected col = {0};
-	struct catalyst_run_filter f = {.project = "default"};
+	struct catalyst_run_filter f = {.project = NAMED("default")};
 	rig_init(&r);
 	r.f.script[0] = RUNS_PAGE("a", "A");
 	r.f.script[1] = RUNS_PAGE("b", "");
 	r.f.n_script = 2;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, stop_after_one_page, &col, &l, NULL, &e), 0);
+	catalyst_list_runs(r.c, &f, &l);
+	ck_assert_int_eq(catalyst_run_list_next(&l, NULL, &e), 1);
+	collect(&l, &col);
+	/* the caller stops here: no other page is asked for */
 	ck_assert_int_eq(r.f.calls, 1);
 	ck_assert_uint_eq(col.n, 1);
 	collected_free(&col);
@@ -1002,14 +1009,14 @@ START_TEST(run_lookup_is_exact)
 	struct catalyst_run_list l;
 	struct err e;
 	struct collected col = {0};
-	struct catalyst_run_filter f = {.project = "default", .run = "a"};
+	struct catalyst_run_filter f = {.project = NAMED("default"), .run = "a"};
 	rig_init(&r);
 	r.f.script[0] =
 		"{\"structuredContent\":{\"workflow_runs\":[{\"run_id\":\"ab\",\"app_id\":\"x\"},"
 		"{\"run_id\":\"a\",\"app_id\":\"y\"},{\"app_id\":\"z\"},{\"run_id\":\"A\",\"app_id\":\"w\"}],"
 		"\"next_page_token\":\"\"}}";
 	r.f.n_script = 1;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, collect, &col, &l, NULL, &e), 0);
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, NULL, &e), 0);
 	ck_assert_uint_eq(col.n, 1);
 	ck_assert_str_eq(col.ids[0], "a");
 	ck_assert(l.client_side & CATALYST_BIT(CATALYST_ARG_RUN));
@@ -1025,10 +1032,11 @@ START_TEST(no_workflow_store_is_said)
 	rig_init(&r);
 	r.f.script[0] = REFUSE("WORKFLOW_STORE_NOT_CONFIGURED", "false");
 	r.f.n_script = 1;
-	struct catalyst_run_filter f = {.project = "sandbox"};
+	struct catalyst_run_filter f = {.project = NAMED("sandbox")};
 	struct catalyst_run_list l;
 	struct err e;
-	ck_assert_int_eq(catalyst_list_runs(r.c, &f, NULL, NULL, &l, NULL, &e), -1);
+	catalyst_list_runs(r.c, &f, &l);
+	ck_assert_int_eq(catalyst_run_list_next(&l, NULL, &e), -1);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
 	ck_assert_ptr_nonnull(strstr(e.msg, "project sandbox has no managed workflow store"));
 	catalyst_run_list_finish(&l);

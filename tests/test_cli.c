@@ -747,10 +747,14 @@ START_TEST(precedence_table)
 	} else {
 		ck_assert_msg(action == CLI_ACTION_RUN, "case %d: %s", _i, e.msg);
 		const char *wp = precedence_cases[_i].want_project, *wu = precedence_cases[_i].want_uid;
-		ck_assert_msg((!wp && !rq.project) || (wp && rq.project && strcmp(wp, rq.project) == 0),
-			      "case %d: project %s", _i, rq.project ? rq.project : "(none)");
-		ck_assert_msg((!wu && !rq.project_id) || (wu && rq.project_id && strcmp(wu, rq.project_id) == 0),
-			      "case %d: project id %s", _i, rq.project_id ? rq.project_id : "(none)");
+		/* The project as the request carries it: named, as a uid, or defaulted. */
+		const char *project = !rq.project.defaulted && !rq.project.as_uid ? rq.project.value : NULL;
+		const char *project_id = rq.project.as_uid ? rq.project.value : NULL;
+		ck_assert(rq.project.defaulted == (!wp && !wu));
+		ck_assert_msg((!wp && !project) || (wp && project && strcmp(wp, project) == 0),
+			      "case %d: project %s", _i, project ? project : "(none)");
+		ck_assert_msg((!wu && !project_id) || (wu && project_id && strcmp(wu, project_id) == 0),
+			      "case %d: project id %s", _i, project_id ? project_id : "(none)");
 	}
 	config_finish(&cfg);
 	unsetenv("CATALYST_PROJECT");

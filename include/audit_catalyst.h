@@ -1,0 +1,139 @@
+#pragma once
+/* Inside the commands over Catalyst (run, runs, link, whoami): what one
+ * command carries from file to file — its session, the project, the
+ * data-sharing level as known so far, the report — and the pieces of the
+ * pipeline the command files share. For src/audit_*.c only. */
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "audit.h"
+#include "catalyst.h"
+#include "session.h"
+
+/* How the data-sharing level is known, best first (catalyst-mcp.md). */
+enum sharing_rank {
+	RANK_FIELD = 1,
+	RANK_REFUSAL,
+	RANK_ASSERTED,
+	RANK_NONE,
+};
+
+struct audit_stream;
+struct whoami_probe;
+
+struct audit_ctx {
+	const struct audit_request *rq;
+	struct session *session;
+	struct catalyst *c;         /* the session's layer once it is open */
+	struct project_ref project; /* rq->project, a bare number's form resolved through the server */
+	char *unresolved;           /* why links carry no project (a bare number left unresolved), or NULL */
+	struct report *r;           /* NULL for link and whoami */
+	pthread_mutex_t lock;       /* guards the sharing fields below and the report notes */
+	enum data_sharing_level sharing;
+	char sharing_source[200];
+	enum sharing_rank rank;
+	struct audit_stream *stream; /* the JSON report written as runs finish, or NULL */
+	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
+	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
+};
+
+/* ---- audit_context.c: the context, the level as learned, the probe ---- */
+
+void audit_ctx_init(struct audit_ctx *x, const struct audit_request *rq, struct report *r);
+void audit_ctx_finish(struct audit_ctx *x);
+/* The session (SESSION_CATALYST); errors as session_open says them. */
+int audit_ctx_connect(struct audit_ctx *x, struct err *e);
+
+/* An answer's word on the level: taken when it ranks above what is known
+ * (a contradicted --data-sharing gets a report note). Thread-safe. */
+void audit_sharing_offer(struct audit_ctx *x, enum data_sharing_level l, enum sharing_rank rank, const char *fmt,
+			 ...) __attribute__((format(printf, 4, 5)));
+void audit_sharing_from_refusal(struct audit_ctx *x, const struct catalyst_refusal *rf);
+/* The level and its source as they stand, for one run's analysis. */
+void audit_sharing_get(struct audit_ctx *x, enum data_sharing_level *level, char *source, size_t size);
+
+/* catalyst_whoami, when the server has it: the identity check that fails
+ * early on a connection refusal (-1), and an answer that may name the
+ * level. Anything else is no failure: the audit goes on. */
+int audit_probe_whoami(struct audit_ctx *x, struct err *e);
+/* The probe in a thread beside `run`'s fetch (or here when no thread
+ * starts); audit_probe_join() before anything its answer could change,
+ * so the outcome is the one of probing first. */
+struct whoami_probe {
+	struct audit_ctx *x;
+	pthread_t th;
+	bool running;
+	int rc;
+	struct err e;
+};
+int audit_probe_start(struct audit_ctx *x, struct whoami_probe *w, struct err *e);
+void audit_probe_join(struct audit_ctx *x);
+
+/* Whether the report holds the run (app id, run id); remembering one. */
+bool audit_seen_run(const struct audit_ctx *x, const char *app_id, const char *run_id);
+int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, struct err *e);
+
+/* ---- audit_catalyst.c: the pipeline ----------------------------------- */
+
+/* Fetches and audits one run into rr (already holding app_id, run_id).
+ * Never fails: a run that cannot be audited is a failed report entry. */
+void audit_one_run(struct audit_ctx *x, struct report_run *rr);
+
+/* Fetches and audits report runs [from, to) with --jobs workers over the
+ * one session; `what` names them in the progress line. */
+void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what);
+/* Child workflow runs the audited runs' histories name, audited in turn,
+ * breadth first within the bounds. */
+int audit_follow_children(struct audit_ctx *x, size_t from, struct err *e);
+/* The report out (streamed or whole), and the exit status: findings, or
+ * the most telling failure of a run that could not be audited. */
+int audit_finish_report(struct audit_ctx *x, const char *what, struct err *e);
+
+/* ---- audit_stream.c: the JSON report written as runs finish ------------ */
+
+/* NULL when the report is held whole (not JSON, or no temporary file). */
+struct audit_stream *audit_stream_new(const struct audit_request *rq);
+void audit_stream_free(struct audit_stream *st);
+/* Room for runs [0, n) (between audit rounds). */
+void audit_stream_reserve(struct audit_stream *st, size_t n);
+/* Run i is audited: rendered, and its analysis and log freed. */
+void audit_stream_ready(struct audit_ctx *x, size_t i);
+/* What stays of a run after audit_stream_ready, or of one held whole. */
+bool audit_run_audited(const struct audit_ctx *x, size_t i);
+enum err_code audit_run_failure_code(const struct audit_ctx *x, size_t i);
+/* The c-th child instance id run i's history named (*id), and how many. */
+size_t audit_run_children(const struct audit_ctx *x, size_t i, size_t c, const char **id);
+/* audit_emit_report for a streamed report. */
+int audit_stream_emit(struct audit_ctx *x, struct err *e);
+
+/* ---- audit_project.c: the project, through the server ------------------ */
+
+/* After connecting: a bare number settled as a name or a uid through the
+ * server; unsettled, x->unresolved says why. */
+void audit_resolve_project(struct audit_ctx *x);
+/* A project the server says does not exist: e becomes that (status 7),
+ * with the projects there are. */
+void audit_project_missing(struct audit_ctx *x, struct err *e);
+/* "a, b and c" of the first n strings (", and more" when more), into out. */
+void audit_join_names(char *const *names, size_t n, bool more, char *out, size_t size);
+
+/* ---- audit_lookup.c: a run by its id ---------------------------------- */
+
+/* `run RUN_ID` / `link RUN_ID`: the one app of the project that holds the
+ * run, into *app. None: status 7, saying where a run of that id is, if
+ * anywhere; several: a usage error naming them. */
+int audit_locate_run(struct audit_ctx *x, const char *run_id, char **app, struct err *e);
+/* A run the server says is not in app `app`: e becomes status 7, saying
+ * where a run of that id is, if anywhere. */
+void audit_explain_missing(struct audit_ctx *x, const char *app, const char *run_id, struct err *e);
+/* Tells the user (and the report) which app a lookup found. */
+void audit_say_found(struct audit_ctx *x, const char *app, const char *run_id);
+
+/* ---- audit_link.c ------------------------------------------------------ */
+
+/* --web: the console link opened with $BROWSER, when it is one to vouch
+ * for (why_not says why not). */
+void audit_open_web(const struct audit_request *rq, const char *link, const char *why_not);

@@ -1,0 +1,208 @@
+/* Console links (PRODUCT.md rule 3) in audits: link_for_run, which gives
+ * every report run its link and link note whichever the source, and the
+ * `link` command, which prints one after asking the server that the run
+ * exists. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_catalyst.h"
+#include "browser.h"
+#include "console_link.h"
+#include "escape.h"
+
+static int keep_project(struct report_run *rr, enum project_form form, const char *value, struct err *e)
+{
+	rr->project_form = form;
+	rr->project = strdup(value);
+	return rr->project ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+}
+
+static int link_from_file(struct report_run *rr, const char *console, const struct project_ref *p, struct err *e)
+{
+	if (p->form == PROJECT_NAME || p->form == PROJECT_UID) {
+		if (keep_project(rr, p->form, p->value, e) < 0)
+			return -1;
+	} else if (project_ref_unresolved(p)) {
+		/* No server to ask which it is: a link that may open another
+		 * project is worse than none. Shown, its form unknown. */
+		if (keep_project(rr, PROJECT_NONE, p->value, e) < 0)
+			return -1;
+		rr->link_note = strdup(project_ref_note(p));
+		return rr->link_note ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	}
+	if (!rr->app_id)
+		rr->link_note = strdup("the file does not name the app id");
+	else if (!rr->run_id)
+		rr->link_note = strdup("the file does not name the run id");
+	else if (rr->project_form == PROJECT_NONE)
+		rr->link_note = strdup("no project given (--project NAME or --project-id UID)");
+	if (rr->link_note)
+		return 0;
+	if (!rr->app_id || !rr->run_id || rr->project_form == PROJECT_NONE)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	struct err le;
+	err_clear(&le);
+	rr->console_link = console_link_run(console, p, rr->app_id, rr->run_id, &le);
+	if (!rr->console_link) {
+		if (le.code == ERR_USAGE) {
+			*e = le;
+			return -1;
+		}
+		rr->link_note = strdup(le.msg);
+	}
+	return 0;
+}
+
+int link_for_run(struct report_run *rr, enum link_source from, const char *console,
+		 const struct project_ref *project, const char *unresolved, struct err *e)
+{
+	if (from == LINK_FROM_FILE)
+		return link_from_file(rr, console, project, e);
+	if ((project->form == PROJECT_NAME || project->form == PROJECT_UID) &&
+	    keep_project(rr, project->form, project->value, e) < 0)
+		return -1;
+	struct err le;
+	err_clear(&le);
+	rr->console_link = console_link_run(console, project, rr->app_id, rr->run_id, &le);
+	if (!rr->console_link)
+		rr->link_note = strdup(le.msg);
+	else if (unresolved)
+		rr->link_note = strdup(unresolved);
+	return 0;
+}
+
+void audit_open_web(const struct audit_request *rq, const char *link, const char *why_not)
+{
+	if (!link || why_not) {
+		audit_warnf(rq, "--web: no link is opened: %s", why_not ? why_not : "there is no console link");
+		return;
+	}
+	struct err e;
+	err_clear(&e);
+	/* merge: rq->browser */
+	if (browser_open(getenv("BROWSER"), link, 2000, &e) < 0)
+		audit_warnf(rq, "--web: %s; the link: %s", e.msg, link);
+}
+
+/* ---- the link command ------------------------------------------------ */
+
+/* The report's shape of the project a link names. */
+static json_t *link_project(const struct project_ref *p)
+{
+	switch (p->form) {
+	case PROJECT_NAME:
+		return json_pack("{s:s}", "name", p->value);
+	case PROJECT_UID:
+		return json_pack("{s:s}", "uid", p->value);
+	default:
+		return NULL;
+	}
+}
+
+/* The server says the run exists (and, for a bare number as --project,
+ * which project is meant): no link to a run that is not there. *app is
+ * the run's app, found through the run list when none was given. */
+static int check_with_server(struct audit_ctx *x, const char **app, char **found_app, const char *run_id,
+			     struct err *e)
+{
+	static const char why[] = "checking that the run exists (--no-check prints the link without asking)";
+	if (audit_ctx_connect(x, e) < 0)
+		return err_prefix(e, "%s", why);
+	audit_resolve_project(x);
+	if (!*app) {
+		if (audit_locate_run(x, run_id, found_app, e) < 0)
+			return -1;
+		*app = *found_app;
+		audit_say_found(x, *app, run_id);
+		return 0;
+	}
+	if (catalyst_check_run(x->c, &x->project, *app, run_id, e) < 0) {
+		if (e->code == ERR_NOT_FOUND)
+			audit_explain_missing(x, *app, run_id, e);
+		else
+			err_prefix(e, "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static int print_link(const struct audit_ctx *x, FILE *out, const char *app, const char *run_id, const char *link,
+		      const char *note, const char *why_none, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	if (rq->format_given && rq->format == FORMAT_JSON) {
+		json_t *doc = json_pack("{s:s, s:s?, s:s?, s:o?, s:s?, s:s?, s:b}", "schema",
+					"catalyst-audit.link/v1", "app_id", app, "run_id", run_id, "project",
+					link_project(&x->project), "console_link", link, "link_note", note,
+					"checked", !rq->no_check);
+		if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) < 0) {
+			json_decref(doc);
+			return err_set(e, ERR_INTERNAL, "out of memory");
+		}
+		fputc('\n', out);
+		json_decref(doc);
+		if (note)
+			audit_warnf(rq, "%s", note);
+	} else if (link) {
+		if (note)
+			audit_warnf(rq, "%s", note);
+		fprintf(out, "%s\n", link);
+	} else {
+		char *sapp = escape_terminal_dup(app ? app : "", 0), *srun = escape_terminal_dup(run_id, 0);
+		audit_warnf(rq, "%s; the ids follow in plain text", why_none);
+		fprintf(out, "app id: %s  run id: %s\n", sapp ? sapp : "", srun ? srun : "");
+		free(sapp);
+		free(srun);
+	}
+	return 0;
+}
+
+int audit_link(const struct audit_request *rq, struct err *e)
+{
+	struct audit_ctx x;
+	audit_ctx_init(&x, rq, NULL);
+	int rc = -1;
+	char *link = NULL, *found_app = NULL;
+	FILE *out = NULL;
+	const char *app = rq->args[0], *run_id = rq->args[1];
+	/* Checked before any traffic: a bad --console is a usage error. */
+	struct project_ref none = {PROJECT_NONE, NULL, false, false};
+	char *check = console_link_run(rq->console, &none, "a", "r", e);
+	if (!check)
+		goto out;
+	free(check);
+
+	if (!rq->no_check) {
+		if (check_with_server(&x, &app, &found_app, run_id, e) < 0)
+			goto out;
+	} else if (project_ref_unresolved(&x.project)) {
+		char note[600];
+		snprintf(note, sizeof note,
+			 "the link carries no project: --project %s is a bare number (a name or a uid?) and "
+			 "--no-check asks no server to resolve it; use --project-id for a uid",
+			 x.project.value);
+		x.unresolved = strdup(note);
+	}
+
+	struct err le;
+	err_clear(&le);
+	link = console_link_run(rq->console, &x.project, app, run_id, &le);
+	const char *note = link ? x.unresolved : le.msg;
+	if (!(out = audit_open_output(rq, e)))
+		goto out;
+	if (print_link(&x, out, app, run_id, link, note, le.msg, e) < 0) {
+		if (out != stdout)
+			fclose(out);
+		goto out;
+	}
+	rc = audit_close_plain(out, e);
+	if (rc == 0 && rq->web)
+		audit_open_web(rq, link, link ? x.unresolved : le.msg);
+out:
+	free(link);
+	free(found_app);
+	audit_ctx_finish(&x);
+	return rc;
+}

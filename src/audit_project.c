@@ -1,0 +1,111 @@
+/* The project, as far as the server can settle it: a bare number given as
+ * --project resolved to a name or a uid, and a project the server says does
+ * not exist turned into status 7 with the projects there are. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_catalyst.h"
+
+/* Other projects named in a message, at most. */
+#define MAX_PROJECT_NAMES 20
+
+void audit_join_names(char *const *names, size_t n, bool more, char *out, size_t size)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n && !more ? " and " : ", ";
+		used += (size_t)snprintf(out + used, size - used, "%s%s", sep, names[i]);
+	}
+	if (more && used < size)
+		snprintf(out + used, size - used, " and more");
+}
+
+/* A bare number given as --project: a name or a uid? Only the server can
+ * say. Returns the form, or PROJECT_NONE with *why set. */
+static enum project_form resolve_number(struct audit_ctx *x, const char *value, char *why, size_t why_size)
+{
+	struct err e;
+	err_clear(&e);
+	bool by_name = false, by_uid = false;
+	if (catalyst_has_tool(x->c, "catalyst_list_projects")) {
+		struct catalyst_projects l;
+		if (catalyst_list_projects(x->c, &l, &e) < 0) {
+			snprintf(why, why_size, "%s", e.msg);
+			return PROJECT_NONE;
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			by_name |= l.items[i].name && strcmp(l.items[i].name, value) == 0;
+			by_uid |= project_same_uid(l.items[i].uid, value);
+		}
+		catalyst_projects_finish(&l);
+	} else if (catalyst_has_tool(x->c, "catalyst_get_project")) {
+		struct catalyst_project p;
+		if (catalyst_get_project(x->c, value, &p, &e) < 0) {
+			snprintf(why, why_size, "%s", e.msg);
+			return PROJECT_NONE;
+		}
+		by_name = p.name && strcmp(p.name, value) == 0;
+		by_uid = project_same_uid(p.uid, value);
+		catalyst_project_finish(&p);
+	} else {
+		snprintf(why, why_size,
+			 "the server offers neither catalyst_list_projects nor catalyst_get_project");
+		return PROJECT_NONE;
+	}
+	/* --project takes a name, and the server reads a name first too. */
+	if (by_name)
+		return PROJECT_NAME;
+	if (by_uid)
+		return PROJECT_UID;
+	snprintf(why, why_size, "the server knows no project named or numbered %s", value);
+	return PROJECT_NONE;
+}
+
+void audit_resolve_project(struct audit_ctx *x)
+{
+	if (!project_ref_unresolved(&x->project))
+		return;
+	char why[600];
+	x->project.form = resolve_number(x, x->project.value, why, sizeof why);
+	if (x->project.form != PROJECT_NONE)
+		return;
+	char note[900];
+	snprintf(note, sizeof note,
+		 "console links carry no project: --project %s is a bare number (a name or a uid?) and "
+		 "it could not be resolved: %s",
+		 x->project.value, why);
+	x->unresolved = strdup(note);
+}
+
+/* The projects the signed-in user sees, by name, into out ("" when they
+ * cannot be listed). */
+static void project_names(struct audit_ctx *x, char *out, size_t size)
+{
+	out[0] = '\0';
+	if (!catalyst_has_tool(x->c, "catalyst_list_projects"))
+		return;
+	struct err e;
+	err_clear(&e);
+	struct catalyst_projects l;
+	if (catalyst_list_projects(x->c, &l, &e) < 0)
+		return;
+	char *names[MAX_PROJECT_NAMES];
+	size_t n = 0;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.items[i].name && n < MAX_PROJECT_NAMES)
+			names[n++] = l.items[i].name;
+	audit_join_names(names, n, l.n > n, out, size);
+	catalyst_projects_finish(&l);
+}
+
+void audit_project_missing(struct audit_ctx *x, struct err *e)
+{
+	char said[ERR_MSG_MAX], known[600];
+	snprintf(said, sizeof said, "%s", e->msg);
+	project_names(x, known, sizeof known);
+	err_set(e, ERR_NOT_FOUND, "project %s does not exist (%s)%s%s", x->project.value, said,
+		*known ? "; the projects you can see: " : "", known);
+}

@@ -1,0 +1,321 @@
+#include "cli_options.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "version.h"
+
+static const char *const group_titles[GROUP_COUNT] = {
+	"Connection", "Project and console", "Output", "Analysis", "Filters (runs)", "Sign-in", "General",
+};
+
+/* The one source of truth for the help, getopt_long, the config file's
+ * keys and which command takes which option. */
+const struct cli_option cli_options[] = {
+	{"server", 0, required_argument, OPT_SERVER, "URL",
+	 "MCP server (env CATALYST_MCP_URL; default " CATALYST_DEFAULT_SERVER ")", ON_SIGNIN | ON(CMD_LOGOUT),
+	 GROUP_CONNECTION, true},
+	{"stdio", 0, required_argument, OPT_STDIO, "COMMAND", "talk to a local MCP server over stdio", ON_SERVER,
+	 GROUP_CONNECTION, false},
+	{"cacert", 0, required_argument, OPT_CACERT, "FILE", "trust this CA bundle (TLS is always verified)",
+	 ON_SIGNIN, GROUP_CONNECTION, true},
+	{"timeout", 0, required_argument, OPT_TIMEOUT, "SECONDS", "per request (default 60)", ON_SIGNIN,
+	 GROUP_CONNECTION, true},
+	{"jobs", 0, required_argument, OPT_JOBS, "N", "runs audited at once (default 8)",
+	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_CONNECTION, true},
+	{"project", 0, required_argument, OPT_PROJECT, "NAME",
+	 "Catalyst project name (env CATALYST_PROJECT; default `default`)", ON_REPORT | ON(CMD_LINK),
+	 GROUP_PROJECT, true},
+	{"project-id", 0, required_argument, OPT_PROJECT_ID, "UID",
+	 "Catalyst project uid, 165 or prj-165 (env CATALYST_PROJECT_ID)", ON_REPORT | ON(CMD_LINK), GROUP_PROJECT,
+	 true},
+	{"console", 0, required_argument, OPT_CONSOLE, "URL",
+	 "console for links (default " CATALYST_DEFAULT_CONSOLE ")", ON_REPORT | ON(CMD_LINK), GROUP_PROJECT,
+	 true},
+	{"web", 0, no_argument, OPT_WEB, NULL, "open the run's console link with $BROWSER",
+	 ON(CMD_RUN) | ON(CMD_LINK), GROUP_PROJECT, false},
+	{"no-check", 0, no_argument, OPT_NO_CHECK, NULL, "do not ask the server whether the run exists",
+	 ON(CMD_LINK), GROUP_PROJECT, false},
+	{"format", 'o', required_argument, OPT_FORMAT, "FMT", "text|json|jsonl|markdown (default text)",
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, true},
+	{"json", 0, no_argument, OPT_JSON, NULL, "same as --format json",
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
+	{"output", 0, required_argument, OPT_OUTPUT, "FILE", "write to FILE; .json .jsonl .md pick the format",
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
+	{"color", 0, required_argument, OPT_COLOR, "WHEN", "auto|always|never (honours NO_COLOR)", ON_REPORT,
+	 GROUP_OUTPUT, true},
+	{"fail-on", 0, required_argument, OPT_FAIL_ON, "LEVEL", "never|reexecuted|suspect (default suspect)",
+	 ON_REPORT, GROUP_OUTPUT, true},
+	{"verbose-report", 0, no_argument, OPT_VERBOSE_REPORT, NULL,
+	 "text/Markdown: every activity and attempt of every run", ON_REPORT, GROUP_OUTPUT, false},
+	{"full", 0, no_argument, OPT_VERBOSE_REPORT, NULL, "same as --verbose-report", ON_REPORT, GROUP_OUTPUT,
+	 false},
+	{"findings-only", 0, no_argument, OPT_FINDINGS_ONLY, NULL,
+	 "text/Markdown: runs with findings, a line per finding", ON_REPORT, GROUP_OUTPUT, false},
+	{"all-runs", 0, no_argument, OPT_ALL_RUNS, NULL,
+	 "text/Markdown: a section for every run, not only those "
+	 "with findings",
+	 ON_REPORT, GROUP_OUTPUT, false},
+	{"data-sharing", 0, required_argument, OPT_DATA_SHARING, "LEVEL",
+	 "assert the organization's level: metadata|full", ON_REPORT | ON(CMD_WHOAMI), GROUP_ANALYSIS, false},
+	{"payload-limit", 0, required_argument, OPT_PAYLOAD_LIMIT, "BYTES",
+	 "large_payload threshold (default 65536)", ON_REPORT, GROUP_ANALYSIS, false},
+	{"no-children", 0, no_argument, OPT_NO_CHILDREN, NULL, "do not audit child workflow runs",
+	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS, false},
+	{"app", 0, required_argument, OPT_APP, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, false},
+	{"workflow", 0, required_argument, OPT_WORKFLOW, "NAME", "only this workflow (its name in any case)",
+	 ON(CMD_RUNS), GROUP_FILTERS, false},
+	{"status", 0, required_argument, OPT_STATUS, "STATUS",
+	 "running|completed|failed|terminated|suspended|canceled", ON(CMD_RUNS), GROUP_FILTERS, false},
+	{"since", 0, required_argument, OPT_SINCE, "WHEN", "started after (24h, 30m, or RFC 3339)", ON(CMD_RUNS),
+	 GROUP_FILTERS, false},
+	{"until", 0, required_argument, OPT_UNTIL, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS),
+	 GROUP_FILTERS, false},
+	{"limit", 0, required_argument, OPT_LIMIT, "N", "at most N top-level runs (child runs on top)",
+	 ON(CMD_RUNS), GROUP_FILTERS, false},
+	{"client-id", 0, required_argument, OPT_CLIENT_ID, "ID", "pre-registered OAuth client id",
+	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_SIGNIN, true},
+	{"redirect-path", 0, required_argument, OPT_REDIRECT_PATH, "PATH",
+	 "loopback callback path registered for it (default /callback)", ON_SIGNIN, GROUP_SIGNIN, true},
+	{"no-browser", 0, no_argument, OPT_NO_BROWSER, NULL, "print the sign-in URL, do not open it", ON_SIGNIN,
+	 GROUP_SIGNIN, false},
+	{"no-login", 0, no_argument, OPT_NO_LOGIN, NULL, "never start an interactive sign-in", ON_SIGNIN,
+	 GROUP_SIGNIN, false},
+	{"config", 0, required_argument, OPT_CONFIG, "FILE",
+	 "config file (env CATALYST_AUDIT_CONFIG; /dev/null: none)", ON_ALL, GROUP_GENERAL, false},
+	{"verbose", 'v', no_argument, 'v', NULL, "protocol trace on stderr (tokens redacted)", ON_ALL,
+	 GROUP_GENERAL, false},
+	{"version", 0, no_argument, OPT_VERSION, NULL, "print versions and exit", ON_ALL, GROUP_GENERAL, false},
+	{"help", 'h', no_argument, 'h', NULL, "print help (of a command: CMD --help) and exit", ON_ALL,
+	 GROUP_GENERAL, false},
+};
+const size_t cli_n_options = sizeof cli_options / sizeof *cli_options;
+_Static_assert(sizeof cli_options / sizeof *cli_options <= CLI_MAX_OPTIONS, "CLI_MAX_OPTIONS");
+
+const struct cli_command cli_commands[] = {
+	{"run",
+	 CMD_RUN,
+	 1,
+	 2,
+	 "[APP_ID] RUN_ID",
+	 "audit one run",
+	 "Fetch one run's history from Catalyst (catalyst_get_workflow_run), audit it and\n"
+	 "the child workflow runs it started, and report which activities ran more than\n"
+	 "once, with the evidence, what was withheld and what the history cannot show.\n"
+	 "Without APP_ID the run is looked up in the run list and the app it is in is\n"
+	 "named. A run or project that does not exist exits 7, saying where a run of\n"
+	 "that id is, if anywhere.",
+	 {"catalyst-audit --project payments run pay-20931",
+	  "catalyst-audit run checkout pay-20931 --no-children --output pay-20931.md"}},
+	{"runs",
+	 CMD_RUNS,
+	 0,
+	 0,
+	 "[FILTERS]",
+	 "list runs, audit each (concurrently)",
+	 "List the project's workflow runs (catalyst_list_workflow_runs), narrowed by the\n"
+	 "filters, and audit each, --jobs at a time. A run that cannot be fetched is\n"
+	 "reported with the reason; the others are still audited.",
+	 {"catalyst-audit runs --status failed --since 24h",
+	  "catalyst-audit --project payments runs --app orders --since 7d -o json"}},
+	{"file",
+	 CMD_FILE,
+	 1,
+	 1,
+	 "PATH|-",
+	 "audit a saved history, no server needed",
+	 "Audit a saved history; no server is needed. PATH - reads standard input. The\n"
+	 "dialect is detected: a saved catalyst_get_workflow_run result, durabletask\n"
+	 "protojson, or `dapr workflow history -o json` output.",
+	 {"catalyst-audit file saved-run.json",
+	  "catalyst-audit file saved-run.json --data-sharing full --output audit.md"}},
+	{"link",
+	 CMD_LINK,
+	 1,
+	 2,
+	 "[APP_ID] RUN_ID",
+	 "print the console link only",
+	 "Print the Catalyst console link of a run and nothing else, after asking the\n"
+	 "server that the run exists (--no-check: no server is asked; a missing run exits\n"
+	 "7 and prints no link). Without APP_ID the run is looked up in the run list. A\n"
+	 "bare number given as --project is resolved through the server; when no exact\n"
+	 "link can be built, the app id and run id are printed as plain text instead.\n"
+	 "--format json prints an object; --web opens the link with $BROWSER.",
+	 {"catalyst-audit --project-id prj-165 link orders order-7740:0002",
+	  "catalyst-audit --project payments link pay-20931 --format json"}},
+	{"login",
+	 CMD_LOGIN,
+	 0,
+	 0,
+	 "",
+	 "sign in (OAuth)",
+	 "Sign in with OAuth 2.1 (authorization code with PKCE) in a browser and store the\n"
+	 "tokens. Catalyst accepts only clients registered in advance: pass the client id\n"
+	 "you were given, and its redirect path when it is not /callback.",
+	 {"catalyst-audit login --client-id CLIENT_ID",
+	  "catalyst-audit login --client-id CLIENT_ID --redirect-path /oauth/callback --no-browser"}},
+	{"logout",
+	 CMD_LOGOUT,
+	 0,
+	 0,
+	 "",
+	 "forget stored tokens",
+	 "Delete the tokens stored for the server (only --client-id's, when given).",
+	 {"catalyst-audit logout", "catalyst-audit --server https://mcp.example.com/mcp logout"}},
+	{"whoami",
+	 CMD_WHOAMI,
+	 0,
+	 0,
+	 "",
+	 "show identity, projects, data sharing",
+	 "Show the signed-in identity, the organization's projects and, where the server\n"
+	 "names it, the data-sharing level.",
+	 {"catalyst-audit whoami", "catalyst-audit whoami --json"}},
+	{"tools",
+	 CMD_TOOLS,
+	 0,
+	 0,
+	 "",
+	 "list the server's tools and input schemas",
+	 "List the MCP server's tools and their input schemas, as text or JSON. Works with\n"
+	 "any MCP server, over HTTP (--server) or stdio (--stdio).",
+	 {"catalyst-audit tools --json",
+	  "catalyst-audit --stdio 'npx @modelcontextprotocol/server-everything' tools"}},
+	{"help",
+	 CMD_NONE,
+	 0,
+	 1,
+	 "[COMMAND]",
+	 "a command's usage, options and examples",
+	 "Print the usage summary, or one command's usage, options and examples (as\n"
+	 "COMMAND --help does).",
+	 {"catalyst-audit help runs", "catalyst-audit runs --help"}},
+};
+const size_t cli_n_commands = sizeof cli_commands / sizeof *cli_commands;
+_Static_assert(sizeof cli_commands / sizeof *cli_commands <= CLI_MAX_COMMANDS, "CLI_MAX_COMMANDS");
+
+static const struct cli_command *command_of(enum audit_command cmd)
+{
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (cli_commands[i].cmd == cmd)
+			return &cli_commands[i];
+	return NULL;
+}
+
+/* "-o, --format FMT" */
+static void option_left(const struct cli_option *o, char *buf, size_t size)
+{
+	char shortname[8] = "    ";
+	if (o->short_name)
+		snprintf(shortname, sizeof shortname, "-%c, ", o->short_name);
+	snprintf(buf, size, "%s--%s%s%s", shortname, o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+}
+
+static void print_option(FILE *out, const struct cli_option *o)
+{
+	char left[64];
+	option_left(o, left, sizeof left);
+	fprintf(out, "  %-28s %s\n", left, o->help);
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "Usage: catalyst-audit [OPTIONS] COMMAND [ARGS]\n\n"
+		     "Did any activity of a Dapr Workflow run on Diagrid Catalyst execute more than once?\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < cli_n_commands; i++) {
+		char left[32];
+		snprintf(left, sizeof left, "%s %s", cli_commands[i].name, cli_commands[i].args);
+		fprintf(out, "  %-22s %s\n", left, cli_commands[i].summary);
+	}
+	for (int g = 0; g < GROUP_COUNT; g++) {
+		fprintf(out, "\n%s:\n", group_titles[g]);
+		for (size_t i = 0; i < cli_n_options; i++)
+			if (cli_options[i].group == (enum option_group)g)
+				print_option(out, &cli_options[i]);
+	}
+	fprintf(out, "\nOptions may come before or after the command; those that do not apply to it are\n"
+		     "an error (`catalyst-audit help COMMAND` lists its own). The command line wins over\n"
+		     "the environment, which wins over the config file ($XDG_CONFIG_HOME/catalyst-audit/config).\n"
+		     "\nExit status: 0 nothing at or above --fail-on; 1 findings at or above it;\n"
+		     "2 usage; 3 not signed in or connection refusal; 4 data-sharing refusal;\n"
+		     "5 transport, protocol or server error; 6 input could not be parsed;\n"
+		     "7 the run or project does not exist.\n"
+		     "See catalyst-audit(1).\n");
+}
+
+void cli_print_help(FILE *out, enum audit_command cmd)
+{
+	const struct cli_command *c = cmd == CMD_NONE ? NULL : command_of(cmd);
+	if (!c) {
+		print_usage(out);
+		return;
+	}
+	fprintf(out, "Usage: catalyst-audit %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n", c->name, *c->args ? " " : "",
+		c->args, c->description);
+	for (size_t i = 0; i < cli_n_options; i++)
+		if (cli_options[i].commands & ON(cmd))
+			print_option(out, &cli_options[i]);
+	fprintf(out, "\nExamples:\n  %s\n  %s\n\nSee catalyst-audit(1).\n", c->examples[0], c->examples[1]);
+}
+
+void cli_print_version(FILE *out)
+{
+	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\n", CATALYST_AUDIT_VERSION, cv->version,
+		cv->ssl_version ? cv->ssl_version : "no TLS", jansson_version_str());
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+const struct cli_option *cli_option_by_val(int val)
+{
+	for (size_t i = 0; i < cli_n_options; i++)
+		if (cli_options[i].val == val)
+			return &cli_options[i];
+	return NULL;
+}
+
+const struct cli_option *cli_option_by_short(int c)
+{
+	for (size_t i = 0; i < cli_n_options; i++)
+		if (cli_options[i].short_name && cli_options[i].short_name == c)
+			return &cli_options[i];
+	return NULL;
+}
+
+const struct cli_option *cli_option_by_name(const char *name)
+{
+	for (size_t i = 0; i < cli_n_options; i++)
+		if (strcmp(cli_options[i].name, name) == 0)
+			return &cli_options[i];
+	return NULL;
+}
+
+const struct cli_command *cli_command_by_name(const char *word)
+{
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (strcmp(word, cli_commands[i].name) == 0)
+			return &cli_commands[i];
+	return NULL;
+}
+
+void cli_command_list(unsigned bits, char *buf, size_t size)
+{
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (cli_commands[i].cmd != CMD_NONE && (bits & ON(cli_commands[i].cmd)))
+			total++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < cli_n_commands; i++) {
+		if (cli_commands[i].cmd == CMD_NONE || !(bits & ON(cli_commands[i].cmd)))
+			continue;
+		const char *sep = k == 0 ? "" : k + 1 == total ? " and " : ", ";
+		size_t used = strlen(buf);
+		snprintf(buf + used, size - used, "%s%s", sep, cli_commands[i].name);
+		k++;
+	}
+}
