@@ -114,6 +114,9 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e);
 /* After connecting: a bare number settled as a name or a uid through the
  * server; unsettled, x->unresolved says why. */
 void audit_resolve_project(struct audit_ctx *x);
+/* The projects the signed-in user sees; -1 when they cannot be listed (no
+ * catalyst_list_projects, or it failed: a courtesy, never the error). */
+int audit_projects(struct audit_ctx *x, struct catalyst_projects *l);
 /* A project the server says does not exist: e becomes that (status 7),
  * with the projects there are. */
 void audit_project_missing(struct audit_ctx *x, struct err *e);

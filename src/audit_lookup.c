@@ -85,12 +85,8 @@ static void other_projects(struct audit_ctx *x, const char *run_id, bool by_serv
 			 list_tool);
 		return;
 	}
-	if (!catalyst_has_tool(x->c, "catalyst_list_projects"))
-		return;
-	struct err e;
-	err_clear(&e);
 	struct catalyst_projects l;
-	if (catalyst_list_projects(x->c, &l, &e) < 0)
+	if (audit_projects(x, &l) < 0)
 		return;
 	const char *here = x->project.value;
 	size_t searched = 0, found = 0;

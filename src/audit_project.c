@@ -80,17 +80,23 @@ void audit_resolve_project(struct audit_ctx *x)
 	x->unresolved = strdup(note);
 }
 
+int audit_projects(struct audit_ctx *x, struct catalyst_projects *l)
+{
+	memset(l, 0, sizeof *l);
+	if (!catalyst_has_tool(x->c, "catalyst_list_projects"))
+		return -1;
+	struct err e;
+	err_clear(&e);
+	return catalyst_list_projects(x->c, l, &e);
+}
+
 /* The projects the signed-in user sees, by name, into out ("" when they
  * cannot be listed). */
 static void project_names(struct audit_ctx *x, char *out, size_t size)
 {
 	out[0] = '\0';
-	if (!catalyst_has_tool(x->c, "catalyst_list_projects"))
-		return;
-	struct err e;
-	err_clear(&e);
 	struct catalyst_projects l;
-	if (catalyst_list_projects(x->c, &l, &e) < 0)
+	if (audit_projects(x, &l) < 0)
 		return;
 	char *names[MAX_PROJECT_NAMES];
 	size_t n = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalyst.h"
+#include "event.h"
 #include "mcp.h"
 #include "testlib.h"
 
@@ -315,6 +316,16 @@ START_TEST(refusal_level_fields_and_non_refusals)
 	ck_assert_str_eq(rf.level_key, "dataSharingLevel");
 	mcp_tool_result_finish(&r);
 
+	/* A bare "level", read as every other field is: the enum spelling too. */
+	r.result = json_pack("{s:b}", "isError", 1);
+	r.is_error = true;
+	r.text_json = json_pack("{s:{s:s, s:s, s:s}}", "error", "kind", "denied", "message", "no", "level",
+				"DATA_SHARING_LEVEL_METADATA");
+	ck_assert(catalyst_refusal_parse(&r, &rf));
+	ck_assert_int_eq(rf.level, SHARING_METADATA);
+	ck_assert_str_eq(rf.level_key, "level");
+	mcp_tool_result_finish(&r);
+
 	/* Not refusals: JSON text on a successful result, plain error text,
 	 * a JSON-RPC error without data. */
 	r.result = json_pack("{s:b}", "isError", 0);
@@ -579,11 +590,11 @@ struct rig {
 	struct catalyst *c;
 };
 
-static void rig_init(struct rig *r)
+static void rig_init_tools(struct rig *r, const char *tools_json)
 {
 	memset(r, 0, sizeof *r);
 	r->f.base.ops = &fake_ops;
-	r->f.tools_json = tools_b;
+	r->f.tools_json = tools_json;
 	r->s = mcp_session_new(&r->f.base, NULL);
 	ck_assert_ptr_nonnull(r->s);
 	struct catalyst_options o = {.backoff_s = 0.001, .backoff_cap_s = 0.01};
@@ -591,6 +602,11 @@ static void rig_init(struct rig *r)
 	ck_assert_ptr_nonnull(r->c);
 	struct err e;
 	ck_assert_int_eq(catalyst_load_tools(r->c, &e), 0);
+}
+
+static void rig_init(struct rig *r)
+{
+	rig_init_tools(r, tools_b);
 }
 
 static void rig_finish(struct rig *r)
@@ -944,6 +960,181 @@ START_TEST(run_listing_stops_when_told)
 }
 END_TEST
 
+#define PAGE(items, next) \
+	"{\"structuredContent\":{\"workflow_runs\":[" items "],\"next_page_token\":\"" next "\"}}"
+#define RUN(id, app) "{\"run_id\":\"" id "\",\"app_id\":\"" app "\"}"
+#define CHILD(id, app, parent) \
+	"{\"run_id\":\"" id "\",\"app_id\":\"" app "\",\"parent_instance_id\":\"" parent "\"}"
+
+/* A run listed twice (on one page or across pages) is given once; the
+ * same run id in another app is another run. */
+START_TEST(run_listing_gives_each_run_once)
+{
+	struct rig r;
+	struct catalyst_run_list l;
+	struct err e;
+	struct collected col = {0};
+	struct catalyst_run_filter f = {.project = NAMED("default")};
+	rig_init(&r);
+	r.f.script[0] = PAGE(RUN("a", "x") "," RUN("b", "x") "," RUN("a", "x"), "p2");
+	r.f.script[1] = PAGE(RUN("a", "x") "," RUN("a", "y") "," RUN("c", "x"), "");
+	r.f.n_script = 2;
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, NULL, &e), 0);
+	ck_assert_uint_eq(col.pages, 2);
+	ck_assert_uint_eq(col.n, 4);
+	ck_assert_str_eq(col.ids[0], "a");
+	ck_assert_str_eq(col.ids[1], "b");
+	ck_assert_str_eq(col.ids[2], "a"); /* app y */
+	ck_assert_str_eq(col.ids[3], "c");
+	ck_assert_uint_eq(l.repeats, 2);
+	ck_assert_uint_eq(l.top_level, 4);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+/* The limit counts top-level runs: child runs on the page that reaches it
+ * are given up to the next top-level run, where the listing ends without
+ * asking for another page (a repeat after that point is not counted). */
+START_TEST(run_listing_limit_counts_top_level)
+{
+	struct rig r;
+	struct catalyst_run_list l;
+	struct err e;
+	struct collected col = {0};
+	struct catalyst_run_filter f = {.project = NAMED("default"), .limit = 2};
+	rig_init(&r);
+	r.f.script[0] = PAGE(RUN("t1", "x") "," CHILD("c1", "x", "t1") "," RUN("t2", "x") "," CHILD(
+				     "c2", "x", "t2") "," RUN("t1", "x") "," RUN("t3", "x"),
+			     "p2");
+	r.f.script[1] = PAGE(RUN("t4", "x"), "");
+	r.f.n_script = 2;
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, NULL, &e), 0);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"limit\":2}");
+	ck_assert_uint_eq(col.n, 4);
+	ck_assert_str_eq(col.ids[3], "c2");
+	ck_assert(l.limit_reached);
+	ck_assert_uint_eq(l.top_level, 2);
+	ck_assert_uint_eq(l.repeats, 0);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+
+	/* reached with the page's last run: no other page is asked for */
+	rig_init(&r);
+	r.f.script[0] = PAGE(RUN("t1", "x"), "p2");
+	r.f.script[1] = PAGE(RUN("t2", "x"), "");
+	r.f.n_script = 2;
+	f.limit = 1;
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, NULL, &e), 0);
+	ck_assert_int_eq(r.f.calls, 1);
+	ck_assert_uint_eq(col.n, 1);
+	ck_assert(l.limit_reached);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+
+	/* not reached: the listing ends with the pages */
+	rig_init(&r);
+	r.f.script[0] = PAGE(RUN("t1", "x") "," CHILD("c1", "x", "t1"), "");
+	r.f.n_script = 1;
+	f.limit = 5;
+	ck_assert_int_eq(walk(r.c, &f, &col, &l, NULL, &e), 0);
+	ck_assert_uint_eq(col.n, 2);
+	ck_assert(!l.limit_reached);
+	ck_assert_uint_eq(l.top_level, 1);
+	collected_free(&col);
+	catalyst_run_list_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
+/* catalyst_get_run: the answer parsed into a history, and the level it
+ * names, by a field of the answer or of the history's own envelope (in
+ * the enum spelling too); an answer that is no history says so and keeps
+ * the level the answer named. */
+START_TEST(get_run_reads_history_and_level)
+{
+	struct rig r;
+	struct err e;
+	struct catalyst_run run;
+	struct project_ref project = PROJECT_REF_DEFAULT;
+	rig_init(&r);
+	r.f.script[0] =
+		"{\"structuredContent\":{\"workflow_run\":{\"instance_id\":\"r1\",\"app_id\":\"orders\","
+		"\"orgDataSharingLevel\":\"DATA_SHARING_LEVEL_FULL\"},\"history\":["
+		"{\"event_id\":-1,\"timestamp\":\"2026-09-14T09:12:03.401Z\",\"event_type\":\"ExecutionStarted\","
+		"\"name\":\"OrderWorkflow\"},"
+		"{\"event_id\":0,\"timestamp\":\"2026-09-14T09:12:03.447Z\",\"event_type\":\"TaskScheduled\","
+		"\"name\":\"ValidateOrder\",\"task_execution_id\":\"t0\"}]}}";
+	r.f.script[1] = "{\"structuredContent\":{\"dataSharingLevel\":\"metadata\",\"message\":\"hello\"}}";
+	r.f.n_script = 2;
+	err_clear(&e);
+	ck_assert_msg(catalyst_get_run(r.c, &project, "orders", "r1", &run, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(r.f.last_args[0], "{\"ProjectId\":\"default\",\"app_id\":\"orders\",\"runId\":\"r1\"}");
+	ck_assert_uint_eq(event_log_count(run.log), 2);
+	ck_assert_int_eq(run.sharing, SHARING_FULL);
+	ck_assert_str_eq(run.sharing_key, "orgDataSharingLevel");
+	event_log_free(run.log);
+
+	ck_assert_int_eq(catalyst_get_run(r.c, &project, "orders", "r1", &run, NULL, &e), -1);
+	ck_assert_ptr_null(run.log);
+	ck_assert_msg(strncmp(e.msg, "catalyst_get_workflow_run answer for r1: ", 41) == 0, "%s", e.msg);
+	ck_assert_int_eq(run.sharing, SHARING_METADATA);
+	ck_assert_str_eq(run.sharing_key, "dataSharingLevel");
+	rig_finish(&r);
+}
+END_TEST
+
+/* catalyst_whoami and catalyst_list_projects in the shapes the answers
+ * come in: an organization object or flat org fields, a uid or an id that
+ * reads as one (a number as text), the level in _meta. */
+START_TEST(identity_and_projects_read)
+{
+	static const char tools[] = "[{\"name\":\"catalyst_whoami\",\"inputSchema\":{\"type\":\"object\"}},"
+				    "{\"name\":\"catalyst_list_projects\",\"inputSchema\":{\"type\":\"object\"}}]";
+	struct rig r;
+	struct err e;
+	rig_init_tools(&r, tools);
+	r.f.script[0] = "{\"structuredContent\":{\"user\":{\"email\":\"a@b.example\"},\"organization\":{\"id\":42,"
+			"\"displayName\":\"Acme\"}},\"_meta\":{\"diagrid.io/dataSharingLevel\":\"full\"}}";
+	r.f.script[1] = "{\"structuredContent\":{\"org_name\":\"Flat\",\"org_id\":\"o-1\",\"username\":\"u\"}}";
+	r.f.script[2] =
+		"{\"structuredContent\":{\"data\":{\"projects\":[{\"name\":\"default\",\"id\":\"prj-165\"},"
+		"{\"projectName\":\"payments\",\"numericId\":212},{\"name\":\"odd\",\"id\":\"abc\"},7]}}}";
+	r.f.n_script = 3;
+	struct catalyst_identity id;
+	ck_assert_int_eq(catalyst_whoami(r.c, &id, NULL, &e), 0);
+	ck_assert_str_eq(id.org_name, "Acme");
+	ck_assert_str_eq(id.org_id, "42");
+	ck_assert_str_eq(id.user, "a@b.example");
+	ck_assert_int_eq(id.sharing, SHARING_FULL);
+	ck_assert_str_eq(id.sharing_key, "diagrid.io/dataSharingLevel");
+	catalyst_identity_finish(&id);
+	ck_assert_int_eq(catalyst_whoami(r.c, &id, NULL, &e), 0);
+	ck_assert_str_eq(id.org_name, "Flat");
+	ck_assert_str_eq(id.org_id, "o-1");
+	ck_assert_str_eq(id.user, "u");
+	ck_assert_int_eq(id.sharing, SHARING_UNKNOWN);
+	catalyst_identity_finish(&id);
+
+	struct catalyst_projects l;
+	ck_assert_int_eq(catalyst_list_projects(r.c, &l, &e), 0);
+	ck_assert_uint_eq(l.n, 4); /* one per entry, whatever it holds */
+	ck_assert_str_eq(l.items[0].name, "default");
+	ck_assert_str_eq(l.items[0].uid, "prj-165");
+	ck_assert_str_eq(l.items[1].name, "payments");
+	ck_assert_str_eq(l.items[1].uid, "212");
+	ck_assert_str_eq(l.items[2].name, "odd");
+	ck_assert_ptr_null(l.items[2].uid);
+	ck_assert_ptr_null(l.items[3].name);
+	catalyst_projects_finish(&l);
+	rig_finish(&r);
+}
+END_TEST
+
 /* A missing run or project, however it is said, is ERR_NOT_FOUND (7),
  * asked once; what merely mentions "not found" elsewhere is not. */
 static const struct {
@@ -1071,6 +1262,10 @@ int main(void)
 	tcase_add_test(tc, final_errors_not_retried);
 	tcase_add_test(tc, run_listing_bounds);
 	tcase_add_test(tc, run_listing_stops_when_told);
+	tcase_add_test(tc, run_listing_gives_each_run_once);
+	tcase_add_test(tc, run_listing_limit_counts_top_level);
+	tcase_add_test(tc, get_run_reads_history_and_level);
+	tcase_add_test(tc, identity_and_projects_read);
 	tcase_add_loop_test(tc, not_found_in_every_envelope, 0, sizeof not_found_cases / sizeof *not_found_cases);
 	tcase_add_test(tc, not_found_kinds);
 	tcase_add_test(tc, run_lookup_is_exact);

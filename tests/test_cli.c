@@ -4,6 +4,7 @@
  * the environment and the config file, with its precedence and errors.
  * Through the built binary, and through cli_parse() in this process where
  * a table of cases is quicker. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <wordexp.h>
 
 #include "cli.h"
+#include "oauth.h"
 #include "testlib.h"
 
 #define TIMEOUT_MS 20000
@@ -867,6 +869,102 @@ START_TEST(run_and_link_arguments)
 }
 END_TEST
 
+/* cli_parse into rq for `catalyst-audit ARGS... file x`; the action. */
+static int parse_file_command(struct audit_request *rq, const char *const *args)
+{
+	char *argv[16] = {"catalyst-audit"};
+	int argc = 1;
+	for (; *args && argc < 13; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc++] = "file";
+	argv[argc++] = "x";
+	argv[argc] = NULL;
+	struct config cfg;
+	struct err e;
+	err_clear(&e);
+	int action = cli_parse(argc, argv, rq, &cfg, &e);
+	ck_assert_msg(action == CLI_ACTION_RUN, "%s", e.msg);
+	config_finish(&cfg);
+	return action;
+}
+
+/* The CLI reads the terminal and the environment once, into the request:
+ * whether a prompt may wait (CI, standard input a terminal), the sign-in
+ * listener's wait, and --color auto settled (NO_COLOR, TERM=dumb, whether
+ * the output is a terminal, --output's path included). */
+START_TEST(terminal_and_environment_resolved_once)
+{
+	struct audit_request rq;
+	setenv("TERM", "xterm", 1);
+	unsetenv("NO_COLOR");
+	setenv("CI", "1", 1);
+	setenv("CATALYST_LOGIN_TIMEOUT", "7", 1);
+	parse_file_command(&rq, (const char *[]){NULL});
+	ck_assert(!rq.may_prompt);
+	ck_assert_int_eq(rq.login_timeout_s, 7);
+	ck_assert_int_eq(rq.color, isatty(STDOUT_FILENO) ? COLOR_ALWAYS : COLOR_NEVER);
+	unsetenv("CI");
+	unsetenv("CATALYST_LOGIN_TIMEOUT");
+	parse_file_command(&rq, (const char *[]){NULL});
+	ck_assert(rq.may_prompt == (bool)isatty(STDIN_FILENO));
+	ck_assert_int_eq(rq.login_timeout_s, 0);
+
+	/* --output naming a terminal colours as stdout on one would */
+	int pty = posix_openpt(O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(pty, 0);
+	ck_assert_int_eq(grantpt(pty), 0);
+	ck_assert_int_eq(unlockpt(pty), 0);
+	char tty[128];
+	snprintf(tty, sizeof tty, "%s", ptsname(pty));
+	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	ck_assert_int_eq(rq.color, COLOR_ALWAYS);
+	setenv("TERM", "dumb", 1);
+	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	ck_assert_int_eq(rq.color, COLOR_NEVER);
+	setenv("TERM", "xterm", 1);
+	setenv("NO_COLOR", "1", 1);
+	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	ck_assert_int_eq(rq.color, COLOR_NEVER);
+	parse_file_command(&rq,
+			   (const char *[]){"--color", "always", "--output", "/nonexistent/report.txt", NULL});
+	ck_assert_int_eq(rq.color, COLOR_ALWAYS);
+	unsetenv("NO_COLOR");
+	parse_file_command(&rq, (const char *[]){"--output", "/nonexistent/report.txt", NULL});
+	ck_assert_int_eq(rq.color, COLOR_NEVER);
+	parse_file_command(&rq, (const char *[]){"--output", "/dev/null", NULL});
+	ck_assert_int_eq(rq.color, COLOR_NEVER);
+	close(pty);
+	setenv("NO_COLOR", "1", 1); /* as the suite runs */
+}
+END_TEST
+
+/* OAuth's configuration comes from the request alone: CI in the
+ * environment changes nothing once the CLI has resolved it. */
+START_TEST(oauth_config_takes_the_request)
+{
+	struct audit_request rq;
+	audit_request_init(&rq);
+	rq.may_prompt = true;
+	rq.login_timeout_s = 9;
+	setenv("CI", "1", 1);
+	setenv("CATALYST_LOGIN_TIMEOUT", "3", 1);
+	struct oauth_config c;
+	char hint[1024];
+	oauth_config_from_request(&c, &rq, hint, sizeof hint);
+	ck_assert(c.interactive);
+	ck_assert_int_eq(c.callback_timeout_s, 9);
+	rq.may_prompt = false;
+	oauth_config_from_request(&c, &rq, hint, sizeof hint);
+	ck_assert(!c.interactive);
+	rq.may_prompt = true;
+	rq.no_login = true;
+	oauth_config_from_request(&c, &rq, hint, sizeof hint);
+	ck_assert(!c.interactive);
+	unsetenv("CI");
+	unsetenv("CATALYST_LOGIN_TIMEOUT");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -893,6 +991,8 @@ int main(void)
 	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
 	tcase_add_test(tc, config_reaches_the_request);
 	tcase_add_test(tc, run_and_link_arguments);
+	tcase_add_test(tc, terminal_and_environment_resolved_once);
+	tcase_add_test(tc, oauth_config_takes_the_request);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
