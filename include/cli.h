@@ -1,8 +1,9 @@
 #pragma once
-/* Command-line parsing: options and commands from one table, so the help
- * (general and per command) and the parser cannot drift. Resolves the
- * command line, the environment and the config file into an audit_request;
- * never runs anything. Library code reads none of these itself. */
+/* Command-line parsing: options and commands from one table
+ * (cli_options.c), so the help (general and per command) and the parser
+ * cannot drift. Resolves the command line, the environment, the config
+ * file and the terminal into an audit_request; never runs anything.
+ * Library code reads none of these itself. */
 
 #include <stdio.h>
 
@@ -19,10 +20,13 @@ enum cli_action {
 /* Parses argv into rq. Precedence, highest first: the command line, the
  * environment (CATALYST_MCP_URL, CATALYST_PROJECT, CATALYST_PROJECT_ID), the
  * config file (--config, else CATALYST_AUDIT_CONFIG, else the XDG path),
- * the built-in defaults. cfg is initialised here and holds the config
- * file's values, which rq borrows (as it borrows from argv and environ):
- * keep it until rq is done with, then config_finish() it (also after an
- * error). With CLI_ACTION_HELP, rq->command names the command whose help
+ * the built-in defaults. The terminal and the rest of the environment are
+ * read here too, once: --color auto settled (NO_COLOR, TERM=dumb, whether
+ * stdout or --output is a terminal), rq->may_prompt (stdin a terminal, CI
+ * unset), rq->login_timeout_s (CATALYST_LOGIN_TIMEOUT). cfg is
+ * initialised here and holds the config file's values, which rq borrows
+ * (as it borrows from argv and environ): keep it until rq is done with,
+ * then config_finish() it (also after an error). With CLI_ACTION_HELP, rq->command names the command whose help
  * was asked for (CMD_NONE: the usage summary). Returns the action, or -1
  * with ERR_USAGE in e. */
 int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cfg, struct err *e);
