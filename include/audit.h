@@ -60,6 +60,11 @@ struct audit_request {
 	const char *redirect_path;
 	bool no_browser;
 	bool no_login;
+	/* the environment, read by the CLI alone (library code reads none) */
+	const char *env_token; /* CATALYST_TOKEN; NULL when unset or empty */
+	const char *browser;   /* $BROWSER, for sign-in and --web; NULL when unset */
+	const char *token_dir; /* the token store: oauth_store_default_dir of
+				* $XDG_CONFIG_HOME and $HOME; NULL when neither is usable */
 	/* project and console */
 	const char *project;    /* --project NAME */
 	const char *project_id; /* --project-id UID */

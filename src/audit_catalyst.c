@@ -93,7 +93,7 @@ static int conn_open(const struct audit_request *rq, struct conn *cn, struct err
 	} else {
 		/* The "oauth" module adds the token store; until then a token comes
 		 * from the environment only. It is never printed. */
-		const char *token = getenv("CATALYST_TOKEN");
+		const char *token = rq->env_token;
 		struct transport_http_options ho = {
 			.url = rq->server,
 			.cacert = rq->cacert,
@@ -1329,7 +1329,7 @@ static void open_web(const struct audit_request *rq, const char *link, const cha
 	}
 	struct err e;
 	err_clear(&e);
-	if (browser_open(link, 2000, &e) < 0)
+	if (browser_open(rq->browser, link, 2000, &e) < 0)
 		warnf(rq, "--web: %s; the link: %s", e.msg, link);
 }
 

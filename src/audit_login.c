@@ -64,6 +64,9 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 30) * 1000;
 	c->interactive = may_interact(rq);
 	c->no_browser = rq->no_browser;
+	c->store_dir = rq->token_dir;
+	c->env_token = rq->env_token;
+	c->browser = rq->browser;
 	/* For tests and slow hands: how long the loopback listener waits. */
 	const char *t = getenv("CATALYST_LOGIN_TIMEOUT");
 	if (t && *t)
@@ -113,10 +116,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 	int rc = -1;
 	if (!c.client_id) {
 		/* Signing in again: the client id of the stored sign-in will do. */
-		char *dir = oauth_store_default_dir(NULL);
-		if (dir && oauth_store_load(dir, NULL, NULL, c.resource, &stored, NULL) == 1)
+		if (oauth_store_load(rq->token_dir, NULL, NULL, c.resource, &stored, NULL) == 1)
 			c.client_id = stored.client_id;
-		free(dir);
 	}
 	if (!c.client_id) {
 		err_set(e, ERR_USAGE,
@@ -133,10 +134,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 		goto out;
 	if (oauth_session_login(s, e) < 0)
 		goto out;
-	char *dir = oauth_store_default_dir(NULL);
 	noticef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
-		dir ? dir : "the token folder");
-	free(dir);
+		rq->token_dir ? rq->token_dir : "the token folder");
 	rc = 0;
 out:
 	oauth_session_free(s);
@@ -146,12 +145,10 @@ out:
 
 int audit_logout(const struct audit_request *rq, struct err *e)
 {
-	char *dir = oauth_store_default_dir(e);
-	if (!dir)
-		return -1;
-	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
+	/* no token folder: the store says so */
+	int n = oauth_store_delete(rq->token_dir, rq->client_id && *rq->client_id ? rq->client_id : NULL,
+				   rq->server, e);
 	if (n >= 0)
 		noticef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
-	free(dir);
 	return n < 0 ? -1 : 0;
 }

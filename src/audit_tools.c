@@ -28,7 +28,7 @@ static struct transport *connect_transport(const struct audit_request *rq, struc
 		};
 		return transport_stdio_new(&so, e);
 	}
-	const char *token = getenv("CATALYST_TOKEN");
+	const char *token = rq->env_token;
 	struct transport_http_options ho = {
 		.url = rq->server,
 		.cacert = rq->cacert,

@@ -55,9 +55,8 @@ static void sleep_ms(long ms)
 		;
 }
 
-int browser_open(const char *url, long wait_ms, struct err *e)
+int browser_open(const char *browser, const char *url, long wait_ms, struct err *e)
 {
-	const char *browser = getenv("BROWSER");
 	if (!browser || !*browser)
 		return err_set(e, ERR_USAGE, "$BROWSER is not set");
 	char *text = strdup(browser);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "console_link.h"
+#include "oauth.h"
 #include "suggest.h"
 #include "version.h"
 
@@ -688,6 +689,21 @@ static int apply_env(struct resolve *st, struct err *e)
 	return 0;
 }
 
+/* What sign-in and --web take from the environment, read here once: the
+ * library reads no environment. The token folder is this file's until the
+ * next parse (rq borrows it). */
+static void resolve_sign_in_env(struct audit_request *rq)
+{
+	static char *token_dir;
+	const char *token = getenv("CATALYST_TOKEN");
+	rq->env_token = token && *token ? token : NULL;
+	rq->browser = getenv("BROWSER");
+	free(token_dir);
+	/* NULL when neither is usable: the error comes where the folder is needed */
+	token_dir = oauth_store_default_dir(getenv("XDG_CONFIG_HOME"), getenv("HOME"), NULL);
+	rq->token_dir = token_dir;
+}
+
 /* ---- the command line -------------------------------------------------- */
 
 struct setting {
@@ -1000,6 +1016,7 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 			goto out;
 		}
 	}
+	resolve_sign_in_env(rq);
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)
 		rq->color = COLOR_NEVER;
