@@ -577,79 +577,66 @@ static int keep_answer(const char *msg, size_t len, void *ctx, struct err *e)
 	return 1;
 }
 
-/* The Authorization header one request on t carried (malloc'd), or NULL. */
-static char *authorization_sent(struct transport *t)
-{
-	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}";
-	json_t *answer = NULL;
-	struct err e;
-	err_clear(&e);
-	ck_assert_msg(transport_send(t, req, strlen(req), true, keep_answer, &answer, &e) == 0, "%s", e.msg);
-	const char *v = json_string_value(json_object_get(json_object_get(answer, "result"), "authorization"));
-	char *r = v ? strdup(v) : NULL;
-	json_decref(answer);
-	return r;
-}
-
-/* attach on an HTTP transport to the fixture's /headers, with `c` */
-static int attach_with(struct oauth_config *c, struct transport **t, struct oauth_session **s, struct err *e)
+/* A session with `c` attached to an HTTP transport to the fixture's
+ * /headers, then one request: attach's result in *attached, and the
+ * Authorization header the request carried (malloc'd), or NULL. */
+static char *sent_with(struct oauth_config *c, int *attached)
 {
 	char url[300];
 	snprintf(url, sizeof url, "%s/headers", fixture.url);
 	struct transport_http_options ho = {.url = url, .timeout_ms = 10000};
-	*t = transport_http_new(&ho, e);
-	ck_assert_ptr_nonnull(*t);
+	struct err e;
+	err_clear(&e);
+	struct transport *t = transport_http_new(&ho, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
 	c->resource = url;
-	*s = oauth_session_new(c, e);
-	ck_assert_msg(*s != NULL, "%s", e->msg);
-	return oauth_session_attach(*s, *t, e);
+	struct oauth_session *s = oauth_session_new(c, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	*attached = oauth_session_attach(s, t, &e);
+	ck_assert_msg(*attached >= 0, "%s", e.msg);
+	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}";
+	json_t *answer = NULL;
+	ck_assert_msg(transport_send(t, req, strlen(req), true, keep_answer, &answer, &e) == 0, "%s", e.msg);
+	const char *v = json_string_value(json_object_get(json_object_get(answer, "result"), "authorization"));
+	char *sent = v ? strdup(v) : NULL;
+	json_decref(answer);
+	transport_free(t);
+	oauth_session_free(s);
+	c->resource = NULL;
+	return sent;
 }
 
-START_TEST(session_env_token_from_config)
-{
-	unsetenv("CATALYST_TOKEN");
-	struct oauth_config c = {.store_dir = session_store, .env_token = "token-from-config"};
-	struct transport *t;
-	struct oauth_session *s;
-	struct err e;
-	err_clear(&e);
-	ck_assert_int_eq(attach_with(&c, &t, &s, &e), 1);
-	char *auth = authorization_sent(t);
-	ck_assert_str_eq(auth, "Bearer token-from-config");
-	free(auth);
-	transport_free(t);
-	oauth_session_free(s);
-	/* the config's token wins over a stray one in the environment too */
-	setenv("CATALYST_TOKEN", "stray-token-from-environment", 1);
-	ck_assert_int_eq(attach_with(&c, &t, &s, &e), 1);
-	auth = authorization_sent(t);
-	ck_assert_str_eq(auth, "Bearer token-from-config");
-	free(auth);
-	transport_free(t);
-	oauth_session_free(s);
-}
-END_TEST
-
-START_TEST(session_ignores_environment_token)
-{
-	setenv("CATALYST_TOKEN", "stray-token-from-environment", 1);
-	/* no env_token, nothing stored: no token is known, none is sent */
-	struct oauth_config c = {.store_dir = session_store};
-	struct transport *t;
-	struct oauth_session *s;
-	struct err e;
-	err_clear(&e);
-	ck_assert_int_eq(attach_with(&c, &t, &s, &e), 0);
-	char *auth = authorization_sent(t);
-	ck_assert_ptr_null(auth);
-	transport_free(t);
-	oauth_session_free(s);
+static const struct {
+	const char *environment; /* CATALYST_TOKEN in this process; NULL: unset */
+	const char *config;      /* oauth_config.env_token */
+	int attached;            /* what oauth_session_attach returns */
+	const char *sent;        /* the Authorization header; NULL: none */
+} token_cases[] = {
+	/* the config's token, with no environment variable at all */
+	{NULL, "token-from-config", 1, "Bearer token-from-config"},
+	/* the config's token wins over a stray one in the environment */
+	{"stray-token-from-environment", "token-from-config", 1, "Bearer token-from-config"},
+	/* none in the config, nothing stored: no token known, none sent */
+	{"stray-token-from-environment", NULL, 0, NULL},
 	/* "" is none, as an empty CATALYST_TOKEN always was */
-	c.env_token = "";
-	ck_assert_int_eq(attach_with(&c, &t, &s, &e), 0);
-	ck_assert_ptr_null(authorization_sent(t));
-	transport_free(t);
-	oauth_session_free(s);
+	{"stray-token-from-environment", "", 0, NULL},
+};
+
+START_TEST(session_token_from_config_alone)
+{
+	if (token_cases[_i].environment)
+		setenv("CATALYST_TOKEN", token_cases[_i].environment, 1);
+	else
+		unsetenv("CATALYST_TOKEN");
+	struct oauth_config c = {.store_dir = session_store, .env_token = token_cases[_i].config};
+	int attached;
+	char *sent = sent_with(&c, &attached);
+	ck_assert_int_eq(attached, token_cases[_i].attached);
+	if (token_cases[_i].sent)
+		ck_assert_str_eq(sent, token_cases[_i].sent);
+	else
+		ck_assert_ptr_null(sent);
+	free(sent);
 }
 END_TEST
 
@@ -767,8 +754,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
 	tcase_add_checked_fixture(tc, session_setup, session_teardown);
-	tcase_add_test(tc, session_env_token_from_config);
-	tcase_add_test(tc, session_ignores_environment_token);
+	tcase_add_loop_test(tc, session_token_from_config_alone, 0,
+			    (int)(sizeof token_cases / sizeof *token_cases));
 	tcase_add_test(tc, session_needs_store_dir_from_config);
 	tcase_add_test(tc, cli_without_token_folder);
 	suite_add_tcase(s, tc);
