@@ -65,6 +65,11 @@ struct audit_request {
 	 * library code reads neither. */
 	bool may_prompt;      /* standard input is a terminal and CI is unset: a sign-in may wait for the user */
 	long login_timeout_s; /* CATALYST_LOGIN_TIMEOUT: how long the sign-in listener waits; 0: OAuth's own */
+	/* the environment, read by the CLI alone (library code reads none) */
+	const char *env_token; /* CATALYST_TOKEN; NULL when unset or empty */
+	const char *browser;   /* $BROWSER, for sign-in and --web; NULL when unset */
+	const char *token_dir; /* the token store: oauth_store_default_dir of
+				* $XDG_CONFIG_HOME and $HOME; NULL when neither is usable */
 	/* project and console */
 	struct project_ref project; /* --project NAME / --project-id UID (env, config), else PROJECT_REF_DEFAULT */
 	const char *console;        /* --console URL */

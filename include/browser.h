@@ -5,10 +5,10 @@
 
 #include "err.h"
 
-/* Starts `browser` (the value of $BROWSER, which the caller reads) with
- * url. $BROWSER is a ':'-separated list of commands tried in order (the
- * convention); each is split on blanks into words, a word "%s" is replaced
- * by the url, else the url is added as the last word. The browser's stdout goes to our stderr (stdout is the report's),
+/* Starts `browser` ($BROWSER, as the CLI read it) with url. It is a
+ * ':'-separated list of commands tried in order (the convention); each is
+ * split on blanks into words, a word "%s" is replaced by the url, else the
+ * url is added as the last word. The browser's stdout goes to our stderr (stdout is the report's),
  * its stdin is /dev/null. Waits up to wait_ms for it to end, so an opener
  * that hands the link to a running browser (xdg-open) is reaped and its
  * failure seen; one that stays in front is left running. Returns 0 when a

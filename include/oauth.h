@@ -129,10 +129,16 @@ struct oauth_tokens {
 /* Zeroes the secrets and frees every field. */
 void oauth_tokens_finish(struct oauth_tokens *t);
 
-/* $XDG_CONFIG_HOME/catalyst-audit, else ~/.config/catalyst-audit (malloc'd). */
-char *oauth_store_default_dir(struct err *e);
+/* Where tokens are kept: <xdg_config_home>/catalyst-audit when that is an
+ * absolute path (the XDG rule: a relative one is ignored), else
+ * <home>/.config/catalyst-audit when home is absolute (malloc'd); NULL with
+ * ERR_AUTH when neither is usable. The values are passed in: the CLI reads
+ * the environment, this module never does. */
+char *oauth_store_default_dir(const char *xdg_config_home, const char *home, struct err *e);
 /* The file of one (issuer, client id, resource): <dir>/tokens-<hash>.json. */
 char *oauth_store_path(const char *dir, const char *issuer, const char *client_id, const char *resource);
+/* The functions below take the folder oauth_store_default_dir gave; a NULL
+ * one is refused with its error (ERR_AUTH: no usable folder). */
 /* Writes atomically: the folder is created 0700 (an existing one must not
  * be group- or world-accessible), a temp file 0600, fsync, rename, fsync of
  * the folder. */
@@ -155,12 +161,17 @@ void oauth_store_unlock(int fd);
 
 struct oauth_config {
 	const char *resource;      /* the MCP URL, sent byte for byte as `resource` */
-	const char *client_id;     /* pre-registered; NULL: stored tokens or CATALYST_TOKEN only */
+	const char *client_id;     /* pre-registered; NULL: stored tokens or env_token only */
 	const char *client_secret; /* NULL: public client (Catalyst); else client_secret_basic/post */
 	const char *redirect_path; /* NULL: "/callback" */
 	const char *scope;         /* wanted scopes, asked only when advertised;
 				    * NULL: the server's choice (MCP scope strategy) */
-	const char *store_dir;     /* NULL: oauth_store_default_dir() */
+	const char *store_dir;     /* the token folder (oauth_store_default_dir); NULL: none
+				    * usable, oauth_session_new fails with that error */
+	const char *env_token;     /* a bearer token the environment gives (CATALYST_TOKEN):
+				    * sent as is, never stored or refreshed; NULL or "": none */
+	const char *browser;       /* the command that opens the sign-in address ($BROWSER,
+				    * words split by sh); NULL or "": xdg-open */
 	const char *cacert;        /* NULL: system store; TLS is always verified */
 	long timeout_ms;           /* each OAuth HTTP exchange; 0: 30 s */
 	long callback_timeout_s;   /* 0: OAUTH_DEFAULT_CALLBACK_TIMEOUT_S */
@@ -175,11 +186,12 @@ struct oauth_config {
 struct oauth_session;
 
 /* The config's strings are borrowed and must outlive the session, except
- * `hint`, which is copied. */
+ * `hint` and `store_dir`, which are copied. This module reads no
+ * environment variable: all it uses is in the config. */
 struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err *e);
 void oauth_session_free(struct oauth_session *s); /* accepts NULL */
 
-/* Before the first request: CATALYST_TOKEN, else the stored token
+/* Before the first request: the config's env_token, else the stored token
  * (refreshed first when it expires within a minute), onto t. Returns 1
  * when a token was set, 0 when none is known (the server's 401 starts
  * sign-in), -1 on a refused token file or a failed refresh that cannot
@@ -217,9 +229,11 @@ struct transport *oauth_transport_inner(struct transport *t);
 
 /* Builds the config the CLI commands use (defined in audit_login.c):
  * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
- * says no one can answer a prompt (stdin not a TTY, or CI set); notices
- * through rq->warn's stream; hint names the login command for this server.
- * `hint_buf` holds the hint text. */
+ * says no one can answer a prompt (stdin not a TTY, or CI set); the token
+ * folder, CATALYST_TOKEN and $BROWSER as the CLI resolved them
+ * (rq->token_dir, env_token, browser); notices through rq->warn's stream;
+ * hint names the login command for this server. `hint_buf` holds the hint
+ * text. */
 struct audit_request;
 void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
 			       size_t hint_len);

@@ -81,8 +81,7 @@ void audit_open_web(const struct audit_request *rq, const char *link, const char
 	}
 	struct err e;
 	err_clear(&e);
-	/* merge: rq->browser */
-	if (browser_open(getenv("BROWSER"), link, 2000, &e) < 0)
+	if (browser_open(rq->browser, link, 2000, &e) < 0)
 		audit_warnf(rq, "--web: %s; the link: %s", e.msg, link);
 }
 

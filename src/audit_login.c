@@ -46,6 +46,9 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	/* A script or CI job must never sit waiting for a browser. */
 	c->interactive = !rq->no_login && rq->may_prompt;
 	c->no_browser = rq->no_browser;
+	c->store_dir = rq->token_dir;
+	c->env_token = rq->env_token;
+	c->browser = rq->browser;
 	/* For tests and slow hands: how long the loopback listener waits. */
 	c->callback_timeout_s = rq->login_timeout_s;
 	c->notice = to_warn;
@@ -73,10 +76,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 	int rc = -1;
 	if (!c.client_id) {
 		/* Signing in again: the client id of the stored sign-in will do. */
-		char *dir = oauth_store_default_dir(NULL);
-		if (dir && oauth_store_load(dir, NULL, NULL, c.resource, &stored, NULL) == 1)
+		if (oauth_store_load(rq->token_dir, NULL, NULL, c.resource, &stored, NULL) == 1)
 			c.client_id = stored.client_id;
-		free(dir);
 	}
 	if (!c.client_id) {
 		err_set(e, ERR_USAGE,
@@ -93,10 +94,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 		goto out;
 	if (oauth_session_login(s, e) < 0)
 		goto out;
-	char *dir = oauth_store_default_dir(NULL);
 	audit_notef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
-		    dir ? dir : "the token folder");
-	free(dir);
+		    rq->token_dir ? rq->token_dir : "the token folder");
 	rc = 0;
 out:
 	oauth_session_free(s);
@@ -106,12 +105,10 @@ out:
 
 int audit_logout(const struct audit_request *rq, struct err *e)
 {
-	char *dir = oauth_store_default_dir(e);
-	if (!dir)
-		return -1;
-	int n = oauth_store_delete(dir, rq->client_id && *rq->client_id ? rq->client_id : NULL, rq->server, e);
+	/* no token folder: the store says so */
+	int n = oauth_store_delete(rq->token_dir, rq->client_id && *rq->client_id ? rq->client_id : NULL,
+				   rq->server, e);
 	if (n >= 0)
 		audit_notef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
-	free(dir);
 	return n < 0 ? -1 : 0;
 }

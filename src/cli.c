@@ -12,6 +12,7 @@
 #include "cli_options.h"
 #include "data_sharing.h"
 #include "project.h"
+#include "oauth.h"
 #include "suggest.h"
 
 /* ---- values ---------------------------------------------------------- */
@@ -372,6 +373,21 @@ static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 		rq->login_timeout_s = strtol(t, NULL, 10);
 }
 
+/* What sign-in and --web take from the environment, read here once: the
+ * library reads no environment. The token folder is this file's until the
+ * next parse (rq borrows it). */
+static void resolve_sign_in_env(struct audit_request *rq)
+{
+	static char *token_dir;
+	const char *token = getenv("CATALYST_TOKEN");
+	rq->env_token = token && *token ? token : NULL;
+	rq->browser = getenv("BROWSER");
+	free(token_dir);
+	/* NULL when neither is usable: the error comes where the folder is needed */
+	token_dir = oauth_store_default_dir(getenv("XDG_CONFIG_HOME"), getenv("HOME"), NULL);
+	rq->token_dir = token_dir;
+}
+
 /* ---- the command line -------------------------------------------------- */
 
 struct setting {
@@ -659,6 +675,7 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 			goto out;
 		}
 	}
+	resolve_sign_in_env(rq);
 	resolve_terminal(rq, cmd->cmd);
 	rc = CLI_ACTION_RUN;
 out:

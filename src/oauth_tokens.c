@@ -3,7 +3,7 @@
  * concurrent reader never sees half a token, and the rotated refresh token
  * is never lost between the server issuing it and the disk holding it. */
 
-#include "oauth.h"
+#include "oauth_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 #define TOKEN_FILE_MAX (64 * 1024)
 
-static void free_secret(char *s)
+void oauth_free_secret(char *s)
 {
 	if (s) {
 		OPENSSL_cleanse(s, strlen(s));
@@ -35,26 +35,23 @@ void oauth_tokens_finish(struct oauth_tokens *t)
 	free(t->issuer);
 	free(t->client_id);
 	free(t->resource);
-	free_secret(t->access_token);
-	free_secret(t->refresh_token);
+	oauth_free_secret(t->access_token);
+	oauth_free_secret(t->refresh_token);
 	free(t->token_endpoint);
 	free(t->scope);
 	memset(t, 0, sizeof *t);
 }
 
-char *oauth_store_default_dir(struct err *e)
+char *oauth_store_default_dir(const char *xdg_config_home, const char *home, struct err *e)
 {
 	char *dir = NULL;
-	const char *xdg = getenv("XDG_CONFIG_HOME");
 	/* The XDG spec: a relative value is invalid and must be ignored. */
-	if (xdg && xdg[0] == '/') {
-		if (asprintf(&dir, "%s/catalyst-audit", xdg) < 0)
+	if (xdg_config_home && xdg_config_home[0] == '/') {
+		if (asprintf(&dir, "%s/catalyst-audit", xdg_config_home) < 0)
 			dir = NULL;
 	} else {
-		const char *home = getenv("HOME");
 		if (!home || home[0] != '/') {
-			err_set(e, ERR_AUTH,
-				"cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
+			oauth_store_no_dir(e);
 			return NULL;
 		}
 		if (asprintf(&dir, "%s/.config/catalyst-audit", home) < 0)
@@ -63,6 +60,11 @@ char *oauth_store_default_dir(struct err *e)
 	if (!dir)
 		err_set(e, ERR_INTERNAL, "out of memory");
 	return dir;
+}
+
+int oauth_store_no_dir(struct err *e)
+{
+	return err_set(e, ERR_AUTH, "cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
 }
 
 char *oauth_store_path(const char *dir, const char *issuer, const char *client_id, const char *resource)
@@ -135,6 +137,8 @@ static int fsync_dir(const char *dir)
 
 int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *e)
 {
+	if (!dir)
+		return oauth_store_no_dir(e);
 	if (!t->issuer || !t->client_id || !t->resource || !t->access_token)
 		return err_set(e, ERR_INTERNAL, "incomplete tokens cannot be stored");
 	if (mkdir_private(dir, e) < 0)
@@ -278,6 +282,8 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 		     struct oauth_tokens *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
+	if (!dir)
+		return oauth_store_no_dir(e);
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
@@ -335,6 +341,8 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 
 int oauth_store_delete(const char *dir, const char *client_id, const char *resource, struct err *e)
 {
+	if (!dir)
+		return oauth_store_no_dir(e);
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
@@ -371,6 +379,8 @@ int oauth_store_delete(const char *dir, const char *client_id, const char *resou
 
 int oauth_store_lock(const char *dir, struct err *e)
 {
+	if (!dir)
+		return oauth_store_no_dir(e);
 	if (mkdir_private(dir, e) < 0)
 		return -1;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

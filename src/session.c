@@ -26,12 +26,10 @@ static long timeout_ms_of(const struct audit_request *rq)
  * the login command) before the request is sent again. */
 static struct transport *http_with_oauth(const struct audit_request *rq, enum session_kind kind, struct err *e)
 {
-	/* merge: rq->env_token. Never printed. */
-	const char *token = getenv("CATALYST_TOKEN");
 	struct transport_http_options ho = {
 		.url = rq->server,
 		.cacert = rq->cacert,
-		.bearer_token = token && *token ? token : NULL,
+		.bearer_token = rq->env_token, /* CATALYST_TOKEN, as the CLI read it; never printed */
 		.timeout_ms = timeout_ms_of(rq),
 		/* As many handles as runs fetched at once. */
 		.max_parallel = kind == SESSION_CATALYST && rq->jobs > 0 ? rq->jobs : 8,

@@ -20,11 +20,12 @@
  * request sent from inside on_message never waits on the stream it
  * answers; the pool keeps at most max_parallel idle handles. */
 
-#include "transport.h"
+#include "transport_http_internal.h"
 #include "monotime.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,82 +37,7 @@
 #include "sse.h"
 #include "trace.h"
 
-#define ERROR_BODY_MAX 4096
 #define RETRY_WAIT_MAX_MS 30000
-#define DONE_GRACE_MS 250
-
-/* An easy handle and the multi handle that drives it and keeps its
- * connection. */
-struct pooled {
-	CURL *h;
-	CURLM *m;
-};
-
-struct http_header {
-	char *name;
-	char *value;
-};
-
-struct http_transport {
-	struct transport base;
-	char *url;
-	char *cacert;
-	long connect_timeout_ms;
-	long timeout_ms;
-	int max_parallel;
-	size_t max_message;
-	int max_resumptions;
-
-	pthread_mutex_t lock; /* guards everything below */
-	char *session_id;
-	char *authorization; /* the whole header line; never traced in clear */
-	char *www_authenticate;
-	struct http_header *headers;
-	size_t n_headers;
-	struct pooled *idle;
-	int n_idle;
-
-	CURLSH *share;
-	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
-};
-
-enum body_kind {
-	BODY_UNKNOWN,
-	BODY_JSON,
-	BODY_SSE,
-	BODY_DRAIN,
-	BODY_ERROR,
-	BODY_WRONG_TYPE,
-};
-
-/* One transfer (a POST, a resuming GET, a DELETE) and what it gathered. */
-struct exchange {
-	struct http_transport *ht;
-	CURL *h;
-	CURLM *m;
-	const char *method;
-	bool expect_reply;
-	transport_on_message on_message;
-	void *ctx;
-	char errbuf[CURL_ERROR_SIZE];
-
-	/* from the headers of the last response */
-	long status;
-	char *content_type;
-	char *session_id;
-	char *retry_after;
-	char *www_authenticate;
-	bool headers_done; /* the blank line that ends them came */
-
-	enum body_kind kind;
-	struct buf body;        /* the JSON body, or the start of an error body */
-	struct sse_parser *sse; /* lives across the resumptions of one send */
-	bool done;              /* on_message returned 1 */
-	long long done_at;
-	bool failed; /* a callback failed: see err */
-	struct err err;
-	size_t events; /* SSE messages this transfer delivered */
-};
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_result;
@@ -135,7 +61,7 @@ static void share_unlock(CURL *h, curl_lock_data data, void *userp)
 
 /* ---- the handle pool ---- */
 
-static void pooled_cleanup(struct pooled *p)
+static void pooled_cleanup(struct http_pooled *p)
 {
 	/* The easy handle is never left in its multi handle. */
 	if (p->m)
@@ -145,9 +71,9 @@ static void pooled_cleanup(struct pooled *p)
 }
 
 /* Sets ex->h and ex->m: an idle pair, or a new one. false when out of memory. */
-static bool pool_take(struct http_transport *ht, struct exchange *ex)
+static bool pool_take(struct http_transport *ht, struct http_exchange *ex)
 {
-	struct pooled p = {NULL, NULL};
+	struct http_pooled p = {NULL, NULL};
 	pthread_mutex_lock(&ht->lock);
 	if (ht->n_idle > 0)
 		p = ht->idle[--ht->n_idle];
@@ -169,9 +95,9 @@ static bool pool_take(struct http_transport *ht, struct exchange *ex)
 	return true;
 }
 
-static void pool_give(struct http_transport *ht, struct exchange *ex)
+static void pool_give(struct http_transport *ht, struct http_exchange *ex)
 {
-	struct pooled p = {ex->h, ex->m};
+	struct http_pooled p = {ex->h, ex->m};
 	ex->h = NULL;
 	ex->m = NULL;
 	if (!p.h)
@@ -184,220 +110,6 @@ static void pool_give(struct http_transport *ht, struct exchange *ex)
 	}
 	pthread_mutex_unlock(&ht->lock);
 	pooled_cleanup(&p);
-}
-
-/* ---- small helpers ---- */
-
-static char *trim_dup(const char *s, size_t len)
-{
-	while (len && (*s == ' ' || *s == '\t')) {
-		s++;
-		len--;
-	}
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
-		len--;
-	return strndup(s, len);
-}
-
-static bool header_is(const char *line, size_t name_len, const char *name)
-{
-	return strlen(name) == name_len && strncasecmp(line, name, name_len) == 0;
-}
-
-/* The media type of a Content-Type value, compared without parameters. */
-static bool media_type_is(const char *ct, const char *type)
-{
-	if (!ct)
-		return false;
-	size_t n = strcspn(ct, ";");
-	while (n && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
-		n--;
-	return strlen(type) == n && strncasecmp(ct, type, n) == 0;
-}
-
-/* Mcp-Session-Id must be visible ASCII (0x21-0x7E): anything else could
- * smuggle a header line when sent back. */
-static bool session_id_valid(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x21 || (unsigned char)*s > 0x7e)
-			return false;
-	return true;
-}
-
-/* Retry-After: delta-seconds or an HTTP-date; -1 when absent or unreadable. */
-static double retry_after_seconds(const char *v)
-{
-	if (!v || !*v)
-		return -1;
-	if (strspn(v, "0123456789") == strlen(v))
-		return strtod(v, NULL);
-	time_t when = curl_getdate(v, NULL);
-	if (when == (time_t)-1)
-		return -1;
-	double d = difftime(when, time(NULL));
-	return d < 0 ? 0 : d;
-}
-
-static void exchange_reset_response(struct exchange *ex)
-{
-	free(ex->content_type);
-	free(ex->session_id);
-	free(ex->retry_after);
-	free(ex->www_authenticate);
-	ex->content_type = ex->session_id = ex->retry_after = ex->www_authenticate = NULL;
-	ex->status = 0;
-	ex->headers_done = false;
-	ex->kind = BODY_UNKNOWN;
-	buf_reset(&ex->body);
-}
-
-/* ---- libcurl callbacks ---- */
-
-static size_t on_header(char *data, size_t size, size_t n, void *userp)
-{
-	struct exchange *ex = userp;
-	size_t len = size * n;
-	size_t l = len;
-	while (l && (data[l - 1] == '\r' || data[l - 1] == '\n'))
-		l--;
-	if (l >= 5 && strncmp(data, "HTTP/", 5) == 0) {
-		/* A new response (after a 100 Continue, say): start over. */
-		exchange_reset_response(ex);
-		const char *sp = memchr(data, ' ', l);
-		if (sp)
-			ex->status = strtol(sp + 1, NULL, 10);
-		trace_printf("http", "< %.*s", (int)l, data);
-		return len;
-	}
-	if (l == 0) {
-		ex->headers_done = true;
-		return len;
-	}
-	const char *colon = memchr(data, ':', l);
-	if (!colon)
-		return len;
-	if (trace_enabled()) {
-		char *line = strndup(data, l);
-		char *shown = line ? trace_redact_header(line) : NULL;
-		if (shown)
-			trace_printf("http", "< %s", shown);
-		free(shown);
-		free(line);
-	}
-	size_t name_len = (size_t)(colon - data);
-	const char *value = colon + 1;
-	size_t value_len = l - name_len - 1;
-	char **slot = NULL;
-	if (header_is(data, name_len, "content-type"))
-		slot = &ex->content_type;
-	else if (header_is(data, name_len, "mcp-session-id"))
-		slot = &ex->session_id;
-	else if (header_is(data, name_len, "retry-after"))
-		slot = &ex->retry_after;
-	else if (header_is(data, name_len, "www-authenticate"))
-		slot = &ex->www_authenticate;
-	if (slot) {
-		free(*slot);
-		*slot = trim_dup(value, value_len);
-	}
-	return len;
-}
-
-static void exchange_fail(struct exchange *ex, const struct err *e)
-{
-	if (ex->failed)
-		return;
-	ex->failed = true;
-	ex->err = *e;
-}
-
-static int on_sse_event(const struct sse_event *ev, void *ctx, struct err *e)
-{
-	struct exchange *ex = ctx;
-	/* Only `message` events carry JSON-RPC; an empty one primes the
-	 * stream with an event id for resumption. */
-	if (strcmp(ev->type, "message") != 0 || ev->len == 0)
-		return 0;
-	trace_body("http", "< event", ev->data, ev->len);
-	ex->events++;
-	return transport_deliver(ev->data, ev->len, true, ex->on_message, ex->ctx, e);
-}
-
-static void remember_session(struct exchange *ex);
-
-static void classify(struct exchange *ex)
-{
-	/* Take the session id as soon as the headers are in: a server request
-	 * on this stream is answered with it. */
-	if (ex->status >= 200 && ex->status < 300)
-		remember_session(ex);
-	if (ex->status < 200 || ex->status >= 300)
-		ex->kind = BODY_ERROR;
-	else if (!ex->expect_reply || !ex->on_message)
-		ex->kind = BODY_DRAIN;
-	else if (media_type_is(ex->content_type, "text/event-stream"))
-		ex->kind = BODY_SSE;
-	else if (media_type_is(ex->content_type, "application/json") && strcmp(ex->method, "POST") == 0)
-		ex->kind = BODY_JSON;
-	else
-		ex->kind = BODY_WRONG_TYPE;
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *userp)
-{
-	struct exchange *ex = userp;
-	size_t len = size * n;
-	struct err e;
-	err_clear(&e);
-	if (ex->kind == BODY_UNKNOWN)
-		classify(ex);
-	switch (ex->kind) {
-	case BODY_JSON:
-		if (buf_append(&ex->body, data, len, &e) < 0) {
-			exchange_fail(ex, &e);
-			return 0;
-		}
-		return len;
-	case BODY_SSE: {
-		if (ex->done)
-			return len;
-		int r = sse_parser_feed(ex->sse, data, len, &e);
-		if (r < 0) {
-			exchange_fail(ex, &e);
-			return 0;
-		}
-		if (r > 0) {
-			ex->done = true;
-			ex->done_at = monotime_ms();
-		}
-		return len;
-	}
-	case BODY_ERROR:
-		if (ex->body.len < ERROR_BODY_MAX) {
-			size_t take = ERROR_BODY_MAX - ex->body.len;
-			buf_append(&ex->body, data, len < take ? len : take, &e);
-		}
-		return len;
-	case BODY_WRONG_TYPE:
-		return 0;
-	case BODY_DRAIN:
-	case BODY_UNKNOWN:
-		break;
-	}
-	return len;
-}
-
-/* After the response arrived on a stream the server should end it; one
- * that lingers is cut after a short grace. */
-static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
-{
-	struct exchange *ex = userp;
-	if (ex->done && monotime_ms() - ex->done_at > DONE_GRACE_MS)
-		return 1;
-	return 0;
 }
 
 /* ---- requests ---- */
@@ -481,7 +193,7 @@ static void trace_request(const char *method, const char *url, const struct curl
  * difference: once the response has arrived (ex->done), the wait for the
  * server to end the stream lasts DONE_GRACE_MS, not until libcurl next
  * calls the progress callback. */
-static CURLcode perform(struct exchange *ex)
+static CURLcode perform(struct http_exchange *ex)
 {
 	if (curl_multi_add_handle(ex->m, ex->h) != CURLM_OK)
 		return CURLE_OUT_OF_MEMORY;
@@ -530,24 +242,24 @@ static CURLcode perform(struct exchange *ex)
 }
 
 /* Runs one transfer; the curl code comes back, the rest is in ex. */
-static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t len, struct curl_slist *headers,
-				 long timeout_ms)
+static CURLcode exchange_perform(struct http_exchange *ex, const char *body, size_t len,
+				 struct curl_slist *headers, long timeout_ms)
 {
 	struct http_transport *ht = ex->ht;
 	CURL *h = ex->h;
 	ex->errbuf[0] = '\0';
-	exchange_reset_response(ex);
+	transport_http_reset_response(ex);
 	ex->done = false;
 	ex->events = 0;
 	curl_easy_setopt(h, CURLOPT_URL, ht->url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ex->errbuf);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, transport_http_on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, ex);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, transport_http_on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, ex);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, transport_http_on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, ex);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ht->connect_timeout_ms);
@@ -583,184 +295,11 @@ static CURLcode exchange_perform(struct exchange *ex, const char *body, size_t l
 	return res;
 }
 
-static const char *curl_text(const struct exchange *ex, CURLcode res)
-{
-	return ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(res);
-}
-
-/* A short, printable excerpt of an error body for the message. */
-static void body_excerpt(const struct buf *b, char *out, size_t cap)
-{
-	size_t n = 0;
-	for (size_t i = 0; b->data && i < b->len && n + 1 < cap && n < 200; i++) {
-		unsigned char c = (unsigned char)b->data[i];
-		out[n++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
-	}
-	out[n] = '\0';
-}
-
-/* Turns a non-2xx status into the error the layers above branch on. */
-static int status_error(struct exchange *ex, const char *session_sent, struct err *e)
-{
-	struct http_transport *ht = ex->ht;
-	long s = ex->status;
-	char excerpt[256];
-	body_excerpt(&ex->body, excerpt, sizeof excerpt);
-	const char *sep = excerpt[0] ? ": " : "";
-	if (s == 404 && session_sent) {
-		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 404: the session has expired", ex->method, ht->url);
-		e->detail = ERR_DETAIL_SESSION_EXPIRED;
-	} else if (s == 400 && session_sent && strcasestr(excerpt, "session")) {
-		/* The SDK's session-routing servers answer an id they no longer
-		 * know with 400 ("No valid session ID provided"), not 404: a
-		 * request that was on its way when the session expired gets
-		 * it. Unread, so as safe to send again as after a 404. */
-		err_set(e, ERR_PROTOCOL, "%s %s: HTTP 400: the session is no longer known%s%s", ex->method,
-			ht->url, sep, excerpt);
-		e->detail = ERR_DETAIL_SESSION_EXPIRED;
-	} else if (s == 401) {
-		pthread_mutex_lock(&ht->lock);
-		free(ht->www_authenticate);
-		ht->www_authenticate = ex->www_authenticate ? strdup(ex->www_authenticate) : NULL;
-		pthread_mutex_unlock(&ht->lock);
-		err_set(e, ERR_AUTH, "%s %s: HTTP 401: not authorized%s%s", ex->method, ht->url, sep, excerpt);
-		e->detail = ERR_DETAIL_UNAUTHORIZED;
-	} else if (s == 403) {
-		/* A 403 may carry an insufficient_scope challenge: sign-in steps up. */
-		pthread_mutex_lock(&ht->lock);
-		free(ht->www_authenticate);
-		ht->www_authenticate = ex->www_authenticate ? strdup(ex->www_authenticate) : NULL;
-		pthread_mutex_unlock(&ht->lock);
-		err_set(e, ERR_AUTH, "%s %s: HTTP 403: forbidden%s%s", ex->method, ht->url, sep, excerpt);
-		e->detail = ERR_DETAIL_FORBIDDEN;
-	} else if (s >= 500 || s == 429) {
-		err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld%s%s", ex->method, ht->url, s, sep, excerpt);
-		e->detail = ERR_DETAIL_RETRYABLE;
-		e->retry_after = retry_after_seconds(ex->retry_after);
-	} else {
-		err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld%s%s", ex->method, ht->url, s, sep, excerpt);
-	}
-	e->http_status = s;
-	return -1;
-}
-
-static void remember_session(struct exchange *ex)
-{
-	struct http_transport *ht = ex->ht;
-	if (!ex->session_id || !session_id_valid(ex->session_id))
-		return;
-	pthread_mutex_lock(&ht->lock);
-	if (!ht->session_id || strcmp(ht->session_id, ex->session_id) != 0) {
-		free(ht->session_id);
-		ht->session_id = strdup(ex->session_id);
-	}
-	pthread_mutex_unlock(&ht->lock);
-}
-
-enum outcome {
-	OUTCOME_ERROR = -1,
-	OUTCOME_DONE = 0,
-	OUTCOME_RESUME = 1,
-};
-
-/* Reads what one transfer left behind. */
-static enum outcome exchange_judge(struct exchange *ex, CURLcode res, const char *session_sent, int resumptions,
-				   struct err *e)
-{
-	struct http_transport *ht = ex->ht;
-	/* Whatever else happened, a 2xx answer's session id is the session. */
-	if (ex->status >= 200 && ex->status < 300)
-		remember_session(ex);
-	if (ex->failed) {
-		*e = ex->err;
-		err_prefix(e, "%s %s", ex->method, ht->url);
-		return OUTCOME_ERROR;
-	}
-	if (ex->done)
-		return OUTCOME_DONE;
-	if (res == CURLE_OUT_OF_MEMORY && !ex->headers_done) {
-		/* libcurl fails one header line over CURL_MAX_HTTP_HEADER with
-		 * no more than "Out of memory": say which limit it was. */
-		err_set(e, ERR_PROTOCOL, "%s %s: response header over libcurl's %d KiB limit for one header (%s)",
-			ex->method, ht->url, CURL_MAX_HTTP_HEADER / 1024, curl_text(ex, res));
-		e->http_status = ex->status;
-		return OUTCOME_ERROR;
-	}
-	if (ex->status == 0) {
-		err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
-		if (res == CURLE_OPERATION_TIMEDOUT)
-			e->detail = ERR_DETAIL_TIMEOUT;
-		else if (res == CURLE_RECV_ERROR || res == CURLE_SEND_ERROR || res == CURLE_GOT_NOTHING)
-			e->detail = ERR_DETAIL_RETRYABLE;
-		return OUTCOME_ERROR;
-	}
-	if (ex->status < 200 || ex->status >= 300) {
-		status_error(ex, session_sent, e);
-		return OUTCOME_ERROR;
-	}
-	if (res == CURLE_OPERATION_TIMEDOUT) {
-		err_set(e, ERR_PROTOCOL, "%s %s: no complete response within %ld ms (%s)", ex->method, ht->url,
-			ht->timeout_ms, curl_text(ex, res));
-		e->detail = ERR_DETAIL_TIMEOUT;
-		e->http_status = ex->status;
-		return OUTCOME_ERROR;
-	}
-	if (ex->kind == BODY_WRONG_TYPE) {
-		err_set(e, ERR_PROTOCOL, "%s %s: unexpected content type '%s' (HTTP %ld)", ex->method, ht->url,
-			ex->content_type ? ex->content_type : "none", ex->status);
-		e->http_status = ex->status;
-		return OUTCOME_ERROR;
-	}
-	if (!ex->expect_reply || !ex->on_message)
-		return OUTCOME_DONE;
-	if (ex->kind == BODY_UNKNOWN) {
-		/* No body at all: a 202 or an empty 200. */
-		if (res != CURLE_OK)
-			err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
-		else
-			err_set(e, ERR_PROTOCOL, "%s %s: HTTP %ld with no response to the request", ex->method,
-				ht->url, ex->status);
-		e->http_status = ex->status;
-		return OUTCOME_ERROR;
-	}
-	if (ex->kind == BODY_JSON) {
-		if (res != CURLE_OK) {
-			err_set(e, ERR_PROTOCOL, "%s %s: %s", ex->method, ht->url, curl_text(ex, res));
-			return OUTCOME_ERROR;
-		}
-		trace_body("http", "<", ex->body.data ? ex->body.data : "", ex->body.len);
-		int r = transport_deliver(ex->body.data ? ex->body.data : "", ex->body.len, true, ex->on_message,
-					  ex->ctx, e);
-		if (r < 0) {
-			err_prefix(e, "%s %s", ex->method, ht->url);
-			return OUTCOME_ERROR;
-		}
-		if (r == 0) {
-			err_set(e, ERR_PROTOCOL, "%s %s: the response body held no answer to the request",
-				ex->method, ht->url);
-			return OUTCOME_ERROR;
-		}
-		return OUTCOME_DONE;
-	}
-	/* SSE: the stream ended (or broke) before the response. */
-	if (resumptions < ht->max_resumptions && ex->sse->seen_id && *sse_parser_last_id(ex->sse))
-		return OUTCOME_RESUME;
-	bool partial = sse_parser_has_partial(ex->sse);
-	char after[64] = "";
-	if (resumptions)
-		snprintf(after, sizeof after, " after %d resumption%s", resumptions, resumptions > 1 ? "s" : "");
-	err_set(e, ERR_PROTOCOL, "%s %s: stream ended before the response%s%s%s%s", ex->method, ht->url, after,
-		partial ? " (in the middle of an event)" : "", res != CURLE_OK ? ": " : "",
-		res != CURLE_OK ? curl_text(ex, res) : "");
-	e->http_status = ex->status;
-	return OUTCOME_ERROR;
-}
-
 static int http_send(struct transport *t, const char *body, size_t len, bool expect_reply,
 		     transport_on_message on_message, void *ctx, struct err *e)
 {
 	struct http_transport *ht = (struct http_transport *)t;
-	struct exchange ex = {
+	struct http_exchange ex = {
 		.ht = ht,
 		.method = "POST",
 		.expect_reply = expect_reply,
@@ -772,7 +311,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 	char *session_sent = NULL;
 	int r = -1;
 	buf_init(&ex.body, ht->max_message);
-	sse_parser_init(&sse, ht->max_message, on_sse_event, &ex);
+	sse_parser_init(&sse, ht->max_message, transport_http_on_sse_event, &ex);
 	ex.sse = &sse;
 	/* Shorter when it answers a server request within a call's deadline. */
 	long timeout_ms = transport_send_timeout(ht->timeout_ms);
@@ -787,8 +326,8 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 		goto out;
 	CURLcode res = exchange_perform(&ex, body, len, headers, timeout_ms);
 	int resumptions = 0;
-	enum outcome oc;
-	while ((oc = exchange_judge(&ex, res, session_sent, resumptions, e)) == OUTCOME_RESUME) {
+	enum http_outcome oc;
+	while ((oc = transport_http_judge(&ex, res, session_sent, resumptions, e)) == HTTP_OUTCOME_RESUME) {
 		resumptions++;
 		long wait = sse.retry_ms >= 0 ? sse.retry_ms : 1000;
 		if (wait > RETRY_WAIT_MAX_MS)
@@ -799,7 +338,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 				"POST %s: no response within %ld ms (stream ended, resumption due too late)",
 				ht->url, ht->timeout_ms);
 			e->detail = ERR_DETAIL_TIMEOUT;
-			oc = OUTCOME_ERROR;
+			oc = HTTP_OUTCOME_ERROR;
 			break;
 		}
 		trace_printf("http", "stream ended before the response; resuming after %ld ms from event %s", wait,
@@ -810,27 +349,27 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 		session_sent = NULL;
 		headers = request_headers(ht, "GET", sse_parser_last_id(&sse), &session_sent, e);
 		if (!headers) {
-			oc = OUTCOME_ERROR;
+			oc = HTTP_OUTCOME_ERROR;
 			break;
 		}
 		sse_parser_restart(&sse);
 		ex.method = "GET";
 		left = deadline - monotime_ms();
 		res = exchange_perform(&ex, NULL, 0, headers, left > 1 ? (long)left : 1);
-		if (!ex.failed && !ex.done && ex.status >= 200 && ex.status < 300 && ex.kind != BODY_SSE &&
-		    ex.kind != BODY_WRONG_TYPE) {
+		if (!ex.failed && !ex.done && ex.status >= 200 && ex.status < 300 && ex.kind != HTTP_BODY_SSE &&
+		    ex.kind != HTTP_BODY_WRONG_TYPE) {
 			/* The GET must answer with a stream. */
-			ex.kind = BODY_WRONG_TYPE;
+			ex.kind = HTTP_BODY_WRONG_TYPE;
 		}
 	}
-	r = oc == OUTCOME_DONE ? 0 : -1;
+	r = oc == HTTP_OUTCOME_DONE ? 0 : -1;
 out:
 	curl_slist_free_all(headers);
 	free(session_sent);
 	if (ex.h)
 		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
 	pool_give(ht, &ex);
-	exchange_reset_response(&ex);
+	transport_http_reset_response(&ex);
 	buf_finish(&ex.body);
 	sse_parser_finish(&sse);
 	return r;
@@ -919,7 +458,7 @@ static void http_close(struct transport *t)
 	pthread_mutex_unlock(&ht->lock);
 	if (!has_session)
 		return;
-	struct exchange ex = {.ht = ht, .method = "DELETE"};
+	struct http_exchange ex = {.ht = ht, .method = "DELETE"};
 	char *session_sent = NULL;
 	struct err e;
 	err_clear(&e);
@@ -931,7 +470,8 @@ static void http_close(struct transport *t)
 		CURLcode res = exchange_perform(&ex, NULL, 0, headers, timeout);
 		/* 405: the server does not let clients end sessions; fine. */
 		if (res != CURLE_OK)
-			trace_printf("http", "DELETE of the session failed: %s", curl_text(&ex, res));
+			trace_printf("http", "DELETE of the session failed: %s",
+				     transport_http_curl_text(&ex, res));
 	}
 	http_reset_session(t);
 	curl_slist_free_all(headers);
@@ -939,7 +479,7 @@ static void http_close(struct transport *t)
 	if (ex.h)
 		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
 	pool_give(ht, &ex);
-	exchange_reset_response(&ex);
+	transport_http_reset_response(&ex);
 	buf_finish(&ex.body);
 }
 
@@ -979,26 +519,29 @@ static const struct transport_ops http_ops = {
 	.destroy = http_destroy,
 };
 
-char *transport_http_www_authenticate(struct transport *t)
+/* A copy of one of ht's strings, taken under the lock; NULL when t is not
+ * an HTTP transport or the string is unset. `field` is the member's
+ * offset. */
+static char *copy_locked(struct transport *t, size_t field)
 {
 	if (!t || t->ops != &http_ops)
 		return NULL;
 	struct http_transport *ht = (struct http_transport *)t;
 	pthread_mutex_lock(&ht->lock);
-	char *v = ht->www_authenticate ? strdup(ht->www_authenticate) : NULL;
+	const char *s = *(char **)((char *)ht + field);
+	char *v = s ? strdup(s) : NULL;
 	pthread_mutex_unlock(&ht->lock);
 	return v;
 }
 
+char *transport_http_www_authenticate(struct transport *t)
+{
+	return copy_locked(t, offsetof(struct http_transport, www_authenticate));
+}
+
 char *transport_http_session_id(struct transport *t)
 {
-	if (!t || t->ops != &http_ops)
-		return NULL;
-	struct http_transport *ht = (struct http_transport *)t;
-	pthread_mutex_lock(&ht->lock);
-	char *v = ht->session_id ? strdup(ht->session_id) : NULL;
-	pthread_mutex_unlock(&ht->lock);
-	return v;
+	return copy_locked(t, offsetof(struct http_transport, session_id));
 }
 
 int transport_http_set_bearer(struct transport *t, const char *token)

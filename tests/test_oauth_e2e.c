@@ -3,7 +3,9 @@
  * refresh tokens; tests/sim/oidc-server.mjs) in front of a protected MCP
  * server (tests/sim/protected-mcp.mjs). The browser is
  * tests/sim/follow-redirect.sh through $BROWSER, as a user's would be.
- * Everything on 127.0.0.1; tokens in a temporary XDG_CONFIG_HOME. */
+ * Everything on 127.0.0.1; tokens in a temporary XDG_CONFIG_HOME. And the
+ * OAuth library called directly: it takes its token, browser and token
+ * folder from its config alone, never from the environment. */
 
 #include <dirent.h>
 #include <ftw.h>
@@ -14,7 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mcp.h"
+#include "oauth.h"
 #include "testlib.h"
+#include "transport.h"
 
 #define CLIENT_ID "catalyst-audit-test"
 
@@ -502,6 +507,234 @@ START_TEST(hostile_metadata_urls_refused)
 }
 END_TEST
 
+/* ---- The library takes only its config ---- */
+
+/* The OAuth library reads no environment: the token, the browser and the
+ * token folder come from its config (the CLI resolves them). These tests
+ * set stray values in this process's environment and check that none is
+ * used; the environment is put back after each (CK_FORK=no runs them in
+ * one process). For the token, a raw HTTP fixture echoes the Authorization
+ * header each request carried. */
+
+static const char *const stray_names[] = {"CATALYST_TOKEN", "BROWSER", "XDG_CONFIG_HOME"};
+static char *stray_saved[3];
+static bool stray_was_set[3];
+
+static void env_save(void)
+{
+	for (int i = 0; i < 3; i++) {
+		const char *v = getenv(stray_names[i]);
+		stray_was_set[i] = v != NULL;
+		stray_saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void env_restore(void)
+{
+	for (int i = 0; i < 3; i++) {
+		if (stray_was_set[i])
+			setenv(stray_names[i], stray_saved[i], 1);
+		else
+			unsetenv(stray_names[i]);
+		free(stray_saved[i]);
+		stray_saved[i] = NULL;
+	}
+}
+
+static struct testlib_server fixture;
+static char session_store[256];
+/* The fixture server is started and stopped in the test runner itself, so a
+ * failed test cannot leave it running. */
+static void fixture_start(void)
+{
+	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/http-fixture.mjs"), NULL};
+	if (testlib_server_start(&fixture, argv, NULL, "LISTENING", 20000) < 0)
+		abort();
+}
+
+static void fixture_stop(void)
+{
+	testlib_server_stop(&fixture);
+}
+
+static void session_setup(void)
+{
+	testlib_make_tmpdir(session_store, sizeof session_store, "oauth-session");
+	env_save();
+}
+
+static void session_teardown(void)
+{
+	env_restore();
+	testlib_remove_tree(session_store);
+}
+
+static int keep_answer(const char *msg, size_t len, void *ctx, struct err *e)
+{
+	(void)e;
+	json_t **out = ctx;
+	*out = json_loadb(msg, len, 0, NULL);
+	return 1;
+}
+
+/* A session with `c` attached to an HTTP transport to the fixture's
+ * /headers, then one request: attach's result in *attached, and the
+ * Authorization header the request carried (malloc'd), or NULL. */
+static char *sent_with(struct oauth_config *c, int *attached)
+{
+	char url[300];
+	snprintf(url, sizeof url, "%s/headers", fixture.url);
+	struct transport_http_options ho = {.url = url, .timeout_ms = 10000};
+	struct err e;
+	err_clear(&e);
+	struct transport *t = transport_http_new(&ho, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	c->resource = url;
+	struct oauth_session *s = oauth_session_new(c, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	*attached = oauth_session_attach(s, t, &e);
+	ck_assert_msg(*attached >= 0, "%s", e.msg);
+	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}";
+	json_t *answer = NULL;
+	ck_assert_msg(transport_send(t, req, strlen(req), true, keep_answer, &answer, &e) == 0, "%s", e.msg);
+	const char *v = json_string_value(json_object_get(json_object_get(answer, "result"), "authorization"));
+	char *sent = v ? strdup(v) : NULL;
+	json_decref(answer);
+	transport_free(t);
+	oauth_session_free(s);
+	c->resource = NULL;
+	return sent;
+}
+
+static const struct {
+	const char *environment; /* CATALYST_TOKEN in this process; NULL: unset */
+	const char *config;      /* oauth_config.env_token */
+	int attached;            /* what oauth_session_attach returns */
+	const char *sent;        /* the Authorization header; NULL: none */
+} token_cases[] = {
+	/* the config's token, with no environment variable at all */
+	{NULL, "token-from-config", 1, "Bearer token-from-config"},
+	/* the config's token wins over a stray one in the environment */
+	{"stray-token-from-environment", "token-from-config", 1, "Bearer token-from-config"},
+	/* none in the config, nothing stored: no token known, none sent */
+	{"stray-token-from-environment", NULL, 0, NULL},
+	/* "" is none, as an empty CATALYST_TOKEN always was */
+	{"stray-token-from-environment", "", 0, NULL},
+};
+
+START_TEST(session_token_from_config_alone)
+{
+	if (token_cases[_i].environment)
+		setenv("CATALYST_TOKEN", token_cases[_i].environment, 1);
+	else
+		unsetenv("CATALYST_TOKEN");
+	struct oauth_config c = {.store_dir = session_store, .env_token = token_cases[_i].config};
+	int attached;
+	char *sent = sent_with(&c, &attached);
+	ck_assert_int_eq(attached, token_cases[_i].attached);
+	if (token_cases[_i].sent)
+		ck_assert_str_eq(sent, token_cases[_i].sent);
+	else
+		ck_assert_ptr_null(sent);
+	free(sent);
+}
+END_TEST
+
+/* No token folder in the config: refused with the folder's error, however
+ * usable XDG_CONFIG_HOME and HOME are in the environment. */
+START_TEST(session_needs_store_dir_from_config)
+{
+	struct oauth_config c = {.resource = "http://127.0.0.1:9/mcp", .env_token = "t"};
+	setenv("XDG_CONFIG_HOME", session_store, 1);
+	struct err e;
+	err_clear(&e);
+	struct oauth_session *s = oauth_session_new(&c, &e);
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_str_eq(e.msg, "cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
+}
+END_TEST
+
+/* The binary reads the environment for the library: with neither
+ * XDG_CONFIG_HOME nor HOME usable, what needs the token folder says so
+ * (exit 3), even with a token in CATALYST_TOKEN, before any request. */
+START_TEST(cli_without_token_folder)
+{
+	char url[300];
+	snprintf(url, sizeof url, "%s/headers", fixture.url);
+	static const char *const commands[] = {"logout", "tools"};
+	for (size_t i = 0; i < 2; i++) {
+		char *args[] = {"--server", url, (char *)commands[i], NULL};
+		char *env[] = {"XDG_CONFIG_HOME=relative/ignored", "HOME=", "CATALYST_TOKEN=some-token", NULL};
+		struct testlib_output o;
+		ck_assert_int_eq(testlib_run_cli(args, env, NULL, 30000, &o), 0);
+		ck_assert_msg(o.status == 3, "%s: exit %d: %s", commands[i], o.status, o.err);
+		ck_assert_msg(strstr(o.err,
+				     "cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set"),
+			      "%s: %s", commands[i], o.err);
+		testlib_output_free(&o);
+	}
+}
+END_TEST
+
+/* Sign-in through the library with stray values in the environment: the
+ * browser is the config's (the stray $BROWSER would leave a marker), the
+ * tokens go to the config's folder (not the stray XDG_CONFIG_HOME's), and
+ * the command's connection then sends the stored token, not the stray
+ * CATALYST_TOKEN (which the server would refuse). */
+START_TEST(library_signs_in_from_config_alone)
+{
+	char marker[400], stray_browser[600], stray_xdg[400], browser[4096];
+	snprintf(marker, sizeof marker, "%s/stray-browser-was-opened", home);
+	snprintf(stray_browser, sizeof stray_browser, "touch %s", marker);
+	snprintf(stray_xdg, sizeof stray_xdg, "%s/stray-config", home);
+	snprintf(browser, sizeof browser, "%s", testlib_src("tests/sim/follow-redirect.sh"));
+	env_save();
+	setenv("BROWSER", stray_browser, 1);
+	setenv("CATALYST_TOKEN", "stray-token-from-environment", 1);
+	setenv("XDG_CONFIG_HOME", stray_xdg, 1);
+	struct oauth_config c = {
+		.resource = mcp.url,
+		.client_id = CLIENT_ID,
+		.scope = OAUTH_DEFAULT_SCOPE,
+		.store_dir = store,
+		.browser = browser,
+		.timeout_ms = 10000,
+		.callback_timeout_s = 30,
+		.interactive = true,
+		.hint = "catalyst-audit login",
+	};
+	struct err e;
+	err_clear(&e);
+	struct oauth_session *s = oauth_session_new(&c, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_msg(oauth_session_login(s, &e) == 0, "%s", e.msg);
+	oauth_session_free(s);
+	ck_assert_int_ne(access(marker, F_OK), 0);
+	ck_assert_int_ne(access(stray_xdg, F_OK), 0);
+	json_t *doc = read_tokens(); /* in the config's folder */
+	ck_assert_str_eq(field(doc, "client_id"), CLIENT_ID);
+	json_decref(doc);
+
+	c.interactive = false;
+	struct transport_http_options ho = {.url = mcp.url, .timeout_ms = 10000};
+	struct transport *inner = transport_http_new(&ho, &e);
+	ck_assert_msg(inner != NULL, "%s", e.msg);
+	s = oauth_session_new(&c, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	struct transport *t = oauth_transport_new(inner, s, true, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	struct mcp_options mo = {.timeout_ms = 10000};
+	struct mcp_session *ms = mcp_session_new(t, &mo);
+	ck_assert_ptr_nonnull(ms);
+	ck_assert_msg(mcp_initialize(ms, &e) == 0, "%s", e.msg);
+	mcp_session_close(ms);
+	mcp_session_free(ms);
+	transport_free(t);
+	env_restore();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oauth_e2e");
@@ -515,6 +748,16 @@ int main(void)
 	tcase_add_test(tc, tampered_state_refused);
 	tcase_add_test(tc, forged_error_redirect_ignored);
 	tcase_add_test(tc, wrong_resource_refused_by_server);
+	tcase_add_test(tc, library_signs_in_from_config_alone);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("session-config");
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
+	tcase_add_checked_fixture(tc, session_setup, session_teardown);
+	tcase_add_loop_test(tc, session_token_from_config_alone, 0,
+			    (int)(sizeof token_cases / sizeof *token_cases));
+	tcase_add_test(tc, session_needs_store_dir_from_config);
+	tcase_add_test(tc, cli_without_token_folder);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mismatch");
 	tcase_set_timeout(tc, 120);

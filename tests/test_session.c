@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalyst.h"
 #include "event.h"
@@ -27,12 +28,26 @@ static void sim_start(struct testlib_server *s, const char *profile)
 	ck_assert_int_eq(testlib_server_start(s, (char *const *)argv, NULL, "LISTENING", 20000), 0);
 }
 
+static char token_dir[] = "/tmp/ca-session-tokens-XXXXXX";
+
+static void remove_token_dir(void)
+{
+	rmdir(token_dir);
+}
+
 static void request_for(struct audit_request *rq, const char *url)
 {
 	audit_request_init(rq);
 	rq->server = url;
 	rq->no_login = true; /* nothing here may wait for a person */
 	rq->timeout_s = 30;
+	/* What the CLI resolves from $XDG_CONFIG_HOME: an empty folder, so no
+	 * stored token is found (the simulator asks for none). */
+	if (token_dir[sizeof token_dir - 2] == 'X') {
+		ck_assert_ptr_nonnull(mkdtemp(token_dir));
+		atexit(remove_token_dir);
+	}
+	rq->token_dir = token_dir;
 }
 
 static const char *const profiles[] = {"a", "b"};

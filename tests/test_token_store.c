@@ -205,31 +205,63 @@ START_TEST(delete_matches_resource_and_client)
 }
 END_TEST
 
+/* The rule takes the two values; the CLI passes the environment's. */
 START_TEST(default_dir_follows_xdg)
 {
+	static const struct {
+		const char *xdg, *home, *want; /* want NULL: refused */
+	} cases[] = {
+		{"/x/conf", "/home/u", "/x/conf/catalyst-audit"},
+		{"/x/conf", NULL, "/x/conf/catalyst-audit"},
+		{"relative/ignored", "/home/u", "/home/u/.config/catalyst-audit"},
+		{"", "/home/u", "/home/u/.config/catalyst-audit"},
+		{NULL, "/home/u", "/home/u/.config/catalyst-audit"},
+		{NULL, NULL, NULL},
+		{"relative", "", NULL},
+		{NULL, "home/relative", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct err e;
+		err_clear(&e);
+		char *d = oauth_store_default_dir(cases[i].xdg, cases[i].home, &e);
+		if (cases[i].want) {
+			ck_assert_msg(d && strcmp(d, cases[i].want) == 0, "case %zu: %s", i, d ? d : "(null)");
+		} else {
+			ck_assert_msg(!d, "case %zu: %s", i, d);
+			ck_assert_int_eq(e.code, ERR_AUTH);
+			ck_assert_str_eq(
+				e.msg,
+				"cannot find where to keep tokens: neither XDG_CONFIG_HOME nor HOME is set");
+		}
+		free(d);
+	}
+}
+END_TEST
+
+/* No usable folder reaches the store as NULL: each use refuses it with the
+ * folder's error, nothing is read or written. */
+START_TEST(no_dir_is_refused_where_needed)
+{
+	struct oauth_tokens t = {.issuer = "https://as.example",
+				 .client_id = "c",
+				 .resource = "https://mcp.example/mcp",
+				 .access_token = "a"};
+	struct oauth_tokens got;
 	struct err e;
 	err_clear(&e);
-	char *saved_xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
-	char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-	setenv("XDG_CONFIG_HOME", "/x/conf", 1);
-	char *d = oauth_store_default_dir(&e);
-	ck_assert_str_eq(d, "/x/conf/catalyst-audit");
-	free(d);
-	setenv("XDG_CONFIG_HOME", "relative/ignored", 1);
-	setenv("HOME", "/home/u", 1);
-	d = oauth_store_default_dir(&e);
-	ck_assert_str_eq(d, "/home/u/.config/catalyst-audit");
-	free(d);
-	unsetenv("XDG_CONFIG_HOME");
-	unsetenv("HOME");
-	ck_assert_ptr_null(oauth_store_default_dir(&e));
+	ck_assert_int_eq(oauth_store_save(NULL, &t, &e), -1);
 	ck_assert_int_eq(e.code, ERR_AUTH);
-	if (saved_xdg)
-		setenv("XDG_CONFIG_HOME", saved_xdg, 1);
-	if (saved_home)
-		setenv("HOME", saved_home, 1);
-	free(saved_xdg);
-	free(saved_home);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cannot find where to keep tokens"));
+	err_clear(&e);
+	ck_assert_int_eq(oauth_store_load(NULL, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_ptr_null(got.access_token);
+	err_clear(&e);
+	ck_assert_int_eq(oauth_store_delete(NULL, NULL, t.resource, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	err_clear(&e);
+	ck_assert_int_eq(oauth_store_lock(NULL, &e), -1);
+	ck_assert_int_eq(e.code, ERR_AUTH);
 }
 END_TEST
 
@@ -257,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, refuses_open_folder);
 	tcase_add_test(tc, delete_matches_resource_and_client);
 	tcase_add_test(tc, default_dir_follows_xdg);
+	tcase_add_test(tc, no_dir_is_refused_where_needed);
 	tcase_add_test(tc, lock_creates_private_folder);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);

@@ -5,7 +5,8 @@
  * 403 insufficient_scope, lets the OAuth session recover and resends.
  * Then initialize, tools/list and a call of the first tool.
  *
- * The browser is $BROWSER (the tests point it at tests/sim/follow-redirect.sh);
+ * The browser is $BROWSER (the tests point it at tests/sim/follow-redirect.sh),
+ * read here as the CLI reads it: the OAuth library reads no environment;
  * the client id and secret come from MCP_CONFORMANCE_CONTEXT when the
  * scenario gives them (pre-registration), else a fixed pre-registered-style
  * id, since catalyst-audit never registers clients dynamically. Scopes
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
 		.client_secret = client_secret,
 		.scope = NULL,
 		.store_dir = store_dir,
+		.browser = getenv("BROWSER"),
 		.timeout_ms = 10000,
 		.callback_timeout_s = 20,
 		.interactive = true,
