@@ -81,6 +81,8 @@ struct render_options {
 	int width; /* terminal columns for text; 0 means 80 */
 	enum report_view view;
 	bool all_runs; /* short view: a section for every run, not only those with findings */
+	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
+	unsigned threads;
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);

@@ -435,37 +435,6 @@ static void fail_run(struct report_run *rr, const struct err *e, const struct ca
 	}
 }
 
-/* An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}) with
- * no flat event list beside it: the nodes' events, concatenated in document
- * order, are the history. It replaces the graph as "history" so the event
- * model finds one list; left alone when a flat list is already there (the
- * model must not count events twice). Remove once event_log_from_json
- * walks graphs. */
-static void flatten_graph(json_t *doc)
-{
-	json_t *graph = json_object_get(doc, "graph");
-	if (!graph) {
-		json_t *inner = json_object_get(doc, "export");
-		graph = json_object_get(inner, "graph");
-		doc = inner;
-	}
-	json_t *nodes = json_object_get(graph, "nodes");
-	if (!json_is_array(nodes) || json_object_get(doc, "history") || json_object_get(doc, "events"))
-		return;
-	json_t *flat = json_array();
-	size_t i, k;
-	json_t *node, *ev;
-	json_array_foreach(nodes, i, node)
-		json_array_foreach(json_object_get(node, "events"), k, ev)
-			json_array_append(flat, ev);
-	if (json_array_size(flat) > 0) {
-		json_object_set(doc, "history", flat);
-		/* Otherwise the node array itself may pass for the event list. */
-		json_object_del(doc, "graph");
-	}
-	json_decref(flat);
-}
-
 /* Fetches and audits one run into rr (already holding app_id, run_id).
  * Never fails: a run that cannot be audited is a failed report entry. */
 static void audit_one(struct ctx *x, struct report_run *rr)
@@ -501,7 +470,6 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 		return;
 	}
 	sharing_from_answer(x, tool, doc, meta);
-	flatten_graph(doc);
 	struct event_log *log = event_log_from_json(doc, &e);
 	json_decref(doc);
 	json_decref(meta);
@@ -817,7 +785,7 @@ static int stream_emit(struct ctx *x, struct err *e)
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		return -1;
-	struct render_options ro = {.width = 80};
+	struct render_options ro = {.width = 80, .threads = rq->threads};
 	struct render_json_stream *rs = render_json_begin(out, &ro, e);
 	int rc = rs ? 0 : -1;
 	if (rs && x->r->n_runs && fflush(st->runs) != 0)

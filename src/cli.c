@@ -1000,6 +1000,10 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 			goto out;
 		}
 	}
+	/* The one threads setting (parallel.h): 1 keeps every step on one
+	 * thread; unset, 0 or any other value lets each step decide. */
+	const char *threads = getenv("CATALYST_AUDIT_THREADS");
+	rq->threads = threads && strcmp(threads, "1") == 0 ? 1 : 0;
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)
 		rq->color = COLOR_NEVER;
