@@ -33,6 +33,12 @@
 #define JW_OUT_SIZE ((size_t)1 << 20)
 #define JW_CACHE_SIZE 256 /* entries; a power of two */
 
+/* The per-member helpers are inlined whatever the compiler would choose: a
+ * report writes millions of members, each a few instructions once a literal
+ * key's strlen folds; left to itself GCC made some of them calls, and
+ * `file --format json` ran 3% more instructions. */
+#define JW_INLINE __attribute__((always_inline)) static inline
+
 struct jw_cached {
 	const char *key; /* the string's address */
 	char *text;      /* its jansson encoding, quotes included */
@@ -92,7 +98,7 @@ static inline char *jw_reserve(struct jw *w, size_t n)
 }
 
 /* Before a member or an item: the separator and the indentation. */
-static inline void jw_next(struct jw *w)
+JW_INLINE void jw_next(struct jw *w)
 {
 	if (w->compact) {
 		if (w->has_items[w->depth])
@@ -110,9 +116,9 @@ static inline void jw_next(struct jw *w)
 	w->len += (size_t)(p - start) + n;
 }
 
-/* A member's key, then its value is to be written. Inline: called with
- * literal keys, so strlen folds. */
-static inline void jw_key(struct jw *w, const char *key)
+/* A member's key, then its value is to be written. Always inline: called
+ * with literal keys, so strlen folds. */
+JW_INLINE void jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
 	jw_next(w);
@@ -125,7 +131,7 @@ static inline void jw_key(struct jw *w, const char *key)
 
 /* Opens an object ('{') or array ('['): a member when key is not NULL,
  * else an item (or the document). */
-static inline void jw_open(struct jw *w, const char *key, char bracket)
+JW_INLINE void jw_open(struct jw *w, const char *key, char bracket)
 {
 	if (key)
 		jw_key(w, key);
@@ -140,7 +146,7 @@ static inline void jw_open(struct jw *w, const char *key, char bracket)
 	w->has_items[w->depth] = false;
 }
 
-static inline void jw_close(struct jw *w, char bracket)
+JW_INLINE void jw_close(struct jw *w, char bracket)
 {
 	bool had = w->has_items[w->depth];
 	w->depth--;
@@ -169,31 +175,31 @@ void jw_str(struct jw *w, const char *s);
 void jw_str_cached(struct jw *w, const char *s);
 
 /* Members. */
-static inline void jw_k_str(struct jw *w, const char *key, const char *s)
+JW_INLINE void jw_k_str(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_str(w, s);
 }
 
-static inline void jw_k_cstr(struct jw *w, const char *key, const char *s)
+JW_INLINE void jw_k_cstr(struct jw *w, const char *key, const char *s)
 {
 	jw_key(w, key);
 	jw_str_cached(w, s);
 }
 
-static inline void jw_k_int(struct jw *w, const char *key, int64_t v)
+JW_INLINE void jw_k_int(struct jw *w, const char *key, int64_t v)
 {
 	jw_key(w, key);
 	jw_int(w, v);
 }
 
-static inline void jw_k_bool(struct jw *w, const char *key, bool b)
+JW_INLINE void jw_k_bool(struct jw *w, const char *key, bool b)
 {
 	jw_key(w, key);
 	jw_bool(w, b);
 }
 
-static inline void jw_k_null(struct jw *w, const char *key)
+JW_INLINE void jw_k_null(struct jw *w, const char *key)
 {
 	jw_key(w, key);
 	jw_lit(w, "null");

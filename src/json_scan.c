@@ -493,17 +493,20 @@ __attribute__((noinline)) static int check_keys(struct jscan_toks *t, size_t obj
 /* Objects deeper than this are kept opaque unless the caller says. */
 #define TOK_OBJECT_DEPTH 8
 
-static inline bool opaque_key(const struct jscan_toks *t, const char *key, size_t len)
-{
-	return t->opaque_key && t->opaque_key(key, len);
-}
-
 static inline int object_depth(const struct jscan_toks *t)
 {
 	return t->object_depth > 0 ? t->object_depth : TOK_OBJECT_DEPTH;
 }
 
-static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, bool opaque, struct err *e)
+/* Whether an object under key (NULL: the value tokenised) stays opaque.
+ * Asked only of objects: nothing else has members to tokenise. */
+static inline bool opaque_object(const struct jscan_toks *t, int depth, const char *key, size_t len)
+{
+	return depth >= object_depth(t) || (key && t->opaque_key && t->opaque_key(key, len));
+}
+
+static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const char *key, size_t key_len,
+		     struct err *e)
 {
 	jscan_skip_ws(s);
 	if (s->pos >= s->len)
@@ -515,7 +518,7 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, bool opaq
 	size_t start = s->pos;
 	char c = s->buf[start];
 	t->v[idx].off = start;
-	if (c == '{' && !opaque && depth < object_depth(t)) {
+	if (c == '{' && !opaque_object(t, depth, key, key_len)) {
 		t->v[idx].type = JSCAN_OBJECT;
 		s->pos++;
 		jscan_skip_ws(s);
@@ -543,12 +546,11 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, bool opaq
 			uint64_t bit = key_bit(k->p, k->len);
 			compare |= (seen & bit) != 0 || k->escaped;
 			seen |= bit;
-			bool payload = opaque_key(t, k->p, k->len);
 			jscan_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
 				return bad(s, e, "expected ':' after a key");
 			s->pos++;
-			int rc = tok_value(s, t, depth + 1, payload, e);
+			int rc = tok_value(s, t, depth + 1, k->p, k->len, e);
 			if (rc < 0)
 				return rc;
 			jscan_skip_ws(s);
@@ -601,10 +603,10 @@ int jscan_tokenise(struct jscan *s, struct jscan_toks *t, struct err *e)
 {
 	t->n = 0;
 	t->keys.n = 0;
-	return tok_value(s, t, 0, false, e);
+	return tok_value(s, t, 0, NULL, 0, e);
 }
 
-static int tok_json(const json_t *v, struct jscan_toks *t, int depth, bool opaque, struct err *e)
+static int tok_json(const json_t *v, struct jscan_toks *t, int depth, const char *key, struct err *e)
 {
 	long r = push(t, e);
 	if (r < 0)
@@ -614,20 +616,20 @@ static int tok_json(const json_t *v, struct jscan_toks *t, int depth, bool opaqu
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
 		t->v[idx].type = JSCAN_OBJECT;
-		if (opaque || depth >= object_depth(t)) {
+		if (opaque_object(t, depth, key, key ? strlen(key) : 0)) {
 			t->v[idx].opaque = true;
 			break;
 		}
-		const char *key;
+		const char *k;
 		json_t *val;
-		json_object_foreach((json_t *)v, key, val) {
+		json_object_foreach((json_t *)v, k, val) {
 			r = push(t, e);
 			if (r < 0)
 				return (int)r;
 			t->v[r].type = JSCAN_STRING;
-			t->v[r].p = key;
-			t->v[r].len = strlen(key);
-			int rc = tok_json(val, t, depth + 1, opaque_key(t, key, strlen(key)), e);
+			t->v[r].p = k;
+			t->v[r].len = strlen(k);
+			int rc = tok_json(val, t, depth + 1, k, e);
 			if (rc < 0)
 				return rc;
 		}
@@ -666,7 +668,7 @@ static int tok_json(const json_t *v, struct jscan_toks *t, int depth, bool opaqu
 int jscan_tokenise_json(const json_t *v, struct jscan_toks *t, struct err *e)
 {
 	t->n = 0;
-	return tok_json(v, t, 0, false, e);
+	return tok_json(v, t, 0, NULL, e);
 }
 
 void jscan_toks_finish(struct jscan_toks *t)
