@@ -154,8 +154,8 @@ struct jscan_tok {
 
 /* The token array, reused from one jscan_tokenise to the next. Objects are
  * tokenised member by member down to object_depth levels (0: 8); arrays,
- * deeper objects and the values of keys opaque_key names (may be NULL) stay
- * opaque: one token spanning their validated text. */
+ * deeper objects and objects under a key opaque_key names (it may be NULL)
+ * stay opaque: one token spanning their validated text. */
 struct jscan_toks {
 	struct jscan_tok *v;
 	size_t n, cap;
@@ -173,8 +173,8 @@ int jscan_tokenise(struct jscan *s, struct jscan_toks *t, struct err *e);
 int jscan_tokenise_json(const json_t *v, struct jscan_toks *t, struct err *e);
 void jscan_toks_finish(struct jscan_toks *t);
 /* Unescapes a string token's text into *scratch (grown as needed) unless it
- * has no escapes; returns a pointer to len bytes (NUL-terminated when
- * unescaped), or NULL on allocation failure. */
+ * has no escapes; returns a pointer to len bytes (NUL-terminated only in
+ * the scratch), or NULL on allocation failure. */
 const char *jscan_str(const struct jscan_tok *t, char **scratch, size_t *scratch_cap, size_t *len);
 /* FNV-1a over the unescaped text of a string token, and its length. */
 void jscan_str_hash(const struct jscan_tok *t, uint64_t *hash, size_t *len);

@@ -1423,6 +1423,36 @@ START_TEST(big_line_works)
 }
 END_TEST
 
+/* An event of more JSON values than one event is let to cost (the
+ * scanner's token cap) is refused, naming the event, from bytes and from a
+ * decoded document alike. */
+START_TEST(too_many_values_in_one_event)
+{
+	size_t keys = 60000, cap = keys * 16 + 128, n = 0;
+	char *doc = malloc(cap);
+	ck_assert_ptr_nonnull(doc);
+	n += (size_t)sprintf(doc + n, "[{\"event_type\":\"TaskScheduled\"},{\"event_type\":\"TaskCompleted\"");
+	for (size_t i = 0; i < keys; i++)
+		n += (size_t)sprintf(doc + n, ",\"k%zu\":%zu", i, i);
+	n += (size_t)sprintf(doc + n, "}]");
+	ck_assert_uint_lt(n, cap);
+	struct err e;
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_parse(doc, n, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_str_eq(e.msg, "event 1 at byte 32: more than 100000 JSON values in one event");
+	json_error_t je;
+	json_t *j = json_loadb(doc, n, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_from_json(j, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_str_eq(e.msg, "event 1: more than 100000 JSON values in one event");
+	json_decref(j);
+	free(doc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* The other entry points agree with event_log_parse. */
 
@@ -1863,6 +1893,7 @@ int main(void)
 	tcase_add_test(tc, wrong_type_names_event_and_byte);
 	tcase_add_test(tc, deep_nesting_is_refused);
 	tcase_add_test(tc, big_line_works);
+	tcase_add_test(tc, too_many_values_in_one_event);
 	tcase_add_loop_test(tc, duplicate_keys_refused, 0, sizeof duplicate_docs / sizeof duplicate_docs[0]);
 	tcase_add_test(tc, duplicate_keys_in_large_objects);
 	suite_add_tcase(s, tc);
