@@ -649,17 +649,16 @@ static int tok_json(const json_t *v, struct jscan_toks *t, int depth, const char
 		t->v[idx].i = (int64_t)json_integer_value(v);
 		break;
 	case JSON_REAL:
-		t->v[idx].type = JSCAN_REAL;
-		break;
 	case JSON_TRUE:
-		t->v[idx].type = JSCAN_TRUE;
-		break;
 	case JSON_FALSE:
-		t->v[idx].type = JSCAN_FALSE;
+	case JSON_NULL: {
+		static const uint8_t types[] = {[JSON_REAL] = JSCAN_REAL,
+						[JSON_TRUE] = JSCAN_TRUE,
+						[JSON_FALSE] = JSCAN_FALSE,
+						[JSON_NULL] = JSCAN_NULL};
+		t->v[idx].type = types[json_typeof(v)];
 		break;
-	case JSON_NULL:
-		t->v[idx].type = JSCAN_NULL;
-		break;
+	}
 	}
 	t->v[idx].end = (uint32_t)t->n;
 	return 0;
