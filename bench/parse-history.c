@@ -1,9 +1,12 @@
 /* Bench driver: parses a history file with event_log_parse_fd and prints
  * the event count and the parse time, nothing else. Built by
  * bench/file-vs-peers against the release build's core library, to time the
- * parser apart from the analysis and the renderer. */
+ * parser apart from the analysis and the renderer. CATALYST_AUDIT_THREADS=1
+ * parses on one thread, as it does for catalyst-audit. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +27,9 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct err e;
 	err_clear(&e);
-	struct event_log *log = event_log_parse_fd(fd, &e);
+	const char *threads = getenv("CATALYST_AUDIT_THREADS");
+	struct event_parse_options o = {.threads = threads && strcmp(threads, "1") == 0 ? 1 : 0};
+	struct event_log *log = event_log_parse_fd(fd, &o, &e);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(fd);
 	if (!log) {

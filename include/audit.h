@@ -55,6 +55,9 @@ struct audit_request {
 	const char *cacert;
 	long timeout_s; /* --timeout; 0: 60 */
 	int jobs;       /* --jobs; 0: 8 */
+	/* CATALYST_AUDIT_THREADS, for each step that can use a second core
+	 * (parallel.h): 0 decides by the machine, 1 keeps every step on one */
+	unsigned threads;
 	bool verbose;
 	/* sign-in */
 	const char *client_id;

@@ -168,19 +168,32 @@ void event_log_set_run_info(struct event_log *log, const struct event_run_info *
 const char *event_log_intern(struct event_log *log, const char *s, size_t len);
 /* Canonical name of a kind ("TaskScheduled", ...). */
 const char *event_kind_name(enum event_kind k);
+/* "absent", "null", "empty" or "present" (the JSON report's words). */
+const char *payload_state_name(enum payload_state s);
+
+/* How a history is parsed. */
+struct event_parse_options {
+	unsigned threads; /* the threads setting (parallel.h): 1 keeps the parse on one thread */
+};
 
 /* Parses a document (a file's bytes) in any dialect, detected automatically,
  * streaming the event array element by element (lists over 4 MB in two
- * threads). On failure sets ERR_INPUT with the byte position. Ids, names,
- * kind names and error texts are interned (equal strings, equal pointers);
- * timestamps and fire_at are stored unshared: compare those with strcmp. */
+ * threads when there are two cores). On failure sets ERR_INPUT with the
+ * byte position. Ids, names, kind names and error texts are interned (equal
+ * strings, equal pointers); timestamps and fire_at are stored unshared:
+ * compare those with strcmp. */
 struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
+/* The same under options (NULL: as event_log_parse). */
+struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct event_parse_options *o,
+				       struct err *e);
 /* The same from a file descriptor (a file or `-`), for the `file` command:
  * a regular file is mapped and the pages already parsed are given back as
  * the parse moves on, so peak memory is about the model's, not file plus
- * model; a pipe is read whole first. Large event lists are parsed in two
- * threads (CATALYST_AUDIT_PARSE_THREADS=1 turns that off). Errors as for
- * event_log_parse; read errors are ERR_INPUT too. */
-struct event_log *event_log_parse_fd(int fd, struct err *e);
-/* The same from an already decoded document (a tool result). */
+ * model; a pipe is read whole first. Options as for event_log_parse_opts.
+ * Errors as for event_log_parse; read errors are ERR_INPUT too. */
+struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e);
+/* The same from an already decoded document (a tool result), in one thread.
+ * An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}, also
+ * under "export") with no flat list beside it is read as its nodes' events
+ * in document order. */
 struct event_log *event_log_from_json(const json_t *doc, struct err *e);

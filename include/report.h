@@ -78,6 +78,8 @@ struct render_options {
 	int width; /* terminal columns for text; 0 means 80 */
 	enum report_view view;
 	bool all_runs; /* short view: a section for every run, not only those with findings */
+	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
+	unsigned threads;
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
@@ -102,13 +104,15 @@ void render_json_abort(struct render_json_stream *s);
  * a run at the depth of "runs" without its separator; render_json_splice
  * copies such bytes (len of them, read from fd at off) into a report stream
  * as its next run, separator first. Spliced in order, the runs come out byte
- * for byte as render_json_run would write them. */
+ * for byte as render_json_run would write them. A segment is written on one
+ * thread: the workers that render segments already keep the cores busy. */
 struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e);
 int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e);
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 /* JSON Lines: each run as render_json writes it, on one line, then one
  * summary line {"schema", "summary", "notes"}. render_jsonl_run writes one
- * run's line (the streamed `runs` report writes each as its run is done);
+ * run's line, on one thread (the streamed `runs` report writes each as its
+ * run is done, on the worker that audited it);
  * render_jsonl_end the summary line, from r's counts and notes (r->runs is
  * not read; "runs" is n_runs). */
 int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e);

@@ -118,7 +118,8 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 	struct render_options ro = {.color = rq->format == FORMAT_TEXT && rq->color == COLOR_ALWAYS,
 				    .width = 80,
 				    .view = rq->view,
-				    .all_runs = rq->all_runs};
+				    .all_runs = rq->all_runs,
+				    .threads = rq->threads};
 	int rc = render_report(out, rq->format, r, &ro, e);
 	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
 }

@@ -97,7 +97,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	}
 	if (input_open(path, &fd, e) < 0)
 		goto out;
-	run->log = event_log_parse_fd(fd, e);
+	run->log = event_log_parse_fd(fd, &(struct event_parse_options){.threads = rq->threads}, e);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (!run->log) {

@@ -673,37 +673,6 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 
 /* ---- one run ---------------------------------------------------------- */
 
-/* An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}) with
- * no flat event list beside it: the nodes' events, concatenated in document
- * order, are the history. It replaces the graph as "history" so the event
- * model finds one list; left alone when a flat list is already there (the
- * model must not count events twice). Remove once event_log_from_json
- * walks graphs. (merge: moves into the history parser) */
-static void flatten_graph(json_t *doc)
-{
-	json_t *graph = json_object_get(doc, "graph");
-	if (!graph) {
-		json_t *inner = json_object_get(doc, "export");
-		graph = json_object_get(inner, "graph");
-		doc = inner;
-	}
-	json_t *nodes = json_object_get(graph, "nodes");
-	if (!json_is_array(nodes) || json_object_get(doc, "history") || json_object_get(doc, "events"))
-		return;
-	json_t *flat = json_array();
-	size_t i, k;
-	json_t *node, *ev;
-	json_array_foreach(nodes, i, node)
-		json_array_foreach(json_object_get(node, "events"), k, ev)
-			json_array_append(flat, ev);
-	if (json_array_size(flat) > 0) {
-		json_object_set(doc, "history", flat);
-		/* Otherwise the node array itself may pass for the event list. */
-		json_object_del(doc, "graph");
-	}
-	json_decref(flat);
-}
-
 static int get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
 		   json_t **doc, json_t **meta, struct catalyst_refusal *ref, struct err *e)
 {
@@ -729,7 +698,7 @@ int catalyst_get_run(struct catalyst *c, const struct project_ref *project, cons
 	if (out->sharing == SHARING_UNKNOWN)
 		out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
 	json_decref(meta);
-	flatten_graph(doc);
+	/* The parser also reads an execution graph's nodes. */
 	out->log = event_log_from_json(doc, e);
 	json_decref(doc);
 	if (!out->log)

@@ -677,6 +677,10 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	}
 	resolve_sign_in_env(rq);
 	resolve_terminal(rq, cmd->cmd);
+	/* The one threads setting (parallel.h): 1 keeps every step on one
+	 * thread; unset, 0 or any other value lets each step decide. */
+	const char *threads = getenv("CATALYST_AUDIT_THREADS");
+	rq->threads = threads && strcmp(threads, "1") == 0 ? 1 : 0;
 	rc = CLI_ACTION_RUN;
 out:
 	free(line);

@@ -870,3 +870,14 @@ const char *event_kind_name(enum event_kind k)
 		return "Unknown";
 	return kind_names[k];
 }
+
+const char *payload_state_name(enum payload_state s)
+{
+	static const char *const names[] = {
+		[PAYLOAD_ABSENT] = "absent",
+		[PAYLOAD_NULL] = "null",
+		[PAYLOAD_EMPTY] = "empty",
+		[PAYLOAD_PRESENT] = "present",
+	};
+	return (unsigned)s < sizeof names / sizeof *names ? names[s] : "absent";
+}

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_json.h"
+#include "json_scan.h"
 #include "jsonrpc.h"
 #include "monotime.h"
 #include "trace.h"
@@ -187,43 +187,27 @@ struct member_span {
 	size_t n_inner;
 };
 
-static int object_members(struct evj_scan *s, struct member_span *m, size_t n, bool *unsure)
+static int object_members(struct jscan *s, struct member_span *m, size_t n, bool *unsure)
 {
 	struct err ignored;
 	err_clear(&ignored);
-	evj_skip_ws(s);
-	if (s->pos >= s->len || s->buf[s->pos] != '{')
+	struct jscan_object o;
+	struct jscan_key key;
+	int more;
+	if (jscan_object_open(s, &o, NULL, &ignored) < 0)
 		return -1;
-	s->pos++;
-	evj_skip_ws(s);
-	if (s->pos < s->len && s->buf[s->pos] == '}') {
-		s->pos++;
-		return 0;
-	}
-	for (;;) {
-		const char *key;
-		size_t klen;
-		bool escaped;
-		evj_skip_ws(s);
-		if (s->pos >= s->len || s->buf[s->pos] != '"' ||
-		    evj_scan_string(s, &key, &klen, &escaped, &ignored) < 0)
-			return -1;
-		if (escaped)
+	while ((more = jscan_object_member(s, &o, &key, &ignored)) > 0) {
+		if (key.escaped)
 			*unsure = true;
-		evj_skip_ws(s);
-		if (s->pos >= s->len || s->buf[s->pos] != ':')
-			return -1;
-		s->pos++;
-		evj_skip_ws(s);
 		size_t start = s->pos;
 		size_t i = 0;
-		while (i < n && (strlen(m[i].key) != klen || memcmp(m[i].key, key, klen) != 0))
+		while (i < n && (strlen(m[i].key) != key.len || memcmp(m[i].key, key.p, key.len) != 0))
 			i++;
-		if (i < n && m[i].inner && s->buf[start] == '{' && !m[i].found) {
+		if (i < n && m[i].inner && start < s->len && s->buf[start] == '{' && !m[i].found) {
 			/* Walked through once, not skipped and then walked. */
 			if (object_members(s, m[i].inner, m[i].n_inner, unsure) < 0)
 				return -1;
-		} else if (evj_skip_value(s, &ignored) < 0) {
+		} else if (jscan_skip_value(s, &ignored) < 0) {
 			return -1;
 		}
 		if (i < n) {
@@ -233,17 +217,8 @@ static int object_members(struct evj_scan *s, struct member_span *m, size_t n, b
 			m[i].start = start;
 			m[i].end = s->pos;
 		}
-		evj_skip_ws(s);
-		if (s->pos >= s->len)
-			return -1;
-		if (s->buf[s->pos] == '}') {
-			s->pos++;
-			return 0;
-		}
-		if (s->buf[s->pos] != ',')
-			return -1;
-		s->pos++;
 	}
+	return more;
 }
 
 static bool span_is(const char *text, const struct member_span *m, const char *literal)
@@ -261,7 +236,7 @@ static bool span_is(const char *text, const struct member_span *m, const char *l
 static char *without_text_content(const char *msg, size_t len, size_t *out_len)
 {
 	bool unsure = false;
-	struct evj_scan s = {.buf = msg, .len = len, .pos = 0};
+	struct jscan s = {.buf = msg, .len = len, .pos = 0};
 	struct member_span in[] = {{.key = "structuredContent"}, {.key = "content"}, {.key = "isError"}};
 	struct member_span top[] = {{.key = "result", .inner = in, .n_inner = 3}};
 	if (object_members(&s, top, 1, &unsure) < 0 || unsure || !top[0].found || msg[top[0].start] != '{')

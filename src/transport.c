@@ -1,5 +1,5 @@
 #include "transport.h"
-#include "event_json.h"
+#include "json_scan.h"
 #include "monotime.h"
 
 #include <errno.h>
@@ -123,7 +123,7 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
 	return r;
 }
 
-/* The JSON is checked with the history parser's validating scanner: as
+/* The JSON is checked with the validating scanner (json_scan.h): as
  * strict as jansson (grammar, UTF-8, no NUL in strings, bounded depth) but
  * it builds nothing. A tool answer is then decoded once, by the layer that
  * reads it, instead of once here to be thrown away; a batch is cut into
@@ -141,10 +141,10 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 
 	struct err je;
 	err_clear(&je);
-	struct evj_scan s = {.buf = text, .len = len, .pos = lead};
-	if (evj_skip_value(&s, &je) < 0)
+	struct jscan s = {.buf = text, .len = len, .pos = lead};
+	if (jscan_skip_value(&s, &je) < 0)
 		return not_json(e, &je, s.pos < len);
-	evj_skip_ws(&s);
+	jscan_skip_ws(&s);
 	if (s.pos != len) {
 		err_set(e, ERR_PROTOCOL, "message is not JSON: at byte %zu: text after the value", s.pos);
 		if (e)
@@ -159,11 +159,11 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 	/* A valid array: its elements are valid values, so skipping them
 	 * again cannot fail. */
 	s.pos = lead + 1;
-	evj_skip_ws(&s);
+	jscan_skip_ws(&s);
 	if (text[s.pos] == ']')
 		return not_rpc(e, "message is neither a JSON-RPC object nor a batch");
 	for (size_t i = 0;; i++) {
-		evj_skip_ws(&s);
+		jscan_skip_ws(&s);
 		size_t start = s.pos;
 		if (text[start] != '{') {
 			err_set(e, ERR_PROTOCOL, "batch element %zu is not a JSON-RPC object", i);
@@ -171,12 +171,12 @@ int transport_deliver(const char *text, size_t len, bool parse, transport_on_mes
 				e->detail = ERR_DETAIL_FINAL;
 			return -1;
 		}
-		if (evj_skip_value(&s, &je) < 0)
+		if (jscan_skip_value(&s, &je) < 0)
 			return not_json(e, &je, true);
 		int r = deliver_span(text + start, s.pos - start, cb, ctx, e);
 		if (r != 0)
 			return r;
-		evj_skip_ws(&s);
+		jscan_skip_ws(&s);
 		if (text[s.pos] != ',')
 			return 0;
 		s.pos++;

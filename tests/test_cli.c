@@ -965,6 +965,33 @@ START_TEST(oauth_config_takes_the_request)
 }
 END_TEST
 
+/* CATALYST_AUDIT_THREADS reaches the request as the steps' threads setting:
+ * 1 is one thread, anything else (unset included) lets each step decide. */
+START_TEST(threads_setting_reaches_the_request)
+{
+	static const struct {
+		const char *env; /* NULL: unset */
+		unsigned want;
+	} cases[] = {{NULL, 0}, {"", 0}, {"0", 0}, {"1", 1}, {"2", 0}, {"one", 0}};
+	char *argv[] = {"catalyst-audit", "runs", NULL};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		if (cases[i].env)
+			setenv("CATALYST_AUDIT_THREADS", cases[i].env, 1);
+		else
+			unsetenv("CATALYST_AUDIT_THREADS");
+		struct audit_request rq;
+		struct config cfg;
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(cli_parse(2, argv, &rq, &cfg, &e), CLI_ACTION_RUN);
+		ck_assert_msg(rq.threads == cases[i].want, "CATALYST_AUDIT_THREADS=%s: %u",
+			      cases[i].env ? cases[i].env : "(unset)", rq.threads);
+		config_finish(&cfg);
+	}
+	unsetenv("CATALYST_AUDIT_THREADS");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -990,6 +1017,7 @@ int main(void)
 			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
 	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
 	tcase_add_test(tc, config_reaches_the_request);
+	tcase_add_test(tc, threads_setting_reaches_the_request);
 	tcase_add_test(tc, run_and_link_arguments);
 	tcase_add_test(tc, terminal_and_environment_resolved_once);
 	tcase_add_test(tc, oauth_config_takes_the_request);

@@ -1423,6 +1423,36 @@ START_TEST(big_line_works)
 }
 END_TEST
 
+/* An event of more JSON values than one event is let to cost (the
+ * scanner's token cap) is refused, naming the event, from bytes and from a
+ * decoded document alike. */
+START_TEST(too_many_values_in_one_event)
+{
+	size_t keys = 60000, cap = keys * 16 + 128, n = 0;
+	char *doc = malloc(cap);
+	ck_assert_ptr_nonnull(doc);
+	n += (size_t)sprintf(doc + n, "[{\"event_type\":\"TaskScheduled\"},{\"event_type\":\"TaskCompleted\"");
+	for (size_t i = 0; i < keys; i++)
+		n += (size_t)sprintf(doc + n, ",\"k%zu\":%zu", i, i);
+	n += (size_t)sprintf(doc + n, "}]");
+	ck_assert_uint_lt(n, cap);
+	struct err e;
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_parse(doc, n, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_str_eq(e.msg, "event 1 at byte 32: more than 100000 JSON values in one event");
+	json_error_t je;
+	json_t *j = json_loadb(doc, n, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_from_json(j, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_str_eq(e.msg, "event 1: more than 100000 JSON values in one event");
+	json_decref(j);
+	free(doc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* The other entry points agree with event_log_parse. */
 
@@ -1530,6 +1560,64 @@ START_TEST(from_json_envelope_and_errors)
 }
 END_TEST
 
+/* A run answer holding an execution graph and no flat list, as the
+ * simulator's profile b sends it (tests/sim/catalyst-tools.mjs, graphOf:
+ * one node per workflow turn, events in history order across the nodes):
+ * every node's events are the history, in document order, also under
+ * "export"; the caller's document is left as it was. A flat list beside a
+ * graph is read alone, so no event counts twice. */
+#define GRAPH_NODES                                                                      \
+	"\"graph\":{\"nodes\":[{\"id\":\"turn-0\",\"kind\":\"turn\",\"events\":["        \
+	"{\"event_type\":\"ExecutionStarted\",\"event_id\":-1,\"name\":\"W\"},"          \
+	"{\"event_type\":\"TaskScheduled\",\"event_id\":0,\"name\":\"A\"}]},"            \
+	"{\"id\":\"turn-1\",\"kind\":\"turn\",\"events\":["                              \
+	"{\"event_type\":\"WorkflowStarted\",\"event_id\":-1},"                          \
+	"{\"event_type\":\"TaskCompleted\",\"event_id\":-1,\"task_scheduled_id\":0}]}]," \
+	"\"edges\":[{\"from\":\"turn-0\",\"to\":\"turn-1\"}]}"
+
+START_TEST(from_json_reads_graphs)
+{
+	static const char *const docs[] = {
+		"{\"instanceId\":\"g-1\"," GRAPH_NODES "}",
+		"{\"appId\":\"app\",\"export\":{\"instanceId\":\"g-1\"," GRAPH_NODES "}}",
+	};
+	static const enum event_kind kinds[] = {EVENT_EXECUTION_STARTED, EVENT_TASK_SCHEDULED,
+						EVENT_WORKFLOW_STARTED, EVENT_TASK_COMPLETED};
+	for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+		json_error_t je;
+		json_t *doc = json_loads(docs[d], 0, &je);
+		ck_assert_msg(doc != NULL, "%s", je.text);
+		struct err e;
+		err_clear(&e);
+		struct event_log *log = event_log_from_json(doc, &e);
+		ck_assert_msg(log != NULL, "doc %zu: %s", d, e.msg);
+		ck_assert_uint_eq(event_log_count(log), 4);
+		for (size_t i = 0; i < 4; i++)
+			ck_assert_int_eq(at(log, i)->kind, kinds[i]);
+		ck_assert_str_eq(at(log, 1)->name, "A");
+		ck_assert_int_eq(at(log, 3)->task_scheduled_id, 0);
+		ck_assert_str_eq(event_log_run_info(log)->instance_id, "g-1");
+		event_log_free(log);
+		json_t *where = d == 0 ? doc : json_object_get(doc, "export");
+		ck_assert_ptr_nonnull(json_object_get(where, "graph"));
+		ck_assert_ptr_null(json_object_get(where, "history"));
+		json_decref(doc);
+	}
+
+	json_error_t je;
+	json_t *doc = json_loads(
+		"{\"history\":[{\"event_type\":\"ExecutionStarted\",\"name\":\"W\"}]," GRAPH_NODES "}", 0, &je);
+	ck_assert_ptr_nonnull(doc);
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_from_json(doc, &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	ck_assert_uint_eq(event_log_count(log), 1);
+	event_log_free(log);
+	json_decref(doc);
+}
+END_TEST
+
 START_TEST(parse_fd_equals_parse)
 {
 	const char *rel = "tests/fixtures/d-child-retry.parent.proto.json";
@@ -1543,7 +1631,7 @@ START_TEST(parse_fd_equals_parse)
 	/* A regular file (mapped). */
 	int fd = open(testlib_src(rel), O_RDONLY);
 	ck_assert_int_ge(fd, 0);
-	struct event_log *b = event_log_parse_fd(fd, &e);
+	struct event_log *b = event_log_parse_fd(fd, NULL, &e);
 	close(fd);
 	ck_assert_msg(b != NULL, "%s", e.msg);
 	assert_logs_equal(a, b, true, "fd");
@@ -1553,7 +1641,7 @@ START_TEST(parse_fd_equals_parse)
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(write(p[1], buf, len), (ssize_t)len);
 	close(p[1]);
-	b = event_log_parse_fd(p[0], &e);
+	b = event_log_parse_fd(p[0], NULL, &e);
 	close(p[0]);
 	ck_assert_msg(b != NULL, "%s", e.msg);
 	assert_logs_equal(a, b, true, "pipe");
@@ -1561,7 +1649,7 @@ START_TEST(parse_fd_equals_parse)
 	/* An empty pipe. */
 	ck_assert_int_eq(pipe(p), 0);
 	close(p[1]);
-	ck_assert_ptr_null(event_log_parse_fd(p[0], &e));
+	ck_assert_ptr_null(event_log_parse_fd(p[0], NULL, &e));
 	close(p[0]);
 	ck_assert_int_eq(e.code, ERR_INPUT);
 	event_log_free(a);
@@ -1597,7 +1685,7 @@ START_TEST(bom_is_skipped)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, bom, len + 3), (ssize_t)(len + 3));
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
-	b = event_log_parse_fd(fd, &e); /* mapped */
+	b = event_log_parse_fd(fd, NULL, &e); /* mapped */
 	close(fd);
 	unlink(path);
 	ck_assert_msg(b != NULL, "file: %s", e.msg);
@@ -1608,7 +1696,7 @@ START_TEST(bom_is_skipped)
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(write(p[1], bom, len + 3), (ssize_t)(len + 3));
 	close(p[1]);
-	b = event_log_parse_fd(p[0], &e); /* read whole */
+	b = event_log_parse_fd(p[0], NULL, &e); /* read whole */
 	close(p[0]);
 	ck_assert_msg(b != NULL, "pipe: %s", e.msg);
 	assert_logs_equal(a, b, false, "pipe");
@@ -1681,9 +1769,7 @@ static void check_threads_agree(const char *poison)
 	char *doc = big_history(25000, poison, &len);
 	struct err e;
 	err_clear(&e);
-	setenv("CATALYST_AUDIT_PARSE_THREADS", "1", 1);
-	struct event_log *one = event_log_parse(doc, len, &e);
-	unsetenv("CATALYST_AUDIT_PARSE_THREADS");
+	struct event_log *one = event_log_parse_opts(doc, len, &(struct event_parse_options){.threads = 1}, &e);
 	ck_assert_msg(one != NULL, "%s", e.msg);
 	struct event_log *two = event_log_parse(doc, len, &e);
 	ck_assert_msg(two != NULL, "%s", e.msg);
@@ -1807,6 +1893,7 @@ int main(void)
 	tcase_add_test(tc, wrong_type_names_event_and_byte);
 	tcase_add_test(tc, deep_nesting_is_refused);
 	tcase_add_test(tc, big_line_works);
+	tcase_add_test(tc, too_many_values_in_one_event);
 	tcase_add_loop_test(tc, duplicate_keys_refused, 0, sizeof duplicate_docs / sizeof duplicate_docs[0]);
 	tcase_add_test(tc, duplicate_keys_in_large_objects);
 	suite_add_tcase(s, tc);
@@ -1814,6 +1901,7 @@ int main(void)
 	tc = tcase_create("entry_points");
 	tcase_add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
 	tcase_add_test(tc, from_json_envelope_and_errors);
+	tcase_add_test(tc, from_json_reads_graphs);
 	tcase_add_test(tc, parse_fd_equals_parse);
 	tcase_add_test(tc, bom_is_skipped);
 	tcase_add_loop_test(tc, bom_positions_and_limits, 0, sizeof bom_cases / sizeof bom_cases[0]);

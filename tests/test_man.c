@@ -182,7 +182,8 @@ START_TEST(json_fields_and_environment_are_documented)
 					  "CI",
 					  "CATALYST_PROJECT",
 					  "CATALYST_PROJECT_ID",
-					  "CATALYST_AUDIT_CONFIG"};
+					  "CATALYST_AUDIT_CONFIG",
+					  "CATALYST_AUDIT_THREADS"};
 	char *envsec = strstr(roff, ".SH ENVIRONMENT");
 	ck_assert_ptr_nonnull(envsec);
 	for (size_t i = 0; i < sizeof env / sizeof *env; i++) {

@@ -826,7 +826,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 
 /* Renders r as JSON into a sink of limit bytes; returns render_json's
  * result, with the error in *e. */
-static int render_sink(const struct report *r, struct sink *k, size_t limit, const char *threads, struct err *e)
+static int render_sink(const struct report *r, struct sink *k, size_t limit, unsigned threads, struct err *e)
 {
 	memset(k, 0, sizeof *k);
 	k->limit = limit;
@@ -834,14 +834,9 @@ static int render_sink(const struct report *r, struct sink *k, size_t limit, con
 	ck_assert_ptr_nonnull(k->data);
 	FILE *f = fopencookie(k, "w", (cookie_io_functions_t){.write = sink_write});
 	ck_assert_ptr_nonnull(f);
-	if (threads)
-		setenv("CATALYST_AUDIT_RENDER_THREADS", threads, 1);
-	else
-		unsetenv("CATALYST_AUDIT_RENDER_THREADS");
-	struct render_options o = {.width = 80};
+	struct render_options o = {.width = 80, .threads = threads};
 	err_clear(e);
 	int rc = render_json(f, r, &o, e);
-	unsetenv("CATALYST_AUDIT_RENDER_THREADS");
 	if (fclose(f) != 0 && rc == 0)
 		rc = -2;
 	return rc;
@@ -856,8 +851,8 @@ START_TEST(json_threads_write_the_same_bytes)
 	build_big_report(&r, &b);
 	struct sink one, two;
 	struct err e;
-	ck_assert_int_eq(render_sink(&r, &one, BIG_OUT, "1", &e), 0);
-	ck_assert_int_eq(render_sink(&r, &two, BIG_OUT, NULL, &e), 0);
+	ck_assert_int_eq(render_sink(&r, &one, BIG_OUT, 1, &e), 0);
+	ck_assert_int_eq(render_sink(&r, &two, BIG_OUT, 0, &e), 0);
 	ck_assert_int_eq(one.max_threads, 1);
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
 		ck_assert_int_ge(two.max_threads, 2); /* it did split */
@@ -893,8 +888,8 @@ START_TEST(json_threads_report_write_failures)
 	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
 		struct sink one, two;
 		struct err e1, e2;
-		ck_assert_int_eq(render_sink(&r, &one, caps[i], "1", &e1), -1);
-		ck_assert_int_eq(render_sink(&r, &two, caps[i], NULL, &e2), -1);
+		ck_assert_int_eq(render_sink(&r, &one, caps[i], 1, &e1), -1);
+		ck_assert_int_eq(render_sink(&r, &two, caps[i], 0, &e2), -1);
 		ck_assert_int_eq(e1.code, ERR_USAGE);
 		ck_assert_int_eq(e2.code, ERR_USAGE);
 		ck_assert_str_eq(e2.msg, e1.msg);

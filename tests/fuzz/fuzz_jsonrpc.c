@@ -3,8 +3,11 @@
  * decoded message must be internally consistent. The same bytes then reach
  * the MCP session through a fake transport: each line as a message that
  * arrives while a tools/call waits (server requests, notifications, stray
- * responses), then the whole input as the text content of the answer. */
+ * responses), then the whole input as the text content of the answer; once
+ * more for a call that reads structuredContent first, whose messages are
+ * walked member by member (json_scan.h) before they are decoded. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +91,7 @@ static void on_progress(double progress, double total, const char *message, void
 	(void)progress, (void)total, (void)message, (void)ctx;
 }
 
-static void through_session(const uint8_t *data, size_t size)
+static void through_session(const uint8_t *data, size_t size, bool structured)
 {
 	input = data;
 	input_size = size;
@@ -100,7 +103,9 @@ static void through_session(const uint8_t *data, size_t size)
 	if (mcp_initialize(s, &e) < 0)
 		abort();
 	struct mcp_tool_result r;
-	if (mcp_call_tool(s, "t", NULL, &r, &e) == 0) {
+	int rc = structured ? mcp_call_tool_structured_first(s, "t", NULL, &r, &e)
+			    : mcp_call_tool(s, "t", NULL, &r, &e);
+	if (rc == 0) {
 		if (!r.result == !r.rpc_error)
 			abort();
 		mcp_tool_result_finish(&r);
@@ -114,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	through_session(data, size);
+	through_session(data, size, false);
+	through_session(data, size, true);
 	struct jsonrpc_message m;
 	struct err e;
 	err_clear(&e);

@@ -1,8 +1,7 @@
-/* A validating JSON scanner for the history parsers (see event_json.h).
- * jansson decodes a 60 MB history into a ~380 MB tree; this walks the bytes
- * once and keeps only the current event's tokens. It is strict like jansson:
- * RFC 8259 grammar, valid UTF-8, no NUL in strings. */
-#include "event_json.h"
+/* A validating JSON scanner that builds no tree (see json_scan.h): it walks
+ * the bytes once and keeps only the current value's tokens. It is strict
+ * like jansson: RFC 8259 grammar, valid UTF-8, no NUL in strings. */
+#include "json_scan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,7 @@ static inline bool str_special(unsigned c)
 	return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
 }
 
-static int bad(struct evj_scan *s, struct err *e, const char *what)
+static int bad(struct jscan *s, struct err *e, const char *what)
 {
 	if (s->pos >= s->len)
 		return err_set(e, ERR_INPUT, "not JSON at byte %zu: unexpected end of input (truncated file?)",
@@ -22,7 +21,7 @@ static int bad(struct evj_scan *s, struct err *e, const char *what)
 	return err_set(e, ERR_INPUT, "not JSON at byte %zu: %s", s->pos, what);
 }
 
-void evj_skip_ws_slow(struct evj_scan *s)
+void jscan_skip_ws_slow(struct jscan *s)
 {
 	const char *b = s->buf;
 	size_t p = s->pos, n = s->len;
@@ -102,7 +101,7 @@ static size_t utf8_len(const unsigned char *p, size_t avail)
 	return n;
 }
 
-int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *escaped, struct err *e)
+int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escaped, struct err *e)
 {
 	const unsigned char *b = (const unsigned char *)s->buf;
 	size_t n = s->len;
@@ -205,8 +204,18 @@ int evj_scan_string(struct evj_scan *s, const char **out, size_t *outlen, bool *
 	return 0;
 }
 
+/* Moves *p past a run of digits; false when there is none. */
+static bool skip_digits(const char *b, size_t n, size_t *p)
+{
+	if (*p >= n || b[*p] < '0' || b[*p] > '9')
+		return false;
+	while (*p < n && b[*p] >= '0' && b[*p] <= '9')
+		(*p)++;
+	return true;
+}
+
 /* Scans a number; *is_int with *iv when it is an integer that fits int64. */
-static int scan_number(struct evj_scan *s, bool *is_int, int64_t *iv, struct err *e)
+static int scan_number(struct jscan *s, bool *is_int, int64_t *iv, struct err *e)
 {
 	const char *b = s->buf;
 	size_t n = s->len, p = s->pos;
@@ -235,24 +244,20 @@ static int scan_number(struct evj_scan *s, bool *is_int, int64_t *iv, struct err
 	if (p < n && b[p] == '.') {
 		integral = false;
 		p++;
-		if (p >= n || b[p] < '0' || b[p] > '9') {
+		if (!skip_digits(b, n, &p)) {
 			s->pos = p;
 			return bad(s, e, "invalid number");
 		}
-		while (p < n && b[p] >= '0' && b[p] <= '9')
-			p++;
 	}
 	if (p < n && (b[p] == 'e' || b[p] == 'E')) {
 		integral = false;
 		p++;
 		if (p < n && (b[p] == '+' || b[p] == '-'))
 			p++;
-		if (p >= n || b[p] < '0' || b[p] > '9') {
+		if (!skip_digits(b, n, &p)) {
 			s->pos = p;
 			return bad(s, e, "invalid number");
 		}
-		while (p < n && b[p] >= '0' && b[p] <= '9')
-			p++;
 	}
 	*is_int = false;
 	if (integral && !overflow) {
@@ -268,13 +273,13 @@ static int scan_number(struct evj_scan *s, bool *is_int, int64_t *iv, struct err
 	return 0;
 }
 
-static int scan_literal(struct evj_scan *s, enum evj_type *type, struct err *e)
+static int scan_literal(struct jscan *s, enum jscan_type *type, struct err *e)
 {
 	static const struct {
 		const char *text;
 		size_t len;
-		enum evj_type type;
-	} lits[] = {{"true", 4, EVJ_TRUE}, {"false", 5, EVJ_FALSE}, {"null", 4, EVJ_NULL}};
+		enum jscan_type type;
+	} lits[] = {{"true", 4, JSCAN_TRUE}, {"false", 5, JSCAN_FALSE}, {"null", 4, JSCAN_NULL}};
 	for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
 		if (s->len - s->pos >= lits[i].len && memcmp(s->buf + s->pos, lits[i].text, lits[i].len) == 0) {
 			s->pos += lits[i].len;
@@ -294,12 +299,12 @@ static int scan_literal(struct evj_scan *s, enum evj_type *type, struct err *e)
 	return bad(s, e, "invalid value");
 }
 
-static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
+static int skip_value(struct jscan *s, struct jscan_keys *keys, struct err *e)
 {
 	/* Iterative, with one byte of state per level: no recursion, so the
 	 * depth limit is ours and not the C stack's. */
-	unsigned char stack[EVJ_DEPTH_MAX];
-	size_t kfrom[EVJ_DEPTH_MAX]; /* where each open object's keys start */
+	unsigned char stack[JSCAN_DEPTH_MAX];
+	size_t kfrom[JSCAN_DEPTH_MAX]; /* where each open object's keys start */
 	size_t depth = 0;
 	enum {
 		VALUE,
@@ -309,7 +314,7 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 	for (;;) {
 		if (state == AFTER && depth == 0)
 			return 0;
-		evj_skip_ws(s);
+		jscan_skip_ws(s);
 		if (s->pos >= s->len)
 			return bad(s, e, "");
 		char c = s->buf[s->pos];
@@ -320,9 +325,9 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 			size_t l;
 			bool esc;
 			size_t off = s->pos;
-			if (evj_scan_string(s, &p, &l, &esc, e) < 0 || evj_keys_push(keys, p, l, esc, off, e) < 0)
+			if (jscan_string(s, &p, &l, &esc, e) < 0 || jscan_keys_push(keys, p, l, esc, off, e) < 0)
 				return -1;
-			evj_skip_ws(s);
+			jscan_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
 				return bad(s, e, "expected ':' after a key");
 			s->pos++;
@@ -337,7 +342,7 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 			} else if ((obj && c == '}') || (!obj && c == ']')) {
 				s->pos++;
 				depth--;
-				if (obj && evj_keys_close(keys, kfrom[depth], e) < 0)
+				if (obj && jscan_keys_close(keys, kfrom[depth], e) < 0)
 					return -1;
 			} else {
 				return bad(s, e, obj ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -346,13 +351,13 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 		}
 		/* VALUE */
 		if (c == '{' || c == '[') {
-			if (depth == EVJ_DEPTH_MAX)
+			if (depth == JSCAN_DEPTH_MAX)
 				return err_set(e, ERR_INPUT, "not JSON at byte %zu: nested deeper than %d levels",
-					       s->pos, EVJ_DEPTH_MAX);
+					       s->pos, JSCAN_DEPTH_MAX);
 			kfrom[depth] = keys->n;
 			stack[depth++] = c == '{';
 			s->pos++;
-			evj_skip_ws(s);
+			jscan_skip_ws(s);
 			if (s->pos < s->len && s->buf[s->pos] == (c == '{' ? '}' : ']')) {
 				s->pos++;
 				depth--;
@@ -366,7 +371,7 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 			const char *p;
 			size_t l;
 			bool esc;
-			if (evj_scan_string(s, &p, &l, &esc, e) < 0)
+			if (jscan_string(s, &p, &l, &esc, e) < 0)
 				return -1;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {
 			bool is_int;
@@ -374,7 +379,7 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 			if (scan_number(s, &is_int, &iv, e) < 0)
 				return -1;
 		} else {
-			enum evj_type t;
+			enum jscan_type t;
 			if (scan_literal(s, &t, e) < 0)
 				return -1;
 		}
@@ -382,31 +387,84 @@ static int skip_value(struct evj_scan *s, struct evj_keys *keys, struct err *e)
 	}
 }
 
-int evj_skip_value(struct evj_scan *s, struct err *e)
+int jscan_skip_value(struct jscan *s, struct err *e)
 {
-	struct evj_keys keys = {0};
+	struct jscan_keys keys = {0};
 	int rc = skip_value(s, &keys, e);
-	evj_keys_finish(&keys);
+	jscan_keys_finish(&keys);
 	return rc;
 }
 
-static long push(struct evj_toks *t, struct err *e)
+/* ---- Walking an object's members ---- */
+
+int jscan_object_open(struct jscan *s, struct jscan_object *o, struct jscan_keys *keys, struct err *e)
 {
-	if (t->n >= EVJ_TOKENS_MAX) {
-		err_set(e, ERR_INPUT, "more than %d JSON values in one event", EVJ_TOKENS_MAX);
-		return EVJ_TOO_BIG;
+	jscan_skip_ws(s);
+	if (s->pos >= s->len || s->buf[s->pos] != '{')
+		return bad(s, e, "expected an object");
+	s->pos++;
+	o->keys = keys;
+	o->from = keys ? keys->n : 0;
+	o->started = false;
+	return 0;
+}
+
+int jscan_object_member(struct jscan *s, struct jscan_object *o, struct jscan_key *key, struct err *e)
+{
+	jscan_skip_ws(s);
+	if (!o->started) {
+		o->started = true;
+		if (s->pos < s->len && s->buf[s->pos] == '}') {
+			s->pos++;
+			return 0;
+		}
+	} else {
+		if (s->pos >= s->len)
+			return bad(s, e, "");
+		if (s->buf[s->pos] == '}') {
+			s->pos++;
+			return o->keys ? jscan_keys_close(o->keys, o->from, e) : 0;
+		}
+		if (s->buf[s->pos] != ',')
+			return bad(s, e, "expected ',' or '}'");
+		s->pos++;
+		jscan_skip_ws(s);
+	}
+	if (s->pos >= s->len || s->buf[s->pos] != '"')
+		return bad(s, e, "expected a string key");
+	key->off = s->pos;
+	if (jscan_string(s, &key->p, &key->len, &key->escaped, e) < 0)
+		return -1;
+	if (o->keys && jscan_keys_push(o->keys, key->p, key->len, key->escaped, key->off, e) < 0)
+		return -1;
+	jscan_skip_ws(s);
+	/* Not bad(): at the end of input this names the ':' too. */
+	if (s->pos >= s->len || s->buf[s->pos] != ':')
+		return err_set(e, ERR_INPUT, "not JSON at byte %zu: expected ':' after a key", s->pos);
+	s->pos++;
+	jscan_skip_ws(s);
+	return 1;
+}
+
+/* ---- Tokens ---- */
+
+static long push(struct jscan_toks *t, struct err *e)
+{
+	if (t->n >= JSCAN_TOKENS_MAX) {
+		err_set(e, ERR_INPUT, "more than %d JSON values in one value", JSCAN_TOKENS_MAX);
+		return JSCAN_TOO_BIG;
 	}
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 64;
-		struct evj_tok *v = realloc(t->v, ncap * sizeof *v);
+		struct jscan_tok *v = realloc(t->v, ncap * sizeof *v);
 		if (!v) {
-			err_set(e, ERR_INTERNAL, "out of memory tokenising an event");
-			return EVJ_ERROR;
+			err_set(e, ERR_INTERNAL, "out of memory tokenising JSON");
+			return JSCAN_ERROR;
 		}
 		t->v = v;
 		t->cap = ncap;
 	}
-	struct evj_tok *k = &t->v[t->n];
+	struct jscan_tok *k = &t->v[t->n];
 	memset(k, 0, sizeof *k);
 	k->end = (uint32_t)t->n + 1;
 	return (long)t->n++;
@@ -421,24 +479,36 @@ static inline uint64_t key_bit(const char *p, size_t len)
 }
 
 /* The duplicate-key check of the tokenised object at t->v[obj]. */
-__attribute__((noinline)) static int check_keys(struct evj_toks *t, size_t obj, struct err *e)
+__attribute__((noinline)) static int check_keys(struct jscan_toks *t, size_t obj, struct err *e)
 {
 	size_t from = t->keys.n;
 	for (size_t ki = obj + 1; ki < t->n; ki = t->v[ki + 1].end) {
-		const struct evj_tok *k = &t->v[ki];
-		if (evj_keys_push(&t->keys, k->p, k->len, k->escaped, k->off, e) < 0)
+		const struct jscan_tok *k = &t->v[ki];
+		if (jscan_keys_push(&t->keys, k->p, k->len, k->escaped, k->off, e) < 0)
 			return -1;
 	}
-	return evj_keys_close(&t->keys, from, e);
+	return jscan_keys_close(&t->keys, from, e);
 }
 
-/* Objects deeper than this inside one event are kept opaque: the decoder
- * flattens a few levels (failureDetails, workflowInstance, origins) only. */
+/* Objects deeper than this are kept opaque unless the caller says. */
 #define TOK_OBJECT_DEPTH 8
 
-static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opaque, struct err *e)
+static inline int object_depth(const struct jscan_toks *t)
 {
-	evj_skip_ws(s);
+	return t->object_depth > 0 ? t->object_depth : TOK_OBJECT_DEPTH;
+}
+
+/* Whether an object under key (NULL: the value tokenised) stays opaque.
+ * Asked only of objects: nothing else has members to tokenise. */
+static inline bool opaque_object(const struct jscan_toks *t, int depth, const char *key, size_t len)
+{
+	return depth >= object_depth(t) || (key && t->opaque_key && t->opaque_key(key, len));
+}
+
+static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const char *key, size_t key_len,
+		     struct err *e)
+{
+	jscan_skip_ws(s);
 	if (s->pos >= s->len)
 		return bad(s, e, "");
 	long r = push(t, e);
@@ -448,10 +518,10 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 	size_t start = s->pos;
 	char c = s->buf[start];
 	t->v[idx].off = start;
-	if (c == '{' && !opaque && depth < TOK_OBJECT_DEPTH) {
-		t->v[idx].type = EVJ_OBJECT;
+	if (c == '{' && !opaque_object(t, depth, key, key_len)) {
+		t->v[idx].type = JSCAN_OBJECT;
 		s->pos++;
-		evj_skip_ws(s);
+		jscan_skip_ws(s);
 		if (s->pos < s->len && s->buf[s->pos] == '}') {
 			s->pos++;
 			goto done;
@@ -462,29 +532,28 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 		uint64_t seen = 0;
 		bool compare = false;
 		for (;;) {
-			evj_skip_ws(s);
+			jscan_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != '"')
 				return bad(s, e, "expected a string key");
 			r = push(t, e);
 			if (r < 0)
 				return (int)r;
-			struct evj_tok *k = &t->v[r];
-			k->type = EVJ_STRING;
+			struct jscan_tok *k = &t->v[r];
+			k->type = JSCAN_STRING;
 			k->off = s->pos;
-			if (evj_scan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
+			if (jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
 				return -1;
 			uint64_t bit = key_bit(k->p, k->len);
 			compare |= (seen & bit) != 0 || k->escaped;
 			seen |= bit;
-			bool payload = evj_is_payload_key(k->p, k->len);
-			evj_skip_ws(s);
+			jscan_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
 				return bad(s, e, "expected ':' after a key");
 			s->pos++;
-			int rc = tok_value(s, t, depth + 1, payload, e);
+			int rc = tok_value(s, t, depth + 1, k->p, k->len, e);
 			if (rc < 0)
 				return rc;
-			evj_skip_ws(s);
+			jscan_skip_ws(s);
 			if (s->pos >= s->len)
 				return bad(s, e, "");
 			if (s->buf[s->pos] == ',') {
@@ -500,14 +569,14 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 		if (compare && check_keys(t, idx, e) < 0)
 			return -1;
 	} else if (c == '{' || c == '[') {
-		t->v[idx].type = c == '{' ? EVJ_OBJECT : EVJ_ARRAY;
+		t->v[idx].type = c == '{' ? JSCAN_OBJECT : JSCAN_ARRAY;
 		t->v[idx].opaque = true;
 		if (skip_value(s, &t->keys, e) < 0)
 			return -1;
 	} else if (c == '"') {
-		struct evj_tok *k = &t->v[idx];
-		k->type = EVJ_STRING;
-		if (evj_scan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
+		struct jscan_tok *k = &t->v[idx];
+		k->type = JSCAN_STRING;
+		if (jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
 			return -1;
 		return 0;
 	} else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -515,10 +584,10 @@ static int tok_value(struct evj_scan *s, struct evj_toks *t, int depth, bool opa
 		int64_t iv = 0;
 		if (scan_number(s, &is_int, &iv, e) < 0)
 			return -1;
-		t->v[idx].type = is_int ? EVJ_INT : EVJ_REAL;
+		t->v[idx].type = is_int ? JSCAN_INT : JSCAN_REAL;
 		t->v[idx].i = iv;
 	} else {
-		enum evj_type ty = EVJ_NULL;
+		enum jscan_type ty = JSCAN_NULL;
 		if (scan_literal(s, &ty, e) < 0)
 			return -1;
 		t->v[idx].type = (uint8_t)ty;
@@ -530,14 +599,14 @@ done:
 	return 0;
 }
 
-int evj_tokenise(struct evj_scan *s, struct evj_toks *t, struct err *e)
+int jscan_tokenise(struct jscan *s, struct jscan_toks *t, struct err *e)
 {
 	t->n = 0;
 	t->keys.n = 0;
-	return tok_value(s, t, 0, false, e);
+	return tok_value(s, t, 0, NULL, 0, e);
 }
 
-static int tok_json(const json_t *v, struct evj_toks *t, int depth, bool opaque, struct err *e)
+static int tok_json(const json_t *v, struct jscan_toks *t, int depth, const char *key, struct err *e)
 {
 	long r = push(t, e);
 	if (r < 0)
@@ -546,71 +615,70 @@ static int tok_json(const json_t *v, struct evj_toks *t, int depth, bool opaque,
 	t->v[idx].j = v;
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		t->v[idx].type = EVJ_OBJECT;
-		if (opaque || depth >= TOK_OBJECT_DEPTH) {
+		t->v[idx].type = JSCAN_OBJECT;
+		if (opaque_object(t, depth, key, key ? strlen(key) : 0)) {
 			t->v[idx].opaque = true;
 			break;
 		}
-		const char *key;
+		const char *k;
 		json_t *val;
-		json_object_foreach((json_t *)v, key, val) {
+		json_object_foreach((json_t *)v, k, val) {
 			r = push(t, e);
 			if (r < 0)
 				return (int)r;
-			t->v[r].type = EVJ_STRING;
-			t->v[r].p = key;
-			t->v[r].len = strlen(key);
-			int rc = tok_json(val, t, depth + 1, evj_is_payload_key(key, strlen(key)), e);
+			t->v[r].type = JSCAN_STRING;
+			t->v[r].p = k;
+			t->v[r].len = strlen(k);
+			int rc = tok_json(val, t, depth + 1, k, e);
 			if (rc < 0)
 				return rc;
 		}
 		break;
 	}
 	case JSON_ARRAY:
-		t->v[idx].type = EVJ_ARRAY;
+		t->v[idx].type = JSCAN_ARRAY;
 		t->v[idx].opaque = true;
 		break;
 	case JSON_STRING:
-		t->v[idx].type = EVJ_STRING;
+		t->v[idx].type = JSCAN_STRING;
 		t->v[idx].p = json_string_value(v);
 		t->v[idx].len = json_string_length(v);
 		break;
 	case JSON_INTEGER:
-		t->v[idx].type = EVJ_INT;
+		t->v[idx].type = JSCAN_INT;
 		t->v[idx].i = (int64_t)json_integer_value(v);
 		break;
 	case JSON_REAL:
-		t->v[idx].type = EVJ_REAL;
-		break;
 	case JSON_TRUE:
-		t->v[idx].type = EVJ_TRUE;
-		break;
 	case JSON_FALSE:
-		t->v[idx].type = EVJ_FALSE;
+	case JSON_NULL: {
+		static const uint8_t types[] = {[JSON_REAL] = JSCAN_REAL,
+						[JSON_TRUE] = JSCAN_TRUE,
+						[JSON_FALSE] = JSCAN_FALSE,
+						[JSON_NULL] = JSCAN_NULL};
+		t->v[idx].type = types[json_typeof(v)];
 		break;
-	case JSON_NULL:
-		t->v[idx].type = EVJ_NULL;
-		break;
+	}
 	}
 	t->v[idx].end = (uint32_t)t->n;
 	return 0;
 }
 
-int evj_tokenise_json(const json_t *v, struct evj_toks *t, struct err *e)
+int jscan_tokenise_json(const json_t *v, struct jscan_toks *t, struct err *e)
 {
 	t->n = 0;
-	return tok_json(v, t, 0, false, e);
+	return tok_json(v, t, 0, NULL, e);
 }
 
-void evj_toks_finish(struct evj_toks *t)
+void jscan_toks_finish(struct jscan_toks *t)
 {
-	evj_keys_finish(&t->keys);
+	jscan_keys_finish(&t->keys);
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }
 
 /* Decodes one character of escaped text at *p into out; returns its bytes.
- * The text was validated by evj_scan_string. */
+ * The text was validated by jscan_string. */
 static size_t unescape_one(const char **pp, char out[4])
 {
 	const char *p = *pp;
@@ -656,7 +724,7 @@ static size_t unescape_one(const char **pp, char out[4])
 	return 4;
 }
 
-const char *evj_str(const struct evj_tok *t, char **scratch, size_t *scratch_cap, size_t *len)
+const char *jscan_str(const struct jscan_tok *t, char **scratch, size_t *scratch_cap, size_t *len)
 {
 	if (!t->escaped) {
 		*len = t->len;
@@ -683,7 +751,7 @@ const char *evj_str(const struct evj_tok *t, char **scratch, size_t *scratch_cap
 	return *scratch;
 }
 
-void evj_str_hash(const struct evj_tok *t, uint64_t *hash, size_t *len)
+void jscan_str_hash(const struct jscan_tok *t, uint64_t *hash, size_t *len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	size_t n = 0;
@@ -711,10 +779,10 @@ void evj_str_hash(const struct evj_tok *t, uint64_t *hash, size_t *len)
 
 /* ---- Duplicate keys ---- */
 
-int evj_keys_grow(struct evj_keys *k, struct err *e)
+int jscan_keys_grow(struct jscan_keys *k, struct err *e)
 {
 	size_t ncap = k->cap ? k->cap * 2 : 32;
-	struct evj_key *v = realloc(k->v, ncap * sizeof *v);
+	struct jscan_key *v = realloc(k->v, ncap * sizeof *v);
 	if (!v)
 		return err_set(e, ERR_INTERNAL, "out of memory checking JSON keys");
 	k->v = v;
@@ -722,7 +790,7 @@ int evj_keys_grow(struct evj_keys *k, struct err *e)
 	return 0;
 }
 
-void evj_keys_finish(struct evj_keys *k)
+void jscan_keys_finish(struct jscan_keys *k)
 {
 	free(k->v);
 	memset(k, 0, sizeof *k);
@@ -751,7 +819,7 @@ static int key_byte(struct key_cursor *c)
 }
 
 /* Orders keys by their unescaped text, byte by byte. */
-static int key_text_cmp(const struct evj_key *a, const struct evj_key *b)
+static int key_text_cmp(const struct jscan_key *a, const struct jscan_key *b)
 {
 	if (!a->escaped && !b->escaped) {
 		int r = memcmp(a->p, b->p, a->len < b->len ? a->len : b->len);
@@ -768,7 +836,7 @@ static int key_text_cmp(const struct evj_key *a, const struct evj_key *b)
 	}
 }
 
-static bool key_equal(const struct evj_key *a, const struct evj_key *b)
+static bool key_equal(const struct jscan_key *a, const struct jscan_key *b)
 {
 	if (!a->escaped && !b->escaped)
 		return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
@@ -777,7 +845,7 @@ static bool key_equal(const struct evj_key *a, const struct evj_key *b)
 
 static int key_order(const void *x, const void *y)
 {
-	const struct evj_key *a = x, *b = y;
+	const struct jscan_key *a = x, *b = y;
 	int r = key_text_cmp(a, b);
 	return r ? r : (a->off > b->off) - (a->off < b->off);
 }
@@ -787,14 +855,14 @@ static int key_order(const void *x, const void *y)
  * costs n log n, not n squared. */
 #define KEYS_PAIRWISE 16
 
-int evj_keys_close(struct evj_keys *k, size_t from, struct err *e)
+int jscan_keys_close(struct jscan_keys *k, size_t from, struct err *e)
 {
-	struct evj_key *v = k->v + from;
+	struct jscan_key *v = k->v + from;
 	size_t n = k->n - from;
 	k->n = from;
 	if (n < 2)
 		return 0;
-	const struct evj_key *first = NULL, *second = NULL;
+	const struct jscan_key *first = NULL, *second = NULL;
 	if (n <= KEYS_PAIRWISE) {
 		for (size_t j = 1; j < n && !second; j++)
 			for (size_t i = 0; i < j; i++)
@@ -829,43 +897,4 @@ int evj_keys_close(struct evj_keys *k, size_t from, struct err *e)
 		       "duplicate key \"%s\" at byte %zu (first at byte %zu): a key may appear only once in an "
 		       "object",
 		       name, second->off, first->off);
-}
-
-size_t evj_normalise(const char *s, size_t len, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '_' || c == '-' || c == '.' || c == ' ')
-			continue;
-		if (o + 1 >= cap)
-			return 0;
-		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	out[o] = '\0';
-	return o;
-}
-
-bool evj_is_payload_key(const char *s, size_t len)
-{
-	/* Cheap length filter first: called for every key of every event. */
-	if (len < 5 || len > 14)
-		return false;
-	switch (s[0]) {
-	case 'i':
-	case 'I':
-	case 'o':
-	case 'O':
-	case 'r':
-	case 'R':
-	case 'c':
-	case 'C':
-		break;
-	default:
-		return false;
-	}
-	char n[16];
-	size_t l = evj_normalise(s, len, n, sizeof n);
-	return (l == 5 && memcmp(n, "input", 5) == 0) || (l == 6 && memcmp(n, "output", 6) == 0) ||
-	       (l == 6 && memcmp(n, "result", 6) == 0) || (l == 12 && memcmp(n, "customstatus", 12) == 0);
 }

@@ -1,0 +1,716 @@
+/* The event decoder: one history event, from its tokens (json_scan.h), into
+ * the log. One decoder serves every dialect: the flattened Catalyst one
+ * (with camelCase/PascalCase spellings), durabletask protojson (nested
+ * members flattened by concatenating normalised key names, which is
+ * Catalyst's own flattening, so one field table covers both) and `dapr
+ * workflow history -o json` (event_dapr_cli.c). Also the run fields found
+ * in the envelope around the list. */
+#include "event_decode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How deep members of one event are flattened. */
+#define FLATTEN_DEPTH 6
+
+const char dec_no_list_msg[] =
+	"no event list found: expected an array of history events (objects with an "
+	"event_type key, durabletask protojson {\"events\": [...]} or `dapr workflow history "
+	"-o json` output), as the document or anywhere inside it";
+
+int dec_init(struct dec *d, bool from_json, struct err *e)
+{
+	d->e = e;
+	d->from_json = from_json;
+	d->toks.opaque_key = event_key_is_payload;
+	d->log = event_log_new();
+	if (!d->log)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	d->pool = event_log_pool(d->log);
+	return 0;
+}
+
+void dec_finish(struct dec *d)
+{
+	jscan_toks_finish(&d->toks);
+	free(d->scratch);
+	free(d->attrs);
+}
+
+int dec_tokenise_failed(struct dec *d, int status)
+{
+	if (status == JSCAN_TOO_BIG)
+		err_set(d->e, ERR_INPUT, "more than %d JSON values in one event", JSCAN_TOKENS_MAX);
+	return -1;
+}
+
+static const char *type_name(const struct jscan_tok *t)
+{
+	switch ((enum jscan_type)t->type) {
+	case JSCAN_NULL:
+		return "null";
+	case JSCAN_FALSE:
+	case JSCAN_TRUE:
+		return "a boolean";
+	case JSCAN_INT:
+	case JSCAN_REAL:
+		return "a number";
+	case JSCAN_STRING:
+		return "a string";
+	case JSCAN_ARRAY:
+		return "an array";
+	case JSCAN_OBJECT:
+		return "an object";
+	}
+	return "?";
+}
+
+static int bad_type(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char *want)
+{
+	size_t off = d->from_json ? d->off : v->off;
+	if (d->from_json)
+		return err_set(d->e, ERR_INPUT, "event %zu: field \"%.*s\" must be %s, got %s", d->index,
+			       (int)key_len, key, want, type_name(v));
+	return err_set(d->e, ERR_INPUT, "event %zu at byte %zu: field \"%.*s\" must be %s, got %s", d->index, off,
+		       (int)key_len, key, want, type_name(v));
+}
+
+int dec_oom(struct dec *d)
+{
+	return err_set(d->e, ERR_INTERNAL, "out of memory reading event %zu", d->index);
+}
+
+/* A string field: NULL stays absent; anything but a string is an error. */
+int dec_get_str(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char **out)
+{
+	if (v->type == JSCAN_NULL)
+		return 0;
+	if (v->type != JSCAN_STRING)
+		return bad_type(d, key, key_len, v, "a string");
+	size_t len;
+	const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);
+	if (!s || !(*out = event_pool_intern(d->pool, s, len)))
+		return dec_oom(d);
+	return 0;
+}
+
+/* Timestamps are strings in every known dialect; a number is kept as its
+ * text rather than refused, since the envelope is undocumented. */
+static int get_time(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char **out)
+{
+	if (v->type == JSCAN_STRING) {
+		size_t len;
+		const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);
+		if (!s || !(*out = event_pool_store(d->pool, s, len)))
+			return dec_oom(d);
+		return 0;
+	}
+	if ((v->type == JSCAN_INT || v->type == JSCAN_REAL) && !d->from_json) {
+		if (!(*out = event_pool_store(d->pool, v->p, v->len)))
+			return dec_oom(d);
+		return 0;
+	}
+	if ((v->type == JSCAN_INT || v->type == JSCAN_REAL) && d->from_json) {
+		char *t = json_dumps(v->j, JSON_ENCODE_ANY | JSON_COMPACT);
+		if (!t)
+			return dec_oom(d);
+		*out = event_pool_store(d->pool, t, strlen(t));
+		free(t);
+		return *out ? 0 : dec_oom(d);
+	}
+	return dec_get_str(d, key, key_len, v, out);
+}
+
+/* An integer field; protojson may quote 64-bit integers, so a string of
+ * digits is accepted too. */
+int dec_get_int(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, int64_t *out, bool *has)
+{
+	if (v->type == JSCAN_NULL)
+		return 0;
+	if (v->type == JSCAN_INT) {
+		*out = v->i;
+		*has = true;
+		return 0;
+	}
+	if (v->type == JSCAN_STRING && !v->escaped && v->len > 0 && v->len < 20) {
+		char tmp[24];
+		memcpy(tmp, v->p, v->len);
+		tmp[v->len] = '\0';
+		char *end;
+		long long x = strtoll(tmp, &end, 10);
+		bool digits = tmp[0] == '-' || (tmp[0] >= '0' && tmp[0] <= '9');
+		if (digits && *end == '\0') {
+			*out = x;
+			*has = true;
+			return 0;
+		}
+	}
+	return bad_type(d, key, key_len, v, "an integer");
+}
+
+int dec_get_bool(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, bool *out, bool *has)
+{
+	if (v->type == JSCAN_NULL)
+		return 0;
+	if (v->type == JSCAN_TRUE || v->type == JSCAN_FALSE) {
+		*out = v->type == JSCAN_TRUE;
+		*has = true;
+		return 0;
+	}
+	if (v->type == JSCAN_STRING && !v->escaped &&
+	    ((v->len == 4 && memcmp(v->p, "true", 4) == 0) || (v->len == 5 && memcmp(v->p, "false", 5) == 0))) {
+		*out = v->len == 4;
+		*has = true;
+		return 0;
+	}
+	return bad_type(d, key, key_len, v, "a boolean");
+}
+
+static uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static bool span_is_empty_container(const char *p, size_t len)
+{
+	/* "{ }" or "[]": nothing but whitespace between the brackets. */
+	for (size_t i = 1; i + 1 < len; i++) {
+		if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t')
+			return false;
+	}
+	return true;
+}
+
+int dec_get_payload(struct dec *d, const struct jscan_tok *v, struct payload *out)
+{
+	memset(out, 0, sizeof *out);
+	switch ((enum jscan_type)v->type) {
+	case JSCAN_NULL:
+		out->state = PAYLOAD_NULL;
+		return 0;
+	case JSCAN_STRING:
+		if (v->len == 0) {
+			out->state = PAYLOAD_EMPTY;
+			return 0;
+		}
+		out->state = PAYLOAD_PRESENT;
+		jscan_str_hash(v, &out->hash, &out->size);
+		return 0;
+	case JSCAN_ARRAY:
+	case JSCAN_OBJECT:
+		if (d->from_json ? (json_is_array(v->j) ? json_array_size(v->j) == 0 : json_object_size(v->j) == 0)
+				 : span_is_empty_container(v->p, v->len)) {
+			out->state = PAYLOAD_EMPTY;
+			return 0;
+		}
+		break;
+	case JSCAN_FALSE:
+	case JSCAN_TRUE:
+	case JSCAN_INT:
+	case JSCAN_REAL:
+		break;
+	}
+	out->state = PAYLOAD_PRESENT;
+	if (!d->from_json) {
+		out->size = v->len;
+		out->hash = fnv(v->p, v->len);
+		return 0;
+	}
+	char *t = json_dumps(v->j, JSON_ENCODE_ANY | JSON_COMPACT);
+	if (!t)
+		return dec_oom(d);
+	out->size = strlen(t);
+	out->hash = fnv(t, out->size);
+	free(t);
+	return 0;
+}
+
+static int count_unknown_key(struct dec *d, const char *key, size_t key_len)
+{
+	size_t plen = strlen(d->path);
+	char name[KEY_MAX * 3];
+	int n = snprintf(name, sizeof name, "%s%s%.*s", d->path, plen ? "." : "", (int)key_len, key);
+	if (n < 0)
+		return 0;
+	size_t l = (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
+	if (event_log_count_unknown_key(d->log, name, l, 1) < 0)
+		return dec_oom(d);
+	return 0;
+}
+
+/* What a top-level key means, cached by its exact spelling: a history
+ * repeats the same handful of keys hundreds of thousands of times, and
+ * normalising and looking each one up again showed in profiles. */
+static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok *kt)
+{
+	if (kt->escaped || kt->len == 0 || kt->len >= KEY_CACHE_LEN)
+		return NULL;
+	const unsigned char *k = (const unsigned char *)kt->p;
+	size_t l = kt->len;
+	size_t h = (l * 7u + k[0] * 31u + k[l - 1] * 13u + k[l / 2] * 5u) & (KEY_CACHE_SIZE - 1);
+	struct key_cache_ent *c = &d->keys[h];
+	if (c->len == l && memcmp(c->key, k, l) == 0)
+		return &c->info;
+	char nk[KEY_MAX];
+	size_t nl = event_key_normalise(kt->p, l, nk, sizeof nk);
+	if (!nl || nl >= KEY_CACHE_LEN)
+		return NULL;
+	c->len = (uint8_t)l;
+	memcpy(c->key, k, l);
+	memcpy(c->info.norm, nk, nl + 1);
+	c->info.norm_len = (uint8_t)nl;
+	c->info.field = event_field_lookup(nk, nl);
+	c->info.kind = c->info.field == F_NONE ? event_kind_lookup(nk, nl) : EVENT_UNKNOWN;
+	c->info.event_type = nl == 9 && memcmp(nk, "eventtype", 9) == 0;
+	c->info.type = nl == 4 && memcmp(nk, "type", 4) == 0;
+	return &c->info;
+}
+
+static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth);
+
+/* Flattens the members of the object token at oi under a normalised prefix. */
+static int flatten(struct dec *d, const char *prefix, size_t prefix_len, size_t oi, int depth)
+{
+	const struct jscan_tok *t = d->toks.v;
+	for (size_t ki = oi + 1; ki < t[oi].end; ki = t[ki + 1].end) {
+		if (member(d, prefix, prefix_len, ki, depth) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void set_origin(struct dec *d, enum timer_origin o)
+{
+	d->ev->origin = o;
+}
+
+/* An inner failure's type or message: only the innermost level is kept, so a
+ * deeper level replaces what a shallower one set, in whatever order the keys
+ * come. A null value is no value. */
+static int get_cause(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char *nk,
+		     size_t nl, bool is_type)
+{
+	struct event *ev = d->ev;
+	const char *rest;
+	size_t rest_len;
+	size_t depth = event_inner_failure_depth(nk, nl, &rest, &rest_len);
+	const char *s = NULL;
+	if (dec_get_str(d, key, key_len, v, &s) < 0)
+		return -1;
+	if (!s || depth < ev->cause_depth)
+		return 0;
+	if (depth > ev->cause_depth) {
+		ev->cause_depth = (uint8_t)depth; /* keys are short: a few levels at most */
+		ev->cause_type = ev->cause_message = NULL;
+	}
+	if (is_type)
+		ev->cause_type = s;
+	else
+		ev->cause_message = s;
+	return 0;
+}
+
+/* One key (token ki) and its value (ki + 1). */
+static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth)
+{
+	const struct jscan_tok *kt = &d->toks.v[ki];
+	const struct jscan_tok *v = &d->toks.v[ki + 1];
+	struct event *ev = d->ev;
+	const char *key;
+	size_t key_len;
+	char keybuf[KEY_MAX];
+	char nkbuf[KEY_MAX * 2];
+	const char *nk = nkbuf;
+	size_t nl;
+	enum field f;
+	const struct key_info *inf = prefix_len ? NULL : key_info_get(d, kt);
+	if (inf) {
+		/* Unescaped, so the key text is the input's and stays put. */
+		key = kt->p;
+		key_len = kt->len;
+		f = inf->field;
+		nk = inf->norm;
+		nl = inf->norm_len;
+	} else {
+		key = jscan_str(kt, &d->scratch, &d->scratch_cap, &key_len);
+		if (!key)
+			return dec_oom(d);
+		if (key_len >= sizeof keybuf)
+			return count_unknown_key(d, key, key_len);
+		/* The scratch is reused for values: keep the key. */
+		memcpy(keybuf, key, key_len);
+		keybuf[key_len] = '\0';
+		key = keybuf;
+		memcpy(nkbuf, prefix, prefix_len);
+		nl = event_key_normalise(key, key_len, nkbuf + prefix_len, sizeof nkbuf - prefix_len);
+		if (!nl && key_len)
+			return count_unknown_key(d, key, key_len);
+		nl += prefix_len;
+		f = event_field_lookup(nk, nl);
+	}
+	switch (f) {
+	case F_IGNORED:
+		if (v->type != JSCAN_OBJECT || v->opaque)
+			return 0;
+		if (depth >= FLATTEN_DEPTH) {
+			/* An inner failure too deep to read: the innermost cause
+			 * shown is not the innermost one, so say so. */
+			return key_has_suffix(nk, nl, "innerfailure") ? count_unknown_key(d, key, key_len) : 0;
+		}
+		/* A group we skip may still hold members we know
+		 * (failureDetails.errorType): look inside. */
+		return flatten(d, nk, nl, ki + 1, depth + 1);
+	case F_NONE:
+		if (v->type == JSCAN_OBJECT && !v->opaque && depth < FLATTEN_DEPTH) {
+			size_t plen = strlen(d->path);
+			if (plen + key_len + 2 < sizeof d->path) {
+				snprintf(d->path + plen, sizeof d->path - plen, "%s%.*s", plen ? "." : "",
+					 (int)key_len, key);
+				int rc = flatten(d, nk, nl, ki + 1, depth + 1);
+				d->path[plen] = '\0';
+				return rc;
+			}
+		}
+		return count_unknown_key(d, key, key_len);
+	case F_TYPE: /* handled when the kind was found */
+		return 0;
+	case F_EVENT_ID:
+		return dec_get_int(d, key, key_len, v, &ev->event_id, &ev->has_event_id);
+	case F_TIMESTAMP:
+		return get_time(d, key, key_len, v, &ev->timestamp);
+	case F_NAME:
+		return dec_get_str(d, key, key_len, v, &ev->name);
+	case F_TSID:
+		return dec_get_int(d, key, key_len, v, &ev->task_scheduled_id, &ev->has_task_scheduled_id);
+	case F_TEXID:
+		return dec_get_str(d, key, key_len, v, &ev->task_execution_id);
+	case F_TIMER_ID:
+		return dec_get_int(d, key, key_len, v, &ev->timer_id, &ev->has_timer_id);
+	case F_FIRE_AT:
+		return get_time(d, key, key_len, v, &ev->fire_at);
+	case F_ORIGIN_ACTIVITY:
+	case F_ORIGIN_CHILD:
+	case F_ORIGIN_EXTERNAL:
+		if (v->type == JSCAN_NULL)
+			return 0;
+		set_origin(d, f == F_ORIGIN_ACTIVITY ? ORIGIN_ACTIVITY_RETRY
+			      : f == F_ORIGIN_CHILD  ? ORIGIN_CHILD_RETRY
+						     : ORIGIN_EXTERNAL_EVENT);
+		if (v->type == JSCAN_OBJECT && !v->opaque && depth < FLATTEN_DEPTH)
+			return flatten(d, nk, nl, ki + 1, depth + 1);
+		return dec_get_str(d, key, key_len, v, &ev->origin_id);
+	case F_ORIGIN_CREATE:
+		if (v->type != JSCAN_NULL && v->type != JSCAN_FALSE)
+			set_origin(d, ORIGIN_CREATE_TIMER);
+		return 0;
+	case F_INSTANCE_ID:
+		return dec_get_str(d, key, key_len, v, &ev->instance_id);
+	case F_EXECUTION_ID:
+		return dec_get_str(d, key, key_len, v, &d->raw_execution_id);
+	case F_RETRY_PARENT:
+		return dec_get_str(d, key, key_len, v, &ev->retry_parent_instance_id);
+	case F_RERUN_PARENT:
+		return dec_get_str(d, key, key_len, v, &ev->rerun_parent_instance_id);
+	case F_WF_STATUS:
+		return dec_get_str(d, key, key_len, v, &ev->workflow_status);
+	case F_ERR_MSG:
+		return dec_get_str(d, key, key_len, v, &ev->error_message);
+	case F_ERR_TYPE:
+		return dec_get_str(d, key, key_len, v, &ev->error_type);
+	case F_CAUSE_MSG:
+	case F_CAUSE_TYPE:
+		return get_cause(d, key, key_len, v, nk, nl, f == F_CAUSE_TYPE);
+	case F_NON_RETRIABLE:
+		return dec_get_bool(d, key, key_len, v, &ev->non_retriable, &ev->has_non_retriable);
+	case F_INPUT:
+		return dec_get_payload(d, v, &ev->input);
+	case F_OUTPUT:
+		return dec_get_payload(d, v, &ev->output);
+	case F_CUSTOM_STATUS:
+		return dec_get_payload(d, v, &ev->custom_status);
+	case F_ATTRS:
+		if (v->type == JSCAN_NULL)
+			return 0;
+		if (v->type != JSCAN_STRING)
+			return bad_type(d, key, key_len, v, "a string");
+		break;
+	case F_APP_ID:
+		return dec_get_str(d, key, key_len, v, &d->app_id);
+	case F_STATUS:
+		return dec_get_str(d, key, key_len, v, &d->status);
+	}
+	return 0;
+}
+
+/* `dapr workflow history` attrs: "k=v;k=v" (dapr/cli pkg/workflow/history.go,
+ * addAttr; CLI 1.16 to 1.18). Free-text values (input, output, errorMsg,
+ * ...) may hold ';' and run to the next ";<known key>=" or the end, so every
+ * key the CLI writes is listed. */
+
+/* Does the object at token 0 look like a history event? Sets the dialect. */
+bool dec_looks_like_event(const struct jscan_toks *tk, char **scratch, size_t *cap, enum event_dialect *dialect)
+{
+	const struct jscan_tok *t = tk->v;
+	if (!tk->n || t[0].type != JSCAN_OBJECT || t[0].opaque)
+		return false;
+	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
+		char nk[KEY_MAX];
+		size_t kl;
+		const char *k = jscan_str(&t[ki], scratch, cap, &kl);
+		if (!k)
+			return false;
+		size_t l = event_key_normalise(k, kl, nk, sizeof nk);
+		const struct jscan_tok *v = &t[ki + 1];
+		if (l == 9 && memcmp(nk, "eventtype", 9) == 0 && v->type == JSCAN_STRING) {
+			*dialect = DIALECT_CATALYST;
+			return true;
+		}
+		if (v->type == JSCAN_OBJECT && event_kind_lookup(nk, l) != EVENT_UNKNOWN) {
+			*dialect = DIALECT_PROTOJSON;
+			return true;
+		}
+		if (l == 4 && memcmp(nk, "type", 4) == 0 && v->type == JSCAN_STRING) {
+			size_t vl;
+			const char *s = jscan_str(v, scratch, cap, &vl);
+			if (s && event_kind_lookup(s, vl) != EVENT_UNKNOWN) {
+				*dialect = DIALECT_DAPR_CLI;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The kind for an interned type name, cached by pointer: interning makes
+ * equal names the same pointer. */
+static enum event_kind kind_of_type(struct dec *d, const char *name)
+{
+	size_t h = ((uintptr_t)name >> 3) & (KIND_CACHE_SIZE - 1);
+	if (d->kinds[h].name != name) {
+		d->kinds[h].name = name;
+		d->kinds[h].kind = event_kind_lookup(name, strlen(name));
+	}
+	return d->kinds[h].kind;
+}
+
+/* Decodes the event whose tokens are in d->toks and appends it. */
+int dec_event(struct dec *d)
+{
+	const struct jscan_tok *t = d->toks.v;
+	if (t[0].type != JSCAN_OBJECT || t[0].opaque) {
+		if (d->from_json)
+			return err_set(d->e, ERR_INPUT,
+				       "event %zu is %s, not an object: the event list holds objects", d->index,
+				       type_name(&t[0]));
+		return err_set(d->e, ERR_INPUT,
+			       "event %zu at byte %zu is %s, not an object: the event list holds objects",
+			       d->index, d->off, type_name(&t[0]));
+	}
+	struct event *ev = &d->evbuf;
+	memset(ev, 0, sizeof *ev);
+	d->ev = ev;
+	d->raw_execution_id = NULL;
+	d->attrs_task_exec_id = NULL;
+	d->attrs_instance_id = NULL;
+	d->status = NULL;
+	d->app_id = NULL;
+	d->path[0] = '\0';
+	ev->source_offset = d->from_json ? 0 : d->off;
+
+	/* Pass 1: the kind, from an event-type key or the protojson oneof. */
+	size_t type_ki = 0, oneof_ki = 0, unknown_obj_ki = 0, unknown_objs = 0;
+	enum event_dialect dialect = DIALECT_UNKNOWN;
+	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
+		const struct jscan_tok *v = &t[ki + 1];
+		const struct key_info *inf = key_info_get(d, &t[ki]);
+		struct key_info tmp;
+		if (!inf) {
+			size_t kl;
+			const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
+			if (!k)
+				goto fail_oom;
+			/* Longer than the cache takes (subOrchestrationInstanceCompleted). */
+			char nk[KEY_MAX];
+			size_t l = event_key_normalise(k, kl, nk, sizeof nk);
+			tmp.field = l ? event_field_lookup(nk, l) : F_NONE;
+			tmp.kind = tmp.field == F_NONE && l ? event_kind_lookup(nk, l) : EVENT_UNKNOWN;
+			tmp.event_type = l == 9 && memcmp(nk, "eventtype", 9) == 0;
+			tmp.type = l == 4 && memcmp(nk, "type", 4) == 0;
+			inf = &tmp;
+		}
+		if (inf->event_type) {
+			type_ki = ki;
+			dialect = DIALECT_CATALYST;
+		} else if (inf->type && !type_ki) {
+			type_ki = ki;
+			dialect = DIALECT_DAPR_CLI;
+		} else if (v->type == JSCAN_OBJECT && inf->field == F_NONE) {
+			if (!oneof_ki && inf->kind != EVENT_UNKNOWN) {
+				oneof_ki = ki;
+			} else {
+				unknown_obj_ki = ki;
+				unknown_objs++;
+			}
+		}
+	}
+	if (type_ki) {
+		const struct jscan_tok *v = &t[type_ki + 1];
+		/* The key only names the field in an error message. */
+		const char *key = t[type_ki].escaped ? "event_type" : t[type_ki].p;
+		size_t kl = t[type_ki].escaped ? 10 : t[type_ki].len;
+		if (dec_get_str(d, key, kl, v, &ev->kind_name) < 0)
+			goto fail;
+		ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
+	} else if (oneof_ki || unknown_objs == 1) {
+		size_t ki = oneof_ki ? oneof_ki : unknown_obj_ki;
+		size_t kl;
+		const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
+		if (!k || !(ev->kind_name = event_pool_intern(d->pool, k, kl)))
+			goto fail_oom;
+		ev->kind = event_kind_lookup(k, kl);
+		dialect = DIALECT_PROTOJSON;
+		oneof_ki = ki;
+	}
+	if (!ev->kind_name && !(ev->kind_name = event_pool_intern(d->pool, "(no event type)", 15)))
+		goto fail_oom;
+	d->ev_dialect = dialect;
+
+	/* Pass 2: every other member, flattened. */
+	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
+		if (ki == type_ki)
+			continue;
+		if (ki == oneof_ki) {
+			if (t[ki + 1].opaque)
+				continue;
+			if (flatten(d, "", 0, ki + 1, 1) < 0)
+				goto fail;
+			continue;
+		}
+		if (t[ki + 1].type == JSCAN_STRING && dialect == DIALECT_DAPR_CLI) {
+			size_t kl;
+			const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
+			if (k && kl == 5 && memcmp(k, "attrs", 5) == 0) {
+				if (dapr_cli_attrs(d, &t[ki + 1]) < 0)
+					goto fail;
+				continue;
+			}
+			if (k && kl == 7 && memcmp(k, "details", 7) == 0) {
+				if (dapr_cli_details(d, &t[ki + 1]) < 0)
+					goto fail;
+				continue;
+			}
+		}
+		if (member(d, "", 0, ki, 0) < 0)
+			goto fail;
+	}
+
+	/* What each dialect leaves implicit. */
+	if (dialect == DIALECT_DAPR_CLI)
+		dapr_cli_implicit(d);
+	else if (!ev->has_event_id)
+		ev->event_id = 0;
+	if (d->raw_execution_id) {
+		if (dialect == DIALECT_DAPR_CLI && ev->kind != EVENT_EXECUTION_STARTED) {
+			if (!ev->task_execution_id)
+				ev->task_execution_id = d->raw_execution_id;
+		} else {
+			ev->execution_id = d->raw_execution_id;
+		}
+	}
+	if (d->attrs_task_exec_id) {
+		if (ev->origin == ORIGIN_ACTIVITY_RETRY && !ev->origin_id)
+			ev->origin_id = d->attrs_task_exec_id;
+		else if (!ev->task_execution_id)
+			ev->task_execution_id = d->attrs_task_exec_id;
+	}
+	if (d->status && ev->kind == EVENT_EXECUTION_COMPLETED && !ev->workflow_status)
+		ev->workflow_status = d->status;
+	if (d->app_id && !d->run[RUN_APP].set) {
+		d->run[RUN_APP].set = true;
+		d->run[RUN_APP].depth = 1 << 20;
+		d->run[RUN_APP].tok =
+			(struct jscan_tok){.type = JSCAN_STRING, .p = d->app_id, .len = strlen(d->app_id)};
+	}
+	if (ev->kind == EVENT_UNKNOWN &&
+	    event_log_count_unknown_kind(d->log, ev->kind_name, strlen(ev->kind_name), 1) < 0)
+		goto fail_oom;
+	if (event_log_store(d->log, ev) < 0)
+		goto fail_oom;
+	if (d->dialect == DIALECT_UNKNOWN)
+		d->dialect = dialect;
+	return 0;
+fail_oom:
+	dec_oom(d);
+fail:
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run fields in the envelope. */
+
+void dec_run_field(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, int depth)
+{
+	if (v->type != JSCAN_STRING || key_len >= KEY_MAX)
+		return;
+	char nk[KEY_MAX];
+	size_t l = event_key_normalise(key, key_len, nk, sizeof nk);
+	int f = -1;
+	if (!l)
+		return;
+	if (strstr(nk, "datasharing"))
+		f = RUN_SHARING;
+	else if (!strcmp(nk, "instanceid") || !strcmp(nk, "workflowinstanceid"))
+		f = RUN_INSTANCE;
+	else if (!strcmp(nk, "appid") || !strcmp(nk, "applicationid"))
+		f = RUN_APP;
+	else if (!strcmp(nk, "workflowname") || (depth <= 1 && !strcmp(nk, "name")))
+		f = RUN_NAME;
+	else if (!strcmp(nk, "runtimestatus") || (depth <= 1 && !strcmp(nk, "status")))
+		f = RUN_STATUS;
+	else if (!strcmp(nk, "project") || !strcmp(nk, "projectname") || !strcmp(nk, "projectid"))
+		f = RUN_PROJECT;
+	if (f < 0)
+		return;
+	struct run_cand *c = &d->run[f];
+	if (c->set && c->depth <= depth)
+		return;
+	c->set = true;
+	c->depth = depth;
+	c->tok = *v;
+	c->key = key;
+	c->key_len = key_len;
+}
+
+static const char *run_str(struct dec *d, struct run_cand *c)
+{
+	if (!c->set)
+		return NULL;
+	size_t len;
+	const char *s = jscan_str(&c->tok, &d->scratch, &d->scratch_cap, &len);
+	return s ? event_pool_intern(d->pool, s, len) : NULL;
+}
+
+void dec_run_finish(struct dec *d)
+{
+	struct event_run_info info = {
+		.instance_id = run_str(d, &d->run[RUN_INSTANCE]),
+		.app_id = run_str(d, &d->run[RUN_APP]),
+		.workflow_name = run_str(d, &d->run[RUN_NAME]),
+		.runtime_status = run_str(d, &d->run[RUN_STATUS]),
+		.project = run_str(d, &d->run[RUN_PROJECT]),
+		.data_sharing_level = run_str(d, &d->run[RUN_SHARING]),
+	};
+	if (d->run[RUN_SHARING].set) {
+		/* Keys with escapes never become run fields: the text is the
+		 * key as spelled. */
+		info.data_sharing_field =
+			event_pool_intern(d->pool, d->run[RUN_SHARING].key, d->run[RUN_SHARING].key_len);
+	}
+	event_log_set_run_info(d->log, &info);
+}
