@@ -528,10 +528,11 @@ static void audit_one(struct ctx *x, struct report_run *rr)
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
 	/* The renderers read the analysis and the log's run info, never its
 	 * events: holding 500 histories until the report is written would make
-	 * memory grow with the number of runs. The analysis drops them itself,
-	 * before it makes the findings. */
-	ao.release_events = log;
-	rr->analysis = analysis_run(log, &ao, &e);
+	 * memory grow with the number of runs. They go between the analysis'
+	 * scan and its findings. */
+	struct analysis_pending *scanned = analysis_scan(log, &ao, &e);
+	event_log_drop_events(log);
+	rr->analysis = analysis_finish(scanned, &e);
 	rr->log = log;
 	if (!rr->analysis)
 		fail_run(rr, &e, NULL);
