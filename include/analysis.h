@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data_sharing.h"
 #include "err.h"
 #include "event.h"
 
@@ -26,7 +27,7 @@ enum failure_class {
 	FAILURE_PERMANENT, /* 4xx / validation / declined / not found / non-retriable */
 };
 
-/* Positions in history are uint32_t: analysis_run refuses a history of
+/* Positions in history are uint32_t: analysis_scan refuses a history of
  * UINT32_MAX events or more (a file of hundreds of gigabytes), and a
  * 128,000-attempt history is held whole, so every byte counts. */
 #define ATTEMPT_NO_RESULT UINT32_MAX
@@ -148,12 +149,6 @@ struct finding {
 	size_t n_evidence_event_indexes;
 };
 
-enum data_sharing_level {
-	SHARING_UNKNOWN = 0,
-	SHARING_METADATA,
-	SHARING_FULL,
-};
-
 enum withheld_field {
 	WITHHELD_INPUT = 0,
 	WITHHELD_OUTPUT,
@@ -178,13 +173,11 @@ struct analysis_options {
 	 * are absent payloads listed as withheld. False (the default): the level
 	 * is unknown unless given, and an absent key is absent from the history. */
 	bool catalyst_source;
-	/* Opt-in, for a caller that reads no event after the analysis: the log
-	 * being analysed (NULL: keep its events). analysis_run then calls
-	 * event_log_drop_events on it as soon as it has read what it needs,
-	 * before the finding passes, so the history and the findings are never
-	 * held at once. The analysis comes out the same; the log counts no
-	 * events afterwards (also when the analysis fails), its strings stay. */
-	struct event_log *release_events;
+	/* The threads setting (parallel.h): 0 decides by the machine (the
+	 * finding passes of over 10,000 invocations take a second core when
+	 * there is one), 1 keeps them on one thread. The analysis is the same
+	 * either way. */
+	unsigned threads;
 };
 
 struct analysis {
@@ -219,15 +212,28 @@ struct analysis {
  * history` output are not (self-hosted Dapr has no data-sharing level). */
 bool analysis_catalyst_shaped(const struct event_log *log);
 
-/* The analysis borrows strings from the log: free it before the log. */
+/* The analysis borrows strings from the log: free it before the log.
+ *
+ * It runs in two steps, so that a caller that reads no event after it can
+ * drop the events in between (event_log_drop_events) and never hold the
+ * history and the findings at once: analysis_scan reads the events and
+ * the log's run info, and keeps what the rest needs; analysis_finish makes
+ * the invocations, findings and limits without reading the log (whose
+ * strings must stay). The analysis comes out the same either way. */
+struct analysis_pending;
+struct analysis_pending *analysis_scan(const struct event_log *log, const struct analysis_options *o,
+				       struct err *e);
+/* Takes p whatever happens; NULL (a failed analysis_scan) gives NULL and
+ * leaves e as analysis_scan set it. */
+struct analysis *analysis_finish(struct analysis_pending *p, struct err *e);
+/* Both steps, for a caller that keeps the events. */
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e);
 void analysis_free(struct analysis *a); /* accepts NULL */
 
 const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
 enum severity finding_kind_severity(enum finding_kind k);
-const char *severity_name(enum severity s);                     /* "notice", "suspect" */
-const char *attempt_outcome_name(enum attempt_outcome o);       /* "completed", ... */
-const char *data_sharing_level_name(enum data_sharing_level l); /* "metadata", ... */
+const char *severity_name(enum severity s);               /* "notice", "suspect" */
+const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
 /* "single", "execution_id", "timer_origin", "pattern". */
 const char *invocation_link_name(enum invocation_link l);
 const char *withheld_field_name(enum withheld_field f);    /* "input", "output", "customStatus" */

@@ -3,7 +3,14 @@
  * reading of "metadata" and "full", whether it comes from the command line,
  * a field of a tool answer, a refusal, or a history's own envelope. */
 
-#include "analysis.h"
+enum data_sharing_level {
+	SHARING_UNKNOWN = 0,
+	SHARING_METADATA,
+	SHARING_FULL,
+};
+
+/* "unknown", "metadata", "full". */
+const char *data_sharing_level_name(enum data_sharing_level l);
 
 /* A field's value: "metadata" or "full" in any case, or the enum spelling
  * DATA_SHARING_LEVEL_METADATA / DATA_SHARING_LEVEL_FULL. Anything else

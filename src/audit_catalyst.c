@@ -55,16 +55,18 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 		fail_run(rr, &e, &rf);
 		return;
 	}
-	struct analysis_options ao = {.payload_limit = x->rq->payload_limit, .catalyst_source = true};
+	struct analysis_options ao = {
+		.payload_limit = x->rq->payload_limit, .catalyst_source = true, .threads = x->rq->threads};
 	char source[sizeof x->sharing_source];
 	audit_sharing_get(x, &ao.sharing, source, sizeof source);
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
 	/* The renderers read the analysis and the log's run info, never its
 	 * events: holding 500 histories until the report is written would make
-	 * memory grow with the number of runs. The analysis drops them itself,
-	 * before it makes the findings. */
-	ao.release_events = run.log;
-	rr->analysis = analysis_run(run.log, &ao, &e);
+	 * memory grow with the number of runs. They go between the analysis'
+	 * scan and its findings. */
+	struct analysis_pending *scanned = analysis_scan(run.log, &ao, &e);
+	event_log_drop_events(run.log);
+	rr->analysis = analysis_finish(scanned, &e);
 	rr->log = run.log;
 	if (!rr->analysis)
 		fail_run(rr, &e, NULL);

@@ -114,11 +114,13 @@ int audit_file(const struct audit_request *rq, struct err *e)
 		.sharing_source = rq->sharing != SHARING_UNKNOWN ? "--data-sharing (asserted by the user)" : NULL,
 		/* Only a Catalyst-shaped file can have had payloads withheld. */
 		.catalyst_source = analysis_catalyst_shaped(run->log),
-		/* The report reads the analysis and the log's run info, never its
-		 * events: the history goes before the findings are made. */
-		.release_events = run->log,
+		.threads = rq->threads,
 	};
-	run->analysis = analysis_run(run->log, &ao, e);
+	/* The report reads the analysis and the log's run info, never its
+	 * events: the history goes before the findings are made. */
+	struct analysis_pending *scanned = analysis_scan(run->log, &ao, e);
+	event_log_drop_events(run->log);
+	run->analysis = analysis_finish(scanned, e);
 	if (!run->analysis) {
 		err_prefix(e, "%s", display);
 		goto out;

@@ -3,6 +3,19 @@
 #include <string.h>
 #include <strings.h>
 
+const char *data_sharing_level_name(enum data_sharing_level l)
+{
+	switch (l) {
+	case SHARING_METADATA:
+		return "metadata";
+	case SHARING_FULL:
+		return "full";
+	case SHARING_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
 enum data_sharing_level data_sharing_level_parse(const char *value)
 {
 	static const char enum_prefix[] = "DATA_SHARING_LEVEL_";

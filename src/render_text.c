@@ -965,8 +965,9 @@ static void print_limits_once(struct text_out *t, const struct report *r, bool r
 	}
 	if (n_specific) {
 		char line[160];
-		snprintf(line, sizeof line, "and %zu limit%s specific to %zu run%s (--all-runs or --verbose-report)",
-			 n_specific, n_specific == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s");
+		snprintf(line, sizeof line,
+			 "and %zu limit%s specific to %zu run%s (--all-runs or --verbose-report)", n_specific,
+			 n_specific == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s");
 		bullet(t, line, 2);
 	}
 }

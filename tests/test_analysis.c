@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "src/analysis_internal.h" /* the rule table */
 #include "testlib.h"
 
 /* Histories are built with event_log_append, so these tests do not depend
@@ -2592,10 +2593,10 @@ static void assert_same_analysis(const struct analysis *x, const struct analysis
 		ck_assert_str_eq(x->child_instances[i], y->child_instances[i]);
 }
 
-/* release_events: the analysis drops the history before its finding
- * passes, and comes out the same as with the history kept, on every
- * fixture and at every data-sharing level; the log is left with no events
- * (its strings, which the analysis borrows, still valid). */
+/* The events dropped between analysis_scan and analysis_finish: the
+ * analysis comes out the same as with the history kept, on every fixture
+ * and at every data-sharing level (the log's strings, which the analysis
+ * borrows, still valid). */
 START_TEST(released_log_same_analysis)
 {
 	const struct fixture_case *fc = &fixtures[_i];
@@ -2614,17 +2615,15 @@ START_TEST(released_log_same_analysis)
 		size_t n = event_log_count(kept);
 		struct analysis_options o = {.sharing = levels[l], .sharing_source = "test", .payload_limit = 16};
 		struct analysis *a = run(kept, &o);
-		/* Another log named: left alone. */
-		o.release_events = dropped;
-		struct analysis *other = run(kept, &o);
 		ck_assert_uint_eq(event_log_count(kept), n);
-		ck_assert_uint_eq(event_log_count(dropped), n);
-		struct analysis *b = run(dropped, &o);
+		struct analysis_pending *scanned = analysis_scan(dropped, &o, &e);
+		ck_assert_msg(scanned != NULL, "analysis_scan: %s", e.msg);
+		event_log_drop_events(dropped);
 		ck_assert_uint_eq(event_log_count(dropped), 0);
+		struct analysis *b = analysis_finish(scanned, &e);
+		ck_assert_msg(b != NULL, "analysis_finish: %s", e.msg);
 		assert_same_analysis(a, b, fc->file);
-		assert_same_analysis(a, other, fc->file);
 		analysis_free(a);
-		analysis_free(other);
 		analysis_free(b);
 		event_log_free(kept);
 		event_log_free(dropped);
@@ -2634,9 +2633,9 @@ START_TEST(released_log_same_analysis)
 END_TEST
 
 /* Over 10,000 invocations the per-invocation findings are made in two
- * threads: the analysis must come out as from one thread
- * (CATALYST_AUDIT_ANALYSIS_THREADS=1), every finding kind included, at
- * both data-sharing levels (large payloads only count at full). */
+ * threads: the analysis must come out as from one thread (threads 1),
+ * every finding kind included, at both data-sharing levels (large
+ * payloads only count at full). */
 START_TEST(threads_same_analysis)
 {
 	struct event_log *log = log_new();
@@ -2725,11 +2724,9 @@ START_TEST(threads_same_analysis)
 	static const enum data_sharing_level levels[] = {SHARING_FULL, SHARING_METADATA};
 	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
 		struct analysis_options o = {.sharing = levels[l], .sharing_source = "test"};
-		unsetenv("CATALYST_AUDIT_ANALYSIS_THREADS");
 		struct analysis *two = run(log, &o);
-		setenv("CATALYST_AUDIT_ANALYSIS_THREADS", "1", 1);
+		o.threads = 1;
 		struct analysis *one = run(log, &o);
-		unsetenv("CATALYST_AUDIT_ANALYSIS_THREADS");
 		ck_assert_uint_gt(one->n_invocations, 10000);
 		for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 			if (k == FINDING_LARGE_PAYLOAD && levels[l] != SHARING_FULL)
@@ -2742,6 +2739,72 @@ START_TEST(threads_same_analysis)
 		analysis_free(two);
 	}
 	event_log_free(log);
+}
+END_TEST
+
+/* The rule table: one row per finding kind, at the kind's own index (so
+ * every kind exactly once), each with an id of its own, exactly one detect
+ * (per invocation or per run) and its advice; the id, the severity and the
+ * advice a finding carries are the table's. */
+START_TEST(rule_table)
+{
+	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+		const struct finding_rule *r = &analysis_rules[k];
+		ck_assert_int_eq(r->kind, k);
+		ck_assert_ptr_nonnull(r->id);
+		ck_assert_msg((r->detect != NULL) != (r->detect_run != NULL), "%s: not exactly one detect", r->id);
+		ck_assert_ptr_nonnull(r->explain);
+		ck_assert_ptr_eq(finding_kind_id((enum finding_kind)k), r->id);
+		ck_assert_int_eq(finding_kind_severity((enum finding_kind)k), r->severity);
+		for (int j = 0; j < k; j++)
+			ck_assert_str_ne(analysis_rules[j].id, r->id);
+	}
+	/* A permanent failure retried under one execution id: reexecuted and
+	 * permanent_failure_retried, each with its rule's advice. */
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "A", "x");
+	failed(log, 0, "ValidationError", "invalid input", true);
+	sched(log, 1, "A", "x");
+	completed(log, 1);
+	finished(log, 2, "ORCHESTRATION_STATUS_COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 1);
+	ck_assert_uint_eq(count_kind(a, FINDING_PERMANENT_FAILURE_RETRIED), 1);
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct finding *f = &a->findings[i];
+		ck_assert_int_eq(f->severity, analysis_rules[f->kind].severity);
+		ck_assert_ptr_eq(f->remedy, analysis_rules[f->kind].explain);
+	}
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* analysis_finish takes what analysis_scan gave, a failure included, so a
+ * caller drops the events between the two without checking: NULL in, NULL
+ * out, and the scan's error stays. */
+START_TEST(finish_after_failed_scan)
+{
+	struct err e;
+	err_clear(&e);
+	err_set(&e, ERR_INPUT, "history of too many events");
+	ck_assert_ptr_null(analysis_finish(NULL, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_str_eq(e.msg, "history of too many events");
+}
+END_TEST
+
+/* A value out of range names the enum's zero value, as the switches did. */
+START_TEST(names_out_of_range)
+{
+	ck_assert_str_eq(finding_kind_id(FINDING_KIND_COUNT), "unknown");
+	ck_assert_int_eq(finding_kind_severity(FINDING_KIND_COUNT), SEVERITY_NOTICE);
+	ck_assert_str_eq(severity_name((enum severity)7), "notice");
+	ck_assert_str_eq(attempt_outcome_name((enum attempt_outcome)7), "pending");
+	ck_assert_str_eq(data_sharing_level_name((enum data_sharing_level)7), "unknown");
+	ck_assert_str_eq(withheld_field_name((enum withheld_field)7), "input");
+	ck_assert_str_eq(invocation_link_name((enum invocation_link)7), "single");
 }
 END_TEST
 
@@ -2881,6 +2944,9 @@ int main(void)
 	tcase_add_test(tc, permanent_failures);
 	tcase_add_test(tc, run_facts);
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, rule_table);
+	tcase_add_test(tc, names_out_of_range);
+	tcase_add_test(tc, finish_after_failed_scan);
 	tcase_add_test(tc, large_history);
 	tcase_add_test(tc, fan_out_in_one_turn_is_never_a_pair);
 	tcase_add_test(tc, when_any_over_one_activity);

@@ -1,0 +1,336 @@
+/* Attempts joined into invocations (history.md, "A grouping procedure",
+ * step 2): union-find, the root always the earliest attempt, by non-empty
+ * task_execution_id (or the child instance id, under which Python and Java
+ * retry a child), by a child's retry parent, and by retry timers: a fired
+ * timer whose origin names attempt X links the next scheduling of X's name
+ * to X. Without any retry origin in the history (before Dapr 1.18) a timer
+ * created right after a failure plays that role, and the link is marked as
+ * inferred; so is a retry timer of a child whose creation shows no instance
+ * id, paired with the child's failure by order. The links are made during
+ * the scan (analysis_scan.c calls in at each event), the invocations after
+ * it. */
+
+#include <assert.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+static uint32_t queue_new(struct work *w)
+{
+	size_t q = PUSH(w, w->queues, w->n_queues, w->cap_queues);
+	if (q == NONE)
+		return NONE32;
+	w->queues[q] = (struct queue){NONE32, NONE32};
+	return (uint32_t)q;
+}
+
+uint32_t analysis_queue_of(struct work *w, struct smap *m, const char *key)
+{
+	bool fresh;
+	uint32_t *qv = smap_get_or_put(m, w->gen, key, NONE32, &fresh);
+	if (!qv) {
+		w->oom = true;
+		return NONE32;
+	}
+	if (fresh)
+		*qv = queue_new(w);
+	return *qv;
+}
+
+static uint32_t uf_find(struct work_attempt *wa, uint32_t i)
+{
+	while (wa[i].uf != i) {
+		wa[i].uf = wa[wa[i].uf].uf;
+		i = wa[i].uf;
+	}
+	return i;
+}
+
+static void uf_union(struct work *w, uint32_t a, uint32_t b, unsigned flag)
+{
+	uint32_t ra = uf_find(w->wa, a), rb = uf_find(w->wa, b);
+	if (ra == rb)
+		return;
+	if (rb < ra) {
+		uint32_t t = ra;
+		ra = rb;
+		rb = t;
+	}
+	w->wa[rb].uf = ra;
+	w->wa[ra].flags |= (uint8_t)(w->wa[rb].flags | flag);
+}
+
+/* Joins attempt k to the first attempt of this generation under key in m,
+ * or makes it that one. */
+static int link_same_key(struct work *w, struct smap *m, const char *key, uint32_t k)
+{
+	bool fresh;
+	uint32_t *v = smap_get_or_put(m, w->gen, key, k, &fresh);
+	if (!v) {
+		w->oom = true;
+		return -1;
+	}
+	if (!fresh)
+		uf_union(w, *v, k, LINKED_EXEC);
+	return 0;
+}
+
+static bool child_without_id(const struct work *w, uint32_t attempt)
+{
+	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
+}
+
+void analysis_link_failed(struct work *w, uint32_t attempt)
+{
+	/* With origins recorded the pattern is needed only for a child whose
+	 * creation shows no instance id: its retry timer's origin names one. */
+	if (w->has_origins && !child_without_id(w, attempt))
+		return;
+	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
+	if (w->oom)
+		return;
+	w->failed_fifo[w->n_failed++] = attempt;
+}
+
+void analysis_link_attempt(struct work *w, uint32_t k, const struct event *ev)
+{
+	bool child = w->wa[k].is_child;
+	if (!child && str_set(ev->task_execution_id) && link_same_key(w, &w->exec, ev->task_execution_id, k) < 0)
+		return;
+	if (child && str_set(ev->retry_parent_instance_id)) {
+		uint32_t *v = smap_find(&w->child_inst, w->gen, ev->retry_parent_instance_id);
+		if (v)
+			uf_union(w, *v, k, LINKED_ORIGIN);
+	}
+	/* A fired retry timer waiting for the next scheduling of this name. */
+	if (str_set(ev->name)) {
+		uint32_t *qv = smap_find(child ? &w->pend_child : &w->pend_task, w->gen, ev->name);
+		struct queue *q = qv ? queue_at(w, *qv) : NULL;
+		if (q && q->head != NONE32) {
+			struct link_node *ln = &w->links[q->head];
+			q->head = ln->next;
+			if (q->head == NONE32)
+				q->tail = NONE32;
+			uf_union(w, ln->target, k, ln->pattern ? LINKED_PATTERN : LINKED_ORIGIN);
+		}
+	}
+	/* Python and Java retry a child under the same instance id. */
+	if (child && str_set(ev->instance_id))
+		link_same_key(w, &w->child_inst, ev->instance_id, k);
+}
+
+void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
+{
+	struct work_timer *t = &w->tim[k];
+	if (ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY) {
+		t->retry = true;
+		uint32_t *v = NULL;
+		if (str_set(ev->origin_id))
+			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst, w->gen,
+				      ev->origin_id);
+		if (v) {
+			t->target = *v;
+		} else if (ev->origin == ORIGIN_CHILD_RETRY && w->n_child_no_id) {
+			/* The creations show no instance id to match the origin
+			 * against: the child failure this timer answers, by order. */
+			if (w->failed_head < w->n_failed && child_without_id(w, w->failed_fifo[w->failed_head])) {
+				t->target = w->failed_fifo[w->failed_head++];
+				t->pattern = true;
+			}
+		} else {
+			t->orphan = true;
+			w->n_orphans++;
+		}
+		/* No clearing: with origins recorded the queue holds only failures
+		 * of children without ids, each waiting for its own retry timer
+		 * (two can fail in one turn, beside an activity's retry). */
+		return;
+	}
+	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {
+		t->retry = true;
+		t->pattern = true;
+		t->target = w->failed_fifo[w->failed_head++];
+		return;
+	}
+	analysis_link_break(w);
+}
+
+void analysis_link_fired(struct work *w, uint32_t k)
+{
+	const struct work_timer *t = &w->tim[k];
+	if (t->target == NONE32)
+		return;
+	const struct work_attempt *target = &w->wa[t->target];
+	if (!str_set(target->name))
+		return;
+	uint32_t qi = analysis_queue_of(w, target->is_child ? &w->pend_child : &w->pend_task, target->name);
+	if (qi == NONE32)
+		return;
+	size_t n = PUSH(w, w->links, w->n_links, w->cap_links);
+	if (n == NONE)
+		return;
+	w->links[n] = (struct link_node){.target = t->target, .pattern = t->pattern, .next = NONE32};
+	struct queue *q = queue_at(w, qi);
+	if (q->tail == NONE32)
+		q->head = (uint32_t)n;
+	else
+		w->links[q->tail].next = (uint32_t)n;
+	q->tail = (uint32_t)n;
+}
+
+/* What only the scan uses (its maps and queues, and the links': a quarter
+ * of the analysis' memory on a large history), freed as soon as it is done. The
+ * timer map stays: evidence looks retry timers up in it. */
+void analysis_link_release(struct work *w)
+{
+	free(w->links);
+	free(w->queues);
+	free(w->failed_fifo);
+	imap_free(&w->sched);
+	smap_free(&w->exec);
+	smap_free(&w->child_inst);
+	smap_free(&w->fire);
+	smap_free(&w->pend_task);
+	smap_free(&w->pend_child);
+	w->links = NULL;
+	w->queues = NULL;
+	w->failed_fifo = NULL;
+	w->n_links = w->cap_links = w->n_queues = w->cap_queues = 0;
+	w->n_failed = w->failed_head = w->cap_failed = 0;
+	w->sched = (struct imap){0};
+	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = (struct smap){0};
+}
+
+/* Groups the attempts by invocation: the scanned array, in history order,
+ * is put in invocation order in place and becomes the attempt pool (a
+ * second copy was 15 MB on a 128,000-attempt history). */
+static int build_invocations(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	size_t n_inv = 0;
+	for (size_t i = 0; i < w->n_att; i++) {
+		if (uf_find(w->wa, (uint32_t)i) == i)
+			w->wa[i].inv = (uint32_t)n_inv++;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		uint32_t root = uf_find(w->wa, (uint32_t)i);
+		w->wa[i].inv = w->wa[root].inv;
+		w->wa[i].is_first = root == i;
+	}
+	an->invocations = calloc(n_inv ? n_inv : 1, sizeof *an->invocations);
+	size_t n_timers = 0;
+	for (size_t k = 0; k < w->n_tim; k++)
+		n_timers += w->tim[k].target != NONE32;
+	ao->timer_pool = calloc(n_timers ? n_timers : 1, sizeof *ao->timer_pool);
+	if (!an->invocations || !ao->timer_pool)
+		return -1;
+	an->n_invocations = n_inv;
+	/* Counts, then offsets (kept in n_attempts' place for now), then the
+	 * slot of each attempt in history order. */
+	for (size_t i = 0; i < w->n_att; i++)
+		an->invocations[w->wa[i].inv].n_attempts++;
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].target != NONE32)
+			an->invocations[w->wa[w->tim[k].target].inv].n_retry_timers++;
+	}
+	uint32_t *offset = malloc((n_inv ? n_inv : 1) * sizeof *offset);
+	if (!offset)
+		return -1;
+	size_t off = 0, toff = 0;
+	for (size_t v = 0; v < n_inv; v++) {
+		struct invocation *inv = &an->invocations[v];
+		offset[v] = (uint32_t)off;
+		inv->retry_timer_event_ids = ao->timer_pool + toff;
+		off += inv->n_attempts;
+		toff += inv->n_retry_timers;
+		inv->n_attempts = 0;
+		inv->n_retry_timers = 0;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		struct work_attempt *wa = &w->wa[i];
+		struct invocation *inv = &an->invocations[wa->inv];
+		if (inv->n_attempts == 0) {
+			inv->name = wa->name;
+			inv->task_execution_id = wa->is_child ? NULL : w->att[i].task_execution_id;
+			inv->is_child_workflow = wa->is_child;
+			inv->generation = wa->gen;
+			inv->link = LINK_SINGLE;
+		}
+		wa->slot = offset[wa->inv] + inv->n_attempts++;
+	}
+	free(offset);
+	/* Every attempt to its slot, cycle by cycle; uf (done with) tracks
+	 * where the attempt now at each place belongs. */
+	for (size_t i = 0; i < w->n_att; i++)
+		w->wa[i].uf = w->wa[i].slot;
+	for (size_t i = 0; i < w->n_att; i++) {
+		while (w->wa[i].uf != i) {
+			uint32_t j = w->wa[i].uf;
+			struct attempt t = w->att[i];
+			w->att[i] = w->att[j];
+			w->att[j] = t;
+			w->wa[i].uf = w->wa[j].uf;
+			w->wa[j].uf = j;
+		}
+	}
+	ao->attempt_pool = w->att; /* the analysis owns it from here */
+	off = 0;
+	for (size_t v = 0; v < n_inv; v++) {
+		an->invocations[v].attempts = ao->attempt_pool + off;
+		off += an->invocations[v].n_attempts;
+	}
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].target == NONE32)
+			continue;
+		struct invocation *inv = &an->invocations[w->wa[w->tim[k].target].inv];
+		inv->retry_timer_event_ids[inv->n_retry_timers++] = w->tim[k].event_id;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		if (!w->wa[i].is_first)
+			continue;
+		struct invocation *inv = &an->invocations[w->wa[i].inv];
+		unsigned f = w->wa[i].flags;
+		if (inv->n_attempts < 2)
+			inv->link = LINK_SINGLE;
+		else if (f & LINKED_PATTERN)
+			inv->link = LINK_PATTERN;
+		else if (f & LINKED_ORIGIN)
+			inv->link = LINK_TIMER_ORIGIN;
+		else
+			inv->link = LINK_EXECUTION_ID;
+	}
+	return 0;
+}
+
+static int collect_children(struct work *w, struct analysis_owned *ao)
+{
+	struct analysis *an = &ao->pub;
+	struct smap seen = {0};
+	int rc = 0;
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct attempt *at = att_at(w, i);
+		if (!w->wa[i].is_child || !str_set(at->instance_id))
+			continue;
+		bool fresh;
+		if (!smap_get_or_put(&seen, 0, at->instance_id, (uint32_t)i, &fresh)) {
+			rc = -1;
+			break;
+		}
+		if (!fresh)
+			continue;
+		an->child_instances = grow(an->child_instances, &ao->cap_children, an->n_child_instances + 1,
+					   sizeof *an->child_instances, &w->oom);
+		if (w->oom) {
+			rc = -1;
+			break;
+		}
+		an->child_instances[an->n_child_instances++] = at->instance_id;
+	}
+	smap_free(&seen);
+	return rc;
+}
+
+int analysis_group_invocations(struct work *w, struct analysis_owned *ao)
+{
+	return build_invocations(w, ao) < 0 || collect_children(w, ao) < 0 ? -1 : 0;
+}

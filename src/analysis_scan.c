@@ -1,0 +1,508 @@
+/* The one pass over the events, in history order (history.md, "A grouping
+ * procedure", step 1). Generations split at ExecutionStarted; every id map
+ * is keyed by (generation, id) because event ids restart at 0 in each
+ * generation. One attempt per TaskScheduled / ChildWorkflowInstanceCreated;
+ * results attach by task_scheduled_id only; timers are matched to their
+ * firing. Turns, the run facts and the data-sharing evidence (payload
+ * keys present or absent, the withheld payloads) are gathered on the way:
+ * no event is read after this pass. analysis_group.c links the attempts
+ * as it goes. */
+
+#include <assert.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+#include "classify.h"
+
+static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool child)
+{
+	/* The first pass counted them: the arrays are sized. */
+	assert(w->n_att < UINT32_MAX);
+	uint32_t k = (uint32_t)w->n_att++;
+	w->att[k] = (struct attempt){
+		.event_index = i,
+		.scheduled_id = ev->event_id,
+		.scheduled_at = ev->timestamp,
+		.task_execution_id = ev->task_execution_id,
+		.instance_id = child ? ev->instance_id : NULL,
+		.outcome = OUTCOME_PENDING,
+		.result_index = ATTEMPT_NO_RESULT,
+		.input = ev->input,
+	};
+	w->wa[k] = (struct work_attempt){
+		.name = ev->name,
+		.gen = w->gen,
+		.is_child = child,
+		.uf = k,
+		.inv = NONE32,
+		.dup_head = NONE32,
+		.slot = k,
+		.turn = w->turn,
+		.cause = w->turn_cause,
+	};
+	analysis_link_break(w);
+	if (child) {
+		w->child_pend_n++;
+		w->child_pend_xor ^= k;
+		w->n_child_no_id += !str_set(ev->instance_id);
+	}
+	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
+		w->oom = true;
+		return;
+	}
+	analysis_link_attempt(w, k, ev);
+}
+
+static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
+{
+	uint32_t only = NONE32;
+	uint32_t *v;
+	if (child && !ev->has_task_scheduled_id && ev->task_scheduled_id < 0) {
+		/* The row names no scheduled id (nor the child): pair it only when
+		 * one child of this generation is pending, which the count and
+		 * the xor of the pending ones give without a search. */
+		if (w->child_pend_n != 1) {
+			if (!w->n_child_unpaired)
+				w->first_child_unpaired = i;
+			w->n_child_unpaired++;
+			return;
+		}
+		only = w->child_pend_xor;
+		v = &only;
+	} else {
+		v = imap_find(&w->sched, w->gen, ev->task_scheduled_id);
+	}
+	if (!v || w->wa[*v].is_child != child) {
+		if (!w->n_unmatched_results)
+			w->first_unmatched_tsid = ev->task_scheduled_id;
+		w->n_unmatched_results++;
+		return;
+	}
+	struct work_attempt *wa = &w->wa[*v];
+	struct attempt *a = &w->att[*v];
+	a->n_results++;
+	if (a->n_results > 1) {
+		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
+		if (d == NONE)
+			return;
+		w->dups[d] = (struct dup){.index = i, .next = NONE32};
+		/* Append, keeping history order. */
+		uint32_t *link = &wa->dup_head;
+		while (*link != NONE32)
+			link = &w->dups[*link].next;
+		*link = (uint32_t)d;
+		return;
+	}
+	a->result_index = i;
+	a->completed_at = ev->timestamp;
+	a->result_by_order = only != NONE32;
+	if (child) {
+		w->child_pend_n--;
+		w->child_pend_xor ^= *v;
+	}
+	if (failed) {
+		a->outcome = OUTCOME_FAILED;
+		a->error_type = ev->error_type;
+		a->error_message = ev->error_message;
+		/* A cause with nothing to say is no cause: never shown empty. */
+		if (str_set(ev->cause_type) || str_set(ev->cause_message)) {
+			a->cause_type = ev->cause_type;
+			a->cause_message = ev->cause_message;
+			a->cause_depth = ev->cause_depth;
+		}
+		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
+		/* The same error repeats across attempts and the log interns
+		 * strings: remember the last answer by pointer. */
+		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
+		    w->cls_cause_type == a->cause_type && w->cls_cause_msg == a->cause_message &&
+		    w->cls_nr == a->non_retriable) {
+			a->failure = (uint8_t)w->cls;
+		} else {
+			w->cls = classify_failure_chain(ev->error_type, ev->error_message, a->cause_type,
+							a->cause_message, a->non_retriable);
+			a->failure = (uint8_t)w->cls;
+			w->cls_valid = true;
+			w->cls_type = ev->error_type;
+			w->cls_msg = ev->error_message;
+			w->cls_cause_type = a->cause_type;
+			w->cls_cause_msg = a->cause_message;
+			w->cls_nr = a->non_retriable;
+		}
+		analysis_link_failed(w, *v);
+	} else {
+		a->outcome = OUTCOME_COMPLETED;
+		a->output = ev->output;
+	}
+}
+
+static void add_timer(struct work *w, uint32_t i, const struct event *ev)
+{
+	assert(w->n_tim < UINT32_MAX);
+	uint32_t k = (uint32_t)w->n_tim++;
+	struct work_timer *t = &w->tim[k];
+	*t = (struct work_timer){
+		.index = i,
+		.event_id = ev->event_id,
+		.gen = w->gen,
+		.origin = (uint8_t)ev->origin,
+		.origin_id = ev->origin_id,
+		.target = NONE32,
+		.fired_index = NONE32,
+		.next_fire = NONE32,
+	};
+	if (imap_put(&w->timers, w->gen, ev->event_id, k) < 0) {
+		w->oom = true;
+		return;
+	}
+	if (str_set(ev->fire_at)) {
+		uint32_t qi = analysis_queue_of(w, &w->fire, ev->fire_at);
+		if (qi == NONE32)
+			return;
+		struct queue *q = queue_at(w, qi);
+		if (q->tail == NONE32)
+			q->head = k;
+		else
+			w->tim[q->tail].next_fire = k;
+		q->tail = k;
+	}
+	analysis_link_timer(w, k, ev);
+}
+
+static uint32_t match_timer(struct work *w, const struct event *ev)
+{
+	uint32_t *v;
+	if (ev->has_timer_id && (v = imap_find(&w->timers, w->gen, ev->timer_id)) && !w->tim[*v].fired)
+		return *v;
+	if (str_set(ev->fire_at) && (v = smap_find(&w->fire, w->gen, ev->fire_at))) {
+		struct queue *q = queue_at(w, *v);
+		while (q->head != NONE32 && w->tim[q->head].fired)
+			q->head = w->tim[q->head].next_fire;
+		if (q->head != NONE32)
+			return q->head;
+	}
+	/* protojson omits a zero timerId: the timer of event 0. */
+	if (!ev->has_timer_id && (v = imap_find(&w->timers, w->gen, 0)) && !w->tim[*v].fired)
+		return *v;
+	return NONE32;
+}
+
+static void fire_timer(struct work *w, uint32_t i, const struct event *ev)
+{
+	uint32_t k = match_timer(w, ev);
+	if (k == NONE32)
+		return;
+	struct work_timer *t = &w->tim[k];
+	t->fired = true;
+	t->fired_index = i;
+	if (!t->retry)
+		w->turn_cause |= CAUSE_TIMER;
+	analysis_link_fired(w, k);
+}
+
+static void start_execution(struct work *w, const struct event *ev)
+{
+	/* The same ExecutionStarted seen twice is one generation. */
+	bool same = w->gen_started && str_set(ev->execution_id) && str_set(w->gen_execution_id) &&
+		    strcmp(ev->execution_id, w->gen_execution_id) == 0;
+	if (w->gen_started && !same) {
+		w->gen++;
+		w->child_pend_n = w->child_pend_xor = 0;
+	}
+	w->gen_started = true;
+	w->gen_execution_id = ev->execution_id;
+	w->n_started++;
+	if (!w->rerun_parent && str_set(ev->rerun_parent_instance_id))
+		w->rerun_parent = ev->rerun_parent_instance_id;
+	if (!w->first_workflow && str_set(ev->name))
+		w->first_workflow = ev->name;
+	if (!w->first_started_at && str_set(ev->timestamp))
+		w->first_started_at = ev->timestamp;
+	if (!w->first_instance && str_set(ev->instance_id))
+		w->first_instance = ev->instance_id;
+	analysis_link_break(w);
+}
+
+static bool carries_payload(const struct event *ev, enum withheld_field *field, const struct payload **p)
+{
+	switch (ev->kind) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+		*field = WITHHELD_INPUT;
+		*p = &ev->input;
+		return true;
+	case EVENT_TASK_COMPLETED:
+	case EVENT_CHILD_COMPLETED:
+		*field = WITHHELD_OUTPUT;
+		*p = &ev->output;
+		return true;
+	case EVENT_EXECUTION_COMPLETED: {
+		/* Only a completed run has a result to withhold. */
+		const char *st = ev->workflow_status;
+		if (str_set(ev->error_type) || str_set(ev->error_message))
+			return false;
+		if (str_set(st) && !strcasestr(st, "COMPLETED"))
+			return false;
+		*field = WITHHELD_OUTPUT;
+		*p = &ev->output;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* The payload facts of event i (read whole), as analysis_data_sharing needs them:
+ * the slots that would carry a payload, how many are withheld, and the
+ * first payload key seen anywhere. */
+static void sharing_note(struct work *w, size_t i, const struct event *ev)
+{
+	enum withheld_field field;
+	const struct payload *p;
+	size_t was = w->ds_first_present;
+	if (carries_payload(ev, &field, &p)) {
+		w->ds_slots++;
+		if (p->state == PAYLOAD_ABSENT) {
+			w->ds_absent++;
+			if (w->wh) {
+				/* Sized by the first pass for every event of a kind
+				 * that may carry a payload. */
+				assert(w->n_wh < w->cap_wh);
+				w->wh[w->n_wh++] = (struct withheld){
+					.event_id = ev->event_id,
+					.kind = (uint8_t)ev->kind,
+					.field = (uint8_t)field,
+					.event_index = (uint32_t)i,
+				};
+			}
+		} else if (w->ds_first_present == NONE) {
+			w->ds_first_present = i;
+			w->ds_first_field = field;
+		}
+	} else if (w->ds_first_present == NONE) {
+		/* A payload key on any other event shows the level too. */
+		if (ev->input.state != PAYLOAD_ABSENT) {
+			w->ds_first_present = i;
+			w->ds_first_field = WITHHELD_INPUT;
+		} else if (ev->output.state != PAYLOAD_ABSENT) {
+			w->ds_first_present = i;
+			w->ds_first_field = WITHHELD_OUTPUT;
+		}
+	}
+	if (w->ds_first_present == NONE && ev->custom_status.state != PAYLOAD_ABSENT) {
+		w->ds_first_present = i;
+		w->ds_first_field = WITHHELD_CUSTOM_STATUS;
+	}
+	if (was == NONE && w->ds_first_present != NONE) {
+		w->ds_first_kind = ev->kind;
+		/* Inferred full: nothing is withheld. */
+		if (w->ds_given == SHARING_UNKNOWN) {
+			free(w->wh);
+			w->wh = NULL;
+			w->n_wh = w->cap_wh = 0;
+		}
+	}
+}
+
+/* Kinds whose events the main pass reads whole: the scan's, and those
+ * that may carry a payload (carries_payload). Before the first payload key
+ * is found every event is read, for analysis_data_sharing. */
+static bool kind_read(enum event_kind k)
+{
+	switch (k) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_EXECUTION_COMPLETED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_TASK_COMPLETED:
+	case EVENT_TASK_FAILED:
+	case EVENT_TIMER_CREATED:
+	case EVENT_TIMER_FIRED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_CHILD_FAILED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool kind_may_carry(enum event_kind k)
+{
+	switch (k) {
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EVENT_RAISED:
+	case EVENT_TASK_COMPLETED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_EXECUTION_COMPLETED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Turns, as durabletask writes them (backend/orchestration.go applyWorkItem,
+ * then runtimestate.Applier.Actions): WorkflowStarted, the work item's new
+ * events (results, fired timers, raised events, ExecutionStarted, ...),
+ * then the actions the code produced (TaskScheduled, TimerCreated,
+ * ChildWorkflowInstanceCreated, EventSent, ExecutionCompleted). An input
+ * after an action also starts a turn, so a history without WorkflowStarted
+ * rows still splits; kinds that are neither (unknown ones) split nothing. */
+static void turn_note(struct work *w, enum event_kind k)
+{
+	bool starts;
+	switch (k) {
+	case EVENT_WORKFLOW_STARTED:
+	case EVENT_WORKFLOW_COMPLETED:
+		starts = true;
+		break;
+	case EVENT_TASK_SCHEDULED:
+	case EVENT_TIMER_CREATED:
+	case EVENT_CHILD_CREATED:
+	case EVENT_EVENT_SENT:
+	case EVENT_EXECUTION_COMPLETED:
+		w->in_actions = true;
+		return;
+	case EVENT_TASK_COMPLETED:
+	case EVENT_TASK_FAILED:
+	case EVENT_TIMER_FIRED:
+	case EVENT_CHILD_COMPLETED:
+	case EVENT_CHILD_FAILED:
+	case EVENT_EVENT_RAISED:
+	case EVENT_EXECUTION_STARTED:
+	case EVENT_EXECUTION_TERMINATED:
+	case EVENT_EXECUTION_SUSPENDED:
+	case EVENT_EXECUTION_RESUMED:
+		starts = w->in_actions;
+		break;
+	default:
+		return;
+	}
+	if (starts) {
+		w->turn++;
+		w->in_actions = false;
+		w->turn_cause = 0;
+	}
+	if (k == EVENT_TASK_FAILED || k == EVENT_CHILD_FAILED)
+		w->turn_cause |= CAUSE_FAILURE;
+}
+
+void analysis_scan_events(struct work *w)
+{
+	size_t n = w->n_events;
+	size_t n_att = 0, n_tim = 0, n_carry = 0;
+	/* First pass: sizes, by kind (a timer's origin needs the event). */
+	for (size_t i = 0; i < n; i++) {
+		enum event_kind k = event_log_kind(w->log, i);
+		if (k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED)
+			n_att++;
+		n_carry += kind_may_carry(k);
+		if (k != EVENT_TIMER_CREATED)
+			continue;
+		n_tim++;
+		if (!w->has_origins) {
+			struct event ev;
+			event_log_get(w->log, i, &ev);
+			if (ev.origin == ORIGIN_ACTIVITY_RETRY || ev.origin == ORIGIN_CHILD_RETRY)
+				w->has_origins = true;
+		}
+	}
+	/* Sized once: growing and rehashing was most of the pass, and
+	 * doubling arrays kept up to half of them unused. */
+	if (imap_reserve(&w->sched, n_att) < 0 || smap_reserve(&w->exec, n_att) < 0 ||
+	    imap_reserve(&w->timers, n_tim) < 0 || smap_reserve(&w->fire, n_tim) < 0) {
+		w->oom = true;
+		return;
+	}
+	w->att = malloc((n_att ? n_att : 1) * sizeof *w->att);
+	w->wa = malloc((n_att ? n_att : 1) * sizeof *w->wa);
+	w->tim = malloc((n_tim ? n_tim : 1) * sizeof *w->tim);
+	if (!w->att || !w->wa || !w->tim) {
+		w->oom = true;
+		return;
+	}
+	/* Withheld payloads are listed unless the level is known to be full;
+	 * pages of the array never written are never touched. */
+	if (w->ds_given != SHARING_FULL && n_carry &&
+	    (w->ds_given != SHARING_UNKNOWN || (w->o && w->o->catalyst_source))) {
+		w->wh = malloc(n_carry * sizeof *w->wh);
+		if (!w->wh) {
+			w->oom = true;
+			return;
+		}
+		w->cap_wh = n_carry;
+	}
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		enum event_kind k = event_log_kind(w->log, i);
+		turn_note(w, k);
+		if (!kind_read(k) && w->ds_first_present != NONE) {
+			/* Kinds seen only for their kind. */
+			if (k == EVENT_EXECUTION_TERMINATED) {
+				w->terminated = true;
+				w->completed_gen = w->gen;
+			} else if (k == EVENT_CONTINUE_AS_NEW) {
+				w->n_continue_as_new++;
+			}
+			continue;
+		}
+		struct event evb;
+		event_log_get(w->log, i, &evb);
+		const struct event *ev = &evb;
+		uint32_t at = (uint32_t)i;
+		sharing_note(w, i, ev);
+		switch (ev->kind) {
+		case EVENT_EXECUTION_STARTED:
+			start_execution(w, ev);
+			break;
+		case EVENT_TASK_SCHEDULED:
+			add_attempt(w, at, ev, false);
+			break;
+		case EVENT_CHILD_CREATED:
+			add_attempt(w, at, ev, true);
+			break;
+		case EVENT_TASK_COMPLETED:
+			add_result(w, at, ev, false, false);
+			break;
+		case EVENT_TASK_FAILED:
+			add_result(w, at, ev, false, true);
+			break;
+		case EVENT_CHILD_COMPLETED:
+			add_result(w, at, ev, true, false);
+			break;
+		case EVENT_CHILD_FAILED:
+			add_result(w, at, ev, true, true);
+			break;
+		case EVENT_TIMER_CREATED:
+			add_timer(w, at, ev);
+			break;
+		case EVENT_TIMER_FIRED:
+			fire_timer(w, at, ev);
+			break;
+		case EVENT_EXECUTION_COMPLETED:
+			w->completed_seen = true;
+			w->completed_gen = w->gen;
+			w->completed_status = ev->workflow_status;
+			w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
+			analysis_link_break(w);
+			break;
+		case EVENT_EXECUTION_TERMINATED:
+			w->terminated = true;
+			w->completed_gen = w->gen;
+			break;
+		case EVENT_CONTINUE_AS_NEW:
+			w->n_continue_as_new++;
+			break;
+		case EVENT_EVENT_SENT:
+			analysis_link_break(w);
+			break;
+		default:
+			break;
+		}
+	}
+}
