@@ -80,7 +80,7 @@ struct invocation {
 	bool is_child_workflow;
 };
 
-/* Decisions the finding kinds rest on (PRODUCT.md names the kinds):
+/* Decisions the finding kinds rest on (doc/PRODUCT.md names the kinds):
  * - A child workflow invocation with several attempts gets
  *   child_workflow_retried instead of reexecuted; the failure-class kinds
  *   (ambiguous_failure_retried, permanent_failure_retried, unresolved_attempt,

@@ -137,7 +137,7 @@ enum link_source {
 };
 
 /* The report's console link and link note for rr (its app_id and run_id
- * set), and the project it names (PRODUCT.md rule 3), for both sources.
+ * set), and the project it names (doc/PRODUCT.md rule 3), for both sources.
  * -1 only for what the file source calls an error. (audit_link.c) */
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
 		 const struct project_ref *project, const char *unresolved, struct err *e);

@@ -13,7 +13,7 @@
 #include "catalyst.h"
 #include "session.h"
 
-/* How the data-sharing level is known, best first (catalyst-mcp.md). */
+/* How the data-sharing level is known, best first (doc/catalyst-mcp.md). */
 enum sharing_rank {
 	RANK_FIELD = 1,
 	RANK_REFUSAL,

@@ -1,5 +1,5 @@
 #pragma once
-/* The Catalyst tool layer: the read-only allow-list (PRODUCT.md rule 4),
+/* The Catalyst tool layer: the read-only allow-list (doc/PRODUCT.md rule 4),
  * arguments bound from each tool's inputSchema, results read from
  * structuredContent or JSON text, refusals parsed from every envelope and
  * mapped to their family (rule 5), transient failures retried. Sits on an

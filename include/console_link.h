@@ -1,5 +1,5 @@
 #pragma once
-/* Console links (PRODUCT.md rule 3): exact or absent. A run link is
+/* Console links (doc/PRODUCT.md rule 3): exact or absent. A run link is
  * <console>/workflows/<appId>/<runId>[?project=<name>|?projectId=<uid>],
  * path segments percent-encoded. */
 

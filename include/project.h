@@ -1,7 +1,7 @@
 #pragma once
 /* Which Catalyst project a command is about, in one shape from the command
  * line to the tool arguments, the report and the console link. A project
- * name and a project uid never stand in for each other (PRODUCT.md rule 3):
+ * name and a project uid never stand in for each other (doc/PRODUCT.md rule 3):
  * the console silently shows another project when a uid is passed as
  * ?project=. */
 

@@ -121,7 +121,7 @@ int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct er
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);
 
-/* The one wording of an absent payload (PRODUCT.md rule 2), followed in
+/* The one wording of an absent payload (doc/PRODUCT.md rule 2), followed in
  * every format by "(<level>, <how known>)". Never "empty" or "no output". */
 #define REPORT_WITHHELD_PHRASE "not shared at this organization's data-sharing level"
 

@@ -1,4 +1,4 @@
-/* The re-execution analysis (history.md, "A grouping procedure"), in two
+/* The re-execution analysis (doc/history.md, "A grouping procedure"), in two
  * phases a caller can put the release of the events between:
  *
  * 1. analysis_scan: one pass over the events (analysis_scan.c), linking

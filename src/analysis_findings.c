@@ -1,4 +1,4 @@
-/* The finding passes (history.md, "A grouping procedure", step 3): the
+/* The finding passes (doc/history.md, "A grouping procedure", step 3): the
  * rules of analysis_rules.c run over the grouped attempts, the run-wide
  * ones once, the per-invocation ones over every invocation (in two threads
  * on a large history). Each finding is built here: its evidence sorted and

@@ -1,4 +1,4 @@
-/* Attempts joined into invocations (history.md, "A grouping procedure",
+/* Attempts joined into invocations (doc/history.md, "A grouping procedure",
  * step 2): union-find, the root always the earliest attempt, by non-empty
  * task_execution_id (or the child instance id, under which Python and Java
  * retry a child), by a child's retry parent, and by retry timers: a fired

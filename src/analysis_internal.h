@@ -407,7 +407,7 @@ struct finding_ctx {
 	size_t n_run_limits, cap_run_limits;
 };
 
-/* The finding kinds (PRODUCT.md), one row each, in enum order: a new kind
+/* The finding kinds (doc/PRODUCT.md), one row each, in enum order: a new kind
  * is a row in analysis_rules.c and its detect function. */
 struct finding_rule {
 	enum finding_kind kind;

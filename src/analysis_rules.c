@@ -122,7 +122,7 @@ static void sb_ids_where(struct sb *s, const struct invocation *inv, size_t from
 }
 
 /* The remedies: the advice, shared by every finding that needs the same
- * (PRODUCT.md, "Each finding's message ends with the remedy"), so a report
+ * (doc/PRODUCT.md, "Each finding's message ends with the remedy"), so a report
  * prints each once; the message words the same advice with the finding's
  * own ids. A kind's own is its rule's explain; remedy_child and
  * remedy_key_natural also serve kinds whose case needs them. */

@@ -1,4 +1,4 @@
-/* The one pass over the events, in history order (history.md, "A grouping
+/* The one pass over the events, in history order (doc/history.md, "A grouping
  * procedure", step 1). Generations split at ExecutionStarted; every id map
  * is keyed by (generation, id) because event ids restart at 0 in each
  * generation. One attempt per TaskScheduled / ChildWorkflowInstanceCreated;

@@ -1,4 +1,4 @@
-/* Console links (PRODUCT.md rule 3) in audits: link_for_run, which gives
+/* Console links (doc/PRODUCT.md rule 3) in audits: link_for_run, which gives
  * every report run its link and link note whichever the source, and the
  * `link` command, which prints one after asking the server that the run
  * exists. */

@@ -1,6 +1,6 @@
 /* Who is signed in, and the projects they see: catalyst_whoami,
  * catalyst_list_projects and catalyst_get_project, read into structs. The
- * answers' shapes are undocumented (catalyst-mcp.md): fields are found by
+ * answers' shapes are undocumented (doc/catalyst-mcp.md): fields are found by
  * their known spellings, in any case and separator. */
 
 #include <stdlib.h>

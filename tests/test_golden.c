@@ -588,7 +588,7 @@ START_TEST(hostile_history_is_neutralised)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
-/* The JSON report's required fields (PRODUCT.md), on every fixture. */
+/* The JSON report's required fields (doc/PRODUCT.md), on every fixture. */
 
 static void need(json_t *o, const char *key, json_type t, bool nullable, const char *where)
 {
