@@ -352,6 +352,60 @@ START_TEST(short_report_fits_one_screen)
 }
 END_TEST
 
+/* The views of a report of several runs, each against its reviewed golden
+ * in tests/golden-sim/ (the simulator's profile a: fixed ids and times).
+ * CA_UPDATE_GOLDENS=1 writes them instead (scripts/update-goldens does);
+ * then read the diff. */
+static const struct {
+	const char *golden;
+	const char *args[6];
+} multi_run_views[] = {
+	{"runs.txt", {"--format", "text", NULL}},
+	{"runs.findings.txt", {"--format", "text", "--findings-only", NULL}},
+	{"runs.md", {"--format", "markdown", NULL}},
+	{"runs.all-runs.md", {"--format", "markdown", "--all-runs", NULL}},
+	{"runs.jsonl", {"--format", "jsonl", NULL}},
+};
+
+START_TEST(multi_run_views_match_goldens)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	const char *update = getenv("CA_UPDATE_GOLDENS");
+	for (size_t i = 0; i < sizeof multi_run_views / sizeof *multi_run_views; i++) {
+		const char *args[10];
+		size_t n = 0;
+		args[n++] = "--color";
+		args[n++] = "never";
+		for (const char *const *a = multi_run_views[i].args; *a; a++)
+			args[n++] = *a;
+		args[n++] = "runs";
+		args[n] = NULL;
+		struct testlib_output out;
+		cli(&s, &out, args);
+		ck_assert_msg(out.status == 1, "%s: exit %d: %s", multi_run_views[i].golden, out.status, out.err);
+		char path[4096];
+		snprintf(path, sizeof path, "%s", testlib_src("tests/golden-sim/"));
+		strncat(path, multi_run_views[i].golden, sizeof path - strlen(path) - 1);
+		if (update && strcmp(update, "1") == 0) {
+			FILE *f = fopen(path, "w");
+			ck_assert_ptr_nonnull(f);
+			ck_assert_uint_eq(fwrite(out.out, 1, out.out_len, f), out.out_len);
+			ck_assert_int_eq(fclose(f), 0);
+		}
+		size_t len;
+		char *want = testlib_read_file(path, &len);
+		ck_assert_msg(want, "no golden %s (CA_UPDATE_GOLDENS=1 writes it; then review it)", path);
+		ck_assert_msg(len == out.out_len && memcmp(want, out.out, len) == 0,
+			      "%s differs from its golden (CA_UPDATE_GOLDENS=1 rewrites it; then review the diff)",
+			      path);
+		free(want);
+		testlib_output_free(&out);
+	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
 START_TEST(filters_and_pages)
 {
 	struct testlib_server s;
@@ -1086,6 +1140,11 @@ int main(void)
 	tcase_add_test(tc, level_named_by_a_field);
 	tcase_add_test(tc, short_report_fits_one_screen);
 	tcase_add_test(tc, filters_and_pages);
+	suite_add_tcase(s, tc);
+	/* CK_RUN_CASE=views: what scripts/update-goldens runs to rewrite them. */
+	tc = tcase_create("views");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, multi_run_views_match_goldens);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");
 	tcase_set_timeout(tc, 120);
