@@ -372,7 +372,7 @@ static void render_short(struct text_out *t, const struct report *r, bool all_ru
 	text_print_verdict(t, r, true);
 	fputc('\n', t->f);
 	if (multi) {
-		text_print_overview(t, r, false, "Runs");
+		text_print_overview(t, r);
 		if (all_runs)
 			fputc('\n', t->f);
 	}

@@ -362,7 +362,7 @@ void text_render_full(struct text_out *t, const struct report *r)
 	text_print_verdict(t, r, true);
 	fputc('\n', out);
 	if (r->n_runs > 1) {
-		text_print_overview(t, r, false, "Runs");
+		text_print_overview(t, r);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < r->n_runs; i++) {

@@ -51,7 +51,7 @@ void text_bullet(struct text_out *t, const char *text, size_t indent);
 
 /* render_text_overview.c */
 const char *text_status_cell(struct text_out *t, const struct report_run *run);
-void text_print_overview(struct text_out *t, const struct report *r, bool only_clean, const char *title);
+void text_print_overview(struct text_out *t, const struct report *r);
 
 /* render_text.c: what the full view shares with the others */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects);

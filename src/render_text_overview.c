@@ -86,13 +86,14 @@ static const char *ov_cell(struct text_out *t, const struct report_run *run, enu
 	return "";
 }
 
-/* One line per run (only those without findings when only), with the
- * columns that fit the width: nothing is cut; columns are dropped (app,
- * then the start time, then the workflow) and a long run id takes a line
- * of its own. */
-void text_print_overview(struct text_out *t, const struct report *r, bool only_clean, const char *title)
+/* One line per run, with the columns that fit the width: nothing is cut;
+ * columns are dropped (app, then the start time, then the workflow) and a
+ * long run id takes a line of its own. */
+void text_print_overview(struct text_out *t, const struct report *r)
 {
-	size_t w[OV_COLS], n_rows = 0;
+	if (!r->n_runs)
+		return;
+	size_t w[OV_COLS];
 	bool shown[OV_COLS], short_started = false;
 	char tmp[64];
 	for (int pass = 0; pass < 2; pass++) {
@@ -100,12 +101,8 @@ void text_print_overview(struct text_out *t, const struct report *r, bool only_c
 			w[c] = strlen(ov_titles[c]);
 			shown[c] = true;
 		}
-		n_rows = 0;
 		for (size_t i = 0; i < r->n_runs; i++) {
 			const struct report_run *run = &r->runs[i];
-			if (only_clean && (report_run_has_findings(run) || !run->analysis))
-				continue;
-			n_rows++;
 			for (int c = 0; c < OV_COLS; c++) {
 				size_t cw = text_columns(
 					ov_cell(t, run, (enum ov_col)c, short_started, tmp, sizeof tmp));
@@ -130,9 +127,6 @@ void text_print_overview(struct text_out *t, const struct report *r, bool only_c
 		shown[drop[d]] = false;
 		total -= w[drop[d]] + 2;
 	}
-	if (!n_rows)
-		return;
-	(void)title;
 	fprintf(t->f, "%s ", text_on(t, STYLE_BOLD));
 	for (int c = 0; c < OV_COLS; c++)
 		if (shown[c])
@@ -140,8 +134,6 @@ void text_print_overview(struct text_out *t, const struct report *r, bool only_c
 	fprintf(t->f, "%s\n", text_off(t));
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
-		if (only_clean && (report_run_has_findings(run) || !run->analysis))
-			continue;
 		fputc(' ', t->f);
 		for (int c = 0; c < OV_COLS; c++) {
 			if (!shown[c])
