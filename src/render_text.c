@@ -34,23 +34,15 @@ void text_print_summary(struct text_out *t, const struct report *r)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	buf_printf(&b, NULL, "Summary: %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
-		   r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies",
-		   r->n_reexecuted, r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
-	if (r->n_failed_runs)
-		buf_printf(&b, NULL, ", %zu run%s not audited", r->n_failed_runs,
-			   r->n_failed_runs == 1 ? "" : "s");
-	buf_printf(&b, NULL, ".");
+	int rc = report_summary_sentence(&b, r);
 	/* "Summary:" in bold; the rest wrapped so it stays inside the width. */
 	fprintf(t->f, "%sSummary:%s ", text_on(t, STYLE_BOLD), text_off(t));
-	if (b.data)
-		text_wrap_at(t, b.data + strlen("Summary: "), 9, strlen("Summary: "));
+	if (rc == 0)
+		text_wrap_at(t, b.data, 9, strlen("Summary: "));
 	else
 		t->oom = true;
 	buf_finish(&b);
 }
-
-static void evidence_line(struct buf *ev, const struct finding *f, bool positions);
 
 /* ---- the verdict ------------------------------------------------------- */
 
@@ -58,37 +50,12 @@ static void print_verdict_line(struct text_out *t, const struct report *r)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	bool one = r->n_runs == 1;
-	size_t n_notice = r->n_findings - r->n_suspect;
-	if (r->n_suspect) {
-		buf_printf(&b, NULL, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
-		if (!one)
-			buf_printf(&b, NULL, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
-		if (n_notice)
-			buf_printf(&b, NULL, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
-		buf_printf(&b, NULL, ".");
-	} else if (r->n_findings) {
-		buf_printf(&b, NULL, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
-		if (!one)
-			buf_printf(&b, NULL, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
-		buf_printf(&b, NULL, ": retries happened, none suspect.");
-	} else if (r->n_runs > r->n_failed_runs) {
-		buf_printf(&b, NULL, "no activity in %s is shown to have run more than once.",
-			   one ? "this run" : "these runs");
-	} else {
-		buf_printf(&b, NULL, "nothing was audited.");
-	}
-	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
-		buf_printf(&b, NULL, " %zu run%s could not be audited.", r->n_failed_runs,
-			   r->n_failed_runs == 1 ? "" : "s");
-	const char *word = r->n_suspect       ? "SUSPECT"
-			   : r->n_findings    ? "NOTICE"
-			   : r->n_failed_runs ? "INCOMPLETE"
-					      : "CLEAN";
+	int rc = report_verdict_sentence(&b, r, false);
+	const char *word = report_verdict(r);
 	enum style s = r->n_suspect || r->n_failed_runs ? STYLE_RED : r->n_findings ? STYLE_YELLOW : STYLE_GREEN;
 	fprintf(t->f, "%sVerdict:%s %s%s%s  ", text_on(t, STYLE_BOLD), text_off(t), text_on(t, s), word,
 		text_off(t));
-	if (b.data)
+	if (rc == 0)
 		text_wrap_at(t, b.data, 2, strlen("Verdict: ") + strlen(word) + 2);
 	else
 		t->oom = true;
@@ -141,7 +108,7 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 				   finding_kind_id(f->kind));
 			struct buf ev;
 			buf_init(&ev, 0);
-			evidence_line(&ev, f, false);
+			report_evidence(&ev, f, false);
 			if (ev.data)
 				buf_printf(&line, NULL, "  (%s)", ev.data);
 			buf_finish(&ev);
@@ -162,24 +129,6 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 
 /* ---- the short view ---------------------------------------------------- */
 
-static void evidence_line(struct buf *ev, const struct finding *f, bool positions)
-{
-	for (size_t k = 0; k < f->n_evidence; k++)
-		buf_printf(ev, NULL, "%s%" PRId64,
-			   k                    ? ", "
-			   : f->n_evidence == 1 ? "event "
-						: "events ",
-			   f->evidence_event_ids[k]);
-	if (f->n_evidence && !positions)
-		return;
-	for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
-		buf_printf(ev, NULL, "%s%zu",
-			   k               ? ", "
-			   : f->n_evidence ? "; history positions "
-					   : "history positions ",
-			   (size_t)f->evidence_event_indexes[k]);
-}
-
 /* "suspect kind  activity  (events ...)", then the summary under it. With
  * one_line, the execution id in place of the summary (--findings-only). */
 static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line)
@@ -194,7 +143,7 @@ static void print_finding_short(struct text_out *t, const struct finding *f, boo
 		buf_printf(&line, NULL, "  execution %s", text_esc(t, f->task_execution_id, 0));
 	struct buf ev;
 	buf_init(&ev, 0);
-	evidence_line(&ev, f, false);
+	report_evidence(&ev, f, false);
 	if (ev.data)
 		buf_printf(&line, NULL, "  (%s)", ev.data);
 	buf_finish(&ev);

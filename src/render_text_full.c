@@ -277,20 +277,9 @@ static void print_findings(struct text_out *t, const struct analysis *a)
 		if (f->n_evidence || f->n_evidence_event_indexes) {
 			struct buf ev;
 			buf_init(&ev, 0);
-			buf_printf(&ev, NULL, "evidence:");
-			for (size_t k = 0; k < f->n_evidence; k++)
-				buf_printf(&ev, NULL, "%s%" PRId64,
-					   k                    ? ", "
-					   : f->n_evidence == 1 ? " event "
-								: " events ",
-					   f->evidence_event_ids[k]);
-			for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
-				buf_printf(&ev, NULL, "%s%zu",
-					   k               ? ", "
-					   : f->n_evidence ? "; history positions "
-							   : " history positions ",
-					   (size_t)f->evidence_event_indexes[k]);
-			if (ev.data)
+			if (buf_printf(&ev, NULL, "evidence: ") < 0 || report_evidence(&ev, f, true) < 0)
+				t->oom = true;
+			else
 				text_wrap(t, ev.data, 10);
 			buf_finish(&ev);
 		}

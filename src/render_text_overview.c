@@ -27,15 +27,9 @@ static const char *started_cell(struct text_out *t, const struct report_run *run
 	const char *ts = run->analysis ? run->analysis->started_at : NULL;
 	if (!ts)
 		return "-";
-	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
-		   ts[13] == ':';
-	for (size_t i = 0; iso && i < 16; i++)
-		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
-			iso = false;
-	if (!iso)
+	if (!report_time_minute(ts, tmp, size))
 		return text_esc(t, ts, 40);
-	snprintf(tmp, size, "%.*s %.5s", short_form ? 5 : 10, ts + (short_form ? 5 : 0), ts + 11);
-	return tmp;
+	return short_form ? tmp + strlen("2026-") : tmp;
 }
 
 const char *text_status_cell(struct text_out *t, const struct report_run *run)

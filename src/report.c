@@ -1,7 +1,9 @@
 /* The report the pipeline fills and the renderers print: ownership, the
- * summary counts, and the dispatch to one renderer per format. */
+ * summary counts, what the renderers word alike, and the dispatch to one
+ * renderer per format. */
 #include "report.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,4 +246,82 @@ long report_common_limits(const struct report *r, const char ***out)
 bool report_run_has_findings(const struct report_run *run)
 {
 	return run->analysis && run->analysis->n_findings > 0;
+}
+
+const char *report_verdict(const struct report *r)
+{
+	return r->n_suspect ? "SUSPECT" : r->n_findings ? "NOTICE" : r->n_failed_runs ? "INCOMPLETE" : "CLEAN";
+}
+
+int report_verdict_sentence(struct buf *out, const struct report *r, bool capital)
+{
+	bool one = r->n_runs == 1;
+	size_t n_notice = r->n_findings - r->n_suspect;
+	int rc = 0; /* -1 once any append fails */
+	if (r->n_suspect) {
+		rc |= buf_printf(out, NULL, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
+		if (!one)
+			rc |= buf_printf(out, NULL, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
+		if (n_notice)
+			rc |= buf_printf(out, NULL, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
+		rc |= buf_printf(out, NULL, ".");
+	} else if (r->n_findings) {
+		rc |= buf_printf(out, NULL, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
+		if (!one)
+			rc |= buf_printf(out, NULL, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
+		rc |= buf_printf(out, NULL, ": retries happened, none suspect.");
+	} else if (r->n_runs > r->n_failed_runs) {
+		rc |= buf_printf(out, NULL, "%s activity in %s is shown to have run more than once.",
+				 capital ? "No" : "no", one ? "this run" : "these runs");
+	} else {
+		rc |= buf_printf(out, NULL, "%s was audited.", capital ? "Nothing" : "nothing");
+	}
+	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
+		rc |= buf_printf(out, NULL, " %zu run%s could not be audited.", r->n_failed_runs,
+				 r->n_failed_runs == 1 ? "" : "s");
+	return rc;
+}
+
+int report_summary_sentence(struct buf *out, const struct report *r)
+{
+	int rc = buf_printf(out, NULL, "%zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
+			    r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities,
+			    r->n_activities == 1 ? "y" : "ies", r->n_reexecuted, r->n_findings,
+			    r->n_findings == 1 ? "" : "s", r->n_suspect);
+	if (r->n_failed_runs)
+		rc |= buf_printf(out, NULL, ", %zu run%s not audited", r->n_failed_runs,
+				 r->n_failed_runs == 1 ? "" : "s");
+	return rc | buf_printf(out, NULL, ".");
+}
+
+int report_evidence(struct buf *out, const struct finding *f, bool positions)
+{
+	int rc = 0;
+	for (size_t k = 0; k < f->n_evidence; k++)
+		rc |= buf_printf(out, NULL, "%s%" PRId64,
+				 k                    ? ", "
+				 : f->n_evidence == 1 ? "event "
+						      : "events ",
+				 f->evidence_event_ids[k]);
+	if (f->n_evidence && !positions)
+		return rc;
+	for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
+		rc |= buf_printf(out, NULL, "%s%zu",
+				 k               ? ", "
+				 : f->n_evidence ? "; history positions "
+						 : "history positions ",
+				 (size_t)f->evidence_event_indexes[k]);
+	return rc;
+}
+
+bool report_time_minute(const char *ts, char *out, size_t size)
+{
+	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
+		   ts[13] == ':';
+	for (size_t i = 0; iso && i < 16; i++)
+		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
+			iso = false;
+	if (iso)
+		snprintf(out, size, "%.10s %.5s", ts, ts + 11);
+	return iso;
 }
