@@ -17,15 +17,13 @@ void text_print_failed_run(struct text_out *t, const struct report_run *run)
 	struct buf b;
 	buf_init(&b, 0);
 	buf_printf(&b, NULL, "%s", text_esc(t, run->failure ? run->failure : "the run could not be fetched", 0));
-	if (b.data)
-		text_wrap(t, b.data, 2);
+	text_wrap(t, b.data, 2);
 	buf_reset(&b);
 	if (run->refusal_kind) {
 		buf_printf(&b, NULL, "refusal %s", text_esc(t, run->refusal_kind, 0));
 		if (run->refusal_instruction)
 			buf_printf(&b, NULL, ": %s", text_esc(t, run->refusal_instruction, 0));
-		if (b.data)
-			text_wrap(t, b.data, 2);
+		text_wrap(t, b.data, 2);
 	}
 	buf_finish(&b);
 }
@@ -62,6 +60,16 @@ static void print_verdict_line(struct text_out *t, const struct report *r)
 	buf_finish(&b);
 }
 
+/* "  (events 3, 5)" at the end of a finding's line, when it has evidence. */
+static void append_evidence(struct text_out *t, struct buf *line, const struct finding *f)
+{
+	if (!f->n_evidence && !f->n_evidence_event_indexes)
+		return;
+	if (buf_printf(line, NULL, "  (") < 0 || report_evidence(line, f, false) < 0 ||
+	    buf_printf(line, NULL, ")") < 0)
+		t->oom = true;
+}
+
 /* The verdict, then every suspect finding: its run (in a report of several
  * runs), activity, kind and evidence on a line, its summary under it. */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects)
@@ -77,9 +85,9 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 			const struct finding *f = &a->findings[k];
 			if (f->severity != SEVERITY_SUSPECT)
 				continue;
-			size_t c = r->runs[i].run_id ? text_columns(text_esc(t, r->runs[i].run_id, 0)) : 7;
+			size_t c = r->runs[i].run_id ? escape_columns(text_esc(t, r->runs[i].run_id, 0)) : 7;
 			w_run = c > w_run ? c : w_run;
-			c = f->activity ? text_columns(text_esc(t, f->activity, 0)) : 1;
+			c = f->activity ? escape_columns(text_esc(t, f->activity, 0)) : 1;
 			w_act = c > w_act ? c : w_act;
 		}
 	}
@@ -99,24 +107,19 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 			buf_init(&line, 0);
 			if (with_run) {
 				const char *rid = run->run_id ? text_esc(t, run->run_id, 0) : "unknown";
-				size_t c = text_columns(rid);
+				size_t c = escape_columns(rid);
 				buf_printf(&line, NULL, "%s%*s  ", rid, (int)(w_run > c ? w_run - c : 0), "");
 			}
 			const char *act = f->activity ? text_esc(t, f->activity, 0) : "-";
-			size_t c = text_columns(act);
+			size_t c = escape_columns(act);
 			buf_printf(&line, NULL, "%s%*s  %s", act, (int)(w_act > c ? w_act - c : 0), "",
 				   finding_kind_id(f->kind));
-			struct buf ev;
-			buf_init(&ev, 0);
-			report_evidence(&ev, f, false);
-			if (ev.data)
-				buf_printf(&line, NULL, "  (%s)", ev.data);
-			buf_finish(&ev);
+			append_evidence(t, &line, f);
 			/* Printed as it is while it fits (wrap_at would fold the
 			 * alignment's spaces), wrapped otherwise. */
 			if (!line.data)
 				t->oom = true;
-			else if (2 + text_columns(line.data) <= t->width)
+			else if (2 + escape_columns(line.data) <= t->width)
 				fprintf(t->f, "  %s\n", line.data);
 			else
 				text_wrap(t, line.data, 2);
@@ -141,17 +144,9 @@ static void print_finding_short(struct text_out *t, const struct finding *f, boo
 		buf_printf(&line, NULL, "  %s", text_esc(t, f->activity, 0));
 	if (one_line && f->task_execution_id && *f->task_execution_id)
 		buf_printf(&line, NULL, "  execution %s", text_esc(t, f->task_execution_id, 0));
-	struct buf ev;
-	buf_init(&ev, 0);
-	report_evidence(&ev, f, false);
-	if (ev.data)
-		buf_printf(&line, NULL, "  (%s)", ev.data);
-	buf_finish(&ev);
+	append_evidence(t, &line, f);
 	fprintf(t->f, "  %s%-7s%s ", text_on(t, s), severity_name(f->severity), text_off(t));
-	if (line.data)
-		text_wrap_at(t, line.data, 10, 10);
-	else
-		t->oom = true;
+	text_wrap_at(t, line.data, 10, 10);
 	buf_finish(&line);
 	if (!one_line && f->summary && *f->summary)
 		text_wrap(t, text_esc(t, f->summary, 0), 10);
@@ -168,10 +163,7 @@ static void print_run_short_header(struct text_out *t, const struct report_run *
 	buf_printf(&b, NULL, "  app %s", run->app_id ? text_esc(t, run->app_id, 0) : "unknown");
 	const char *rid = run->run_id ? text_esc(t, run->run_id, 0) : "(unknown run id)";
 	fprintf(t->f, "%sRun %s%s  ", text_on(t, STYLE_BOLD), rid, text_off(t));
-	if (b.data)
-		text_wrap_at(t, b.data, 4, 4 + text_columns(rid) + 2);
-	else
-		t->oom = true;
+	text_wrap_at(t, b.data, 4, 4 + escape_columns(rid) + 2);
 	buf_finish(&b);
 }
 
@@ -185,8 +177,7 @@ static void print_link_short(struct text_out *t, const struct report_run *run)
 	buf_init(&b, 0);
 	buf_printf(&b, NULL, "no console link%s%s", run->link_note ? ": " : "",
 		   run->link_note ? text_esc(t, run->link_note, 0) : "");
-	if (b.data)
-		text_wrap(t, b.data, 2);
+	text_wrap(t, b.data, 2);
 	buf_finish(&b);
 }
 
@@ -202,10 +193,7 @@ static void print_withheld_short(struct text_out *t, const struct analysis *a)
 		   a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
 		   data_sharing_level_name(a->sharing),
 		   a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
-	if (b.data)
-		text_wrap(t, b.data, 2);
-	else
-		t->oom = true;
+	text_wrap(t, b.data, 2);
 	buf_finish(&b);
 }
 
@@ -253,10 +241,7 @@ static void print_remedies(struct text_out *t, const struct report *r)
 				buf_printf(&b, NULL, "%s%s", b.len ? ", " : "",
 					   finding_kind_id((enum finding_kind)k));
 		buf_printf(&b, NULL, ": %s", v[i].remedy);
-		if (b.data)
-			text_bullet(t, b.data, 2);
-		else
-			t->oom = true;
+		text_bullet(t, b.data, 2);
 		buf_finish(&b);
 	}
 	free(v);

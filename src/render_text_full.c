@@ -138,7 +138,7 @@ static int time_width(struct text_out *t, const struct invocation *inv)
 	size_t w = 24;
 	for (size_t k = 0; k < inv->n_attempts; k++) {
 		const char *ts = inv->attempts[k].scheduled_at;
-		size_t c = ts ? text_columns(text_esc(t, ts, 64)) : 0;
+		size_t c = ts ? escape_columns(text_esc(t, ts, 64)) : 0;
 		if (c > w)
 			w = c;
 	}
@@ -156,7 +156,7 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 	snprintf(id, sizeof id, "%" PRId64, at->scheduled_id);
 	const char *outcome = attempt_outcome_name(at->outcome);
 	const char *when = at->scheduled_at ? text_esc(t, at->scheduled_at, 64) : "-";
-	fprintf(t->f, "    %-3s %-7s %s%*s  %s%s%s%*s  ", n, id, when, tw - (int)text_columns(when), "",
+	fprintf(t->f, "    %-3s %-7s %s%*s  %s%s%s%*s  ", n, id, when, tw - (int)escape_columns(when), "",
 		text_on(t, s), outcome, text_off(t), (int)(strlen(outcome) < 9 ? 9 - strlen(outcome) : 0), "");
 	if (at->outcome == OUTCOME_PENDING)
 		fprintf(t->f, "no result in history");
@@ -222,7 +222,7 @@ static void print_invocation_key(struct text_out *t, const struct invocation *in
 	}
 	const char *id = has_id ? text_esc(t, inv->task_execution_id, 60) : "(none recorded)";
 	fprintf(t->f, "    execution %s", id);
-	if (ln && 14 + text_columns(id) + 3 + strlen(ln) > t->width)
+	if (ln && 14 + escape_columns(id) + 3 + strlen(ln) > t->width)
 		fprintf(t->f, "\n    (%s)", ln);
 	else if (ln)
 		fprintf(t->f, " (%s)", ln);
@@ -301,8 +301,7 @@ static void print_withheld(struct text_out *t, const struct analysis *a)
 	buf_init(&how, 0);
 	buf_printf(&how, NULL, "(%s, %s):", data_sharing_level_name(a->sharing),
 		   a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
-	if (how.data)
-		text_wrap(t, how.data, 2);
+	text_wrap(t, how.data, 2);
 	buf_finish(&how);
 	struct report_withheld_group *g;
 	long n = report_withheld_groups(a, &g);
@@ -324,10 +323,7 @@ static void print_withheld(struct text_out *t, const struct analysis *a)
 				   g[i].ids[k]);
 		if (g[i].n_ids)
 			buf_printf(&line, NULL, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
-		if (line.data)
-			text_bullet(t, line.data, 4);
-		else
-			t->oom = true;
+		text_bullet(t, line.data, 4);
 		buf_finish(&line);
 	}
 	free(g);

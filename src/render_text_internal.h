@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "escape.h"
 #include "report.h"
 
 #define ESC_SLOTS 6
@@ -41,9 +42,9 @@ const char *text_off(struct text_out *t);
 /* s escaped for the terminal (and cut to max characters when max > 0);
  * "" for NULL. Valid until ESC_SLOTS more calls. */
 const char *text_esc(struct text_out *t, const char *s, size_t max);
-size_t text_columns(const char *s);
 /* Already-escaped text word-wrapped to the width, from column col; later
- * lines start with indent spaces. */
+ * lines start with indent spaces. text NULL is a line built in a buffer
+ * that ran out of memory: nothing is printed and the render fails. */
 void text_wrap_at(struct text_out *t, const char *text, size_t indent, size_t col);
 void text_wrap(struct text_out *t, const char *text, size_t indent);
 /* "- item" with the item's continuation lines under its first word. */

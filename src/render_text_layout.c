@@ -2,7 +2,6 @@
  * word-wrapping to the width. */
 #include <string.h>
 
-#include "escape.h"
 #include "render_text_internal.h"
 
 static const char *const style_codes[] = {
@@ -35,22 +34,15 @@ const char *text_esc(struct text_out *t, const char *s, size_t max)
 	return b->data;
 }
 
-/* Display columns of UTF-8 text: one per code point (escaped text has no
- * controls; wide CJK glyphs are rare in ids and accepted as off by one). */
-size_t text_columns(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 /* Prints already-escaped text word-wrapped to the width. The first line
  * continues at column col (the caller printed that much already); later
  * lines start with indent spaces. */
 void text_wrap_at(struct text_out *t, const char *text, size_t indent, size_t col)
 {
+	if (!text) {
+		t->oom = true;
+		return;
+	}
 	bool first = true;
 	const char *p = text;
 	while (*p) {
@@ -84,6 +76,10 @@ void text_wrap_at(struct text_out *t, const char *text, size_t indent, size_t co
 
 void text_wrap(struct text_out *t, const char *text, size_t indent)
 {
+	if (!text) {
+		t->oom = true;
+		return;
+	}
 	fprintf(t->f, "%*s", (int)indent, "");
 	text_wrap_at(t, text, indent, indent);
 }
@@ -91,6 +87,10 @@ void text_wrap(struct text_out *t, const char *text, size_t indent)
 /* "- item" with the item's continuation lines under its first word. */
 void text_bullet(struct text_out *t, const char *text, size_t indent)
 {
+	if (!text) {
+		t->oom = true;
+		return;
+	}
 	fprintf(t->f, "%*s- ", (int)indent, "");
 	text_wrap_at(t, text, indent + 2, indent + 2);
 }

@@ -98,7 +98,7 @@ void text_print_overview(struct text_out *t, const struct report *r)
 		for (size_t i = 0; i < r->n_runs; i++) {
 			const struct report_run *run = &r->runs[i];
 			for (int c = 0; c < OV_COLS; c++) {
-				size_t cw = text_columns(
+				size_t cw = escape_columns(
 					ov_cell(t, run, (enum ov_col)c, short_started, tmp, sizeof tmp));
 				if (c == OV_RUN && cw > RUN_COL_MAX)
 					continue;
@@ -133,7 +133,7 @@ void text_print_overview(struct text_out *t, const struct report *r)
 			if (!shown[c])
 				continue;
 			const char *cell = ov_cell(t, run, (enum ov_col)c, short_started, tmp, sizeof tmp);
-			size_t cw = text_columns(cell);
+			size_t cw = escape_columns(cell);
 			if (c == OV_RUN && cw > w[c]) {
 				/* The whole id, then the row under its columns. */
 				fprintf(t->f, " %s\n %*s", cell, (int)w[c] + 2, "");
