@@ -174,6 +174,9 @@ int report_summary_sentence(struct buf *out, const struct report *r);
 /* A finding's evidence: "events 3, 5", else "history positions 7"; with
  * positions, both ("events 3; history positions 7"). */
 int report_evidence(struct buf *out, const struct finding *f, bool positions);
+/* A withheld group's event ids: " (events 3, 5, ...)", nothing when it
+ * has none. */
+int report_withheld_ids(struct buf *out, const struct report_withheld_group *g);
 /* An ISO 8601 time to the minute ("2026-09-14T11:30:00.040Z" as
  * "2026-09-14 11:30", in out); false for any other form, which a renderer
  * shows as it is. */

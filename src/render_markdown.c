@@ -279,14 +279,13 @@ static void md_withheld(struct md_out *m, const struct analysis *a)
 		fprintf(m->f, "- %s", md(m, g[i].field ? g[i].field : "payload", ESCAPE_MD_INLINE, 0));
 		fprintf(m->f, " of %zu %s event%s", g[i].count, md(m, g[i].event_type, ESCAPE_MD_INLINE, 0),
 			g[i].count == 1 ? "" : "s");
-		for (size_t k = 0; k < g[i].n_ids; k++)
-			fprintf(m->f, "%s%" PRId64,
-				k                 ? ", "
-				: g[i].n_ids == 1 ? " (event "
-						  : " (events ",
-				g[i].ids[k]);
-		if (g[i].n_ids)
-			fprintf(m->f, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
+		struct buf ids;
+		buf_init(&ids, 0);
+		if (report_withheld_ids(&ids, &g[i]) < 0)
+			m->oom = true;
+		else if (ids.data)
+			fputs(ids.data, m->f);
+		buf_finish(&ids);
 		fputc('\n', m->f);
 	}
 	free(g);

@@ -315,14 +315,8 @@ static void print_withheld(struct text_out *t, const struct analysis *a)
 		buf_printf(&line, NULL, "%s", text_esc(t, g[i].field ? g[i].field : "payload", 0));
 		buf_printf(&line, NULL, " of %zu %s event%s", g[i].count, text_esc(t, g[i].event_type, 0),
 			   g[i].count == 1 ? "" : "s");
-		for (size_t k = 0; k < g[i].n_ids; k++)
-			buf_printf(&line, NULL, "%s%" PRId64,
-				   k                 ? ", "
-				   : g[i].n_ids == 1 ? " (event "
-						     : " (events ",
-				   g[i].ids[k]);
-		if (g[i].n_ids)
-			buf_printf(&line, NULL, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
+		if (report_withheld_ids(&line, &g[i]) < 0)
+			t->oom = true;
 		text_bullet(t, line.data, 4);
 		buf_finish(&line);
 	}

@@ -314,6 +314,20 @@ int report_evidence(struct buf *out, const struct finding *f, bool positions)
 	return rc;
 }
 
+int report_withheld_ids(struct buf *out, const struct report_withheld_group *g)
+{
+	int rc = 0;
+	for (size_t k = 0; k < g->n_ids; k++)
+		rc |= buf_printf(out, NULL, "%s%" PRId64,
+				 k               ? ", "
+				 : g->n_ids == 1 ? " (event "
+						 : " (events ",
+				 g->ids[k]);
+	if (g->n_ids)
+		rc |= buf_printf(out, NULL, "%s)", g->n_ids < g->count ? ", ..." : "");
+	return rc;
+}
+
 bool report_time_minute(const char *ts, char *out, size_t size)
 {
 	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
