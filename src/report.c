@@ -147,6 +147,17 @@ static bool same(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* The lists below (withheld groups, remedies, limits) hold a handful of
+ * distinct items: v with room for one more after its n, grown one at a
+ * time; NULL, and v freed, when memory ran out. */
+static void *room_for_one(void *v, size_t n, size_t size)
+{
+	void *more = realloc(v, (n + 1) * size);
+	if (!more)
+		free(v);
+	return more;
+}
+
 long report_withheld_groups(const struct analysis *a, struct report_withheld_group **out)
 {
 	struct report_withheld_group *g = NULL;
@@ -161,12 +172,8 @@ long report_withheld_groups(const struct analysis *a, struct report_withheld_gro
 			    same(g[k].event_type, withheld_event_type(w)))
 				break;
 		if (k == n) {
-			struct report_withheld_group *more = realloc(g, (n + 1) * sizeof *g);
-			if (!more) {
-				free(g);
+			if (!(g = room_for_one(g, n, sizeof *g)))
 				return -1;
-			}
-			g = more;
 			memset(&g[n], 0, sizeof g[n]);
 			g[n].field = withheld_field_name(w->field);
 			g[n].event_type = withheld_event_type(w);
@@ -196,12 +203,8 @@ long report_remedies(const struct report *r, struct report_remedy **out)
 			while (j < n && strcmp(v[j].remedy, f->remedy) != 0)
 				j++;
 			if (j == n) {
-				struct report_remedy *more = realloc(v, (n + 1) * sizeof *v);
-				if (!more) {
-					free(v);
+				if (!(v = room_for_one(v, n, sizeof *v)))
 					return -1;
-				}
-				v = more;
 				v[n++] = (struct report_remedy){.remedy = f->remedy};
 			}
 			v[j].kinds |= 1u << f->kind;
@@ -215,7 +218,7 @@ long report_remedies(const struct report *r, struct report_remedy **out)
 long report_common_limits(const struct report *r, const char ***out)
 {
 	const char **v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	*out = NULL;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct analysis *a = r->runs[i].analysis;
@@ -227,15 +230,8 @@ long report_common_limits(const struct report *r, const char ***out)
 				j++;
 			if (j < n)
 				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				const char **more = realloc(v, cap * sizeof *v);
-				if (!more) {
-					free(v);
-					return -1;
-				}
-				v = more;
-			}
+			if (!(v = room_for_one(v, n, sizeof *v)))
+				return -1;
 			v[n++] = a->limits[k];
 		}
 	}
@@ -294,15 +290,18 @@ int report_summary_sentence(struct buf *out, const struct report *r)
 	return rc | buf_printf(out, NULL, ".");
 }
 
-int report_evidence(struct buf *out, const struct finding *f, bool positions)
+/* "event 3" or "events 3, 5": the ids after their word, one or many. */
+static int id_list(struct buf *out, const int64_t *ids, size_t n, const char *one, const char *many)
 {
 	int rc = 0;
-	for (size_t k = 0; k < f->n_evidence; k++)
-		rc |= buf_printf(out, NULL, "%s%" PRId64,
-				 k                    ? ", "
-				 : f->n_evidence == 1 ? "event "
-						      : "events ",
-				 f->evidence_event_ids[k]);
+	for (size_t k = 0; k < n; k++)
+		rc |= buf_printf(out, NULL, "%s%" PRId64, k ? ", " : n == 1 ? one : many, ids[k]);
+	return rc;
+}
+
+int report_evidence(struct buf *out, const struct finding *f, bool positions)
+{
+	int rc = id_list(out, f->evidence_event_ids, f->n_evidence, "event ", "events ");
 	if (f->n_evidence && !positions)
 		return rc;
 	for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
@@ -316,13 +315,7 @@ int report_evidence(struct buf *out, const struct finding *f, bool positions)
 
 int report_withheld_ids(struct buf *out, const struct report_withheld_group *g)
 {
-	int rc = 0;
-	for (size_t k = 0; k < g->n_ids; k++)
-		rc |= buf_printf(out, NULL, "%s%" PRId64,
-				 k               ? ", "
-				 : g->n_ids == 1 ? " (event "
-						 : " (events ",
-				 g->ids[k]);
+	int rc = id_list(out, g->ids, g->n_ids, " (event ", " (events ");
 	if (g->n_ids)
 		rc |= buf_printf(out, NULL, "%s)", g->n_ids < g->count ? ", ..." : "");
 	return rc;
