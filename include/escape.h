@@ -29,6 +29,10 @@ bool escape_is_unsafe(uint32_t cp);
 int escape_terminal(struct buf *out, const char *s, size_t len, size_t max_chars, struct err *e);
 /* The same, malloc'd (NULL when s is NULL or memory ran out). */
 char *escape_terminal_dup(const char *s, size_t max_chars);
+/* Terminal columns of text escape_terminal wrote: one per code point (it
+ * has no control characters left; a wide CJK glyph counts one, which ids
+ * and names accept). */
+size_t escape_columns(const char *s);
 
 /* Appends a message of ours that may carry outside text (an error, a
  * warning, a notice, a trace line) made safe for a terminal: every unsafe

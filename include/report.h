@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "err.h"
 #include "project.h"
 
@@ -159,3 +160,24 @@ long report_remedies(const struct report *r, struct report_remedy **out);
 long report_common_limits(const struct report *r, const char ***out);
 /* Whether the run is one whose section the short view prints. */
 bool report_run_has_findings(const struct report_run *run);
+
+/* What the text and Markdown reports say alike, worded here once so the
+ * two cannot drift. Each appends to out and returns -1 when memory ran out. */
+/* The verdict: SUSPECT, NOTICE, INCOMPLETE (a run was not audited) or CLEAN. */
+const char *report_verdict(const struct report *r);
+/* The sentence after the verdict ("2 suspect findings in 1 of 3 runs, and
+ * 1 notice."); capital when it starts a sentence of its own. */
+int report_verdict_sentence(struct buf *out, const struct report *r, bool capital);
+/* The summary's counts: "3 runs, 5 activities, 1 re-executed, 2 findings
+ * (1 suspect)." and the runs not audited. */
+int report_summary_sentence(struct buf *out, const struct report *r);
+/* A finding's evidence: "events 3, 5", else "history positions 7"; with
+ * positions, both ("events 3; history positions 7"). */
+int report_evidence(struct buf *out, const struct finding *f, bool positions);
+/* A withheld group's event ids: " (events 3, 5, ...)", nothing when it
+ * has none. */
+int report_withheld_ids(struct buf *out, const struct report_withheld_group *g);
+/* An ISO 8601 time to the minute ("2026-09-14T11:30:00.040Z" as
+ * "2026-09-14 11:30", in out); false for any other form, which a renderer
+ * shows as it is. */
+bool report_time_minute(const char *ts, char *out, size_t size);

@@ -161,6 +161,15 @@ char *escape_terminal_dup(const char *s, size_t max_chars)
 	return buf_steal(&b, NULL);
 }
 
+size_t escape_columns(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
 int escape_message(struct buf *out, const char *s, size_t len, struct err *e)
 {
 	return escape_units(out, s, len, 0, false, e);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 /* Bytes that end the fast path inside a string: quote, backslash, control
  * characters and anything non-ASCII (validated as UTF-8 on the slow path). */
 static inline bool str_special(unsigned c)
@@ -68,37 +70,6 @@ static long hex4(const char *p)
 		v = v * 16 + h;
 	}
 	return v;
-}
-
-/* Length of a valid UTF-8 sequence at p (lead byte >= 0x80), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t avail)
-{
-	unsigned c = p[0];
-	size_t n;
-	unsigned min;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (avail < n)
-		return 0;
-	unsigned cp = c & (0xff >> (n + 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
 }
 
 int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escaped, struct err *e)
@@ -190,7 +161,8 @@ int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escape
 			s->pos = p;
 			return bad(s, e, "control character in string");
 		}
-		size_t l = utf8_len(b + p, n - p);
+		uint32_t cp;
+		size_t l = escape_utf8_next((const char *)b + p, n - p, &cp);
 		if (!l) {
 			s->pos = p;
 			return bad(s, e, "invalid UTF-8 in string");

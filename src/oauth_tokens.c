@@ -135,6 +135,19 @@ static int fsync_dir(const char *dir)
 	return r;
 }
 
+/* Frees a token file's document, its secrets wiped first: jansson holds
+ * its own copies of them. */
+static void token_doc_free(json_t *doc)
+{
+	static const char *const secrets[] = {"access_token", "refresh_token"};
+	for (size_t i = 0; doc && i < 2; i++) {
+		json_t *v = json_object_get(doc, secrets[i]);
+		if (json_is_string(v))
+			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
+	}
+	json_decref(doc);
+}
+
 int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *e)
 {
 	if (!dir)
@@ -204,14 +217,7 @@ out:
 		OPENSSL_cleanse(text, strlen(text));
 		free(text);
 	}
-	/* jansson holds its own copies of the secrets: wipe them too */
-	static const char *const secrets[] = {"access_token", "refresh_token"};
-	for (size_t i = 0; doc && i < 2; i++) {
-		json_t *v = json_object_get(doc, secrets[i]);
-		if (json_is_string(v))
-			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
-	}
-	json_decref(doc);
+	token_doc_free(doc);
 	free(path);
 	return rc;
 }
@@ -322,14 +328,7 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 			out->expires_at = (int64_t)json_integer_value(json_object_get(doc, "expires_at"));
 			rc = 1;
 		}
-		/* jansson keeps the secrets in its own allocations: wipe them. */
-		const char *secrets[] = {"access_token", "refresh_token"};
-		for (size_t i = 0; i < 2; i++) {
-			json_t *v = json_object_get(doc, secrets[i]);
-			if (json_is_string(v))
-				OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
-		}
-		json_decref(doc);
+		token_doc_free(doc);
 		if (rc)
 			break;
 	}
@@ -357,13 +356,7 @@ int oauth_store_delete(const char *dir, const char *client_id, const char *resou
 			continue;
 		bool match = field_is(doc, "resource", resource) &&
 			     (!client_id || field_is(doc, "client_id", client_id));
-		json_t *v = json_object_get(doc, "refresh_token");
-		if (json_is_string(v))
-			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
-		v = json_object_get(doc, "access_token");
-		if (json_is_string(v))
-			OPENSSL_cleanse((char *)json_string_value(v), json_string_length(v));
-		json_decref(doc);
+		token_doc_free(doc);
 		if (!match)
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) < 0) {

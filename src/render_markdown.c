@@ -279,14 +279,13 @@ static void md_withheld(struct md_out *m, const struct analysis *a)
 		fprintf(m->f, "- %s", md(m, g[i].field ? g[i].field : "payload", ESCAPE_MD_INLINE, 0));
 		fprintf(m->f, " of %zu %s event%s", g[i].count, md(m, g[i].event_type, ESCAPE_MD_INLINE, 0),
 			g[i].count == 1 ? "" : "s");
-		for (size_t k = 0; k < g[i].n_ids; k++)
-			fprintf(m->f, "%s%" PRId64,
-				k                 ? ", "
-				: g[i].n_ids == 1 ? " (event "
-						  : " (events ",
-				g[i].ids[k]);
-		if (g[i].n_ids)
-			fprintf(m->f, "%s)", g[i].n_ids < g[i].count ? ", ..." : "");
+		struct buf ids;
+		buf_init(&ids, 0);
+		if (report_withheld_ids(&ids, &g[i]) < 0)
+			m->oom = true;
+		else if (ids.data)
+			fputs(ids.data, m->f);
+		buf_finish(&ids);
 		fputc('\n', m->f);
 	}
 	free(g);
@@ -314,32 +313,14 @@ static void md_failed(struct md_out *m, const struct report_run *run)
 	fputc('\n', m->f);
 }
 
-static void md_evidence(struct md_out *m, const struct finding *f)
-{
-	if (f->n_evidence) {
-		fprintf(m->f, "event%s ", f->n_evidence == 1 ? "" : "s");
-		md_ids(m, f->evidence_event_ids, f->n_evidence);
-	} else if (f->n_evidence_event_indexes) {
-		fprintf(m->f, "history positions ");
-		for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
-			fprintf(m->f, "%s%zu", k ? ", " : "", (size_t)f->evidence_event_indexes[k]);
-	}
-}
-
 /* "2026-09-14T11:30:00.040Z" as "2026-09-14 11:30"; anything else whole. */
 static const char *md_started(struct md_out *m, const struct report_run *run, char *tmp, size_t size)
 {
 	const char *ts = run->analysis ? run->analysis->started_at : NULL;
 	if (!ts)
 		return "";
-	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
-		   ts[13] == ':';
-	for (size_t i = 0; iso && i < 16; i++)
-		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
-			iso = false;
-	if (!iso)
+	if (!report_time_minute(ts, tmp, size))
 		return md(m, ts, ESCAPE_MD_CELL, 40);
-	snprintf(tmp, size, "%.10s %.5s", ts, ts + 11);
 	return tmp;
 }
 
@@ -370,34 +351,14 @@ static void md_overview(struct md_out *m, const struct report *r)
 
 static void md_verdict(struct md_out *m, const struct report *r, bool list_suspects)
 {
-	size_t n_notice = r->n_findings - r->n_suspect;
 	bool one = r->n_runs == 1;
-	const char *word = r->n_suspect       ? "SUSPECT"
-			   : r->n_findings    ? "NOTICE"
-			   : r->n_failed_runs ? "INCOMPLETE"
-					      : "CLEAN";
-	fprintf(m->f, "**Verdict: %s.** ", word);
-	if (r->n_suspect) {
-		fprintf(m->f, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
-		if (!one)
-			fprintf(m->f, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
-		if (n_notice)
-			fprintf(m->f, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
-		fprintf(m->f, ".");
-	} else if (r->n_findings) {
-		fprintf(m->f, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
-		if (!one)
-			fprintf(m->f, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
-		fprintf(m->f, ": retries happened, none suspect.");
-	} else if (r->n_runs > r->n_failed_runs) {
-		fprintf(m->f, "No activity in %s is shown to have run more than once.",
-			one ? "this run" : "these runs");
-	} else {
-		fprintf(m->f, "Nothing was audited.");
-	}
-	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
-		fprintf(m->f, " %zu run%s could not be audited.", r->n_failed_runs,
-			r->n_failed_runs == 1 ? "" : "s");
+	struct buf b;
+	buf_init(&b, 0);
+	if (report_verdict_sentence(&b, r, true) < 0)
+		m->oom = true;
+	else
+		fprintf(m->f, "**Verdict: %s.** %s", report_verdict(r), b.data);
+	buf_finish(&b);
 	fputc('\n', m->f);
 	if (!list_suspects || !r->n_suspect)
 		return;
@@ -432,8 +393,13 @@ static void md_finding_short(struct md_out *m, const struct finding *f, bool one
 	if (f->task_execution_id && *f->task_execution_id)
 		fprintf(m->f, " (execution %s)", md(m, f->task_execution_id, ESCAPE_MD_INLINE, 0));
 	if (f->n_evidence || f->n_evidence_event_indexes) {
-		fprintf(m->f, ", ");
-		md_evidence(m, f);
+		struct buf ev;
+		buf_init(&ev, 0);
+		if (report_evidence(&ev, f, false) < 0)
+			m->oom = true;
+		else
+			fprintf(m->f, ", %s", ev.data);
+		buf_finish(&ev);
 	}
 	if (!one_line && f->summary && *f->summary)
 		fprintf(m->f, ": %s", md(m, f->summary, ESCAPE_MD_INLINE, 0));
@@ -532,12 +498,13 @@ static void md_limits_once(struct md_out *m, const struct report *r)
 
 static void md_summary(struct md_out *m, const struct report *r)
 {
-	fprintf(m->f, "**Summary:** %zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
-		r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities, r->n_activities == 1 ? "y" : "ies",
-		r->n_reexecuted, r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect);
-	if (r->n_failed_runs)
-		fprintf(m->f, ", %zu run%s not audited", r->n_failed_runs, r->n_failed_runs == 1 ? "" : "s");
-	fprintf(m->f, ".\n");
+	struct buf b;
+	buf_init(&b, 0);
+	if (report_summary_sentence(&b, r) < 0)
+		m->oom = true;
+	else
+		fprintf(m->f, "**Summary:** %s\n", b.data);
+	buf_finish(&b);
 }
 
 static void md_notes(struct md_out *m, const struct report *r)

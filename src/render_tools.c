@@ -61,17 +61,6 @@ static bool is_required(json_t *input_schema, const char *prop)
 	return false;
 }
 
-/* Terminal width of an escaped string: escapes are ASCII, the rest is
- * counted per code point (close enough for names, which are ASCII). */
-static size_t display_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
 static void pad(FILE *out, size_t used, size_t width)
 {
 	for (; used < width; used++)
@@ -99,16 +88,16 @@ static void print_text(FILE *out, const struct tools_info *t)
 	json_t *tool;
 	json_array_foreach(tools, i, tool) {
 		char *name = escape_terminal_dup(json_string_value(json_object_get(tool, "name")), 0);
-		if (name && display_width(name) > width)
-			width = display_width(name);
+		if (name && escape_columns(name) > width)
+			width = escape_columns(name);
 		free(name);
 		const char *prop;
 		json_t *schema;
 		json_object_foreach(json_object_get(json_object_get(tool, "inputSchema"), "properties"), prop,
 				    schema) {
 			char *p = escape_terminal_dup(prop, 0);
-			if (p && display_width(p) + 2 > width)
-				width = display_width(p) + 2;
+			if (p && escape_columns(p) + 2 > width)
+				width = escape_columns(p) + 2;
 			free(p);
 			char *type = schema_type(schema);
 			if (type && strlen(type) > type_width)
@@ -124,7 +113,7 @@ static void print_text(FILE *out, const struct tools_info *t)
 		fputs(name ? name : "?", out);
 		char *line = first_line(json_string_value(json_object_get(tool, "description")));
 		if (line && *line) {
-			pad(out, name ? display_width(name) : 1, width);
+			pad(out, name ? escape_columns(name) : 1, width);
 			put_safe(out, line, DESCRIPTION_MAX_CHARS);
 		}
 		free(line);
@@ -137,14 +126,14 @@ static void print_text(FILE *out, const struct tools_info *t)
 		json_object_foreach(json_object_get(input, "properties"), prop, schema) {
 			char *p = escape_terminal_dup(prop, 0);
 			fprintf(out, "  %s", p ? p : "?");
-			pad(out, 2 + (p ? display_width(p) : 1), width);
+			pad(out, 2 + (p ? escape_columns(p) : 1), width);
 			free(p);
 			char *type = schema_type(schema);
 			char *safe_type = escape_terminal_dup(type, 40);
 			bool required = is_required(input, prop);
 			fputs(safe_type ? safe_type : "?", out);
 			if (required) {
-				pad(out, safe_type ? display_width(safe_type) : 1, type_width + 2);
+				pad(out, safe_type ? escape_columns(safe_type) : 1, type_width + 2);
 				fputs("required", out);
 			}
 			fputc('\n', out);

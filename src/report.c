@@ -1,7 +1,9 @@
 /* The report the pipeline fills and the renderers print: ownership, the
- * summary counts, and the dispatch to one renderer per format. */
+ * summary counts, what the renderers word alike, and the dispatch to one
+ * renderer per format. */
 #include "report.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,17 @@ static bool same(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* The lists below (withheld groups, remedies, limits) hold a handful of
+ * distinct items: v with room for one more after its n, grown one at a
+ * time; NULL, and v freed, when memory ran out. */
+static void *room_for_one(void *v, size_t n, size_t size)
+{
+	void *more = realloc(v, (n + 1) * size);
+	if (!more)
+		free(v);
+	return more;
+}
+
 long report_withheld_groups(const struct analysis *a, struct report_withheld_group **out)
 {
 	struct report_withheld_group *g = NULL;
@@ -159,12 +172,8 @@ long report_withheld_groups(const struct analysis *a, struct report_withheld_gro
 			    same(g[k].event_type, withheld_event_type(w)))
 				break;
 		if (k == n) {
-			struct report_withheld_group *more = realloc(g, (n + 1) * sizeof *g);
-			if (!more) {
-				free(g);
+			if (!(g = room_for_one(g, n, sizeof *g)))
 				return -1;
-			}
-			g = more;
 			memset(&g[n], 0, sizeof g[n]);
 			g[n].field = withheld_field_name(w->field);
 			g[n].event_type = withheld_event_type(w);
@@ -194,12 +203,8 @@ long report_remedies(const struct report *r, struct report_remedy **out)
 			while (j < n && strcmp(v[j].remedy, f->remedy) != 0)
 				j++;
 			if (j == n) {
-				struct report_remedy *more = realloc(v, (n + 1) * sizeof *v);
-				if (!more) {
-					free(v);
+				if (!(v = room_for_one(v, n, sizeof *v)))
 					return -1;
-				}
-				v = more;
 				v[n++] = (struct report_remedy){.remedy = f->remedy};
 			}
 			v[j].kinds |= 1u << f->kind;
@@ -213,7 +218,7 @@ long report_remedies(const struct report *r, struct report_remedy **out)
 long report_common_limits(const struct report *r, const char ***out)
 {
 	const char **v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	*out = NULL;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct analysis *a = r->runs[i].analysis;
@@ -225,15 +230,8 @@ long report_common_limits(const struct report *r, const char ***out)
 				j++;
 			if (j < n)
 				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				const char **more = realloc(v, cap * sizeof *v);
-				if (!more) {
-					free(v);
-					return -1;
-				}
-				v = more;
-			}
+			if (!(v = room_for_one(v, n, sizeof *v)))
+				return -1;
 			v[n++] = a->limits[k];
 		}
 	}
@@ -244,4 +242,93 @@ long report_common_limits(const struct report *r, const char ***out)
 bool report_run_has_findings(const struct report_run *run)
 {
 	return run->analysis && run->analysis->n_findings > 0;
+}
+
+const char *report_verdict(const struct report *r)
+{
+	return r->n_suspect ? "SUSPECT" : r->n_findings ? "NOTICE" : r->n_failed_runs ? "INCOMPLETE" : "CLEAN";
+}
+
+int report_verdict_sentence(struct buf *out, const struct report *r, bool capital)
+{
+	bool one = r->n_runs == 1;
+	size_t n_notice = r->n_findings - r->n_suspect;
+	int rc = 0; /* -1 once any append fails */
+	if (r->n_suspect) {
+		rc |= buf_printf(out, NULL, "%zu suspect finding%s", r->n_suspect, r->n_suspect == 1 ? "" : "s");
+		if (!one)
+			rc |= buf_printf(out, NULL, " in %zu of %zu runs", r->n_suspect_runs, r->n_runs);
+		if (n_notice)
+			rc |= buf_printf(out, NULL, ", and %zu notice%s", n_notice, n_notice == 1 ? "" : "s");
+		rc |= buf_printf(out, NULL, ".");
+	} else if (r->n_findings) {
+		rc |= buf_printf(out, NULL, "%zu notice%s", r->n_findings, r->n_findings == 1 ? "" : "s");
+		if (!one)
+			rc |= buf_printf(out, NULL, " in %zu of %zu runs", r->n_finding_runs, r->n_runs);
+		rc |= buf_printf(out, NULL, ": retries happened, none suspect.");
+	} else if (r->n_runs > r->n_failed_runs) {
+		rc |= buf_printf(out, NULL, "%s activity in %s is shown to have run more than once.",
+				 capital ? "No" : "no", one ? "this run" : "these runs");
+	} else {
+		rc |= buf_printf(out, NULL, "%s was audited.", capital ? "Nothing" : "nothing");
+	}
+	if (r->n_failed_runs && r->n_runs > r->n_failed_runs)
+		rc |= buf_printf(out, NULL, " %zu run%s could not be audited.", r->n_failed_runs,
+				 r->n_failed_runs == 1 ? "" : "s");
+	return rc;
+}
+
+int report_summary_sentence(struct buf *out, const struct report *r)
+{
+	int rc = buf_printf(out, NULL, "%zu run%s, %zu activit%s, %zu re-executed, %zu finding%s (%zu suspect)",
+			    r->n_runs, r->n_runs == 1 ? "" : "s", r->n_activities,
+			    r->n_activities == 1 ? "y" : "ies", r->n_reexecuted, r->n_findings,
+			    r->n_findings == 1 ? "" : "s", r->n_suspect);
+	if (r->n_failed_runs)
+		rc |= buf_printf(out, NULL, ", %zu run%s not audited", r->n_failed_runs,
+				 r->n_failed_runs == 1 ? "" : "s");
+	return rc | buf_printf(out, NULL, ".");
+}
+
+/* "event 3" or "events 3, 5": the ids after their word, one or many. */
+static int id_list(struct buf *out, const int64_t *ids, size_t n, const char *one, const char *many)
+{
+	int rc = 0;
+	for (size_t k = 0; k < n; k++)
+		rc |= buf_printf(out, NULL, "%s%" PRId64, k ? ", " : n == 1 ? one : many, ids[k]);
+	return rc;
+}
+
+int report_evidence(struct buf *out, const struct finding *f, bool positions)
+{
+	int rc = id_list(out, f->evidence_event_ids, f->n_evidence, "event ", "events ");
+	if (f->n_evidence && !positions)
+		return rc;
+	for (size_t k = 0; k < f->n_evidence_event_indexes; k++)
+		rc |= buf_printf(out, NULL, "%s%zu",
+				 k               ? ", "
+				 : f->n_evidence ? "; history positions "
+						 : "history positions ",
+				 (size_t)f->evidence_event_indexes[k]);
+	return rc;
+}
+
+int report_withheld_ids(struct buf *out, const struct report_withheld_group *g)
+{
+	int rc = id_list(out, g->ids, g->n_ids, " (event ", " (events ");
+	if (g->n_ids)
+		rc |= buf_printf(out, NULL, "%s)", g->n_ids < g->count ? ", ..." : "");
+	return rc;
+}
+
+bool report_time_minute(const char *ts, char *out, size_t size)
+{
+	bool iso = strlen(ts) >= 16 && ts[4] == '-' && ts[7] == '-' && (ts[10] == 'T' || ts[10] == ' ') &&
+		   ts[13] == ':';
+	for (size_t i = 0; iso && i < 16; i++)
+		if (i != 4 && i != 7 && i != 10 && i != 13 && (ts[i] < '0' || ts[i] > '9'))
+			iso = false;
+	if (iso)
+		snprintf(out, size, "%.10s %.5s", ts, ts + 11);
+	return iso;
 }

@@ -1,4 +1,5 @@
 #include "transport.h"
+#include "escape.h"
 #include "json_scan.h"
 #include "monotime.h"
 
@@ -19,43 +20,18 @@ void transport_free(struct transport *t)
 /* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past
  * U+10FFFF. jansson checks the same inside strings, but a message handed
  * up must be valid text as a whole before anyone traces or parses it. */
-bool transport_utf8_valid(const char *str, size_t len)
+bool transport_utf8_valid(const char *s, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = s[i];
-		if (c < 0x80) {
+	uint32_t cp;
+	for (size_t i = 0; i < len;) {
+		if ((unsigned char)s[i] < 0x80) {
 			i++;
 			continue;
 		}
-		size_t n;
-		unsigned char lo = 0x80, hi = 0xBF;
-		if (c >= 0xC2 && c <= 0xDF) {
-			n = 1;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			n = 2;
-			if (c == 0xE0)
-				lo = 0xA0;
-			else if (c == 0xED)
-				hi = 0x9F;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			n = 3;
-			if (c == 0xF0)
-				lo = 0x90;
-			else if (c == 0xF4)
-				hi = 0x8F;
-		} else {
+		size_t n = escape_utf8_next(s + i, len - i, &cp);
+		if (!n)
 			return false;
-		}
-		if (len - i - 1 < n)
-			return false;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return false;
-		for (size_t k = 2; k <= n; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xBF)
-				return false;
-		i += n + 1;
+		i += n;
 	}
 	return true;
 }

@@ -112,6 +112,18 @@ static void pool_give(struct http_transport *ht, struct http_exchange *ex)
 	pooled_cleanup(&p);
 }
 
+/* Ends an exchange: its handle back to the pool, no longer pointing at the
+ * exchange's error buffer (which goes with the caller's frame), and its
+ * response freed. */
+static void exchange_finish(struct http_exchange *ex)
+{
+	if (ex->h)
+		curl_easy_setopt(ex->h, CURLOPT_ERRORBUFFER, NULL);
+	pool_give(ex->ht, ex);
+	transport_http_reset_response(ex);
+	buf_finish(&ex->body);
+}
+
 /* ---- requests ---- */
 
 /* The request headers, built under the lock from the shared state. The
@@ -366,11 +378,7 @@ static int http_send(struct transport *t, const char *body, size_t len, bool exp
 out:
 	curl_slist_free_all(headers);
 	free(session_sent);
-	if (ex.h)
-		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
-	pool_give(ht, &ex);
-	transport_http_reset_response(&ex);
-	buf_finish(&ex.body);
+	exchange_finish(&ex);
 	sse_parser_finish(&sse);
 	return r;
 }
@@ -476,11 +484,7 @@ static void http_close(struct transport *t)
 	http_reset_session(t);
 	curl_slist_free_all(headers);
 	free(session_sent);
-	if (ex.h)
-		curl_easy_setopt(ex.h, CURLOPT_ERRORBUFFER, NULL);
-	pool_give(ht, &ex);
-	transport_http_reset_response(&ex);
-	buf_finish(&ex.body);
+	exchange_finish(&ex);
 }
 
 static void http_destroy(struct transport *t)

@@ -189,6 +189,25 @@ START_TEST(utf8_decoder)
 }
 END_TEST
 
+/* Columns of escaped text: one per code point, whatever its length in bytes. */
+START_TEST(columns_count_code_points)
+{
+	static const struct {
+		const char *in;
+		size_t want;
+	} cases[] = {
+		{"", 0},
+		{"order-7804", 10},
+		{"caf\xc3\xa9", 4},
+		{"\xe2\x82\xac 5", 3},
+		{"\xf0\x9f\x98\x80", 1},
+		{"\\x1b[2K", 7}, /* an escape as escape_terminal writes it */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ck_assert_msg(escape_columns(cases[i].in) == cases[i].want, "case %zu", i);
+}
+END_TEST
+
 START_TEST(repair_and_null)
 {
 	char *r = escape_utf8_repair_dup("ok \xff end \xe2\x80\xae");
@@ -238,6 +257,7 @@ int main(void)
 	tcase_add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
 	tcase_add_test(tc, message_into_cuts_whole_units);
 	tcase_add_test(tc, utf8_decoder);
+	tcase_add_test(tc, columns_count_code_points);
 	tcase_add_test(tc, repair_and_null);
 	tcase_add_test(tc, terminal_output_never_has_controls);
 	suite_add_tcase(s, tc);

@@ -1220,6 +1220,11 @@ static const struct {
 	{"[{\"event_type\":\"Task\\x\"}]", "invalid escape"},
 	{"[{\"event_type\":\"a\tb\"}]", "control character"},
 	{"[{\"event_type\":\"\xff\"}]", "invalid UTF-8"},
+	/* strict UTF-8: overlong, an encoded surrogate, past U+10FFFF, cut short */
+	{"[{\"event_type\":\"\xc0\xaf\"}]", "invalid UTF-8"},
+	{"[{\"event_type\":\"\xed\xa0\x80\"}]", "invalid UTF-8"},
+	{"[{\"event_type\":\"\xf4\x90\x80\x80\"}]", "invalid UTF-8"},
+	{"[{\"event_type\":\"\xe2\x82\"}]", "invalid UTF-8"},
 	{"[{\"event_type\":\"\\u0000\"}]", "\\u0000"},
 	{"[{\"event_type\":\"\\ud800\"}]", "surrogate"},
 	{"[{\"event_type\":\"TaskScheduled\",\"event_id\":01}]", "expected ',' or '}'"},

@@ -915,6 +915,130 @@ START_TEST(json_threads_report_write_failures)
 }
 END_TEST
 
+/* What text and Markdown word alike (report.c), table by table. */
+START_TEST(verdict_and_summary_wording)
+{
+	static const struct {
+		struct report r;
+		const char *word, *text, *summary;
+	} cases[] = {
+		{{.n_runs = 1},
+		 "CLEAN",
+		 "no activity in this run is shown to have run more than once.",
+		 "1 run, 0 activities, 0 re-executed, 0 findings (0 suspect)."},
+		{{.n_runs = 3, .n_activities = 1, .n_findings = 2, .n_finding_runs = 2, .n_failed_runs = 1},
+		 "NOTICE",
+		 "2 notices in 2 of 3 runs: retries happened, none suspect. 1 run could not be audited.",
+		 "3 runs, 1 activity, 0 re-executed, 2 findings (0 suspect), 1 run not audited."},
+		{{.n_runs = 2,
+		  .n_activities = 4,
+		  .n_reexecuted = 2,
+		  .n_findings = 3,
+		  .n_suspect = 2,
+		  .n_suspect_runs = 1},
+		 "SUSPECT",
+		 "2 suspect findings in 1 of 2 runs, and 1 notice.",
+		 "2 runs, 4 activities, 2 re-executed, 3 findings (2 suspect)."},
+		{{.n_runs = 1, .n_findings = 1, .n_suspect = 1, .n_suspect_runs = 1},
+		 "SUSPECT",
+		 "1 suspect finding.",
+		 "1 run, 0 activities, 0 re-executed, 1 finding (1 suspect)."},
+		{{.n_runs = 2, .n_failed_runs = 2},
+		 "INCOMPLETE",
+		 "nothing was audited.",
+		 "2 runs, 0 activities, 0 re-executed, 0 findings (0 suspect), 2 runs not audited."},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const struct report *r = &cases[i].r;
+		ck_assert_str_eq(report_verdict(r), cases[i].word);
+		struct buf b;
+		buf_init(&b, 0);
+		ck_assert_int_eq(report_verdict_sentence(&b, r, false), 0);
+		ck_assert_str_eq(b.data, cases[i].text);
+		buf_reset(&b);
+		/* Markdown's sentence is the same, capitalised when it starts lower case */
+		ck_assert_int_eq(report_verdict_sentence(&b, r, true), 0);
+		ck_assert_int_eq(b.data[0], cases[i].text[0] == 'n' ? 'N' : cases[i].text[0]);
+		ck_assert_str_eq(b.data + 1, cases[i].text + 1);
+		buf_reset(&b);
+		ck_assert_int_eq(report_summary_sentence(&b, r), 0);
+		ck_assert_str_eq(b.data, cases[i].summary);
+		buf_finish(&b);
+	}
+}
+END_TEST
+
+START_TEST(evidence_and_ids_wording)
+{
+	static int64_t one[] = {7}, three[] = {0, 2, 4};
+	static uint32_t at[] = {3, 9};
+	static const struct {
+		struct finding f;
+		const char *ids, *with_positions;
+	} cases[] = {
+		{{.evidence_event_ids = one, .n_evidence = 1}, "event 7", "event 7"},
+		{{.evidence_event_ids = three, .n_evidence = 3}, "events 0, 2, 4", "events 0, 2, 4"},
+		{{.evidence_event_indexes = at, .n_evidence_event_indexes = 2},
+		 "history positions 3, 9",
+		 "history positions 3, 9"},
+		{{.evidence_event_ids = one,
+		  .n_evidence = 1,
+		  .evidence_event_indexes = at,
+		  .n_evidence_event_indexes = 1},
+		 "event 7",
+		 "event 7; history positions 3"},
+	};
+	struct buf b;
+	buf_init(&b, 0);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		buf_reset(&b);
+		ck_assert_int_eq(report_evidence(&b, &cases[i].f, false), 0);
+		ck_assert_str_eq(b.data, cases[i].ids);
+		buf_reset(&b);
+		ck_assert_int_eq(report_evidence(&b, &cases[i].f, true), 0);
+		ck_assert_str_eq(b.data, cases[i].with_positions);
+	}
+	static const struct {
+		struct report_withheld_group g;
+		const char *want;
+	} groups[] = {
+		{{.count = 2}, ""},
+		{{.count = 1, .ids = {5}, .n_ids = 1}, " (event 5)"},
+		{{.count = 2, .ids = {5, 6}, .n_ids = 2}, " (events 5, 6)"},
+		{{.count = 40, .ids = {5, 6}, .n_ids = 2}, " (events 5, 6, ...)"},
+	};
+	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+		buf_reset(&b);
+		ck_assert_int_eq(report_withheld_ids(&b, &groups[i].g), 0);
+		ck_assert_str_eq(b.data ? b.data : "", groups[i].want);
+	}
+	buf_finish(&b);
+}
+END_TEST
+
+START_TEST(time_to_the_minute)
+{
+	static const struct {
+		const char *in, *want; /* want NULL: not an ISO time, shown as it is */
+	} cases[] = {
+		{"2026-09-14T11:30:00.040Z", "2026-09-14 11:30"},
+		{"2026-09-14 11:30", "2026-09-14 11:30"},
+		{"2026-09-14T11:30", "2026-09-14 11:30"},
+		{"2026-09-14T11:3", NULL},
+		{"2026-09-14X11:30:00Z", NULL},
+		{"2026-O9-14T11:30:00Z", NULL},
+		{"1789000000000", NULL},
+		{"", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char out[64] = "untouched";
+		bool iso = report_time_minute(cases[i].in, out, sizeof out);
+		ck_assert_msg(iso == (cases[i].want != NULL), "case %zu", i);
+		ck_assert_str_eq(out, cases[i].want ? cases[i].want : "untouched");
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -932,6 +1056,9 @@ int main(void)
 	tcase_add_test(tc, empty_report);
 	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
 	tcase_add_test(tc, json_threads_write_the_same_bytes);
+	tcase_add_test(tc, verdict_and_summary_wording);
+	tcase_add_test(tc, evidence_and_ids_wording);
+	tcase_add_test(tc, time_to_the_minute);
 	suite_add_tcase(s, tc);
 	/* Six more renders of a 20 MB report: the plain and ASan/UBSan passes
 	 * run it; the valgrind pass (CK_EXCLUDE_TAGS) checks the threaded path

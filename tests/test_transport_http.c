@@ -720,12 +720,39 @@ START_TEST(tls_unknown_ca_refused)
 }
 END_TEST
 
+/* A message handed up must be strict UTF-8 (RFC 3629) as a whole. */
+START_TEST(utf8_check)
+{
+#define S(lit) lit, sizeof lit - 1
+	static const struct {
+		const char *s;
+		size_t len;
+		bool valid;
+	} cases[] = {
+		{S(""), true},
+		{S("{\"a\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}"), true},
+		{S("a\0b"), true}, /* U+0000 is a code point like any */
+		{S("\xf4\x8f\xbf\xbf"), true},
+		{S("\xc0\xaf"), false},         /* overlong */
+		{S("\xe0\x9f\xbf"), false},     /* overlong */
+		{S("\xed\xa0\x80"), false},     /* a surrogate */
+		{S("\xf4\x90\x80\x80"), false}, /* past U+10FFFF */
+		{S("\xe2\x82"), false},         /* cut short */
+		{S("ok \xff"), false},
+	};
+#undef S
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		ck_assert_msg(transport_utf8_valid(cases[i].s, cases[i].len) == cases[i].valid, "case %zu", i);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("transport_http");
 	TCase *tc = tcase_create("http");
 	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
 	tcase_add_test(tc, json_answer_and_session);
+	tcase_add_test(tc, utf8_check);
 	tcase_add_test(tc, headers_bearer_and_trace);
 	tcase_add_test(tc, batch_is_split);
 	tcase_add_test(tc, sse_interleaved_with_server_request);
