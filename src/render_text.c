@@ -182,7 +182,7 @@ static void print_link_short(struct text_out *t, const struct report_run *run)
 }
 
 /* What was withheld, in one sentence that names the level and how it is
- * known (PRODUCT.md rule 2); --verbose-report lists the fields. */
+ * known (doc/PRODUCT.md, rule 2); --verbose-report lists the fields. */
 static void print_withheld_short(struct text_out *t, const struct analysis *a)
 {
 	if (!a->n_withheld)
