@@ -420,8 +420,10 @@ void analysis_scan_events(struct work *w)
 		w->oom = true;
 		return;
 	}
-	w->att = malloc((n_att ? n_att : 1) * sizeof *w->att);
-	w->wa = malloc((n_att ? n_att : 1) * sizeof *w->wa);
+	/* Zeroed, though every attempt is written before it is read: the
+	 * static analyzer cannot follow the pending count to that. */
+	w->att = calloc(n_att ? n_att : 1, sizeof *w->att);
+	w->wa = calloc(n_att ? n_att : 1, sizeof *w->wa);
 	w->tim = malloc((n_tim ? n_tim : 1) * sizeof *w->tim);
 	if (!w->att || !w->wa || !w->tim) {
 		w->oom = true;

@@ -101,15 +101,18 @@ int catalyst_list_projects(struct catalyst *c, struct catalyst_projects *out, st
 	sharing_of(doc, meta, &out->sharing, out->sharing_key, sizeof out->sharing_key);
 	const json_t *arr = catalyst_find_list(doc, 2);
 	int rc = 0;
-	if (json_array_size(arr) && !(out->items = calloc(json_array_size(arr), sizeof *out->items)))
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+	if (json_array_size(arr) && !(out->items = calloc(json_array_size(arr), sizeof *out->items))) {
+		rc = -1;
+		err_set(e, ERR_INTERNAL, "out of memory");
+	}
 	size_t i;
 	const json_t *p;
-	json_array_foreach(arr, i, p) {
-		if (rc < 0 || (rc = project_fields(p, &out->items[i], e)) < 0)
-			break;
-		out->n++;
-	}
+	if (rc == 0)
+		json_array_foreach(arr, i, p) {
+			if ((rc = project_fields(p, &out->items[i], e)) < 0)
+				break;
+			out->n++;
+		}
 	json_decref(doc);
 	json_decref(meta);
 	if (rc < 0)
