@@ -15,15 +15,20 @@ void err_clear(struct err *e)
 	e->msg[0] = '\0';
 }
 
+static void err_vset(struct err *e, enum err_code code, const char *fmt, va_list ap)
+{
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	e->code = code;
+}
+
 int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 {
 	if (!e)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	err_vset(e, code, fmt, ap);
 	va_end(ap);
-	e->code = code;
 	return -1;
 }
 
@@ -33,9 +38,8 @@ int err_set_final(struct err *e, enum err_code code, const char *fmt, ...)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	err_vset(e, code, fmt, ap);
 	va_end(ap);
-	e->code = code;
 	e->detail = ERR_DETAIL_FINAL;
 	return -1;
 }
