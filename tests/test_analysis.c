@@ -89,6 +89,23 @@ static void failed(struct event_log *log, int64_t tsid, const char *type, const 
 				.non_retriable = non_retriable});
 }
 
+/* A failure whose innermost cause (the .NET SDK's innerFailure) is given,
+ * with no non-retriable flag. */
+static void failed_cause(struct event_log *log, int64_t tsid, const char *type, const char *msg,
+			 const char *cause_type, const char *cause_msg, int cause_depth)
+{
+	add(log, (struct event){.kind = EVENT_TASK_FAILED,
+				.event_id = -1,
+				.has_event_id = true,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true,
+				.error_type = type,
+				.error_message = msg,
+				.cause_type = cause_type,
+				.cause_message = cause_msg,
+				.cause_depth = cause_depth});
+}
+
 static void timer(struct event_log *log, int64_t id, enum timer_origin origin, const char *origin_id,
 		  const char *fire_at)
 {
@@ -1557,48 +1574,25 @@ START_TEST(failure_cause_decides)
 	struct event_log *log = log_new();
 	started(log, "W", "i", "e");
 	sched(log, 0, "Charge", "a1");
-	add(log, (struct event){.kind = EVENT_TASK_FAILED,
-				.event_id = -1,
-				.has_event_id = true,
-				.task_scheduled_id = 0,
-				.has_task_scheduled_id = true,
-				.error_type = "Checkout.ChargeFailedException",
-				.error_message = "Charge for order 871 failed",
-				.cause_type = "System.Net.Sockets.SocketException",
-				.cause_message = "An existing connection was forcibly closed by the remote host.",
-				.cause_depth = 2});
+	failed_cause(log, 0, "Checkout.ChargeFailedException", "Charge for order 871 failed",
+		     "System.Net.Sockets.SocketException",
+		     "An existing connection was forcibly closed by the remote host.", 2);
 	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "a1", "t1");
 	fired(log, 1, "t1");
 	sched(log, 2, "Charge", "a2");
 	completed(log, 2);
 	/* The same outer text, the cause a refused connection: nothing was sent. */
 	sched(log, 3, "Refund", "r1");
-	add(log, (struct event){.kind = EVENT_TASK_FAILED,
-				.event_id = -1,
-				.has_event_id = true,
-				.task_scheduled_id = 3,
-				.has_task_scheduled_id = true,
-				.error_type = "Checkout.ChargeFailedException",
-				.error_message = "Charge for order 871 failed",
-				.cause_type = "System.Net.Sockets.SocketException",
-				.cause_message = "Connection refused",
-				.cause_depth = 1});
+	failed_cause(log, 3, "Checkout.ChargeFailedException", "Charge for order 871 failed",
+		     "System.Net.Sockets.SocketException", "Connection refused", 1);
 	timer(log, 4, ORIGIN_ACTIVITY_RETRY, "r1", "t4");
 	fired(log, 4, "t4");
 	sched(log, 5, "Refund", "r1");
 	completed(log, 5);
 	/* A cause with empty texts is none; the outer text decides. */
 	sched(log, 6, "Notify", "n1");
-	add(log, (struct event){.kind = EVENT_TASK_FAILED,
-				.event_id = -1,
-				.has_event_id = true,
-				.task_scheduled_id = 6,
-				.has_task_scheduled_id = true,
-				.error_type = "System.Net.Http.HttpRequestException",
-				.error_message = "An error occurred while sending the request.",
-				.cause_type = "",
-				.cause_message = "",
-				.cause_depth = 1});
+	failed_cause(log, 6, "System.Net.Http.HttpRequestException",
+		     "An error occurred while sending the request.", "", "", 1);
 	finished(log, 7, "ORCHESTRATION_STATUS_FAILED");
 	struct analysis *a = run(log, NULL);
 
