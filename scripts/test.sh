@@ -66,18 +66,37 @@ run_suite "asan+ubsan" build-asan --no-suite node
 
 # 4. libFuzzer harnesses, each for a bounded time, seeded from the fixtures
 if CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false; then
-  for f in build-fuzz/tests/fuzz/fuzz_*; do
-    [[ -x $f && -f $f ]] || continue
+  # One harness a core at a time: each still gets a whole core for its
+  # bounded time, and the pass takes half as long on two cores.
+  jobs=$(nproc 2>/dev/null || echo 1)
+  fuzz_one() { # harness: exit status of its bounded run, log beside it
+    local f=$1 name corpus seeds rc
     name=$(basename "$f")
     corpus=$(mktemp -d)
     seeds=tests/fuzz/seeds/${name#fuzz_}
     [[ -d $seeds ]] && cp -r "$seeds"/. "$corpus"/
-    if "$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 "$corpus" >"build-fuzz/$name.log" 2>&1; then
+    "$f" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 "$corpus" >"build-fuzz/$name.log" 2>&1
+    rc=$?
+    rm -rf "$corpus"
+    return $rc
+  }
+  harnesses=()
+  for f in build-fuzz/tests/fuzz/fuzz_*; do
+    [[ -x $f && -f $f ]] && harnesses+=("$f")
+  done
+  declare -A pids=()
+  for f in "${harnesses[@]}"; do
+    while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done
+    fuzz_one "$f" &
+    pids[$f]=$!
+  done
+  for f in "${harnesses[@]}"; do
+    name=$(basename "$f")
+    if wait "${pids[$f]}"; then
       passed=$((passed + 1)); echo "fuzz $name: ok (${fuzz_seconds}s)"
     else
       failed=$((failed + 1)); status=1; echo "fuzz $name: FAILED"; tail -40 "build-fuzz/$name.log"
     fi
-    rm -rf "$corpus"
   done
 else
   failed=$((failed + 1)); status=1; echo "fuzz build: FAILED"
