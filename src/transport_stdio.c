@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,16 @@ struct stdio_transport {
 	int to_child;   /* the child's stdin; -1 once closed */
 	int from_child; /* the child's stdout */
 	struct buf in;  /* bytes read from the child, not yet handed up */
+
+	/* Under --verbose: the child's stderr, read by its own thread. */
+	int from_child_err; /* -1 when the child's stderr goes to /dev/null */
+	pthread_t err_thread;
+	bool err_thread_on;
+	atomic_bool err_stop;
 };
+
+/* A line of the server's stderr is traced up to this many bytes. */
+#define ERR_LINE_MAX 4096
 
 /* Reaps the child if it has exited, waiting up to wait_ms. Returns true
  * when it is gone. */
@@ -285,6 +295,64 @@ static void stdio_reset_session(struct transport *t)
 {
 }
 
+static void trace_err_line(const char *line, size_t len, bool cut)
+{
+	/* The server may log a token as readily as anything else. */
+	char *text = strndup(line, len);
+	char *safe = text ? trace_redact_dup(text) : NULL;
+	if (safe)
+		trace_printf("stdio", "server stderr: %s%s", safe, cut ? " [cut]" : "");
+	free(safe);
+	free(text);
+}
+
+/* The server's stderr under --verbose, a line at a time, through the trace:
+ * neutralised and redacted like every other line that came from outside,
+ * where the child writing to our stderr itself would reach the terminal raw.
+ * Reads until EOF, or once stopped until nothing more is waiting (a process
+ * that left the group may keep the pipe open). */
+static void *err_reader(void *arg)
+{
+	struct stdio_transport *st = arg;
+	char chunk[4096], line[ERR_LINE_MAX];
+	size_t len = 0;
+	bool cut = false;
+	size_t after_stop = 0;
+	for (;;) {
+		bool stopping = atomic_load(&st->err_stop);
+		struct pollfd p = {st->from_child_err, POLLIN, 0};
+		int pr = poll(&p, 1, stopping ? 0 : 200);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr <= 0) {
+			if (stopping)
+				break;
+			continue;
+		}
+		ssize_t n = read(st->from_child_err, chunk, sizeof chunk);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				trace_err_line(line, len, cut);
+				len = 0;
+				cut = false;
+			} else if (len < sizeof line) {
+				line[len++] = chunk[i];
+			} else {
+				cut = true;
+			}
+		}
+		if (stopping && (after_stop += (size_t)n) > ((size_t)1 << 20))
+			break;
+	}
+	if (len)
+		trace_err_line(line, len, cut);
+	return NULL;
+}
+
 static void stdio_close(struct transport *t)
 {
 	struct stdio_transport *st = (struct stdio_transport *)t;
@@ -319,6 +387,14 @@ static void stdio_close(struct transport *t)
 	if (st->from_child >= 0)
 		close(st->from_child);
 	st->from_child = -1;
+	if (st->err_thread_on) {
+		atomic_store(&st->err_stop, true);
+		pthread_join(st->err_thread, NULL);
+		st->err_thread_on = false;
+	}
+	if (st->from_child_err >= 0)
+		close(st->from_child_err);
+	st->from_child_err = -1;
 }
 
 static void stdio_destroy(struct transport *t)
@@ -372,23 +448,27 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	pthread_mutex_init(&st->state_lock, NULL);
 	/* Room for one line at the limit plus the read that passed it. */
 	buf_init(&st->in, st->max_line + 65536 + 1);
-	st->to_child = st->from_child = -1;
+	st->to_child = st->from_child = st->from_child_err = -1;
 	st->pid = -1;
 	st->closed = true; /* nothing to close until the child runs */
 
-	int in[2] = {-1, -1}, out[2] = {-1, -1}, errfd = -1;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, errfd = -1;
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+	    (o->pass_stderr && pipe2(errp, O_CLOEXEC) < 0)) {
 		err_set(e, ERR_INTERNAL, "pipe: %s", strerror(errno));
 		goto fail;
 	}
 	in[0] = high_fd(in[0]);
 	out[1] = high_fd(out[1]);
-	if (!o->pass_stderr) {
+	if (o->pass_stderr) {
+		errfd = high_fd(errp[1]);
+		errp[1] = -1;
+	} else {
 		errfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (errfd >= 0)
 			errfd = high_fd(errfd);
 	}
-	if (in[0] < 0 || out[1] < 0 || (!o->pass_stderr && errfd < 0)) {
+	if (in[0] < 0 || out[1] < 0 || errfd < 0) {
 		err_set(e, ERR_INTERNAL, "preparing the server's pipes: %s", strerror(errno));
 		goto fail;
 	}
@@ -404,7 +484,7 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || (errfd >= 0 && dup2(errfd, 2) < 0))
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(errfd, 2) < 0)
 			_exit(127);
 		execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
 		_exit(127);
@@ -415,10 +495,23 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	st->closed = false;
 	close(in[0]);
 	close(out[1]);
-	if (errfd >= 0)
-		close(errfd);
+	close(errfd);
+	errfd = -1;
 	st->to_child = in[1];
 	st->from_child = out[0];
+	if (o->pass_stderr) {
+		st->from_child_err = errp[0];
+		errp[0] = -1;
+		/* Without its reader the server's log would fill the pipe and
+		 * stall the server: no reader, no server. */
+		int rc = pthread_create(&st->err_thread, NULL, err_reader, st);
+		if (rc != 0) {
+			err_set(e, ERR_INTERNAL, "starting the reader of the server's stderr: %s", strerror(rc));
+			stdio_destroy(&st->base);
+			return NULL;
+		}
+		st->err_thread_on = true;
+	}
 	fcntl(st->to_child, F_SETFL, fcntl(st->to_child, F_GETFL) | O_NONBLOCK);
 	trace_printf("stdio", "started server process %d: %s", (int)pid, o->command);
 	return &st->base;
@@ -429,6 +522,8 @@ fail:
 			close(in[i]);
 		if (out[i] >= 0)
 			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
 	}
 	if (errfd >= 0)
 		close(errfd);

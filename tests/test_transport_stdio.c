@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "trace.h"
+#include "buf.h"
 #include "transport.h"
 
 static char pid_path[64];
@@ -267,13 +269,31 @@ START_TEST(close_escalates_to_kill)
 }
 END_TEST
 
-/* Runs one echo exchange with our stderr sent to a file; returns it. */
-static char *stderr_of_exchange(bool pass)
+struct trace_lines {
+	pthread_mutex_t lock;
+	struct buf b;
+};
+
+static void collect_trace(const char *line, void *ctx)
+{
+	struct trace_lines *t = ctx;
+	pthread_mutex_lock(&t->lock);
+	buf_append(&t->b, line, strlen(line), NULL);
+	buf_append(&t->b, "\n", 1, NULL);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Runs one echo exchange with our stderr sent to a file and the trace
+ * collected; returns what reached stderr, and the trace in *trace. */
+static char *stderr_of_exchange(bool pass, char **trace)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/ca-stdio-stderr-%d", (int)getpid());
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
+	struct trace_lines tl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	buf_init(&tl.b, 0);
+	trace_set_sink(collect_trace, &tl);
 	fflush(stderr);
 	int saved = dup(2);
 	dup2(fd, 2);
@@ -286,21 +306,36 @@ static char *stderr_of_exchange(bool pass)
 	transport_free(t);
 	dup2(saved, 2);
 	close(saved);
+	trace_set_sink(NULL, NULL);
 	ck_assert_msg(r == 0, "%s", e.msg);
 	char *text = testlib_read_file(path, NULL);
 	unlink(path);
 	ck_assert_ptr_nonnull(text);
+	*trace = strndup(tl.b.data ? tl.b.data : "", tl.b.len);
+	buf_finish(&tl.b);
 	return text;
 }
 
+/* Under --verbose (pass_stderr) the server's log is traced a line at a time,
+ * neutralised and redacted like all server text; the child never writes to
+ * our stderr itself. */
 START_TEST(stderr_passed_only_when_asked)
 {
-	char *with = stderr_of_exchange(true);
-	ck_assert_msg(strstr(with, "stdio-fixture: got tools/list") != NULL, "stderr: %s", with);
+	char *trace;
+	char *with = stderr_of_exchange(true, &trace);
+	ck_assert_msg(strstr(with, "stdio-fixture") == NULL, "raw on stderr: %s", with);
+	ck_assert_msg(strstr(trace, "[stdio] server stderr: stdio-fixture: got tools/list") != NULL, "trace: %s",
+		      trace);
+	ck_assert_msg(strchr(trace, 0x1b) == NULL && strchr(trace, 0x07) == NULL, "control raw in: %s", trace);
+	ck_assert_msg(strstr(trace, "tok-secret-1") == NULL, "token in: %s", trace);
+	ck_assert_msg(strstr(trace, "<redacted>") != NULL, "trace: %s", trace);
 	free(with);
-	char *without = stderr_of_exchange(false);
+	free(trace);
+	char *without = stderr_of_exchange(false, &trace);
 	ck_assert_ptr_null(strstr(without, "stdio-fixture"));
+	ck_assert_ptr_null(strstr(trace, "server stderr"));
 	free(without);
+	free(trace);
 }
 END_TEST
 

@@ -31,7 +31,9 @@ rl.on('line', (line) => {
     process.stderr.write(`stdio-fixture: bad line ${line.slice(0, 80)}\n`);
     return;
   }
-  process.stderr.write(`stdio-fixture: got ${msg.method ?? 'answer'}\n`);
+  // A title escape and a token in the log: the client must neither pass
+  // the one to a terminal nor print the other (--verbose traces this).
+  process.stderr.write(`stdio-fixture: got ${msg.method ?? 'answer'} \x1b]0;pwned\x07 "access_token": "tok-secret-1"\n`);
   if (mode === 'exit-early') process.exit(3);
   if (msg.method === undefined) {
     // An answer to our server request.
