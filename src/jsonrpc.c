@@ -56,8 +56,9 @@ int jsonrpc_decode(struct jsonrpc_message *m, const char *text, size_t len, stru
 	json_error_t jerr;
 	/* jansson checks UTF-8, rejects NUL in strings and stops at
 	 * JSON_PARSER_MAX_DEPTH nesting, so hostile input cannot overflow the
-	 * stack. */
-	m->root = json_loadb(text, len, 0, &jerr);
+	 * stack. A key given twice is refused, as the history parser refuses
+	 * it: which one counts would be a guess. */
+	m->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!m->root)
 		return err_set(e, ERR_PROTOCOL, "server sent invalid JSON at line %d column %d: %s", jerr.line,
 			       jerr.column, jerr.text);

@@ -577,7 +577,8 @@ static json_t *first_json_text(json_t *content)
 		json_t *text = json_object_get(item, "text");
 		if (!json_is_string(type) || strcmp(json_string_value(type), "text") != 0 || !json_is_string(text))
 			continue;
-		json_t *v = json_loadb(json_string_value(text), json_string_length(text), JSON_DECODE_ANY, NULL);
+		json_t *v = json_loadb(json_string_value(text), json_string_length(text),
+				       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
 		if (v)
 			return v;
 	}

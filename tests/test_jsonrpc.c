@@ -79,6 +79,10 @@ static const struct {
 	{"{\"jsonrpc\":\"2.0\",\"method\":\"m\xff\"}", "invalid JSON"}, /* invalid UTF-8 */
 	{"{\"jsonrpc\":\"2.0\",\"method\":\"a\\u0000b\"}", "invalid JSON"},
 	{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} trailing", "invalid JSON"},
+	/* A key given twice: two parsers could read two different answers
+	 * (the history parser refuses the same). */
+	{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"isError\":false,\"isError\":true}}", "duplicate object key"},
+	{"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"result\":{}}", "duplicate object key"},
 };
 
 START_TEST(decode_invalid)

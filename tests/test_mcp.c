@@ -706,17 +706,36 @@ static const struct {
 	{"\"result\":{\"structuredContent\":null,\"content\":[" TEXT_A "]}", false, false, 1, "{\"a\":1}"},
 	{"\"result\":{\"isError\":true,\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]}", true, true, 1,
 	 "{\"a\":1}"},
-	/* jansson keeps the last of a repeated key: nothing is cut. */
-	{"\"result\":{\"content\":[],\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "," TEXT_A "]}", true,
-	 false, 2, NULL},
 	{"\"result\":{\"structuredContent\":{\"a\":1},\"con\\u0074ent\":[" TEXT_A "]}", true, false, 1, NULL},
-	{"\"result\":{\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]},\"result\":{}", false, false, -1,
-	 NULL},
 	/* Only result's own content: one inside _meta is data. */
 	{"\"result\":{\"_meta\":{\"content\":[1]},\"structuredContent\":{\"content\":[2]},\"content\":[" TEXT_A
 	 "]}",
 	 true, false, 0, NULL},
 };
+
+/* A key given twice, in the result or around it: nothing is cut, and the
+ * answer is refused (which of the two counts would be a guess). */
+static const char *const duplicate_envelopes[] = {
+	"\"result\":{\"content\":[],\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "," TEXT_A "]}",
+	"\"result\":{\"structuredContent\":{\"a\":1},\"content\":[" TEXT_A "]},\"result\":{}",
+};
+
+START_TEST(call_tool_duplicate_keys_refused)
+{
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_answer);
+	call_answer = duplicate_envelopes[_i];
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	ck_assert_int_eq(mcp_call_tool_structured_first(s, "t", NULL, &r, &e), -1);
+	ck_assert_msg(strstr(e.msg, "duplicate object key"), "%s", e.msg);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
 
 START_TEST(call_tool_structured_first)
 {
@@ -883,6 +902,8 @@ int main(void)
 	tcase_add_test(tc, call_deadline_counts_server_requests);
 	tcase_add_loop_test(tc, call_tool_envelopes, 0, sizeof envelopes / sizeof *envelopes);
 	tcase_add_loop_test(tc, call_tool_structured_first, 0, sizeof lazy_envelopes / sizeof *lazy_envelopes);
+	tcase_add_loop_test(tc, call_tool_duplicate_keys_refused, 0,
+			    sizeof duplicate_envelopes / sizeof *duplicate_envelopes);
 	tcase_add_test(tc, call_garbage_is_protocol_error);
 	tcase_add_test(tc, call_reinitializes_once_on_expiry);
 	tcase_add_test(tc, call_tool_from_many_threads);
