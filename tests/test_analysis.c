@@ -76,17 +76,23 @@ static void completed_out(struct event_log *log, int64_t tsid, struct payload ou
 				.output = output});
 }
 
+static struct event failure(int64_t tsid, const char *type, const char *msg)
+{
+	return (struct event){.kind = EVENT_TASK_FAILED,
+			      .event_id = -1,
+			      .has_event_id = true,
+			      .task_scheduled_id = tsid,
+			      .has_task_scheduled_id = true,
+			      .error_type = type,
+			      .error_message = msg};
+}
+
 static void failed(struct event_log *log, int64_t tsid, const char *type, const char *msg, bool non_retriable)
 {
-	add(log, (struct event){.kind = EVENT_TASK_FAILED,
-				.event_id = -1,
-				.has_event_id = true,
-				.task_scheduled_id = tsid,
-				.has_task_scheduled_id = true,
-				.error_type = type,
-				.error_message = msg,
-				.has_non_retriable = true,
-				.non_retriable = non_retriable});
+	struct event ev = failure(tsid, type, msg);
+	ev.has_non_retriable = true;
+	ev.non_retriable = non_retriable;
+	add(log, ev);
 }
 
 /* A failure whose innermost cause (the .NET SDK's innerFailure) is given,
@@ -94,16 +100,11 @@ static void failed(struct event_log *log, int64_t tsid, const char *type, const 
 static void failed_cause(struct event_log *log, int64_t tsid, const char *type, const char *msg,
 			 const char *cause_type, const char *cause_msg, int cause_depth)
 {
-	add(log, (struct event){.kind = EVENT_TASK_FAILED,
-				.event_id = -1,
-				.has_event_id = true,
-				.task_scheduled_id = tsid,
-				.has_task_scheduled_id = true,
-				.error_type = type,
-				.error_message = msg,
-				.cause_type = cause_type,
-				.cause_message = cause_msg,
-				.cause_depth = cause_depth});
+	struct event ev = failure(tsid, type, msg);
+	ev.cause_type = cause_type;
+	ev.cause_message = cause_msg;
+	ev.cause_depth = cause_depth;
+	add(log, ev);
 }
 
 static void timer(struct event_log *log, int64_t id, enum timer_origin origin, const char *origin_id,
