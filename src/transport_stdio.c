@@ -496,7 +496,6 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	close(in[0]);
 	close(out[1]);
 	close(errfd);
-	errfd = -1;
 	st->to_child = in[1];
 	st->from_child = out[0];
 	if (o->pass_stderr) {
