@@ -202,6 +202,78 @@ START_TEST(json_fields_and_environment_are_documented)
 }
 END_TEST
 
+/* A word set in bold on a .B or .BR line of the section, whole (not the
+ * prefix of a longer name). */
+static bool bold_in(const char *section, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *line = section; *line;) {
+		const char *end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		if (strncmp(line, ".B ", 3) == 0 || strncmp(line, ".BR ", 4) == 0)
+			for (const char *p = line; (p = strstr(p, word)) && p < end; p += n) {
+				bool start = p == line || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+				bool stop = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+				if (start && stop)
+					return true;
+			}
+		line = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+static void schema_names(const json_t *node, json_t *names)
+{
+	if (json_is_array(node)) {
+		size_t i;
+		const json_t *v;
+		json_array_foreach(node, i, v)
+			schema_names(v, names);
+		return;
+	}
+	if (!json_is_object(node))
+		return;
+	const char *k;
+	const json_t *v;
+	json_object_foreach((json_t *)node, k, v) {
+		if (strcmp(k, "properties") == 0 && json_is_object(v)) {
+			const char *name;
+			const json_t *sub;
+			json_object_foreach((json_t *)v, name, sub)
+				json_object_set_new(names, name, json_true());
+		}
+		schema_names(v, names);
+	}
+}
+
+/* Every property the shipped JSON Schema of the report names, at any
+ * depth, is set in bold in JSON OUTPUT: the schema, not a list kept here,
+ * says which fields exist. */
+START_TEST(every_schema_field_is_documented)
+{
+	char *roff = man_page();
+	char *json = strstr(roff, ".SH JSON OUTPUT");
+	ck_assert_ptr_nonnull(json);
+	char *end = strstr(json + 1, "\n.SH ");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	json_error_t je;
+	json_t *schema = json_load_file(testlib_src("doc/catalyst-audit.report.v1.schema.json"), 0, &je);
+	ck_assert_msg(schema != NULL, "%s", je.text);
+	json_t *names = json_object();
+	schema_names(schema, names);
+	ck_assert_uint_gt(json_object_size(names), 60);
+	const char *name;
+	const json_t *v;
+	json_object_foreach(names, name, v)
+		ck_assert_msg(bold_in(json, name), "JSON field %s not documented", name);
+	json_decref(names);
+	json_decref(schema);
+	free(roff);
+}
+END_TEST
+
 /* The keys CONFIGURATION FILE lists are exactly the options the binary
  * takes from a config file: each listed key is accepted, each other long
  * option of --help is refused as an unknown key. */
@@ -317,6 +389,7 @@ int main(void)
 	tcase_add_test(tc, every_finding_kind_is_documented);
 	tcase_add_test(tc, every_exit_status_is_documented);
 	tcase_add_test(tc, json_fields_and_environment_are_documented);
+	tcase_add_test(tc, every_schema_field_is_documented);
 	tcase_add_test(tc, renders_without_warnings);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
