@@ -33,6 +33,8 @@ char *escape_terminal_dup(const char *s, size_t max_chars);
  * has no control characters left; a wide CJK glyph counts one, which ids
  * and names accept). */
 size_t escape_columns(const char *s);
+/* The same for the first len bytes of s. */
+size_t escape_columns_n(const char *s, size_t len);
 
 /* Appends a message of ours that may carry outside text (an error, a
  * warning, a notice, a trace line) made safe for a terminal: every unsafe

@@ -16,6 +16,8 @@ bool trace_enabled(void);
 /* One line of trace, prefixed by the caller's channel ("http", "stdio", ...),
  * outside text in it neutralised (escape_message). */
 void trace_printf(const char *channel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The bytes of a body trace_body shows; the rest is counted. */
+#define TRACE_BODY_MAX 4096
 /* Trace a protocol body (JSON text): bounded in length, line breaks and
  * other C0 controls shown as spaces, values of secret-looking keys replaced
  * by "<redacted>". */

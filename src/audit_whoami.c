@@ -55,7 +55,11 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		goto out;
-	render_whoami(out, rq->format_given ? rq->format : FORMAT_TEXT, &w, e);
+	if (render_whoami(out, rq->format_given ? rq->format : FORMAT_TEXT, &w, e) < 0) {
+		struct err ignored;
+		audit_close_plain(out, &ignored);
+		goto out;
+	}
 	rc = audit_close_plain(out, e);
 out:
 	catalyst_identity_finish(&id);

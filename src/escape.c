@@ -161,13 +161,18 @@ char *escape_terminal_dup(const char *s, size_t max_chars)
 	return buf_steal(&b, NULL);
 }
 
-size_t escape_columns(const char *s)
+size_t escape_columns_n(const char *s, size_t len)
 {
 	size_t n = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
 			n++;
 	return n;
+}
+
+size_t escape_columns(const char *s)
+{
+	return escape_columns_n(s, strlen(s));
 }
 
 int escape_message(struct buf *out, const char *s, size_t len, struct err *e)

@@ -56,10 +56,7 @@ void text_wrap_at(struct text_out *t, const char *text, size_t indent, size_t co
 			p += strlen(REPORT_WITHHELD_PHRASE);
 		while (*p && *p != ' ')
 			p++;
-		size_t wcols = 0;
-		for (const char *q = w; q < p; q++)
-			if (((unsigned char)*q & 0xc0) != 0x80)
-				wcols++;
+		size_t wcols = escape_columns_n(w, (size_t)(p - w));
 		if (!first && col + 1 + wcols > t->width) {
 			fprintf(t->f, "\n%*s", (int)indent, "");
 			col = indent;

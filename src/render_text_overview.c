@@ -35,10 +35,10 @@ static const char *started_cell(struct text_out *t, const struct report_run *run
 const char *text_status_cell(struct text_out *t, const struct report_run *run)
 {
 	const char *status = report_run_status(run);
-	if (!run->analysis)
-		return status ? text_esc(t, status, 0) : "-";
 	if (status)
 		return text_esc(t, status, 0);
+	if (!run->analysis)
+		return "-";
 	return run->analysis->finished ? "unknown" : "not finished";
 }
 
@@ -90,6 +90,7 @@ void text_print_overview(struct text_out *t, const struct report *r)
 	size_t w[OV_COLS];
 	bool shown[OV_COLS], short_started = false;
 	char tmp[64];
+	size_t total = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		for (int c = 0; c < OV_COLS; c++) {
 			w[c] = strlen(ov_titles[c]);
@@ -106,16 +107,13 @@ void text_print_overview(struct text_out *t, const struct report *r)
 					w[c] = cw;
 			}
 		}
-		size_t total = 0;
+		total = 0;
 		for (int c = 0; c < OV_COLS; c++)
 			total += w[c] + 2;
 		if (total <= t->width || pass == 1)
 			break;
 		short_started = true; /* and measure again */
 	}
-	size_t total = 0;
-	for (int c = 0; c < OV_COLS; c++)
-		total += w[c] + 2;
 	static const enum ov_col drop[] = {OV_APP, OV_STARTED, OV_WORKFLOW};
 	for (size_t d = 0; d < sizeof drop / sizeof *drop && total > t->width; d++) {
 		shown[drop[d]] = false;
@@ -139,9 +137,8 @@ void text_print_overview(struct text_out *t, const struct report *r)
 				fprintf(t->f, " %s\n %*s", cell, (int)w[c] + 2, "");
 				continue;
 			}
-			if (c == OV_FINDINGS && run->n_suspect)
-				fprintf(t->f, " %s%s%s", text_on(t, STYLE_RED), cell, text_off(t));
-			else if (c == OV_FINDINGS && !run->analysis)
+			/* A suspect, or a run that could not be audited, in red. */
+			if (c == OV_FINDINGS && (run->n_suspect || !run->analysis))
 				fprintf(t->f, " %s%s%s", text_on(t, STYLE_RED), cell, text_off(t));
 			else if (c == OV_FINDINGS)
 				fprintf(t->f, " %s", cell);

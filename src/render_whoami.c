@@ -32,7 +32,7 @@ static void print_text(FILE *out, const struct whoami_info *w)
 }
 
 /* The document goes to a script: escaping is JSON's job. */
-static void print_json(FILE *out, const struct whoami_info *w)
+static int print_json(FILE *out, const struct whoami_info *w, struct err *e)
 {
 	json_t *projects = json_array();
 	for (size_t i = 0; i < w->n_projects; i++)
@@ -43,18 +43,20 @@ static void print_json(FILE *out, const struct whoami_info *w)
 				"user", "email", w->user, "projects", projects, "projects_error",
 				w->projects_error, "data_sharing", "level", w->sharing_level, "source",
 				w->sharing_source);
-	if (doc)
-		json_dumpf(doc, out, JSON_INDENT(2));
-	fputc('\n', out);
+	if (!doc)
+		return err_set(e, ERR_INTERNAL, "cannot build the whoami document");
+	int rc = json_dumpf(doc, out, JSON_INDENT(2));
 	json_decref(doc);
+	if (rc < 0)
+		return err_set(e, ERR_USAGE, "cannot write the whoami document");
+	fputc('\n', out);
+	return 0;
 }
 
 int render_whoami(FILE *out, enum render_format f, const struct whoami_info *w, struct err *e)
 {
-	(void)e;
 	if (f == FORMAT_JSON)
-		print_json(out, w);
-	else
-		print_text(out, w);
+		return print_json(out, w, e);
+	print_text(out, w);
 	return 0;
 }

@@ -15,8 +15,6 @@ static void *sink_ctx;
 /* Trace lines come from several worker threads during `runs`. */
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define TRACE_BODY_MAX 4096
-
 void trace_set_sink(trace_sink_fn fn, void *ctx)
 {
 	sink = fn;

@@ -55,9 +55,6 @@ struct stdio_transport {
 	atomic_bool err_stop;
 };
 
-/* A line of the server's stderr is traced up to this many bytes. */
-#define ERR_LINE_MAX 4096
-
 /* Reaps the child if it has exited, waiting up to wait_ms. Returns true
  * when it is gone. */
 static bool child_reap(struct stdio_transport *st, long wait_ms)
@@ -295,17 +292,6 @@ static void stdio_reset_session(struct transport *t)
 {
 }
 
-static void trace_err_line(const char *line, size_t len, bool cut)
-{
-	/* The server may log a token as readily as anything else. */
-	char *text = strndup(line, len);
-	char *safe = text ? trace_redact_dup(text) : NULL;
-	if (safe)
-		trace_printf("stdio", "server stderr: %s%s", safe, cut ? " [cut]" : "");
-	free(safe);
-	free(text);
-}
-
 /* The server's stderr under --verbose, a line at a time, through the trace:
  * neutralised and redacted like every other line that came from outside,
  * where the child writing to our stderr itself would reach the terminal raw.
@@ -314,9 +300,10 @@ static void trace_err_line(const char *line, size_t len, bool cut)
 static void *err_reader(void *arg)
 {
 	struct stdio_transport *st = arg;
-	char chunk[4096], line[ERR_LINE_MAX];
+	/* A line keeps what trace_body shows and counts the rest; the server
+	 * may log a token as readily as anything else, which it redacts. */
+	char chunk[4096], line[TRACE_BODY_MAX];
 	size_t len = 0;
-	bool cut = false;
 	size_t after_stop = 0;
 	for (;;) {
 		bool stopping = atomic_load(&st->err_stop);
@@ -336,20 +323,19 @@ static void *err_reader(void *arg)
 			break;
 		for (ssize_t i = 0; i < n; i++) {
 			if (chunk[i] == '\n') {
-				trace_err_line(line, len, cut);
+				trace_body("stdio", "server stderr:", line, len);
 				len = 0;
-				cut = false;
-			} else if (len < sizeof line) {
-				line[len++] = chunk[i];
-			} else {
-				cut = true;
+				continue;
 			}
+			if (len < sizeof line)
+				line[len] = chunk[i];
+			len++;
 		}
 		if (stopping && (after_stop += (size_t)n) > ((size_t)1 << 20))
 			break;
 	}
 	if (len)
-		trace_err_line(line, len, cut);
+		trace_body("stdio", "server stderr:", line, len);
 	return NULL;
 }
 
