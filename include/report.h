@@ -160,6 +160,10 @@ long report_remedies(const struct report *r, struct report_remedy **out);
 long report_common_limits(const struct report *r, const char ***out);
 /* Whether the run is one whose section the short view prints. */
 bool report_run_has_findings(const struct report_run *run);
+/* The limits that name one run's own data in the runs a short view gives
+ * no section (every run, or with findings_have_sections those without
+ * findings): how many, and in how many runs (*n_runs). */
+size_t report_unshown_specific_limits(const struct report *r, bool findings_have_sections, size_t *n_runs);
 
 /* What the text and Markdown reports say alike, worded here once so the
  * two cannot drift. Each appends to out and returns -1 when memory ran out. */

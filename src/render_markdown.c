@@ -475,7 +475,7 @@ static void md_remedies(struct md_out *m, const struct report *r)
 	free(v);
 }
 
-static void md_limits_once(struct md_out *m, const struct report *r)
+static void md_limits_once(struct md_out *m, const struct report *r, bool all_sections)
 {
 	if (r->n_runs == r->n_failed_runs)
 		return;
@@ -493,7 +493,17 @@ static void md_limits_once(struct md_out *m, const struct report *r)
 	for (long i = 0; i < n; i++)
 		fprintf(m->f, "- %s\n", md(m, v[i], ESCAPE_MD_INLINE, 0));
 	free(v);
-	fprintf(m->f, "\nLimits that name one run's own data are in that run's section.\n");
+	/* Runs without findings have no section unless --all-runs: their own
+	 * limits are counted, not said to be somewhere they are not. */
+	size_t n_runs = 0;
+	size_t n_unshown = all_sections ? 0 : report_unshown_specific_limits(r, true, &n_runs);
+	if (n_unshown)
+		fprintf(m->f,
+			"\nLimits that name one run's own data are in that run's section; %zu more, specific to "
+			"%zu run%s without findings, are shown with `--all-runs` or `--verbose-report`.\n",
+			n_unshown, n_runs, n_runs == 1 ? "" : "s");
+	else
+		fprintf(m->f, "\nLimits that name one run's own data are in that run's section.\n");
 }
 
 static void md_summary(struct md_out *m, const struct report *r)
@@ -569,7 +579,7 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 			md_run_short(&m, run, multi);
 		}
 		md_remedies(&m, r);
-		md_limits_once(&m, r);
+		md_limits_once(&m, r, all);
 	}
 	md_notes(&m, r);
 	for (size_t i = 0; i < MD_SLOTS; i++)

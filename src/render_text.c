@@ -274,14 +274,8 @@ static void print_limits_once(struct text_out *t, const struct report *r, bool r
 	free(v);
 	/* Without sections, the limits that name a run's own data are counted
 	 * here and shown by --all-runs and --verbose-report. */
-	size_t n_specific = 0, n_runs = 0;
-	for (size_t k = 0; !runs_have_sections && k < r->n_runs; k++) {
-		const struct analysis *a = r->runs[k].analysis;
-		size_t before = n_specific;
-		for (size_t i = 0; a && i < a->n_limits; i++)
-			n_specific += a->limit_specific && a->limit_specific[i];
-		n_runs += n_specific > before;
-	}
+	size_t n_runs = 0;
+	size_t n_specific = runs_have_sections ? 0 : report_unshown_specific_limits(r, false, &n_runs);
 	if (n_specific) {
 		char line[160];
 		snprintf(line, sizeof line,

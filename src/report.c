@@ -244,6 +244,22 @@ bool report_run_has_findings(const struct report_run *run)
 	return run->analysis && run->analysis->n_findings > 0;
 }
 
+size_t report_unshown_specific_limits(const struct report *r, bool findings_have_sections, size_t *n_runs)
+{
+	size_t n = 0;
+	*n_runs = 0;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		const struct analysis *a = r->runs[k].analysis;
+		if (!a || (findings_have_sections && report_run_has_findings(&r->runs[k])) || !a->limit_specific)
+			continue;
+		size_t before = n;
+		for (size_t i = 0; i < a->n_limits; i++)
+			n += a->limit_specific[i];
+		*n_runs += n > before;
+	}
+	return n;
+}
+
 const char *report_verdict(const struct report *r)
 {
 	return r->n_suspect ? "SUSPECT" : r->n_findings ? "NOTICE" : r->n_failed_runs ? "INCOMPLETE" : "CLEAN";
