@@ -52,6 +52,9 @@ int audit_ctx_connect(struct audit_ctx *x, struct err *e);
 void audit_sharing_offer(struct audit_ctx *x, enum data_sharing_level l, enum sharing_rank rank, const char *fmt,
 			 ...) __attribute__((format(printf, 4, 5)));
 void audit_sharing_from_refusal(struct audit_ctx *x, const struct catalyst_refusal *rf);
+/* A level a field of a tool's answer named (key), if it named one. */
+void audit_sharing_from_field(struct audit_ctx *x, enum data_sharing_level level, const char *key,
+			      const char *tool);
 /* The level and its source as they stand, for one run's analysis. */
 void audit_sharing_get(struct audit_ctx *x, enum data_sharing_level *level, char *source, size_t size);
 

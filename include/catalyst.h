@@ -194,6 +194,7 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 
 /* The tool a run's history comes from (the report names it as the source). */
 #define CATALYST_TOOL_GET_RUN "catalyst_get_workflow_run"
+#define CATALYST_TOOL_LIST_RUNS "catalyst_list_workflow_runs"
 
 /* What one run listing walks: pages, bytes of cursors remembered to catch
  * a cycle, runs and bytes of their ids remembered to give each run once.

@@ -153,14 +153,13 @@ struct jscan_tok {
 };
 
 /* The token array, reused from one jscan_tokenise to the next. Objects are
- * tokenised member by member down to object_depth levels (0: 8); arrays,
+ * tokenised member by member down to 8 levels; arrays,
  * deeper objects and objects under a key opaque_key names (it may be NULL)
  * stay opaque: one token spanning their validated text. */
 struct jscan_toks {
 	struct jscan_tok *v;
 	size_t n, cap;
 	bool (*opaque_key)(const char *key, size_t len);
-	int object_depth;
 	struct jscan_keys keys; /* scratch for the repeated-key check */
 };
 

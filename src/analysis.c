@@ -176,7 +176,7 @@ struct analysis *analysis_finish(struct analysis_pending *p, struct err *e)
 		return NULL;
 	struct work *w = &p->w;
 	struct analysis_owned *ao = p->ao;
-	struct finding_ctx c = {.w = w, .ao = ao, .texts = &ao->texts, .payload_limit = w->payload_limit};
+	struct finding_ctx c = {.w = w, .ao = ao, .texts = &ao->texts};
 	c.fs.oom = &w->oom;
 	struct analysis *res = NULL;
 	if (analysis_group_invocations(w, ao) < 0 || analysis_findings(&c) < 0)
@@ -194,7 +194,6 @@ out:
 		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", w->n_events);
 	free(c.fs.v);
 	free(c.fs.ev);
-	free(c.sharing_phrase);
 	for (size_t i = 0; i < c.n_run_limits; i++)
 		free(c.run_limits[i]);
 	free(c.run_limits);

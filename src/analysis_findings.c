@@ -281,8 +281,6 @@ static void invocation_findings(struct finding_ctx *c)
 		.w = c->w,
 		.ao = c->ao,
 		.texts = &h.texts,
-		.payload_limit = c->payload_limit,
-		.sharing_phrase = c->sharing_phrase,
 	};
 	h.c.fs.oom = &h.oom;
 	struct parallel_task *t = parallel_start(half_main, &h);
@@ -304,13 +302,6 @@ static void evidence_scratch_free(struct findings *fs)
 int analysis_findings(struct finding_ctx *c)
 {
 	struct work *w = c->w;
-	const struct analysis *an = &c->ao->pub;
-	struct sb s;
-	sb_init(&s, &w->oom);
-	sb_printf(&s, "%s, %s", data_sharing_level_name(an->sharing), an->sharing_source);
-	c->sharing_phrase = sb_steal(&s);
-	if (!c->sharing_phrase)
-		return -1;
 	/* The run-wide rules first, so that the pairs' working memory is gone
 	 * before the other findings' messages exist; the pairs whose inputs
 	 * cannot be compared and the race losers are limits, made before them

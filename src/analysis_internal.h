@@ -398,8 +398,6 @@ struct finding_ctx {
 	struct text_block **texts; /* where messages and evidence go */
 	struct buf msg;            /* the message buffer analysis_finding_text lends */
 	struct buf sum;            /* and the summary's */
-	size_t payload_limit;
-	char *sharing_phrase; /* "metadata, inferred: ..." for messages */
 	/* Run-specific limits the finding passes make (calls whose inputs
 	 * could not be compared, race losers), handed to the analysis' limits
 	 * by analysis_limits. */

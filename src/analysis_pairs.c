@@ -212,8 +212,8 @@ static void sb_why_incomparable(struct finding_ctx *c, struct sb *s, enum cmp ve
 	}
 	switch (c->w->view) {
 	case VIEW_WITHHELD:
-		sb_printf(s, "they were not shared at this organization's data-sharing level (%s)",
-			  c->sharing_phrase ? c->sharing_phrase : "unknown");
+		sb_printf(s, "they were not shared at this organization's data-sharing level (%s, %s)",
+			  data_sharing_level_name(c->ao->pub.sharing), c->ao->pub.sharing_source);
 		break;
 	case VIEW_ABSENT:
 		sb_printf(s, "they are absent from this history, which is not from Catalyst and carries no "

@@ -608,13 +608,13 @@ static void find_large(struct finding_ctx *c, const struct invocation *inv)
 	size_t size = 0;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
 		const struct attempt *a = &inv->attempts[i];
-		if (a->input.state == PAYLOAD_PRESENT && a->input.size > c->payload_limit &&
+		if (a->input.state == PAYLOAD_PRESENT && a->input.size > c->w->payload_limit &&
 		    a->input.size > size) {
 			big = a;
 			field = "input";
 			size = a->input.size;
 		}
-		if (a->output.state == PAYLOAD_PRESENT && a->output.size > c->payload_limit &&
+		if (a->output.state == PAYLOAD_PRESENT && a->output.size > c->w->payload_limit &&
 		    a->output.size > size) {
 			big = a;
 			field = "result";
@@ -629,14 +629,14 @@ static void find_large(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_text(c, &s, &t);
 	sb_printf(&t, "the %s of %s %" PRId64 " is %zu bytes, over the %zu-byte limit", field,
 		  inv->is_child_workflow ? "event" : "task_scheduled_id", big->scheduled_id, size,
-		  c->payload_limit);
+		  c->w->payload_limit);
 	sb_printf(&s,
 		  "The %s of %s%s (task_scheduled_id %" PRId64 ") is %zu bytes, over the %zu-byte "
 		  "limit: history stores it and replays it on every turn of the run, and it can "
 		  "hit the state store's limits. Pass identifiers, not documents: store the data "
 		  "elsewhere and pass its key.",
 		  field, inv->is_child_workflow ? "child workflow " : "", or_none(inv->name), big->scheduled_id,
-		  size, c->payload_limit);
+		  size, c->w->payload_limit);
 	if (b) {
 		analysis_evidence_attempt(c, b, big);
 		if (strcmp(field, "result") == 0)

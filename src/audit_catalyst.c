@@ -49,8 +49,7 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	audit_probe_join(x);
 	if (fetched < 0 && e.detail == ERR_DETAIL_REFUSAL)
 		audit_sharing_from_refusal(x, &rf);
-	audit_sharing_offer(x, run.sharing, RANK_FIELD, "field %s in the %s answer", run.sharing_key,
-			    CATALYST_TOOL_GET_RUN);
+	audit_sharing_from_field(x, run.sharing, run.sharing_key, CATALYST_TOOL_GET_RUN);
 	if (fetched < 0) {
 		fail_run(rr, &e, &rf);
 		return;

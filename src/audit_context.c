@@ -74,6 +74,12 @@ void audit_sharing_from_refusal(struct audit_ctx *x, const struct catalyst_refus
 	audit_sharing_offer(x, rf->level, RANK_REFUSAL, "named by a %s refusal (%s)", rf->kind, rf->level_key);
 }
 
+void audit_sharing_from_field(struct audit_ctx *x, enum data_sharing_level level, const char *key,
+			      const char *tool)
+{
+	audit_sharing_offer(x, level, RANK_FIELD, "field %s in the %s answer", key, tool);
+}
+
 void audit_sharing_get(struct audit_ctx *x, enum data_sharing_level *level, char *source, size_t size)
 {
 	pthread_mutex_lock(&x->lock);
@@ -101,8 +107,7 @@ int audit_probe_whoami(struct audit_ctx *x, struct err *e)
 		err_clear(e);
 		return 0;
 	}
-	audit_sharing_offer(x, id.sharing, RANK_FIELD, "field %s in the %s answer", id.sharing_key,
-			    "catalyst_whoami");
+	audit_sharing_from_field(x, id.sharing, id.sharing_key, "catalyst_whoami");
 	catalyst_identity_finish(&id);
 	return 0;
 }

@@ -128,7 +128,7 @@ static int check_with_server(struct audit_ctx *x, const char **app, char **found
 }
 
 static int print_link(const struct audit_ctx *x, FILE *out, const char *app, const char *run_id, const char *link,
-		      const char *note, const char *why_none, struct err *e)
+		      const char *note, struct err *e)
 {
 	const struct audit_request *rq = x->rq;
 	if (rq->format_given && rq->format == FORMAT_JSON) {
@@ -150,7 +150,7 @@ static int print_link(const struct audit_ctx *x, FILE *out, const char *app, con
 		fprintf(out, "%s\n", link);
 	} else {
 		char *sapp = escape_terminal_dup(app ? app : "", 0), *srun = escape_terminal_dup(run_id, 0);
-		audit_warnf(rq, "%s; the ids follow in plain text", why_none);
+		audit_warnf(rq, "%s; the ids follow in plain text", note); /* why there is no link */
 		fprintf(out, "app id: %s  run id: %s\n", sapp ? sapp : "", srun ? srun : "");
 		free(sapp);
 		free(srun);
@@ -191,14 +191,14 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	const char *note = link ? x.unresolved : le.msg;
 	if (!(out = audit_open_output(rq, e)))
 		goto out;
-	if (print_link(&x, out, app, run_id, link, note, le.msg, e) < 0) {
+	if (print_link(&x, out, app, run_id, link, note, e) < 0) {
 		if (out != stdout)
 			fclose(out);
 		goto out;
 	}
 	rc = audit_close_plain(out, e);
 	if (rc == 0 && rq->web)
-		audit_open_web(rq, link, link ? x.unresolved : le.msg);
+		audit_open_web(rq, link, note);
 out:
 	free(link);
 	free(found_app);

@@ -15,8 +15,6 @@
 /* Apps named as holding a run of one id, at most. */
 #define MAX_PLACES 16
 
-static const char list_tool[] = "catalyst_list_workflow_runs";
-
 /* Where runs of one id are in one project's run list. */
 struct run_places {
 	char *apps[MAX_PLACES]; /* each app once, in listing order */
@@ -57,7 +55,7 @@ static int find_run_places(struct audit_ctx *x, const struct project_ref *projec
 			   struct run_places *p, struct err *e)
 {
 	memset(p, 0, sizeof *p);
-	const struct catalyst_binding *b = catalyst_binding_get(x->c, list_tool);
+	const struct catalyst_binding *b = catalyst_binding_get(x->c, CATALYST_TOOL_LIST_RUNS);
 	p->by_server = b && b->prop[CATALYST_ARG_RUN];
 	struct catalyst_run_filter f = {.project = project, .run = run_id};
 	struct catalyst_run_list list;
@@ -82,7 +80,7 @@ static void other_projects(struct audit_ctx *x, const char *run_id, bool by_serv
 	if (!by_server) {
 		snprintf(msg + used, size - used,
 			 " (other projects were not searched: the server's %s has no filter by instance id)",
-			 list_tool);
+			 CATALYST_TOOL_LIST_RUNS);
 		return;
 	}
 	struct catalyst_projects l;
@@ -212,8 +210,8 @@ void audit_explain_missing(struct audit_ctx *x, const char *app, const char *run
 void audit_say_found(struct audit_ctx *x, const char *app, const char *run_id)
 {
 	char msg[600];
-	snprintf(msg, sizeof msg, "run %s is in app %s (found through %s in project %s)", run_id, app, list_tool,
-		 x->project.value);
+	snprintf(msg, sizeof msg, "run %s is in app %s (found through %s in project %s)", run_id, app,
+		 CATALYST_TOOL_LIST_RUNS, x->project.value);
 	audit_notef(x->rq, "%s", msg);
 	if (x->r)
 		report_add_note(x->r, "%s", msg);

@@ -239,9 +239,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	while ((step = catalyst_run_list_next(&list, &rf, &list_err)) > 0) {
 		if (list.sharing != SHARING_UNKNOWN && !sharing_offered) {
 			/* Before this page's runs are analysed, as when it was read first. */
-			audit_sharing_offer(&x, list.sharing, RANK_FIELD,
-					    "field %s in the catalyst_list_workflow_runs answer",
-					    list.sharing_key);
+			audit_sharing_from_field(&x, list.sharing, list.sharing_key, CATALYST_TOOL_LIST_RUNS);
 			sharing_offered = true;
 		}
 		if (take_page(&x, &list, &list_err) < 0) {

@@ -27,13 +27,9 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 		rq->progress("", rq->msg_ctx);
 	if (!tools)
 		goto out;
-	if (rq->output) {
-		out = fopen(rq->output, "w");
-		if (!out) {
-			out = stdout;
-			err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-			goto out;
-		}
+	if (!(out = audit_open_output(rq, e))) {
+		out = stdout;
+		goto out;
 	}
 	/* Without --format this lists for a person, even into a pipe. */
 	bool json = rq->format_given && rq->format == FORMAT_JSON;

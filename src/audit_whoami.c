@@ -24,15 +24,14 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 	}
 	if (catalyst_whoami(x.c, &id, NULL, e) < 0)
 		goto out;
-	audit_sharing_offer(&x, id.sharing, RANK_FIELD, "field %s in the %s answer", id.sharing_key,
-			    "catalyst_whoami");
+	audit_sharing_from_field(&x, id.sharing, id.sharing_key, "catalyst_whoami");
 	char projects_error[600] = "";
 	if (catalyst_has_tool(x.c, "catalyst_list_projects")) {
 		struct err pe;
 		err_clear(&pe);
 		if (catalyst_list_projects(x.c, &projects, &pe) == 0) {
-			audit_sharing_offer(&x, projects.sharing, RANK_FIELD, "field %s in the %s answer",
-					    projects.sharing_key, "catalyst_list_projects");
+			audit_sharing_from_field(&x, projects.sharing, projects.sharing_key,
+						 "catalyst_list_projects");
 		} else if (pe.code == ERR_AUTH) {
 			*e = pe;
 			goto out;

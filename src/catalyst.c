@@ -462,8 +462,6 @@ char *catalyst_run_key(const char *app_id, const char *run_id)
 	return key;
 }
 
-static const char list_tool[] = "catalyst_list_workflow_runs";
-
 /* Before asking for another page: the cursor the last one gave, checked.
  * 1: ask; 0: the listing is over; -1: e set. */
 static int advance(struct catalyst_run_list *l, struct err *e)
@@ -480,14 +478,14 @@ static int advance(struct catalyst_run_list *l, struct err *e)
 		rc = 0;
 	} else if (json_object_get(w->cursors, next)) {
 		err_set_final(e, ERR_PROTOCOL,
-			      "%s: the server repeated cursor '%.60s' (page %zu): the run list loops", list_tool,
-			      next, l->pages);
+			      "%s: the server repeated cursor '%.60s' (page %zu): the run list loops",
+			      CATALYST_TOOL_LIST_RUNS, next, l->pages);
 	} else if ((long)l->pages >= w->max_pages) {
 		err_set_final(e, ERR_PROTOCOL, "%s: still more pages after %ld (the most one listing walks)",
-			      list_tool, w->max_pages);
+			      CATALYST_TOOL_LIST_RUNS, w->max_pages);
 	} else if ((w->cursor_bytes += strlen(next)) > (size_t)CATALYST_MAX_CURSOR_MIB << 20) {
-		err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)", list_tool,
-			      CATALYST_MAX_CURSOR_MIB, l->pages);
+		err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)",
+			      CATALYST_TOOL_LIST_RUNS, CATALYST_MAX_CURSOR_MIB, l->pages);
 	} else if (json_object_set_new(w->cursors, next, json_true()) < 0) {
 		err_set(e, ERR_INTERNAL, "out of memory");
 	} else {
@@ -527,7 +525,8 @@ static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref,
 		memset(&rf, 0, sizeof rf);
 		bool tool_failed = false;
 		l->page_size = w->page;
-		if (invoke(w->c, list_tool, vals, required, &omitted, &doc, &meta, &rf, &tool_failed, e) < 0) {
+		if (invoke(w->c, CATALYST_TOOL_LIST_RUNS, vals, required, &omitted, &doc, &meta, &rf, &tool_failed,
+			   e) < 0) {
 			if (e->detail == ERR_DETAIL_REFUSAL && catalyst_key_match(rf.kind, "unfilterable") &&
 			    w->b->prop[CATALYST_ARG_PAGE_SIZE] && w->page > 1) {
 				/* Truncated at the size limit: the only refusal worth asking again. */
@@ -564,7 +563,7 @@ static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref,
 		json_decref(doc);
 		json_decref(meta);
 		if (prc < 0)
-			return err_prefix(e, "%s", list_tool);
+			return err_prefix(e, "%s", CATALYST_TOOL_LIST_RUNS);
 		return 0;
 	}
 }
@@ -648,9 +647,10 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 		return 0;
 	if (!w->started) {
 		w->started = true;
-		w->b = catalyst_binding_get(w->c, list_tool);
+		w->b = catalyst_binding_get(w->c, CATALYST_TOOL_LIST_RUNS);
 		if (!w->b)
-			return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", list_tool);
+			return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s",
+				       CATALYST_TOOL_LIST_RUNS);
 		w->cursors = json_object();
 		w->seen = json_object();
 		if (!w->cursors || !w->seen)

@@ -462,19 +462,14 @@ __attribute__((noinline)) static int check_keys(struct jscan_toks *t, size_t obj
 	return jscan_keys_close(&t->keys, from, e);
 }
 
-/* Objects deeper than this are kept opaque unless the caller says. */
+/* Objects deeper than this are kept opaque. */
 #define TOK_OBJECT_DEPTH 8
-
-static inline int object_depth(const struct jscan_toks *t)
-{
-	return t->object_depth > 0 ? t->object_depth : TOK_OBJECT_DEPTH;
-}
 
 /* Whether an object under key (NULL: the value tokenised) stays opaque.
  * Asked only of objects: nothing else has members to tokenise. */
 static inline bool opaque_object(const struct jscan_toks *t, int depth, const char *key, size_t len)
 {
-	return depth >= object_depth(t) || (key && t->opaque_key && t->opaque_key(key, len));
+	return depth >= TOK_OBJECT_DEPTH || (key && t->opaque_key && t->opaque_key(key, len));
 }
 
 static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const char *key, size_t key_len,

@@ -622,8 +622,10 @@ static size_t count_chunks(const struct jw_items *it)
  * between. */
 void jw_items(struct jw *w, const struct jw_items *it, unsigned threads)
 {
-	struct jw_worker *k = parallel_wanted(threads, count_chunks(it), JW_SPLIT_CHUNKS) ? worker_start(w, it)
-											  : NULL;
+	/* One thread asked for: no chunks to count. */
+	struct jw_worker *k = threads != 1 && parallel_wanted(threads, count_chunks(it), JW_SPLIT_CHUNKS)
+				      ? worker_start(w, it)
+				      : NULL;
 	if (!k) {
 		it->write(w, it->ctx, 0, it->n);
 		return;

@@ -1,6 +1,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,7 +15,14 @@ bool parallel_wanted(unsigned threads, size_t size, size_t threshold)
 {
 	if (threads == 1 || size < threshold)
 		return false;
-	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	/* Asked once: glibc reads a file under /sys for it each time. */
+	static atomic_long cpus;
+	long n = atomic_load(&cpus);
+	if (!n) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		atomic_store(&cpus, n);
+	}
+	return n >= 2;
 }
 
 static void *task_main(void *p)
