@@ -130,6 +130,9 @@ bool catalyst_text_not_found(const char *text);
  * data_sharing: {level}, ...) in an answer, not inside arrays. Returns the
  * level or SHARING_UNKNOWN; key gets the field's name. */
 enum data_sharing_level catalyst_find_sharing(const json_t *doc, char *key, size_t key_size);
+/* The same for a tool's answer: its document, else its _meta (either may be
+ * NULL). */
+enum data_sharing_level catalyst_answer_sharing(const json_t *doc, const json_t *meta, char *key, size_t key_size);
 
 /* The first array whose first item is an object: doc itself, or one found
  * in its objects down to `depth` levels (an object's own arrays first).

@@ -57,6 +57,8 @@ void report_finish(struct report *r);
 /* Appends a zeroed run and returns it (NULL on allocation failure). */
 struct report_run *report_add_run(struct report *r);
 int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An analysis' invocations run more than once and its suspect findings. */
+void report_analysis_counts(const struct analysis *a, size_t *reexecuted, size_t *suspect);
 void report_summarize(struct report *r);
 
 enum render_format {

@@ -158,8 +158,6 @@ static void sb_failed_with(struct sb *t, const struct attempt *a)
 	if (str_set(a->error_type)) {
 		sb_printf(t, " with ");
 		sb_type(t, a->error_type);
-		if (!*t->oom && t->b.len && t->b.data[t->b.len - 1] == ' ')
-			t->b.data[--t->b.len] = '\0'; /* sb_type's trailing space */
 	}
 }
 

@@ -162,17 +162,26 @@ void sb_type(struct sb *s, const char *type)
 		while (cut > 0 && ((unsigned char)type[cut] & 0xC0) == 0x80)
 			cut--;
 	}
-	sb_printf(s, "%.*s%s ", (int)cut, type, type[cut] ? "..." : "");
+	sb_printf(s, "%.*s%s", (int)cut, type, type[cut] ? "..." : "");
+}
+
+/* "TYPE " before a quoted message, nothing when there is no type. */
+static void sb_type_before(struct sb *s, const char *type)
+{
+	if (!str_set(type))
+		return;
+	sb_type(s, type);
+	sb_printf(s, " ");
 }
 
 void sb_error(struct sb *s, const struct attempt *a)
 {
-	sb_type(s, a->error_type);
+	sb_type_before(s, a->error_type);
 	sb_quote(s, a->error_message);
 	/* The class was decided on the innermost cause: name it. */
 	if (a->cause_type || a->cause_message) {
 		sb_printf(s, " (innermost cause: ");
-		sb_type(s, a->cause_type);
+		sb_type_before(s, a->cause_type);
 		sb_quote(s, a->cause_message);
 		sb_printf(s, ")");
 	}

@@ -549,9 +549,7 @@ static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref,
 		l->client_side |= omitted &
 				  ~(CATALYST_BIT(CATALYST_ARG_PAGE_SIZE) | CATALYST_BIT(CATALYST_ARG_CURSOR));
 		if (l->sharing == SHARING_UNKNOWN)
-			l->sharing = catalyst_find_sharing(doc, l->sharing_key, sizeof l->sharing_key);
-		if (l->sharing == SHARING_UNKNOWN && meta)
-			l->sharing = catalyst_find_sharing(meta, l->sharing_key, sizeof l->sharing_key);
+			l->sharing = catalyst_answer_sharing(doc, meta, l->sharing_key, sizeof l->sharing_key);
 		int prc = catalyst_run_items_parse(doc, l, e);
 		if (prc == 0)
 			filter_client_side(l, 0, omitted, f);
@@ -694,9 +692,7 @@ int catalyst_get_run(struct catalyst *c, const struct project_ref *project, cons
 	json_t *doc = NULL, *meta = NULL;
 	if (get_run(c, project, app_id, run_id, &doc, &meta, ref, e) < 0)
 		return -1;
-	out->sharing = catalyst_find_sharing(doc, out->sharing_key, sizeof out->sharing_key);
-	if (out->sharing == SHARING_UNKNOWN)
-		out->sharing = catalyst_find_sharing(meta, out->sharing_key, sizeof out->sharing_key);
+	out->sharing = catalyst_answer_sharing(doc, meta, out->sharing_key, sizeof out->sharing_key);
 	json_decref(meta);
 	/* The parser also reads an execution graph's nodes. */
 	out->log = event_log_from_json(doc, e);

@@ -500,6 +500,12 @@ enum data_sharing_level catalyst_find_sharing(const json_t *doc, char *key, size
 	return sharing_in(doc, 4, key, key_size);
 }
 
+enum data_sharing_level catalyst_answer_sharing(const json_t *doc, const json_t *meta, char *key, size_t key_size)
+{
+	enum data_sharing_level l = catalyst_find_sharing(doc, key, key_size);
+	return l != SHARING_UNKNOWN ? l : catalyst_find_sharing(meta, key, key_size);
+}
+
 const char *catalyst_status_normalize(const char *s, char *out, size_t size)
 {
 	if (!size)

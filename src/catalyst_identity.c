@@ -13,15 +13,6 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* The level a field of the answer names, else one of its _meta. */
-static void sharing_of(const json_t *doc, const json_t *meta, enum data_sharing_level *level, char *key,
-		       size_t key_size)
-{
-	*level = catalyst_find_sharing(doc, key, key_size);
-	if (*level == SHARING_UNKNOWN)
-		*level = catalyst_find_sharing(meta, key, key_size);
-}
-
 int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct catalyst_refusal *ref, struct err *e)
 {
 	static const char *const k_org_name[] = {"orgname", "organizationname", NULL};
@@ -33,7 +24,7 @@ int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct ca
 	json_t *who = NULL, *meta = NULL;
 	if (catalyst_call(c, "catalyst_whoami", NULL, &who, &meta, ref, e) < 0)
 		return -1;
-	sharing_of(who, meta, &out->sharing, out->sharing_key, sizeof out->sharing_key);
+	out->sharing = catalyst_answer_sharing(who, meta, out->sharing_key, sizeof out->sharing_key);
 	/* Organization: {organization: {id, name}} or flat org_name / org_id. */
 	const json_t *org = json_object_get(who, "organization");
 	if (!json_is_object(org))
@@ -98,7 +89,7 @@ int catalyst_list_projects(struct catalyst *c, struct catalyst_projects *out, st
 	json_t *doc = NULL, *meta = NULL;
 	if (catalyst_call(c, "catalyst_list_projects", NULL, &doc, &meta, NULL, e) < 0)
 		return -1;
-	sharing_of(doc, meta, &out->sharing, out->sharing_key, sizeof out->sharing_key);
+	out->sharing = catalyst_answer_sharing(doc, meta, out->sharing_key, sizeof out->sharing_key);
 	const json_t *arr = catalyst_find_list(doc, 2);
 	int rc = 0;
 	if (json_array_size(arr) && !(out->items = calloc(json_array_size(arr), sizeof *out->items))) {

@@ -252,11 +252,8 @@ static void write_project(struct jw *w, const struct report_run *run)
  * summarised). */
 static void write_counts(struct jw *w, const struct analysis *a)
 {
-	size_t reexecuted = 0, suspect = 0;
-	for (size_t i = 0; i < a->n_invocations; i++)
-		reexecuted += a->invocations[i].n_attempts > 1;
-	for (size_t i = 0; i < a->n_findings; i++)
-		suspect += a->findings[i].severity == SEVERITY_SUSPECT;
+	size_t reexecuted, suspect;
+	report_analysis_counts(a, &reexecuted, &suspect);
 	jw_open(w, "counts", '{');
 	jw_k_int(w, "activities", (int64_t)a->n_invocations);
 	jw_k_int(w, "reexecuted", (int64_t)reexecuted);

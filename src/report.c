@@ -81,6 +81,15 @@ int report_add_note(struct report *r, const char *fmt, ...)
 	return 0;
 }
 
+void report_analysis_counts(const struct analysis *a, size_t *reexecuted, size_t *suspect)
+{
+	*reexecuted = *suspect = 0;
+	for (size_t k = 0; k < a->n_invocations; k++)
+		*reexecuted += a->invocations[k].n_attempts > 1;
+	for (size_t k = 0; k < a->n_findings; k++)
+		*suspect += a->findings[k].severity == SEVERITY_SUSPECT;
+}
+
 void report_summarize(struct report *r)
 {
 	r->n_activities = r->n_reexecuted = r->n_findings = r->n_suspect = r->n_failed_runs = 0;
@@ -94,13 +103,8 @@ void report_summarize(struct report *r)
 			continue;
 		}
 		run->n_activities = a->n_invocations;
-		for (size_t k = 0; k < a->n_invocations; k++)
-			if (a->invocations[k].n_attempts > 1)
-				run->n_reexecuted++;
 		run->n_findings = a->n_findings;
-		for (size_t k = 0; k < a->n_findings; k++)
-			if (a->findings[k].severity == SEVERITY_SUSPECT)
-				run->n_suspect++;
+		report_analysis_counts(a, &run->n_reexecuted, &run->n_suspect);
 		r->n_activities += run->n_activities;
 		r->n_reexecuted += run->n_reexecuted;
 		r->n_findings += run->n_findings;

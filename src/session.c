@@ -23,13 +23,13 @@ static long timeout_ms_of(const struct audit_request *rq)
 /* rq->server over HTTP, wrapped with an OAuth session: a token from the
  * environment or the store (refreshed), and a 401 that refreshes or signs
  * in (interactively only when the request allows it, else ERR_AUTH naming
- * the login command) before the request is sent again. */
+ * the login command) before the request is sent again. CATALYST_TOKEN, as
+ * the CLI read it, is set on the transport by oauth_session_attach. */
 static struct transport *http_with_oauth(const struct audit_request *rq, enum session_kind kind, struct err *e)
 {
 	struct transport_http_options ho = {
 		.url = rq->server,
 		.cacert = rq->cacert,
-		.bearer_token = rq->env_token, /* CATALYST_TOKEN, as the CLI read it; never printed */
 		.timeout_ms = timeout_ms_of(rq),
 		/* As many handles as runs fetched at once. */
 		.max_parallel = kind == SESSION_CATALYST && rq->jobs > 0 ? rq->jobs : 8,
