@@ -222,6 +222,10 @@ struct catalyst_run_filter {
 			 * listed on the page that reaches it are still given, up to the next top-level one */
 	long page_size; /* 0: 50 */
 	long max_pages; /* 0: CATALYST_MAX_LIST_PAGES */
+	/* The keys (catalyst_run_key) of runs not to give again, borrowed,
+	 * and where each run given is added: the caller's set of the runs in
+	 * its report. NULL: the listing keeps a set of its own. */
+	json_t *seen;
 };
 
 struct catalyst_run_item {

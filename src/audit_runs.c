@@ -136,7 +136,7 @@ static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, str
 {
 	size_t from = x->r->n_runs;
 	int rc = 0;
-	for (size_t i = 0; i < l->n && rc == 0; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		const struct catalyst_run_item *it = &l->items[i];
 		struct report_run *rr = report_add_run(x->r);
 		if (!rr) {
@@ -146,7 +146,7 @@ static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, str
 		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
 		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
 		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
-		rc = audit_mark_run(x, it->app_id, it->run_id, e);
+		/* Already in x->seen: the listing added it there (f.seen). */
 	}
 	/* The runs taken so far are audited even when the listing stops here. */
 	audit_range(x, from, x->r->n_runs, "runs");
@@ -234,6 +234,9 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	struct err list_err;
 	err_clear(&list_err);
 	bool sharing_offered = false;
+	/* One set of run keys for the listing and the report (children are
+	 * added to it after the listing ends). */
+	f.seen = x.seen;
 	catalyst_list_runs(x.c, &f, &list);
 	int step;
 	while ((step = catalyst_run_list_next(&list, &rf, &list_err)) > 0) {

@@ -414,7 +414,8 @@ struct catalyst_run_walk {
 	 * cursor given twice in a row. Bounded with the pages, and in bytes. */
 	json_t *cursors;
 	size_t cursor_bytes;
-	/* Every run given (catalyst_run_key), so each is given once. */
+	/* Every run given (catalyst_run_key), so each is given once: the
+	 * filter's set, or one of the walk's own. */
 	json_t *seen;
 	size_t n_seen, id_bytes;
 	/* A bound reached inside the last page: said at the next step. */
@@ -650,7 +651,7 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 			return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s",
 				       CATALYST_TOOL_LIST_RUNS);
 		w->cursors = json_object();
-		w->seen = json_object();
+		w->seen = w->f.seen ? json_incref(w->f.seen) : json_object();
 		if (!w->cursors || !w->seen)
 			return err_set(e, ERR_INTERNAL, "out of memory");
 	} else {
