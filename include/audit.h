@@ -46,6 +46,8 @@ struct audit_filters {
 
 struct audit_request {
 	enum audit_command command;
+	/* the command's function, from the CLI's command table */
+	int (*run)(const struct audit_request *rq, struct err *e);
 	/* run, link: APP_ID (NULL: found through the run list) and RUN_ID;
 	 * file: PATH in args[0]. */
 	const char *args[2];

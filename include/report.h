@@ -121,6 +121,26 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e);
 int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e);
+
+/* The output formats, one row each (src/render_format.c): the one list the
+ * option table, --output's extensions, the help, the completions and the
+ * tests read. A renderer is its enum value, its row and its file. */
+struct render_format_row {
+	enum render_format format;
+	const char *name;      /* for --format and the config file */
+	const char *extension; /* --output FILE with it picks the format; NULL: none */
+	int (*render)(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+};
+extern const struct render_format_row render_formats[]; /* {.name = NULL}-ended */
+/* The row of a name, of a format, of a file name's extension (any case);
+ * NULL when none has it. */
+const struct render_format_row *render_format_by_name(const char *name);
+const struct render_format_row *render_format_row(enum render_format f);
+const struct render_format_row *render_format_of_path(const char *path);
+/* "text|json": the names of the formats in bits (1u << format), '|'-joined. */
+void render_format_list(unsigned bits, char *buf, size_t size);
+#define RENDER_FORMATS_ALL 0xffffu
+
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);
 

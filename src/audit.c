@@ -48,27 +48,9 @@ void audit_notef(const struct audit_request *rq, const char *fmt, ...)
 
 int audit_execute(const struct audit_request *rq, struct err *e)
 {
-	switch (rq->command) {
-	case CMD_FILE:
-		return audit_file(rq, e);
-	case CMD_TOOLS:
-		return audit_tools(rq, e);
-	case CMD_RUN:
-		return audit_run(rq, e);
-	case CMD_RUNS:
-		return audit_runs(rq, e);
-	case CMD_LINK:
-		return audit_link(rq, e);
-	case CMD_WHOAMI:
-		return audit_whoami(rq, e);
-	case CMD_LOGIN:
-		return audit_login(rq, e);
-	case CMD_LOGOUT:
-		return audit_logout(rq, e);
-	case CMD_NONE:
-		break;
-	}
-	return err_set(e, ERR_USAGE, "no command given (see --help)");
+	if (!rq->run)
+		return err_set(e, ERR_USAGE, "no command given (see --help)");
+	return rq->run(rq, e);
 }
 
 FILE *audit_open_output(const struct audit_request *rq, struct err *e)

@@ -131,7 +131,7 @@ static int print_link(const struct audit_ctx *x, FILE *out, const char *app, con
 		      const char *note, struct err *e)
 {
 	const struct audit_request *rq = x->rq;
-	if (rq->format_given && rq->format == FORMAT_JSON) {
+	if (rq->format == FORMAT_JSON) {
 		json_t *doc = json_pack("{s:s, s:s?, s:s?, s:o?, s:s?, s:s?, s:b}", "schema",
 					"catalyst-audit.link/v1", "app_id", app, "run_id", run_id, "project",
 					link_project(&x->project), "console_link", link, "link_note", note,

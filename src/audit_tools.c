@@ -31,10 +31,9 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 		out = stdout;
 		goto out;
 	}
-	/* Without --format this lists for a person, even into a pipe. */
-	bool json = rq->format_given && rq->format == FORMAT_JSON;
-	if (!json && rq->format_given && rq->format != FORMAT_TEXT)
-		audit_warnf(rq, "tools: only text and json formats exist; writing text");
+	/* Without --format this lists for a person, even into a pipe; the CLI
+	 * refuses a format tools does not write. */
+	bool json = rq->format == FORMAT_JSON;
 	struct tools_info info = {
 		.server_info = mcp_server_info_get(session_mcp(s)),
 		.protocol_version = mcp_protocol_version(session_mcp(s)),

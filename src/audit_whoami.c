@@ -54,7 +54,7 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		goto out;
-	if (render_whoami(out, rq->format_given ? rq->format : FORMAT_TEXT, &w, e) < 0) {
+	if (render_whoami(out, rq->format, &w, e) < 0) {
 		struct err ignored;
 		audit_close_plain(out, &ignored);
 		goto out;

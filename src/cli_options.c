@@ -13,84 +13,95 @@ static const char *const group_titles[GROUP_COUNT] = {
 };
 
 /* The one source of truth for the help, getopt_long, the config file's
- * keys and which command takes which option. */
+ * keys, the environment, which command takes which option and where its
+ * value goes. A row: name, short name, metavar (none: a flag), help,
+ * commands, group, then what sets it. Choices are printed before the help
+ * ("auto|always|never (honours NO_COLOR)"), as are the formats. */
 const struct cli_option cli_options[] = {
-	{"server", 0, required_argument, OPT_SERVER, "URL",
-	 "MCP server (env CATALYST_MCP_URL; default " CATALYST_DEFAULT_SERVER ")", ON_SIGNIN | ON(CMD_LOGOUT),
-	 GROUP_CONNECTION, true},
-	{"stdio", 0, required_argument, OPT_STDIO, "COMMAND", "talk to a local MCP server over stdio", ON_SERVER,
-	 GROUP_CONNECTION, false},
-	{"cacert", 0, required_argument, OPT_CACERT, "FILE", "trust this CA bundle (TLS is always verified)",
-	 ON_SIGNIN, GROUP_CONNECTION, true},
-	{"timeout", 0, required_argument, OPT_TIMEOUT, "SECONDS", "per request (default 60)", ON_SIGNIN,
-	 GROUP_CONNECTION, true},
-	{"jobs", 0, required_argument, OPT_JOBS, "N", "runs audited at once (default 8)",
-	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_CONNECTION, true},
-	{"project", 0, required_argument, OPT_PROJECT, "NAME",
-	 "Catalyst project name (env CATALYST_PROJECT; default `default`)", ON_REPORT | ON(CMD_LINK),
-	 GROUP_PROJECT, true},
-	{"project-id", 0, required_argument, OPT_PROJECT_ID, "UID",
-	 "Catalyst project uid, 165 or prj-165 (env CATALYST_PROJECT_ID)", ON_REPORT | ON(CMD_LINK), GROUP_PROJECT,
-	 true},
-	{"console", 0, required_argument, OPT_CONSOLE, "URL",
-	 "console for links (default " CATALYST_DEFAULT_CONSOLE ")", ON_REPORT | ON(CMD_LINK), GROUP_PROJECT,
-	 true},
-	{"web", 0, no_argument, OPT_WEB, NULL, "open the run's console link with $BROWSER",
-	 ON(CMD_RUN) | ON(CMD_LINK), GROUP_PROJECT, false},
-	{"no-check", 0, no_argument, OPT_NO_CHECK, NULL, "do not ask the server whether the run exists",
-	 ON(CMD_LINK), GROUP_PROJECT, false},
-	{"format", 'o', required_argument, OPT_FORMAT, "FMT", "text|json|jsonl|markdown (default text)",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, true},
-	{"json", 0, no_argument, OPT_JSON, NULL, "same as --format json",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
-	{"output", 0, required_argument, OPT_OUTPUT, "FILE", "write to FILE; .json .jsonl .md pick the format",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, false},
-	{"color", 0, required_argument, OPT_COLOR, "WHEN", "auto|always|never (honours NO_COLOR)", ON_REPORT,
-	 GROUP_OUTPUT, true},
-	{"fail-on", 0, required_argument, OPT_FAIL_ON, "LEVEL", "never|reexecuted|suspect (default suspect)",
-	 ON_REPORT, GROUP_OUTPUT, true},
-	{"verbose-report", 0, no_argument, OPT_VERBOSE_REPORT, NULL,
-	 "text/Markdown: every activity and attempt of every run", ON_REPORT, GROUP_OUTPUT, false},
-	{"full", 0, no_argument, OPT_VERBOSE_REPORT, NULL, "same as --verbose-report", ON_REPORT, GROUP_OUTPUT,
-	 false},
-	{"findings-only", 0, no_argument, OPT_FINDINGS_ONLY, NULL,
-	 "text/Markdown: runs with findings, a line per finding", ON_REPORT, GROUP_OUTPUT, false},
-	{"all-runs", 0, no_argument, OPT_ALL_RUNS, NULL,
-	 "text/Markdown: a section for every run, not only those "
-	 "with findings",
-	 ON_REPORT, GROUP_OUTPUT, false},
-	{"data-sharing", 0, required_argument, OPT_DATA_SHARING, "LEVEL",
-	 "assert the organization's level: metadata|full", ON_REPORT | ON(CMD_WHOAMI), GROUP_ANALYSIS, false},
-	{"payload-limit", 0, required_argument, OPT_PAYLOAD_LIMIT, "BYTES",
-	 "large_payload threshold (default 65536)", ON_REPORT, GROUP_ANALYSIS, false},
-	{"no-children", 0, no_argument, OPT_NO_CHILDREN, NULL, "do not audit child workflow runs",
-	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS, false},
-	{"app", 0, required_argument, OPT_APP, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, false},
-	{"workflow", 0, required_argument, OPT_WORKFLOW, "NAME", "only this workflow (its name in any case)",
-	 ON(CMD_RUNS), GROUP_FILTERS, false},
-	{"status", 0, required_argument, OPT_STATUS, "STATUS",
-	 "running|completed|failed|terminated|suspended|canceled", ON(CMD_RUNS), GROUP_FILTERS, false},
-	{"since", 0, required_argument, OPT_SINCE, "WHEN", "started after (24h, 30m, or RFC 3339)", ON(CMD_RUNS),
-	 GROUP_FILTERS, false},
-	{"until", 0, required_argument, OPT_UNTIL, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS),
-	 GROUP_FILTERS, false},
-	{"limit", 0, required_argument, OPT_LIMIT, "N", "at most N top-level runs (child runs on top)",
-	 ON(CMD_RUNS), GROUP_FILTERS, false},
-	{"client-id", 0, required_argument, OPT_CLIENT_ID, "ID", "pre-registered OAuth client id",
-	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_SIGNIN, true},
-	{"redirect-path", 0, required_argument, OPT_REDIRECT_PATH, "PATH",
-	 "loopback callback path registered for it (default /callback)", ON_SIGNIN, GROUP_SIGNIN, true},
-	{"no-browser", 0, no_argument, OPT_NO_BROWSER, NULL, "print the sign-in URL, do not open it", ON_SIGNIN,
-	 GROUP_SIGNIN, false},
-	{"no-login", 0, no_argument, OPT_NO_LOGIN, NULL, "never start an interactive sign-in", ON_SIGNIN,
-	 GROUP_SIGNIN, false},
-	{"config", 0, required_argument, OPT_CONFIG, "FILE",
-	 "config file (env CATALYST_AUDIT_CONFIG; /dev/null: none)", ON_ALL, GROUP_GENERAL, false},
-	{"verbose", 'v', no_argument, 'v', NULL, "protocol trace on stderr (tokens redacted)", ON_ALL,
-	 GROUP_GENERAL, false},
-	{"version", 0, no_argument, OPT_VERSION, NULL, "print versions and exit", ON_ALL, GROUP_GENERAL, false},
-	{"help", 'h', no_argument, 'h', NULL, "print help (of a command: CMD --help) and exit", ON_ALL,
-	 GROUP_GENERAL, false},
+	{"server", 0, "URL", "MCP server (env CATALYST_MCP_URL; default " CATALYST_DEFAULT_SERVER ")",
+	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_CONNECTION, .config = true, .env = "CATALYST_MCP_URL",
+	 .set = cli_set_string, .at = RQ(server)},
+	{"stdio", 0, "COMMAND", "talk to a local MCP server over stdio", ON_SERVER, GROUP_CONNECTION,
+	 .set = cli_set_string, .at = RQ(stdio_cmd)},
+	{"cacert", 0, "FILE", "trust this CA bundle (TLS is always verified)", ON_SIGNIN, GROUP_CONNECTION,
+	 .config = true, .set = cli_set_string, .at = RQ(cacert)},
+	{"timeout", 0, "SECONDS", "per request (default 60)", ON_SIGNIN, GROUP_CONNECTION, .config = true,
+	 .set = cli_set_long, .at = RQ(timeout_s), .min = 1, .max = 86400},
+	{"jobs", 0, "N", "runs audited at once (default 8)", ON(CMD_RUN) | ON(CMD_RUNS), GROUP_CONNECTION,
+	 .config = true, .set = cli_set_int, .at = RQ(jobs), .min = 1, .max = 64},
+	{"project", 0, "NAME", "Catalyst project name (env CATALYST_PROJECT; default `default`)",
+	 ON_REPORT | ON(CMD_LINK), GROUP_PROJECT, .config = true, .env = "CATALYST_PROJECT",
+	 .set = cli_set_project, .at = CV(project)},
+	{"project-id", 0, "UID", "Catalyst project uid, 165 or prj-165 (env CATALYST_PROJECT_ID)",
+	 ON_REPORT | ON(CMD_LINK), GROUP_PROJECT, .config = true, .env = "CATALYST_PROJECT_ID",
+	 .set = cli_set_project_id, .at = CV(project_id)},
+	{"console", 0, "URL", "console for links (default " CATALYST_DEFAULT_CONSOLE ")", ON_REPORT | ON(CMD_LINK),
+	 GROUP_PROJECT, .config = true, .set = cli_set_string, .at = RQ(console)},
+	{"web", 0, NULL, "open the run's console link with $BROWSER", ON(CMD_RUN) | ON(CMD_LINK), GROUP_PROJECT,
+	 .set = cli_set_flag, .at = RQ(web)},
+	{"no-check", 0, NULL, "do not ask the server whether the run exists", ON(CMD_LINK), GROUP_PROJECT,
+	 .set = cli_set_flag, .at = RQ(no_check)},
+	{"format", 'o', "FMT", "(default text)", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
+	 GROUP_OUTPUT, .config = true, .set = cli_set_format, .at = RQ(format)},
+	{"json", 0, NULL, "same as --format json", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
+	 GROUP_OUTPUT, .set = cli_set_format, .at = RQ(format), .value = "json"},
+	{"output", 0, "FILE", "write to FILE; .json .jsonl .md pick the format",
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, .set = cli_set_string,
+	 .at = RQ(output)},
+	{"color", 0, "WHEN", "(honours NO_COLOR)", ON_REPORT, GROUP_OUTPUT, .config = true, .set = cli_set_choice,
+	 .at = RQ(color),
+	 .choices =
+		 (const struct cli_choice[]){
+			 {"auto", COLOR_AUTO}, {"always", COLOR_ALWAYS}, {"never", COLOR_NEVER}, {NULL, 0}}},
+	{"fail-on", 0, "LEVEL", "(default suspect)", ON_REPORT, GROUP_OUTPUT, .config = true,
+	 .set = cli_set_choice, .at = RQ(fail_on),
+	 .choices = (const struct cli_choice[]){{"never", FAIL_ON_NEVER},
+						{"reexecuted", FAIL_ON_REEXECUTED},
+						{"suspect", FAIL_ON_SUSPECT},
+						{NULL, 0}}},
+	{"verbose-report", 0, NULL, "text/Markdown: every activity and attempt of every run", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view), .value = "full"},
+	{"full", 0, NULL, "same as --verbose-report", ON_REPORT, GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view),
+	 .value = "full"},
+	{"findings-only", 0, NULL, "text/Markdown: runs with findings, a line per finding", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view), .value = "findings"},
+	{"all-runs", 0, NULL, "text/Markdown: a section for every run, not only those with findings", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_all_runs, .at = RQ(all_runs)},
+	{"data-sharing", 0, "LEVEL", "(assert the organization's level)", ON_REPORT | ON(CMD_WHOAMI),
+	 GROUP_ANALYSIS, .set = cli_set_choice, .at = RQ(sharing),
+	 .choices =
+		 (const struct cli_choice[]){{"metadata", SHARING_METADATA}, {"full", SHARING_FULL}, {NULL, 0}}},
+	{"payload-limit", 0, "BYTES", "large_payload threshold (default 65536)", ON_REPORT, GROUP_ANALYSIS,
+	 .set = cli_set_size, .at = RQ(payload_limit), .min = 1, .max = 1L << 40},
+	{"no-children", 0, NULL, "do not audit child workflow runs", ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS,
+	 .set = cli_set_flag, .at = RQ(no_children)},
+	{"app", 0, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string,
+	 .at = RQ(filters.app)},
+	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_string, .at = RQ(filters.workflow)},
+	{"status", 0, "STATUS", "running|completed|failed|terminated|suspended|canceled", ON(CMD_RUNS),
+	 GROUP_FILTERS, .set = cli_set_string, .at = RQ(filters.status)},
+	{"since", 0, "WHEN", "started after (24h, 30m, or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_string, .at = RQ(filters.since)},
+	{"until", 0, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_string, .at = RQ(filters.until)},
+	{"limit", 0, "N", "at most N top-level runs (child runs on top)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_long, .at = RQ(filters.limit), .min = 1, .max = 1000000},
+	{"client-id", 0, "ID", "pre-registered OAuth client id", ON_SIGNIN | ON(CMD_LOGOUT), GROUP_SIGNIN,
+	 .config = true, .set = cli_set_string, .at = RQ(client_id)},
+	{"redirect-path", 0, "PATH", "loopback callback path registered for it (default /callback)", ON_SIGNIN,
+	 GROUP_SIGNIN, .config = true, .set = cli_set_string, .at = RQ(redirect_path)},
+	{"no-browser", 0, NULL, "print the sign-in URL, do not open it", ON_SIGNIN, GROUP_SIGNIN,
+	 .set = cli_set_flag, .at = RQ(no_browser)},
+	{"no-login", 0, NULL, "never start an interactive sign-in", ON_SIGNIN, GROUP_SIGNIN, .set = cli_set_flag,
+	 .at = RQ(no_login)},
+	{"config", 0, "FILE", "config file (env CATALYST_AUDIT_CONFIG; /dev/null: none)", ON_ALL, GROUP_GENERAL,
+	 .special = CLI_CONFIG},
+	{"verbose", 'v', NULL, "protocol trace on stderr (tokens redacted)", ON_ALL, GROUP_GENERAL,
+	 .set = cli_set_flag, .at = RQ(verbose)},
+	{"version", 0, NULL, "print versions and exit", ON_ALL, GROUP_GENERAL, .special = CLI_VERSION},
+	{"help", 'h', NULL, "print help (of a command: CMD --help) and exit", ON_ALL, GROUP_GENERAL,
+	 .special = CLI_HELP},
 };
 const size_t cli_n_options = sizeof cli_options / sizeof *cli_options;
 _Static_assert(sizeof cli_options / sizeof *cli_options <= CLI_MAX_OPTIONS, "CLI_MAX_OPTIONS");
@@ -98,6 +109,8 @@ _Static_assert(sizeof cli_options / sizeof *cli_options <= CLI_MAX_OPTIONS, "CLI
 const struct cli_command cli_commands[] = {
 	{"run",
 	 CMD_RUN,
+	 audit_run,
+	 WRITES_ALL,
 	 1,
 	 2,
 	 "[APP_ID] RUN_ID",
@@ -112,6 +125,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit run checkout pay-20931 --no-children --output pay-20931.md"}},
 	{"runs",
 	 CMD_RUNS,
+	 audit_runs,
+	 WRITES_ALL,
 	 0,
 	 0,
 	 "[FILTERS]",
@@ -123,6 +138,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit --project payments runs --app orders --since 7d -o json"}},
 	{"file",
 	 CMD_FILE,
+	 audit_file,
+	 WRITES_ALL,
 	 1,
 	 1,
 	 "PATH|-",
@@ -134,6 +151,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit file saved-run.json --data-sharing full --output audit.md"}},
 	{"link",
 	 CMD_LINK,
+	 audit_link,
+	 WRITES(FORMAT_TEXT) | WRITES(FORMAT_JSON),
 	 1,
 	 2,
 	 "[APP_ID] RUN_ID",
@@ -148,6 +167,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit --project payments link pay-20931 --format json"}},
 	{"login",
 	 CMD_LOGIN,
+	 audit_login,
+	 0,
 	 0,
 	 0,
 	 "",
@@ -159,6 +180,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit login --client-id CLIENT_ID --redirect-path /oauth/callback --no-browser"}},
 	{"logout",
 	 CMD_LOGOUT,
+	 audit_logout,
+	 0,
 	 0,
 	 0,
 	 "",
@@ -167,6 +190,8 @@ const struct cli_command cli_commands[] = {
 	 {"catalyst-audit logout", "catalyst-audit --server https://mcp.example.com/mcp logout"}},
 	{"whoami",
 	 CMD_WHOAMI,
+	 audit_whoami,
+	 WRITES(FORMAT_TEXT) | WRITES(FORMAT_JSON),
 	 0,
 	 0,
 	 "",
@@ -176,6 +201,8 @@ const struct cli_command cli_commands[] = {
 	 {"catalyst-audit whoami", "catalyst-audit whoami --json"}},
 	{"tools",
 	 CMD_TOOLS,
+	 audit_tools,
+	 WRITES(FORMAT_TEXT) | WRITES(FORMAT_JSON),
 	 0,
 	 0,
 	 "",
@@ -186,6 +213,8 @@ const struct cli_command cli_commands[] = {
 	  "catalyst-audit --stdio 'npx @modelcontextprotocol/server-everything' tools"}},
 	{"help",
 	 CMD_NONE,
+	 NULL,
+	 0,
 	 0,
 	 1,
 	 "[COMMAND]",
@@ -214,11 +243,24 @@ static void option_left(const struct cli_option *o, char *buf, size_t size)
 	snprintf(buf, size, "%s--%s%s%s", shortname, o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
 }
 
+/* The help of a row: its choices first, when it has them (a format's
+ * row: the formats). */
+static void option_help(const struct cli_option *o, char *buf, size_t size)
+{
+	char choices[256] = "";
+	if (o->choices)
+		cli_choice_list(o->choices, choices, sizeof choices);
+	else if (o->set == cli_set_format && o->metavar)
+		render_format_list(RENDER_FORMATS_ALL, choices, sizeof choices);
+	snprintf(buf, size, "%s%s%s", choices, *choices ? " " : "", o->help);
+}
+
 static void print_option(FILE *out, const struct cli_option *o)
 {
-	char left[64];
+	char left[64], help[512];
 	option_left(o, left, sizeof left);
-	fprintf(out, "  %-28s %s\n", left, o->help);
+	option_help(o, help, sizeof help);
+	fprintf(out, "  %-28s %s\n", left, help);
 }
 
 static void print_usage(FILE *out)
@@ -270,14 +312,6 @@ void cli_print_version(FILE *out)
 }
 
 /* ---- lookups ---------------------------------------------------------- */
-
-const struct cli_option *cli_option_by_val(int val)
-{
-	for (size_t i = 0; i < cli_n_options; i++)
-		if (cli_options[i].val == val)
-			return &cli_options[i];
-	return NULL;
-}
 
 const struct cli_option *cli_option_by_short(int c)
 {

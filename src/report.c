@@ -114,22 +114,6 @@ void report_summarize(struct report *r)
 	}
 }
 
-int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
-		  struct err *e)
-{
-	switch (f) {
-	case FORMAT_TEXT:
-		return render_text(out, r, o, e);
-	case FORMAT_JSON:
-		return render_json(out, r, o, e);
-	case FORMAT_MARKDOWN:
-		return render_markdown(out, r, o, e);
-	case FORMAT_JSONL:
-		return render_jsonl(out, r, o, e);
-	}
-	return err_set(e, ERR_INTERNAL, "unknown output format %d", (int)f);
-}
-
 const char *report_run_workflow(const struct report_run *run)
 {
 	if (run->analysis && run->analysis->workflow)

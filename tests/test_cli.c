@@ -12,6 +12,8 @@
 #include <wordexp.h>
 
 #include "cli.h"
+#include "cli_options.h"
+#include "data_sharing.h"
 #include "oauth.h"
 #include "testlib.h"
 
@@ -213,8 +215,11 @@ static const struct {
 	{{"link", NULL}, "usage: catalyst-audit link [APP_ID] RUN_ID (see catalyst-audit link --help)"},
 	{{"--no-check", "link", "r1", NULL},
 	 "link r1 --no-check: without the server the app cannot be looked up; give APP_ID RUN_ID"},
-	{{"-o", "markdown", "link", "a", "b", NULL}, "-o: link prints text or json"},
-	{{"link", "a", "b", "--format", "jsonl", NULL}, "--format: link prints text or json"},
+	/* one rule for a format the command does not write */
+	{{"-o", "markdown", "link", "a", "b", NULL}, "-o markdown: link writes text or json"},
+	{{"link", "a", "b", "--format", "jsonl", NULL}, "--format jsonl: link writes text or json"},
+	{{"whoami", "-o", "markdown", NULL}, "-o markdown: whoami writes text or json"},
+	{{"tools", "--format", "jsonl", NULL}, "--format jsonl: tools writes text or json"},
 	{{"runs", "extra", NULL}, "usage: catalyst-audit runs [FILTERS] (see catalyst-audit runs --help)"},
 	{{"file", "x", "--format", NULL}, "--format needs a value (FMT)"},
 	{{"file", "x", "-o", NULL}, "--format needs a value (FMT)"},
@@ -656,7 +661,7 @@ static const struct {
 	{"# mine\nsever = https://x\n", "2: unknown key 'sever'; did you mean 'server'?"},
 	{"timeout = 0\n", "1: timeout: expected a whole number from 1 to 86400, got '0'"},
 	{"\nformat = yaml\n", "2: format: expected text|json|jsonl|markdown, got 'yaml'"},
-	{"fail-on = sometimes\n", "1: fail-on: expected suspect|reexecuted|never, got 'sometimes'"},
+	{"fail-on = sometimes\n", "1: fail-on: expected never|reexecuted|suspect, got 'sometimes'"},
 	{"project-id = payments\n",
 	 "1: project-id: expected a numeric project uid (165 or prj-165), got 'payments'"},
 	{"output = x.json\n", "1: unknown key 'output' (see catalyst-audit(1), FILES)"},
@@ -992,6 +997,134 @@ START_TEST(threads_setting_reaches_the_request)
 }
 END_TEST
 
+/* ---- the tables ----------------------------------------------------------- */
+
+/* A value the row accepts that differs from the default: a choice other
+ * than the first, a number at the top of its range, a word. */
+static const char *sample_value(const struct cli_option *o, char *buf, size_t size)
+{
+	if (o->choices)
+		return o->choices[1].name ? o->choices[1].name : o->choices[0].name;
+	if (o->set == cli_set_format)
+		return "markdown";
+	if (o->set == cli_set_project_id)
+		return "165";
+	if (o->set == cli_set_long || o->set == cli_set_int || o->set == cli_set_size) {
+		snprintf(buf, size, "%ld", o->max);
+		return buf;
+	}
+	return "x-sample";
+}
+
+/* The size of the field a row's setter writes. */
+static size_t field_size(const struct cli_option *o)
+{
+	if (o->set == cli_set_flag || o->set == cli_set_all_runs)
+		return sizeof(bool);
+	if (o->set == cli_set_int || o->set == cli_set_choice || o->set == cli_set_view ||
+	    o->set == cli_set_format)
+		return sizeof(int);
+	if (o->set == cli_set_long)
+		return sizeof(long);
+	if (o->set == cli_set_size)
+		return sizeof(size_t);
+	return sizeof(const char *);
+}
+
+static enum audit_command first_command(unsigned bits)
+{
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (cli_commands[i].cmd != CMD_NONE && (bits & ON(cli_commands[i].cmd)))
+			return cli_commands[i].cmd;
+	return CMD_NONE;
+}
+
+static const char *command_name(enum audit_command cmd)
+{
+	for (size_t i = 0; i < cli_n_commands; i++)
+		if (cli_commands[i].cmd == cmd)
+			return cli_commands[i].name;
+	return NULL;
+}
+
+/* Every row that sets a value has a setter that writes where its .at
+ * points: given on the command line (with a command it applies to), the
+ * request differs there from the one without it. A new row is checked
+ * here without a line of test (which field it should name is the
+ * behaviour tests' to say). */
+START_TEST(every_option_row_reaches_the_request)
+{
+	const struct cli_option *o = &cli_options[_i];
+	if (o->special != CLI_VALUE || o->set == cli_set_project || o->set == cli_set_project_id)
+		return; /* read by cli_parse; the project is resolved into rq.project (project_precedence_*) */
+	ck_assert_msg(o->set, "--%s has no setter", o->name);
+	enum audit_command cmd = first_command(o->commands);
+	ck_assert_msg(cmd != CMD_NONE, "--%s applies to no command", o->name);
+	char num[32], opt[64];
+	snprintf(opt, sizeof opt, "--%s", o->name);
+	char *args[8] = {"catalyst-audit", opt}, *plain[8] = {"catalyst-audit"};
+	int n = 2, m = 1;
+	if (o->metavar)
+		args[n++] = (char *)sample_value(o, num, sizeof num);
+	const char *name = command_name(cmd);
+	args[n++] = plain[m++] = (char *)name;
+	/* the arguments the command needs */
+	const char *more[] = {"app-1", "run-1"};
+	for (int k = 0; k < cli_commands[0].max_args; k++) {
+		const struct cli_command *c = cli_command_by_name(name);
+		if (k < c->min_args || (cmd == CMD_LINK && k < 2)) {
+			args[n++] = plain[m++] = (char *)more[k];
+		}
+	}
+	struct audit_request with, without;
+	struct config cfg1, cfg2;
+	struct err e;
+	err_clear(&e);
+	ck_assert_msg(cli_parse(n, args, &with, &cfg1, &e) == CLI_ACTION_RUN, "--%s: %s", o->name, e.msg);
+	ck_assert_msg(cli_parse(m, plain, &without, &cfg2, &e) == CLI_ACTION_RUN, "%s: %s", name, e.msg);
+	/* rq is the first member of cli_values: .at is the field's offset in
+	 * the request; the field's first bytes (a flag's one) differ. */
+	size_t off = o->at - offsetof(struct cli_values, rq);
+	ck_assert_msg(off < sizeof with, "--%s: .at is not in the request", o->name);
+	size_t len = field_size(o);
+	ck_assert_msg(memcmp((char *)&with + off, (char *)&without + off, len) != 0,
+		      "--%s changes nothing where its row points", o->name);
+	config_finish(&cfg1);
+	config_finish(&cfg2);
+}
+END_TEST
+
+/* The vocabularies the tables share: the choices of --data-sharing are the
+ * level names; --format's help lists render_formats; names are unique. */
+START_TEST(option_table_vocabularies)
+{
+	const struct cli_option *ds = cli_option_by_name("data-sharing");
+	ck_assert_ptr_nonnull(ds);
+	for (const struct cli_choice *c = ds->choices; c->name; c++)
+		ck_assert_str_eq(c->name, data_sharing_level_name((enum data_sharing_level)c->value));
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"--help", NULL});
+	char list[128];
+	render_format_list(RENDER_FORMATS_ALL, list, sizeof list);
+	char want[160];
+	snprintf(want, sizeof want, "--format FMT             %s ", list);
+	ck_assert_msg(strstr(o.out, want), "--help does not list the formats %s", list);
+	testlib_output_free(&o);
+	for (size_t i = 0; i < cli_n_options; i++)
+		for (size_t j = i + 1; j < cli_n_options; j++) {
+			ck_assert_str_ne(cli_options[i].name, cli_options[j].name);
+			ck_assert(!cli_options[i].short_name ||
+				  cli_options[i].short_name != cli_options[j].short_name);
+		}
+	/* a command that writes nothing in a format takes no --format */
+	for (size_t i = 0; i < cli_n_commands; i++)
+		ck_assert_msg(!cli_commands[i].formats == !(cli_option_by_name("format")->commands &
+							    ON(cli_commands[i].cmd)) ||
+				      cli_commands[i].cmd == CMD_NONE,
+			      "%s", cli_commands[i].name);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -1021,6 +1154,8 @@ int main(void)
 	tcase_add_test(tc, run_and_link_arguments);
 	tcase_add_test(tc, terminal_and_environment_resolved_once);
 	tcase_add_test(tc, oauth_config_takes_the_request);
+	tcase_add_loop_test(tc, every_option_row_reaches_the_request, 0, (int)cli_n_options);
+	tcase_add_test(tc, option_table_vocabularies);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
