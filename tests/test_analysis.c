@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "analysis.h"
 #include "src/analysis_internal.h" /* the rule table */
 #include "testlib.h"
@@ -1663,23 +1665,25 @@ START_TEST(run_facts)
 }
 END_TEST
 
+/* The kinds' ids are the JSON Schema's `kind` enum, in its order: the one
+ * published list (the man page's FINDING KINDS, with the severities, is
+ * test_man's). */
 START_TEST(names)
 {
-	static const char *const ids[FINDING_KIND_COUNT] = {
-		"reexecuted",         "ambiguous_failure_retried",
-		"duplicate_result",   "overlapping_call",
-		"repeated_call",      "permanent_failure_retried",
-		"unresolved_attempt", "child_workflow_retried",
-		"orphan_retry_timer", "large_payload",
-	};
-	static const enum severity sev[FINDING_KIND_COUNT] = {
-		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT,
-		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_NOTICE,  SEVERITY_NOTICE,
-	};
-	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
-		ck_assert_str_eq(finding_kind_id((enum finding_kind)k), ids[k]);
-		ck_assert_int_eq(finding_kind_severity((enum finding_kind)k), sev[k]);
-	}
+	json_error_t jerr;
+	json_t *schema = json_load_file(testlib_src("doc/catalyst-audit.report.v1.schema.json"), 0, &jerr);
+	ck_assert_msg(schema, "schema: %s", jerr.text);
+	json_t *kinds = json_object_get(
+		json_object_get(json_object_get(json_object_get(json_object_get(schema, "$defs"), "finding"),
+						"properties"),
+				"kind"),
+		"enum");
+	ck_assert_msg(json_is_array(kinds), "the schema's finding.kind enum");
+	ck_assert_uint_eq(json_array_size(kinds), FINDING_KIND_COUNT);
+	for (int k = 0; k < FINDING_KIND_COUNT; k++)
+		ck_assert_str_eq(finding_kind_id((enum finding_kind)k),
+				 json_string_value(json_array_get(kinds, (size_t)k)));
+	json_decref(schema);
 	ck_assert_str_eq(severity_name(SEVERITY_NOTICE), "notice");
 	ck_assert_str_eq(severity_name(SEVERITY_SUSPECT), "suspect");
 	ck_assert_str_eq(attempt_outcome_name(OUTCOME_PENDING), "pending");

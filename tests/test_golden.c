@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
+#include "report.h"
 #include "testlib.h"
 
 #define TIMEOUT_MS 60000
@@ -18,21 +20,39 @@
 static char *fixtures[MAX_FIXTURES]; /* "name" without ".json" */
 static size_t n_fixtures;
 
-/* Every view of every fixture (scripts/update-goldens writes the same). */
-static const struct {
+/* Every view of every fixture: one per output format (render_formats:
+ * the golden is named by the format's --output extension, text's "txt"),
+ * and the other views of text and Markdown. CA_UPDATE_GOLDENS=1 writes
+ * them (scripts/update-goldens does); then read the diff. */
+struct view {
 	const char *format;
-	const char *ext;
+	char ext[32];
 	const char *extra; /* an option, or NULL */
-} formats[] = {
-	{"text", "txt", NULL},
-	{"json", "json", NULL},
-	{"markdown", "md", NULL},
-	{"text", "full.txt", "--verbose-report"},
-	{"text", "findings.txt", "--findings-only"},
-	{"markdown", "full.md", "--verbose-report"},
-	{"jsonl", "jsonl", NULL},
 };
-#define N_FORMATS (sizeof formats / sizeof *formats)
+static struct view formats[16];
+static size_t n_formats;
+#define N_FORMATS n_formats
+
+static void list_views(void)
+{
+	if (n_formats)
+		return;
+	for (const struct render_format_row *f = render_formats; f->name; f++) {
+		ck_assert_uint_lt(n_formats, sizeof formats / sizeof *formats);
+		struct view *v = &formats[n_formats++];
+		v->format = f->name;
+		snprintf(v->ext, sizeof v->ext, "%s", f->extension ? f->extension + 1 : "txt");
+	}
+	static const struct view more[] = {
+		{"text", "full.txt", "--verbose-report"},
+		{"text", "findings.txt", "--findings-only"},
+		{"markdown", "full.md", "--verbose-report"},
+	};
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+		ck_assert_uint_lt(n_formats, sizeof formats / sizeof *formats);
+		formats[n_formats++] = more[i];
+	}
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -41,6 +61,7 @@ static int cmp_str(const void *a, const void *b)
 
 static void list_fixtures(void)
 {
+	list_views();
 	ck_assert_int_eq(chdir(testlib_env("CA_SOURCE_DIR")), 0);
 	if (n_fixtures)
 		return;
@@ -112,21 +133,28 @@ START_TEST(every_fixture_matches_its_goldens)
 	list_fixtures();
 	for (size_t i = 0; i < n_fixtures; i++) {
 		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
-		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		for (size_t f = 0; f < n_formats; f++) {
 			char *golden = path_of("tests/golden", fixtures[i], formats[f].ext);
 			size_t glen;
-			char *want = testlib_read_file(golden, &glen);
-			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
-				      golden);
 			struct testlib_output o;
 			/* Under memcheck, one view per fixture, in turn: every
 			 * renderer and every fixture pass through it. */
-			testlib_cli_memcheck = f == i % (sizeof formats / sizeof *formats);
+			testlib_cli_memcheck = f == i % n_formats;
 			run_file(formats[f].format, fixture, formats[f].extra, NULL, NULL, &o);
 			testlib_cli_memcheck = true;
 			ck_assert_msg(o.status == 0 || o.status == 1, "%s --format %s: exit %d: %s", fixture,
 				      formats[f].format, o.status, o.err);
 			ck_assert_msg(o.err_len == 0, "%s: unexpected stderr: %s", fixture, o.err);
+			const char *update = getenv("CA_UPDATE_GOLDENS");
+			if (update && strcmp(update, "1") == 0) {
+				FILE *w = fopen(golden, "w");
+				ck_assert_ptr_nonnull(w);
+				ck_assert_uint_eq(fwrite(o.out, 1, o.out_len, w), o.out_len);
+				ck_assert_int_eq(fclose(w), 0);
+			}
+			char *want = testlib_read_file(golden, &glen);
+			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
+				      golden);
 			if (o.out_len != glen || memcmp(o.out, want, glen) != 0) {
 				char *hint = diff_hint(golden, o.out, o.out_len);
 				ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
@@ -324,7 +352,7 @@ START_TEST(bad_input_exits_6_with_position)
 		{"garbage after the document", "[{\"event_type\": \"WorkflowStarted\", \"event_id\": -1}] ]]"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		for (size_t f = 0; f < n_formats; f++) {
 			struct testlib_output o;
 			run_file(formats[f].format, "-", NULL, NULL, cases[i].doc, &o);
 			ck_assert_msg(o.status == 6, "%s: exit %d, stderr %s", cases[i].what, o.status, o.err);
@@ -511,7 +539,7 @@ START_TEST(full_never_says_not_shared)
 	list_fixtures();
 	for (size_t i = 0; i < n_fixtures; i++) {
 		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
-		for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+		for (size_t f = 0; f < n_formats; f++) {
 			struct testlib_output o;
 			/* A wording sweep: every_fixture_matches_its_goldens
 			 * already runs each fixture under memcheck. */
@@ -557,16 +585,16 @@ START_TEST(hostile_history_is_neutralised)
 {
 	list_fixtures();
 	const char *path = "tests/fixtures/hostile-escapes.catalyst.json";
-	for (size_t f = 0; f < sizeof formats / sizeof *formats; f++) {
+	for (size_t f = 0; f < n_formats; f++) {
 		struct testlib_output o;
 		run_file(formats[f].format, path, "--verbose-report", NULL, NULL, &o);
 		ck_assert_int_eq(o.status, 1);
 		assert_no_controls(formats[f].format, o.out, o.out_len);
-		if (f == 0) {
+		if (strcmp(formats[f].format, "text") == 0) {
 			ck_assert_ptr_nonnull(
 				strstr(o.out, "Run evil-\\u202eeulav\\u202c-\\r7  Pay\\x1b[2J\\x1b[HWorkflow"));
 			ck_assert_ptr_nonnull(strstr(o.out, "TimeoutError\\x1b[0m: timeout\\r\\x1b[2Kall good"));
-		} else if (f == 2) {
+		} else if (strcmp(formats[f].format, "markdown") == 0) {
 			ck_assert_ptr_nonnull(strstr(
 				o.out, "Charge\\|Card \\*now\\* \\\\x1b\\]8;;http://evil.example/\\\\x07click"));
 			ck_assert_ptr_nonnull(
@@ -616,17 +644,10 @@ static void validate_report(json_t *doc, const char *where)
 	static const char *const levels[] = {"metadata", "full", "unknown", NULL};
 	static const char *const outcomes[] = {"completed", "failed", "pending", NULL};
 	static const char *const severities[] = {"notice", "suspect", NULL};
-	static const char *const kinds[] = {"reexecuted",
-					    "ambiguous_failure_retried",
-					    "duplicate_result",
-					    "overlapping_call",
-					    "repeated_call",
-					    "permanent_failure_retried",
-					    "unresolved_attempt",
-					    "child_workflow_retried",
-					    "orphan_retry_timer",
-					    "large_payload",
-					    NULL};
+	const char *kinds[FINDING_KIND_COUNT + 1];
+	for (int k = 0; k < FINDING_KIND_COUNT; k++)
+		kinds[k] = finding_kind_id((enum finding_kind)k);
+	kinds[FINDING_KIND_COUNT] = NULL;
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
 	need(doc, "runs", JSON_ARRAY, false, where);
 	need(doc, "summary", JSON_OBJECT, false, where);
