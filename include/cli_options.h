@@ -107,7 +107,9 @@ struct cli_option {
 	cli_setter *set;
 	size_t at;                        /* RQ(field) or CV(field): what set writes */
 	const char *value;                /* a flag's value for set ("json" for --json) */
-	const struct cli_choice *choices; /* cli_set_choice: the words, {NULL}-ended */
+	const struct cli_choice *choices; /* the words it takes, {NULL}-ended: cli_set_choice's
+					   * values; with another setter, words the help and the
+					   * completions offer and the setter's reader checks */
 	long min, max;                    /* cli_set_long, cli_set_int, cli_set_size: the range */
 	enum cli_special special;
 };

@@ -79,8 +79,15 @@ const struct cli_option cli_options[] = {
 	 .at = RQ(filters.app)},
 	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_string, .at = RQ(filters.workflow)},
-	{"status", 0, "STATUS", "running|completed|failed|terminated|suspended|canceled", ON(CMD_RUNS),
-	 GROUP_FILTERS, .set = cli_set_string, .at = RQ(filters.status)},
+	/* the words a person types; the server's spellings are normalised in audit_runs.c */
+	{"status", 0, "STATUS", "", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string, .at = RQ(filters.status),
+	 .choices = (const struct cli_choice[]){{"running", 0},
+						{"completed", 0},
+						{"failed", 0},
+						{"terminated", 0},
+						{"suspended", 0},
+						{"canceled", 0},
+						{NULL, 0}}},
 	{"since", 0, "WHEN", "started after (24h, 30m, or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_string, .at = RQ(filters.since)},
 	{"until", 0, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
@@ -252,7 +259,7 @@ static void option_help(const struct cli_option *o, char *buf, size_t size)
 		cli_choice_list(o->choices, choices, sizeof choices);
 	else if (o->set == cli_set_format && o->metavar)
 		render_format_list(RENDER_FORMATS_ALL, choices, sizeof choices);
-	snprintf(buf, size, "%s%s%s", choices, *choices ? " " : "", o->help);
+	snprintf(buf, size, "%s%s%s", choices, *choices && *o->help ? " " : "", o->help);
 }
 
 static void print_option(FILE *out, const struct cli_option *o)

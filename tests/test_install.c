@@ -1,7 +1,8 @@
 /* What `meson install` ships besides the binary: the bash and zsh
- * completions must know every command and every long option that
- * `catalyst-audit --help` lists (a new option without completion fails
- * here), and the bash one must actually complete them. */
+ * completions, generated from the option and command tables
+ * (completions/gen-completions.c), must know every command and every long
+ * option that `catalyst-audit --help` lists, and the bash one must
+ * actually complete them. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,12 +77,20 @@ static void assert_in_file(const char *name, void *ctx)
 	ck_abort_msg("%s does not complete %s", f->path, name);
 }
 
-static const char *const files[] = {"completions/catalyst-audit.bash", "completions/_catalyst-audit"};
+static const char *const files[] = {"completions/catalyst-audit", "completions/_catalyst-audit"};
+
+/* A generated file, in the build folder. */
+static const char *built(const char *rel)
+{
+	static char path[4096];
+	snprintf(path, sizeof path, "%s/%s", testlib_env("CA_BUILD_DIR"), rel);
+	return path;
+}
 
 START_TEST(completion_knows_every_option)
 {
 	char *help = help_text();
-	struct in_file f = {.path = files[_i], .text = testlib_read_file(testlib_src(files[_i]), NULL)};
+	struct in_file f = {.path = files[_i], .text = testlib_read_file(built(files[_i]), NULL)};
 	ck_assert_ptr_nonnull(f.text);
 	int n = for_each_name(help, assert_in_file, &f);
 	/* 8 commands and 28 long options today: the parse found them. */
@@ -98,7 +107,7 @@ static char *complete(const char *line_words, int cword)
 	snprintf(
 		script, sizeof script,
 		"source '%s'; COMP_WORDS=(%s); COMP_CWORD=%d; _catalyst_audit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
-		testlib_src("completions/catalyst-audit.bash"), line_words, cword);
+		built("completions/catalyst-audit"), line_words, cword);
 	char *argv[] = {"bash", "--norc", "--noprofile", "-c", script, NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, &o), 0);
