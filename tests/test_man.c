@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "cli_options.h"
 #include "testlib.h"
+#include "version.h"
 
 static char *man_page(void)
 {
@@ -376,6 +377,22 @@ START_TEST(renders_without_warnings)
 }
 END_TEST
 
+/* The installed man page carries the project's version (meson fills in
+ * man/catalyst-audit.1's @VERSION@), the one --version prints. */
+START_TEST(man_page_version_is_the_project_s)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/catalyst-audit.1", testlib_env("CA_BUILD_DIR"));
+	char *roff = testlib_read_file(path, NULL);
+	ck_assert_msg(roff, "no %s", path);
+	char want[128];
+	snprintf(want, sizeof want, "\"catalyst-audit %s\" \"User Commands\"", CATALYST_AUDIT_VERSION);
+	ck_assert_msg(strstr(roff, want), "%s: no %s in its .TH line", path, want);
+	ck_assert_ptr_null(strstr(roff, "@VERSION@"));
+	free(roff);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("man");
@@ -385,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, config_keys_are_the_documented_ones);
 	tcase_add_test(tc, documents_option_is_strict);
 	tcase_add_test(tc, every_finding_kind_is_documented);
+	tcase_add_test(tc, man_page_version_is_the_project_s);
 	tcase_add_test(tc, every_exit_status_is_documented);
 	tcase_add_test(tc, json_fields_and_environment_are_documented);
 	tcase_add_test(tc, every_schema_field_is_documented);
