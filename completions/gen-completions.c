@@ -162,8 +162,10 @@ static void zsh_option(FILE *out, const struct cli_option *o)
 			o->metavar ? "+" : "", o->name, eq);
 	else
 		fprintf(out, "'--%s%s", o->name, eq);
+	char help[512];
+	cli_option_help(o, help, sizeof help);
 	fputs("[", out);
-	zsh_text(out, o->help);
+	zsh_text(out, help);
 	fputs("]", out);
 	if (o->metavar) {
 		char words[256];

@@ -154,5 +154,8 @@ const struct cli_option *cli_option_by_name(const char *name);
 const struct cli_command *cli_command_by_name(const char *word);
 /* "runs", "run and runs", "run, runs and file": the commands of bits. */
 void cli_command_list(unsigned bits, char *buf, size_t size);
+/* A row's help as --help prints it: its choices (or the formats) first,
+ * @EXTENSIONS@ replaced by the formats' --output extensions. */
+void cli_option_help(const struct cli_option *o, char *buf, size_t size);
 /* "auto|always|never": a row's choices joined by '|'. */
 void cli_choice_list(const struct cli_choice *choices, char *buf, size_t size);

@@ -45,7 +45,7 @@ const struct cli_option cli_options[] = {
 	 GROUP_OUTPUT, .config = true, .set = cli_set_format, .at = RQ(format)},
 	{"json", 0, NULL, "same as --format json", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
 	 GROUP_OUTPUT, .set = cli_set_format, .at = RQ(format), .value = "json"},
-	{"output", 0, "FILE", "write to FILE; .json .jsonl .md pick the format",
+	{"output", 0, "FILE", "write to FILE; @EXTENSIONS@ pick the format",
 	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, .set = cli_set_string,
 	 .at = RQ(output)},
 	{"color", 0, "WHEN", "(honours NO_COLOR)", ON_REPORT, GROUP_OUTPUT, .config = true, .set = cli_set_choice,
@@ -252,21 +252,35 @@ static void option_left(const struct cli_option *o, char *buf, size_t size)
 
 /* The help of a row: its choices first, when it has them (a format's
  * row: the formats). */
-static void option_help(const struct cli_option *o, char *buf, size_t size)
+void cli_option_help(const struct cli_option *o, char *buf, size_t size)
 {
 	char choices[256] = "";
 	if (o->choices)
 		cli_choice_list(o->choices, choices, sizeof choices);
 	else if (o->set == cli_set_format && o->metavar)
 		render_format_list(RENDER_FORMATS_ALL, choices, sizeof choices);
-	snprintf(buf, size, "%s%s%s", choices, *choices && *o->help ? " " : "", o->help);
+	/* "@EXTENSIONS@": the formats' --output extensions (--output's help) */
+	const char *at = strstr(o->help, "@EXTENSIONS@");
+	char help[256];
+	if (at) {
+		char ext[128] = "";
+		for (const struct render_format_row *f = render_formats; f->name; f++)
+			if (f->extension)
+				snprintf(ext + strlen(ext), sizeof ext - strlen(ext), "%s%s", *ext ? " " : "",
+					 f->extension);
+		snprintf(help, sizeof help, "%.*s%s%s", (int)(at - o->help), o->help, ext,
+			 at + strlen("@EXTENSIONS@"));
+	} else {
+		snprintf(help, sizeof help, "%s", o->help);
+	}
+	snprintf(buf, size, "%s%s%s", choices, *choices && *help ? " " : "", help);
 }
 
 static void print_option(FILE *out, const struct cli_option *o)
 {
 	char left[64], help[512];
 	option_left(o, left, sizeof left);
-	option_help(o, help, sizeof help);
+	cli_option_help(o, help, sizeof help);
 	fprintf(out, "  %-28s %s\n", left, help);
 }
 

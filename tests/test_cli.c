@@ -45,6 +45,21 @@ static const char *fx(void)
 	return testlib_src(FIXTURE);
 }
 
+/* s with @FORMATS@ replaced by the output formats' names, '|'-joined
+ * (render_formats: the tables here name no format by hand). */
+static const char *with_formats(const char *s, char *buf, size_t size)
+{
+	const char *at = strstr(s, "@FORMATS@");
+	if (!at) {
+		snprintf(buf, size, "%s", s);
+		return buf;
+	}
+	char list[128];
+	render_format_list(RENDER_FORMATS_ALL, list, sizeof list);
+	snprintf(buf, size, "%.*s%s%s", (int)(at - s), s, list, at + strlen("@FORMATS@"));
+	return buf;
+}
+
 /* ---- help ----------------------------------------------------------------- */
 
 START_TEST(help_lists_commands_and_exits_0)
@@ -56,7 +71,8 @@ START_TEST(help_lists_commands_and_exits_0)
 	ck_assert_ptr_nonnull(strstr(o.out, "help [COMMAND]"));
 	ck_assert_ptr_nonnull(strstr(o.out, "--fail-on"));
 	ck_assert_ptr_nonnull(strstr(o.out, "-o, --format FMT"));
-	ck_assert_ptr_nonnull(strstr(o.out, "text|json|jsonl|markdown (default text)"));
+	char formats[160];
+	ck_assert_ptr_nonnull(strstr(o.out, with_formats("@FORMATS@ (default text)", formats, sizeof formats)));
 	ck_assert_ptr_null(strstr(o.out, "TTY"));
 	testlib_output_free(&o);
 
@@ -205,7 +221,7 @@ static const struct {
 } usage_cases[] = {
 	{{"bogus", NULL}, "unknown command 'bogus' (see catalyst-audit --help)"},
 	{{NULL}, "no command given (see catalyst-audit --help)"},
-	{{"--format", "yaml", "file", "x", NULL}, "--format: expected text|json|jsonl|markdown, got 'yaml'"},
+	{{"--format", "yaml", "file", "x", NULL}, "--format: expected @FORMATS@, got 'yaml'"},
 	{{"--jobs", "0", "runs", NULL}, "--jobs: expected a whole number from 1 to 64, got '0'"},
 	{{"run", "a", "b", "c", NULL},
 	 "usage: catalyst-audit run [APP_ID] RUN_ID (see catalyst-audit run --help)"},
@@ -241,8 +257,9 @@ START_TEST(usage_errors_exit_2)
 	cli(&o, NULL, usage_cases[_i].args);
 	testlib_cli_memcheck = true;
 	ck_assert_msg(o.status == 2, "case %d: status %d, stderr %s", _i, o.status, o.err);
-	char want[512];
-	snprintf(want, sizeof want, "catalyst-audit: error: %s\n", usage_cases[_i].err);
+	char want[512], err[256];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s\n",
+		 with_formats(usage_cases[_i].err, err, sizeof err));
 	ck_assert_str_eq(o.err, want);
 	ck_assert_str_eq(o.out, "");
 	testlib_output_free(&o);
@@ -657,7 +674,7 @@ static const struct {
 } config_error_cases[] = {
 	{"# mine\nsever = https://x\n", "2: unknown key 'sever'; did you mean 'server'?"},
 	{"timeout = 0\n", "1: timeout: expected a whole number from 1 to 86400, got '0'"},
-	{"\nformat = yaml\n", "2: format: expected text|json|jsonl|markdown, got 'yaml'"},
+	{"\nformat = yaml\n", "2: format: expected @FORMATS@, got 'yaml'"},
 	{"fail-on = sometimes\n", "1: fail-on: expected never|reexecuted|suspect, got 'sometimes'"},
 	{"project-id = payments\n",
 	 "1: project-id: expected a numeric project uid (165 or prj-165), got 'payments'"},
@@ -679,8 +696,9 @@ START_TEST(config_errors_name_file_and_line)
 	struct testlib_output o;
 	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
 	ck_assert_msg(o.status == 2, "case %d: %d %s", _i, o.status, o.err);
-	char want[1024];
-	snprintf(want, sizeof want, "catalyst-audit: error: %s:%s\n", path, config_error_cases[_i].err);
+	char want[1024], err[512];
+	snprintf(want, sizeof want, "catalyst-audit: error: %s:%s\n", path,
+		 with_formats(config_error_cases[_i].err, err, sizeof err));
 	ck_assert_str_eq(o.err, want);
 	ck_assert_ptr_null(strstr(o.err, "c2VjcmV0"));
 	ck_assert_str_eq(o.out, "");

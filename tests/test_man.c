@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "cli_options.h"
+#include "report.h"
 #include "testlib.h"
 #include "version.h"
 
@@ -106,6 +107,35 @@ START_TEST(every_finding_kind_is_documented)
 			 severity_name(finding_kind_severity((enum finding_kind)k)));
 		ck_assert_msg(strstr(section, want), "finding kind %s with its severity not in FINDING KINDS", id);
 	}
+	free(roff);
+}
+END_TEST
+
+/* Every output format has its entry in OUTPUT FORMATS (a .TP, then its
+ * name in bold), and --output's extensions are named under --output. */
+START_TEST(every_output_format_is_documented)
+{
+	char *roff = man_page();
+	char *section = strstr(roff, ".SH OUTPUT FORMATS");
+	ck_assert_ptr_nonnull(section);
+	char *end = strstr(section + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	for (const struct render_format_row *f = render_formats; f->name; f++) {
+		char want[64];
+		snprintf(want, sizeof want, ".TP\n.B %s\n", f->name);
+		ck_assert_msg(strstr(section, want), "format %s has no entry in OUTPUT FORMATS", f->name);
+	}
+	free(roff);
+	roff = man_page();
+	char *output = strstr(roff, ".BI \\-\\-output \" FILE\"");
+	ck_assert_ptr_nonnull(output);
+	end = strstr(output, "\n.TP");
+	ck_assert_ptr_nonnull(end);
+	*end = '\0';
+	for (const struct render_format_row *f = render_formats; f->name; f++)
+		if (f->extension)
+			ck_assert_msg(strstr(output, f->extension), "--output does not name %s", f->extension);
 	free(roff);
 }
 END_TEST
@@ -403,6 +433,7 @@ int main(void)
 	tcase_add_test(tc, documents_option_is_strict);
 	tcase_add_test(tc, every_finding_kind_is_documented);
 	tcase_add_test(tc, man_page_version_is_the_project_s);
+	tcase_add_test(tc, every_output_format_is_documented);
 	tcase_add_test(tc, every_exit_status_is_documented);
 	tcase_add_test(tc, json_fields_and_environment_are_documented);
 	tcase_add_test(tc, every_schema_field_is_documented);
