@@ -33,6 +33,12 @@
 #define LLVMFuzzerTestOneInput regress_oauth_callback
 #include "fuzz/fuzz_oauth_callback.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_catalyst_answer
+#include "fuzz/fuzz_catalyst_answer.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_url_split
+#include "fuzz/fuzz_url_split.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *parser;
@@ -43,6 +49,8 @@ static const struct {
 	{"history", regress_history},
 	{"www_authenticate", regress_www_authenticate},
 	{"oauth_callback", regress_oauth_callback},
+	{"catalyst_answer", regress_catalyst_answer},
+	{"url_split", regress_url_split},
 };
 
 static int by_name(const void *a, const void *b)

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void walk_strings(const char *s)
+static void answer_strings(const char *s)
 {
 	char norm[32];
 	catalyst_status_normalize(s, norm, sizeof norm);
@@ -25,7 +25,7 @@ static void walk_strings(const char *s)
 	(void)catalyst_text_not_found(s);
 }
 
-static void walk(const json_t *doc)
+static void answer_walk(const json_t *doc)
 {
 	char key[64], num[32];
 	(void)catalyst_find_sharing(doc, key, sizeof key);
@@ -34,7 +34,7 @@ static void walk(const json_t *doc)
 	static const char *const spellings[] = {"appId", "app_id", "status", "name", "id", NULL};
 	const char *s = catalyst_find_string(doc, spellings, 2, num);
 	if (s)
-		walk_strings(s);
+		answer_strings(s);
 	struct catalyst_run_list l;
 	memset(&l, 0, sizeof l);
 	struct err e;
@@ -42,7 +42,7 @@ static void walk(const json_t *doc)
 	if (catalyst_run_items_parse(doc, &l, &e) == 0)
 		for (size_t i = 0; i < l.n; i++)
 			if (l.items[i].run_id)
-				walk_strings(l.items[i].run_id);
+				answer_strings(l.items[i].run_id);
 	catalyst_run_list_finish(&l);
 }
 
@@ -66,11 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct catalyst_refusal ref;
 		if (catalyst_refusal_parse(&r, &ref))
 			(void)catalyst_refusal_code(&ref);
-		walk(doc);
+		answer_walk(doc);
 		if (r.structured)
-			walk(r.structured);
+			answer_walk(r.structured);
 		if (r.text_json)
-			walk(r.text_json);
+			answer_walk(r.text_json);
 		json_decref(r.text_json);
 		json_decref(doc);
 	}
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s) {
 		memcpy(s, data, size);
 		s[size] = '\0';
-		walk_strings(s);
+		answer_strings(s);
 		free(s);
 	}
 	return 0;
