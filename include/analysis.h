@@ -25,6 +25,7 @@ enum failure_class {
 	FAILURE_UNKNOWN,   /* failed, class not recognised */
 	FAILURE_AMBIGUOUS, /* timeout / connection / 5xx: the side effect may have landed */
 	FAILURE_PERMANENT, /* 4xx / validation / declined / not found / non-retriable */
+	FAILURE_SAFE,      /* nothing reached the remote side: refused, DNS, connect or pool timeout */
 };
 
 /* Positions in history are uint32_t: analysis_scan refuses a history of

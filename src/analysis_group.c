@@ -80,12 +80,30 @@ static bool child_without_id(const struct work *w, uint32_t attempt)
 	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
 }
 
+/* Takes the earliest failure waiting for its retry timer that is a child's
+ * (or an activity's) and, unless root is NONE32, belongs to that union;
+ * NONE32 when there is none. Timers follow their failures in order, so
+ * this is the head almost always. */
+static uint32_t take_failed(struct work *w, bool child, uint32_t root)
+{
+	for (size_t j = w->failed_head; j < w->n_failed; j++) {
+		uint32_t a = w->failed_fifo[j];
+		if (w->wa[a].is_child != child || (root != NONE32 && uf_find(w->wa, a) != root))
+			continue;
+		memmove(&w->failed_fifo[w->failed_head + 1], &w->failed_fifo[w->failed_head],
+			(j - w->failed_head) * sizeof *w->failed_fifo);
+		w->failed_head++;
+		return a;
+	}
+	return NONE32;
+}
+
 void analysis_link_failed(struct work *w, uint32_t attempt)
 {
-	/* With origins recorded the pattern is needed only for a child whose
-	 * creation shows no instance id: its retry timer's origin names one. */
-	if (w->has_origins && !child_without_id(w, attempt))
-		return;
+	/* Queued with origins recorded too: a retry timer whose origin names
+	 * no attempt (a child retried without an instance id given, on the
+	 * .NET SDK, or a creation that shows none) falls back to the failure
+	 * it answers, by order. */
 	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
 	if (w->oom)
 		return;
@@ -128,22 +146,37 @@ void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
 		if (str_set(ev->origin_id))
 			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst, w->gen,
 				      ev->origin_id);
+		bool child = ev->origin == ORIGIN_CHILD_RETRY;
 		if (v) {
 			t->target = *v;
-		} else if (ev->origin == ORIGIN_CHILD_RETRY && w->n_child_no_id) {
-			/* The creations show no instance id to match the origin
-			 * against: the child failure this timer answers, by order. */
-			if (w->failed_head < w->n_failed && child_without_id(w, w->failed_fifo[w->failed_head])) {
-				t->target = w->failed_fifo[w->failed_head++];
-				t->pattern = true;
+			/* The failure it answers waits no longer. */
+			take_failed(w, child, uf_find(w->wa, *v));
+			return;
+		}
+		/* The origin names no attempt here. The .NET SDK (1.18) names a
+		 * child's retry chain after a GUID it makes for the first child
+		 * and then never uses when no instance id is given, and `dapr
+		 * workflow history` prints no instance id to match: the failure
+		 * this timer answers, by order, as before origins. Only when
+		 * there is none is the timer an orphan. */
+		uint32_t f = take_failed(w, child, NONE32);
+		if (f != NONE32) {
+			t->target = f;
+			t->pattern = true;
+			if (!child_without_id(w, f)) {
+				t->origin_unmatched = true;
+				if (!w->n_origin_unmatched++) {
+					w->first_unmatched_timer = t->event_id;
+					w->first_unmatched_origin = ev->origin_id;
+					w->first_unmatched_child = child;
+				}
 			}
 		} else {
 			t->orphan = true;
 			w->n_orphans++;
 		}
-		/* No clearing: with origins recorded the queue holds only failures
-		 * of children without ids, each waiting for its own retry timer
-		 * (two can fail in one turn, beside an activity's retry). */
+		/* No clearing: several failures of one turn each wait for their
+		 * own retry timer. */
 		return;
 	}
 	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {

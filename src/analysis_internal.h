@@ -161,6 +161,7 @@ struct work_timer {
 	uint8_t origin;       /* enum timer_origin */
 	bool retry;           /* a retry timer (by origin, or by pattern) */
 	bool pattern;
+	bool origin_unmatched; /* its origin named no attempt; linked by pattern */
 	bool orphan;
 	bool fired;
 };
@@ -249,6 +250,12 @@ struct work {
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
 	size_t n_orphans;
+	/* Retry timers whose origin named no attempt, linked by order to the
+	 * failure they answer: the first one, for the limit. */
+	size_t n_origin_unmatched;
+	int64_t first_unmatched_timer;
+	const char *first_unmatched_origin;
+	bool first_unmatched_child;
 
 	/* What the data-sharing level is decided on, also gathered by the scan. */
 	size_t ds_slots, ds_absent;

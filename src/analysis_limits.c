@@ -423,13 +423,31 @@ void analysis_limits(struct finding_ctx *c)
 		return;
 
 	/* 7. Links inferred by pattern. */
-	if (any_pattern &&
+	if (any_pattern && !w->has_origins &&
 	    limit_generic(ao, oom,
 			  "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			  "marked as linked by pattern were joined because a failure, a timer and "
 			  "a new schedule of the same name followed each other, which is an "
 			  "inference, not a recorded link.") < 0)
 		return;
+
+	/* 7b. Retry timers whose origin named no attempt, linked by order. */
+	if (w->n_origin_unmatched) {
+		sb_init(&s, oom);
+		sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
+			  w->first_unmatched_child ? "child instance" : "task_execution_id",
+			  or_none(w->first_unmatched_origin));
+		if (w->n_origin_unmatched > 1)
+			sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
+				  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
+		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a child's "
+			      "retries after an instance id it never starts when none is given), so the "
+			      "retry was linked to the failure it follows by order: a failure, that "
+			      "timer, then a new schedule of the same name, an inference, not a recorded "
+			      "link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
 
 	/* 8. Child workflows have their own histories. */
 	if (an->n_child_instances) {

@@ -62,7 +62,7 @@ static void sb_key_remedy(struct sb *s, const struct invocation *inv)
 	}
 }
 
-static void sb_link(struct sb *s, const struct invocation *inv)
+static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins)
 {
 	switch (inv->link) {
 	case LINK_EXECUTION_ID:
@@ -84,8 +84,12 @@ static void sb_link(struct sb *s, const struct invocation *inv)
 		}
 		break;
 	case LINK_PATTERN:
-		sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
-			     "same name; this history records no retry origin)");
+		if (has_origins)
+			sb_printf(s, "linked by inference only (failure, retry timer, then a new schedule of "
+				     "the same name; the timer's origin names no attempt in this history)");
+		else
+			sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
+				     "same name; this history records no retry origin)");
 		break;
 	case LINK_SINGLE:
 		break;
@@ -173,7 +177,7 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	sb_id_list(&t, inv->attempts, inv->n_attempts);
 	sb_printf(&t, ")");
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
-	sb_link(&s, inv);
+	sb_link(&s, inv, c->w->has_origins);
 	sb_printf(&s, " (task_scheduled_id ");
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	sb_timers(&s, inv);
@@ -585,6 +589,10 @@ static void find_child_retried(struct finding_ctx *c, const struct invocation *i
 		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer, "
 			      "then a new creation of the same name), an inference, not a recorded "
 			      "link. ");
+	else if (inv->link == LINK_PATTERN)
+		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer "
+			      "whose origin names no attempt in this history, then a new creation of the "
+			      "same name), an inference, not a recorded link. ");
 	sb_printf(&s, "An idempotency key derived from the child's own instance id or its "
 		      "activities' task_execution_ids deduplicates nothing across these attempts: "
 		      "derive it from a natural key of the input or from the parent run, make the "

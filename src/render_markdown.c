@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "escape.h"
 
 #define MD_SLOTS 6
@@ -211,6 +212,11 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 				if (at->cause_message)
 					fputs(md(m, at->cause_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
 			}
+			const char *note = at->outcome == OUTCOME_FAILED
+						   ? failure_class_note((enum failure_class)at->failure)
+						   : NULL;
+			if (note)
+				fprintf(m->f, "<br>%s", note);
 			if (payloads) {
 				fprintf(m->f, " | ");
 				md_payload_cell(m, &at->input);

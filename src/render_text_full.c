@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "render_text_internal.h"
 
 #define LABEL_WIDTH 16
@@ -200,6 +201,10 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 			text_wrap(t, text_esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);
 	}
+	const char *note = at->outcome == OUTCOME_FAILED ? failure_class_note((enum failure_class)at->failure)
+							 : NULL;
+	if (note)
+		text_wrap(t, note, indent);
 	print_payloads(t, at, indent);
 }
 

@@ -760,8 +760,53 @@ START_TEST(cli_child_retry_timer_origin_without_ids)
 	child_done(log, 0, false, "boom");
 	timer(log, 1, ORIGIN_CHILD_RETRY, "elsewhere", "t1");
 	a = run(log, NULL);
-	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 1);
+	/* Issue 16: a failure the timer can answer is linked by order, so the
+	 * timer is no orphan (it was, before); the limit says the origin
+	 * matched nothing. */
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 0);
+	ck_assert_uint_eq(a->invocations[0].n_retry_timers, 1);
+	ck_assert(limits_mention(a, "child instance elsewhere as its origin, which matches no attempt"));
 	ck_assert(!limits_mention(a, "paired by order"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* With no failure to answer, it is one. */
+	log = log_new();
+	started(log, "Parent", "p", "e");
+	child(log, 0, "Child", "p:0000", NULL);
+	child_done(log, 0, true, NULL);
+	timer(log, 1, ORIGIN_CHILD_RETRY, "elsewhere", "t1");
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 1);
+	ck_assert(!limits_mention(a, "matches no attempt in this history (the .NET"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Issue 16, item 1: an activity retry timer whose origin names no attempt
+ * still links the failure it follows to the next schedule of the name. */
+START_TEST(activity_origin_matches_nothing)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "x-1");
+	failed(log, 0, "*url.Error", "Post \"https://psp.example.net\": EOF", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "never-scheduled", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Charge", "x-2");
+	completed(log, 2);
+	finished(log, 3, "COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_int_eq(a->invocations[0].link, LINK_PATTERN);
+	ck_assert_uint_eq(a->invocations[0].n_retry_timers, 1);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
+	expect_kinds(a, want);
+	expect_ids(get_kind(a, FINDING_REEXECUTED), (int64_t[]){0, 1, 2}, 3);
+	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "origin names no attempt"));
+	ck_assert(limits_mention(a, "task_execution_id never-scheduled as its origin"));
+	ck_assert(!limits_mention(a, "records no retry-timer origins"));
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -1604,7 +1649,7 @@ START_TEST(failure_cause_decides)
 	ck_assert_str_eq(charge->cause_message, "An existing connection was forcibly closed by the remote host.");
 	ck_assert_uint_eq(charge->cause_depth, 2);
 	const struct attempt *refund = &a->invocations[1].attempts[0];
-	ck_assert_int_eq(refund->failure, FAILURE_UNKNOWN);
+	ck_assert_int_eq(refund->failure, FAILURE_SAFE);
 	ck_assert_str_eq(refund->cause_message, "Connection refused");
 	const struct attempt *notify = &a->invocations[2].attempts[0];
 	ck_assert_int_eq(notify->failure, FAILURE_AMBIGUOUS);
@@ -2387,6 +2432,21 @@ static const struct fixture_case {
 	 NULL,
 	 NULL,
 	 {"not shared", NULL}},
+	/* Issue 16, item 1: .NET 1.18 child retries whose timer origin names
+	 * the GUID made for the chain, which no attempt carries: linked by
+	 * order, never orphans. */
+	{"k1-child-retry-origin-unmatched-dotnet.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
+	 3,
+	 "as its origin (and 1 more timer names an origin), which matches no attempt",
+	 "whose origin names no attempt in this history",
+	 {"records no retry-timer origins", "earlier continue-as-new"}},
 };
 
 START_TEST(fixture)
@@ -2924,6 +2984,7 @@ int main(void)
 	tcase_add_test(tc, cli_child_paired_by_order);
 	tcase_add_test(tc, cli_child_ambiguous_not_paired);
 	tcase_add_test(tc, cli_child_retry_timer_origin_without_ids);
+	tcase_add_test(tc, activity_origin_matches_nothing);
 	tcase_add_test(tc, truncated_inputs_never_identical);
 	tcase_add_test(tc, pattern_inferred_link);
 	tcase_add_test(tc, pattern_not_applied);
