@@ -67,6 +67,10 @@ enum invocation_link {
 	LINK_EXECUTION_ID, /* attempts share task_execution_id */
 	LINK_TIMER_ORIGIN, /* linked through a retry timer's origin key */
 	LINK_PATTERN,      /* inferred: failed -> timer -> fired -> scheduled, same name */
+	/* inferred: a failure, then the only call of that name in the turn that
+	 * processed it, in a run with no retry timer at all (the JavaScript
+	 * SDK's retry handler, a zero first retry interval) */
+	LINK_ORDER,
 };
 
 struct invocation {
@@ -79,6 +83,11 @@ struct invocation {
 	uint32_t generation; /* 0-based, split at ExecutionStarted */
 	uint8_t link;        /* enum invocation_link */
 	bool is_child_workflow;
+	/* LINK_ORDER with inputs that cannot be compared (withheld, cut, or
+	 * absent): a loop that catches one item's failure and calls the next
+	 * has the same shape, so it is reported as re-executed, never as a
+	 * suspect. */
+	bool order_inputs_unknown;
 };
 
 /* Decisions the finding kinds rest on (doc/PRODUCT.md names the kinds):
@@ -235,7 +244,7 @@ const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
 enum severity finding_kind_severity(enum finding_kind k);
 const char *severity_name(enum severity s);               /* "notice", "suspect" */
 const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
-/* "single", "execution_id", "timer_origin", "pattern". */
+/* "single", "execution_id", "timer_origin", "pattern", "order". */
 const char *invocation_link_name(enum invocation_link l);
 const char *withheld_field_name(enum withheld_field f);    /* "input", "output", "customStatus" */
 const char *withheld_event_type(const struct withheld *w); /* "TaskScheduled", ... */

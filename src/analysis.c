@@ -302,6 +302,7 @@ const char *invocation_link_name(enum invocation_link l)
 		[LINK_EXECUTION_ID] = "execution_id",
 		[LINK_TIMER_ORIGIN] = "timer_origin",
 		[LINK_PATTERN] = "pattern",
+		[LINK_ORDER] = "order",
 	};
 	return NAME_OF(names, l);
 }

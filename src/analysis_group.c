@@ -234,6 +234,66 @@ void analysis_link_release(struct work *w)
 	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = (struct smap){0};
 }
 
+/* Retries that leave no timer (doc/history.md, "Retries per SDK"): the
+ * JavaScript SDK's retry handler returning true or 0, and a policy whose
+ * first interval is zero, schedule the call again in the very turn that
+ * processed the failure. Linked only in a run with no retry timer at all,
+ * when that turn schedules exactly one call of the name and its input
+ * equals the failed one's or cannot be compared; a loop that catches one
+ * item's failure and calls the next item has the same shape, so inputs
+ * that cannot be compared mark the link blind (reported as re-executed,
+ * never as a suspect). */
+static void link_untimed(struct work *w)
+{
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].retry)
+			return;
+	}
+	bool any = false;
+	for (size_t i = 0; i < w->n_att && !any; i++)
+		any = w->att[i].outcome == OUTCOME_FAILED && w->wa[i].result_turn != NONE32;
+	if (!any)
+		return;
+	/* (turn, name) -> the only call of that name in that turn, NONE32
+	 * when there are several (the turn is the map's generation key). */
+	struct smap once = {0};
+	if (smap_reserve(&once, w->n_att) < 0) {
+		w->oom = true;
+		return;
+	}
+	for (size_t j = 0; j < w->n_att; j++) {
+		const struct work_attempt *wj = &w->wa[j];
+		if (!str_set(wj->name))
+			continue;
+		bool fresh;
+		uint32_t *v = smap_get_or_put(&once, wj->turn, wj->name, (uint32_t)j, &fresh);
+		if (!v) {
+			w->oom = true;
+			goto out;
+		}
+		if (!fresh)
+			*v = NONE32;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct work_attempt *wf = &w->wa[i];
+		if (w->att[i].outcome != OUTCOME_FAILED || wf->result_turn == NONE32 || !str_set(wf->name))
+			continue;
+		uint32_t *v = smap_find(&once, wf->result_turn, wf->name);
+		if (!v || *v == NONE32 || *v <= i)
+			continue;
+		uint32_t j = *v;
+		if (w->wa[j].is_child != wf->is_child || w->wa[j].gen != wf->gen || uf_find(w->wa, j) != j ||
+		    uf_find(w->wa, (uint32_t)i) == j)
+			continue;
+		enum cmp c = analysis_payload_compare(&w->att[i].input, &w->att[j].input, w->view);
+		if (c == CMP_DIFF)
+			continue;
+		uf_union(w, (uint32_t)i, j, LINKED_ORDER | (c == CMP_SAME ? 0u : LINKED_ORDER_BLIND));
+	}
+out:
+	smap_free(&once);
+}
+
 /* Groups the attempts by invocation: the scanned array, in history order,
  * is put in invocation order in place and becomes the attempt pool (a
  * second copy was 15 MB on a 128,000-attempt history). */
@@ -323,8 +383,11 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 			continue;
 		struct invocation *inv = &an->invocations[w->wa[i].inv];
 		unsigned f = w->wa[i].flags;
+		inv->order_inputs_unknown = inv->n_attempts > 1 && (f & LINKED_ORDER_BLIND);
 		if (inv->n_attempts < 2)
 			inv->link = LINK_SINGLE;
+		else if (f & LINKED_ORDER)
+			inv->link = LINK_ORDER;
 		else if (f & LINKED_PATTERN)
 			inv->link = LINK_PATTERN;
 		else if (f & LINKED_ORIGIN)
@@ -365,5 +428,8 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 
 int analysis_group_invocations(struct work *w, struct analysis_owned *ao)
 {
+	link_untimed(w);
+	if (w->oom)
+		return -1;
 	return build_invocations(w, ao) < 0 || collect_children(w, ao) < 0 ? -1 : 0;
 }

@@ -111,9 +111,11 @@ uint32_t *smap_get_or_put(struct smap *m, uint32_t gen, const char *key, uint32_
 /* The working state of one analysis. */
 
 enum link_flag {
-	LINKED_EXEC = 1u << 0,    /* same task_execution_id / child instance id */
-	LINKED_ORIGIN = 1u << 1,  /* a retry timer's origin or a retry parent */
-	LINKED_PATTERN = 1u << 2, /* inferred: failure, timer, schedule */
+	LINKED_EXEC = 1u << 0,        /* same task_execution_id / child instance id */
+	LINKED_ORIGIN = 1u << 1,      /* a retry timer's origin or a retry parent */
+	LINKED_PATTERN = 1u << 2,     /* inferred: failure, timer, schedule */
+	LINKED_ORDER = 1u << 3,       /* inferred: failure, the next turn's only call of the name */
+	LINKED_ORDER_BLIND = 1u << 4, /* ... with inputs that cannot be compared */
 };
 
 /* What the analysis keeps of an attempt beside the attempt itself, in
@@ -123,13 +125,14 @@ enum link_flag {
 struct work_attempt {
 	const char *name;
 	uint32_t gen;
-	uint32_t uf;       /* union-find parent; roots are the earliest attempt */
-	uint32_t inv;      /* invocation index, after grouping */
-	uint32_t dup_head; /* first duplicate result in work.dups, or NONE32 */
-	uint32_t slot;     /* its place in the attempt array: i until grouped */
-	uint32_t turn;     /* the orchestrator turn that scheduled it */
-	uint8_t flags;     /* link_flag, meaningful on roots */
-	uint8_t cause;     /* turn_cause flags of that turn's inputs */
+	uint32_t uf;          /* union-find parent; roots are the earliest attempt */
+	uint32_t inv;         /* invocation index, after grouping */
+	uint32_t dup_head;    /* first duplicate result in work.dups, or NONE32 */
+	uint32_t slot;        /* its place in the attempt array: i until grouped */
+	uint32_t turn;        /* the orchestrator turn that scheduled it */
+	uint32_t result_turn; /* the turn its first result came in, or NONE32 */
+	uint8_t flags;        /* link_flag, meaningful on roots */
+	uint8_t cause;        /* turn_cause flags of that turn's inputs */
 	bool is_child;
 	bool is_first; /* the invocation's first attempt, after grouping */
 };
@@ -140,6 +143,14 @@ struct work_attempt {
 enum turn_cause {
 	CAUSE_TIMER = 1u << 0,
 	CAUSE_FAILURE = 1u << 1,
+};
+
+/* Two inputs compared (analysis_payload_compare). */
+enum cmp {
+	CMP_SAME,
+	CMP_DIFF,
+	CMP_UNKNOWN,
+	CMP_TRUNCATED, /* only equal prefixes are known */
 };
 
 /* How an absent payload key reads, decided with the data-sharing level. */
@@ -485,6 +496,9 @@ void analysis_race_losers(struct finding_ctx *c);
 /* analysis_pairs.c: the pairs of calls, found once for both kinds; those
  * whose inputs cannot be compared become run limits here. */
 void analysis_pairs_collect(struct finding_ctx *c);
+/* Two inputs: where an absent key means no payload (VIEW_VISIBLE) it
+ * compares as null; anywhere else it cannot be compared. */
+enum cmp analysis_payload_compare(const struct payload *a, const struct payload *b, enum payload_view view);
 void analysis_pairs_release(struct work *w);
 void analysis_find_overlapping(struct finding_ctx *c);
 void analysis_find_repeated(struct finding_ctx *c);

@@ -449,6 +449,48 @@ void analysis_limits(struct finding_ctx *c)
 			return;
 	}
 
+	/* 7c. Retries linked by order, in a run with no retry timer. */
+	for (int blind = 1; blind >= 0; blind--) {
+		size_t n = 0;
+		sb_init(&s, oom);
+		for (size_t v = 0; v < an->n_invocations; v++) {
+			const struct invocation *inv = &an->invocations[v];
+			if (inv->link != LINK_ORDER || inv->order_inputs_unknown != (blind == 1))
+				continue;
+			if (n < LIST_MAX) {
+				sb_printf(&s, "%s%s%s (%s ", n ? "; " : "",
+					  inv->is_child_workflow ? "child workflow " : "", or_none(inv->name),
+					  inv->is_child_workflow ? "event" : "task_scheduled_id");
+				sb_id_list(&s, inv->attempts, inv->n_attempts);
+				sb_printf(&s, ")");
+			}
+			n++;
+		}
+		if (!n) {
+			buf_finish(&s.b);
+			continue;
+		}
+		if (n > LIST_MAX)
+			sb_printf(&s, " and %zu more", n - LIST_MAX);
+		if (blind)
+			sb_printf(&s,
+				  ": linked by order, no retry timer, inputs not comparable. Each failure was "
+				  "followed by the one call of the same name in the turn that processed it, "
+				  "and this run records no retry timer (the JavaScript SDK's retry handler "
+				  "and a zero first retry interval retry so); a loop that catches one item's "
+				  "failure and calls the next item has the same shape, so %s reported as "
+				  "re-executed, never as a suspect.",
+				  n > 1 ? "these are" : "it is");
+		else
+			sb_printf(&s,
+				  ": linked by order, no retry timer. Each failure was followed by the one call "
+				  "of the same name, with an equal input, in the turn that processed it, and "
+				  "this run records no retry timer (the JavaScript SDK's retry handler and a "
+				  "zero first retry interval retry so): an inference, not a recorded link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
+
 	/* 8. Child workflows have their own histories. */
 	if (an->n_child_instances) {
 		sb_init(&s, oom);

@@ -91,6 +91,13 @@ static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins
 			sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
 				     "same name; this history records no retry origin)");
 		break;
+	case LINK_ORDER:
+		sb_printf(s,
+			  "linked by order only (a failure, then the one call of the same name in the turn "
+			  "that processed it; this run records no retry timer, as the JavaScript SDK's retry "
+			  "handler and a zero first retry interval leave none; inputs %s)",
+			  inv->order_inputs_unknown ? "not comparable" : "equal");
+		break;
 	case LINK_SINGLE:
 		break;
 	}
@@ -167,7 +174,8 @@ static void sb_failed_with(struct sb *t, const struct attempt *a)
 
 static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2 || inv->is_child_workflow)
+	/* A child linked blind is reported here too: never as a suspect. */
+	if (inv->n_attempts < 2 || (inv->is_child_workflow && !inv->order_inputs_unknown))
 		return;
 	struct finding_build *b = analysis_finding_new(c, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 						       inv->attempts[0].event_index);
@@ -182,6 +190,9 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	sb_timers(&s, inv);
 	sb_printf(&s, "), so its body may have run %zu times. ", (size_t)inv->n_attempts);
+	if (inv->order_inputs_unknown)
+		sb_printf(&s, "Or they were calls for different items of a loop that went on after a "
+			      "failure: their inputs cannot be compared here, so this is no suspect. ");
 	sb_key_remedy(&s, inv);
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
@@ -193,6 +204,9 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 {
+	/* Linked by order with inputs unknown: maybe a loop's next item. */
+	if (inv->order_inputs_unknown)
+		return;
 	size_t first = NONE, n_amb = 0;
 	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
 		const struct attempt *a = &inv->attempts[i];
@@ -327,7 +341,7 @@ static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2)
+	if (inv->n_attempts < 2 || inv->order_inputs_unknown)
 		return;
 	/* Flagged non-retriable, yet another attempt followed. */
 	size_t flagged = NONE;
@@ -546,7 +560,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_child_retried(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2 || !inv->is_child_workflow)
+	if (inv->n_attempts < 2 || !inv->is_child_workflow || inv->order_inputs_unknown)
 		return;
 	struct finding_build *b = analysis_finding_new(c, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL,
 						       inv->attempts[0].event_index);

@@ -38,6 +38,7 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.dup_head = NONE32,
 		.slot = k,
 		.turn = w->turn,
+		.result_turn = NONE32,
 		.cause = w->turn_cause,
 	};
 	analysis_link_break(w);
@@ -94,6 +95,7 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 		return;
 	}
 	a->result_index = i;
+	wa->result_turn = w->turn;
 	a->completed_at = ev->timestamp;
 	a->result_by_order = only != NONE32;
 	if (child) {

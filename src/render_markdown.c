@@ -141,6 +141,8 @@ static const char *md_link(enum invocation_link l)
 		return "retry timer origin";
 	case LINK_PATTERN:
 		return "failure/timer pattern (inferred)";
+	case LINK_ORDER:
+		return "order, no retry timer (inferred)";
 	}
 	return "";
 }

@@ -90,6 +90,8 @@ static const char *link_name(enum invocation_link l)
 		return "linked by retry timer origin";
 	case LINK_PATTERN:
 		return "linked by failure/timer/schedule pattern, inferred";
+	case LINK_ORDER:
+		return "linked by order, no retry timer, inferred";
 	}
 	return NULL;
 }

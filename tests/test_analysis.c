@@ -812,6 +812,87 @@ START_TEST(activity_origin_matches_nothing)
 }
 END_TEST
 
+/* Issue 16, item 2: durabletask-js RetryHandlerTask returning true or 0
+ * reschedules in the turn that processed the failure, with no timer
+ * (orchestration-executor.ts, rescheduleRetryTask). */
+static struct event_log *untimed(struct payload in0, struct payload in1, const char *msg, bool second_call,
+				 bool retry_timer_elsewhere)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "flakyActivity", NULL, in0);
+	failed(log, 0, "TypeError", msg, false);
+	sched_in(log, 1, "flakyActivity", NULL, in1);
+	if (second_call)
+		sched_in(log, 2, "flakyActivity", NULL, in1);
+	completed(log, 1);
+	if (retry_timer_elsewhere) {
+		sched(log, 3, "Other", "o-1");
+		failed(log, 3, "Error", "boom", false);
+		timer(log, 4, ORIGIN_ACTIVITY_RETRY, "o-1", "t4");
+		fired(log, 4, "t4");
+		sched(log, 5, "Other", "o-1");
+		completed(log, 5);
+	}
+	finished(log, 6, "COMPLETED");
+	return log;
+}
+
+START_TEST(untimed_retry_linked_by_order)
+{
+	/* Equal inputs: a retry, and its failure class counts. */
+	struct event_log *log = untimed(present(2, 21), present(2, 21), "fetch failed", false, false);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_int_eq(a->invocations[0].link, LINK_ORDER);
+	ck_assert(!a->invocations[0].order_inputs_unknown);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
+	expect_kinds(a, want);
+	expect_ids(get_kind(a, FINDING_REEXECUTED), (int64_t[]){0, 1}, 2);
+	ck_assert(limits_mention(a, "linked by order, no retry timer. Each failure"));
+	ck_assert_str_eq(invocation_link_name(LINK_ORDER), "order");
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Inputs that cannot be compared: re-executed, never a suspect. */
+	log = untimed((struct payload){0}, (struct payload){0}, "fetch failed", false, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert(a->invocations[0].order_inputs_unknown);
+	size_t blind[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1};
+	expect_kinds(a, blind);
+	ck_assert(limits_mention(a, "linked by order, no retry timer, inputs not comparable"));
+	ck_assert(has_text(a->findings[0].message, "no suspect"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Different inputs: the next item of a loop, not a retry. */
+	log = untimed(present(7, 1), present(7, 2), "fetch failed", false, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->n_findings, 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Two calls of the name in that turn: no link by order. */
+	log = untimed(present(2, 21), present(2, 21), "fetch failed", true, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 0);
+	ck_assert(!limits_mention(a, "linked by order"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A run that records retry timers retries with them: no link by order. */
+	log = untimed(present(2, 21), present(2, 21), "fetch failed", false, true);
+	a = run(log, NULL);
+	for (size_t v = 0; v < a->n_invocations; v++)
+		ck_assert_int_ne(a->invocations[v].link, LINK_ORDER);
+	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 /* dapr workflow history cuts payloads at 120 characters: two inputs that
  * share those and differ after are not called identical. */
 START_TEST(truncated_inputs_never_identical)
@@ -2447,6 +2528,59 @@ static const struct fixture_case {
 	 "as its origin (and 1 more timer names an origin), which matches no attempt",
 	 "whose origin names no attempt in this history",
 	 {"records no retry-timer origins", "earlier continue-as-new"}},
+	/* Issue 16, item 2: durabletask-js's retry handler retries with no
+	 * timer; equal inputs link by order. */
+	{"k2-retry-handler-no-timer-js.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}},
+	 0,
+	 "linked by order, no retry timer. Each failure",
+	 "linked by order only",
+	 {"inputs not comparable", NULL}},
+	{"k2-retry-handler-no-timer-js.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}},
+	 0,
+	 "linked by order, no retry timer, inputs not comparable",
+	 "so this is no suspect",
+	 {NULL, NULL}},
+	/* ... and the must-not: a loop that catches one item's failure (an
+	 * ambiguous one) and calls the next item. Visible inputs differ:
+	 * nothing; withheld: re-executed, never a suspect. */
+	{"k3-loop-catch-next-item-js.proto.json",
+	 3,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"linked by order", NULL}},
+	{"k3-loop-catch-next-item-js.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 7,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1}, 2}},
+	 0,
+	 "linked by order, no retry timer, inputs not comparable",
+	 "so this is no suspect",
+	 {"a timeout/connection-class error", NULL}},
 };
 
 START_TEST(fixture)
@@ -2985,6 +3119,7 @@ int main(void)
 	tcase_add_test(tc, cli_child_ambiguous_not_paired);
 	tcase_add_test(tc, cli_child_retry_timer_origin_without_ids);
 	tcase_add_test(tc, activity_origin_matches_nothing);
+	tcase_add_test(tc, untimed_retry_linked_by_order);
 	tcase_add_test(tc, truncated_inputs_never_identical);
 	tcase_add_test(tc, pattern_inferred_link);
 	tcase_add_test(tc, pattern_not_applied);
