@@ -60,6 +60,9 @@ struct attempt {
 	 * history` prints none on a child's failure) and was paired with this
 	 * attempt because it was the only child pending then: an inference. */
 	bool result_by_order;
+	/* ... and, among those, one paired after the whole history was read:
+	 * the only child of its name left without a result before the row. */
+	bool result_by_elimination;
 };
 
 enum invocation_link {

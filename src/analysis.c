@@ -105,6 +105,9 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	free(w->wa);
 	free(w->tim);
 	free(w->dups);
+	free(w->unp);
+	w->unp = NULL;
+	w->n_unp = w->cap_unp = 0;
 	free(w->wh);
 	free(w->race_loser);
 	imap_free(&w->timers);

@@ -98,6 +98,52 @@ static uint32_t take_failed(struct work *w, bool child, uint32_t root)
 	return NONE32;
 }
 
+/* A retry timer right after a child failure that named no scheduled id
+ * (several children pending): it answers that failure, whose child is
+ * known only once the scan is done (analysis_link_unpaired). */
+static bool claim_unpaired(struct work *w, struct work_timer *t)
+{
+	while (w->unp_head < w->n_unp && !w->unp[w->unp_head].failed)
+		w->unp_head++;
+	if (w->unp_head >= w->n_unp)
+		return false;
+	t->unpaired = (uint32_t)w->unp_head++;
+	t->retry = true;
+	t->pattern = true;
+	return true;
+}
+
+void analysis_link_unpaired(struct work *w)
+{
+	for (size_t k = 0; k < w->n_tim; k++) {
+		struct work_timer *t = &w->tim[k];
+		if (t->unpaired == NONE32)
+			continue;
+		uint32_t a = w->unp[t->unpaired].attempt;
+		if (a == NONE32) {
+			t->orphan = true;
+			w->n_orphans++;
+			continue;
+		}
+		t->target = a;
+		if (t->fired_index == NONE32)
+			continue;
+		/* The next creation of the same name after it fired, not yet
+		 * linked to anything. */
+		for (size_t j = a + 1; j < w->n_att; j++) {
+			const struct work_attempt *wj = &w->wa[j];
+			if (w->att[j].event_index < t->fired_index || !wj->is_child || wj->gen != w->wa[a].gen)
+				continue;
+			if (!wj->name || !w->wa[a].name || strcmp(wj->name, w->wa[a].name) != 0)
+				continue;
+			if (uf_find(w->wa, (uint32_t)j) != j)
+				continue; /* another timer's retry */
+			uf_union(w, a, (uint32_t)j, LINKED_PATTERN);
+			break;
+		}
+	}
+}
+
 void analysis_link_failed(struct work *w, uint32_t attempt)
 {
 	/* Queued with origins recorded too: a retry timer whose origin names
@@ -160,6 +206,8 @@ void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
 		 * this timer answers, by order, as before origins. Only when
 		 * there is none is the timer an orphan. */
 		uint32_t f = take_failed(w, child, NONE32);
+		if (f == NONE32 && child && claim_unpaired(w, t))
+			return;
 		if (f != NONE32) {
 			t->target = f;
 			t->pattern = true;
@@ -185,6 +233,8 @@ void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
 		t->target = w->failed_fifo[w->failed_head++];
 		return;
 	}
+	if (ev->origin == ORIGIN_NONE && !w->has_origins && claim_unpaired(w, t))
+		return;
 	analysis_link_break(w);
 }
 

@@ -169,12 +169,23 @@ struct work_timer {
 	uint32_t target;      /* the attempt this timer retries, or NONE32 */
 	uint32_t fired_index; /* NONE32 until fired */
 	uint32_t next_fire;   /* next timer with the same fire_at, in creation order */
+	uint32_t unpaired;    /* the unpaired child failure it answers, or NONE32 */
 	uint8_t origin;       /* enum timer_origin */
 	bool retry;           /* a retry timer (by origin, or by pattern) */
 	bool pattern;
 	bool origin_unmatched; /* its origin named no attempt; linked by pattern */
 	bool orphan;
 	bool fired;
+};
+
+/* A child result row that named no scheduled id while several children
+ * were pending (`dapr workflow history`: a parallel fan-out), kept for
+ * the pairing by elimination at the end of the scan. */
+struct unpaired {
+	uint32_t index; /* its position */
+	uint32_t gen;
+	uint32_t attempt; /* paired with, or NONE32 */
+	bool failed;
 };
 
 struct link_node {
@@ -297,6 +308,10 @@ struct work {
 	uint32_t child_pend_n, child_pend_xor; /* child attempts of this generation without a result */
 	size_t n_child_unpaired;               /* results naming no scheduled id, several children pending */
 	uint32_t first_child_unpaired;
+	struct unpaired *unp; /* those results, for the pairing by elimination */
+	size_t n_unp, cap_unp;
+	size_t unp_head;           /* the first one a retry timer may still answer */
+	size_t n_child_eliminated; /* paired by elimination after the scan */
 
 	bool cls_valid, cls_nr;
 	const char *cls_type, *cls_msg, *cls_cause_type, *cls_cause_msg;
@@ -348,7 +363,11 @@ void analysis_link_failed(struct work *w, uint32_t attempt);                    
 static inline void analysis_link_break(struct work *w)
 {
 	w->n_failed = w->failed_head = 0;
+	w->unp_head = w->n_unp;
 }
+/* At the end of the pass: child results that named no scheduled id
+ * paired by elimination, and the retry timers that answered them linked. */
+void analysis_link_unpaired(struct work *w);
 /* Frees what only the pass uses (the linking maps and queues). */
 void analysis_link_release(struct work *w);
 /* Groups the attempts into the analysis' invocations (the attempt array

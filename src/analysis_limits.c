@@ -250,7 +250,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			continue;
 		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
 		for (size_t i = 0; i < inv->n_attempts; i++) {
-			if (!inv->attempts[i].result_by_order)
+			if (!inv->attempts[i].result_by_order || inv->attempts[i].result_by_elimination)
 				continue;
 			if (n_by_order < LIST_MAX)
 				pos[n_by_order] = inv->attempts[i].result_index;
@@ -266,7 +266,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
 	sb_printf(s, ", so a child result that names no scheduled id can only be paired by order, "
 		     "and child retries only grouped by order and name.");
-	if (!n_by_order && !w->n_child_unpaired && !n_grouped)
+	if (!n_by_order && !w->n_child_unpaired && !n_grouped && !w->n_child_eliminated)
 		sb_printf(s, " Here every child result named its scheduled id, and no child was retried.");
 	const char *sep = " Here";
 	if (n_by_order) {
@@ -281,6 +281,15 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 		if (n_by_order > LIST_MAX)
 			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
 		sb_printf(s, ")");
+		sep = ";";
+	}
+	if (w->n_child_eliminated) {
+		sb_printf(s,
+			  "%s %zu child failure%s named no scheduled id while several children were "
+			  "pending, and %s paired afterwards with the only child left without a result "
+			  "before it (or one of several of the same name, which changes nothing shown)",
+			  sep, w->n_child_eliminated, w->n_child_eliminated > 1 ? "s" : "",
+			  w->n_child_eliminated > 1 ? "were" : "was");
 		sep = ";";
 	}
 	if (w->n_child_unpaired) {
@@ -298,7 +307,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			  "timer and a new creation of the same name followed each other, which is "
 			  "an inference, not a recorded link",
 			  sep, n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
-	if (n_by_order || w->n_child_unpaired || n_grouped)
+	if (n_by_order || w->n_child_unpaired || n_grouped || w->n_child_eliminated)
 		sb_printf(s, ".");
 	sb_printf(s, " Without instance ids the children's own histories, and the activities in "
 		     "them, cannot be found from this one.");

@@ -54,6 +54,9 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 	analysis_link_attempt(w, k, ev);
 }
 
+static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct event *ev, bool child, bool failed,
+			bool by_order);
+
 static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
 {
 	uint32_t only = NONE32;
@@ -66,6 +69,10 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 			if (!w->n_child_unpaired)
 				w->first_child_unpaired = i;
 			w->n_child_unpaired++;
+			size_t u = PUSH(w, w->unp, w->n_unp, w->cap_unp);
+			if (u != NONE)
+				w->unp[u] = (struct unpaired){
+					.index = i, .gen = w->gen, .attempt = NONE32, .failed = failed};
 			return;
 		}
 		only = w->child_pend_xor;
@@ -79,6 +86,16 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 		w->n_unmatched_results++;
 		return;
 	}
+	pair_result(w, *v, i, ev, child, failed, only != NONE32);
+}
+
+/* Result i (ev) is attempt k's: the first one its outcome, a later one a
+ * duplicate. by_order: the row named no scheduled id. */
+static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct event *ev, bool child, bool failed,
+			bool by_order)
+{
+	uint32_t kk = k;
+	const uint32_t *v = &kk;
 	struct work_attempt *wa = &w->wa[*v];
 	struct attempt *a = &w->att[*v];
 	a->n_results++;
@@ -97,7 +114,7 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 	a->result_index = i;
 	wa->result_turn = w->turn;
 	a->completed_at = ev->timestamp;
-	a->result_by_order = only != NONE32;
+	a->result_by_order = by_order;
 	if (child) {
 		w->child_pend_n--;
 		w->child_pend_xor ^= *v;
@@ -151,6 +168,7 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 		.target = NONE32,
 		.fired_index = NONE32,
 		.next_fire = NONE32,
+		.unpaired = NONE32,
 	};
 	if (imap_put(&w->timers, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
@@ -395,6 +413,60 @@ static void turn_note(struct work *w, enum event_kind k)
 		w->turn_cause |= CAUSE_FAILURE;
 }
 
+/* `dapr workflow history` prints no scheduled id on a child's failure:
+ * in a fan-out of children such a row names none of the pending ones.
+ * Once the whole history is read, the children left without a result
+ * before it are its candidates: paired when there is one, or when they all
+ * have one name and there are as many such rows left as candidates, all
+ * failures (the CLI prints a child failure's type only, so which of them
+ * failed then changes nothing the report can show). A history of
+ * more than PEND_MAX pending children is left as it is. */
+#define PEND_MAX 4096
+static void eliminate_unpaired(struct work *w)
+{
+	for (size_t u = 0; u < w->n_unp && !w->oom; u++) {
+		struct unpaired *up = &w->unp[u];
+		size_t n = 0;
+		bool one_name = true;
+		const char *name = NULL;
+		uint32_t first = NONE32;
+		for (size_t k = 0; k < w->n_att; k++) {
+			const struct attempt *a = &w->att[k];
+			if (a->event_index > up->index)
+				break;
+			if (!w->wa[k].is_child || w->wa[k].gen != up->gen || a->n_results)
+				continue;
+			if (++n > PEND_MAX)
+				break;
+			if (first == NONE32)
+				first = (uint32_t)k;
+			if (name && (!w->wa[k].name || strcmp(name, w->wa[k].name) != 0))
+				one_name = false;
+			name = w->wa[k].name;
+		}
+		if (!n || n > PEND_MAX)
+			continue;
+		size_t rows_left = 0;
+		bool same_outcome = true;
+		for (size_t v = u; v < w->n_unp; v++) {
+			if (w->unp[v].gen != up->gen || w->unp[v].attempt != NONE32)
+				continue;
+			rows_left++;
+			same_outcome &= w->unp[v].failed == up->failed;
+		}
+		if (n != 1 && !(one_name && same_outcome && str_set(name) && rows_left == n))
+			continue;
+		struct event ev;
+		event_log_get(w->log, up->index, &ev);
+		pair_result(w, first, up->index, &ev, true, up->failed, true);
+		up->attempt = first;
+		w->att[first].result_by_elimination = true;
+		w->n_child_unpaired--;
+		w->n_child_eliminated++;
+	}
+	analysis_link_unpaired(w);
+}
+
 void analysis_scan_events(struct work *w)
 {
 	size_t n = w->n_events;
@@ -509,4 +581,6 @@ void analysis_scan_events(struct work *w)
 			break;
 		}
 	}
+	if (w->n_unp && !w->oom)
+		eliminate_unpaired(w);
 }

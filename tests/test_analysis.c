@@ -893,6 +893,56 @@ START_TEST(untimed_retry_linked_by_order)
 }
 END_TEST
 
+/* Issue 16, item 3: `dapr workflow history` prints no scheduled id on a
+ * child's failure; in a parallel fan-out (durabletask-go
+ * tests/runtimestate_test.go Test_ChildWorkflowRetry_ApplierCopiesRetryParentPerAction:
+ * Worker A and B retried, C fresh) the failures are paired by elimination
+ * once the run is read, and the retries grouped, never a race lost. */
+static void cli_child_ok_id(struct event_log *log, int64_t tsid)
+{
+	add(log, (struct event){.kind = EVENT_CHILD_COMPLETED,
+				.kind_name = "ChildWorkflowCompleted",
+				.event_id = -1,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true});
+}
+
+START_TEST(cli_child_fan_out_retried)
+{
+	for (int origins = 0; origins < 2; origins++) {
+		struct event_log *log = log_new();
+		started(log, "Parent", "parent-instance", "e");
+		child(log, 0, "Worker", NULL, NULL);
+		child(log, 1, "Worker", NULL, NULL);
+		child(log, 2, "Worker", NULL, NULL);
+		cli_child_done(log, false);
+		cli_child_done(log, false);
+		timer(log, 3, origins ? ORIGIN_CHILD_RETRY : ORIGIN_NONE, origins ? "parent-instance:000a" : NULL,
+		      "t3");
+		timer(log, 4, origins ? ORIGIN_CHILD_RETRY : ORIGIN_NONE, origins ? "parent-instance:0014" : NULL,
+		      "t4");
+		cli_child_ok_id(log, 2);
+		fired(log, 3, "t3");
+		fired(log, 4, "t4");
+		child(log, 5, "Worker", NULL, NULL);
+		child(log, 6, "Worker", NULL, NULL);
+		cli_child_ok_id(log, 5);
+		cli_child_ok_id(log, 6);
+		finished(log, 7, "COMPLETED");
+		struct analysis *a = run(log, NULL);
+		ck_assert_uint_eq(a->n_invocations, 3);
+		size_t want[FINDING_KIND_COUNT] = {[FINDING_CHILD_WORKFLOW_RETRIED] = 2};
+		expect_kinds(a, want);
+		ck_assert(!limits_mention(a, "when_any race lost"));
+		ck_assert(limits_mention(
+			a, "2 child failures named no scheduled id while several children were pending, "
+			   "and were paired afterwards"));
+		analysis_free(a);
+		event_log_free(log);
+	}
+}
+END_TEST
+
 /* dapr workflow history cuts payloads at 120 characters: two inputs that
  * share those and differ after are not called identical. */
 START_TEST(truncated_inputs_never_identical)
@@ -2581,6 +2631,21 @@ static const struct fixture_case {
 	 "linked by order, no retry timer, inputs not comparable",
 	 "so this is no suspect",
 	 {"a timeout/connection-class error", NULL}},
+	/* Issue 16, item 3: a parallel child fan-out rendered by `dapr
+	 * workflow history` 1.18, one child retried: its failure row names no
+	 * scheduled id; grouped all the same, never a race lost. */
+	{"k4-cli-child-fan-out-one-retried.go-1.18.dapr-cli.json",
+	 3,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 3, 4}, 3}},
+	 0,
+	 "paired afterwards with the only child left without a result",
+	 "started 2 times",
+	 {"when_any race lost", "earlier continue-as-new"}},
 };
 
 START_TEST(fixture)
@@ -3120,6 +3185,7 @@ int main(void)
 	tcase_add_test(tc, cli_child_retry_timer_origin_without_ids);
 	tcase_add_test(tc, activity_origin_matches_nothing);
 	tcase_add_test(tc, untimed_retry_linked_by_order);
+	tcase_add_test(tc, cli_child_fan_out_retried);
 	tcase_add_test(tc, truncated_inputs_never_identical);
 	tcase_add_test(tc, pattern_inferred_link);
 	tcase_add_test(tc, pattern_not_applied);
