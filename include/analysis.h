@@ -131,6 +131,8 @@ enum finding_kind {
 	FINDING_CHILD_WORKFLOW_RETRIED,
 	FINDING_ORPHAN_RETRY_TIMER,
 	FINDING_LARGE_PAYLOAD,
+	/* A rerun re-drove a call that already ran in the source run. */
+	FINDING_RERUN_REEXECUTED,
 	FINDING_KIND_COUNT
 };
 
@@ -239,6 +241,14 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 /* Takes p whatever happens; NULL (a failed analysis_scan) gives NULL and
  * leaves e as analysis_scan set it. */
 struct analysis *analysis_finish(struct analysis_pending *p, struct err *e);
+/* A rerun (Dapr 1.17+ names the source on the re-driven event): the
+ * source instance id after analysis_scan, or NULL. The caller may fetch
+ * that run and hand its analysis over before analysis_finish, which
+ * borrows it (and why_not, when it could not be had) until it returns: the
+ * re-driven call's rerun_reexecuted finding is then a notice when the
+ * source attempt failed permanently, and a suspect otherwise. */
+const char *analysis_pending_rerun_parent(const struct analysis_pending *p);
+void analysis_pending_rerun_source(struct analysis_pending *p, const struct analysis *source, const char *why_not);
 /* Both steps, for a caller that keeps the events. */
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e);
 void analysis_free(struct analysis *a); /* accepts NULL */

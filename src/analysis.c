@@ -155,6 +155,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 		.dialect = event_log_dialect(log),
 		.n_events = n,
 		.ds_first_present = NONE,
+		.rerun_index = NONE32,
 		/* The level as analysis_data_sharing will take it, if it is given. */
 		.ds_given = analysis_sharing_given(log, o),
 	};
@@ -204,6 +205,19 @@ out:
 	buf_finish(&c.sum);
 	pending_free(p);
 	return res;
+}
+
+const char *analysis_pending_rerun_parent(const struct analysis_pending *p)
+{
+	return p ? p->w.rerun_parent : NULL;
+}
+
+void analysis_pending_rerun_source(struct analysis_pending *p, const struct analysis *source, const char *why_not)
+{
+	if (!p)
+		return;
+	p->w.rerun_src = source;
+	p->w.rerun_src_why = why_not;
 }
 
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)

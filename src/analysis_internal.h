@@ -298,7 +298,17 @@ struct work {
 	uint32_t *pair_head, *pair_next;
 	bool *pair_done;
 
-	const char *rerun_parent; /* this run reran that instance */
+	/* A rerun (Dapr 1.16 and later): a new instance whose events before
+	 * the re-driven one are copies of the source run's. From 1.17 the
+	 * re-driven TaskScheduled, TimerCreated or ChildWorkflowInstanceCreated
+	 * names the source (rerunParentInstanceInfo); 1.16 writes nothing. */
+	const char *rerun_parent;         /* this run reran that instance */
+	uint32_t rerun_index;             /* position of the re-driven event, or NONE32 */
+	int64_t rerun_event_id;           /* its event id */
+	uint8_t rerun_kind;               /* its enum event_kind */
+	const char *rerun_name;           /* its name */
+	const struct analysis *rerun_src; /* the source run, analysed, if it was had */
+	const char *rerun_src_why;        /* why not, when it was not */
 
 	/* Child creations that show no instance id (`dapr workflow history`
 	 * prints none, nor a retry parent, nor a scheduled id on a child's
@@ -329,6 +339,12 @@ struct analysis_owned {
 	struct text_block *texts; /* finding messages and evidence */
 	size_t cap_limits, cap_limit_flags, cap_children;
 };
+
+/* An attempt copied from the run this one reruns: it ran there. */
+static inline bool att_copied(const struct work *w, const struct attempt *a)
+{
+	return w->rerun_index != NONE32 && a->event_index < w->rerun_index;
+}
 
 /* Attempt i in history order, wherever grouping put it. */
 static inline const struct attempt *att_at(const struct work *w, size_t i)

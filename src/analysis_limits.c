@@ -522,14 +522,26 @@ void analysis_limits(struct finding_ctx *c)
 			return;
 	}
 
-	/* 9. A rerun carries copies of the source run's schedules. */
+	/* 9. A rerun carries copies of the source run's events. */
 	if (w->rerun_parent) {
 		sb_init(&s, oom);
-		sb_printf(&s,
-			  "This run is a rerun of instance %s: schedules copied from that run keep "
-			  "its task_execution_ids and their side effects happened there, so audit "
-			  "the source run too.",
-			  w->rerun_parent);
+		sb_printf(&s, "This run is a rerun of instance %s", w->rerun_parent);
+		if (w->rerun_index != NONE32) {
+			sb_printf(&s, " from event %" PRId64 " (%s%s%s, history position %" PRIu32 ")",
+				  w->rerun_event_id, event_kind_name((enum event_kind)w->rerun_kind),
+				  str_set(w->rerun_name) ? " " : "", str_set(w->rerun_name) ? w->rerun_name : "",
+				  w->rerun_index);
+			sb_printf(&s,
+				  ": the %" PRIu32 " event%s before it %s copies of that run's, with its ids "
+				  "and times, and are not counted as this run's executions",
+				  w->rerun_index, w->rerun_index == 1 ? "" : "s",
+				  w->rerun_index == 1 ? "is" : "are");
+		}
+		sb_printf(&s, "; schedules copied or re-driven keep the source's task_execution_ids and ran "
+			      "there too, so audit the source run as well.");
+		if (!w->rerun_src)
+			sb_printf(&s, " Source run not fetched (%s).",
+				  w->rerun_src_why ? w->rerun_src_why : "a saved history names it only");
 		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}

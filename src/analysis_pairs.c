@@ -131,6 +131,9 @@ static void collect_pairs(struct finding_ctx *c, const struct analysis *an)
 		if (wa->is_child || !str_set(wa->name))
 			continue;
 		const struct attempt *at = att_at(w, i);
+		/* A rerun's copies ran in the source run, not in this one. */
+		if (att_copied(w, at))
+			continue;
 		bool fresh;
 		uint32_t *gv = smap_get_or_put(&groups, wa->gen, wa->name, (uint32_t)n_groups, &fresh);
 		if (!gv) {

@@ -154,6 +154,9 @@ static const char remedy_permanent[] =
 static const char remedy_repeated[] =
 	"If the workflow meant one call, fix the workflow code; either way key the side effect on a natural key "
 	"from the input and make the write conditional on it.";
+static const char remedy_rerun[] =
+	"Before rerunning from an event, check what the source run's call already did; key its side effect on "
+	"task_execution_id (a rerun keeps it) or a natural key and make the write conditional on it.";
 static const char remedy_large[] = "Pass identifiers, not documents: store the data elsewhere and pass its key.";
 
 /* The key remedy that goes with sb_key_remedy's wording for inv. */
@@ -428,6 +431,21 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_finish(c, b, &s, &t, NULL);
 }
 
+/* The index of inv, which may be a trimmed copy of an invocation (a
+ * rerun's copies left out): the one whose attempts it points into. */
+static size_t invocation_index(const struct analysis *an, const struct invocation *inv)
+{
+	size_t lo = 0, hi = an->n_invocations;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (an->invocations[mid].attempts <= inv->attempts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool generation_finished(const struct analysis *an, size_t gen)
 {
 	return gen + 1 < an->n_generations || an->finished;
@@ -504,7 +522,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 	 * unknown here, not missing (the limits say so). */
 	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
 		return;
-	if (c->w->race_loser && c->w->race_loser[inv - an->invocations])
+	if (c->w->race_loser && c->w->race_loser[invocation_index(an, inv)])
 		return;
 	size_t n = 0, first = NONE;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -665,6 +683,92 @@ static void find_large(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_finish(c, b, &s, &t, NULL);
 }
 
+/* The attempt of the source run the re-driven one repeats: the same
+ * task_execution_id (a rerun keeps it), else the same event id and name. */
+static const struct attempt *source_attempt(const struct analysis *src, const struct invocation *inv,
+					    const struct attempt *a)
+{
+	const struct attempt *by_id = NULL;
+	for (size_t v = 0; v < src->n_invocations; v++) {
+		const struct invocation *si = &src->invocations[v];
+		if (si->is_child_workflow != inv->is_child_workflow)
+			continue;
+		for (size_t i = 0; i < si->n_attempts; i++) {
+			const struct attempt *s = &si->attempts[i];
+			if (str_set(a->task_execution_id) && str_set(s->task_execution_id) &&
+			    strcmp(a->task_execution_id, s->task_execution_id) == 0 &&
+			    s->scheduled_id == a->scheduled_id)
+				return s;
+			if (!by_id && s->scheduled_id == a->scheduled_id && str_set(si->name) &&
+			    str_set(inv->name) && strcmp(si->name, inv->name) == 0)
+				by_id = s;
+		}
+	}
+	return by_id;
+}
+
+/* The call a rerun re-drove (the event that names the source) already ran
+ * in the source run: its body runs again here. */
+static void find_rerun(struct finding_ctx *c, const struct invocation *inv)
+{
+	const struct work *w = c->w;
+	if (w->rerun_index == NONE32 || inv->attempts[0].event_index != w->rerun_index)
+		return;
+	const struct attempt *a = &inv->attempts[0];
+	const struct attempt *s = w->rerun_src ? source_attempt(w->rerun_src, inv, a) : NULL;
+	bool permanent = s && s->outcome == OUTCOME_FAILED && s->failure == FAILURE_PERMANENT;
+	struct finding_build *b =
+		analysis_finding_new(c, FINDING_RERUN_REEXECUTED, inv->name, a->task_execution_id, a->event_index);
+	if (b && permanent)
+		b->f.severity = SEVERITY_NOTICE;
+	const char *what = inv->is_child_workflow ? "child workflow" : "activity";
+	struct sb m, t;
+	analysis_finding_text(c, &m, &t);
+	sb_printf(&t, "re-driven by this rerun of %s from event %" PRId64 "; it already ran there",
+		  w->rerun_parent, w->rerun_event_id);
+	sb_printf(&m, "This run reruns instance %s from event %" PRId64 ", which re-drove %s %s (%s %" PRId64,
+		  w->rerun_parent, w->rerun_event_id, what, or_none(inv->name),
+		  inv->is_child_workflow ? "event" : "task_scheduled_id", a->scheduled_id);
+	if (str_set(a->task_execution_id))
+		sb_printf(&m, ", task_execution_id %s, kept from the source", a->task_execution_id);
+	sb_printf(&m, "): it already ran in the source run, ");
+	if (!w->rerun_src) {
+		sb_printf(&m,
+			  "which was not fetched (%s), so what it did there is not known here and its "
+			  "side effect may now have happened twice. ",
+			  w->rerun_src_why ? w->rerun_src_why : "source run not fetched");
+	} else if (!s) {
+		sb_printf(&m, "whose history shows no such call, so what it did there is not known and its "
+			      "side effect may now have happened twice. ");
+	} else if (s->outcome == OUTCOME_COMPLETED) {
+		sb_printf(&m, "where it completed: its side effect happened there and may now have happened "
+			      "twice. ");
+	} else if (s->outcome == OUTCOME_PENDING) {
+		sb_printf(&m, "where it has no result: what it did there is not known, and its side effect "
+			      "may now have happened twice. ");
+	} else if (permanent) {
+		sb_printf(&m, "where it failed with ");
+		sb_error(&m, s);
+		sb_printf(&m, ", a permanent-class failure: it did nothing there to repeat, unless the "
+			      "failure came after its write. ");
+	} else {
+		sb_printf(&m, "where it failed with ");
+		sb_error(&m, s);
+		sb_printf(&m, "%s: its side effect may have landed there and may now have happened twice. ",
+			  s->failure == FAILURE_AMBIGUOUS ? ", a timeout/connection-class error"
+			  : s->failure == FAILURE_SAFE    ? ", before anything reached the remote side, yet"
+							  : "");
+	}
+	sb_printf(&m,
+		  "Check the source run's side effect before trusting this one; key it on %s and make the "
+		  "write conditional on that key.",
+		  str_set(a->task_execution_id) ? "its task_execution_id (a rerun keeps it)"
+						: "a natural key from the input");
+	if (b)
+		analysis_evidence_attempt(c, b, a);
+	analysis_finding_finish(c, b, &m, &t, NULL);
+}
+
 static void find_orphans(struct finding_ctx *c)
 {
 	struct work *w = c->w;
@@ -779,5 +883,13 @@ const struct finding_rule analysis_rules[FINDING_KIND_COUNT] = {
 		.severity = SEVERITY_NOTICE,
 		.detect = find_large,
 		.explain = remedy_large,
+	},
+	{
+		/* Suspect; a notice when the source attempt failed permanently. */
+		.kind = FINDING_RERUN_REEXECUTED,
+		.id = "rerun_reexecuted",
+		.severity = SEVERITY_SUSPECT,
+		.detect = find_rerun,
+		.explain = remedy_rerun,
 	},
 };

@@ -14,8 +14,21 @@
 #include "analysis_internal.h"
 #include "classify.h"
 
+/* The re-driven event of a rerun names its source (Dapr 1.17+). */
+static void rerun_note(struct work *w, uint32_t i, const struct event *ev)
+{
+	if (w->rerun_index != NONE32 || !str_set(ev->rerun_parent_instance_id))
+		return;
+	w->rerun_index = i;
+	w->rerun_parent = ev->rerun_parent_instance_id;
+	w->rerun_event_id = ev->event_id;
+	w->rerun_kind = (uint8_t)ev->kind;
+	w->rerun_name = ev->name;
+}
+
 static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool child)
 {
+	rerun_note(w, i, ev);
 	/* The first pass counted them: the arrays are sized. */
 	assert(w->n_att < UINT32_MAX);
 	uint32_t k = (uint32_t)w->n_att++;
@@ -156,6 +169,7 @@ static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct eve
 
 static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 {
+	rerun_note(w, i, ev);
 	assert(w->n_tim < UINT32_MAX);
 	uint32_t k = (uint32_t)w->n_tim++;
 	struct work_timer *t = &w->tim[k];

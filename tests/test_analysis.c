@@ -943,6 +943,121 @@ START_TEST(cli_child_fan_out_retried)
 }
 END_TEST
 
+/* Issue 16, item 4: a rerun (dapr/dapr tests/integration/suite/daprd/
+ * workflow/rerun/basic/two.go: foo calls bar 5 times, rerun from event 1)
+ * copies the events before the re-driven one, which carries
+ * rerunParentInstanceInfo (durabletask-go backend fork.go handleFound). */
+static void sched_rerun(struct event_log *log, int64_t id, const char *name, const char *exec, const char *parent)
+{
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = name,
+				.task_execution_id = exec,
+				.rerun_parent_instance_id = parent});
+}
+
+static struct event_log *rerun_log(bool copied_retry)
+{
+	struct event_log *log = log_new();
+	started(log, "foo", "hello", "e2");
+	/* Copied from the source: call 0 (retried there, when asked). */
+	sched(log, 0, "bar", "x-0");
+	if (copied_retry) {
+		failed(log, 0, "TimeoutError", "timed out", false);
+		timer(log, 1, ORIGIN_ACTIVITY_RETRY, "x-0", "t1");
+		fired(log, 1, "t1");
+		sched(log, 2, "bar", "x-0");
+		completed(log, 2);
+	} else {
+		completed(log, 0);
+	}
+	int64_t re = copied_retry ? 3 : 1;
+	sched_rerun(log, re, "bar", "x-1", "abc");
+	completed(log, re);
+	sched(log, re + 1, "bar", "y-2");
+	completed(log, re + 1);
+	finished(log, re + 2, "COMPLETED");
+	return log;
+}
+
+static struct analysis *run_with_source(struct event_log *log, const struct analysis *src, const char **parent)
+{
+	struct err e;
+	err_clear(&e);
+	struct analysis_pending *p = analysis_scan(log, NULL, &e);
+	ck_assert_ptr_nonnull(p);
+	*parent = analysis_pending_rerun_parent(p);
+	analysis_pending_rerun_source(p, src, src ? NULL : "not in the same project");
+	struct analysis *a = analysis_finish(p, &e);
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+START_TEST(rerun_from_event)
+{
+	/* No source: suspect, and the limit says it was not fetched. */
+	struct event_log *log = rerun_log(true);
+	const char *parent;
+	struct analysis *a = run_with_source(log, NULL, &parent);
+	ck_assert_str_eq(parent, "abc");
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_RERUN_REEXECUTED] = 1};
+	expect_kinds(a, want); /* the copied retry is the source's, not this run's */
+	const struct finding *f = get_kind(a, FINDING_RERUN_REEXECUTED);
+	expect_ids(f, (int64_t[]){3}, 1);
+	ck_assert_int_eq(f->severity, SEVERITY_SUSPECT);
+	ck_assert(has_text(f->message, "not fetched (not in the same project)"));
+	ck_assert(limits_mention(a, "rerun of instance abc from event 3 (TaskScheduled bar"));
+	ck_assert(limits_mention(a, "Source run not fetched (not in the same project)"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* The source run's call completed: suspect; failed permanently: notice. */
+	for (int permanent = 0; permanent < 2; permanent++) {
+		struct event_log *src_log = log_new();
+		started(src_log, "foo", "abc", "e1");
+		sched(src_log, 0, "bar", "x-0");
+		completed(src_log, 0);
+		sched(src_log, 1, "bar", "x-1");
+		if (permanent)
+			failed(src_log, 1, "ValidationError", "invalid sku", false);
+		else
+			completed(src_log, 1);
+		finished(src_log, 2, permanent ? "FAILED" : "COMPLETED");
+		struct analysis *src = run(src_log, NULL);
+		log = rerun_log(false);
+		a = run_with_source(log, src, &parent);
+		expect_kinds(a, want);
+		f = get_kind(a, FINDING_RERUN_REEXECUTED);
+		ck_assert_int_eq(f->severity, permanent ? SEVERITY_NOTICE : SEVERITY_SUSPECT);
+		ck_assert(has_text(f->message, permanent ? "a permanent-class failure" : "where it completed"));
+		ck_assert(!limits_mention(a, "not fetched"));
+		analysis_free(a);
+		event_log_free(log);
+		analysis_free(src);
+		event_log_free(src_log);
+	}
+
+	/* Re-driven from a timer: no call re-driven, the limit names it. */
+	log = log_new();
+	started(log, "foo", "hello", "e2");
+	sched(log, 0, "bar", "x-0");
+	completed(log, 0);
+	add(log, (struct event){.kind = EVENT_TIMER_CREATED,
+				.event_id = 1,
+				.has_event_id = true,
+				.origin = ORIGIN_CREATE_TIMER,
+				.rerun_parent_instance_id = "abc"});
+	fired(log, 1, NULL);
+	finished(log, 2, "COMPLETED");
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(limits_mention(a, "from event 1 (TimerCreated, history position 4)"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 /* dapr workflow history cuts payloads at 120 characters: two inputs that
  * share those and differ after are not called identical. */
 START_TEST(truncated_inputs_never_identical)
@@ -1847,10 +1962,12 @@ START_TEST(names)
 		"repeated_call",      "permanent_failure_retried",
 		"unresolved_attempt", "child_workflow_retried",
 		"orphan_retry_timer", "large_payload",
+		"rerun_reexecuted",
 	};
 	static const enum severity sev[FINDING_KIND_COUNT] = {
-		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT,
-		SEVERITY_NOTICE, SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_NOTICE,  SEVERITY_NOTICE,
+		SEVERITY_NOTICE,  SEVERITY_SUSPECT, SEVERITY_SUSPECT, SEVERITY_SUSPECT,
+		SEVERITY_SUSPECT, SEVERITY_NOTICE,  SEVERITY_SUSPECT, SEVERITY_SUSPECT,
+		SEVERITY_NOTICE,  SEVERITY_NOTICE,  SEVERITY_SUSPECT,
 	};
 	for (int k = 0; k < FINDING_KIND_COUNT; k++) {
 		ck_assert_str_eq(finding_kind_id((enum finding_kind)k), ids[k]);
@@ -2634,7 +2751,7 @@ static const struct fixture_case {
 	/* Issue 16, item 3: a parallel child fan-out rendered by `dapr
 	 * workflow history` 1.18, one child retried: its failure row names no
 	 * scheduled id; grouped all the same, never a race lost. */
-	{"k4-cli-child-fan-out-one-retried.go-1.18.dapr-cli.json",
+	{"k4-cli-fan-out-one-retried.go-1.18.dapr-cli.json",
 	 3,
 	 "completed",
 	 true,
@@ -2646,6 +2763,34 @@ static const struct fixture_case {
 	 "paired afterwards with the only child left without a result",
 	 "started 2 times",
 	 {"when_any race lost", "earlier continue-as-new"}},
+	/* Issue 16, item 4: a Dapr 1.17 rerun from event 1 (dapr/dapr
+	 * rerun/basic/two.go), read from the file alone: the source is not
+	 * fetched. */
+	{"k5-rerun-from-event-1.proto.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_RERUN_REEXECUTED] = 1},
+	 {{FINDING_RERUN_REEXECUTED, {1}, 1}},
+	 0,
+	 "Source run not fetched",
+	 "which was not fetched",
+	 {NULL, NULL}},
+	/* ... and the source run itself: nothing. */
+	{"k5-rerun-from-event-1.source.proto.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"rerun", NULL}},
 };
 
 START_TEST(fixture)
@@ -2897,6 +3042,15 @@ START_TEST(threads_same_analysis)
 	char exec[32], other[32];
 	int64_t id = 0;
 	const int n = 12000;
+	/* A rerun re-driving the first call: only the two events before it
+	 * are copies. */
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = "Rerun",
+				.task_execution_id = "r-0",
+				.rerun_parent_instance_id = "source-run"});
+	completed(log, id++);
 	for (int i = 0; i < n; i++) {
 		snprintf(exec, sizeof exec, "x-%d", i);
 		static const char *const acts[] = {"A", "B", "C"};
@@ -3186,6 +3340,7 @@ int main(void)
 	tcase_add_test(tc, activity_origin_matches_nothing);
 	tcase_add_test(tc, untimed_retry_linked_by_order);
 	tcase_add_test(tc, cli_child_fan_out_retried);
+	tcase_add_test(tc, rerun_from_event);
 	tcase_add_test(tc, truncated_inputs_never_identical);
 	tcase_add_test(tc, pattern_inferred_link);
 	tcase_add_test(tc, pattern_not_applied);

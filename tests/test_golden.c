@@ -626,6 +626,7 @@ static void validate_report(json_t *doc, const char *where)
 					    "child_workflow_retried",
 					    "orphan_retry_timer",
 					    "large_payload",
+					    "rerun_reexecuted",
 					    NULL};
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
 	need(doc, "runs", JSON_ARRAY, false, where);
