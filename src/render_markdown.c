@@ -89,6 +89,14 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	if (a)
 		fprintf(m->f, "| Data sharing | %s (%s) |\n", data_sharing_level_name(a->sharing),
 			a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_CELL, 0) : "source unknown");
+	if (run->rerun_of) {
+		fprintf(m->f, "| Rerun of | %s", md(m, run->rerun_of, ESCAPE_MD_CELL, 0));
+		if (run->rerun_of_link)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_link, ESCAPE_MD_CELL, 0));
+		else if (run->rerun_of_note)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_note, ESCAPE_MD_CELL, 0));
+		fprintf(m->f, " |\n");
+	}
 	if (run->console_link) {
 		/* An autolink: the link is ours (percent-encoded segments), but
 		 * the console base came from the command line; anything that

@@ -56,6 +56,14 @@ static void print_header(struct text_out *t, const struct report_run *run)
 			 a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
 		field(t, "data sharing", line);
 	}
+	if (run->rerun_of) {
+		/* The source of a rerun: its link beside the run's. */
+		field(t, "rerun of", text_esc(t, run->rerun_of, 0));
+		if (run->rerun_of_link)
+			field(t, "", text_esc(t, run->rerun_of_link, 0));
+		else if (run->rerun_of_note)
+			field(t, "", text_esc(t, run->rerun_of_note, 0));
+	}
 	if (run->console_link) {
 		field(t, "console", text_esc(t, run->console_link, 0));
 		if (run->link_note)
