@@ -107,10 +107,8 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct event *ev, bool child, bool failed,
 			bool by_order)
 {
-	uint32_t kk = k;
-	const uint32_t *v = &kk;
-	struct work_attempt *wa = &w->wa[*v];
-	struct attempt *a = &w->att[*v];
+	struct work_attempt *wa = &w->wa[k];
+	struct attempt *a = &w->att[k];
 	a->n_results++;
 	if (a->n_results > 1) {
 		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
@@ -130,7 +128,7 @@ static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct eve
 	a->result_by_order = by_order;
 	if (child) {
 		w->child_pend_n--;
-		w->child_pend_xor ^= *v;
+		w->child_pend_xor ^= k;
 	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
@@ -160,7 +158,7 @@ static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct eve
 			w->cls_cause_msg = a->cause_message;
 			w->cls_nr = a->non_retriable;
 		}
-		analysis_link_failed(w, *v);
+		analysis_link_failed(w, k);
 	} else {
 		a->outcome = OUTCOME_COMPLETED;
 		a->output = ev->output;
@@ -434,10 +432,16 @@ static void turn_note(struct work *w, enum event_kind k)
  * have one name and there are as many such rows left as candidates, all
  * failures (the CLI prints a child failure's type only, so which of them
  * failed then changes nothing the report can show). A history of
- * more than PEND_MAX pending children is left as it is. */
+ * more than PEND_MAX pending children, or more than UNP_MAX such rows, is
+ * left as it is (each row is a pass over the attempts before it). */
 #define PEND_MAX 4096
+#define UNP_MAX 256
 static void eliminate_unpaired(struct work *w)
 {
+	if (w->n_unp > UNP_MAX) {
+		analysis_link_unpaired(w);
+		return;
+	}
 	for (size_t u = 0; u < w->n_unp && !w->oom; u++) {
 		struct unpaired *up = &w->unp[u];
 		size_t n = 0;

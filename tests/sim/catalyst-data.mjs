@@ -330,9 +330,16 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 							shiftMs: 22 * 3600e3, uuidSeed: 'returns/order-9001',
 							rename: { OrderWorkflow: 'ReturnWorkflow' } }))];
 	// A rerun (issue 16): `hello` reran `abc` from event 1, both in app
-	// orders; `hello-2` names a source that is gone (purged).
-	p42.push(makeRun('orders', clone(fx.k5src)), makeRun('orders', clone(fx.k5)));
-	const orphanRerun = clone(fx.k5);
+	// orders; `hello-2` names a source that is gone (purged). Moved a week
+	// back, so that --shift-now still takes the other projects' newest run
+	// as now.
+	const weekBack = (events) => {
+		for (const e of events)
+			e.timestamp = shiftTime(e.timestamp, -7 * 86400e3);
+		return events;
+	};
+	p42.push(makeRun('orders', weekBack(clone(fx.k5src))), makeRun('orders', weekBack(clone(fx.k5))));
+	const orphanRerun = weekBack(clone(fx.k5));
 	for (const e of orphanRerun) {
 		if (e.workflow_instance_instance_id)
 			e.workflow_instance_instance_id = 'hello-2';
