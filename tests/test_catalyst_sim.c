@@ -697,8 +697,7 @@ START_TEST(rerun_source_fetched)
 	f = json_array_get(json_object_get(run, "findings"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
 	char *limits = json_dumps(json_object_get(run, "limits"), 0);
-	ck_assert_msg(strstr(limits, "Source run not fetched (app orders of this project: "), "%s",
-		      limits);
+	ck_assert_msg(strstr(limits, "Source run not fetched (app orders of this project: "), "%s", limits);
 	free(limits);
 	json_decref(doc);
 	testlib_output_free(&out);

@@ -616,18 +616,12 @@ static void validate_report(json_t *doc, const char *where)
 	static const char *const levels[] = {"metadata", "full", "unknown", NULL};
 	static const char *const outcomes[] = {"completed", "failed", "pending", NULL};
 	static const char *const severities[] = {"notice", "suspect", NULL};
-	static const char *const kinds[] = {"reexecuted",
-					    "ambiguous_failure_retried",
-					    "duplicate_result",
-					    "overlapping_call",
-					    "repeated_call",
-					    "permanent_failure_retried",
-					    "unresolved_attempt",
-					    "child_workflow_retried",
-					    "orphan_retry_timer",
-					    "large_payload",
-					    "rerun_reexecuted",
-					    NULL};
+	static const char *const kinds[] = {"reexecuted",         "ambiguous_failure_retried",
+					    "duplicate_result",   "overlapping_call",
+					    "repeated_call",      "permanent_failure_retried",
+					    "unresolved_attempt", "child_workflow_retried",
+					    "orphan_retry_timer", "large_payload",
+					    "rerun_reexecuted",   NULL};
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
 	need(doc, "runs", JSON_ARRAY, false, where);
 	need(doc, "summary", JSON_OBJECT, false, where);
