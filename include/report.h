@@ -20,10 +20,16 @@ struct report_run {
 	 * JSON null) and value, with PROJECT_NONE a value whose form is unknown. */
 	enum project_form project_form;
 	char *project;
-	char *console_link;         /* NULL: no trustworthy link */
-	char *link_note;            /* why there is no link / why a parameter was left out */
-	char *source;               /* "file PATH", "catalyst_get_workflow_run", ... */
-	char *parent_run_id;        /* a child run audited because its parent named it */
+	char *console_link;  /* NULL: no trustworthy link */
+	char *link_note;     /* why there is no link / why a parameter was left out */
+	char *source;        /* "file PATH", "catalyst_get_workflow_run", ... */
+	char *parent_run_id; /* a child run audited because its parent named it */
+	/* A rerun (its analysis names the source run): the source's run id,
+	 * and its console link when the source was fetched from the same
+	 * project (NULL otherwise; rerun_of_note says why). */
+	char *rerun_of;
+	char *rerun_of_link;
+	char *rerun_of_note;
 	struct analysis *analysis;  /* NULL when the run could not be audited */
 	struct event_log *log;      /* owned: the analysis borrows from it */
 	enum err_code failure_code; /* when analysis == NULL */

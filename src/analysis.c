@@ -105,6 +105,9 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	free(w->wa);
 	free(w->tim);
 	free(w->dups);
+	free(w->unp);
+	w->unp = NULL;
+	w->n_unp = w->cap_unp = 0;
 	free(w->wh);
 	free(w->race_loser);
 	imap_free(&w->timers);
@@ -152,6 +155,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 		.dialect = event_log_dialect(log),
 		.n_events = n,
 		.ds_first_present = NONE,
+		.rerun_index = NONE32,
 		/* The level as analysis_data_sharing will take it, if it is given. */
 		.ds_given = analysis_sharing_given(log, o),
 	};
@@ -201,6 +205,19 @@ out:
 	buf_finish(&c.sum);
 	pending_free(p);
 	return res;
+}
+
+const char *analysis_pending_rerun_parent(const struct analysis_pending *p)
+{
+	return p ? p->w.rerun_parent : NULL;
+}
+
+void analysis_pending_rerun_source(struct analysis_pending *p, const struct analysis *source, const char *why_not)
+{
+	if (!p)
+		return;
+	p->w.rerun_src = source;
+	p->w.rerun_src_why = why_not;
 }
 
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)
@@ -302,6 +319,7 @@ const char *invocation_link_name(enum invocation_link l)
 		[LINK_EXECUTION_ID] = "execution_id",
 		[LINK_TIMER_ORIGIN] = "timer_origin",
 		[LINK_PATTERN] = "pattern",
+		[LINK_ORDER] = "order",
 	};
 	return NAME_OF(names, l);
 }

@@ -250,7 +250,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			continue;
 		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
 		for (size_t i = 0; i < inv->n_attempts; i++) {
-			if (!inv->attempts[i].result_by_order)
+			if (!inv->attempts[i].result_by_order || inv->attempts[i].result_by_elimination)
 				continue;
 			if (n_by_order < LIST_MAX)
 				pos[n_by_order] = inv->attempts[i].result_index;
@@ -266,7 +266,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
 	sb_printf(s, ", so a child result that names no scheduled id can only be paired by order, "
 		     "and child retries only grouped by order and name.");
-	if (!n_by_order && !w->n_child_unpaired && !n_grouped)
+	if (!n_by_order && !w->n_child_unpaired && !n_grouped && !w->n_child_eliminated)
 		sb_printf(s, " Here every child result named its scheduled id, and no child was retried.");
 	const char *sep = " Here";
 	if (n_by_order) {
@@ -281,6 +281,15 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 		if (n_by_order > LIST_MAX)
 			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
 		sb_printf(s, ")");
+		sep = ";";
+	}
+	if (w->n_child_eliminated) {
+		sb_printf(s,
+			  "%s %zu child failure%s named no scheduled id while several children were "
+			  "pending, and %s paired afterwards with the only child left without a result "
+			  "before it (or one of several of the same name, which changes nothing shown)",
+			  sep, w->n_child_eliminated, w->n_child_eliminated > 1 ? "s" : "",
+			  w->n_child_eliminated > 1 ? "were" : "was");
 		sep = ";";
 	}
 	if (w->n_child_unpaired) {
@@ -298,7 +307,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			  "timer and a new creation of the same name followed each other, which is "
 			  "an inference, not a recorded link",
 			  sep, n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
-	if (n_by_order || w->n_child_unpaired || n_grouped)
+	if (n_by_order || w->n_child_unpaired || n_grouped || w->n_child_eliminated)
 		sb_printf(s, ".");
 	sb_printf(s, " Without instance ids the children's own histories, and the activities in "
 		     "them, cannot be found from this one.");
@@ -423,13 +432,73 @@ void analysis_limits(struct finding_ctx *c)
 		return;
 
 	/* 7. Links inferred by pattern. */
-	if (any_pattern &&
+	if (any_pattern && !w->has_origins &&
 	    limit_generic(ao, oom,
 			  "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			  "marked as linked by pattern were joined because a failure, a timer and "
 			  "a new schedule of the same name followed each other, which is an "
 			  "inference, not a recorded link.") < 0)
 		return;
+
+	/* 7b. Retry timers whose origin named no attempt, linked by order. */
+	if (w->n_origin_unmatched) {
+		sb_init(&s, oom);
+		sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
+			  w->first_unmatched_child ? "child instance" : "task_execution_id",
+			  or_none(w->first_unmatched_origin));
+		if (w->n_origin_unmatched > 1)
+			sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
+				  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
+		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a child's "
+			      "retries after an instance id it never starts when none is given), so the "
+			      "retry was linked to the failure it follows by order: a failure, that "
+			      "timer, then a new schedule of the same name, an inference, not a recorded "
+			      "link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
+
+	/* 7c. Retries linked by order, in a run with no retry timer. */
+	for (int blind = 1; blind >= 0; blind--) {
+		size_t n = 0;
+		sb_init(&s, oom);
+		for (size_t v = 0; v < an->n_invocations; v++) {
+			const struct invocation *inv = &an->invocations[v];
+			if (inv->link != LINK_ORDER || inv->order_inputs_unknown != (blind == 1))
+				continue;
+			if (n < LIST_MAX) {
+				sb_printf(&s, "%s%s%s (%s ", n ? "; " : "",
+					  inv->is_child_workflow ? "child workflow " : "", or_none(inv->name),
+					  inv->is_child_workflow ? "event" : "task_scheduled_id");
+				sb_id_list(&s, inv->attempts, inv->n_attempts);
+				sb_printf(&s, ")");
+			}
+			n++;
+		}
+		if (!n) {
+			buf_finish(&s.b);
+			continue;
+		}
+		if (n > LIST_MAX)
+			sb_printf(&s, " and %zu more", n - LIST_MAX);
+		if (blind)
+			sb_printf(&s,
+				  ": linked by order, no retry timer, inputs not comparable. Each failure was "
+				  "followed by the one call of the same name in the turn that processed it, "
+				  "and this run records no retry timer (the JavaScript SDK's retry handler "
+				  "and a zero first retry interval retry so); a loop that catches one item's "
+				  "failure and calls the next item has the same shape, so %s reported as "
+				  "re-executed, never as a suspect.",
+				  n > 1 ? "these are" : "it is");
+		else
+			sb_printf(&s,
+				  ": linked by order, no retry timer. Each failure was followed by the one call "
+				  "of the same name, with an equal input, in the turn that processed it, and "
+				  "this run records no retry timer (the JavaScript SDK's retry handler and a "
+				  "zero first retry interval retry so): an inference, not a recorded link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
 
 	/* 8. Child workflows have their own histories. */
 	if (an->n_child_instances) {
@@ -453,14 +522,26 @@ void analysis_limits(struct finding_ctx *c)
 			return;
 	}
 
-	/* 9. A rerun carries copies of the source run's schedules. */
+	/* 9. A rerun carries copies of the source run's events. */
 	if (w->rerun_parent) {
 		sb_init(&s, oom);
-		sb_printf(&s,
-			  "This run is a rerun of instance %s: schedules copied from that run keep "
-			  "its task_execution_ids and their side effects happened there, so audit "
-			  "the source run too.",
-			  w->rerun_parent);
+		sb_printf(&s, "This run is a rerun of instance %s", w->rerun_parent);
+		if (w->rerun_index != NONE32) {
+			sb_printf(&s, " from event %" PRId64 " (%s%s%s, history position %" PRIu32 ")",
+				  w->rerun_event_id, event_kind_name((enum event_kind)w->rerun_kind),
+				  str_set(w->rerun_name) ? " " : "", str_set(w->rerun_name) ? w->rerun_name : "",
+				  w->rerun_index);
+			sb_printf(&s,
+				  ": the %" PRIu32 " event%s before it %s copies of that run's, with its ids "
+				  "and times, and are not counted as this run's executions",
+				  w->rerun_index, w->rerun_index == 1 ? "" : "s",
+				  w->rerun_index == 1 ? "is" : "are");
+		}
+		sb_printf(&s, "; schedules copied or re-driven keep the source's task_execution_ids and ran "
+			      "there too, so audit the source run as well.");
+		if (!w->rerun_src)
+			sb_printf(&s, " Source run not fetched (%s).",
+				  w->rerun_src_why ? w->rerun_src_why : "a saved history names it only");
 		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}

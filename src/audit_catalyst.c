@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "console_link.h"
 
 /* Child workflows of child workflows are followed this deep. */
 #define MAX_CHILD_DEPTH 4
@@ -26,6 +27,67 @@ static void fail_run(struct report_run *rr, const struct err *e, const struct ca
 		if (*rf->instruction)
 			rr->refusal_instruction = strdup(rf->instruction);
 	}
+}
+
+/* The run a rerun was made from, fetched to tell what the re-driven call
+ * did there (doc/PRODUCT.md, rerun_reexecuted). */
+struct rerun_source {
+	struct event_log *log;
+	struct analysis *analysis;
+	char why[256];
+};
+
+static void rerun_source_free(struct rerun_source *s)
+{
+	analysis_free(s->analysis);
+	event_log_free(s->log);
+	memset(s, 0, sizeof *s);
+}
+
+/* A rerun runs in the project and app of its source (the runtime copies
+ * the source's history into a new instance beside it): fetched there, its
+ * link shown beside the run's. Whatever goes wrong is a note on the run
+ * and the finding stays a suspect: the audit of the rerun never fails for
+ * it. */
+static void rerun_source_fetch(struct audit_ctx *x, struct report_run *rr, struct analysis_pending *scanned,
+			       const struct analysis_options *ao, struct rerun_source *s)
+{
+	const char *parent = analysis_pending_rerun_parent(scanned);
+	if (!parent || !*parent)
+		return;
+	rr->rerun_of = strdup(parent);
+	struct err e;
+	err_clear(&e);
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	struct catalyst_run run;
+	if (catalyst_get_run(x->c, &x->project, rr->app_id, parent, &run, &rf, &e) < 0) {
+		snprintf(s->why, sizeof s->why, "app %s of this project: %s", rr->app_id, e.msg);
+		event_log_free(run.log);
+		goto out;
+	}
+	s->log = run.log;
+	struct analysis_options so = *ao;
+	so.sharing_source = NULL;
+	so.sharing = SHARING_UNKNOWN;
+	s->analysis = analysis_run(s->log, &so, &e);
+	if (!s->analysis) {
+		snprintf(s->why, sizeof s->why, "its history could not be analysed: %s", e.msg);
+		goto out;
+	}
+	struct err le;
+	err_clear(&le);
+	rr->rerun_of_link = console_link_run(x->rq->console, &x->project, rr->app_id, parent, &le);
+	if (!rr->rerun_of_link)
+		rr->rerun_of_note = strdup(le.msg);
+out:
+	if (*s->why) {
+		size_t n = strlen(s->why) + 32;
+		rr->rerun_of_note = malloc(n);
+		if (rr->rerun_of_note)
+			snprintf(rr->rerun_of_note, n, "source run not fetched: %s", s->why);
+	}
+	analysis_pending_rerun_source(scanned, s->analysis, *s->why ? s->why : NULL);
 }
 
 void audit_one_run(struct audit_ctx *x, struct report_run *rr)
@@ -65,7 +127,10 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	 * scan and its findings. */
 	struct analysis_pending *scanned = analysis_scan(run.log, &ao, &e);
 	event_log_drop_events(run.log);
+	struct rerun_source src = {0};
+	rerun_source_fetch(x, rr, scanned, &ao, &src);
 	rr->analysis = analysis_finish(scanned, &e);
+	rerun_source_free(&src);
 	rr->log = run.log;
 	if (!rr->analysis)
 		fail_run(rr, &e, NULL);

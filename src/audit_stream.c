@@ -211,8 +211,16 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	rr->log = NULL;
 	/* Rendered: only the ids stay (the report's order, the children to
 	 * follow, the duplicate check), so a long listing keeps little per run. */
-	char **done[] = {&rr->console_link, &rr->link_note,          &rr->source, &rr->project, &rr->failure,
-			 &rr->refusal_kind, &rr->refusal_instruction};
+	char **done[] = {&rr->console_link,
+			 &rr->link_note,
+			 &rr->source,
+			 &rr->project,
+			 &rr->failure,
+			 &rr->refusal_kind,
+			 &rr->refusal_instruction,
+			 &rr->rerun_of,
+			 &rr->rerun_of_link,
+			 &rr->rerun_of_note};
 	for (size_t k = 0; k < sizeof done / sizeof *done; k++) {
 		free(*done[k]);
 		*done[k] = NULL;

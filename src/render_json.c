@@ -281,6 +281,14 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_k_str(w, "source", run->source);
 	if (run->parent_run_id)
 		jw_k_str(w, "parent_run_id", run->parent_run_id);
+	if (run->rerun_of) {
+		jw_open(w, "rerun_of", '{');
+		jw_k_str(w, "run_id", run->rerun_of);
+		jw_k_str(w, "console_link", run->rerun_of_link);
+		if (run->rerun_of_note)
+			jw_k_str(w, "note", run->rerun_of_note);
+		jw_close(w, '}');
+	}
 	if (a) {
 		jw_open(w, "data_sharing", '{');
 		jw_k_str(w, "level", data_sharing_level_name(a->sharing));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "escape.h"
 
 #define MD_SLOTS 6
@@ -88,6 +89,14 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	if (a)
 		fprintf(m->f, "| Data sharing | %s (%s) |\n", data_sharing_level_name(a->sharing),
 			a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_CELL, 0) : "source unknown");
+	if (run->rerun_of) {
+		fprintf(m->f, "| Rerun of | %s", md(m, run->rerun_of, ESCAPE_MD_CELL, 0));
+		if (run->rerun_of_link)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_link, ESCAPE_MD_CELL, 0));
+		else if (run->rerun_of_note)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_note, ESCAPE_MD_CELL, 0));
+		fprintf(m->f, " |\n");
+	}
 	if (run->console_link) {
 		/* An autolink: the link is ours (percent-encoded segments), but
 		 * the console base came from the command line; anything that
@@ -140,6 +149,8 @@ static const char *md_link(enum invocation_link l)
 		return "retry timer origin";
 	case LINK_PATTERN:
 		return "failure/timer pattern (inferred)";
+	case LINK_ORDER:
+		return "order, no retry timer (inferred)";
 	}
 	return "";
 }
@@ -211,6 +222,11 @@ static void md_activities(struct md_out *m, const struct analysis *a)
 				if (at->cause_message)
 					fputs(md(m, at->cause_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
 			}
+			const char *note = at->outcome == OUTCOME_FAILED
+						   ? failure_class_note((enum failure_class)at->failure)
+						   : NULL;
+			if (note)
+				fprintf(m->f, "<br>%s", note);
 			if (payloads) {
 				fprintf(m->f, " | ");
 				md_payload_cell(m, &at->input);

@@ -169,6 +169,9 @@ static void print_run_short_header(struct text_out *t, const struct report_run *
 
 static void print_link_short(struct text_out *t, const struct report_run *run)
 {
+	if (run->rerun_of && run->rerun_of_link)
+		fprintf(t->f, "  rerun of %s: %s\n", text_esc(t, run->rerun_of, 0),
+			text_esc(t, run->rerun_of_link, 0));
 	if (run->console_link) {
 		fprintf(t->f, "  %s\n", text_esc(t, run->console_link, 0));
 		return;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "render_text_internal.h"
 
 #define LABEL_WIDTH 16
@@ -55,6 +56,14 @@ static void print_header(struct text_out *t, const struct report_run *run)
 			 a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
 		field(t, "data sharing", line);
 	}
+	if (run->rerun_of) {
+		/* The source of a rerun: its link beside the run's. */
+		field(t, "rerun of", text_esc(t, run->rerun_of, 0));
+		if (run->rerun_of_link)
+			field(t, "", text_esc(t, run->rerun_of_link, 0));
+		else if (run->rerun_of_note)
+			field(t, "", text_esc(t, run->rerun_of_note, 0));
+	}
 	if (run->console_link) {
 		field(t, "console", text_esc(t, run->console_link, 0));
 		if (run->link_note)
@@ -89,6 +98,8 @@ static const char *link_name(enum invocation_link l)
 		return "linked by retry timer origin";
 	case LINK_PATTERN:
 		return "linked by failure/timer/schedule pattern, inferred";
+	case LINK_ORDER:
+		return "linked by order, no retry timer, inferred";
 	}
 	return NULL;
 }
@@ -200,6 +211,10 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 			text_wrap(t, text_esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);
 	}
+	const char *note = at->outcome == OUTCOME_FAILED ? failure_class_note((enum failure_class)at->failure)
+							 : NULL;
+	if (note)
+		text_wrap(t, note, indent);
 	print_payloads(t, at, indent);
 }
 

@@ -650,6 +650,61 @@ START_TEST(run_without_app_id)
 }
 END_TEST
 
+/* ---- a rerun and its source (issue 16) ---------------------------------- */
+
+/* Project 42: `hello` reran `abc` (app orders) from event 1; `hello-2`
+ * names a source that is not there. The source is fetched to decide the
+ * finding and its link shown; a missing source never fails the audit. */
+START_TEST(rerun_source_fetched)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "42", "--format", "json", "run", "orders", "hello", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	json_t *run = run_by_id(doc, "hello");
+	ck_assert_ptr_nonnull(run);
+	json_t *src = json_object_get(run, "rerun_of");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "run_id")), "abc");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/abc?project=42");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/hello?project=42");
+	json_t *f = json_array_get(json_object_get(run, "findings"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "kind")), "rerun_reexecuted");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(f, "message")), "where it completed"));
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* Both links in the text report too. */
+	cli(&s, &out, (const char *[]){"--project", "42", "run", "orders", "hello", NULL});
+	ck_assert_msg(strstr(out.out, "rerun of abc: https://catalyst.diagrid.io/workflows/orders/abc?project=42"),
+		      "%s", out.out);
+	ck_assert_ptr_nonnull(strstr(out.out, "https://catalyst.diagrid.io/workflows/orders/hello?project=42"));
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--project", "42", "--format", "json", "run", "orders", "hello-2", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	doc = report_of(&out);
+	run = run_by_id(doc, "hello-2");
+	ck_assert_ptr_null(run_error(run));
+	src = json_object_get(run, "rerun_of");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "run_id")), "purged-1");
+	ck_assert(json_is_null(json_object_get(src, "console_link")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(src, "note")), "source run not fetched"));
+	f = json_array_get(json_object_get(run, "findings"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
+	char *limits = json_dumps(json_object_get(run, "limits"), 0);
+	ck_assert_msg(strstr(limits, "Source run not fetched (app orders of this project: "), "%s", limits);
+	free(limits);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 /* How a missing run is said is undocumented: every envelope is read. */
 static const char *const not_found_envelopes[] = {"iserror", "structured", "text", "rpc"};
 
@@ -1159,6 +1214,7 @@ int main(void)
 	tcase_add_test(tc, limit_counts_top_level_runs);
 	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
 	tcase_add_test(tc, web_opens_the_link_with_browser);
+	tcase_add_test(tc, rerun_source_fetched);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("refusals");
 	tcase_set_timeout(tc, 120);

@@ -74,6 +74,31 @@ static size_t count_kind(const struct event_log *log, enum event_kind k)
 /* ------------------------------------------------------------------------ */
 /* The model itself. */
 
+/* Issue 16, item 5: the table `dapr workflow history` prints by default
+ * (and -o wide), rendered as dapr/cli 1.18 utils.WriteTable does, is
+ * refused with how to save a history instead of "not JSON at byte 0". */
+START_TEST(cli_table_view_refused)
+{
+	static const char *const files[] = {"k6-cli-table-short.cli-1.18.txt", "k6-cli-table-wide.cli-1.18.txt"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		size_t len;
+		char *buf = fixture(files[i], &len);
+		struct err e;
+		err_clear(&e);
+		struct event_log *log = event_log_parse(buf, len, &e);
+		ck_assert_ptr_null(log);
+		ck_assert_int_eq(e.code, ERR_INPUT);
+		ck_assert_msg(strstr(e.msg, "this is the table view of `dapr workflow history`"), "%s", e.msg);
+		ck_assert(strstr(e.msg, "save the history with `dapr workflow history ID -o json`"));
+		free(buf);
+	}
+	/* Text that merely starts with the word is still just not JSON. */
+	struct err e;
+	ck_assert_ptr_null(parse_str("TYPE of thing", &e));
+	ck_assert(strstr(e.msg, "not JSON at byte 0"));
+}
+END_TEST
+
 START_TEST(model_append_copies_and_interns)
 {
 	struct event_log *log = event_log_new();
@@ -1920,6 +1945,7 @@ int main(void)
 	tcase_add_test(tc, two_threads_agree);
 	tcase_add_test(tc, two_threads_bad_split_guess);
 	tcase_add_test(tc, duplicate_keys_in_second_half);
+	tcase_add_test(tc, cli_table_view_refused);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
