@@ -87,8 +87,8 @@ struct audit_request {
 	struct audit_filters filters;
 	/* output */
 	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */
-	bool format_given;         /* asked for: --format/-o/--json, --output's name, the config file */
-	const char *output;        /* --output FILE, NULL: stdout */
+	bool format_given;         /* asked for: -o/--output/--format/--json, --output-file's name, the config file */
+	const char *output_file;   /* --output-file PATH, NULL: stdout */
 	enum color_mode color; /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */

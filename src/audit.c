@@ -55,11 +55,11 @@ int audit_execute(const struct audit_request *rq, struct err *e)
 
 FILE *audit_open_output(const struct audit_request *rq, struct err *e)
 {
-	if (!rq->output)
+	if (!rq->output_file)
 		return stdout;
-	FILE *out = fopen(rq->output, "w");
+	FILE *out = fopen(rq->output_file, "w");
 	if (!out)
-		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
+		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output_file, strerror(errno));
 	return out;
 }
 

@@ -92,7 +92,7 @@ static int apply_env(struct cli_values *v, struct err *e)
 	return 0;
 }
 
-/* Whether the report goes to a terminal: stdout, or an --output path
+/* Whether the report goes to a terminal: stdout, or an --output-file path
  * that names one (/dev/tty, /dev/stdout on a terminal). Only a character
  * device is opened to ask: opening anything else could have effects (a
  * FIFO's reader would see its writer come and go). */
@@ -121,7 +121,7 @@ static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 	if (rq->color == COLOR_AUTO && (cli_option_by_name("color")->commands & ON(cmd))) {
 		const char *term = getenv("TERM");
 		bool dumb = term && strcmp(term, "dumb") == 0;
-		rq->color = !dumb && output_is_terminal(rq->output) ? COLOR_ALWAYS : COLOR_NEVER;
+		rq->color = !dumb && output_is_terminal(rq->output_file) ? COLOR_ALWAYS : COLOR_NEVER;
 	}
 	/* A script or CI job must never sit waiting for a browser. */
 	const char *ci = getenv("CI");
@@ -453,11 +453,11 @@ static void format_words(unsigned bits, char *buf, size_t size)
 	}
 }
 
-/* The format, from what asked for it: the command line (--format, -o,
- * --json), else --output's name (a command-line choice too, so it beats the
+/* The format, from what asked for it: the command line (-o, --output, --format,
+ * --json), else --output-file's name (a command-line choice too, so it beats the
  * config file), else the config file, whose `format` is a default for
  * reports only. One rule for a format the command does not write: asked on
- * the command line it is a usage error naming the ones it does; --output's
+ * the command line it is a usage error naming the ones it does; --output-file's
  * name asks for nothing then, and the command writes text. */
 static int resolve_format(struct cli_values *v, const struct cli_command *cmd, struct err *e)
 {
@@ -470,7 +470,7 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 		return err_set(e, ERR_USAGE, "%s %s: %s writes %s", v->line_format_label,
 			       render_format_row(v->line_format)->name, cmd->name, words);
 	}
-	const struct render_format_row *by_name = rq->output ? render_format_of_path(rq->output) : NULL;
+	const struct render_format_row *by_name = rq->output_file ? render_format_of_path(rq->output_file) : NULL;
 	bool by_line = v->line_format_set;
 	if (!by_line && by_name && (cmd->formats & WRITES(by_name->format))) {
 		rq->format = by_name->format;

@@ -41,13 +41,17 @@ const struct cli_option cli_options[] = {
 	 .set = cli_set_flag, .at = RQ(web)},
 	{"no-check", 0, NULL, "do not ask the server whether the run exists", ON(CMD_LINK), GROUP_PROJECT,
 	 .set = cli_set_flag, .at = RQ(no_check)},
-	{"format", 'o', "FMT", "(default text)", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
+	/* -o/--output is the format, as in kubectl, temporal and the dapr CLI;
+	 * --format (the config file's key) and --json are other spellings. */
+	{"output", 'o', "FMT", "(default text)", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
+	 GROUP_OUTPUT, .set = cli_set_format, .at = RQ(format)},
+	{"format", 0, "FMT", "(same as --output)", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
 	 GROUP_OUTPUT, .config = true, .set = cli_set_format, .at = RQ(format)},
-	{"json", 0, NULL, "same as --format json", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
+	{"json", 0, NULL, "same as --output json", ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS),
 	 GROUP_OUTPUT, .set = cli_set_format, .at = RQ(format), .value = "json"},
-	{"output", 0, "FILE", "write to FILE; @EXTENSIONS@ pick the format",
+	{"output-file", 0, "PATH", "write to PATH; @EXTENSIONS@ pick the format",
 	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS), GROUP_OUTPUT, .set = cli_set_string,
-	 .at = RQ(output)},
+	 .at = RQ(output_file)},
 	{"color", 0, "WHEN", "(honours NO_COLOR)", ON_REPORT, GROUP_OUTPUT, .config = true, .set = cli_set_choice,
 	 .at = RQ(color),
 	 .choices =
@@ -129,7 +133,7 @@ const struct cli_command cli_commands[] = {
 	 "named. A run or project that does not exist exits 7, saying where a run of\n"
 	 "that id is, if anywhere.",
 	 {"catalyst-audit --project payments run pay-20931",
-	  "catalyst-audit run checkout pay-20931 --no-children --output pay-20931.md"}},
+	  "catalyst-audit run checkout pay-20931 --no-children --output-file pay-20931.md"}},
 	{"runs",
 	 CMD_RUNS,
 	 audit_runs,
@@ -155,7 +159,7 @@ const struct cli_command cli_commands[] = {
 	 "dialect is detected: a saved catalyst_get_workflow_run result, durabletask\n"
 	 "protojson, or `dapr workflow history -o json` output.",
 	 {"catalyst-audit file saved-run.json",
-	  "catalyst-audit file saved-run.json --data-sharing full --output audit.md"}},
+	  "catalyst-audit file saved-run.json --data-sharing full --output-file audit.md"}},
 	{"link",
 	 CMD_LINK,
 	 audit_link,
@@ -169,9 +173,9 @@ const struct cli_command cli_commands[] = {
 	 "7 and prints no link). Without APP_ID the run is looked up in the run list. A\n"
 	 "bare number given as --project is resolved through the server; when no exact\n"
 	 "link can be built, the app id and run id are printed as plain text instead.\n"
-	 "--format json prints an object; --web opens the link with $BROWSER.",
+	 "--output json prints an object; --web opens the link with $BROWSER.",
 	 {"catalyst-audit --project-id prj-165 link orders order-7740:0002",
-	  "catalyst-audit --project payments link pay-20931 --format json"}},
+	  "catalyst-audit --project payments link pay-20931 --output json"}},
 	{"login",
 	 CMD_LOGIN,
 	 audit_login,
@@ -241,7 +245,7 @@ static const struct cli_command *command_of(enum audit_command cmd)
 	return NULL;
 }
 
-/* "-o, --format FMT" */
+/* "-o, --output FMT" */
 static void option_left(const struct cli_option *o, char *buf, size_t size)
 {
 	char shortname[8] = "    ";

@@ -92,7 +92,7 @@ int cli_set_choice(const struct cli_option *o, void *field, const char *value, c
 	return err_set(e, ERR_USAGE, "%s: expected %s, got '%s'", at->label, list, value);
 }
 
-/* --format, -o, --json; the config file's `format`. Which format the
+/* -o/--output, --format, --json; the config file's `format`. Which format the
  * command line asked for, and by which spelling, is kept apart: two
  * different ones there are a mistake, and a command that does not write
  * it says so (cli.c). */
@@ -103,6 +103,10 @@ int cli_set_format(const struct cli_option *o, void *field, const char *value, c
 	if (!f) {
 		char list[256];
 		render_format_list(RENDER_FORMATS_ALL, list, sizeof list);
+		/* `--output report.json` on the command line meant a file, as it once did. */
+		if (at->level == LEVEL_LINE)
+			return err_set(e, ERR_USAGE, "%s: expected %s, got '%s' (a file is written with --output-file %.200s)",
+				       at->label, list, value, value);
 		return err_set(e, ERR_USAGE, "%s: expected %s, got '%s'", at->label, list, value);
 	}
 	struct cli_values *v = at->v;

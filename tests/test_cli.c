@@ -70,7 +70,7 @@ START_TEST(help_lists_commands_and_exits_0)
 	ck_assert_ptr_nonnull(strstr(o.out, "run [APP_ID] RUN_ID"));
 	ck_assert_ptr_nonnull(strstr(o.out, "help [COMMAND]"));
 	ck_assert_ptr_nonnull(strstr(o.out, "--fail-on"));
-	ck_assert_ptr_nonnull(strstr(o.out, "-o, --format FMT"));
+	ck_assert_ptr_nonnull(strstr(o.out, "-o, --output FMT"));
 	char formats[160];
 	ck_assert_ptr_nonnull(strstr(o.out, with_formats("@FORMATS@ (default text)", formats, sizeof formats)));
 	ck_assert_ptr_null(strstr(o.out, "TTY"));
@@ -140,7 +140,9 @@ START_TEST(per_command_help)
 		 {"--client-id", "--redirect-path", "--no-browser", "--server"},
 		 {"--stdio", "--format", "--project", NULL}},
 		{"logout", {"--server", "--client-id", NULL}, {"--no-browser", "--format", "--timeout", NULL}},
-		{"whoami", {"--format", "--json", "--output", NULL}, {"--project", "--status", "--color", NULL}},
+		{"whoami",
+		 {"--format", "--json", "--output-file", NULL},
+		 {"--project", "--status", "--color", NULL}},
 		{"tools", {"--stdio", "--format", "--server", NULL}, {"--project", "--fail-on", "--limit", NULL}},
 	};
 	ck_assert_str_eq(expect[_i].cmd, cmd);
@@ -221,7 +223,11 @@ static const struct {
 } usage_cases[] = {
 	{{"bogus", NULL}, "unknown command 'bogus' (see catalyst-audit --help)"},
 	{{NULL}, "no command given (see catalyst-audit --help)"},
-	{{"--format", "yaml", "file", "x", NULL}, "--format: expected @FORMATS@, got 'yaml'"},
+	{{"--format", "yaml", "file", "x", NULL},
+	 "--format: expected @FORMATS@, got 'yaml' (a file is written with --output-file yaml)"},
+	/* --output is the format, as in kubectl: a file name there is a mistake named */
+	{{"file", "x", "--output", "report.json", NULL},
+	 "--output: expected @FORMATS@, got 'report.json' (a file is written with --output-file report.json)"},
 	{{"--jobs", "0", "runs", NULL}, "--jobs: expected a whole number from 1 to 64, got '0'"},
 	{{"run", "a", "b", "c", NULL},
 	 "usage: catalyst-audit run [APP_ID] RUN_ID (see catalyst-audit run --help)"},
@@ -235,7 +241,7 @@ static const struct {
 	{{"tools", "--format", "jsonl", NULL}, "--format jsonl: tools writes text or json"},
 	{{"runs", "extra", NULL}, "usage: catalyst-audit runs [FILTERS] (see catalyst-audit runs --help)"},
 	{{"file", "x", "--format", NULL}, "--format needs a value (FMT)"},
-	{{"file", "x", "-o", NULL}, "--format needs a value (FMT)"},
+	{{"file", "x", "-o", NULL}, "--output needs a value (FMT)"},
 	{{"-o", "json", "--format", "text", "file", "x", NULL},
 	 "-o and --format ask for two different formats: give one"},
 	{{"--json", "-o", "markdown", "file", "x", NULL}, "--json and -o ask for two different formats: give one"},
@@ -397,14 +403,16 @@ START_TEST(text_unless_asked_when_piped)
 }
 END_TEST
 
-/* --format json, -o json, -ojson, --format=json and --json: one report. */
+/* --output json, -o json, -ojson, --output=json, --format json and --json:
+ * one report. */
 START_TEST(json_spellings_agree)
 {
 	struct testlib_output ref;
 	cli(&ref, NULL, (char *[]){"--format", "json", "file", (char *)fx(), NULL});
 	ck_assert_ptr_nonnull(strstr(ref.out, "\"schema\": \"catalyst-audit.report/v1\""));
-	static char *const spellings[][3] = {
-		{"-o", "json", NULL}, {"-ojson", NULL}, {"--format=json", NULL}, {"--json", NULL}};
+	static char *const spellings[][3] = {{"-o", "json", NULL},    {"-ojson", NULL},
+					     {"--format=json", NULL}, {"--output", "json", NULL},
+					     {"--json", NULL},        {"--output=json", NULL}};
 	for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
 		char *args[6] = {spellings[i][0], spellings[i][1], NULL};
 		int n = spellings[i][1] ? 2 : 1;
@@ -427,7 +435,7 @@ START_TEST(json_spellings_agree)
 }
 END_TEST
 
-/* --output's extension picks the format; an explicit one wins. */
+/* --output-file's extension picks the format; an explicit one wins. */
 START_TEST(output_extension_picks_format)
 {
 	char dir[256];
@@ -449,7 +457,7 @@ START_TEST(output_extension_picks_format)
 		char path[512];
 		snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
 		unlink(path);
-		char *args[8] = {"--output", path};
+		char *args[8] = {"--output-file", path};
 		int n = 2;
 		if (cases[i].format) {
 			args[n++] = "--format";
@@ -473,7 +481,7 @@ START_TEST(output_extension_picks_format)
 	char path[512];
 	snprintf(path, sizeof path, "%s/r.jsonl", dir);
 	struct testlib_output o;
-	cli(&o, NULL, (char *[]){"--output", path, "file", (char *)fx(), NULL});
+	cli(&o, NULL, (char *[]){"--output-file", path, "file", (char *)fx(), NULL});
 	ck_assert_int_eq(o.status, 1);
 	ck_assert_str_eq(o.err, "");
 	char *got = testlib_read_file(path, NULL);
@@ -635,7 +643,7 @@ START_TEST(server_precedence_end_to_end)
 }
 END_TEST
 
-/* format from the file: the line's choice and --output's name beat it;
+/* format from the file: the line's choice and --output-file's name beat it;
  * color = always there is not undone by NO_COLOR (no-color.org). */
 START_TEST(config_format_and_color)
 {
@@ -652,7 +660,7 @@ START_TEST(config_format_and_color)
 	testlib_output_free(&o);
 	char out[600];
 	snprintf(out, sizeof out, "%s/report.md", dir);
-	cli(&o, NULL, (char *[]){"--config", cfg, "--output", out, "file", (char *)fx(), NULL});
+	cli(&o, NULL, (char *[]){"--config", cfg, "--output-file", out, "file", (char *)fx(), NULL});
 	char *md = testlib_read_file(out, NULL);
 	ck_assert_ptr_nonnull(md);
 	ck_assert_msg(strncmp(md, "## ", 3) == 0, "%.80s", md);
@@ -856,8 +864,20 @@ START_TEST(run_and_link_arguments)
 		 false},
 		{{"link", "pay-20931", "--json", NULL}, CMD_LINK, NULL, "pay-20931", FORMAT_JSON, false, false},
 		{{"--no-check", "link", "a", "r", "--web", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, true, true},
-		{{"link", "a", "r", "--output", "link.json", NULL}, CMD_LINK, "a", "r", FORMAT_JSON, false, false},
-		{{"link", "a", "r", "--output", "link.md", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, false, false},
+		{{"link", "a", "r", "--output-file", "link.json", NULL},
+		 CMD_LINK,
+		 "a",
+		 "r",
+		 FORMAT_JSON,
+		 false,
+		 false},
+		{{"link", "a", "r", "--output-file", "link.md", NULL},
+		 CMD_LINK,
+		 "a",
+		 "r",
+		 FORMAT_TEXT,
+		 false,
+		 false},
 		{{"--config", "CONFIG", "link", "a", "r", NULL}, CMD_LINK, "a", "r", FORMAT_TEXT, false, false},
 	};
 	char dir[256];
@@ -911,7 +931,7 @@ static int parse_file_command(struct audit_request *rq, const char *const *args)
 /* The CLI reads the terminal and the environment once, into the request:
  * whether a prompt may wait (CI, standard input a terminal), the sign-in
  * listener's wait, and --color auto settled (NO_COLOR, TERM=dumb, whether
- * the output is a terminal, --output's path included). */
+ * the output is a terminal, --output-file's path included). */
 START_TEST(terminal_and_environment_resolved_once)
 {
 	struct audit_request rq;
@@ -929,29 +949,29 @@ START_TEST(terminal_and_environment_resolved_once)
 	ck_assert(rq.may_prompt == (bool)isatty(STDIN_FILENO));
 	ck_assert_int_eq(rq.login_timeout_s, 0);
 
-	/* --output naming a terminal colours as stdout on one would */
+	/* --output-file naming a terminal colours as stdout on one would */
 	int pty = posix_openpt(O_RDWR | O_NOCTTY);
 	ck_assert_int_ge(pty, 0);
 	ck_assert_int_eq(grantpt(pty), 0);
 	ck_assert_int_eq(unlockpt(pty), 0);
 	char tty[128];
 	snprintf(tty, sizeof tty, "%s", ptsname(pty));
-	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	parse_file_command(&rq, (const char *[]){"--output-file", tty, NULL});
 	ck_assert_int_eq(rq.color, COLOR_ALWAYS);
 	setenv("TERM", "dumb", 1);
-	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	parse_file_command(&rq, (const char *[]){"--output-file", tty, NULL});
 	ck_assert_int_eq(rq.color, COLOR_NEVER);
 	setenv("TERM", "xterm", 1);
 	setenv("NO_COLOR", "1", 1);
-	parse_file_command(&rq, (const char *[]){"--output", tty, NULL});
+	parse_file_command(&rq, (const char *[]){"--output-file", tty, NULL});
 	ck_assert_int_eq(rq.color, COLOR_NEVER);
-	parse_file_command(&rq,
-			   (const char *[]){"--color", "always", "--output", "/nonexistent/report.txt", NULL});
+	parse_file_command(&rq, (const char *[]){"--color", "always", "--output-file", "/nonexistent/report.txt",
+						 NULL});
 	ck_assert_int_eq(rq.color, COLOR_ALWAYS);
 	unsetenv("NO_COLOR");
-	parse_file_command(&rq, (const char *[]){"--output", "/nonexistent/report.txt", NULL});
+	parse_file_command(&rq, (const char *[]){"--output-file", "/nonexistent/report.txt", NULL});
 	ck_assert_int_eq(rq.color, COLOR_NEVER);
-	parse_file_command(&rq, (const char *[]){"--output", "/dev/null", NULL});
+	parse_file_command(&rq, (const char *[]){"--output-file", "/dev/null", NULL});
 	ck_assert_int_eq(rq.color, COLOR_NEVER);
 	close(pty);
 	setenv("NO_COLOR", "1", 1); /* as the suite runs */

@@ -304,7 +304,7 @@ START_TEST(output_option_writes_the_file)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	struct testlib_output o;
-	run_file("markdown", "tests/fixtures/g-logic-duplicate.proto.json", "--output", out_path, NULL, &o);
+	run_file("markdown", "tests/fixtures/g-logic-duplicate.proto.json", "--output-file", out_path, NULL, &o);
 	ck_assert_int_eq(o.status, 1);
 	ck_assert_uint_eq(o.out_len, 0);
 	size_t len, glen;

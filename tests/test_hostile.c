@@ -950,7 +950,7 @@ START_TEST(run_listing_is_bounded)
 	hostile_start(&h, runs_cases[_i].scenario, extra);
 	char out_path[512];
 	snprintf(out_path, sizeof out_path, "%s/report.json", tmpdir);
-	char *args[] = {"--server", h.srv.url, "--format", "json", "--output", out_path, "runs", NULL};
+	char *args[] = {"--server", h.srv.url, "--format", "json", "--output-file", out_path, "runs", NULL};
 	struct measured m;
 	run_cli(args, &m);
 	json_t *stats = hostile_stats(&h);
