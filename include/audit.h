@@ -35,10 +35,20 @@ enum color_mode {
 	COLOR_NEVER,
 };
 
+/* How many times one repeatable filter may be given. */
+#define AUDIT_MAX_FILTER_VALUES 32
+
+/* A repeatable filter: each value as given (one may hold several,
+ * comma-separated); a run matches any of them. */
+struct audit_values {
+	const char *v[AUDIT_MAX_FILTER_VALUES];
+	size_t n;
+};
+
 struct audit_filters {
-	const char *app;
-	const char *workflow;
-	const char *status;
+	struct audit_values app;      /* exact: app ids tell case */
+	struct audit_values workflow; /* any case */
+	struct audit_values status;
 	const char *since; /* duration ("24h") or RFC 3339, as given */
 	const char *until;
 	long limit; /* 0: no limit */
@@ -87,9 +97,9 @@ struct audit_request {
 	struct audit_filters filters;
 	/* output */
 	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */
-	bool format_given;         /* asked for: -o/--output/--format/--json, --output-file's name, the config file */
-	const char *output_file;   /* --output-file PATH, NULL: stdout */
-	enum color_mode color; /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
+	bool format_given; /* asked for: -o/--output/--format/--json, --output-file's name, the config file */
+	const char *output_file; /* --output-file PATH, NULL: stdout */
+	enum color_mode color;   /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
 	bool all_runs;         /* --all-runs */

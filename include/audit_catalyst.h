@@ -126,6 +126,25 @@ void audit_project_missing(struct audit_ctx *x, struct err *e);
 /* "a, b and c" of the first n strings (", and more" when more), into out. */
 void audit_join_names(char *const *names, size_t n, bool more, char *out, size_t size);
 
+/* ---- audit_filters.c: what the filters of `runs` name ------------------- */
+struct runs_filters {
+	char **apps, **workflows, **statuses; /* split at commas, statuses normalised */
+	size_t n_apps, n_workflows, n_statuses;
+	char *workflow_send; /* the server's spelling of the one --workflow, sent to its filter */
+};
+/* Before any traffic: each repeatable filter split (`--status failed,completed`),
+ * statuses checked; one value goes to f's scalar (the server's filter), several
+ * to f's lists (checked here). -1 with ERR_USAGE. */
+int runs_filters_parse(const struct audit_request *rq, struct runs_filters *rf, struct catalyst_run_filter *f,
+		       struct err *e);
+/* After connecting: every app given must be one of the project's (exactly),
+ * every workflow one of its workflows' names (in any case), else status 7
+ * with the nearest name; the one workflow's spelling for the server's
+ * filter. When the server cannot say (no tool, an error), a report note
+ * says what was not checked. */
+int runs_filters_check(struct audit_ctx *x, struct runs_filters *rf, struct catalyst_run_filter *f, struct err *e);
+void runs_filters_finish(struct runs_filters *rf);
+
 /* ---- audit_lookup.c: a run by its id ---------------------------------- */
 
 /* `run RUN_ID` / `link RUN_ID`: the one app of the project that holds the

@@ -218,6 +218,16 @@ struct catalyst_run_filter {
 	const char *status;         /* normalised */
 	const char *since;          /* RFC 3339 UTC */
 	const char *until;
+	/* A filter given several values (OR): its scalar above is NULL, none
+	 * of them goes to the server (its filter takes one), and each listed
+	 * run is checked here against the list: an app or a (normalised)
+	 * status exactly, a workflow name in any case. */
+	const char *const *apps;
+	size_t n_apps;
+	const char *const *statuses;
+	size_t n_statuses;
+	const char *const *workflows;
+	size_t n_workflows;
 	long limit;     /* top-level runs (no parent) given, 0: none; also sizes the first page. Child runs
 			 * listed on the page that reaches it are still given, up to the next top-level one */
 	long page_size; /* 0: 50 */

@@ -28,93 +28,11 @@ static const char *filter_name(enum catalyst_arg a)
 	}
 }
 
-/* --workflow matches in any case; the server's filter may not. So the
- * spelling the server uses is looked up in catalyst_list_workflows: one
- * spelling found, it is sent (and checked here too); none, the name goes
- * as given (the server knows no such workflow in any case); several, or
- * no answer, no workflow filter goes to the server and every listed run is
- * checked here, in any case. Returns the spelling to send (the caller's),
- * or NULL, with a note for the report in `note` ("" for none). */
-static char *workflow_spelling(struct audit_ctx *x, const char *want, const char *app, char *note, size_t size)
+/* The time filters as the server takes them: usage errors before any
+ * traffic. */
+static int time_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char since[32],
+			char until[32], struct err *e)
 {
-	static const char tool[] = "catalyst_list_workflows";
-	static const char *const k_wf[] = {"workflowname", "name", "workflow", "workflowtype", NULL};
-	note[0] = '\0';
-	if (!catalyst_has_tool(x->c, tool)) {
-		snprintf(
-			note, size,
-			"--workflow %s was matched here in any case over every listed run (the server offers no %s "
-			"to look up its spelling)",
-			want, tool);
-		return NULL;
-	}
-	const char *vals[CATALYST_ARG_COUNT] = {
-		[CATALYST_ARG_PROJECT] = x->project.value, [CATALYST_ARG_APP] = app};
-	unsigned required = x->project.defaulted ? 0 : CATALYST_BIT(CATALYST_ARG_PROJECT);
-	json_t *doc = NULL;
-	struct err e;
-	err_clear(&e);
-	if (catalyst_invoke(x->c, tool, vals, required, NULL, &doc, NULL, NULL, &e) < 0) {
-		snprintf(note, size, "--workflow %s was matched here in any case over every listed run (%s)", want,
-			 e.msg);
-		return NULL;
-	}
-	char *names[8];
-	size_t n = 0;
-	bool more = false;
-	size_t i;
-	const json_t *w;
-	json_array_foreach(catalyst_find_list(doc, 2), i, w) {
-		const char *name = catalyst_find_string(w, k_wf, 0, NULL);
-		if (!name || strcasecmp(name, want) != 0)
-			continue;
-		bool dup = false;
-		for (size_t k = 0; k < n && !dup; k++)
-			dup = strcmp(names[k], name) == 0;
-		if (dup)
-			continue;
-		if (n == sizeof names / sizeof *names)
-			more = true;
-		else
-			names[n++] = strdup(name);
-	}
-	json_decref(doc);
-	char *pick = NULL;
-	if (n == 1) {
-		pick = names[0];
-		names[0] = NULL;
-		if (strcmp(pick, want) != 0)
-			snprintf(note, size, "--workflow %s matched the workflow %s (names match in any case)",
-				 want, pick);
-	} else if (n > 1) {
-		char list[400];
-		audit_join_names(names, n, more, list, sizeof list);
-		snprintf(note, size,
-			 "--workflow %s matched the workflows %s (names match in any case); they were picked here "
-			 "from every listed run",
-			 want, list);
-	}
-	for (size_t k = 0; k < n; k++)
-		free(names[k]);
-	if (n == 0)
-		pick = strdup(want);
-	return pick;
-}
-
-/* The filters as the server takes them: usage errors before any traffic. */
-static int filters(const struct audit_request *rq, struct catalyst_run_filter *f, char status[32], char since[32],
-		   char until[32], struct err *e)
-{
-	if (rq->filters.status) {
-		catalyst_status_normalize(rq->filters.status, status, 32);
-		if (!catalyst_status_valid(status))
-			return err_set(
-				e, ERR_USAGE,
-				"--status: expected running|completed|failed|terminated|suspended|canceled, got "
-				"'%s'",
-				rq->filters.status);
-		f->status = status;
-	}
 	time_t now = time(NULL);
 	if (rq->filters.since) {
 		if (catalyst_time_arg("since", rq->filters.since, now, since, e) < 0)
@@ -203,12 +121,13 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	audit_ctx_init(&x, rq, &r);
 	struct catalyst_run_list list;
 	memset(&list, 0, sizeof list);
-	char *workflow_exact = NULL;
+	struct runs_filters rfs;
+	memset(&rfs, 0, sizeof rfs);
 	int rc = -1;
 
-	char status[32] = "", since[32], until[32];
-	struct catalyst_run_filter f = {.limit = rq->filters.limit, .app = rq->filters.app, .project = &x.project};
-	if (filters(rq, &f, status, since, until, e) < 0)
+	char since[32], until[32];
+	struct catalyst_run_filter f = {.limit = rq->filters.limit, .project = &x.project};
+	if (runs_filters_parse(rq, &rfs, &f, e) < 0 || time_filters(rq, &f, since, until, e) < 0)
 		goto out;
 	x.stream = audit_stream_new(rq);
 	if (!x.seen) {
@@ -220,14 +139,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	audit_resolve_project(&x);
 	if (x.unresolved)
 		report_add_note(&r, "%s", x.unresolved);
-	char wf_note[700] = "";
-	if (rq->filters.workflow) {
-		f.workflow = workflow_exact =
-			workflow_spelling(&x, rq->filters.workflow, rq->filters.app, wf_note, sizeof wf_note);
-		f.workflow_match = rq->filters.workflow;
-		if (*wf_note)
-			report_add_note(&r, "%s", wf_note);
-	}
+	if (runs_filters_check(&x, &rfs, &f, e) < 0)
+		goto out;
 
 	struct catalyst_refusal rf;
 	memset(&rf, 0, sizeof rf);
@@ -279,7 +192,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		rc = -1;
 	}
 out:
-	free(workflow_exact);
+	runs_filters_finish(&rfs);
 	catalyst_run_list_finish(&list);
 	audit_ctx_finish(&x);
 	report_finish(&r);

@@ -361,6 +361,15 @@ static void clear_items(struct catalyst_run_list *l)
 	l->n = 0;
 }
 
+/* Whether s is one of the n values (any case, or exactly). */
+static bool one_of(const char *s, const char *const *v, size_t n, bool any_case)
+{
+	for (size_t i = 0; i < n; i++)
+		if (any_case ? strcasecmp(s, v[i]) == 0 : strcmp(s, v[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Filters the server could not apply, applied to items [from, n). An item
  * that lacks the field a filter needs is kept: dropping it would hide a run
  * on a guess. */
@@ -380,6 +389,13 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 		    strcmp(it->workflow, f->workflow) != 0)
 			keep = false;
 		if (f->workflow_match && it->workflow && strcasecmp(it->workflow, f->workflow_match) != 0)
+			keep = false;
+		if (f->n_apps > 1 && it->app_id && !one_of(it->app_id, f->apps, f->n_apps, false))
+			keep = false;
+		if (f->n_statuses > 1 && it->status && !one_of(it->status, f->statuses, f->n_statuses, false))
+			keep = false;
+		if (f->n_workflows > 1 && it->workflow &&
+		    !one_of(it->workflow, f->workflows, f->n_workflows, true))
 			keep = false;
 		/* A lookup, not a filter: only the run of that very id, whatever
 		 * the server's filter matched (a prefix, say). */

@@ -436,6 +436,25 @@ static int check_applies(const struct line *l, const struct cli_command *cmd, st
 	return 0;
 }
 
+/* A filter given twice means either value (OR); any other option with a
+ * value given twice on the command line with two different values is a
+ * mistake to say, not one for the last to win silently (`--limit 10 ...
+ * --limit 100`). The config file and the environment are defaults, not
+ * given twice. The format has its own message (cli_set_format). */
+static int given_twice(const struct line *l, struct err *e)
+{
+	for (size_t i = 0; i < l->n_settings; i++) {
+		const struct setting *s = &l->settings[i];
+		if (!s->opt->metavar || s->opt->set == cli_set_values || s->opt->set == cli_set_format)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (l->settings[k].opt == s->opt && strcmp(l->settings[k].value, s->value) != 0)
+				return err_set(e, ERR_USAGE, "%s is given twice, as '%.80s' and '%.80s': give one",
+					       s->spelling, l->settings[k].value, s->value);
+	}
+	return 0;
+}
+
 /* "text or json", "text, json or markdown": the formats a command writes. */
 static void format_words(unsigned bits, char *buf, size_t size)
 {
@@ -489,7 +508,8 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 		   struct err *e)
 {
 	struct audit_request *rq = &v->rq;
-	if (check_applies(l, cmd, e) < 0 || apply_config(v, l->config, cfg, e) < 0 || apply_env(v, e) < 0)
+	if (check_applies(l, cmd, e) < 0 || given_twice(l, e) < 0 || apply_config(v, l->config, cfg, e) < 0 ||
+	    apply_env(v, e) < 0)
 		return -1;
 	for (size_t i = 0; i < l->n_settings; i++) {
 		const struct setting *s = &l->settings[i];

@@ -79,12 +79,14 @@ const struct cli_option cli_options[] = {
 	 .set = cli_set_size, .at = RQ(payload_limit), .min = 1, .max = 1L << 40},
 	{"no-children", 0, NULL, "do not audit child workflow runs", ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS,
 	 .set = cli_set_flag, .at = RQ(no_children)},
-	{"app", 0, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string,
-	 .at = RQ(filters.app)},
-	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
-	 .set = cli_set_string, .at = RQ(filters.workflow)},
-	/* the words a person types; the server's spellings are normalised in audit_runs.c */
-	{"status", 0, "STATUS", "", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string, .at = RQ(filters.status),
+	/* --app, --workflow, --status: repeatable, a run matching any value is audited */
+	{"app", 0, "APP_ID", "only this app (repeatable, or a,b: either)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_values, .at = RQ(filters.app)},
+	{"workflow", 0, "NAME", "only this workflow, in any case (repeatable)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_values, .at = RQ(filters.workflow)},
+	/* the words a person types; the server's spellings are normalised in audit_filters.c */
+	{"status", 0, "STATUS", "(repeatable)", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_values,
+	 .at = RQ(filters.status),
 	 .choices = (const struct cli_choice[]){{"running", 0},
 						{"completed", 0},
 						{"failed", 0},

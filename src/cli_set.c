@@ -22,6 +22,17 @@ int cli_set_string(const struct cli_option *o, void *field, const char *value, c
 	return 0;
 }
 
+/* A repeatable filter: each value is one more that a run may match. */
+int cli_set_values(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
+		   struct err *e)
+{
+	struct audit_values *vs = field;
+	if (vs->n == AUDIT_MAX_FILTER_VALUES)
+		return err_set(e, ERR_USAGE, "%s: given more than %d times", at->label, AUDIT_MAX_FILTER_VALUES);
+	vs->v[vs->n++] = value;
+	return 0;
+}
+
 int cli_set_flag(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
 		 struct err *e)
 {

@@ -785,6 +785,116 @@ START_TEST(workflow_in_any_case)
 }
 END_TEST
 
+/* A filter that names nothing is an error, not a clean audit (issue 20):
+ * an app the project does not have, in any case but its own, and a
+ * workflow no spelling of which exists exit 7 with the nearest name; an
+ * app or workflow that exists but has no runs in the window exits 0. */
+START_TEST(filter_naming_nothing_exits_7)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], NULL});
+	struct testlib_output out;
+	static const struct {
+		const char *opt, *value, *want;
+	} cases[] = {
+		{"--app", "Checkout",
+		 "--app Checkout: project default has no app of that name (app ids tell case); "
+		 "did you mean checkout?"},
+		{"--app", "nosuchapp",
+		 "--app nosuchapp: project default has no app of that name (app ids tell case); "
+		 "it has "},
+		{"--workflow", "NoSuchWorkflow",
+		 "--workflow NoSuchWorkflow: project default has no workflow of that "
+		 "name (names match in any case); it has "},
+		{"--workflow", "PaymentWorkflw", "did you mean PaymentWorkflow?"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		cli(&s, &out, (const char *[]){"--format", "json", cases[k].opt, cases[k].value, "runs", NULL});
+		ck_assert_msg(out.status == 7, "%s %s: status %d: %s", cases[k].opt, cases[k].value, out.status,
+			      out.err);
+		ck_assert_msg(strstr(out.err, cases[k].want), "%s", out.err);
+		ck_assert_str_eq(out.out, "");
+		testlib_output_free(&out);
+	}
+	/* one of two apps mistyped is still an error: half a gate is no gate */
+	cli(&s, &out, (const char *[]){"--app", "checkout", "--app", "odrers", "runs", NULL});
+	ck_assert_msg(out.status == 7 && strstr(out.err, "did you mean orders?"), "%d %s", out.status, out.err);
+	testlib_output_free(&out);
+	/* there, but nothing in the window: a clean audit of nothing */
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--app", "checkout", "--workflow", "paymentworkflow", "--since",
+			     "2999-01-01T00:00:00Z", "runs", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	ck_assert_uint_eq(n_runs(doc), 0);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* Repeatable filters mean OR: --status a --status b, --status a,b,
+ * --app a --app b; a scalar given twice with two values is a usage error. */
+START_TEST(repeatable_filters_mean_or)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], NULL});
+	struct testlib_output out;
+	static const char *const spellings[][5] = {
+		{"--status", "failed", "--status", "completed", NULL},
+		{"--status", "failed,completed", NULL},
+		{"--status", "FAILED, completed", NULL},
+	};
+	size_t first = 0;
+	for (size_t k = 0; k < 3; k++) {
+		const char *args[12] = {"--format", "json", "--no-children"};
+		size_t n = 3;
+		for (size_t j = 0; spellings[k][j]; j++)
+			args[n++] = spellings[k][j];
+		args[n++] = "runs";
+		cli(&s, &out, args);
+		ck_assert_msg(out.status == 1, "%zu: status %d: %s", k, out.status, out.err);
+		json_t *doc = report_of(&out);
+		size_t i, failed = 0, completed = 0;
+		json_t *r;
+		json_array_foreach(json_object_get(doc, "runs"), i, r) {
+			const char *st = json_string_value(json_object_get(r, "status"));
+			failed += strcmp(st, "failed") == 0;
+			completed += strcmp(st, "completed") == 0;
+		}
+		ck_assert_msg(failed >= 1 && completed >= 1 && failed + completed == n_runs(doc),
+			      "%zu: %zu+%zu/%zu", k, failed, completed, n_runs(doc));
+		if (k == 0)
+			first = n_runs(doc);
+		ck_assert_uint_eq(n_runs(doc), first);
+		char *notes = notes_of(doc);
+		ck_assert_msg(strstr(notes, "--status failed and completed: several statuses, matched here"), "%s",
+			      notes);
+		free(notes);
+		json_decref(doc);
+		testlib_output_free(&out);
+	}
+	cli(&s, &out,
+	    (const char *[]){"--format", "json", "--no-children", "--app", "checkout", "--app", "payouts", "runs",
+			     NULL});
+	json_t *doc = report_of(&out);
+	ck_assert_ptr_nonnull(run_by_id(doc, "pay-20931"));
+	ck_assert_ptr_nonnull(run_by_id(doc, "payout-118"));
+	ck_assert_ptr_null(run_by_id(doc, "order-7731"));
+	json_decref(doc);
+	testlib_output_free(&out);
+	/* a scalar twice: which one was meant? */
+	cli(&s, &out, (const char *[]){"--limit", "2", "runs", "--limit", "5", NULL});
+	ck_assert_int_eq(out.status, 2);
+	ck_assert_str_eq(out.err, "catalyst-audit: error: --limit is given twice, as '2' and '5': give one\n");
+	testlib_output_free(&out);
+	cli(&s, &out, (const char *[]){"--since", "24h", "runs", "--since", "24h", "--no-children", NULL});
+	ck_assert_msg(out.status == 0 || out.status == 1, "%d %s", out.status, out.err);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 static size_t n_top_level(json_t *doc)
 {
 	size_t i, n = 0;
@@ -1211,6 +1321,8 @@ int main(void)
 	tcase_add_loop_test(tc, run_without_app_id, 0, 2);
 	tcase_add_loop_test(tc, run_missing_says_where, 0, 4);
 	tcase_add_loop_test(tc, workflow_in_any_case, 0, 2);
+	tcase_add_loop_test(tc, filter_naming_nothing_exits_7, 0, 2);
+	tcase_add_loop_test(tc, repeatable_filters_mean_or, 0, 2);
 	tcase_add_test(tc, limit_counts_top_level_runs);
 	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
 	tcase_add_test(tc, web_opens_the_link_with_browser);
