@@ -200,6 +200,7 @@ struct analysis {
 	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
 	const char *instance_id;
 	const char *started_at; /* the first ExecutionStarted's timestamp, or NULL */
+	const char *ended_at;   /* the last generation's ExecutionCompleted/Terminated timestamp, or NULL */
 	size_t n_generations;
 	bool finished; /* the run has ended (completed/failed/terminated) */
 	struct invocation *invocations;

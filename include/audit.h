@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "err.h"
@@ -103,6 +104,8 @@ struct audit_request {
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
 	bool all_runs;         /* --all-runs */
+	const char *baseline;  /* --baseline FILE: an earlier report whose findings are known */
+	time_t clock;          /* the report's generated_at: SOURCE_DATE_EPOCH, else now (the CLI's) */
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */
@@ -162,8 +165,15 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
  * rc (0 or -1 from the writing) turned into the exit status: -1 on a write
  * error, else what --fail-on makes of the counts. */
 FILE *audit_open_output(const struct audit_request *rq, struct err *e);
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
+int audit_close_output(const struct audit_request *rq, FILE *out, int rc, const struct report *counts,
 		       struct err *e);
+/* The report's meta (report.h) from the request: the clock, the version,
+ * the command and project. */
+void audit_report_meta(const struct audit_request *rq, struct report *r);
+/* --baseline: the finding ids of an earlier JSON or JSON Lines report, as
+ * an object whose keys are the ids (NULL without --baseline, or with e
+ * set: ERR_USAGE for a file that cannot be read or is no report). */
+struct json_t *audit_load_baseline(const struct audit_request *rq, struct err *e);
 /* Closes the output of a command that writes no report (link, whoami):
  * 0, or -1 on a write error. */
 int audit_close_plain(FILE *out, struct err *e);

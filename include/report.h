@@ -13,6 +13,11 @@
 #include "err.h"
 #include "project.h"
 
+struct json_t;
+
+/* "f-" and 16 hex digits, NUL. */
+#define REPORT_FINDING_ID_LEN 19
+
 struct report_run {
 	char *app_id; /* NULL when unknown (a file without it) */
 	char *run_id;
@@ -36,11 +41,38 @@ struct report_run {
 	char *failure;              /* the reason, one line */
 	char *refusal_kind;         /* when a refusal stopped it */
 	char *refusal_instruction;
+	/* Each finding's stable id (report_finding_id), and whether the
+	 * --baseline report holds it: filled by report_mark_known (NULL until
+	 * then: every finding new). */
+	char (*finding_ids)[REPORT_FINDING_ID_LEN];
+	bool *known;
+	/* When the run ended, else when it was last updated, as the run list
+	 * or the history says; NULL when neither says. */
+	char *ended_at;
+	char *updated_at;
 	/* counts of this run, filled by report_summarize() */
 	size_t n_activities;
 	size_t n_reexecuted;
 	size_t n_findings;
 	size_t n_suspect;
+	size_t n_known; /* findings in the baseline */
+	size_t n_known_suspect;
+};
+
+/* What a report says of itself: when and by what it was made, and what it
+ * covers (the filters of `runs` as applied, times absolute, UTC). */
+struct report_meta {
+	char generated_at[32]; /* RFC 3339 UTC; "" when not set */
+	const char *tool_version;
+	const char *command; /* "run", "runs", "file" */
+	enum project_form project_form;
+	const char *project; /* NULL: none known (a file) */
+	bool has_filters;    /* `runs`: the filters below were applied */
+	char *const *apps, *const *workflows, *const *statuses;
+	size_t n_apps, n_workflows, n_statuses;
+	const char *since, *until, *ended_since; /* NULL: not given */
+	long limit;                              /* 0: none */
+	const char *baseline;                    /* --baseline FILE, NULL: none */
 };
 
 struct report {
@@ -54,8 +86,11 @@ struct report {
 	size_t n_failed_runs;
 	size_t n_finding_runs; /* runs with at least one finding */
 	size_t n_suspect_runs; /* runs with at least one suspect finding */
-	char **notes;          /* report-wide remarks (e.g. a link parameter omitted) */
+	size_t n_known;        /* findings the --baseline report holds */
+	size_t n_known_suspect;
+	char **notes; /* report-wide remarks (e.g. a link parameter omitted) */
 	size_t n_notes;
+	struct report_meta meta;
 };
 
 void report_init(struct report *r);
@@ -66,6 +101,14 @@ int report_add_note(struct report *r, const char *fmt, ...) __attribute__((forma
 /* An analysis' invocations run more than once and its suspect findings. */
 void report_analysis_counts(const struct analysis *a, size_t *reexecuted, size_t *suspect);
 void report_summarize(struct report *r);
+/* A finding's id, the same on every audit of the same run and never shared
+ * by two findings: a hash of (kind, project, app id, run id, activity,
+ * execution id, the evidence's event ids and history positions). */
+void report_finding_id(const struct report_run *run, const struct finding *f, char out[REPORT_FINDING_ID_LEN]);
+/* Fills run->finding_ids and run->known from the ids of a baseline report
+ * (an object whose keys are finding ids; NULL: none known). -1 when
+ * memory ran out. */
+int report_mark_known(struct report_run *run, const struct json_t *baseline_ids);
 
 enum render_format {
 	FORMAT_TEXT = 0,
@@ -97,8 +140,10 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
  * render_json_run for each run and render_json_end): memory stays flat in
  * the number of runs. */
 struct render_json_stream;
-/* Writes the report's opening, up to the open "runs" array. NULL on error. */
-struct render_json_stream *render_json_begin(FILE *out, const struct render_options *o, struct err *e);
+/* Writes the report's opening (r's meta), up to the open "runs" array.
+ * NULL on error. */
+struct render_json_stream *render_json_begin(FILE *out, const struct report *r, const struct render_options *o,
+					     struct err *e);
 /* Writes run as the next item of "runs", separator and indentation included. */
 int render_json_run(struct render_json_stream *s, const struct report_run *run, struct err *e);
 /* Closes "runs" and writes the summary and notes as render_json does, from

@@ -89,6 +89,8 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 		an->status = ao->status;
 		an->finished = status_terminal(ao->status) || (w->terminated && last_gen) ||
 			       (w->completed_seen && last_gen && strcmp(ao->status, "continued_as_new") != 0);
+		if (an->finished && last_gen && w->completed_at && *w->completed_at)
+			an->ended_at = w->completed_at;
 	}
 	return 0;
 }

@@ -264,6 +264,7 @@ struct work {
 	bool completed_seen;
 	uint32_t completed_gen;
 	const char *completed_status; /* of that ExecutionCompleted */
+	const char *completed_at;     /* its timestamp (or ExecutionTerminated's) */
 	bool completed_error;         /* it carries an error type or message */
 	bool terminated;
 	const char *first_workflow;   /* first ExecutionStarted name / instance id set */

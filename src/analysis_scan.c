@@ -582,12 +582,14 @@ void analysis_scan_events(struct work *w)
 			w->completed_seen = true;
 			w->completed_gen = w->gen;
 			w->completed_status = ev->workflow_status;
+			w->completed_at = ev->timestamp;
 			w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
 			analysis_link_break(w);
 			break;
 		case EVENT_EXECUTION_TERMINATED:
 			w->terminated = true;
 			w->completed_gen = w->gen;
+			w->completed_at = ev->timestamp;
 			break;
 		case EVENT_CONTINUE_AS_NEW:
 			w->n_continue_as_new++;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)
@@ -63,7 +65,7 @@ FILE *audit_open_output(const struct audit_request *rq, struct err *e)
 	return out;
 }
 
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
+int audit_close_output(const struct audit_request *rq, FILE *out, int rc, const struct report *counts,
 		       struct err *e)
 {
 	if (fflush(out) != 0 && rc == 0)
@@ -76,7 +78,9 @@ int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t
 		return -1;
 	if (rq->fail_on == FAIL_ON_NEVER)
 		return 0;
-	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? n_findings : n_suspect;
+	/* Findings the --baseline report holds are known: only new ones count. */
+	size_t over = rq->fail_on == FAIL_ON_REEXECUTED ? counts->n_findings - counts->n_known
+							: counts->n_suspect - counts->n_known_suspect;
 	return over > 0 ? ERR_FINDINGS : 0;
 }
 
@@ -103,5 +107,93 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 				    .all_runs = rq->all_runs,
 				    .threads = rq->threads};
 	int rc = render_report(out, rq->format, r, &ro, e);
-	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
+	return audit_close_output(rq, out, rc, r, e);
+}
+
+void audit_report_meta(const struct audit_request *rq, struct report *r)
+{
+	static const char *const names[] = {[CMD_RUN] = "run", [CMD_RUNS] = "runs", [CMD_FILE] = "file"};
+	struct report_meta *m = &r->meta;
+	struct tm tm;
+	if (gmtime_r(&rq->clock, &tm))
+		strftime(m->generated_at, sizeof m->generated_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	m->tool_version = CATALYST_AUDIT_VERSION;
+	m->command = rq->command < sizeof names / sizeof *names ? names[rq->command] : NULL;
+	m->baseline = rq->baseline;
+	if (rq->command != CMD_FILE) {
+		m->project_form = rq->project.form;
+		m->project = rq->project.value;
+	}
+}
+
+/* Each finding's "id" of one run object of a report into ids. */
+static int baseline_run(const json_t *run, json_t *ids)
+{
+	size_t i;
+	const json_t *f;
+	json_array_foreach(json_object_get(run, "findings"), i, f) {
+		const char *id = json_string_value(json_object_get(f, "id"));
+		if (id && json_object_set_new(ids, id, json_true()) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+json_t *audit_load_baseline(const struct audit_request *rq, struct err *e)
+{
+	if (!rq->baseline)
+		return NULL;
+	FILE *f = fopen(rq->baseline, "r");
+	if (!f) {
+		err_set(e, ERR_USAGE, "--baseline %s: %s", rq->baseline, strerror(errno));
+		return NULL;
+	}
+	json_t *ids = json_object();
+	/* A JSON report is one document; a JSON Lines report one per line:
+	 * read documents one after another either way. */
+	json_error_t je;
+	size_t n_docs = 0;
+	bool report = false, failed = !ids;
+	while (!failed) {
+		json_t *doc = json_loadf(f, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+		if (!doc) {
+			int c;
+			while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+				;
+			if (c != EOF || n_docs == 0) {
+				err_set(e, ERR_USAGE, "--baseline %s: not a catalyst-audit report (%s, line %d)",
+					rq->baseline, je.text, je.line);
+				failed = true;
+			}
+			break;
+		}
+		n_docs++;
+		const char *schema = json_string_value(json_object_get(doc, "schema"));
+		const char *type = json_string_value(json_object_get(doc, "type"));
+		if (schema && strcmp(schema, "catalyst-audit.report/v1") == 0) {
+			report = true;
+			size_t i;
+			const json_t *run;
+			json_array_foreach(json_object_get(doc, "runs"), i, run)
+				failed |= baseline_run(run, ids) < 0;
+		} else if (type && strcmp(type, "run") == 0) {
+			failed |= baseline_run(doc, ids) < 0;
+		}
+		json_decref(doc);
+	}
+	fclose(f);
+	if (!failed && !report) {
+		err_set(e, ERR_USAGE,
+			"--baseline %s: not a catalyst-audit report (no \"schema\": "
+			"\"catalyst-audit.report/v1\")",
+			rq->baseline);
+		failed = true;
+	}
+	if (failed) {
+		if (!e->code)
+			err_set(e, ERR_INTERNAL, "out of memory");
+		json_decref(ids);
+		return NULL;
+	}
+	return ids;
 }

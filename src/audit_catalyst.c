@@ -132,8 +132,17 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	rr->analysis = analysis_finish(scanned, &e);
 	rerun_source_free(&src);
 	rr->log = run.log;
-	if (!rr->analysis)
+	if (!rr->analysis) {
 		fail_run(rr, &e, NULL);
+		return;
+	}
+	/* The history's end time when the run list gave none (`run`). */
+	if (!rr->ended_at && rr->analysis->finished && rr->analysis->ended_at)
+		rr->ended_at = strdup(rr->analysis->ended_at);
+	if (report_mark_known(rr, x->baseline) < 0) {
+		err_set(&e, ERR_INTERNAL, "out of memory");
+		fail_run(rr, &e, NULL);
+	}
 }
 
 /* ---- the worker pool ---------------------------------------------------- */

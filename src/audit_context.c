@@ -34,6 +34,7 @@ void audit_ctx_finish(struct audit_ctx *x)
 	x->session = NULL;
 	x->c = NULL;
 	json_decref(x->seen);
+	json_decref(x->baseline);
 	free(x->unresolved);
 	pthread_mutex_destroy(&x->lock);
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,6 +87,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	report_init(&r);
 	int rc = -1;
 	int fd = -1;
+	json_t *baseline = NULL;
 
 	if (!path)
 		return err_set(e, ERR_USAGE, "usage: catalyst-audit [OPTIONS] file PATH|-");
@@ -138,9 +140,19 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	file_project(rq, ri, &project);
 	if (link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, e) < 0)
 		goto out;
+	if (run->analysis->finished && run->analysis->ended_at)
+		run->ended_at = strdup(run->analysis->ended_at);
+	audit_report_meta(rq, &r);
+	if (rq->baseline && !(baseline = audit_load_baseline(rq, e)))
+		goto out;
+	if (report_mark_known(run, baseline) < 0) {
+		err_set(e, ERR_INTERNAL, "out of memory");
+		goto out;
+	}
 
 	rc = audit_emit_report(rq, &r, e);
 out:
+	json_decref(baseline);
 	report_finish(&r);
 	return rc;
 }

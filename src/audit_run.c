@@ -18,6 +18,9 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	memset(&wp, 0, sizeof wp);
 	char *found_app = NULL;
 	int rc = -1;
+	audit_report_meta(rq, &r);
+	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
+		goto out;
 	if (audit_ctx_connect(&x, e) < 0 || audit_probe_start(&x, &wp, e) < 0)
 		goto out;
 	audit_resolve_project(&x);

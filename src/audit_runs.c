@@ -129,6 +129,15 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	struct catalyst_run_filter f = {.limit = rq->filters.limit, .project = &x.project};
 	if (runs_filters_parse(rq, &rfs, &f, e) < 0 || time_filters(rq, &f, since, until, e) < 0)
 		goto out;
+	audit_report_meta(rq, &r);
+	struct report_meta *m = &r.meta;
+	m->has_filters = true;
+	m->apps = rfs.apps, m->n_apps = rfs.n_apps;
+	m->workflows = rfs.workflows, m->n_workflows = rfs.n_workflows;
+	m->statuses = rfs.statuses, m->n_statuses = rfs.n_statuses;
+	m->since = f.since, m->until = f.until, m->limit = f.limit;
+	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
+		goto out;
 	x.stream = audit_stream_new(rq);
 	if (!x.seen) {
 		err_set(e, ERR_INTERNAL, "out of memory");
@@ -137,6 +146,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	if (audit_ctx_connect(&x, e) < 0 || audit_probe_whoami(&x, e) < 0)
 		goto out;
 	audit_resolve_project(&x);
+	m->project_form = x.project.form, m->project = x.project.value;
 	if (x.unresolved)
 		report_add_note(&r, "%s", x.unresolved);
 	if (runs_filters_check(&x, &rfs, &f, e) < 0)

@@ -185,6 +185,8 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	st->totals.n_findings += one.n_findings;
 	st->totals.n_suspect += one.n_suspect;
 	st->totals.n_failed_runs += one.n_failed_runs;
+	st->totals.n_known += one.n_known;
+	st->totals.n_known_suspect += one.n_known_suspect;
 	pthread_mutex_unlock(&st->lock);
 	free(text);
 	if (rc < 0)
@@ -293,15 +295,16 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		struct report totals = st->totals;
 		totals.notes = x->r->notes;
 		totals.n_notes = x->r->n_notes;
+		totals.meta = x->r->meta;
 		if (rc == 0)
 			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
-		return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+		return audit_close_output(rq, out, rc, &st->totals, e);
 	}
 	FILE *out = audit_open_output(rq, e);
 	if (!out)
 		return -1;
 	struct render_options ro = {.width = 80, .threads = rq->threads};
-	struct render_json_stream *rs = render_json_begin(out, &ro, e);
+	struct render_json_stream *rs = render_json_begin(out, x->r, &ro, e);
 	int rc = rs ? 0 : -1;
 	if (rs && x->r->n_runs && fflush(st->runs) != 0)
 		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
@@ -317,10 +320,11 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		struct report totals = st->totals;
 		totals.notes = x->r->notes;
 		totals.n_notes = x->r->n_notes;
+		totals.meta = x->r->meta;
 		if (rc < 0)
 			render_json_abort(rs);
 		else
 			rc = render_json_end(rs, &totals, e);
 	}
-	return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+	return audit_close_output(rq, out, rc, &st->totals, e);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_options.h"
@@ -527,6 +528,14 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 			       rq->args[1]);
 	resolve_sign_in_env(rq);
 	resolve_terminal(rq, cmd->cmd);
+	/* The report's clock: SOURCE_DATE_EPOCH (reproducible-builds.org) when
+	 * set, so that a report made twice is the same bytes (the tests' goldens). */
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	long long secs = 0;
+	char *end = NULL;
+	if (epoch && *epoch)
+		secs = strtoll(epoch, &end, 10);
+	rq->clock = epoch && *epoch && end && !*end && secs >= 0 ? (time_t)secs : time(NULL);
 	/* The one threads setting (parallel.h): 1 keeps every step on one
 	 * thread; unset, 0 or any other value lets each step decide. */
 	const char *threads = getenv("CATALYST_AUDIT_THREADS");

@@ -63,6 +63,8 @@ const struct cli_option cli_options[] = {
 						{"reexecuted", FAIL_ON_REEXECUTED},
 						{"suspect", FAIL_ON_SUSPECT},
 						{NULL, 0}}},
+	{"baseline", 0, "FILE", "an earlier JSON/JSONL report: its findings are known, not new", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_string, .at = RQ(baseline)},
 	{"verbose-report", 0, NULL, "text/Markdown: every activity and attempt of every run", ON_REPORT,
 	 GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view), .value = "full"},
 	{"full", 0, NULL, "same as --verbose-report", ON_REPORT, GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view),

@@ -94,11 +94,20 @@ static void write_activity(struct jw *w, const struct invocation *inv)
 	jw_close(w, '}');
 }
 
-static void write_finding(struct jw *w, const struct finding *f)
+static void write_finding(struct jw *w, const struct report_run *run, size_t at)
 {
+	const struct finding *f = &run->analysis->findings[at];
+	char id[REPORT_FINDING_ID_LEN];
+	if (run->finding_ids)
+		memcpy(id, run->finding_ids[at], sizeof id);
+	else
+		report_finding_id(run, f, id);
 	jw_open(w, NULL, '{');
+	jw_k_str(w, "id", id);
 	jw_k_cstr(w, "kind", finding_kind_id(f->kind));
 	jw_k_cstr(w, "severity", severity_name(f->severity));
+	/* Not in the --baseline report (every finding is new without one). */
+	jw_k_bool(w, "new", !(run->known && run->known[at]));
 	jw_k_cstr(w, "activity", f->activity);
 	write_k_id(w, "task_execution_id", f->task_execution_id);
 	jw_k_ints(w, "evidence_event_ids", f->evidence_event_ids, f->n_evidence);
@@ -148,8 +157,9 @@ static size_t array_len(const struct analysis *a, enum report_array kind)
 	return 0;
 }
 
-static void write_items(struct jw *w, const struct analysis *a, enum report_array kind, size_t from, size_t to)
+static void write_items(struct jw *w, const struct report_run *run, enum report_array kind, size_t from, size_t to)
 {
+	const struct analysis *a = run->analysis;
 	switch (kind) {
 	case ARRAY_ACTIVITIES:
 		for (size_t i = from; i < to; i++)
@@ -157,7 +167,7 @@ static void write_items(struct jw *w, const struct analysis *a, enum report_arra
 		break;
 	case ARRAY_FINDINGS:
 		for (size_t i = from; i < to; i++)
-			write_finding(w, &a->findings[i]);
+			write_finding(w, run, i);
 		break;
 	case ARRAY_WITHHELD:
 		for (size_t i = from; i < to; i++)
@@ -194,6 +204,7 @@ static size_t chunk_end(const struct analysis *a, enum report_array kind, size_t
 }
 
 struct array_job {
+	const struct report_run *run;
 	const struct analysis *a;
 	enum report_array kind;
 };
@@ -207,7 +218,7 @@ static size_t job_chunk_end(const void *ctx, size_t from)
 static void job_write(struct jw *w, const void *ctx, size_t from, size_t to)
 {
 	const struct array_job *j = ctx;
-	write_items(w, j->a, j->kind, from, to);
+	write_items(w, j->run, j->kind, from, to);
 }
 
 struct render_json_stream {
@@ -219,9 +230,10 @@ struct render_json_stream {
 
 /* The items of one of a's arrays (the array itself opened and closed by
  * the caller). */
-static void write_array(struct render_json_stream *s, const struct analysis *a, enum report_array kind)
+static void write_array(struct render_json_stream *s, const struct report_run *run, enum report_array kind)
 {
-	struct array_job j = {.a = a, .kind = kind};
+	const struct analysis *a = run->analysis;
+	struct array_job j = {.run = run, .a = a, .kind = kind};
 	struct jw_items it = {.n = array_len(a, kind), .chunk_end = job_chunk_end, .write = job_write, .ctx = &j};
 	jw_items(&s->w, &it, s->threads);
 }
@@ -269,6 +281,8 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 	struct jw *w = &s->w;
 	const struct analysis *a = run->analysis;
 	jw_open(w, NULL, '{');
+	if (w->compact) /* a JSON Lines line says what it is */
+		jw_k_cstr(w, "type", "run");
 	write_k_id(w, "app_id", run->app_id);
 	write_k_id(w, "run_id", run->run_id);
 	jw_k_str(w, "workflow", report_run_workflow(run));
@@ -289,6 +303,9 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 			jw_k_str(w, "note", run->rerun_of_note);
 		jw_close(w, '}');
 	}
+	/* As the run list or the history says (null: neither does). */
+	jw_k_str(w, "ended_at", run->ended_at);
+	jw_k_str(w, "updated_at", run->updated_at);
 	if (a) {
 		jw_open(w, "data_sharing", '{');
 		jw_k_str(w, "level", data_sharing_level_name(a->sharing));
@@ -314,15 +331,15 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 	}
 
 	jw_open(w, "activities", '[');
-	write_array(s, a, ARRAY_ACTIVITIES);
+	write_array(s, run, ARRAY_ACTIVITIES);
 	jw_close(w, ']');
 
 	jw_open(w, "findings", '[');
-	write_array(s, a, ARRAY_FINDINGS);
+	write_array(s, run, ARRAY_FINDINGS);
 	jw_close(w, ']');
 
 	jw_open(w, "withheld", '[');
-	write_array(s, a, ARRAY_WITHHELD);
+	write_array(s, run, ARRAY_WITHHELD);
 	jw_close(w, ']');
 
 	write_strings(w, "limits", a ? a->limits : NULL, a ? a->n_limits : 0);
@@ -387,17 +404,65 @@ static void write_summary(struct jw *w, const struct report *r, size_t n_runs)
 	jw_k_int(w, "findings", (int64_t)r->n_findings);
 	jw_k_int(w, "suspect", (int64_t)r->n_suspect);
 	jw_k_int(w, "failed_runs", (int64_t)r->n_failed_runs);
+	/* Against --baseline: findings it does not hold, and those it does
+	 * (which --fail-on does not count). */
+	jw_k_int(w, "new", (int64_t)(r->n_findings - r->n_known));
+	jw_k_int(w, "known", (int64_t)r->n_known);
+	jw_k_int(w, "new_suspect", (int64_t)(r->n_suspect - r->n_known_suspect));
 	jw_close(w, '}');
 }
 
+static void write_values(struct jw *w, const char *key, char *const *v, size_t n)
+{
+	if (!n) {
+		jw_k_null(w, key);
+		return;
+	}
+	write_strings(w, key, v, n);
+}
+
+/* What the report says of itself, after "schema". */
+static void write_meta(struct jw *w, const struct report_meta *m)
+{
+	jw_k_str(w, "generated_at", *m->generated_at ? m->generated_at : NULL);
+	jw_k_cstr(w, "tool_version", m->tool_version);
+	jw_k_cstr(w, "command", m->command);
+	if (m->project && m->project_form != PROJECT_NONE) {
+		jw_open(w, "project", '{');
+		jw_k_str(w, m->project_form == PROJECT_UID ? "uid" : "name", m->project);
+		jw_close(w, '}');
+	} else {
+		jw_k_null(w, "project");
+	}
+	if (m->has_filters) {
+		jw_open(w, "filters", '{');
+		write_values(w, "app", m->apps, m->n_apps);
+		write_values(w, "workflow", m->workflows, m->n_workflows);
+		write_values(w, "status", m->statuses, m->n_statuses);
+		jw_k_str(w, "since", m->since);
+		jw_k_str(w, "until", m->until);
+		jw_k_str(w, "ended_since", m->ended_since);
+		if (m->limit)
+			jw_k_int(w, "limit", (int64_t)m->limit);
+		else
+			jw_k_null(w, "limit");
+		jw_close(w, '}');
+	} else {
+		jw_k_null(w, "filters");
+	}
+	jw_k_str(w, "baseline", m->baseline);
+}
+
 /* JSON has no colour and no width: only the threads setting counts. */
-struct render_json_stream *render_json_begin(FILE *out, const struct render_options *o, struct err *e)
+struct render_json_stream *render_json_begin(FILE *out, const struct report *r, const struct render_options *o,
+					     struct err *e)
 {
 	struct render_json_stream *s = stream_new(out, o ? o->threads : 0, e);
 	if (!s)
 		return NULL;
 	jw_open(&s->w, NULL, '{');
 	jw_k_str(&s->w, "schema", "catalyst-audit.report/v1");
+	write_meta(&s->w, &r->meta);
 	jw_open(&s->w, "runs", '[');
 	return s;
 }
@@ -457,7 +522,7 @@ void render_json_abort(struct render_json_stream *s)
 
 int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct render_json_stream *s = render_json_begin(out, o, e);
+	struct render_json_stream *s = render_json_begin(out, r, o, e);
 	if (!s)
 		return -1;
 	for (size_t i = 0; i < r->n_runs; i++) {
@@ -497,7 +562,9 @@ int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct er
 	struct jw *w = &s->w;
 	w->compact = true;
 	jw_open(w, NULL, '{');
+	jw_k_cstr(w, "type", "summary");
 	jw_k_str(w, "schema", "catalyst-audit.report/v1");
+	write_meta(w, &r->meta);
 	write_summary(w, r, n_runs);
 	write_strings(w, "notes", r->notes, r->n_notes);
 	jw_close(w, '}');

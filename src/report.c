@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,10 @@ static void report_run_finish(struct report_run *run)
 	free(run->console_link);
 	free(run->link_note);
 	free(run->source);
+	free(run->finding_ids);
+	free(run->known);
+	free(run->ended_at);
+	free(run->updated_at);
 	free(run->parent_run_id);
 	free(run->rerun_of);
 	free(run->rerun_of_link);
@@ -97,6 +102,7 @@ void report_summarize(struct report *r)
 {
 	r->n_activities = r->n_reexecuted = r->n_findings = r->n_suspect = r->n_failed_runs = 0;
 	r->n_finding_runs = r->n_suspect_runs = 0;
+	r->n_known = r->n_known_suspect = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		struct report_run *run = &r->runs[i];
 		const struct analysis *a = run->analysis;
@@ -108,6 +114,13 @@ void report_summarize(struct report *r)
 		run->n_activities = a->n_invocations;
 		run->n_findings = a->n_findings;
 		report_analysis_counts(a, &run->n_reexecuted, &run->n_suspect);
+		run->n_known = run->n_known_suspect = 0;
+		for (size_t k = 0; run->known && k < a->n_findings; k++) {
+			run->n_known += run->known[k];
+			run->n_known_suspect += run->known[k] && a->findings[k].severity == SEVERITY_SUSPECT;
+		}
+		r->n_known += run->n_known;
+		r->n_known_suspect += run->n_known_suspect;
 		r->n_activities += run->n_activities;
 		r->n_reexecuted += run->n_reexecuted;
 		r->n_findings += run->n_findings;
@@ -115,6 +128,67 @@ void report_summarize(struct report *r)
 		r->n_finding_runs += run->n_findings > 0;
 		r->n_suspect_runs += run->n_suspect > 0;
 	}
+}
+
+/* FNV-1a, 64 bits: stable across builds and machines, which is all an id
+ * needs (it guards against no adversary: a report is the user's own). */
+static void fnv(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		*h ^= b[i];
+		*h *= 0x100000001b3ULL;
+	}
+}
+
+/* A field with its length first, so that ("ab", "c") and ("a", "bc")
+ * differ; an absent one is not an empty one. */
+static void fnv_str(uint64_t *h, const char *s)
+{
+	uint64_t n = s ? (uint64_t)strlen(s) : UINT64_MAX;
+	fnv(h, &n, sizeof n);
+	if (s)
+		fnv(h, s, (size_t)n);
+}
+
+void report_finding_id(const struct report_run *run, const struct finding *f, char out[REPORT_FINDING_ID_LEN])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	fnv_str(&h, finding_kind_id(f->kind));
+	fnv_str(&h, run->project);
+	fnv_str(&h, run->app_id);
+	fnv_str(&h, run->run_id);
+	fnv_str(&h, f->activity);
+	fnv_str(&h, f->task_execution_id);
+	for (size_t i = 0; i < f->n_evidence; i++) {
+		int64_t v = f->evidence_event_ids[i];
+		fnv(&h, &v, sizeof v);
+	}
+	uint64_t sep = UINT64_MAX;
+	fnv(&h, &sep, sizeof sep);
+	for (size_t i = 0; i < f->n_evidence_event_indexes; i++) {
+		uint64_t v = f->evidence_event_indexes[i];
+		fnv(&h, &v, sizeof v);
+	}
+	snprintf(out, REPORT_FINDING_ID_LEN, "f-%016" PRIx64, h);
+}
+
+int report_mark_known(struct report_run *run, const json_t *baseline_ids)
+{
+	const struct analysis *a = run->analysis;
+	if (!a || !a->n_findings)
+		return 0;
+	free(run->finding_ids);
+	free(run->known);
+	run->finding_ids = calloc(a->n_findings, sizeof *run->finding_ids);
+	run->known = calloc(a->n_findings, sizeof *run->known);
+	if (!run->finding_ids || !run->known)
+		return -1;
+	for (size_t k = 0; k < a->n_findings; k++) {
+		report_finding_id(run, &a->findings[k], run->finding_ids[k]);
+		run->known[k] = baseline_ids && json_object_get(baseline_ids, run->finding_ids[k]);
+	}
+	return 0;
 }
 
 const char *report_run_workflow(const struct report_run *run)
@@ -294,7 +368,12 @@ int report_summary_sentence(struct buf *out, const struct report *r)
 	if (r->n_failed_runs)
 		rc |= buf_printf(out, NULL, ", %zu run%s not audited", r->n_failed_runs,
 				 r->n_failed_runs == 1 ? "" : "s");
-	return rc | buf_printf(out, NULL, ".");
+	rc |= buf_printf(out, NULL, ".");
+	/* Against --baseline: what --fail-on counts, and what it leaves. */
+	if (r->meta.baseline)
+		rc |= buf_printf(out, NULL, " Against the baseline: %zu new (%zu suspect), %zu known.",
+				 r->n_findings - r->n_known, r->n_suspect - r->n_known_suspect, r->n_known);
+	return rc;
 }
 
 /* "event 3" or "events 3, 5": the ids after their word, one or many. */

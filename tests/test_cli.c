@@ -486,10 +486,11 @@ START_TEST(output_extension_picks_format)
 	ck_assert_str_eq(o.err, "");
 	char *got = testlib_read_file(path, NULL);
 	ck_assert_ptr_nonnull(got);
-	ck_assert_msg(strncmp(got, "{\"app_id\":null,\"run_id\":\"pay-20931\"", 34) == 0, "%.80s", got);
+	ck_assert_msg(strncmp(got, "{\"type\":\"run\",\"app_id\":null,\"run_id\":\"pay-20931\"", 47) == 0, "%.80s",
+		      got);
 	char *nl = strchr(got, '\n');
 	ck_assert_ptr_nonnull(nl);
-	const char *summary_start = "{\"schema\":\"catalyst-audit.report/v1\",\"summary\":";
+	const char *summary_start = "{\"type\":\"summary\",\"schema\":\"catalyst-audit.report/v1\",";
 	ck_assert_msg(strncmp(nl + 1, summary_start, strlen(summary_start)) == 0, "%.80s", nl + 1);
 	ck_assert_str_eq(strchr(nl + 1, '\n'), "\n");
 	free(got);

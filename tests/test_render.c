@@ -394,8 +394,9 @@ START_TEST(json_shape)
 	json_t *doc = json_loads(t, 0, &je);
 	ck_assert_msg(doc, "invalid JSON at %d: %s\n%s", je.position, je.text, t);
 
-	static const char *const top[] = {"schema", "runs", "summary"};
-	check_order(doc, top, 3, "top");
+	static const char *const top[] = {"schema",  "generated_at", "tool_version", "command", "project",
+					  "filters", "baseline",     "runs",         "summary"};
+	check_order(doc, top, 9, "top");
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "catalyst-audit.report/v1");
 	json_t *runs = json_object_get(doc, "runs");
 	ck_assert_uint_eq(json_array_size(runs), 2);
@@ -442,8 +443,17 @@ START_TEST(json_shape)
 
 	json_t *f = json_array_get(json_object_get(run, "findings"), 0);
 	static const char *const f_keys[] = {
-		"kind", "severity", "activity", "task_execution_id", "evidence_event_ids", "message"};
-	check_order(f, f_keys, 6, "finding");
+		"id", "kind", "severity", "new", "activity", "task_execution_id", "evidence_event_ids", "message"};
+	check_order(f, f_keys, 8, "finding");
+	/* the id: stable (the same for the same finding of the same run),
+	 * and no two findings share one */
+	const char *id = json_string_value(json_object_get(f, "id"));
+	ck_assert_msg(id && strlen(id) == 18 && strncmp(id, "f-", 2) == 0, "%s", id ? id : "(none)");
+	size_t fi;
+	json_t *other;
+	json_array_foreach(json_object_get(run, "findings"), fi, other)
+		if (fi > 0)
+			ck_assert_str_ne(json_string_value(json_object_get(other, "id")), id);
 	ck_assert_str_eq(json_string_value(json_object_get(f, "kind")), "ambiguous_failure_retried");
 	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
 	ck_assert_uint_eq(json_array_size(json_object_get(f, "evidence_event_ids")), 3);
@@ -578,9 +588,12 @@ START_TEST(empty_report)
 	free(t);
 	t = render(FORMAT_JSON, &r, false);
 	ck_assert_str_eq(t,
-			 "{\n  \"schema\": \"catalyst-audit.report/v1\",\n  \"runs\": [],\n  \"summary\": {\n"
+			 "{\n  \"schema\": \"catalyst-audit.report/v1\",\n  \"generated_at\": null,\n"
+			 "  \"tool_version\": null,\n  \"command\": null,\n  \"project\": null,\n"
+			 "  \"filters\": null,\n  \"baseline\": null,\n  \"runs\": [],\n  \"summary\": {\n"
 			 "    \"runs\": 0,\n    \"activities\": 0,\n    \"reexecuted\": 0,\n    \"findings\": 0,\n"
-			 "    \"suspect\": 0,\n    \"failed_runs\": 0\n  }\n}\n");
+			 "    \"suspect\": 0,\n    \"failed_runs\": 0,\n    \"new\": 0,\n    \"known\": 0,\n"
+			 "    \"new_suspect\": 0\n  }\n}\n");
 	free(t);
 	report_finish(&r);
 }
@@ -615,7 +628,7 @@ START_TEST(json_segments_splice_to_the_whole_report)
 	FILE *out = open_memstream(&text, &n);
 	ck_assert_ptr_nonnull(out);
 	struct render_options o = {.width = 80};
-	struct render_json_stream *s = render_json_begin(out, &o, &e);
+	struct render_json_stream *s = render_json_begin(out, &r, &o, &e);
 	ck_assert_ptr_nonnull(s);
 	for (size_t k = 0; k < r.n_runs; k++)
 		ck_assert_int_eq(render_json_splice(s, fileno(tmp), off[k], len[k], &e), 0);

@@ -102,7 +102,16 @@ START_TEST(a_golden_that_breaks_it_is_rejected)
 		 "\"activities\": \"1\",", ".json"},
 		/* a jsonl summary line without its schema */
 		{"tests/golden/b-retry-fail-fail-succeed.catalyst.jsonl",
-		 "{\"schema\":\"catalyst-audit.report/v1\",", "{", ".jsonl"},
+		 "\"schema\":\"catalyst-audit.report/v1\",", "", ".jsonl"},
+		/* a jsonl line that says it is something else */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.jsonl", "{\"type\":\"run\",",
+		 "{\"type\":\"summary\",", ".jsonl"},
+		/* a finding without its stable id, or with one of another form */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"id\": \"f-", "\"id_\": \"f-", ".json"},
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"id\": \"f-", "\"id\": \"F-", ".json"},
+		/* a report that does not say when it was made */
+		{"tests/golden/b-retry-fail-fail-succeed.catalyst.json", "\"generated_at\"", "\"generated\"",
+		 ".json"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char *path = mutated(cases[i].golden, cases[i].from, cases[i].to, cases[i].ext);
