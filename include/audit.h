@@ -52,7 +52,9 @@ struct audit_filters {
 	struct audit_values status;
 	const char *since; /* duration ("24h") or RFC 3339, as given */
 	const char *until;
-	long limit; /* 0: no limit */
+	const char *ended_since; /* --ended-since: ended at or after, as given */
+	const char *state;       /* --state FILE: the checkpoint of a job that audits each finished run once */
+	long limit;              /* 0: no limit */
 };
 
 struct audit_request {

@@ -146,6 +146,18 @@ int runs_filters_parse(const struct audit_request *rq, struct runs_filters *rf, 
 int runs_filters_check(struct audit_ctx *x, struct runs_filters *rf, struct catalyst_run_filter *f, struct err *e);
 void runs_filters_finish(struct runs_filters *rf);
 
+/* ---- audit_state.c: the checkpoint of `runs --state FILE` -------------- */
+struct runs_state {
+	char *ended_at; /* the largest end time audited; NULL: no checkpoint yet */
+	json_t *runs;   /* catalyst_run_key() of the runs audited at it -> true */
+};
+/* Reads the checkpoint: none yet (no file) is 0 with st->ended_at NULL; a
+ * file that is not one (or a symbolic link) is ERR_INPUT, never reset. */
+int runs_state_load(const char *path, struct runs_state *st, struct err *e);
+/* Writes it atomically (0600, a temporary file renamed over it). */
+int runs_state_save(const char *path, const char *ended_at, const json_t *runs, struct err *e);
+void runs_state_finish(struct runs_state *st);
+
 /* ---- audit_lookup.c: a run by its id ---------------------------------- */
 
 /* `run RUN_ID` / `link RUN_ID`: the one app of the project that holds the

@@ -33,6 +33,7 @@ enum catalyst_arg {
 	CATALYST_ARG_WORKFLOW,  /* workflow name */
 	CATALYST_ARG_PAGE_SIZE, /* decimal text; sent as an integer when the schema says so */
 	CATALYST_ARG_CURSOR,
+	CATALYST_ARG_ENDED_SINCE, /* end time window, from: runs that finished at or after it */
 	CATALYST_ARG_COUNT
 };
 #define CATALYST_BIT(a) (1u << (a))
@@ -218,6 +219,11 @@ struct catalyst_run_filter {
 	const char *status;         /* normalised */
 	const char *since;          /* RFC 3339 UTC */
 	const char *until;
+	/* Runs that ended at or after this (RFC 3339 UTC): their completion
+	 * time, else the last update of a run in a terminal state; sent when
+	 * the schema has a property for it, else checked here (a run that has
+	 * not ended is left out). */
+	const char *ended_since;
 	/* A filter given several values (OR): its scalar above is NULL, none
 	 * of them goes to the server (its filter takes one), and each listed
 	 * run is checked here against the list: an app or a (normalised)
@@ -245,6 +251,8 @@ struct catalyst_run_item {
 	char *status; /* normalised */
 	char *started_at;
 	char *parent_id;
+	char *completed_at; /* as the list gives them, or NULL */
+	char *updated_at;
 };
 
 struct catalyst_run_walk; /* the listing's own state */
@@ -283,6 +291,17 @@ void catalyst_list_runs(struct catalyst *c, const struct catalyst_run_filter *f,
  * managed workflow store, and the message says so. */
 int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal *ref, struct err *e);
 void catalyst_run_list_finish(struct catalyst_run_list *l);
+
+/* When a listed run ended: its completion time, else the last update of
+ * a run in a terminal state; NULL when it has not ended (or the list does
+ * not say). */
+const char *catalyst_run_ended_at(const struct catalyst_run_item *it);
+/* Whether it ended at or after since (RFC 3339); an item that says nothing
+ * of its state counts as ended. */
+bool catalyst_run_ended_since(const struct catalyst_run_item *it, const char *since);
+/* RFC 3339 times compared as instants (to the fraction of a second):
+ * <0, 0, >0. */
+int catalyst_time_cmp(const char *a, const char *b);
 
 /* The run items found in one list answer, appended to out (exposed for
  * tests). */

@@ -23,6 +23,8 @@ static const char *filter_name(enum catalyst_arg a)
 		return "--since";
 	case CATALYST_ARG_UNTIL:
 		return "--until";
+	case CATALYST_ARG_ENDED_SINCE:
+		return "--ended-since";
 	default:
 		return "?";
 	}
@@ -31,7 +33,7 @@ static const char *filter_name(enum catalyst_arg a)
 /* The time filters as the server takes them: usage errors before any
  * traffic. */
 static int time_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char since[32],
-			char until[32], struct err *e)
+			char until[32], char ended_since[32], struct err *e)
 {
 	time_t now = time(NULL);
 	if (rq->filters.since) {
@@ -44,18 +46,110 @@ static int time_filters(const struct audit_request *rq, struct catalyst_run_filt
 			return -1;
 		f->until = until;
 	}
+
 	if (f->since && f->until && strcmp(f->since, f->until) > 0)
 		return err_set(e, ERR_USAGE, "--since %s is after --until %s", f->since, f->until);
+	if (rq->filters.ended_since) {
+		if (catalyst_time_arg("ended-since", rq->filters.ended_since, now, ended_since, e) < 0)
+			return -1;
+		f->ended_since = ended_since;
+	}
 	return 0;
 }
 
+/* What --state adds to one `runs`: the checkpoint read, and the end
+ * times of the runs listed this time, for the next one. */
+struct checkpoint {
+	struct runs_state old;
+	bool on;
+	char window[32]; /* the --ended-since the checkpoint makes */
+	char *max_end;   /* the largest end time listed now */
+	json_t *at_max;  /* the runs listed at it */
+	size_t skipped;  /* runs at the old checkpoint, audited then */
+};
+
+/* --ended-since from the checkpoint (when later than the one given); with
+ * --state and neither, every run that has ended. */
+static int checkpoint_start(const struct audit_request *rq, struct checkpoint *cp, struct catalyst_run_filter *f,
+			    struct err *e)
+{
+	if (!rq->filters.state)
+		return 0;
+	if (runs_state_load(rq->filters.state, &cp->old, e) < 0)
+		return -1;
+	cp->on = true;
+	if (!(cp->at_max = json_object()))
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	const char *from = f->ended_since;
+	if (cp->old.ended_at && (!from || catalyst_time_cmp(cp->old.ended_at, from) > 0))
+		from = cp->old.ended_at;
+	snprintf(cp->window, sizeof cp->window, "%s", from ? from : "1970-01-01T00:00:00Z");
+	f->ended_since = cp->window;
+	return 0;
+}
+
+/* A listed run: left out when the checkpoint's last job audited it; its
+ * end time kept for the next one. */
+static bool checkpoint_take(struct checkpoint *cp, const struct catalyst_run_item *it)
+{
+	if (!cp->on)
+		return true;
+	const char *end = catalyst_run_ended_at(it);
+	char *key = catalyst_run_key(it->app_id, it->run_id);
+	if (!end || !key) {
+		free(key);
+		return true;
+	}
+	if (cp->old.ended_at && catalyst_time_cmp(end, cp->old.ended_at) == 0 &&
+	    json_object_get(cp->old.runs, key)) {
+		cp->skipped++;
+		free(key);
+		return false;
+	}
+	int c = cp->max_end ? catalyst_time_cmp(end, cp->max_end) : 1;
+	if (c > 0) {
+		free(cp->max_end);
+		cp->max_end = strdup(end);
+		json_object_clear(cp->at_max);
+	}
+	if (c >= 0)
+		json_object_set_new(cp->at_max, key, json_true());
+	free(key);
+	return true;
+}
+
+/* The next checkpoint: the largest end time audited and the runs at it
+ * (those of the old checkpoint too, when it is the same instant). */
+static int checkpoint_save(const struct audit_request *rq, struct checkpoint *cp, struct err *e)
+{
+	if (!cp->on || !cp->max_end)
+		return 0;
+	if (cp->old.ended_at) {
+		int c = catalyst_time_cmp(cp->max_end, cp->old.ended_at);
+		if (c < 0)
+			return 0;
+		if (c == 0)
+			json_object_update_missing(cp->at_max, cp->old.runs);
+	}
+	return runs_state_save(rq->filters.state, cp->max_end, cp->at_max, e);
+}
+
+static void checkpoint_finish(struct checkpoint *cp)
+{
+	runs_state_finish(&cp->old);
+	free(cp->max_end);
+	json_decref(cp->at_max);
+}
+
 /* The listed runs of one page join the report and are audited. */
-static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, struct err *e)
+static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, struct checkpoint *cp, struct err *e)
 {
 	size_t from = x->r->n_runs;
 	int rc = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct catalyst_run_item *it = &l->items[i];
+		if (!checkpoint_take(cp, it))
+			continue;
 		struct report_run *rr = report_add_run(x->r);
 		if (!rr) {
 			rc = err_set(e, ERR_INTERNAL, "out of memory");
@@ -64,6 +158,9 @@ static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, str
 		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
 		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
 		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
+		const char *end = catalyst_run_ended_at(it);
+		rr->ended_at = end ? strdup(end) : NULL;
+		rr->updated_at = it->updated_at ? strdup(it->updated_at) : NULL;
 		/* Already in x->seen: the listing added it there (f.seen). */
 	}
 	/* The runs taken so far are audited even when the listing stops here. */
@@ -125,9 +222,12 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	memset(&rfs, 0, sizeof rfs);
 	int rc = -1;
 
-	char since[32], until[32];
+	char since[32], until[32], ended_since[32];
 	struct catalyst_run_filter f = {.limit = rq->filters.limit, .project = &x.project};
-	if (runs_filters_parse(rq, &rfs, &f, e) < 0 || time_filters(rq, &f, since, until, e) < 0)
+	struct checkpoint cp;
+	memset(&cp, 0, sizeof cp);
+	if (runs_filters_parse(rq, &rfs, &f, e) < 0 || time_filters(rq, &f, since, until, ended_since, e) < 0 ||
+	    checkpoint_start(rq, &cp, &f, e) < 0)
 		goto out;
 	audit_report_meta(rq, &r);
 	struct report_meta *m = &r.meta;
@@ -135,7 +235,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	m->apps = rfs.apps, m->n_apps = rfs.n_apps;
 	m->workflows = rfs.workflows, m->n_workflows = rfs.n_workflows;
 	m->statuses = rfs.statuses, m->n_statuses = rfs.n_statuses;
-	m->since = f.since, m->until = f.until, m->limit = f.limit;
+	m->since = f.since, m->until = f.until, m->ended_since = f.ended_since, m->limit = f.limit;
 	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
 		goto out;
 	x.stream = audit_stream_new(rq);
@@ -168,7 +268,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 			audit_sharing_from_field(&x, list.sharing, list.sharing_key, CATALYST_TOOL_LIST_RUNS);
 			sharing_offered = true;
 		}
-		if (take_page(&x, &list, &list_err) < 0) {
+		if (take_page(&x, &list, &cp, &list_err) < 0) {
 			step = -1;
 			break;
 		}
@@ -183,6 +283,16 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		goto out;
 	}
 	listing_notes(&x, &list, &list_err);
+	if (f.ended_since && !(list.client_side & CATALYST_BIT(CATALYST_ARG_ENDED_SINCE))) {
+		const struct catalyst_binding *b = catalyst_binding_get(x.c, CATALYST_TOOL_LIST_RUNS);
+		report_add_note(&r, "--ended-since %s was applied by the server (%s's %s)", f.ended_since,
+				CATALYST_TOOL_LIST_RUNS,
+				b && b->prop[CATALYST_ARG_ENDED_SINCE] ? b->prop[CATALYST_ARG_ENDED_SINCE]
+								       : "filter");
+	}
+	if (cp.skipped)
+		report_add_note(&r, "--state %s: %zu run(s) that ended at its checkpoint (%s) were audited before",
+				rq->filters.state, cp.skipped, cp.old.ended_at);
 
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && audit_follow_children(&x, 0, e) < 0)
@@ -194,6 +304,10 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 			"listed with their parent or started by an audited run",
 			rq->filters.limit, list.top_level, r.n_runs - list.top_level);
 	rc = audit_finish_report(&x, "runs", e);
+	/* The checkpoint moves only past an audit that is whole: a run that
+	 * could not be audited is listed again next time. */
+	if ((rc == 0 || rc == ERR_FINDINGS) && !list_err.code && checkpoint_save(rq, &cp, e) < 0)
+		rc = -1;
 	if (rc >= 0 && list_err.code) {
 		/* The report covers what was listed; the status says the list is
 		 * incomplete. */
@@ -202,6 +316,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		rc = -1;
 	}
 out:
+	checkpoint_finish(&cp);
 	runs_filters_finish(&rfs);
 	catalyst_run_list_finish(&list);
 	audit_ctx_finish(&x);

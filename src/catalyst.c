@@ -280,6 +280,10 @@ static const char *const k_status[] = {"runtimestatus", "status", "runstatus", "
 static const char *const k_started[] = {"createdat", "createdtime", "startedat",        "starttime", "created",
 					"started",   "createtime",  "createdtimestamp", NULL};
 static const char *const k_parent[] = {"parentinstanceid", "parentid", "parentrunid", NULL};
+static const char *const k_completed[] = {"completedat", "completedtime",      "endedat", "endtime",
+					  "finishedat",  "completedtimestamp", NULL};
+static const char *const k_updated[] = {"lastupdatedat", "lastupdatedtime", "updatedat",
+					"lastupdated",   "updatedtime",     NULL};
 static const char *const k_cursor[] = {"nextcursor", "cursor", "nextpagetoken", "continuationtoken", "nexttoken",
 				       "pagetoken",  NULL};
 
@@ -338,6 +342,8 @@ int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, s
 		}
 		it->started_at = dup_or_null(catalyst_find_string(item, k_started, 1, NULL));
 		it->parent_id = dup_or_null(catalyst_find_string(item, k_parent, 1, NULL));
+		it->completed_at = dup_or_null(catalyst_find_string(item, k_completed, 1, NULL));
+		it->updated_at = dup_or_null(catalyst_find_string(item, k_updated, 1, NULL));
 	}
 	return 0;
 }
@@ -350,6 +356,8 @@ static void item_free(struct catalyst_run_item *it)
 	free(it->status);
 	free(it->started_at);
 	free(it->parent_id);
+	free(it->completed_at);
+	free(it->updated_at);
 }
 
 static void clear_items(struct catalyst_run_list *l)
@@ -359,6 +367,46 @@ static void clear_items(struct catalyst_run_list *l)
 	free(l->items);
 	l->items = NULL;
 	l->n = 0;
+}
+
+static bool status_terminal(const char *status)
+{
+	static const char *const terminal[] = {"completed", "failed", "terminated", "canceled"};
+	for (size_t i = 0; status && i < sizeof terminal / sizeof *terminal; i++)
+		if (strcmp(status, terminal[i]) == 0)
+			return true;
+	return false;
+}
+
+const char *catalyst_run_ended_at(const struct catalyst_run_item *it)
+{
+	if (it->completed_at && *it->completed_at)
+		return it->completed_at;
+	return status_terminal(it->status) && it->updated_at && *it->updated_at ? it->updated_at : NULL;
+}
+
+int catalyst_time_cmp(const char *a, const char *b)
+{
+	time_t ta, tb;
+	if (catalyst_time_parse(a, &ta) < 0 || catalyst_time_parse(b, &tb) < 0)
+		return strcmp(a, b);
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	/* The same second: the fraction, as written (".031Z" after ".03Z"). */
+	const char *fa = strchr(a, '.'), *fb = strchr(b, '.');
+	double da = fa ? strtod(fa, NULL) : 0, db = fb ? strtod(fb, NULL) : 0;
+	return da < db ? -1 : da > db;
+}
+
+bool catalyst_run_ended_since(const struct catalyst_run_item *it, const char *since)
+{
+	const char *end = catalyst_run_ended_at(it);
+	if (!end)
+		/* A run the list says is in flight has not ended; one that has
+		 * ended (or says nothing of its state) but not when is kept:
+		 * dropping it would be a guess. */
+		return !it->status || status_terminal(it->status);
+	return catalyst_time_cmp(end, since) >= 0;
 }
 
 /* Whether s is one of the n values (any case, or exactly). */
@@ -409,6 +457,9 @@ static void filter_client_side(struct catalyst_run_list *l, size_t from, unsigne
 		if ((omitted & CATALYST_BIT(CATALYST_ARG_UNTIL)) && it->started_at &&
 		    catalyst_time_parse(it->started_at, &t) == 0 && catalyst_time_parse(f->until, &bound) == 0 &&
 		    t > bound)
+			keep = false;
+		if ((omitted & CATALYST_BIT(CATALYST_ARG_ENDED_SINCE)) &&
+		    !catalyst_run_ended_since(it, f->ended_since))
 			keep = false;
 		if (keep)
 			l->items[w++] = *it;
@@ -529,7 +580,7 @@ static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref,
 			[CATALYST_ARG_WORKFLOW] = f->workflow, [CATALYST_ARG_STATUS] = f->status,
 			[CATALYST_ARG_SINCE] = f->since,       [CATALYST_ARG_UNTIL] = f->until,
 			[CATALYST_ARG_PAGE_SIZE] = page_str,   [CATALYST_ARG_CURSOR] = w->cursor,
-			[CATALYST_ARG_RUN] = f->run,
+			[CATALYST_ARG_RUN] = f->run,           [CATALYST_ARG_ENDED_SINCE] = f->ended_since,
 		};
 		/* The server reads no project as `default`: only another project
 		 * must find a property to go in. */

@@ -69,11 +69,21 @@ static const char *const spell_cursor[] = {"cursor",    "pagetoken",     "nextcu
 					   "nexttoken", "nextpagetoken", "continuation", "pagecursor",
 					   NULL};
 
+static const char *const spell_ended_since[] = {"endtimefrom",    "endtimeafter",  "endedafter",
+						"endedsince",     "endedfrom",     "completedafter",
+						"completedsince", "completedfrom", "completedtimefrom",
+						"finishedafter",  "finishedsince", NULL};
+
 static const char *const *const spellings[CATALYST_ARG_COUNT] = {
-	[CATALYST_ARG_PROJECT] = spell_project,   [CATALYST_ARG_APP] = spell_app,
-	[CATALYST_ARG_RUN] = spell_run,           [CATALYST_ARG_STATUS] = spell_status,
-	[CATALYST_ARG_SINCE] = spell_since,       [CATALYST_ARG_UNTIL] = spell_until,
-	[CATALYST_ARG_WORKFLOW] = spell_workflow, [CATALYST_ARG_PAGE_SIZE] = spell_page_size,
+	[CATALYST_ARG_ENDED_SINCE] = spell_ended_since,
+	[CATALYST_ARG_PROJECT] = spell_project,
+	[CATALYST_ARG_APP] = spell_app,
+	[CATALYST_ARG_RUN] = spell_run,
+	[CATALYST_ARG_STATUS] = spell_status,
+	[CATALYST_ARG_SINCE] = spell_since,
+	[CATALYST_ARG_UNTIL] = spell_until,
+	[CATALYST_ARG_WORKFLOW] = spell_workflow,
+	[CATALYST_ARG_PAGE_SIZE] = spell_page_size,
 	[CATALYST_ARG_CURSOR] = spell_cursor,
 };
 
@@ -87,6 +97,7 @@ static const char *const labels[CATALYST_ARG_COUNT] = {
 	[CATALYST_ARG_WORKFLOW] = "the workflow name",
 	[CATALYST_ARG_PAGE_SIZE] = "the page size",
 	[CATALYST_ARG_CURSOR] = "the page cursor",
+	[CATALYST_ARG_ENDED_SINCE] = "the start of the end-time window",
 };
 
 const char *catalyst_arg_label(enum catalyst_arg a)

@@ -100,6 +100,10 @@ const struct cli_option cli_options[] = {
 	 .set = cli_set_string, .at = RQ(filters.since)},
 	{"until", 0, "WHEN", "started before (duration or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_string, .at = RQ(filters.until)},
+	{"ended-since", 0, "WHEN", "ended after (duration or RFC 3339)", ON(CMD_RUNS), GROUP_FILTERS,
+	 .set = cli_set_string, .at = RQ(filters.ended_since)},
+	{"state", 0, "FILE", "checkpoint: audit only runs that ended since the last run", ON(CMD_RUNS),
+	 GROUP_FILTERS, .set = cli_set_string, .at = RQ(filters.state)},
 	{"limit", 0, "N", "at most N top-level runs (child runs on top)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_long, .at = RQ(filters.limit), .min = 1, .max = 1000000},
 	{"client-id", 0, "ID", "pre-registered OAuth client id", ON_SIGNIN | ON(CMD_LOGOUT), GROUP_SIGNIN,
@@ -149,7 +153,7 @@ const struct cli_command cli_commands[] = {
 	 "List the project's workflow runs (catalyst_list_workflow_runs), narrowed by the\n"
 	 "filters, and audit each, --jobs at a time. A run that cannot be fetched is\n"
 	 "reported with the reason; the others are still audited.",
-	 {"catalyst-audit runs --status failed --since 24h",
+	 {"catalyst-audit runs --status completed --ended-since 24h",
 	  "catalyst-audit --project payments runs --app orders --since 7d -o json"}},
 	{"file",
 	 CMD_FILE,

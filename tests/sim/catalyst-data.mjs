@@ -216,7 +216,7 @@ function addPayloads(run) {
 		delete e._record;
 }
 
-export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default' } = {}) {
+export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default', finishLater = false } = {}) {
 	const rng = mulberry32(seed);
 	const fx = {
 		a: loadFixture('a-clean-activity'),
@@ -281,6 +281,19 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 		return makeRun('orders', truncated(ev, 6, tail));
 	};
 	def.push(cut('order-7801', 2, []));
+	if (finishLater) {
+		// order-7801 finishes later (Catalyst.finishLater): the rest of its
+		// history, kept to be appended then.
+		const ev = derive(fx.a, { instanceId: 'order-7801', oldInstanceId: 'order-7731', shiftMs: 2 * 3600e3 });
+		def[def.length - 1].rest = ev.slice(6);
+		// A run that started a day and more before the newest run and
+		// ended an hour before it: --since 24h misses it, --ended-since
+		// 24h finds it.
+		const long = derive(fx.a, { instanceId: 'order-7750', oldInstanceId: 'order-7731', shiftMs: -6 * 3600e3 });
+		const last = long[long.length - 1];
+		last.timestamp = shiftTime(last.timestamp, 29 * 3600e3);
+		def.push(makeRun('orders', long));
+	}
 	def.push(cut('order-7802', 3, [{ event_type: 'ExecutionSuspended', input: '"manual hold"' }]));
 	def.push(cut('order-7803', 4, [{ event_type: 'ExecutionTerminated', input: '"operator stop"' },
 				      { event_id: 2, event_type: 'ExecutionCompleted',
@@ -381,6 +394,10 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 				for (const k of ['createdAt', 'lastUpdatedAt', 'completedAt'])
 					if (r[k])
 						r[k] = shiftTime(r[k], shift);
+				for (const e of r.rest ?? [])
+					for (const k of ['timestamp', 'fire_at'])
+						if (e[k])
+							e[k] = shiftTime(e[k], shift);
 			}
 			r.full = clone(r.events);
 			const view = { ...r, events: r.full };

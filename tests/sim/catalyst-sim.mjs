@@ -32,6 +32,8 @@ Data and shape:
   --shift-now                move every timestamp so the newest run ended 10 minutes ago
   --max-page N               page sizes above N are refused as "unfilterable" (default 50)
   --list-children            the run list lists child runs too (each with its parent's id)
+  --finish-later             add order-7750 (started 30 h before the newest run, ended 1 h before it),
+                             and order-7801 (running) completes when the run list is asked a second time
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
                              isError result with the message as plain text
   --not-found iserror|structured|text|rpc   how a missing project, run or app is said: an isError
@@ -82,7 +84,7 @@ function die(msg) {
 function parseArgs(argv) {
 	const cfg = {
 		profile: 'a', dataSharing: 'metadata', whoamiNamesLevel: false, metaNamesLevel: false,
-		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
+		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, finishLater: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
 		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600,
@@ -123,6 +125,7 @@ function parseArgs(argv) {
 			break;
 		case '--shift-now': cfg.shiftNow = true; break;
 		case '--list-children': cfg.listChildren = true; break;
+		case '--finish-later': cfg.finishLater = true; break;
 		case '--max-page': cfg.maxPage = Math.floor(num(arg, next())); break;
 		case '--arg-errors': cfg.argErrors = oneOf(arg, next(), ['rpc', 'iserror']); break;
 		case '--not-found': cfg.notFound = oneOf(arg, next(), ['iserror', 'structured', 'text', 'rpc']); break;
@@ -176,7 +179,8 @@ function parseArgs(argv) {
 
 const cfg = parseArgs(process.argv.slice(2));
 const log = (msg) => process.stderr.write(`catalyst-sim: ${msg}\n`);
-const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject });
+const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
+			   finishLater: cfg.finishLater });
 const catalyst = new Catalyst(cfg, world);
 const tools = toolList(cfg.profile);
 const faultRng = mulberry32(cfg.seed ^ 0x5eed);
