@@ -286,7 +286,7 @@ static const struct {
 	{{"runs", "--stauts=failed", NULL}, "unknown option --stauts; did you mean --status?"},
 	{{"--fial-on", "never", "file", "x", NULL}, "unknown option --fial-on; did you mean --fail-on?"},
 	/* getopt_long would take these abbreviations; they are refused, with the name */
-	{{"runs", "--stat", "failed", NULL}, "unknown option --stat; did you mean --status?"},
+	{{"runs", "--stat", "failed", NULL}, "unknown option --stat; did you mean --state?"},
 	{{"--proj", "x", "link", "a", "b", NULL}, "unknown option --proj; did you mean --project?"},
 	{{"runs", "-status", "failed", NULL}, "unknown option -s (in -status); did you mean --status?"},
 	{{"file", "x", "-output", "y", NULL}, "unknown option -output; did you mean --output?"},

@@ -128,7 +128,7 @@ static const struct {
 	{"catalyst-audit help ru", 2, "run\nruns\n"},
 	{"catalyst-audit run --st", 2, "--stdio\n"}, /* --status is for runs only */
 	{"catalyst-audit --project payments ru", 3, "run\nruns\n"},
-	{"catalyst-audit runs --st", 2, "--stdio\n--status\n"},
+	{"catalyst-audit runs --st", 2, "--stdio\n--status\n--state\n"},
 	{"catalyst-audit runs --status f", 3, "failed\n"},
 	{"catalyst-audit --fail-on ''", 2, "never\nreexecuted\nsuspect\n"},
 	{"catalyst-audit --color a", 2, "auto\nalways\n"},
