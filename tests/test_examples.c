@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "cli_options.h"
 #include "testlib.h"
@@ -518,6 +520,167 @@ START_TEST(every_documented_example_runs)
 }
 END_TEST
 
+/* The README line that contains `has` (an sh example); fails when none
+ * does. Caller frees. */
+static char *readme_line(const char *has)
+{
+	from_readme();
+	char *line = NULL;
+	for (size_t i = 0; i < n_examples; i++) {
+		if (!line && strstr(examples[i].line, has))
+			line = strdup(examples[i].line);
+		free(examples[i].line);
+	}
+	n_examples = 0;
+	ck_assert_msg(line, "README.md shows no command line with %s", has);
+	return line;
+}
+
+/* The GitHub Actions job in the README runs a command line this test
+ * runs: every `run:` of a ```yaml block is one of the ```sh lines. */
+START_TEST(ci_snippet_runs_the_tested_line)
+{
+	char *text = testlib_read_file(testlib_src("README.md"), NULL);
+	ck_assert_ptr_nonnull(text);
+	bool in_yaml = false;
+	size_t runs = 0;
+	for (char *next = text, *line; (line = strsep(&next, "\n"));) {
+		if (strncmp(line, "```", 3) == 0) {
+			in_yaml = !in_yaml && strcmp(line + 3, "yaml") == 0;
+			continue;
+		}
+		const char *run = in_yaml ? strstr(line, "- run: ") : NULL;
+		if (!run)
+			continue;
+		char *want = readme_line(run + strlen("- run: "));
+		ck_assert_str_eq(want, run + strlen("- run: "));
+		free(want);
+		runs++;
+	}
+	ck_assert_uint_ge(runs, 1);
+	free(text);
+}
+END_TEST
+
+/* The JSON Lines report's run ids (caller frees), one per line. */
+static char *jsonl_run_ids(const char *path)
+{
+	char *text = testlib_read_file(path, NULL);
+	ck_assert_msg(text, "no %s", path);
+	char *ids = calloc(1, strlen(text) + 1);
+	for (char *next = text, *line; (line = strsep(&next, "\n"));) {
+		static const char head[] = "{\"type\":\"run\",";
+		if (strncmp(line, head, strlen(head)) != 0)
+			continue;
+		const char *id = strstr(line, "\"run_id\":\"");
+		ck_assert_ptr_nonnull(id);
+		id += strlen("\"run_id\":\"");
+		strncat(ids, id, strcspn(id, "\""));
+		strcat(ids, "\n");
+	}
+	free(text);
+	return ids;
+}
+
+/* Issue 20, as a platform engineer would script it, against a simulator
+ * where order-7750 started 30 h before the newest run and ended an hour
+ * before it, and order-7801 finishes between the first listing and the
+ * second: (b) the documented nightly job with --state audits every
+ * finished run, then only the one that finished since; (c) --ended-since
+ * audits a run started before the window that ended inside it, which
+ * --since misses; (a) the documented gate, twice over the same runs:
+ * exit 1 with N new suspect findings, then with --baseline of that
+ * report exit 0 and "0 new (0 suspect), N known"; (d) a mistyped app
+ * exits 7. */
+START_TEST(scripted_audits_as_documented)
+{
+	struct testlib_server later;
+	char *sim_argv[] = {(char *)testlib_node(),
+			    (char *)testlib_src("tests/sim/catalyst-sim.mjs"),
+			    "--profile",
+			    "a",
+			    "--stateless",
+			    "--shift-now",
+			    "--finish-later",
+			    "--max-seconds",
+			    "120",
+			    NULL};
+	ck_assert_int_eq(testlib_server_start(&later, sim_argv, NULL, "LISTENING", 20000), 0);
+	struct testlib_output o;
+	char path[600];
+
+	/* (b) */
+	char *nightly = readme_line("--state");
+	run_line(nightly, work, later.url, false, false, &o);
+	ck_assert_msg(o.status == 0 || o.status == 1, "'%s' exited %d: %s", nightly, o.status, o.err);
+	testlib_output_free(&o);
+	snprintf(path, sizeof path, "%s/nightly.jsonl", work);
+	char *first = jsonl_run_ids(path);
+	ck_assert_msg(strstr(first, "pay-20931\n") && !strstr(first, "order-7801\n"), "first night: %s", first);
+	snprintf(path, sizeof path, "%s/audit-state.json", work);
+	struct stat sb;
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0600);
+	run_line(nightly, work, later.url, false, false, &o);
+	ck_assert_msg(o.status == 0 || o.status == 1, "'%s' exited %d: %s", nightly, o.status, o.err);
+	testlib_output_free(&o);
+	snprintf(path, sizeof path, "%s/nightly.jsonl", work);
+	char *second = jsonl_run_ids(path);
+	ck_assert_msg(strcmp(second, "order-7801\n") == 0, "second night audited: %s", second);
+	free(first);
+	free(second);
+	free(nightly);
+
+	/* (c) */
+	char *known_line = readme_line("--output-file known.json");
+	run_line(known_line, work, later.url, false, false, &o);
+	ck_assert_msg(o.status == 1, "'%s' exited %d: %s", known_line, o.status, o.err);
+	testlib_output_free(&o);
+	snprintf(path, sizeof path, "%s/known.json", work);
+	json_error_t je;
+	json_t *known = json_load_file(path, 0, &je);
+	ck_assert_msg(known, "%s: %s", path, je.text);
+	char *dump = json_dumps(json_object_get(known, "runs"), 0);
+	ck_assert_msg(strstr(dump, "\"run_id\": \"order-7750\""), "--ended-since missed order-7750");
+	free(dump);
+	run_line("catalyst-audit --no-login runs --since 24h -o json", work, later.url, false, false, &o);
+	ck_assert_msg(!strstr(o.out, "order-7750"), "--since 24h found order-7750: a run started 30 h ago");
+	ck_assert_msg(strstr(o.out, "pay-20931"), "%s", o.err);
+	testlib_output_free(&o);
+
+	/* (a) */
+	json_t *summary = json_object_get(known, "summary");
+	json_int_t n_suspect = json_integer_value(json_object_get(summary, "new_suspect"));
+	json_int_t n_findings = json_integer_value(json_object_get(summary, "findings"));
+	ck_assert_msg(n_suspect > 0, "the first audit names no new suspect finding");
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "known")), 0);
+	json_decref(known);
+	char *gate = readme_line("--baseline known.json");
+	run_line(gate, work, later.url, false, false, &o);
+	char want[200];
+	snprintf(want, sizeof want, "0 new (0 suspect), %lld known.", (long long)n_findings);
+	char *flat = strdup(o.out);
+	for (char *p = flat; *p; p++)
+		if (*p == '\n') /* the summary wraps */
+			*p = ' ';
+	for (char *p; (p = strstr(flat, "  "));)
+		memmove(p, p + 1, strlen(p));
+	ck_assert_msg(o.status == 0, "'%s' exited %d: %s %s", gate, o.status, o.out, o.err);
+	ck_assert_msg(strstr(flat, want), "want '%s' in %s", want, o.out);
+	free(flat);
+	testlib_output_free(&o);
+	free(gate);
+	free(known_line);
+
+	/* (d) */
+	run_line("catalyst-audit --no-login runs --app Checkout", work, later.url, false, false, &o);
+	ck_assert_msg(o.status == 7, "exited %d: %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "did you mean checkout?"));
+	testlib_output_free(&o);
+	testlib_server_stop(&later);
+}
+END_TEST
+
 /* Running, not a zombie waiting for whoever adopted it to reap it. */
 static bool alive(pid_t pid)
 {
@@ -585,6 +748,8 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, every_documented_example_runs);
 	tcase_add_test(tc, demo_keep_leaves_the_simulator_running);
+	tcase_add_test(tc, ci_snippet_runs_the_tested_line);
+	tcase_add_test(tc, scripted_audits_as_documented);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
