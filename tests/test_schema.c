@@ -1,7 +1,7 @@
 /* The JSON Schema shipped in doc/ (catalyst-audit.report/v1) holds for every
  * JSON and JSON Lines golden, and it is not a schema that accepts anything:
  * a golden with a field of the wrong kind, or without a required field, is
- * rejected. The validator is Ajv (draft 2020-12), run by node from tests/npm
+ * rejected. So do the link and whoami documents for theirs. The validator is Ajv (draft 2020-12), run by node from tests/npm
  * (tests/schema/validate.mjs). */
 #include <check.h>
 #include <dirent.h>
@@ -15,19 +15,24 @@
 
 #define TIMEOUT_MS 120000
 
-static int validate(char **files, size_t n, struct testlib_output *o)
+static int validate_with(const char *schema, char **files, size_t n, struct testlib_output *o)
 {
 	char **argv = calloc(n + 4, sizeof *argv);
 	ck_assert_ptr_nonnull(argv);
 	argv[0] = (char *)testlib_node();
 	argv[1] = (char *)testlib_src("tests/schema/validate.mjs");
-	argv[2] = (char *)testlib_src("doc/catalyst-audit.report.v1.schema.json");
+	argv[2] = (char *)testlib_src(schema);
 	for (size_t i = 0; i < n; i++)
 		argv[3 + i] = files[i];
 	int rc = testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, o);
 	free(argv);
 	ck_assert_int_eq(rc, 0);
 	return o->status;
+}
+
+static int validate(char **files, size_t n, struct testlib_output *o)
+{
+	return validate_with("doc/catalyst-audit.report.v1.schema.json", files, n, o);
 }
 
 START_TEST(every_golden_is_valid)
@@ -126,6 +131,79 @@ START_TEST(a_golden_that_breaks_it_is_rejected)
 }
 END_TEST
 
+/* `cmd -o json` (argv after --server URL when s is given) into a file of dir. */
+static char *json_of(const char *dir, const char *name, const struct testlib_server *s, const char *const *args)
+{
+	const char *argv[16];
+	int n = 0;
+	if (s) {
+		argv[n++] = "--server";
+		argv[n++] = s->url;
+	}
+	for (; *args && n < 14; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	static char *const env[] = {"CATALYST_TOKEN=", NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_msg(o.status == 0, "%s: exited %d: %s", name, o.status, o.err);
+	char *path;
+	ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(o.out, f);
+	fclose(f);
+	testlib_output_free(&o);
+	return path;
+}
+
+/* The link and whoami documents (catalyst-audit.link/v1, whoami/v1) hold
+ * for their schemas, shipped in doc/ too, in each of their shapes; and
+ * the schemas reject a document of the other kind. */
+START_TEST(link_and_whoami_documents_are_valid)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "schema-docs");
+	struct testlib_server sim;
+	char *sim_argv[] = {(char *)testlib_node(),
+			    (char *)testlib_src("tests/sim/catalyst-sim.mjs"),
+			    "--stateless",
+			    "--max-seconds",
+			    "60",
+			    NULL};
+	ck_assert_int_eq(testlib_server_start(&sim, sim_argv, NULL, "LISTENING", 20000), 0);
+	char *links[] = {
+		json_of(dir, "link-checked.json", &sim,
+			(const char *[]){"link", "checkout", "pay-20931", "-o", "json", NULL}),
+		json_of(dir, "link-uid.json", NULL,
+			(const char *[]){"--project-id", "prj-165", "--no-check", "link", "a", "b", "-o", "json",
+					 NULL}),
+		json_of(dir, "link-bare.json", NULL,
+			(const char *[]){"--project", "42", "--no-check", "link", "a", "b", "-o", "json", NULL}),
+	};
+	char *whoami[] = {
+		json_of(dir, "whoami.json", &sim, (const char *[]){"whoami", "-o", "json", NULL}),
+	};
+	struct testlib_output o;
+	ck_assert_msg(validate_with("doc/catalyst-audit.link.v1.schema.json", links, 3, &o) == 0, "%s%s", o.out,
+		      o.err);
+	testlib_output_free(&o);
+	ck_assert_msg(validate_with("doc/catalyst-audit.whoami.v1.schema.json", whoami, 1, &o) == 0, "%s%s", o.out,
+		      o.err);
+	testlib_output_free(&o);
+	/* not a schema that takes anything */
+	ck_assert_int_eq(validate_with("doc/catalyst-audit.link.v1.schema.json", whoami, 1, &o), 1);
+	testlib_output_free(&o);
+	ck_assert_int_eq(validate_with("doc/catalyst-audit.whoami.v1.schema.json", links, 1, &o), 1);
+	testlib_output_free(&o);
+	testlib_server_stop(&sim);
+	for (size_t i = 0; i < 3; i++)
+		free(links[i]);
+	free(whoami[0]);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schema");
@@ -133,6 +211,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, every_golden_is_valid);
 	tcase_add_test(tc, a_golden_that_breaks_it_is_rejected);
+	tcase_add_test(tc, link_and_whoami_documents_are_valid);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }

@@ -1,4 +1,5 @@
 // Validates catalyst-audit reports against doc/catalyst-audit.report.v1.schema.json
+// (and link and whoami documents against theirs)
 // with Ajv (draft 2020-12), already installed in tests/npm as a dependency of
 // the MCP SDK. Usage: node validate.mjs SCHEMA FILE...  (FILE.json: a report
 // document; FILE.jsonl: each line against $defs/jsonl_line). Prints one line per
@@ -18,7 +19,8 @@ const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats(ajv);
 const whole = ajv.compile(schema);
-const line = ajv.compile({ $ref: `${schema.$id}#/$defs/jsonl_line` });
+// Only the report has JSON Lines (link and whoami print one document).
+const line = schema.$defs?.jsonl_line ? ajv.compile({ $ref: `${schema.$id}#/$defs/jsonl_line` }) : null;
 let bad = 0;
 for (const f of files) {
 	const text = readFileSync(f, 'utf8');
