@@ -105,6 +105,10 @@ void report_summarize(struct report *r);
  * by two findings: a hash of (kind, project, app id, run id, activity,
  * execution id, the evidence's event ids and history positions). */
 void report_finding_id(const struct report_run *run, const struct finding *f, char out[REPORT_FINDING_ID_LEN]);
+/* Its short form for text and Markdown ("f-" and 7 hex digits, as git
+ * shortens a commit): finding k of run. */
+#define REPORT_FINDING_SHORT_ID_LEN 10
+void report_finding_short_id(const struct report_run *run, size_t k, char out[REPORT_FINDING_SHORT_ID_LEN]);
 /* Fills run->finding_ids and run->known from the ids of a baseline report
  * (an object whose keys are finding ids; NULL: none known). -1 when
  * memory ran out. */

@@ -401,7 +401,7 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 
 /* A finding in a line: severity, kind, activity, execution, evidence, and
  * (unless one_line) its summary. */
-static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line, const char *short_id)
 {
 	fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
 	if (f->activity)
@@ -417,6 +417,8 @@ static void md_finding_short(struct md_out *m, const struct finding *f, bool one
 			fprintf(m->f, ", %s", ev.data);
 		buf_finish(&ev);
 	}
+	if (short_id) /* --findings-only: the id a baseline or a ticket names */
+		fprintf(m->f, ", id `%s`", short_id);
 	if (!one_line && f->summary && *f->summary)
 		fprintf(m->f, ": %s", md(m, f->summary, ESCAPE_MD_INLINE, 0));
 	fprintf(m->f, "\n");
@@ -450,7 +452,7 @@ static void md_run_short(struct md_out *m, const struct report_run *run, bool ow
 	if (!a->n_findings)
 		fprintf(m->f, "No findings: this history shows no activity executed more than once.\n");
 	for (size_t i = 0; i < a->n_findings; i++)
-		md_finding_short(m, &a->findings[i], false);
+		md_finding_short(m, &a->findings[i], false, NULL);
 	if (a->n_withheld)
 		fprintf(m->f, "\n%zu payload field%s %s %s (%s, %s).\n", a->n_withheld,
 			a->n_withheld == 1 ? "" : "s", a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
@@ -581,8 +583,11 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 				md_failed(&m, run);
 				continue;
 			}
-			for (size_t k = 0; k < run->analysis->n_findings; k++)
-				md_finding_short(&m, &run->analysis->findings[k], true);
+			for (size_t k = 0; k < run->analysis->n_findings; k++) {
+				char id[REPORT_FINDING_SHORT_ID_LEN];
+				report_finding_short_id(run, k, id);
+				md_finding_short(&m, &run->analysis->findings[k], true, id);
+			}
 		}
 	} else {
 		if (multi)

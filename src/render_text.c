@@ -133,8 +133,9 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 /* ---- the short view ---------------------------------------------------- */
 
 /* "suspect kind  activity  (events ...)", then the summary under it. With
- * one_line, the execution id in place of the summary (--findings-only). */
-static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line)
+ * one_line, the execution id and the finding's short id in place of the
+ * summary (--findings-only; short_id is then set). */
+static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line, const char *short_id)
 {
 	enum style s = f->severity == SEVERITY_SUSPECT ? STYLE_RED : STYLE_YELLOW;
 	struct buf line;
@@ -145,6 +146,8 @@ static void print_finding_short(struct text_out *t, const struct finding *f, boo
 	if (one_line && f->task_execution_id && *f->task_execution_id)
 		buf_printf(&line, NULL, "  execution %s", text_esc(t, f->task_execution_id, 0));
 	append_evidence(t, &line, f);
+	if (short_id)
+		buf_printf(&line, NULL, "  id %s", short_id);
 	fprintf(t->f, "  %s%-7s%s ", text_on(t, s), severity_name(f->severity), text_off(t));
 	text_wrap_at(t, line.data, 10, 10);
 	buf_finish(&line);
@@ -219,7 +222,7 @@ static void print_run_short(struct text_out *t, const struct report_run *run, bo
 			run->n_suspect == 1 ? "" : "s");
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].severity != SEVERITY_SUSPECT)
-			print_finding_short(t, &a->findings[i], false);
+			print_finding_short(t, &a->findings[i], false, NULL);
 	print_withheld_short(t, a);
 	for (size_t i = 0; own_limits && i < a->n_limits; i++)
 		if (a->limit_specific && a->limit_specific[i])
@@ -337,8 +340,11 @@ static void render_findings_only(struct text_out *t, const struct report *r)
 			text_print_failed_run(t, run);
 			continue;
 		}
-		for (size_t k = 0; k < run->analysis->n_findings; k++)
-			print_finding_short(t, &run->analysis->findings[k], true);
+		for (size_t k = 0; k < run->analysis->n_findings; k++) {
+			char id[REPORT_FINDING_SHORT_ID_LEN];
+			report_finding_short_id(run, k, id);
+			print_finding_short(t, &run->analysis->findings[k], true, id);
+		}
 	}
 	fputc('\n', t->f);
 	text_print_summary(t, r);

@@ -173,6 +173,16 @@ void report_finding_id(const struct report_run *run, const struct finding *f, ch
 	snprintf(out, REPORT_FINDING_ID_LEN, "f-%016" PRIx64, h);
 }
 
+void report_finding_short_id(const struct report_run *run, size_t k, char out[REPORT_FINDING_SHORT_ID_LEN])
+{
+	char id[REPORT_FINDING_ID_LEN];
+	if (run->finding_ids)
+		memcpy(id, run->finding_ids[k], sizeof id);
+	else
+		report_finding_id(run, &run->analysis->findings[k], id);
+	snprintf(out, REPORT_FINDING_SHORT_ID_LEN, "%.9s", id);
+}
+
 int report_mark_known(struct report_run *run, const json_t *baseline_ids)
 {
 	const struct analysis *a = run->analysis;
