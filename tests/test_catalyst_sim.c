@@ -335,10 +335,15 @@ START_TEST(short_report_fits_one_screen)
 		ck_assert_ptr_nonnull(eol);
 		json_t *line = json_loadb(p, (size_t)(eol - p), 0, NULL);
 		ck_assert_ptr_nonnull(line);
-		if (n_lines < json_array_size(runs))
+		/* each line says what it is; otherwise a run line is the run object */
+		const char *type = json_string_value(json_object_get(line, "type"));
+		ck_assert_str_eq(type, n_lines < json_array_size(runs) ? "run" : "summary");
+		if (n_lines < json_array_size(runs)) {
+			json_object_del(line, "type");
 			ck_assert(json_equal(line, json_array_get(runs, n_lines)));
-		else
+		} else {
 			ck_assert(json_equal(json_object_get(line, "summary"), json_object_get(doc, "summary")));
+		}
 		json_decref(line);
 		n_lines++;
 		p = eol + 1;

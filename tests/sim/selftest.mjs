@@ -153,7 +153,8 @@ test('profile a: 40 tools, spellings, required lists', () => withSim(['--profile
 		assert.ok(Array.isArray(t.inputSchema.required), `${t.name} has a required list`);
 	const lr = by.catalyst_list_workflow_runs.inputSchema;
 	assert.deepEqual(Object.keys(lr.properties).sort(),
-		['appId', 'cursor', 'instanceId', 'pageSize', 'projectId', 'startTimeFrom', 'startTimeTo', 'status', 'workflowName'].sort());
+		['appId', 'cursor', 'endTimeFrom', 'instanceId', 'pageSize', 'projectId', 'startTimeFrom', 'startTimeTo', 'status',
+		 'workflowName'].sort());
 	assert.deepEqual(lr.required, ['projectId']);
 	assert.deepEqual(by.catalyst_get_workflow_run.inputSchema.required, ['projectId', 'appId', 'instanceId']);
 	assert.equal(by.catalyst_start_workflow.annotations.readOnlyHint, false);
@@ -269,6 +270,31 @@ test('run lookup: the instance id filter finds child runs; --list-children lists
 		const kids = all.runs.filter((r) => r.parentInstanceId).map((r) => r.instanceId).sort();
 		assert.deepEqual(kids, ['order-7740:0000', 'order-7740:0002']);
 	})));
+
+test('endTimeFrom; --finish-later: a run ended inside a window it started before, a run that finishes later', () =>
+	withSim(['--profile', 'a', '--finish-later'], async (c) => {
+		const list = async (args) => body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: 'default', pageSize: 50, ...args } })).runs;
+		const first = await list({});
+		const long = first.find((r) => r.instanceId === 'order-7750');
+		assert.ok(long && long.status === 'COMPLETED');
+		const hours = (Date.parse(long.completedAt) - Date.parse(long.createdAt)) / 3600e3;
+		assert.ok(hours > 24, `order-7750 ran ${hours} h`);
+		assert.equal(first.find((r) => r.instanceId === 'order-7801').status, 'RUNNING');
+		// the second listing: order-7801 has finished, now
+		const ended = await list({ endTimeFrom: long.completedAt });
+		const ids = ended.map((r) => r.instanceId);
+		assert.ok(ids.includes('order-7750') && ids.includes('order-7801'), ids.join(' '));
+		assert.ok(ended.every((r) => Date.parse(r.completedAt) >= Date.parse(long.completedAt)));
+		const done = ended.find((r) => r.instanceId === 'order-7801');
+		assert.ok(Date.now() - Date.parse(done.completedAt) < 60e3, done.completedAt);
+		const run = body(await c.callTool({ name: 'catalyst_get_workflow_run',
+			arguments: { projectId: 'default', appId: 'orders', instanceId: 'order-7801' } }));
+		assert.equal(run.history.at(-1).event_type, 'ExecutionCompleted');
+		// a run still in flight has not ended: no endTimeFrom finds it
+		const early = await list({ endTimeFrom: '1970-01-01T00:00:00Z' });
+		assert.ok(!early.some((r) => r.status === 'RUNNING' || r.status === 'SUSPENDED'));
+	}));
 
 test('--not-found: a missing run in each envelope', async () => {
 	const args = { projectId: 'default', appId: 'orders', instanceId: 'nosuch' };
