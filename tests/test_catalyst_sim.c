@@ -900,6 +900,64 @@ START_TEST(repeatable_filters_mean_or)
 }
 END_TEST
 
+/* --ended-since: runs that ended in the window, also those started before
+ * it; on the server where the list tool takes an end time (profile a:
+ * endTimeFrom), here where it does not (profile b), and the report says
+ * which. A --state file that is not a checkpoint is refused, untouched. */
+START_TEST(ended_since_on_the_server_or_here)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--profile", lookup_profiles[_i], "--shift-now", "--finish-later", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"-o", "json", "--no-children", "--ended-since", "24h", "runs", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	json_t *long_run = run_by_id(doc, "order-7750");
+	ck_assert_ptr_nonnull(long_run);
+	ck_assert(json_is_string(json_object_get(long_run, "ended_at")));
+	ck_assert_ptr_null(run_by_id(doc, "order-7802")); /* suspended: not ended */
+	const char *window = json_string_value(json_object_get(json_object_get(doc, "filters"), "ended_since"));
+	ck_assert_msg(window && strlen(window) == 20 && window[19] == 'Z', "%s", window ? window : "(null)");
+	char *notes = notes_of(doc);
+	if (_i == 0)
+		ck_assert_msg(strstr(notes,
+				     "was applied by the server (catalyst_list_workflow_runs's endTimeFrom)"),
+			      "%s", notes);
+	else
+		ck_assert_msg(strstr(notes,
+				     "the server's catalyst_list_workflow_runs has no input property for the "
+				     "start of the end-time window: --ended-since was applied here"),
+			      "%s", notes);
+	free(notes);
+	json_decref(doc);
+	testlib_output_free(&out);
+	/* --since misses a run started before the window */
+	cli(&s, &out, (const char *[]){"-o", "json", "--no-children", "--since", "24h", "runs", NULL});
+	doc = report_of(&out);
+	ck_assert_ptr_null(run_by_id(doc, "order-7750"));
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	char dir[256], path[400];
+	testlib_make_tmpdir(dir, sizeof dir, "state");
+	snprintf(path, sizeof path, "%s/state.json", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"schema\": \"catalyst-audit.state/v1\", \"ended_at\": \"yesterday\", \"runs\": []}\n", f);
+	fclose(f);
+	cli(&s, &out, (const char *[]){"--state", path, "runs", NULL});
+	ck_assert_int_eq(out.status, 6);
+	ck_assert_msg(strstr(out.err, "not a checkpoint of catalyst-audit (\"ended_at\" is not an RFC 3339 time)"),
+		      "%s", out.err);
+	testlib_output_free(&out);
+	char *kept = testlib_read_file(path, NULL);
+	ck_assert_ptr_nonnull(strstr(kept, "yesterday"));
+	free(kept);
+	testlib_remove_tree(dir);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 static size_t n_top_level(json_t *doc)
 {
 	size_t i, n = 0;
@@ -1328,6 +1386,7 @@ int main(void)
 	tcase_add_loop_test(tc, workflow_in_any_case, 0, 2);
 	tcase_add_loop_test(tc, filter_naming_nothing_exits_7, 0, 2);
 	tcase_add_loop_test(tc, repeatable_filters_mean_or, 0, 2);
+	tcase_add_loop_test(tc, ended_since_on_the_server_or_here, 0, 2);
 	tcase_add_test(tc, limit_counts_top_level_runs);
 	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
 	tcase_add_test(tc, web_opens_the_link_with_browser);
