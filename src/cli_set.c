@@ -116,7 +116,8 @@ int cli_set_format(const struct cli_option *o, void *field, const char *value, c
 		render_format_list(RENDER_FORMATS_ALL, list, sizeof list);
 		/* `--output report.json` on the command line meant a file, as it once did. */
 		if (at->level == LEVEL_LINE)
-			return err_set(e, ERR_USAGE, "%s: expected %s, got '%s' (a file is written with --output-file %.200s)",
+			return err_set(e, ERR_USAGE,
+				       "%s: expected %s, got '%s' (a file is written with --output-file %.200s)",
 				       at->label, list, value, value);
 		return err_set(e, ERR_USAGE, "%s: expected %s, got '%s'", at->label, list, value);
 	}

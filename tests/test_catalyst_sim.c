@@ -953,6 +953,39 @@ START_TEST(ended_since_on_the_server_or_here)
 	char *kept = testlib_read_file(path, NULL);
 	ck_assert_ptr_nonnull(strstr(kept, "yesterday"));
 	free(kept);
+
+	/* A --state that is a symbolic link is never followed (SECURITY.md):
+	 * not read through, not written through, not replaced. The target is
+	 * a valid checkpoint, so an implementation that followed the link
+	 * would audit, then write it or put a file in the link's place. */
+	char target[450], link[450], dangling[450], gone[450];
+	snprintf(target, sizeof target, "%s/target.json", dir);
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	snprintf(dangling, sizeof dangling, "%s/dangling.json", dir);
+	snprintf(gone, sizeof gone, "%s/not-there.json", dir);
+	const char *checkpoint =
+		"{\"schema\": \"catalyst-audit.state/v1\", \"ended_at\": \"2020-01-01T00:00:00Z\", \"runs\": []}\n";
+	f = fopen(target, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(checkpoint, f);
+	fclose(f);
+	ck_assert_int_eq(symlink("target.json", link), 0);
+	ck_assert_int_eq(symlink("not-there.json", dangling), 0);
+	const char *links[] = {link, dangling};
+	for (size_t k = 0; k < 2; k++) {
+		cli(&s, &out, (const char *[]){"--state", links[k], "runs", NULL});
+		ck_assert_msg(out.status == 6, "%s: status %d: %s", links[k], out.status, out.err);
+		ck_assert_msg(strstr(out.err, "a symbolic link (refused)"), "%s", out.err);
+		testlib_output_free(&out);
+		struct stat sb;
+		ck_assert_int_eq(lstat(links[k], &sb), 0);
+		ck_assert_msg(S_ISLNK(sb.st_mode), "%s was replaced", links[k]);
+	}
+	kept = testlib_read_file(target, NULL);
+	ck_assert_str_eq(kept, checkpoint);
+	free(kept);
+	struct stat sb;
+	ck_assert_msg(lstat(gone, &sb) < 0, "the dangling link's target was created");
 	testlib_remove_tree(dir);
 	testlib_server_stop(&s);
 }

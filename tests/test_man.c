@@ -112,7 +112,7 @@ START_TEST(every_finding_kind_is_documented)
 END_TEST
 
 /* Every output format has its entry in OUTPUT FORMATS (a .TP, then its
- * name in bold), and --output's extensions are named under --output. */
+ * name in bold), and --output-file's extensions are named under it. */
 START_TEST(every_output_format_is_documented)
 {
 	char *roff = man_page();
@@ -128,14 +128,15 @@ START_TEST(every_output_format_is_documented)
 	}
 	free(roff);
 	roff = man_page();
-	char *output = strstr(roff, ".BI \\-\\-output \" FILE\"");
+	char *output = strstr(roff, ".BI \\-\\-output\\-file \" PATH\"");
 	ck_assert_ptr_nonnull(output);
 	end = strstr(output, "\n.TP");
 	ck_assert_ptr_nonnull(end);
 	*end = '\0';
 	for (const struct render_format_row *f = render_formats; f->name; f++)
 		if (f->extension)
-			ck_assert_msg(strstr(output, f->extension), "--output does not name %s", f->extension);
+			ck_assert_msg(strstr(output, f->extension), "--output-file does not name %s",
+				      f->extension);
 	free(roff);
 }
 END_TEST
