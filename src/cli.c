@@ -412,6 +412,12 @@ static int pick_command(const struct line *l, struct audit_request *rq, const st
 	rq->run = c->run;
 	for (size_t k = 0; k < nargs && k < 2; k++)
 		rq->args[k] = pos[first_arg + k];
+	if (c->cmd == CMD_STATS && nargs) {
+		/* The report paths, in the positional list (cli_parse hands it
+		 * to cfg, which outlives rq). */
+		rq->reports = (const char *const *)(pos + first_arg);
+		rq->n_reports = nargs;
+	}
 	if ((c->cmd == CMD_RUN || c->cmd == CMD_LINK) && nargs == 1) {
 		/* RUN_ID alone: the app is found through the run list. */
 		rq->args[1] = rq->args[0];
@@ -533,6 +539,11 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	if (rc == CLI_ACTION_RUN && resolve(v, &l, cmd, cfg, e) < 0)
 		rc = -1;
 	*rq = v->rq;
+	if (rq->n_reports) {
+		/* stats' report paths point into it: kept as long as cfg. */
+		cfg->args = l.positional;
+		l.positional = NULL;
+	}
 out:
 	free(l.settings);
 	free(l.positional);
