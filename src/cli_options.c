@@ -161,7 +161,8 @@ const struct cli_command cli_commands[] = {
 	 "ranked by suspect findings, then by re-execution share. Given REPORT files or\n"
 	 "folders of earlier --format json/jsonl reports, nothing is fetched: each run is\n"
 	 "counted once per (project, app, run), from the newest report that holds it.",
-	 {"catalyst-audit stats --since 30d", "catalyst-audit stats --since 30d -o json nightly/"}},
+	 {"catalyst-audit stats --since 30d",
+	  "catalyst-audit --project payments stats --app checkout -o markdown"}},
 	{"file",
 	 CMD_FILE,
 	 audit_file,
