@@ -871,19 +871,22 @@ static void md_tail(struct md_out *m, const struct report *r, bool all)
 static void md_fold_note(struct md_out *m, const struct report *r, const bool *wanted, const bool *in_table,
 			 const bool *charts, size_t room)
 {
-	size_t n_sections = 0, n_rows = 0, n_uncharted = 0;
+	size_t n_sections = 0, n_rows = 0, n_charted = 0, n_uncharted = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		if (wanted[i] && !m->shown[i])
 			n_sections++;
 		if (!in_table[i])
 			n_rows++;
-		if (!charts[i] && r->runs[i].n_suspect)
+		if (charts[i] && m->shown[i])
+			n_charted++;
+		else if (r->runs[i].n_suspect)
 			n_uncharted++;
 	}
 	if (n_uncharted)
 		fprintf(m->f,
-			"\nTimelines are drawn for the first %d suspect runs; %zu more suspect run%s %s none.\n",
-			MD_TIMELINES, n_uncharted, n_uncharted == 1 ? "" : "s", n_uncharted == 1 ? "has" : "have");
+			"\nA timeline is drawn for the first %zu suspect run%s; %zu more suspect run%s %s none here.\n",
+			n_charted, n_charted == 1 ? "" : "s", n_uncharted, n_uncharted == 1 ? "" : "s",
+			n_uncharted == 1 ? "has" : "have");
 	if (!n_sections && !n_rows)
 		return;
 	fprintf(m->f, "\n**Folded to stay within GitHub's 65,536 characters:** ");

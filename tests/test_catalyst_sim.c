@@ -406,6 +406,81 @@ START_TEST(multi_run_views_match_goldens)
 }
 END_TEST
 
+/* A Markdown report checked as a reader's tools see it (tests/sim/md-check.mjs):
+ * rendered by a GFM renderer (marked), every table at most six columns with
+ * as many cells in each row as in its header, every link to a run's
+ * section landing, every ```mermaid block parsed by Mermaid's own parser
+ * as a gantt chart whose bars have the times written. Returns its summary
+ * line's "charts". */
+static json_t *md_check(const char *md, size_t len)
+{
+	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/md-check.mjs"), NULL};
+	static char *const env[] = {"TZ=UTC", NULL};
+	struct testlib_output chk;
+	ck_assert_int_eq(testlib_run(argv, env, md, len, 120000, &chk), 0);
+	ck_assert_msg(!chk.timed_out && chk.status == 0, "md-check: exit %d\n%s\nof:\n%s", chk.status, chk.err,
+		      md);
+	json_t *summary = json_loads(chk.out, 0, NULL);
+	ck_assert_msg(summary, "md-check said: %s", chk.out);
+	testlib_output_free(&chk);
+	return summary;
+}
+
+START_TEST(markdown_renders_as_written)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	/* The demo's report (scripts/demo.sh: project payments), short and full. */
+	const char *views[] = {NULL, "--verbose-report", "--all-runs"};
+	for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+		struct testlib_output out;
+		cli(&s, &out,
+		    (const char *[]){"--project", "payments", "--format", "markdown", views[i] ? views[i] : "runs",
+				     views[i] ? "runs" : NULL, NULL});
+		ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+		json_t *sum = md_check(out.out, out.out_len);
+		/* three suspect runs, each drawn; tables: context, runs, attempts */
+		ck_assert_int_eq(json_integer_value(json_object_get(sum, "charts")), 3);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "tables")), 5);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "links")), 6);
+		/* every attempt's start and end, UTC with Z */
+		ck_assert_ptr_nonnull(strstr(
+			out.out,
+			"| ChargeCard | 3 | 4 | 2026-09-14T10:00:19.366Z | 2026-09-14T10:00:19.994Z | completed |"));
+		json_decref(sum);
+		testlib_output_free(&out);
+	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* 426 runs (the size of a busy day) stay under GitHub's 65,536 characters
+ * for an issue or comment, fold what does not fit into counts, and say
+ * where the whole report is. */
+START_TEST(markdown_fits_an_issue)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--runs", "426", "--runs-project", "bench", "--stateless", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "bench", "-o", "markdown", "runs", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	json_t *sum = md_check(out.out, out.out_len);
+	long long chars = json_integer_value(json_object_get(sum, "chars"));
+	fprintf(stderr, "runs -o markdown, 426 runs: %zu bytes, %lld characters\n", out.out_len, chars);
+	ck_assert_int_lt(chars, 65536);
+	ck_assert_uint_lt(out.out_len, 65536);
+	ck_assert_int_ge(json_integer_value(json_object_get(sum, "charts")), 1);
+	ck_assert_ptr_nonnull(strstr(out.out, "**Folded to stay within GitHub's 65,536 characters:**"));
+	ck_assert_ptr_nonnull(strstr(out.out, "`--format json`"));
+	ck_assert_ptr_nonnull(strstr(out.out, "<details>"));
+	/* identical findings across runs are one line with a count */
+	ck_assert_ptr_nonnull(strstr(out.out, " runs: [gen-000426](#run-1)"));
+	json_decref(sum);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 START_TEST(filters_and_pages)
 {
 	struct testlib_server s;
@@ -1145,6 +1220,11 @@ int main(void)
 	tc = tcase_create("views");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, multi_run_views_match_goldens);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("markdown");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, markdown_renders_as_written);
+	tcase_add_test(tc, markdown_fits_an_issue);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");
 	tcase_set_timeout(tc, 120);
