@@ -345,7 +345,10 @@ static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 			fputs(inv->is_child_workflow ? "no execution id (a child workflow: see its instances)"
 						     : "no execution id recorded",
 			      m->f);
-		fprintf(m->f, ", linked by %s", md_link(inv->link));
+		if (inv->link == LINK_SINGLE)
+			fprintf(m->f, ", one attempt");
+		else
+			fprintf(m->f, ", linked by %s", md_link(inv->link));
 		if (inv->n_retry_timers) {
 			fprintf(m->f, ", retry timer%s: event%s ", inv->n_retry_timers == 1 ? "" : "s",
 				inv->n_retry_timers == 1 ? "" : "s");
