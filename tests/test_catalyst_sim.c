@@ -481,6 +481,83 @@ START_TEST(markdown_fits_an_issue)
 }
 END_TEST
 
+/* The run's findings, level and link as a comparable string per run. */
+static char *findings_by_run(json_t *doc)
+{
+	json_t *by = json_object();
+	size_t i;
+	json_t *run;
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+		char key[512];
+		snprintf(key, sizeof key, "%s/%s", json_string_value(json_object_get(run, "app_id")),
+			 json_string_value(json_object_get(run, "run_id")));
+		json_object_set_new(by, key,
+				    json_pack("{s:O, s:O, s:O, s:O}", "findings", json_object_get(run, "findings"),
+					      "level",
+					      json_object_get(json_object_get(run, "data_sharing"), "level"),
+					      "link", json_object_get(run, "console_link"), "workflow",
+					      json_object_get(run, "workflow")));
+	}
+	char *t = json_dumps(by, JSON_SORT_KEYS);
+	json_decref(by);
+	return t;
+}
+
+/* run/runs --save-histories DIR, then file DIR offline: the same runs, the
+ * same findings, level and link (the evidence travels with the report). */
+START_TEST(saved_histories_audit_the_same)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	char tmp[4096], dir[4200];
+	testlib_make_tmpdir(tmp, sizeof tmp, "histories");
+	snprintf(dir, sizeof dir, "%s/saved", tmp);
+	struct testlib_output on, off;
+	cli(&s, &on,
+	    (const char *[]){"--project", "payments", "-o", "json", "runs", "--save-histories", dir, NULL});
+	ck_assert_msg(on.status == 1, "exit %d: %s", on.status, on.err);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0700);
+	cli(NULL, &off, (const char *[]){"-o", "json", "file", dir, NULL});
+	ck_assert_msg(off.status == 1, "exit %d: %s", off.status, off.err);
+	json_t *a = report_of(&on), *b = report_of(&off);
+	ck_assert_uint_eq(n_runs(b), n_runs(a));
+	ck_assert_uint_ge(n_runs(a), 6);
+	char *fa = findings_by_run(a), *fb = findings_by_run(b);
+	ck_assert_str_eq(fb, fa);
+	ck_assert_ptr_nonnull(strstr(fa, "ambiguous_failure_retried"));
+	free(fa);
+	free(fb);
+	json_decref(a);
+	json_decref(b);
+	testlib_output_free(&on);
+	testlib_output_free(&off);
+
+	/* One saved file, its ids named on the command line: the run's title
+	 * and link, not "unknown run id". */
+	char path[4400];
+	snprintf(path, sizeof path, "%s/checkout+pay-20931.json", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	cli(NULL, &off,
+	    (const char *[]){"-o", "markdown", "--project", "payments", "--app-id", "orders", "--run-id",
+			     "renamed-1", "file",
+			     testlib_src("tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json"), NULL});
+	ck_assert_msg(off.status <= 1, "exit %d: %s", off.status, off.err);
+	ck_assert_msg(strstr(off.out, "### Run renamed-1"), "%s", off.err);
+	ck_assert_ptr_nonnull(
+		strstr(off.out, "<https://catalyst.diagrid.io/workflows/orders/renamed-1?project=payments>"));
+	testlib_output_free(&off);
+	/* more than one history: whose ids would they be? */
+	cli(NULL, &off, (const char *[]){"--run-id", "x", "file", dir, NULL});
+	ck_assert_int_eq(off.status, 2);
+	testlib_output_free(&off);
+	testlib_remove_tree(tmp);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 START_TEST(filters_and_pages)
 {
 	struct testlib_server s;
@@ -1225,6 +1302,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, markdown_renders_as_written);
 	tcase_add_test(tc, markdown_fits_an_issue);
+	tcase_add_test(tc, saved_histories_audit_the_same);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");
 	tcase_set_timeout(tc, 120);
