@@ -454,7 +454,7 @@ static void md_chart(struct md_out *m, const struct report_run *run)
 			m->oom = true;
 			return;
 		}
-		if (!t.known) {
+		if (!t.known || t.t1 <= t.t0) {
 			report_timeline_finish(&t);
 			continue;
 		}
@@ -602,8 +602,9 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 }
 
 /* A finding in at most two lines: severity, kind, activity, execution and
- * evidence; then (unless one_line) its summary, cut to MD_SUMMARY_MAX. */
-static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+ * evidence (and how many more like it the run has, when `more`); then
+ * (unless one_line) its summary, cut to MD_SUMMARY_MAX. */
+static void md_finding_line(struct md_out *m, const struct finding *f, bool one_line, size_t more)
 {
 	fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
 	if (f->activity)
@@ -619,9 +620,33 @@ static void md_finding_short(struct md_out *m, const struct finding *f, bool one
 			fprintf(m->f, ", %s", ev.data);
 		buf_finish(&ev);
 	}
+	if (more)
+		fprintf(m->f, "; %zu more like it in this run (`--verbose-report` lists each)", more);
 	if (!one_line && f->summary && *f->summary)
 		fprintf(m->f, ":\n  %s", md(m, f->summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));
 	fprintf(m->f, "\n");
+}
+
+static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+{
+	md_finding_line(m, f, one_line, 0);
+}
+
+/* A run's findings, the same kind on the same activity folded into its
+ * first one with a count (report_fold.h over this run alone): a bulk run
+ * with 29 identical retries is two lines, not 58. */
+static void md_run_findings(struct md_out *m, const struct report_run *run)
+{
+	struct report one = {.runs = (struct report_run *)run, .n_runs = 1};
+	struct report_fold *v;
+	long n = report_fold_findings(&one, SEVERITY_NOTICE, &v);
+	if (n < 0) {
+		m->oom = true;
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		md_finding_line(m, v[i].first, false, v[i].n_findings - 1);
+	free(v);
 }
 
 static void md_anchor(struct md_out *m, const struct report *r, const struct report_run *run)
@@ -659,8 +684,7 @@ static void md_run_short(struct md_out *m, const struct report *r, const struct 
 	fputc('\n', m->f);
 	if (!a->n_findings)
 		fprintf(m->f, "No findings: this history shows no activity executed more than once.\n");
-	for (size_t i = 0; i < a->n_findings; i++)
-		md_finding_short(m, &a->findings[i], false);
+	md_run_findings(m, run);
 	md_attempts(m, a, false);
 	if (m->charts && m->charts[run - r->runs])
 		md_chart(m, run);

@@ -242,7 +242,7 @@ static void print_timeline(struct text_out *t, const struct invocation *inv)
 		t->oom = true;
 		return;
 	}
-	if (!tl.known)
+	if (!tl.known || tl.t1 <= tl.t0) /* nothing to draw on an axis of one instant */
 		goto out;
 	size_t cols = t->width > 40 + 12 ? t->width - 40 : 12;
 	if (cols > 60)
