@@ -162,31 +162,23 @@ int report_timeline_make(const struct invocation *inv, struct report_timeline *t
 	}
 	for (size_t k = 0; k < t->n_attempts; k++) {
 		struct report_timeline_attempt *ta = &t->attempts[k];
-		if (!ta->has_start)
-			continue;
-		if (!ta->has_end || ta->end < ta->start)
-			ta->end = ta->has_end && ta->end >= ta->start ? ta->end
-								      : t->t1; /* no result: to the span's end */
-		if (ta->end < ta->start)
-			ta->end = ta->start;
-		const struct report_timeline_attempt *next = k + 1 < t->n_attempts ? &t->attempts[k + 1] : NULL;
-		if (!next || !next->has_start || ta->attempt->outcome != OUTCOME_FAILED || !ta->has_end)
+		if (!ta->has_end)
+			ta->end = t->t1; /* no result: to the span's end */
+		if (ta->has_start && ta->end < ta->start)
+			ta->end = ta->start; /* a result stamped before its schedule: a point */
+	}
+	for (size_t k = 0; k + 1 < t->n_attempts; k++) {
+		struct report_timeline_attempt *ta = &t->attempts[k];
+		const struct report_timeline_attempt *next = &t->attempts[k + 1];
+		if (!ta->has_start || !ta->has_end || !next->has_start || ta->attempt->outcome != OUTCOME_FAILED)
 			continue;
 		if (next->start >= ta->end) {
 			ta->retry_gap = true;
 			ta->next_start = next->start;
 		}
-		if (ta->attempt->failure == FAILURE_AMBIGUOUS) {
-			int64_t next_end = next->start;
-			if (next->attempt->outcome != OUTCOME_PENDING &&
-			    report_time_parse(next->attempt->completed_at, &next_end) && next_end < next->start)
-				next_end = next->start;
-			else if (next->attempt->outcome == OUTCOME_PENDING)
-				next_end = t->t1;
-			if (next_end > ta->end) {
-				ta->may_overlap = true;
-				ta->overlap_end = next_end;
-			}
+		if (ta->attempt->failure == FAILURE_AMBIGUOUS && next->end > ta->end) {
+			ta->may_overlap = true;
+			ta->overlap_end = next->end;
 		}
 	}
 	return 0;
