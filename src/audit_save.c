@@ -41,28 +41,34 @@ int audit_save_open_dir(const char *dir, int *fd, struct err *e)
 	return 0;
 }
 
+/* id escaped into out (what fits of it, always terminated); returns the
+ * length the whole escaped id has, so a caller sees it was cut. */
 static size_t escape_id(const char *id, char *out, size_t size)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
+	size_t n = 0, w = 0; /* the escaped length, and the bytes written */
+	bool full = size == 0;
 	for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
 		bool keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 			    *p == '_' || *p == '-' || (*p == '.' && p != (const unsigned char *)id);
-		if (keep) {
-			if (n + 1 < size)
-				out[n] = (char)*p;
-			n++;
-		} else {
-			if (n + 3 < size) {
-				out[n] = '%';
-				out[n + 1] = hex[*p >> 4];
-				out[n + 2] = hex[*p & 15];
-			}
-			n += 3;
+		char e[3] = {(char)*p, 0, 0};
+		size_t len = 1;
+		if (!keep) {
+			e[0] = '%';
+			e[1] = hex[*p >> 4];
+			e[2] = hex[*p & 15];
+			len = 3;
 		}
+		n += len;
+		if (full || w + len >= size) {
+			full = true; /* nothing after a piece that did not fit */
+			continue;
+		}
+		memcpy(out + w, e, len);
+		w += len;
 	}
 	if (size)
-		out[n < size ? n : size - 1] = '\0';
+		out[w] = '\0';
 	return n;
 }
 

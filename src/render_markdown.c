@@ -29,9 +29,11 @@
 #define MD_TIMELINES 5     /* runs drawn as a gantt chart */
 #define MD_CHART_ACTIVITIES 3
 #define MD_CHART_ATTEMPTS 6
-#define MD_TABLE_ROWS 12    /* attempt rows of one run in the short view */
-#define MD_VERDICT_LINES 10 /* folded suspect lines under the verdict */
-#define MD_DETAILS_RUNS 200 /* run ids listed in the fold's <details> */
+#define MD_TABLE_ROWS 12      /* attempt rows of one run in the short view */
+#define MD_VERDICT_LINES 10   /* folded suspect lines under the verdict */
+#define MD_DETAILS_RUNS 200   /* run ids listed in the fold's <details> */
+#define MD_UNCHARTED_NAMED 10 /* suspect runs without a chart, named */
+#define MD_NAME_MAX 80        /* code points of a name in the verdict and the fold note: they bound its size */
 
 struct md_out {
 	FILE *f;
@@ -268,10 +270,10 @@ static const char *md_time(struct md_out *m, const char *ts, enum report_time_fo
 /* A run named in running text: a link to its section when the document
  * has it (the anchor run-N, N its 1-based place in the report). */
 static void md_run_ref(struct md_out *m, const struct report *r, const struct report_run *run,
-		       enum escape_md_context ctx)
+		       enum escape_md_context ctx, size_t max)
 {
 	size_t i = (size_t)(run - r->runs);
-	const char *id = md(m, run->run_id ? run->run_id : "unknown", ctx, 0);
+	const char *id = md(m, run->run_id ? run->run_id : "unknown", ctx, max);
 	if (m->shown && m->shown[i])
 		fprintf(m->f, "[%s](#run-%zu)", id, i + 1);
 	else
@@ -500,7 +502,7 @@ static void md_chart(struct md_out *m, const struct report_run *run)
 static void md_overview_row(struct md_out *m, const struct report *r, const struct report_run *run)
 {
 	fprintf(m->f, "| ");
-	md_run_ref(m, r, run, ESCAPE_MD_CELL);
+	md_run_ref(m, r, run, ESCAPE_MD_CELL, 0);
 	fprintf(m->f, " | %s | %s | %s | ", md(m, run->app_id ? run->app_id : "unknown", ESCAPE_MD_CELL, 0),
 		md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0),
 		md_time(m, run->analysis ? run->analysis->started_at : NULL, REPORT_TIME_MINUTE));
@@ -572,7 +574,7 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 	fputc('\n', m->f);
 	for (long i = 0; i < n && i < MD_VERDICT_LINES; i++) {
 		const struct report_fold *g = &v[i];
-		fprintf(m->f, "- %s `%s`", g->activity ? md(m, g->activity, ESCAPE_MD_INLINE, 0) : "-",
+		fprintf(m->f, "- %s `%s`", g->activity ? md(m, g->activity, ESCAPE_MD_INLINE, MD_NAME_MAX) : "-",
 			finding_kind_id(g->kind));
 		if (one) {
 			if (g->first->task_execution_id && *g->first->task_execution_id)
@@ -583,13 +585,14 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 			fputc('\n', m->f);
 			continue;
 		}
-		fprintf(m->f, " (app %s) in ", md(m, g->app_id ? g->app_id : "unknown", ESCAPE_MD_INLINE, 0));
+		fprintf(m->f, " (app %s) in ",
+			md(m, g->app_id ? g->app_id : "unknown", ESCAPE_MD_INLINE, MD_NAME_MAX));
 		if (g->n_runs > 1)
 			fprintf(m->f, "%zu runs: ", g->n_runs);
 		size_t named = g->n_runs < REPORT_FOLD_RUNS ? g->n_runs : REPORT_FOLD_RUNS;
 		for (size_t k = 0; k < named; k++) {
 			fputs(k ? ", " : "", m->f);
-			md_run_ref(m, r, &r->runs[g->runs[k]], ESCAPE_MD_INLINE);
+			md_run_ref(m, r, &r->runs[g->runs[k]], ESCAPE_MD_INLINE, MD_NAME_MAX);
 		}
 		if (g->n_runs > named)
 			fprintf(m->f, " and %zu more", g->n_runs - named);
@@ -893,6 +896,13 @@ static void md_tail(struct md_out *m, const struct report *r, bool all)
 	md_limits_once(m, r, all);
 }
 
+/* Whether `more` bytes still fit the note piece being written within room. */
+static bool md_fits(struct md_out *m, size_t more, size_t room)
+{
+	long at = ftell(m->f);
+	return at >= 0 && (size_t)at + more <= room;
+}
+
 /* What the short view could not fit: counts, the run ids in a <details>
  * block as far as room lasts, and where the whole report is. */
 static void md_fold_note(struct md_out *m, const struct report *r, const bool *wanted, const bool *in_table,
@@ -909,11 +919,24 @@ static void md_fold_note(struct md_out *m, const struct report *r, const bool *w
 		else if (r->runs[i].n_suspect)
 			n_uncharted++;
 	}
-	if (n_uncharted)
-		fprintf(m->f,
-			"\nA timeline is drawn for the first %zu suspect run%s; %zu more suspect run%s %s none here.\n",
-			n_charted, n_charted == 1 ? "" : "s", n_uncharted, n_uncharted == 1 ? "" : "s",
-			n_uncharted == 1 ? "has" : "have");
+	if (n_uncharted) {
+		fprintf(m->f, "\nA timeline is drawn for the first %zu suspect run%s; not for ", n_charted,
+			n_charted == 1 ? "" : "s");
+		size_t listed = 0;
+		for (size_t i = 0; i < r->n_runs && listed < MD_UNCHARTED_NAMED; i++) {
+			const struct report_run *run = &r->runs[i];
+			if (!run->n_suspect || (charts[i] && m->shown[i]))
+				continue;
+			/* room left for the lines below it (MD_RESERVE holds them) */
+			if (!md_fits(m, 2 * MD_NAME_MAX + 600, room))
+				break;
+			fputs(listed++ ? ", " : "", m->f);
+			md_run_ref(m, r, run, ESCAPE_MD_INLINE, MD_NAME_MAX);
+		}
+		if (n_uncharted > listed)
+			fprintf(m->f, " and %zu more", n_uncharted - listed);
+		fprintf(m->f, " (`--verbose-report` in text draws each).\n");
+	}
 	if (!n_sections && !n_rows)
 		return;
 	fprintf(m->f, "\n**Folded to stay within GitHub's 65,536 characters:** ");
@@ -928,13 +951,13 @@ static void md_fold_note(struct md_out *m, const struct report *r, const bool *w
 		return;
 	fprintf(m->f, "\n<details><summary>Runs with findings not shown here</summary>\n\n");
 	size_t listed = 0;
-	long start = ftell(m->f);
 	for (size_t i = 0; i < r->n_runs && listed < MD_DETAILS_RUNS; i++) {
 		const struct report_run *run = &r->runs[i];
 		if (!wanted[i] || m->shown[i])
 			continue;
-		const char *id = md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, 0);
-		if (start >= 0 && (size_t)(ftell(m->f) - start) + strlen(id) + 40 > room)
+		const char *id = md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, MD_NAME_MAX);
+		/* the note so far, this id with its count, and the closing lines */
+		if (!md_fits(m, strlen(id) + 80, room))
 			break;
 		fprintf(m->f, "%s%s", listed ? ", " : "", id);
 		if (run->analysis)

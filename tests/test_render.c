@@ -572,6 +572,39 @@ START_TEST(markdown_tables_hold)
 }
 END_TEST
 
+/* GitHub takes at most 65,536 characters in an issue or comment: the
+ * short Markdown view of thousands of runs with long, escape-heavy ids
+ * and app ids (each its own folded line) stays under it, and says so. */
+START_TEST(markdown_stays_within_an_issue)
+{
+	struct report r;
+	build_analysis();
+	report_init(&r);
+	char id[700];
+	for (size_t i = 0; i < 3000; i++) {
+		struct report_run *run = report_add_run(&r);
+		ck_assert_ptr_nonnull(run);
+		memset(id, '|', 600);
+		snprintf(id + 600, sizeof id - 600, "<%zu>", i);
+		run->run_id = strdup(id);
+		id[0] = '*';
+		run->app_id = strdup(id);
+		run->analysis = &analysis;
+	}
+	report_summarize(&r);
+	for (int all = 0; all < 2; all++) {
+		char *t = render_view(FORMAT_MARKDOWN, &r, false, REPORT_SHORT, all);
+		fprintf(stderr, "3000 runs, all_runs %d: %zu bytes\n", all, strlen(t));
+		ck_assert_uint_lt(strlen(t), 65536);
+		ck_assert_ptr_nonnull(strstr(t, "**Folded to stay within GitHub's 65,536 characters:**"));
+		ck_assert_ptr_nonnull(strstr(t, "(`--format json`)"));
+		ck_assert_ptr_nonnull(strstr(t, "### What these histories cannot show"));
+		free(t);
+	}
+	free_report(&r);
+}
+END_TEST
+
 START_TEST(empty_report)
 {
 	struct report r;
@@ -1061,6 +1094,7 @@ int main(void)
 	tcase_add_test(tc, json_shape);
 	tcase_add_test(tc, json_invalid_utf8_is_repaired);
 	tcase_add_test(tc, markdown_tables_hold);
+	tcase_add_test(tc, markdown_stays_within_an_issue);
 	tcase_add_test(tc, empty_report);
 	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
 	tcase_add_test(tc, json_threads_write_the_same_bytes);
