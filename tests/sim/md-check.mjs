@@ -2,9 +2,9 @@
 // HTML by a GFM renderer (marked) and each ```mermaid block parsed by
 // Mermaid's own parser (with jsdom for the DOM it wants; no browser).
 //
-// Usage: node tests/sim/md-check.mjs [--max-columns N] < report.md
-// Prints one JSON line {tables, rows, charts, tasks, links, chars}; exits 1
-// naming every problem:
+// Usage: node tests/sim/md-check.mjs [--max-columns N] [FILE...] (none: stdin)
+// Prints one JSON line {tables, rows, charts, tasks, links, chars} per
+// document; exits 1 naming every problem (and its file):
 // - a table the renderer did not make (its header and delimiter rows
 //   disagree), one wider than --max-columns (default 6), a row whose cell
 //   count differs from its header's in the source (GFM drops extra cells
@@ -21,11 +21,26 @@ const { JSDOM } = (await import(peer('jsdom/lib/api.js'))).default;
 const { marked } = await import(peer('marked/lib/marked.esm.js'));
 
 let maxColumns = 6;
+const files = [];
 for (let i = 2; i < process.argv.length; i++) {
 	if (process.argv[i] === '--max-columns') maxColumns = Number(process.argv[++i]);
-	else throw new Error(`unknown argument ${process.argv[i]}`);
+	else files.push(process.argv[i]);
 }
-const md = readFileSync(0, 'utf8');
+// Mermaid (its DOMPurify) takes the DOM it finds when it is loaded.
+const base = new JSDOM('<!doctype html><html><body></body></html>');
+globalThis.window = base.window;
+globalThis.document = base.window.document;
+const { default: mermaid } = await import(peer('mermaid/dist/mermaid.core.mjs'));
+mermaid.initialize({ startOnLoad: false });
+let failed = false;
+for (const file of files.length ? files : [0]) {
+	const problems = await check(readFileSync(file, 'utf8'));
+	for (const p of problems) console.error(`md-check: ${file === 0 ? '' : `${file}: `}${p}`);
+	failed ||= problems.length > 0;
+}
+process.exit(failed ? 1 : 0);
+
+async function check(md) {
 const problems = [];
 
 // Cells of a source table row: split on '|' not escaped by a backslash and
@@ -68,8 +83,6 @@ for (let i = 0; i < lines.length; i++) {
 
 const html = marked.parse(md, { gfm: true });
 const dom = new JSDOM(`<!doctype html><html><body>${html}</body></html>`);
-globalThis.window = dom.window;
-globalThis.document = dom.window.document;
 const doc = dom.window.document;
 const tables = [...doc.querySelectorAll('table')];
 let rows = 0;
@@ -92,8 +105,6 @@ for (const a of doc.querySelectorAll('a[href^="#"]')) {
 	if (!doc.getElementById(id)) problems.push(`link to #${id} has no target`);
 }
 
-const { default: mermaid } = await import(peer('mermaid/dist/mermaid.core.mjs'));
-mermaid.initialize({ startOnLoad: false });
 const blocks = [...md.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 let tasks = 0;
 for (const [n, text] of blocks.entries()) {
@@ -124,5 +135,5 @@ for (const [n, text] of blocks.entries()) {
 }
 
 console.log(JSON.stringify({ tables: tables.length, rows, charts: blocks.length, tasks, links, chars: [...md].length }));
-for (const p of problems) console.error(`md-check: ${p}`);
-process.exit(problems.length ? 1 : 0);
+return problems;
+}
