@@ -169,7 +169,8 @@ static long folder_files(const char *dir, char ***out, struct err *e)
 		n++;
 	}
 	closedir(d);
-	qsort(v, n, sizeof *v, by_name);
+	if (n)
+		qsort(v, n, sizeof *v, by_name);
 	*out = v;
 	return (long)n;
 oom:
@@ -200,8 +201,11 @@ int audit_file(const struct audit_request *rq, struct err *e)
 			long n = folder_files(paths[i], &files, e);
 			if (n < 0)
 				goto out;
-			int bad = n == 0 ? err_set(e, ERR_INPUT, "%s: no *.json history in this folder", paths[i])
-					 : 0;
+			if (n == 0) {
+				err_set(e, ERR_INPUT, "%s: no *.json history in this folder", paths[i]);
+				goto out;
+			}
+			int bad = 0;
 			for (long k = 0; k < n; k++) {
 				if (!bad && file_one(rq, &r, files[k], e) < 0)
 					bad = -1;
