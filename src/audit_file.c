@@ -201,7 +201,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 			long n = folder_files(paths[i], &files, e);
 			if (n < 0)
 				goto out;
-			if (n == 0) {
+			if (n == 0 || !files) {
 				err_set(e, ERR_INPUT, "%s: no *.json history in this folder", paths[i]);
 				goto out;
 			}
