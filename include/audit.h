@@ -91,8 +91,15 @@ struct audit_request {
 	const char *output;        /* --output FILE, NULL: stdout */
 	enum color_mode color; /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
-	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
-	bool all_runs;         /* --all-runs */
+	enum report_view view;      /* text and Markdown: --verbose-report, --findings-only */
+	bool all_runs;              /* --all-runs */
+	const char *save_histories; /* run, runs --save-histories DIR */
+	/* file: the paths (files or folders), and the run a single saved
+	 * history is of (--app-id, --run-id) */
+	const char *const *files;
+	size_t n_files;
+	const char *file_app_id;
+	const char *file_run_id;
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */

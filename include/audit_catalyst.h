@@ -38,6 +38,7 @@ struct audit_ctx {
 	struct audit_stream *stream; /* the JSON report written as runs finish, or NULL */
 	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
 	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
+	int save_fd;                 /* --save-histories: the folder, else -1 */
 };
 
 /* ---- audit_context.c: the context, the level as learned, the probe ---- */

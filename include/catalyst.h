@@ -296,6 +296,12 @@ struct catalyst_run {
  * named). */
 int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
 		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e);
+/* The same, also handing back the run document the history was parsed
+ * from in *doc (a new reference; NULL when the call failed): what
+ * --save-histories writes. */
+int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, const char *app_id,
+			 const char *run_id, struct catalyst_run *out, json_t **doc, struct catalyst_refusal *ref,
+			 struct err *e);
 /* Whether the run exists: the same call, its answer not parsed (0, or -1
  * with e set; ERR_NOT_FOUND when the server says it is not there). */
 int catalyst_check_run(struct catalyst *c, const struct project_ref *project, const char *app_id,

@@ -10,6 +10,7 @@
 
 #include "audit_catalyst.h"
 #include "console_link.h"
+#include "audit_save.h"
 
 /* Child workflows of child workflows are followed this deep. */
 #define MAX_CHILD_DEPTH 4
@@ -107,7 +108,9 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 		return;
 	}
 	struct catalyst_run run;
-	int fetched = catalyst_get_run(x->c, &x->project, rr->app_id, rr->run_id, &run, &rf, &e);
+	json_t *doc = NULL;
+	int fetched = catalyst_get_run_doc(x->c, &x->project, rr->app_id, rr->run_id, &run,
+					   x->save_fd >= 0 ? &doc : NULL, &rf, &e);
 	audit_probe_join(x);
 	if (fetched < 0 && e.detail == ERR_DETAIL_REFUSAL)
 		audit_sharing_from_refusal(x, &rf);
@@ -121,6 +124,14 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	char source[sizeof x->sharing_source];
 	audit_sharing_get(x, &ao.sharing, source, sizeof source);
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
+	if (doc) {
+		/* The answer as analysed, with the level it was read at. */
+		struct err se;
+		err_clear(&se);
+		if (audit_save_history(x->save_fd, rr->app_id, rr->run_id, doc, ao.sharing, &x->project, &se) < 0)
+			audit_warnf(x->rq, "--save-histories: run %s: %s", rr->run_id, se.msg);
+		json_decref(doc);
+	}
 	/* The renderers read the analysis and the log's run info, never its
 	 * events: holding 500 histories until the report is written would make
 	 * memory grow with the number of runs. They go between the analysis'

@@ -689,7 +689,16 @@ static int get_run(struct catalyst *c, const struct project_ref *project, const 
 int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
 		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e)
 {
+	return catalyst_get_run_doc(c, project, app_id, run_id, out, NULL, ref, e);
+}
+
+int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, const char *app_id,
+			 const char *run_id, struct catalyst_run *out, json_t **doc_out,
+			 struct catalyst_refusal *ref, struct err *e)
+{
 	memset(out, 0, sizeof *out);
+	if (doc_out)
+		*doc_out = NULL;
 	json_t *doc = NULL, *meta = NULL;
 	if (get_run(c, project, app_id, run_id, &doc, &meta, ref, e) < 0)
 		return -1;
@@ -697,6 +706,8 @@ int catalyst_get_run(struct catalyst *c, const struct project_ref *project, cons
 	json_decref(meta);
 	/* The parser also reads an execution graph's nodes. */
 	out->log = event_log_from_json(doc, e);
+	if (doc_out && out->log)
+		*doc_out = json_incref(doc);
 	json_decref(doc);
 	if (!out->log)
 		return err_prefix(e, "%s answer for %s", CATALYST_TOOL_GET_RUN, run_id);

@@ -23,6 +23,7 @@ void config_finish(struct config *c)
 	}
 	free(c->entries);
 	free(c->path);
+	free(c->kept_args);
 	memset(c, 0, sizeof *c);
 }
 

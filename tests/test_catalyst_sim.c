@@ -406,6 +406,158 @@ START_TEST(multi_run_views_match_goldens)
 }
 END_TEST
 
+/* A Markdown report checked as a reader's tools see it (tests/sim/md-check.mjs):
+ * rendered by a GFM renderer (marked), every table at most six columns with
+ * as many cells in each row as in its header, every link to a run's
+ * section landing, every ```mermaid block parsed by Mermaid's own parser
+ * as a gantt chart whose bars have the times written. Returns its summary
+ * line's "charts". */
+static json_t *md_check(const char *md, size_t len)
+{
+	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/md-check.mjs"), NULL};
+	static char *const env[] = {"TZ=UTC", NULL};
+	struct testlib_output chk;
+	ck_assert_int_eq(testlib_run(argv, env, md, len, 120000, &chk), 0);
+	ck_assert_msg(!chk.timed_out && chk.status == 0, "md-check: exit %d\n%s\nof:\n%s", chk.status, chk.err,
+		      md);
+	json_t *summary = json_loads(chk.out, 0, NULL);
+	ck_assert_msg(summary, "md-check said: %s", chk.out);
+	testlib_output_free(&chk);
+	return summary;
+}
+
+START_TEST(markdown_renders_as_written)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	/* The demo's report (scripts/demo.sh: project payments), short and full. */
+	const char *views[] = {NULL, "--verbose-report", "--all-runs"};
+	for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+		struct testlib_output out;
+		cli(&s, &out,
+		    (const char *[]){"--project", "payments", "--format", "markdown", views[i] ? views[i] : "runs",
+				     views[i] ? "runs" : NULL, NULL});
+		ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+		json_t *sum = md_check(out.out, out.out_len);
+		/* three suspect runs, each drawn; tables: context, runs, attempts */
+		ck_assert_int_eq(json_integer_value(json_object_get(sum, "charts")), 3);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "tables")), 5);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "links")), 6);
+		/* every attempt's start and end, UTC with Z */
+		ck_assert_ptr_nonnull(strstr(
+			out.out,
+			"| ChargeCard | 3 | 4 | 2026-09-14T10:00:19.366Z | 2026-09-14T10:00:19.994Z | completed |"));
+		json_decref(sum);
+		testlib_output_free(&out);
+	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* 426 runs (the size of a busy day) stay under GitHub's 65,536 characters
+ * for an issue or comment, fold what does not fit into counts, and say
+ * where the whole report is. */
+START_TEST(markdown_fits_an_issue)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--runs", "426", "--runs-project", "bench", "--stateless", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "bench", "-o", "markdown", "runs", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	json_t *sum = md_check(out.out, out.out_len);
+	long long chars = json_integer_value(json_object_get(sum, "chars"));
+	fprintf(stderr, "runs -o markdown, 426 runs: %zu bytes, %lld characters\n", out.out_len, chars);
+	ck_assert_int_lt(chars, 65536);
+	ck_assert_uint_lt(out.out_len, 65536);
+	ck_assert_int_ge(json_integer_value(json_object_get(sum, "charts")), 1);
+	ck_assert_ptr_nonnull(strstr(out.out, "**Folded to stay within GitHub's 65,536 characters:**"));
+	ck_assert_ptr_nonnull(strstr(out.out, "`--format json`"));
+	ck_assert_ptr_nonnull(strstr(out.out, "<details>"));
+	/* identical findings across runs are one line with a count */
+	ck_assert_ptr_nonnull(strstr(out.out, " runs: [gen-000426](#run-1)"));
+	json_decref(sum);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* The run's findings, level and link as a comparable string per run. */
+static char *findings_by_run(json_t *doc)
+{
+	json_t *by = json_object();
+	size_t i;
+	json_t *run;
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+		char key[512];
+		snprintf(key, sizeof key, "%s/%s", json_string_value(json_object_get(run, "app_id")),
+			 json_string_value(json_object_get(run, "run_id")));
+		json_object_set_new(by, key,
+				    json_pack("{s:O, s:O, s:O, s:O}", "findings", json_object_get(run, "findings"),
+					      "level",
+					      json_object_get(json_object_get(run, "data_sharing"), "level"),
+					      "link", json_object_get(run, "console_link"), "workflow",
+					      json_object_get(run, "workflow")));
+	}
+	char *t = json_dumps(by, JSON_SORT_KEYS);
+	json_decref(by);
+	return t;
+}
+
+/* run/runs --save-histories DIR, then file DIR offline: the same runs, the
+ * same findings, level and link (the evidence travels with the report). */
+START_TEST(saved_histories_audit_the_same)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	char tmp[4096], dir[4200];
+	testlib_make_tmpdir(tmp, sizeof tmp, "histories");
+	snprintf(dir, sizeof dir, "%s/saved", tmp);
+	struct testlib_output on, off;
+	cli(&s, &on,
+	    (const char *[]){"--project", "payments", "-o", "json", "runs", "--save-histories", dir, NULL});
+	ck_assert_msg(on.status == 1, "exit %d: %s", on.status, on.err);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0700);
+	cli(NULL, &off, (const char *[]){"-o", "json", "file", dir, NULL});
+	ck_assert_msg(off.status == 1, "exit %d: %s", off.status, off.err);
+	json_t *a = report_of(&on), *b = report_of(&off);
+	ck_assert_uint_eq(n_runs(b), n_runs(a));
+	ck_assert_uint_ge(n_runs(a), 6);
+	char *fa = findings_by_run(a), *fb = findings_by_run(b);
+	ck_assert_str_eq(fb, fa);
+	ck_assert_ptr_nonnull(strstr(fa, "ambiguous_failure_retried"));
+	free(fa);
+	free(fb);
+	json_decref(a);
+	json_decref(b);
+	testlib_output_free(&on);
+	testlib_output_free(&off);
+
+	/* One saved file, its ids named on the command line: the run's title
+	 * and link, not "unknown run id". */
+	char path[4400];
+	snprintf(path, sizeof path, "%s/checkout+pay-20931.json", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	cli(NULL, &off,
+	    (const char *[]){"-o", "markdown", "--project", "payments", "--app-id", "orders", "--run-id",
+			     "renamed-1", "file",
+			     testlib_src("tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json"), NULL});
+	ck_assert_msg(off.status <= 1, "exit %d: %s", off.status, off.err);
+	ck_assert_msg(strstr(off.out, "### Run renamed-1"), "%s", off.err);
+	ck_assert_ptr_nonnull(
+		strstr(off.out, "<https://catalyst.diagrid.io/workflows/orders/renamed-1?project=payments>"));
+	testlib_output_free(&off);
+	/* more than one history: whose ids would they be? */
+	cli(NULL, &off, (const char *[]){"--run-id", "x", "file", dir, NULL});
+	ck_assert_int_eq(off.status, 2);
+	testlib_output_free(&off);
+	testlib_remove_tree(tmp);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 START_TEST(filters_and_pages)
 {
 	struct testlib_server s;
@@ -1200,6 +1352,12 @@ int main(void)
 	tc = tcase_create("views");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, multi_run_views_match_goldens);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("markdown");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, markdown_renders_as_written);
+	tcase_add_test(tc, markdown_fits_an_issue);
+	tcase_add_test(tc, saved_histories_audit_the_same);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");
 	tcase_set_timeout(tc, 120);
