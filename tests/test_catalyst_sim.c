@@ -1034,7 +1034,7 @@ START_TEST(link_checks_that_the_run_exists)
 	/* a format a link does not have, asked for on the command line */
 	cli(&s, &out, (const char *[]){"-o", "markdown", "link", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 2);
-	ck_assert_str_eq(out.err, "catalyst-audit: error: -o: link prints text or json\n");
+	ck_assert_str_eq(out.err, "catalyst-audit: error: -o markdown: link writes text or json\n");
 	testlib_output_free(&out);
 	testlib_server_stop(&s);
 }
