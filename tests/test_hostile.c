@@ -1172,6 +1172,48 @@ START_TEST(byte_order_mark_skipped)
 }
 END_TEST
 
+/* ---- files the tool writes ------------------------------------------------ */
+
+/* --output through a link planted at the path: refused, exit 2, the file
+ * the link names untouched; a plain --output is 0600 whatever the umask
+ * (the runner's 022 would leave 0644). */
+START_TEST(output_never_through_a_link)
+{
+	const char *history = testlib_src("tests/fixtures/g-logic-duplicate.proto.json");
+	char victim[400], planted[400], plain[400];
+	snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+	snprintf(planted, sizeof planted, "%s/report.json", tmpdir);
+	snprintf(plain, sizeof plain, "%s/plain.json", tmpdir);
+	FILE *f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("precious\n", f);
+	fclose(f);
+	ck_assert_int_eq(symlink(victim, planted), 0);
+	char *args[] = {"--output", planted, "file", (char *)history, NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 2, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "symbolic link"), "%s", m.err);
+	size_t len = 0;
+	char *kept = testlib_read_file(victim, &len);
+	ck_assert_str_eq(kept, "precious\n");
+	free(kept);
+	measured_free(&m);
+
+	char *plain_args[] = {"--output", plain, "file", (char *)history, NULL};
+	run_cli(plain_args, &m);
+	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);
+	struct stat st;
+	ck_assert_int_eq(lstat(plain, &st), 0);
+	ck_assert_msg(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600, "mode %04o",
+		      (unsigned)(st.st_mode & 07777));
+	measured_free(&m);
+	unlink(victim);
+	unlink(planted);
+	unlink(plain);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1204,6 +1246,12 @@ int main(void)
 	tcase_add_loop_test(tc, final_errors_not_retried, 0, (int)(sizeof final_cases / sizeof *final_cases));
 	tcase_add_test(tc, server_requests_within_timeout);
 	tcase_add_test(tc, server_requests_capped);
+	suite_add_tcase(s, tc);
+	/* The third round of attacks (CK_RUN_CASE=round3). */
+	tc = tcase_create("round3");
+	tcase_set_timeout(tc, 300);
+	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
+	tcase_add_test(tc, output_never_through_a_link);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
