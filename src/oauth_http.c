@@ -53,12 +53,6 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	return len;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 int oauth_http_exchange(const struct oauth_session *s, const char *url, const char *what,
 			enum oauth_body_kind kind, const char *body, const char *basic,
 			struct oauth_http_answer *a, struct err *e)
@@ -69,7 +63,6 @@ int oauth_http_exchange(const struct oauth_session *s, const char *url, const ch
 	 * endpoint): nothing is sent before the rule has passed. */
 	if (oauth_url_check(url, what, e) < 0)
 		return -1;
-	pthread_once(&curl_once, curl_init_once);
 	CURL *c = curl_easy_init();
 	if (!c)
 		return err_set(e, ERR_INTERNAL, "out of memory");

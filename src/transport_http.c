@@ -39,14 +39,6 @@
 
 #define RETRY_WAIT_MAX_MS 30000
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_result;
-
-static void curl_init_once(void)
-{
-	curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *userp)
 {
 	struct http_transport *ht = userp;
@@ -565,11 +557,6 @@ int transport_http_set_bearer(struct transport *t, const char *token)
 
 struct transport *transport_http_new(const struct transport_http_options *o, struct err *e)
 {
-	pthread_once(&curl_once, curl_init_once);
-	if (curl_init_result != CURLE_OK) {
-		err_set(e, ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(curl_init_result));
-		return NULL;
-	}
 	if (!o->url || !*o->url) {
 		err_set(e, ERR_USAGE, "no server URL");
 		return NULL;

@@ -1214,6 +1214,95 @@ START_TEST(output_never_through_a_link)
 }
 END_TEST
 
+/* ---- process setup: core dumps, closed standard descriptors ---------------- */
+
+/* Whether /proc/PID/limits shows a core size limit of 0. */
+static bool core_limit_zero(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
+	size_t len = 0;
+	char *text = testlib_read_file(path, &len);
+	const char *line = text ? strstr(text, "Max core file size") : NULL;
+	unsigned long soft = 1;
+	bool zero = line && sscanf(line + 18, " %lu", &soft) == 1 && soft == 0;
+	free(text);
+	return zero;
+}
+
+static const char *const core_cases[][6] = {
+	{"file", "-", NULL},
+	{"--stdio", "exec sleep 5", "tools", NULL},
+};
+
+/* A crash while the token is in memory leaves no core file: the child is
+ * started with an unlimited core limit in a folder it may write, holds
+ * CATALYST_TOKEN, and is killed with SIGQUIT while it waits (on its
+ * standard input, on a --stdio server that never answers). */
+START_TEST(no_core_dumps)
+{
+	int in[2];
+	ck_assert_int_eq(pipe(in), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit all = {RLIM_INFINITY, RLIM_INFINITY};
+		setrlimit(RLIMIT_CORE, &all);
+		if (chdir(tmpdir) < 0)
+			_exit(126);
+		dup2(in[0], 0);
+		close(in[0]);
+		close(in[1]);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		setenv("CATALYST_TOKEN", "core-secret-token", 1);
+		char *argv[8] = {(char *)testlib_env("CA_BINARY")};
+		for (int i = 0; core_cases[_i][i]; i++)
+			argv[i + 1] = (char *)core_cases[_i][i];
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	/* Bounded: the limit shows within 5 s, or never (the old program). */
+	for (int i = 0; i < 50 && !core_limit_zero(pid); i++)
+		usleep(100000);
+	usleep(300000);
+	ck_assert_int_eq(kill(pid, SIGQUIT), 0);
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(in[1]);
+	ck_assert_msg(WIFSIGNALED(status), "%s: status %d", core_cases[_i][0], status);
+	ck_assert_msg(!WCOREDUMP(status), "%s: dumped core", core_cases[_i][0]);
+	char core[400];
+	snprintf(core, sizeof core, "%s/core", tmpdir);
+	ck_assert_msg(access(core, F_OK) < 0, "%s: left %s", core_cases[_i][0], core);
+}
+END_TEST
+
+/* Started with standard output closed, the history file would take
+ * descriptor 1 and the report would be written into it (or fail): the
+ * program opens /dev/null there first, so the run ends as it would. */
+START_TEST(closed_stdout_reopened)
+{
+	const char *history = testlib_src("tests/fixtures/g-logic-duplicate.proto.json");
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 2);
+		close(null);
+		close(1);
+		execl(testlib_env("CA_BINARY"), "catalyst-audit", "file", history, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1252,6 +1341,8 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
 	tcase_add_test(tc, output_never_through_a_link);
+	tcase_add_loop_test(tc, no_core_dumps, 0, (int)(sizeof core_cases / sizeof *core_cases));
+	tcase_add_test(tc, closed_stdout_reopened);
 	suite_add_tcase(s, tc);
 	return testlib_main(s);
 }
