@@ -104,7 +104,8 @@ static void run_env(const char *server, const char *const *args, const char *con
 	int k = 0;
 	env[k++] = env_xdg;
 	env[k++] = env_home;
-	env[k++] = env_browser;
+	if (!sets(extras, "BROWSER="))
+		env[k++] = env_browser;
 	if (!sets(extras, "CATALYST_LOGIN_TIMEOUT="))
 		env[k++] = "CATALYST_LOGIN_TIMEOUT=30";
 	env[k++] = "CI=";
@@ -216,6 +217,31 @@ START_TEST(login_stores_private_tokens)
 	ck_assert_ptr_null(strstr(field(doc, "scope"), "catalyst:write")); /* never asked for */
 	ck_assert_int_gt(json_integer_value(json_object_get(doc, "expires_at")), 0);
 	json_decref(doc);
+}
+END_TEST
+
+/* The browser `login` starts gets no socket or pipe of ours beyond the
+ * standard descriptors (the loopback listener, the connections to the
+ * servers) and no CATALYST_* variable (CATALYST_TOKEN would be the
+ * token; CATALYST_LOGIN_TIMEOUT stands for the rest). */
+START_TEST(login_browser_gets_nothing_of_ours)
+{
+	char log[400], browser[1200];
+	snprintf(log, sizeof log, "%s/inherited", home);
+	snprintf(browser, sizeof browser, "BROWSER=%s %s %s", testlib_src("tests/sim/record-browser.sh"), log,
+		 testlib_src("tests/sim/follow-redirect.sh"));
+	const char *extras[] = {browser, "CATALYST_TOKEN=outer-secret-token", NULL};
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	struct testlib_output o;
+	run_env(mcp.url, args, extras, &o);
+	ck_assert_msg(o.status == 0, "login exited %d:\n%s", o.status, o.err);
+	char *got = testlib_read_file(log, NULL);
+	ck_assert_msg(got != NULL, "the browser did not run: %s", o.err);
+	ck_assert_msg(strstr(got, "fds:") && strstr(got, "env:"), "%s", got);
+	ck_assert_msg(!strstr(got, "socket:["), "the browser inherited a socket:\n%s", got);
+	ck_assert_msg(!strstr(strstr(got, "env:"), "CATALYST_"), "the browser inherited:\n%s", got);
+	free(got);
+	testlib_output_free(&o);
 }
 END_TEST
 
@@ -742,6 +768,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, login_stores_private_tokens);
+	tcase_add_test(tc, login_browser_gets_nothing_of_ours);
 	tcase_add_test(tc, tools_refresh_rotation_logout);
 	tcase_add_test(tc, no_login_never_opens_a_browser);
 	tcase_add_test(tc, readable_token_file_refused);
