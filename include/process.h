@@ -5,7 +5,8 @@
 
 #include "err.h"
 
-/* Standard input, output and error opened on /dev/null when the program
+/* A bus error (the mapped input file cut short) said and turned into exit
+ * 6. Standard input, output and error opened on /dev/null when the program
  * was started with one closed (so no file this process opens later takes
  * descriptor 1 and receives the report, or 2 and receives errors); core
  * dumps off (RLIMIT_CORE 0, and not dumpable: a core would hold the bearer

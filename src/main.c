@@ -9,6 +9,7 @@
 #include "err.h"
 #include "msg.h"
 #include "process.h"
+#include "secret.h"
 #include "trace.h"
 
 static int run(int argc, char **argv)
@@ -31,6 +32,7 @@ static int run(int argc, char **argv)
 		cli_print_version(stdout);
 		return 0;
 	}
+	secret_add(rq.env_token);
 	if (rq.verbose)
 		trace_set_sink(msg_line_sink, NULL);
 	rq.warn = msg_warn_sink;

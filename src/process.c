@@ -2,9 +2,12 @@
 
 #include "process.h"
 
+#include "secret.h"
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -42,10 +45,27 @@ static int no_core_dumps(struct err *e)
 	return 0;
 }
 
+/* The one file this program maps is the history `file` reads: a bus error
+ * means it was cut short (truncated) while being read. Said, and exit 6
+ * as for any input that cannot be parsed, instead of dying silently. Only
+ * async-signal-safe calls here. */
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	static const char m[] = "catalyst-audit: error: the input file was cut short while it was read "
+				"(a bus error): read it again once nothing writes it\n";
+	ssize_t unused = write(STDERR_FILENO, m, sizeof m - 1);
+	(void)unused;
+	_exit(ERR_INPUT);
+}
+
 int process_setup(struct err *e)
 {
 	if (check_fds(e) < 0 || no_core_dumps(e) < 0)
 		return -1;
+	struct sigaction sa = {.sa_handler = on_sigbus};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	CURLcode c = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (c != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(c));
@@ -54,5 +74,6 @@ int process_setup(struct err *e)
 
 void process_teardown(void)
 {
+	secret_forget_all();
 	curl_global_cleanup();
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "escape.h"
+#include "secret.h"
 
 static trace_sink_fn sink;
 static void *sink_ctx;
@@ -51,10 +52,13 @@ void trace_printf(const char *channel, const char *fmt, ...)
 		return;
 	}
 	free(msg);
-	/* Server text reaches a terminal here: neutralised as every stderr
-	 * message is (the CLI's sink does it again; that changes nothing). */
-	char *safe = escape_message_dup(line);
+	/* Server text reaches a terminal here: tokens in use redacted and the
+	 * rest neutralised, as in every stderr message (the CLI's sink does
+	 * both again; that changes nothing). */
+	char *clean = secret_redact_dup(line);
 	free(line);
+	char *safe = clean ? escape_message_dup(clean) : NULL;
+	free(clean);
 	if (safe)
 		emit(safe);
 	free(safe);
