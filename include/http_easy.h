@@ -17,3 +17,13 @@ struct http_easy_options {
 };
 
 void http_easy_setup(CURL *h, const struct http_easy_options *o);
+
+#include "err.h"
+
+/* A server URL (what: where it came from, "--server", "CATALYST_MCP_URL",
+ * the config's file:line) with user information before the host
+ * (http://user:pass@host/mcp) is refused, ERR_USAGE, without echoing it:
+ * a password there would be repeated in every connection error, and the
+ * token goes to that server. 0 otherwise (other faults are the
+ * transport's to report). */
+int http_easy_check_url(const char *url, const char *what, struct err *e);

@@ -4,6 +4,29 @@
 
 #include "version.h"
 
+int http_easy_check_url(const char *url, const char *what, struct err *e)
+{
+	CURLU *u = curl_url();
+	if (!u)
+		return err_set(e, ERR_INTERNAL, "out of memory");
+	char *user = NULL, *password = NULL;
+	int rc = 0;
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+		curl_url_get(u, CURLUPART_USER, &user, 0);
+		curl_url_get(u, CURLUPART_PASSWORD, &password, 0);
+		if (user || password)
+			rc = err_set(
+				e, ERR_USAGE,
+				"%s: the server URL carries user information before the host (user@ or "
+				"user:password@): refused; sign in with `catalyst-audit login` or CATALYST_TOKEN",
+				what);
+	}
+	curl_free(user);
+	curl_free(password);
+	curl_url_cleanup(u);
+	return rc;
+}
+
 void http_easy_setup(CURL *h, const struct http_easy_options *o)
 {
 	curl_easy_setopt(h, CURLOPT_URL, o->url);

@@ -432,7 +432,13 @@ enum scenario {
 	SC_HUGE_HEADER,      /* one response header of 200 KB */
 	SC_LOGIN_NOTICE,     /* the authorization endpoint, printed by `login` */
 	SC_CALLBACK_ERROR,   /* the sign-in callback's error and error_description */
+	SC_TOKEN_ECHO,       /* the bearer token echoed: WWW-Authenticate, a JSON-RPC error */
 };
+
+/* The token the SC_TOKEN_ECHO test gives the client, and its server echoes. */
+#define ECHO_TOKEN "tok-echo-secret-4242"
+/* Added to every response when set (the server process's own copy). */
+static const char *extra_header = "";
 
 struct hostile_server {
 	pid_t pid;
@@ -505,8 +511,8 @@ static void respond(int fd, const char *status, const char *headers, const char 
 {
 	size_t blen = body ? strlen(body) : 0;
 	char *head = NULL;
-	int n = asprintf(&head, "HTTP/1.1 %s\r\n%sContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
-			 headers ? headers : "", blen);
+	int n = asprintf(&head, "HTTP/1.1 %s\r\n%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
+			 headers ? headers : "", extra_header, blen);
 	if (n < 0)
 		return;
 	if (write_all(fd, head, (size_t)n) && blen)
@@ -565,6 +571,9 @@ static void answer_mcp(int fd, enum scenario sc, const char *body)
 	} else if (strcmp(method, "tools/list") == 0) {
 		if (sc == SC_RPC_ERROR)
 			error = json_pack("{s:i, s:s}", "code", -32000, "message", HOSTILE);
+		else if (sc == SC_TOKEN_ECHO)
+			error = json_pack("{s:i, s:s}", "code", -32001, "message",
+					  "token " ECHO_TOKEN " is not valid");
 		else
 			result = json_pack("{s:[o]}", "tools", whoami_tool());
 		if (sc == SC_CURSOR)
@@ -684,6 +693,10 @@ static void server_start(struct hostile_server *s, enum scenario sc)
 	if (s->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		alarm(SERVER_LIFETIME_S);
+		if (sc == SC_TOKEN_ECHO)
+			extra_header =
+				"WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"" ECHO_TOKEN
+				" expired\"\r\n";
 		signal(SIGPIPE, SIG_IGN);
 		for (;;) {
 			int c = accept(fd, NULL, NULL);
@@ -1043,6 +1056,8 @@ static const struct {
 } final_cases[] = {
 	{"deep", "nested deeper than 512 levels"},
 	{"huge", "over 16777216 bytes"},
+	/* bytes that are wrong rather than missing */
+	{"bad-utf8", "not valid UTF-8"},
 };
 
 /* An answer that cannot change (nested too deep, over the size limit) is
@@ -1211,6 +1226,114 @@ START_TEST(output_never_through_a_link)
 	unlink(victim);
 	unlink(planted);
 	unlink(plain);
+}
+END_TEST
+
+/* ---- no secret is ever shown --------------------------------------------- */
+
+/* A server that echoes the bearer token (CATALYST_TOKEN) in a JSON-RPC
+ * error message and in WWW-Authenticate: stderr shows <redacted> in its
+ * place, with and without the --verbose trace. */
+START_TEST(token_never_shown)
+{
+	bool verbose = _i;
+	struct hostile_server srv;
+	server_start(&srv, SC_TOKEN_ECHO);
+	char server[96];
+	snprintf(server, sizeof server, "%s/mcp", srv.url);
+	char *args[] = {"--server", server, verbose ? "--verbose" : "tools", verbose ? "tools" : NULL, NULL};
+	char *env[] = {"CATALYST_TOKEN=" ECHO_TOKEN, NULL};
+	struct testlib_output o;
+	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	server_stop(&srv);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(o.status == 5, "status %d: %s", o.status, o.err);
+	ck_assert_msg(!strstr(o.err, ECHO_TOKEN), "the token on stderr: %s", o.err);
+	ck_assert_msg(strstr(o.err, "token <redacted> is not valid"), "%s", o.err);
+	if (verbose)
+		ck_assert_msg(strstr(o.err, "error_description=\"<redacted> expired\""), "%s", o.err);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* User information in the server URL, from each of the three places it
+ * may come from: refused before any connection, the password never
+ * echoed. */
+START_TEST(server_userinfo_refused)
+{
+	char config[400], cfg_env[420];
+	snprintf(config, sizeof config, "%s/config", tmpdir);
+	FILE *f = fopen(config, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("server = http://ann:pw-secret-77@127.0.0.1:9/mcp\n", f);
+	fclose(f);
+	snprintf(cfg_env, sizeof cfg_env, "CATALYST_AUDIT_CONFIG=%s", config);
+	struct {
+		char *args[5];
+		char *env[3];
+		const char *source;
+	} cases[] = {
+		{{"--server", "http://ann:pw-secret-77@127.0.0.1:9/mcp", "tools", NULL}, {NULL}, "--server"},
+		{{"tools", NULL},
+		 {"CATALYST_MCP_URL=http://ann:pw-secret-77@127.0.0.1:9/mcp", NULL},
+		 "CATALYST_MCP_URL"},
+		{{"tools", NULL}, {cfg_env, NULL}, config},
+	};
+	for (int k = 0; k < 3; k++) {
+		struct testlib_output o;
+		ck_assert_int_eq(testlib_run_cli(cases[k].args, cases[k].env, NULL, 60000, &o), 0);
+		ck_assert_msg(o.status == 2, "%s: status %d: %s", cases[k].source, o.status, o.err);
+		ck_assert_msg(strstr(o.err, "user information"), "%s: %s", cases[k].source, o.err);
+		ck_assert_msg(strstr(o.err, cases[k].source), "%s: %s", cases[k].source, o.err);
+		ck_assert_msg(!strstr(o.err, "pw-secret-77"), "%s: %s", cases[k].source, o.err);
+		testlib_output_free(&o);
+	}
+	unlink(config);
+}
+END_TEST
+
+/* ---- file: inputs that shrink or never end --------------------------------- */
+
+/* /dev/zero is read up to the named bound, not until memory runs out. */
+START_TEST(endless_input_bounded)
+{
+	char *args[] = {"file", "/dev/zero", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 6, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "input over 1024 MiB"), "%s", m.err);
+	measured_free(&m);
+}
+END_TEST
+
+/* A history truncated while `file` reads it (mapped): exit 6 with a
+ * message, never a silent SIGBUS. Cut at three moments of the parse. */
+START_TEST(shrinking_input_is_an_error)
+{
+	char path[400];
+	snprintf(path, sizeof path, "%s/shrinking.json", tmpdir);
+	write_million(path);
+	static const int delays_ms[] = {150, 400, 900};
+	for (int k = 0; k < 3; k++) {
+		if (k)
+			write_million(path);
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_RDWR);
+			dup2(null, 0);
+			dup2(null, 1);
+			execl(testlib_env("CA_BINARY"), "catalyst-audit", "file", path, (char *)NULL);
+			_exit(127);
+		}
+		usleep((useconds_t)delays_ms[k] * 1000);
+		ck_assert_int_eq(truncate(path, 4096), 0);
+		int status = 0;
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(!WIFSIGNALED(status), "cut after %d ms: killed by signal %d", delays_ms[k],
+			      WTERMSIG(status));
+	}
+	unlink(path);
 }
 END_TEST
 
@@ -1385,6 +1508,10 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
 	tcase_add_test(tc, output_never_through_a_link);
+	tcase_add_loop_test(tc, token_never_shown, 0, 2);
+	tcase_add_test(tc, server_userinfo_refused);
+	tcase_add_test(tc, endless_input_bounded);
+	tcase_add_test(tc, shrinking_input_is_an_error);
 	tcase_add_loop_test(tc, compressed_bodies_within_timeout, 0,
 			    (int)(sizeof gzip_cases / sizeof *gzip_cases));
 	tcase_add_loop_test(tc, no_core_dumps, 0, (int)(sizeof core_cases / sizeof *core_cases));

@@ -25,6 +25,7 @@
 //   gzip-sse        catalyst_get_workflow_run: an SSE stream, gzip of gzip, of 20 GiB
 //                   of comment lines
 //   gzip-drain      notifications answered 200 with the 20 GiB body of gzip-error
+//   bad-utf8        catalyst_get_workflow_run answers a string holding the byte 0xff
 import http from 'node:http';
 import zlib from 'node:zlib';
 
@@ -150,6 +151,12 @@ const bombOf = (unit) => bombs[unit];
 
 async function getRun(msg, res) {
 	const args = msg.params.arguments ?? {};
+	if (scenario === 'bad-utf8') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"x":"`;
+		res.end(Buffer.concat([Buffer.from(head), Buffer.from([0x61, 0xff, 0x62]), Buffer.from('"}}}')]));
+		return;
+	}
 	if (scenario === 'gzip-error') {
 		res.writeHead(500, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip, gzip' });
 		res.end(bombOf('\0'));
