@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "err.h"
+#include "file_out.h"
 #include "project.h"
 #include "report.h"
 
@@ -155,12 +156,14 @@ int link_for_run(struct report_run *rr, enum link_source from, const char *conso
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);
 /* Its two ends, for a report written another way (the streamed `runs`
- * report): where it goes (--output, or stdout), and closing that with
- * rc (0 or -1 from the writing) turned into the exit status: -1 on a write
- * error, else what --fail-on makes of the counts. */
-FILE *audit_open_output(const struct audit_request *rq, struct err *e);
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
-		       struct err *e);
-/* Closes the output of a command that writes no report (link, whoami):
- * 0, or -1 on a write error. */
-int audit_close_plain(FILE *out, struct err *e);
+ * report): where it goes (--output through file_out, or stdout), and
+ * closing that with rc (0 or -1 from the writing) turned into the exit
+ * status: -1 on a write error (an --output file is then left as it was),
+ * else what --fail-on makes of the counts. */
+FILE *audit_open_output(const struct audit_request *rq, struct file_out *fo, struct err *e);
+int audit_close_output(const struct audit_request *rq, struct file_out *fo, int rc, size_t n_findings,
+		       size_t n_suspect, struct err *e);
+/* Closes the output of a command that writes no report (link, whoami,
+ * tools) after rc (0, or -1 when writing failed): 0, or -1 on a write
+ * error. */
+int audit_close_plain(struct file_out *fo, int rc, struct err *e);

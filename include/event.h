@@ -186,11 +186,17 @@ struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
 /* The same under options (NULL: as event_log_parse). */
 struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct event_parse_options *o,
 				       struct err *e);
+/* The most one input may hold: a history of a million events is about
+ * 135 MB. Beyond it ERR_INPUT names the limit (a pipe or a device that
+ * never ends, /dev/zero, is not read until memory runs out). */
+#define EVENT_INPUT_MAX (1 << 30)
 /* The same from a file descriptor (a file or `-`), for the `file` command:
  * a regular file is mapped and the pages already parsed are given back as
  * the parse moves on, so peak memory is about the model's, not file plus
- * model; a pipe is read whole first. Options as for event_log_parse_opts.
- * Errors as for event_log_parse; read errors are ERR_INPUT too. */
+ * model (a file cut short while mapped raises SIGBUS, which the program
+ * turns into exit 6: process.h); a pipe is read whole first. Options as
+ * for event_log_parse_opts. Errors as for event_log_parse; read errors are
+ * ERR_INPUT too. */
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e);
 /* The same from an already decoded document (a tool result), in one thread.
  * An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}, also

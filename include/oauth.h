@@ -170,8 +170,8 @@ struct oauth_config {
 				    * usable, oauth_session_new fails with that error */
 	const char *env_token;     /* a bearer token the environment gives (CATALYST_TOKEN):
 				    * sent as is, never stored or refreshed; NULL or "": none */
-	const char *browser;       /* the command that opens the sign-in address ($BROWSER,
-				    * words split by sh); NULL or "": xdg-open */
+	const char *browser;       /* what opens the sign-in address ($BROWSER, read as
+				    * browser_open does); NULL or "": xdg-open */
 	const char *cacert;        /* NULL: system store; TLS is always verified */
 	long timeout_ms;           /* each OAuth HTTP exchange; 0: 30 s */
 	long callback_timeout_s;   /* 0: OAUTH_DEFAULT_CALLBACK_TIMEOUT_S */

@@ -63,6 +63,7 @@ struct transport_stdio_options {
 	size_t max_line;     /* longest message line; 0: 16 MiB */
 };
 
+/* The program has called curl_global_init (main() does, in process.c). */
 struct transport *transport_http_new(const struct transport_http_options *o, struct err *e);
 struct transport *transport_stdio_new(const struct transport_stdio_options *o, struct err *e);
 

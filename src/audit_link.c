@@ -164,7 +164,6 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	audit_ctx_init(&x, rq, NULL);
 	int rc = -1;
 	char *link = NULL, *found_app = NULL;
-	FILE *out = NULL;
 	const char *app = rq->args[0], *run_id = rq->args[1];
 	/* Checked before any traffic: a bad --console is a usage error. */
 	struct project_ref none = {PROJECT_NONE, NULL, false, false};
@@ -189,14 +188,11 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	err_clear(&le);
 	link = console_link_run(rq->console, &x.project, app, run_id, &le);
 	const char *note = link ? x.unresolved : le.msg;
-	if (!(out = audit_open_output(rq, e)))
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
+	if (!out)
 		goto out;
-	if (print_link(&x, out, app, run_id, link, note, e) < 0) {
-		if (out != stdout)
-			fclose(out);
-		goto out;
-	}
-	rc = audit_close_plain(out, e);
+	rc = audit_close_plain(&fo, print_link(&x, out, app, run_id, link, note, e), e);
 	if (rc == 0 && rq->web)
 		audit_open_web(rq, link, note);
 out:

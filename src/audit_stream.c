@@ -44,6 +44,7 @@ struct audit_stream {
 	 * before it are audited (report order, so the output is the same
 	 * whatever order the workers finish in). */
 	FILE *out;
+	struct file_out fo; /* what out is: --output's file, or stdout */
 	size_t next_out;
 };
 
@@ -62,7 +63,7 @@ struct audit_stream *audit_stream_new(const struct audit_request *rq)
 		 * error to audit_emit_report. */
 		struct err e;
 		err_clear(&e);
-		st->out = audit_open_output(rq, &e);
+		st->out = audit_open_output(rq, &st->fo, &e);
 		if (!st->out) {
 			free(st);
 			return NULL;
@@ -90,8 +91,8 @@ void audit_stream_free(struct audit_stream *st)
 		free(st->st[i].line);
 	}
 	free(st->st);
-	if (st->out && st->out != stdout)
-		fclose(st->out); /* never finished: the report stopped before its end */
+	if (st->out)
+		file_out_abandon(&st->fo); /* never finished: the report stopped before its end */
 	if (st->runs)
 		fclose(st->runs);
 	pthread_mutex_destroy(&st->lock);
@@ -295,9 +296,10 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		totals.n_notes = x->r->n_notes;
 		if (rc == 0)
 			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
-		return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+		return audit_close_output(rq, &st->fo, rc, st->totals.n_findings, st->totals.n_suspect, e);
 	}
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
 	struct render_options ro = {.width = 80, .threads = rq->threads};
@@ -322,5 +324,5 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		else
 			rc = render_json_end(rs, &totals, e);
 	}
-	return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+	return audit_close_output(rq, &fo, rc, st->totals.n_findings, st->totals.n_suspect, e);
 }

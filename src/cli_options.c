@@ -20,7 +20,7 @@ static const char *const group_titles[GROUP_COUNT] = {
 const struct cli_option cli_options[] = {
 	{"server", 0, "URL", "MCP server (env CATALYST_MCP_URL; default " CATALYST_DEFAULT_SERVER ")",
 	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_CONNECTION, .config = true, .env = "CATALYST_MCP_URL",
-	 .set = cli_set_string, .at = RQ(server)},
+	 .set = cli_set_server, .at = RQ(server)},
 	{"stdio", 0, "COMMAND", "talk to a local MCP server over stdio", ON_SERVER, GROUP_CONNECTION,
 	 .set = cli_set_string, .at = RQ(stdio_cmd)},
 	{"cacert", 0, "FILE", "trust this CA bundle (TLS is always verified)", ON_SIGNIN, GROUP_CONNECTION,

@@ -5,6 +5,8 @@
  * the server's challenge. */
 
 #include "oauth_internal.h"
+
+#include "browser.h"
 #include "monotime.h"
 
 #include <errno.h>
@@ -252,28 +254,6 @@ static char *choose_scope(const struct oauth_session *s, const struct oauth_meta
 	return r;
 }
 
-/* ---- The browser ---- */
-
-/* `browser` is the config's ($BROWSER as the CLI read it). */
-static pid_t open_browser(const char *browser, const char *url)
-{
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	/* The child: stdout is the report's, so the browser gets stderr. */
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(STDERR_FILENO, STDOUT_FILENO);
-	if (browser && *browser)
-		/* It may hold arguments (split by sh, as $BROWSER unquoted
-		 * would be); the URL stays one word. */
-		execl("/bin/sh", "sh", "-c", "$1 \"$2\"", "sh", browser, url, (char *)NULL);
-	else
-		execlp("xdg-open", "xdg-open", url, (char *)NULL);
-	_exit(127);
-}
-
 /* ---- Authorization ---- */
 
 int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, const char *extra_scope,
@@ -287,7 +267,6 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	buf_init(&form, 0);
 	char verifier[OAUTH_VERIFIER_LEN + 1] = "", challenge[OAUTH_CHALLENGE_LEN + 1], state[33];
 	char *redirect = NULL, *scope = NULL;
-	pid_t browser = -1;
 	int rc = -1;
 	const char *path = s->cfg.redirect_path && *s->cfg.redirect_path ? s->cfg.redirect_path : "/callback";
 
@@ -343,9 +322,12 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	notice(s, "to sign in to %s, open this address in a browser:", s->cfg.resource);
 	notice(s, "  %s", url.data);
 	if (!s->cfg.no_browser) {
-		browser = open_browser(s->cfg.browser, url.data);
-		if (browser < 0)
-			notice(s, "could not start a browser (%s); open the address above", strerror(errno));
+		/* Not waited for: the listener must take the browser's
+		 * redirect while an opener that stays in front runs. */
+		struct err be;
+		err_clear(&be);
+		if (browser_open(s->cfg.browser, url.data, 0, &be) < 0)
+			notice(s, "%s; open the address above", be.msg);
 	}
 	long timeout = s->cfg.callback_timeout_s > 0 ? s->cfg.callback_timeout_s
 						     : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S;
@@ -382,12 +364,6 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	}
 	rc = 0;
 out:
-	if (browser > 0) {
-		/* The opener normally returns at once (xdg-open hands over to the
-		 * browser); do not wait for a browser that stays in front. */
-		for (int i = 0; i < 20 && waitpid(browser, NULL, WNOHANG) == 0; i++)
-			usleep(50000);
-	}
 	oauth_listener_close(&l);
 	oauth_callback_finish(&cb);
 	OPENSSL_cleanse(verifier, sizeof verifier);

@@ -104,10 +104,26 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
  * it builds nothing. A tool answer is then decoded once, by the layer that
  * reads it, instead of once here to be thrown away; a batch is cut into
  * its elements' own bytes rather than decoded and dumped again. */
+/* Whether the one fault of text is a character cut at its end: bytes
+ * missing, which a retry may bring, rather than wrong. */
+static bool cut_in_a_character(const char *t, size_t len)
+{
+	size_t i = len;
+	int cont = 0;
+	while (i > 0 && cont < 3 && ((unsigned char)t[i - 1] & 0xc0) == 0x80)
+		i--, cont++;
+	return i > 0 && (unsigned char)t[i - 1] >= 0xc0 && transport_utf8_valid(t, i - 1);
+}
+
 int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx, struct err *e)
 {
-	if (!transport_utf8_valid(text, len))
-		return err_set(e, ERR_PROTOCOL, "message is not valid UTF-8");
+	if (!transport_utf8_valid(text, len)) {
+		err_set(e, ERR_PROTOCOL, "message is not valid UTF-8");
+		/* Wrong bytes come again when asked again: final. */
+		if (e && !cut_in_a_character(text, len))
+			e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
 	size_t lead = skip_space(text, len);
 	if (lead == len)
 		return err_set(e, ERR_PROTOCOL, "empty message");

@@ -498,7 +498,10 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 		st->err_thread_on = true;
 	}
 	fcntl(st->to_child, F_SETFL, fcntl(st->to_child, F_GETFL) | O_NONBLOCK);
-	trace_printf("stdio", "started server process %d: %s", (int)pid, o->command);
+	/* The command may hold a token (`--stdio 'server --token=...'`). */
+	char *shown = trace_redact_dup(o->command);
+	trace_printf("stdio", "started server process %d: %s", (int)pid, shown ? shown : "(command not shown)");
+	free(shown);
 	return &st->base;
 
 fail:

@@ -57,8 +57,8 @@ static void cli(const struct testlib_server *s, struct testlib_output *out, cons
 }
 
 /* The same with $BROWSER set to `browser` (NULL: unset). */
-static void cli_browser(const struct testlib_server *s, struct testlib_output *out, const char *browser,
-			const char *const *args)
+static void cli_browser_env(const struct testlib_server *s, struct testlib_output *out, const char *browser,
+			    const char *extra, const char *const *args)
 {
 	const char *argv[64];
 	int n = 0;
@@ -69,9 +69,15 @@ static void cli_browser(const struct testlib_server *s, struct testlib_output *o
 	argv[n] = NULL;
 	char env_browser[4200];
 	snprintf(env_browser, sizeof env_browser, "BROWSER=%s", browser ? browser : "");
-	char *const env[] = {"CATALYST_TOKEN=", env_browser, NULL};
+	char *const env[] = {"CATALYST_TOKEN=", env_browser, (char *)extra, NULL};
 	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, CLI_TIMEOUT_MS, out), 0);
 	ck_assert_msg(!out->timed_out, "catalyst-audit hung; stderr: %s", out->err);
+}
+
+static void cli_browser(const struct testlib_server *s, struct testlib_output *out, const char *browser,
+			const char *const *args)
+{
+	cli_browser_env(s, out, browser, NULL, args);
 }
 
 /* The report's notes as one string (caller frees). */
@@ -1090,11 +1096,29 @@ START_TEST(web_opens_the_link_with_browser)
 	free(log);
 	testlib_output_free(&out);
 
-	/* no $BROWSER: said, and the link printed */
-	cli_browser(&s, &out, NULL, (const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	/* no $BROWSER: xdg-open, found in PATH */
+	char xdg[500], path_env[4200];
+	snprintf(xdg, sizeof xdg, "%s/xdg-open", dir);
+	ck_assert_int_eq(symlink(script, xdg), 0);
+	snprintf(path_env, sizeof path_env, "PATH=%s:%s", dir, getenv("PATH"));
+	cli_browser_env(&s, &out, NULL, path_env,
+			(const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(out.out, link));
+	log = browser_log(xdg);
+	ck_assert_ptr_nonnull(log);
+	snprintf(want, sizeof want, "%s\n", link);
+	ck_assert_str_eq(log, want);
+	free(log);
+	testlib_output_free(&out);
+
+	/* neither: said, and the link printed */
+	cli_browser_env(&s, &out, NULL, "PATH=/nonexistent",
+			(const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 0);
 	ck_assert_ptr_nonnull(strstr(out.out, link));
-	ck_assert_ptr_nonnull(strstr(out.err, "--web: $BROWSER is not set; the link: "));
+	ck_assert_msg(strstr(out.err, "--web: no browser to open it with: $BROWSER is not set and xdg-open: "),
+		      "%s", out.err);
 	testlib_output_free(&out);
 
 	/* never a link to vouch for: a run that is not there, a project that
@@ -1109,6 +1133,42 @@ START_TEST(web_opens_the_link_with_browser)
 	ck_assert_ptr_null(browser_log(script));
 	testlib_output_free(&out);
 	testlib_server_stop(&s);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* What a browser inherits (tests/sim/record-browser.sh wrote it): no socket
+ * or pipe of ours beyond the standard descriptors, no CATALYST_* variable. */
+static void assert_browser_got_nothing(const char *log_path)
+{
+	char *log = testlib_read_file(log_path, NULL);
+	ck_assert_msg(log != NULL, "the browser did not run");
+	ck_assert_msg(strstr(log, "fds:") && strstr(log, "env:"), "%s", log);
+	ck_assert_msg(!strstr(log, "socket:["), "the browser inherited a socket:\n%s", log);
+	const char *env = strstr(log, "env:");
+	ck_assert_msg(!strstr(env, "CATALYST_"), "the browser inherited:\n%s", env);
+	free(log);
+}
+
+/* --web with a token in the environment and connections to the server
+ * open: the browser gets neither. */
+START_TEST(web_browser_gets_nothing_of_ours)
+{
+	char dir[256], log[400], browser[900], browser_env[1000];
+	testlib_make_tmpdir(dir, sizeof dir, "browser");
+	snprintf(log, sizeof log, "%s/inherited", dir);
+	snprintf(browser, sizeof browser, "%s %s true", testlib_src("tests/sim/record-browser.sh"), log);
+	snprintf(browser_env, sizeof browser_env, "BROWSER=%s", browser);
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	char *args[] = {"--server", s.url, "--web", "run", "checkout", "pay-20931", NULL};
+	char *env[] = {"CATALYST_TOKEN=sim-secret-token", "CATALYST_LOGIN_TIMEOUT=5", browser_env, NULL};
+	struct testlib_output out;
+	ck_assert_int_eq(testlib_run_cli(args, env, NULL, CLI_TIMEOUT_MS, &out), 0);
+	testlib_server_stop(&s);
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	assert_browser_got_nothing(log);
+	testlib_output_free(&out);
 	testlib_remove_tree(dir);
 }
 END_TEST
@@ -1373,6 +1433,7 @@ int main(void)
 	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
 	tcase_add_test(tc, web_opens_the_link_with_browser);
 	tcase_add_test(tc, rerun_source_fetched);
+	tcase_add_test(tc, web_browser_gets_nothing_of_ours);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("refusals");
 	tcase_set_timeout(tc, 120);

@@ -707,6 +707,41 @@ START_TEST(config_errors_name_file_and_line)
 }
 END_TEST
 
+/* A config file others can write names the server the token goes to:
+ * refused with the mode and the fix, as is one in a folder others can
+ * write; a UTF-8 byte order mark (Notepad) is skipped. */
+START_TEST(config_others_cannot_write)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-cfgmode");
+	char cfg[600], cfgvar[700];
+	snprintf(cfg, sizeof cfg, "%s",
+		 write_file(dir, "config",
+			    "\xef\xbb\xbf"
+			    "format = json\n"));
+	snprintf(cfgvar, sizeof cfgvar, "CATALYST_AUDIT_CONFIG=%s", cfg);
+	struct testlib_output o;
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 1, "BOM: status %d: %s", o.status, o.err);
+	ck_assert_msg(strncmp(o.out, "{\n", 2) == 0, "%.80s", o.out);
+	testlib_output_free(&o);
+	ck_assert_int_eq(chmod(cfg, 0666), 0);
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 2, "0666: status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "mode 0666") && strstr(o.err, "chmod go-w"), "%s", o.err);
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+	ck_assert_int_eq(chmod(cfg, 0644), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 2, "folder 0777: status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "config folder") && strstr(o.err, "mode 0777"), "%s", o.err);
+	testlib_output_free(&o);
+	chmod(dir, 0700);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 /* Precedence in detail, through cli_parse: line > environment > file >
  * default, a project of either kind replacing both kinds below it. */
 static const struct {
@@ -1161,6 +1196,7 @@ int main(void)
 	tcase_add_test(tc, project_precedence_end_to_end);
 	tcase_add_test(tc, server_precedence_end_to_end);
 	tcase_add_test(tc, config_format_and_color);
+	tcase_add_test(tc, config_others_cannot_write);
 	tcase_add_loop_test(tc, config_errors_name_file_and_line, 0,
 			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
 	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));

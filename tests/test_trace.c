@@ -28,6 +28,13 @@ static const struct {
 	{"refresh_token=r&x=1", "refresh_token=<redacted>&x=1"},
 	{"{\"password\":\"unterminated", "{\"password\":\"<redacted>"},
 	{"no secrets here", "no secrets here"},
+	/* log lines (a --stdio server's stderr, a command line) */
+	{"level=info access_token=eyJ.x.y user=a", "level=info access_token=<redacted> user=a"},
+	{"access_token: yaml1, next", "access_token: <redacted>, next"},
+	{"refresh_token=\"q s\" x", "refresh_token=\"<redacted>\" x"},
+	{"got Authorization: Bearer hdr3 ok", "got Authorization: Bearer <redacted> ok"},
+	{"server --token=cmd4 --port 1", "server --token=<redacted> --port 1"},
+	{"the code is ready", "the code is ready"},
 };
 
 START_TEST(redacts_secret_values)

@@ -427,8 +427,8 @@ static const struct {
 	{"/wrongtype", ERR_PROTOCOL, ERR_DETAIL_NONE, 200, "unexpected content type 'text/html'"},
 	/* Bytes that are wrong, not missing: asking again gets them again. */
 	{"/notjson", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
-	{"/badutf8", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
-	{"/badutf8-sse", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
+	{"/badutf8", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "not valid UTF-8"},
+	{"/badutf8-sse", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "not valid UTF-8"},
 	{"/bigline", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
 	{"/accepted", ERR_PROTOCOL, ERR_DETAIL_NONE, 202, "HTTP 202 with no response"},
 };

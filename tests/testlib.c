@@ -1,5 +1,7 @@
 #include "testlib.h"
 
+#include <curl/curl.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -396,10 +398,14 @@ json_t *testlib_conformance_check(json_t *checks, const char *id)
 
 int testlib_main(Suite *s)
 {
+	/* What main() does for the program (src/process.c): the library
+	 * leaves libcurl's global state to its caller. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	curl_global_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
