@@ -40,7 +40,7 @@ void audit_ctx_finish(struct audit_ctx *x)
 
 int audit_ctx_connect(struct audit_ctx *x, struct err *e)
 {
-	x->session = session_open(x->rq, SESSION_CATALYST, e);
+	x->session = audit_session_open(x->rq, SESSION_CATALYST, e);
 	x->c = session_catalyst(x->session);
 	return x->session ? 0 : -1;
 }

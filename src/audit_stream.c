@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "render.h"
 
 /* ---- the JSON report, run by run ------------------------------------------
  *

@@ -501,19 +501,44 @@ void event_log_set_dialect(struct event_log *log, enum event_dialect d)
 	log->dialect = d;
 }
 
+/* Every dialect in one row: its name (in traces), what a reader is told
+ * of it, and its caps. */
+static const struct {
+	const char *name;
+	const char *origin;
+	const char *printer;
+	unsigned caps;
+} dialects[] = {
+	[DIALECT_UNKNOWN] = {"unknown", NULL, NULL, 0},
+	[DIALECT_CATALYST] = {"catalyst", NULL, NULL, DIALECT_CAP_SHARING},
+	[DIALECT_PROTOJSON] = {"protojson", "durabletask protojson", NULL, 0},
+	[DIALECT_DAPR_CLI] = {"dapr-cli", "dapr workflow history output", "dapr workflow history",
+			      DIALECT_CAP_OMITS_EMPTY_PAYLOADS | DIALECT_CAP_NO_CHILD_IDS},
+};
+
+static unsigned dialect_index(enum event_dialect d)
+{
+	return (unsigned)d < sizeof dialects / sizeof dialects[0] ? (unsigned)d : DIALECT_UNKNOWN;
+}
+
 const char *event_dialect_name(enum event_dialect d)
 {
-	switch (d) {
-	case DIALECT_CATALYST:
-		return "catalyst";
-	case DIALECT_PROTOJSON:
-		return "protojson";
-	case DIALECT_DAPR_CLI:
-		return "dapr-cli";
-	case DIALECT_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	return dialects[dialect_index(d)].name;
+}
+
+const char *event_dialect_origin(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].origin;
+}
+
+const char *event_dialect_printer(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].printer;
+}
+
+unsigned event_log_caps(const struct event_log *log)
+{
+	return dialects[dialect_index(event_log_dialect(log))].caps;
 }
 
 const struct event_run_info *event_log_run_info(const struct event_log *log)

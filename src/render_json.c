@@ -9,7 +9,7 @@
  * each) and dumping them was most of `file`'s time, and the tree doubled
  * the memory. A run's big arrays (activities, findings, withheld) may be
  * written by two threads (jw_items). */
-#include "report.h"
+#include "render.h"
 
 #include <errno.h>
 #include <stdint.h>

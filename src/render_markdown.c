@@ -2,7 +2,7 @@
  * report and nothing else; every server-supplied string goes through
  * escape_markdown so table syntax, emphasis, HTML and control characters in
  * names or error messages stay inert. */
-#include "report.h"
+#include "render.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * server or a file goes through escape_terminal first. This file holds the
  * entry, the verdict, the short view and --findings-only, and the sections
  * every view ends with; render_text_internal.h says where the rest is. */
-#include "report.h"
+#include "render.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

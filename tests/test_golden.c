@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 
 #define TIMEOUT_MS 60000

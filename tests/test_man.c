@@ -8,7 +8,7 @@
 
 #include "analysis.h"
 #include "cli_options.h"
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 #include "version.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 
 /* ------------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 
 #include "catalyst.h"
 #include "event.h"
-#include "session.h"
+#include "audit_catalyst.h"
 #include "testlib.h"
 
 static void sim_start(struct testlib_server *s, const char *profile)
@@ -60,7 +60,7 @@ START_TEST(typed_calls_read_both_profiles)
 	request_for(&rq, srv.url);
 	struct err e;
 	err_clear(&e);
-	struct session *s = session_open(&rq, SESSION_CATALYST, &e);
+	struct session *s = audit_session_open(&rq, SESSION_CATALYST, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	struct catalyst *c = session_catalyst(s);
 	ck_assert_ptr_nonnull(c);
@@ -147,7 +147,7 @@ START_TEST(mcp_session_has_no_tool_layer)
 	request_for(&rq, srv.url);
 	struct err e;
 	err_clear(&e);
-	struct session *s = session_open(&rq, SESSION_MCP, &e);
+	struct session *s = audit_session_open(&rq, SESSION_MCP, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	ck_assert_ptr_null(session_catalyst(s));
 	json_t *tools = mcp_list_tools(session_mcp(s), &e);
@@ -169,10 +169,10 @@ START_TEST(errors_say_where)
 	rq.timeout_s = 10;
 	struct err e;
 	err_clear(&e);
-	ck_assert_ptr_null(session_open(&rq, SESSION_CATALYST, &e));
+	ck_assert_ptr_null(audit_session_open(&rq, SESSION_CATALYST, &e));
 	ck_assert_msg(strncmp(e.msg, "connecting to exit 3: ", 22) == 0, "%s", e.msg);
 	err_clear(&e);
-	ck_assert_ptr_null(session_open(&rq, SESSION_MCP, &e));
+	ck_assert_ptr_null(audit_session_open(&rq, SESSION_MCP, &e));
 	ck_assert(e.code != ERR_NONE);
 	ck_assert_msg(strstr(e.msg, "connecting to") == NULL, "%s", e.msg);
 	session_close(NULL);
