@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* run, runs, link and whoami against the Catalyst simulator on loopback:
  * both schema profiles, both data-sharing levels, every refusal kind in
  * every envelope, every fault switch, JSON and SSE, stateless and stateful.
@@ -1189,47 +1190,47 @@ int main(void)
 	unlink(calls_file);
 
 	Suite *s = suite_create("catalyst_sim");
-	TCase *tc = tcase_create("modes");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
-	tcase_add_test(tc, level_named_by_a_field);
-	tcase_add_test(tc, short_report_fits_one_screen);
-	tcase_add_test(tc, filters_and_pages);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("modes");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
+	add_test(tc, level_named_by_a_field);
+	add_test(tc, short_report_fits_one_screen);
+	add_test(tc, filters_and_pages);
+	testlib_suite_add(s, tc);
 	/* CK_RUN_CASE=views: what scripts/update-goldens runs to rewrite them. */
-	tc = tcase_create("views");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, multi_run_views_match_goldens);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("link");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, link_without_a_server);
-	tcase_add_test(tc, link_resolved_by_the_server);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("lookup");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, run_without_app_id, 0, 2);
-	tcase_add_loop_test(tc, run_missing_says_where, 0, 4);
-	tcase_add_loop_test(tc, workflow_in_any_case, 0, 2);
-	tcase_add_test(tc, limit_counts_top_level_runs);
-	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
-	tcase_add_test(tc, web_opens_the_link_with_browser);
-	tcase_add_test(tc, rerun_source_fetched);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("refusals");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, refusal_every_kind_every_envelope, 0, (int)N_REFUSALS * 3);
-	tcase_add_test(tc, refusal_of_one_run_loses_no_run);
-	tcase_add_test(tc, retryable_refusal_once);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("faults");
-	tcase_set_timeout(tc, 180);
-	tcase_add_loop_test(tc, fault_recovered, 0, sizeof faults / sizeof *faults);
-	tcase_add_loop_test(tc, fault_persistent, 0, sizeof faults / sizeof *faults);
-	tcase_add_test(tc, many_runs_concurrently);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("read-only");
-	tcase_add_test(tc, no_write_tool_was_ever_called);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("views");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, multi_run_views_match_goldens);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("link");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, link_without_a_server);
+	add_test(tc, link_resolved_by_the_server);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("lookup");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, run_without_app_id, 0, 2);
+	add_loop_test(tc, run_missing_says_where, 0, 4);
+	add_loop_test(tc, workflow_in_any_case, 0, 2);
+	add_test(tc, limit_counts_top_level_runs);
+	add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
+	add_test(tc, web_opens_the_link_with_browser);
+	add_test(tc, rerun_source_fetched);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("refusals");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, refusal_every_kind_every_envelope, 0, (int)N_REFUSALS * 3);
+	add_test(tc, refusal_of_one_run_loses_no_run);
+	add_test(tc, retryable_refusal_once);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("faults");
+	testlib_group_timeout(tc, 180);
+	add_loop_test(tc, fault_recovered, 0, sizeof faults / sizeof *faults);
+	add_loop_test(tc, fault_persistent, 0, sizeof faults / sizeof *faults);
+	add_test(tc, many_runs_concurrently);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("read-only");
+	add_test(tc, no_write_tool_was_ever_called);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The session module and the typed Catalyst calls, in process, against the
  * Catalyst simulator on loopback: session_open builds the connection the
  * request asks for, and catalyst_whoami, catalyst_list_projects, the run
@@ -187,12 +188,12 @@ int main(void)
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	unsetenv("CATALYST_TOKEN");
 	Suite *s = suite_create("session");
-	TCase *tc = tcase_create("session");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, typed_calls_read_both_profiles, 0, 2);
-	tcase_add_test(tc, mcp_session_has_no_tool_layer);
-	tcase_add_test(tc, errors_say_where);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("session");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, typed_calls_read_both_profiles, 0, 2);
+	add_test(tc, mcp_session_has_no_tool_layer);
+	add_test(tc, errors_say_where);
+	testlib_suite_add(s, tc);
 	int rc = testlib_main(s);
 	testlib_remove_tree(dir);
 	return rc;
