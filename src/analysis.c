@@ -171,7 +171,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 	return p;
 fail:
 	pending_free(p);
-	err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", n);
+	err_oom(e);
 	return NULL;
 }
 
@@ -196,7 +196,7 @@ struct analysis *analysis_finish(struct analysis_pending *p, struct err *e)
 	p->ao = NULL;
 out:
 	if (!res)
-		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", w->n_events);
+		err_oom(e);
 	free(c.fs.v);
 	free(c.fs.ev);
 	for (size_t i = 0; i < c.n_run_limits; i++)

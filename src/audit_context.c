@@ -155,5 +155,5 @@ int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, 
 	char *key = catalyst_run_key(app_id, run_id);
 	int rc = key && x->seen ? json_object_set_new(x->seen, key, json_true()) : -1;
 	free(key);
-	return rc < 0 ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
+	return rc < 0 ? err_oom(e) : 0;
 }

@@ -92,7 +92,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	const char *display = strcmp(path, "-") == 0 ? "standard input" : path;
 	struct report_run *run = report_add_run(&r);
 	if (!run) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (input_open(path, &fd, e) < 0)
@@ -131,7 +131,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	run->run_id = dup_or_null(ri && ri->instance_id ? ri->instance_id : run->analysis->instance_id);
 	if (asprintf(&run->source, "file %s", strcmp(path, "-") == 0 ? "- (standard input)" : path) < 0) {
 		run->source = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	struct project_ref project;

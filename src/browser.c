@@ -61,7 +61,7 @@ int browser_open(const char *browser, const char *url, long wait_ms, struct err 
 		return err_set(e, ERR_USAGE, "$BROWSER is not set");
 	char *text = strdup(browser);
 	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	struct command cmds[MAX_COMMANDS];
 	size_t n = parse_browser(text, url, cmds);
 	int rc = -1;

@@ -760,12 +760,12 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 	copy.cause_type = intern_cstr(log, ev->cause_type, &fail);
 	copy.cause_message = intern_cstr(log, ev->cause_message, &fail);
 	if (fail)
-		return err_set(e, ERR_INTERNAL, "out of memory interning event strings");
+		return err_oom(e);
 	if (event_log_store(log, &copy) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory appending event %zu", log->count);
+		return err_oom(e);
 	if (copy.kind == EVENT_UNKNOWN && copy.kind_name &&
 	    event_log_count_unknown_kind(log, copy.kind_name, strlen(copy.kind_name), 1) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory counting unknown kinds");
+		return err_oom(e);
 	return 0;
 }
 

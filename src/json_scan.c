@@ -430,7 +430,7 @@ static long push(struct jscan_toks *t, struct err *e)
 		size_t ncap = t->cap ? t->cap * 2 : 64;
 		struct jscan_tok *v = realloc(t->v, ncap * sizeof *v);
 		if (!v) {
-			err_set(e, ERR_INTERNAL, "out of memory tokenising JSON");
+			err_oom(e);
 			return JSCAN_ERROR;
 		}
 		t->v = v;
@@ -751,7 +751,7 @@ int jscan_keys_grow(struct jscan_keys *k, struct err *e)
 	size_t ncap = k->cap ? k->cap * 2 : 32;
 	struct jscan_key *v = realloc(k->v, ncap * sizeof *v);
 	if (!v)
-		return err_set(e, ERR_INTERNAL, "out of memory checking JSON keys");
+		return err_oom(e);
 	k->v = v;
 	k->cap = ncap;
 	return 0;

@@ -315,7 +315,7 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 		goto out;
 	if (asprintf(&redirect, "http://127.0.0.1:%d%s", l.port, path) < 0) {
 		redirect = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	buf_printf(&url, NULL, "%s%c", m.authorization_endpoint,

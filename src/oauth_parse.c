@@ -277,7 +277,7 @@ static int url_split(const char *url, struct url_parts *p, struct err *e)
 	 * analyzer, which cannot see into err_set) know p is unset. */
 	CURLU *u = curl_url();
 	if (!u) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
@@ -371,7 +371,7 @@ int oauth_as_metadata_urls(const char *issuer, char *out[3], struct err *e)
 		if (!out[i]) {
 			for (int k = 0; k < n; k++)
 				free(out[k]);
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		}
 	return n;
 }
@@ -562,7 +562,7 @@ int oauth_url_check(const char *url, const char *what, struct err *e)
 	char text[300];
 	CURLU *u = curl_url();
 	if (!u)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	/* No CURLU_GUESS_SCHEME: "localhost/x" is not a URL here. */
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||

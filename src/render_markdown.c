@@ -601,7 +601,7 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_finish(&m.slot[i]);
 	if (m.oom)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+		return err_oom(e);
 	if (ferror(out))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

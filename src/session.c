@@ -77,7 +77,7 @@ struct session *session_open(const struct session_options *o, enum session_kind 
 {
 	struct session *s = calloc(1, sizeof *s);
 	if (!s) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	const char *where = o->stdio_cmd ? o->stdio_cmd : o->server;
@@ -99,7 +99,7 @@ struct session *session_open(const struct session_options *o, enum session_kind 
 		goto fail;
 	}
 	if (!(s->mcp = mcp_session_new(s->t, &mo))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	if (mcp_initialize(s->mcp, e) < 0) {
@@ -110,7 +110,7 @@ struct session *session_open(const struct session_options *o, enum session_kind 
 	if (!catalyst)
 		return s;
 	if (!(s->catalyst = catalyst_new(s->mcp, NULL))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	if (catalyst_load_tools(s->catalyst, e) < 0) {

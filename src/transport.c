@@ -91,7 +91,7 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
 {
 	char *one = malloc(len + 1);
 	if (!one)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	memcpy(one, p, len);
 	one[len] = '\0';
 	int r = cb(one, len, ctx, e);

@@ -177,7 +177,7 @@ static struct curl_slist *request_headers(struct http_transport *ht, const char 
 #undef ADD
 	if (!ok) {
 		curl_slist_free_all(list);
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	return list;
@@ -576,7 +576,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	}
 	struct http_transport *ht = calloc(1, sizeof *ht);
 	if (!ht) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	ht->base.ops = &http_ops;
@@ -593,7 +593,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	ht->idle = calloc((size_t)ht->max_parallel, sizeof *ht->idle);
 	ht->share = curl_share_init();
 	if (!ht->url || (o->cacert && !ht->cacert) || !ht->idle || !ht->share) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	/* Only http and https, checked here so a typo fails before any I/O. */
@@ -619,7 +619,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	if (o->bearer_token && transport_http_set_bearer(&ht->base, o->bearer_token) < 0) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	return &ht->base;

@@ -422,7 +422,7 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	}
 	struct stdio_transport *st = calloc(1, sizeof *st);
 	if (!st) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	st->base.ops = &stdio_ops;

@@ -1096,7 +1096,7 @@ START_TEST(truncated_inputs_never_identical)
 	analysis_free(a);
 	event_log_free(log);
 
-	/* Whole and equal: identical, as before. */
+	/* Whole and equal: identical. */
 	log = log_new();
 	started(log, "W", "i", "e");
 	sched_in(log, 0, "Notify", "x1", whole);
