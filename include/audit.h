@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "err.h"
 #include "project.h"
+#include "render.h"
 #include "report.h"
 
 enum audit_command {

@@ -157,7 +157,7 @@ enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
 
 /* What a dialect can and cannot say. The analysis reads these, never the
- * dialect itself, so a new dialect is a row of event.c's table, not a
+ * dialect itself, so a new dialect is a row of event_fields.c's table, not a
  * branch in the analysis. */
 enum event_dialect_cap {
 	/* Catalyst's own: a missing payload may be one a data-sharing
@@ -170,8 +170,9 @@ enum event_dialect_cap {
 	 * scheduled id on a child's failure: children pair by order. */
 	DIALECT_CAP_NO_CHILD_IDS = 1u << 2,
 };
-/* The dialect's caps (0 for DIALECT_UNKNOWN). */
+/* The log's dialect's caps, or a dialect's (0 for DIALECT_UNKNOWN). */
 unsigned event_log_caps(const struct event_log *log);
+unsigned event_dialect_caps(enum event_dialect d);
 /* Where a history in d comes from, in words ("durabletask protojson"),
  * and the program that prints it ("dapr workflow history"); NULL when
  * there is nothing to say. */

@@ -11,6 +11,21 @@
 #include "err.h"
 #include "report.h"
 
+enum render_format {
+	FORMAT_TEXT = 0,
+	FORMAT_JSON,
+	FORMAT_MARKDOWN,
+	FORMAT_JSONL, /* one JSON object per run, then a summary line */
+};
+
+/* How much of each run the text and Markdown reports show (JSON and JSON
+ * Lines always carry everything). */
+enum report_view {
+	REPORT_SHORT = 0, /* the verdict, the runs, the findings in a line each, the remedies and limits once */
+	REPORT_FULL,      /* --verbose-report: every activity and attempt of every run */
+	REPORT_FINDINGS,  /* --findings-only: runs with findings, each finding in a line with its evidence */
+};
+
 struct render_options {
 	bool color;
 	int width; /* terminal columns for text; 0 means 80 */

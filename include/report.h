@@ -67,21 +67,6 @@ int report_add_note(struct report *r, const char *fmt, ...) __attribute__((forma
 void report_analysis_counts(const struct analysis *a, size_t *reexecuted, size_t *suspect);
 void report_summarize(struct report *r);
 
-enum render_format {
-	FORMAT_TEXT = 0,
-	FORMAT_JSON,
-	FORMAT_MARKDOWN,
-	FORMAT_JSONL, /* one JSON object per run, then a summary line */
-};
-
-/* How much of each run the text and Markdown reports show (JSON and JSON
- * Lines always carry everything). */
-enum report_view {
-	REPORT_SHORT = 0, /* the verdict, the runs, the findings in a line each, the remedies and limits once */
-	REPORT_FULL,      /* --verbose-report: every activity and attempt of every run */
-	REPORT_FINDINGS,  /* --findings-only: runs with findings, each finding in a line with its evidence */
-};
-
 /* The one wording of an absent payload (doc/PRODUCT.md rule 2), followed in
  * every format by "(<level>, <how known>)". Never "empty" or "no output". */
 #define REPORT_WITHHELD_PHRASE "not shared at this organization's data-sharing level"

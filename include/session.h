@@ -26,13 +26,13 @@ enum session_kind {
  * command line (audit_session_open): the session never sees the CLI's
  * request, and calls nothing above it. */
 struct session_options {
-	const char *server;    /* the MCP endpoint over HTTP, when stdio_cmd is NULL */
+	const char *server;    /* the MCP server's URL, when stdio_cmd is NULL; its scheme picks the transport */
 	const char *stdio_cmd; /* a local server's command line, run over stdio, or NULL */
 	const char *cacert;    /* HTTP: a CA bundle, or NULL for the system's */
 	long timeout_ms;       /* each request's deadline */
 	unsigned max_parallel; /* HTTP: handles kept, as many as runs fetched at once */
 	bool pass_stderr;      /* stdio: the server's stderr traced (--verbose) */
-	/* HTTP: how to sign in (its resource is set to server); copied. */
+	/* A transport that signs in (HTTP): how (its resource is set to server); copied. */
 	const struct oauth_config *oauth;
 	/* SESSION_MCP: the server's progress notifications, as one escaped line. */
 	void (*progress)(const char *line, void *ctx);

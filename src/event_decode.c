@@ -267,8 +267,7 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 	c->info.norm_len = (uint8_t)nl;
 	c->info.field = event_field_lookup(nk, nl);
 	c->info.kind = c->info.field == F_NONE ? event_kind_lookup(nk, nl) : EVENT_UNKNOWN;
-	c->info.event_type = nl == 9 && memcmp(nk, "eventtype", 9) == 0;
-	c->info.type = nl == 4 && memcmp(nk, "type", 4) == 0;
+	c->info.type_of = (uint8_t)event_dialect_of_type_key(nk, nl);
 	return &c->info;
 }
 
@@ -503,21 +502,19 @@ bool dec_looks_like_event(const struct jscan_toks *tk, char **scratch, size_t *c
 			return false;
 		size_t l = event_key_normalise(k, kl, nk, sizeof nk);
 		const struct jscan_tok *v = &t[ki + 1];
-		if (l == 9 && memcmp(nk, "eventtype", 9) == 0 && v->type == JSCAN_STRING) {
-			*dialect = DIALECT_CATALYST;
-			return true;
+		enum event_dialect td = event_dialect_of_type_key(nk, l);
+		if (td != DIALECT_UNKNOWN && v->type == JSCAN_STRING) {
+			size_t vl;
+			const char *s = event_dialect_type_needs_kind(td) ? jscan_str(v, scratch, cap, &vl) : NULL;
+			if (!event_dialect_type_needs_kind(td) ||
+			    (s && event_kind_lookup(s, vl) != EVENT_UNKNOWN)) {
+				*dialect = td;
+				return true;
+			}
 		}
 		if (v->type == JSCAN_OBJECT && event_kind_lookup(nk, l) != EVENT_UNKNOWN) {
 			*dialect = DIALECT_PROTOJSON;
 			return true;
-		}
-		if (l == 4 && memcmp(nk, "type", 4) == 0 && v->type == JSCAN_STRING) {
-			size_t vl;
-			const char *s = jscan_str(v, scratch, cap, &vl);
-			if (s && event_kind_lookup(s, vl) != EVENT_UNKNOWN) {
-				*dialect = DIALECT_DAPR_CLI;
-				return true;
-			}
 		}
 	}
 	return false;
@@ -560,16 +557,15 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 			size_t l = event_key_normalise(k, kl, nk, sizeof nk);
 			tmp.field = l ? event_field_lookup(nk, l) : F_NONE;
 			tmp.kind = tmp.field == F_NONE && l ? event_kind_lookup(nk, l) : EVENT_UNKNOWN;
-			tmp.event_type = l == 9 && memcmp(nk, "eventtype", 9) == 0;
-			tmp.type = l == 4 && memcmp(nk, "type", 4) == 0;
+			tmp.type_of = (uint8_t)event_dialect_of_type_key(nk, l);
 			inf = &tmp;
 		}
-		if (inf->event_type) {
+		if (inf->type_of && (!*type_ki || inf->type_of <= *dialect)) {
+			/* The earlier dialect of the table wins; within one, the last key. */
 			*type_ki = ki;
-			*dialect = DIALECT_CATALYST;
-		} else if (inf->type && !*type_ki) {
-			*type_ki = ki;
-			*dialect = DIALECT_DAPR_CLI;
+			*dialect = (enum event_dialect)inf->type_of;
+		} else if (inf->type_of) {
+			continue;
 		} else if (v->type == JSCAN_OBJECT && inf->field == F_NONE) {
 			if (!*oneof_ki && inf->kind != EVENT_UNKNOWN) {
 				*oneof_ki = ki;

@@ -19,24 +19,33 @@ struct session {
 	void *progress_ctx;
 };
 
-/* o->server over HTTP, wrapped with an OAuth session: a token from the
- * environment or the store (refreshed), and a 401 that refreshes or signs
- * in (interactively only when the request allows it, else ERR_AUTH naming
- * the login command) before the request is sent again. CATALYST_TOKEN, as
- * the CLI read it, is set on the transport by oauth_session_attach. */
-static struct transport *http_with_oauth(const struct session_options *o, struct err *e)
+/* The transport the address names (--stdio's command, else the server
+ * URL's scheme); one that signs in is wrapped with an OAuth session: a
+ * token from the environment or the store (refreshed), and a 401 that
+ * refreshes or signs in (interactively only when the options allow it,
+ * else ERR_AUTH naming the login command) before the request is sent
+ * again. CATALYST_TOKEN, as the CLI read it, is set on the transport by
+ * oauth_session_attach. */
+static struct transport *transport_for(const struct session_options *o, struct err *e)
 {
-	struct transport_http_options ho = {
-		.url = o->server,
+	const char *address = o->stdio_cmd ? o->stdio_cmd : o->server;
+	const struct transport_kind *k = transport_kind_for(address, o->stdio_cmd != NULL);
+	if (!k) {
+		err_set(e, ERR_INTERNAL, "no transport runs commands");
+		return NULL;
+	}
+	struct transport_target target = {
+		.address = address,
 		.cacert = o->cacert,
 		.timeout_ms = o->timeout_ms,
-		.max_parallel = o->max_parallel,
+		.max_parallel = (int)o->max_parallel,
+		.pass_stderr = o->pass_stderr,
 	};
-	struct transport *inner = transport_http_new(&ho, e);
-	if (!inner)
-		return NULL;
-	struct oauth_config c = *o->oauth;
-	c.resource = ho.url;
+	struct transport *inner = k->open(&target, e);
+	if (!inner || !k->signs_in)
+		return inner;
+	struct oauth_config c = o->oauth ? *o->oauth : (struct oauth_config){0};
+	c.resource = address;
 	struct oauth_session *os = oauth_session_new(&c, e); /* copies the hint */
 	struct transport *t = os ? oauth_transport_new(inner, os, true, e) : NULL;
 	if (!t) {
@@ -44,18 +53,6 @@ static struct transport *http_with_oauth(const struct session_options *o, struct
 		transport_free(inner);
 	}
 	return t;
-}
-
-static struct transport *transport_for(const struct session_options *o, struct err *e)
-{
-	if (!o->stdio_cmd)
-		return http_with_oauth(o, e);
-	struct transport_stdio_options so = {
-		.command = o->stdio_cmd,
-		.pass_stderr = o->pass_stderr,
-		.timeout_ms = o->timeout_ms,
-	};
-	return transport_stdio_new(&so, e);
 }
 
 static void forward_progress(double progress, double total, const char *message, void *ctx)

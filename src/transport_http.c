@@ -627,3 +627,22 @@ fail:
 	http_destroy(&ht->base);
 	return NULL;
 }
+
+static struct transport *http_open(const struct transport_target *o, struct err *e)
+{
+	struct transport_http_options ho = {
+		.url = o->address,
+		.cacert = o->cacert,
+		.timeout_ms = o->timeout_ms,
+		.max_parallel = o->max_parallel,
+	};
+	return transport_http_new(&ho, e);
+}
+
+/* Streamable HTTP: signed in with OAuth by the session. */
+const struct transport_kind transport_kind_http = {
+	.name = "http",
+	.schemes = "http https",
+	.signs_in = true,
+	.open = http_open,
+};

@@ -515,3 +515,19 @@ fail:
 	stdio_destroy(&st->base);
 	return NULL;
 }
+
+static struct transport *stdio_open(const struct transport_target *o, struct err *e)
+{
+	struct transport_stdio_options so = {
+		.command = o->address,
+		.pass_stderr = o->pass_stderr,
+		.timeout_ms = o->timeout_ms,
+	};
+	return transport_stdio_new(&so, e);
+}
+
+/* A local server's command line, run with its stdio as the channel. */
+const struct transport_kind transport_kind_stdio = {
+	.name = "stdio",
+	.open = stdio_open,
+};
