@@ -331,6 +331,14 @@ START_TEST(model_names)
 	ck_assert_str_eq(event_dialect_name(DIALECT_PROTOJSON), "protojson");
 	ck_assert_str_eq(event_dialect_name(DIALECT_DAPR_CLI), "dapr-cli");
 	ck_assert_str_eq(event_dialect_name(DIALECT_UNKNOWN), "unknown");
+	/* What the analysis reads of a dialect: its caps, not its name. */
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_CATALYST), DIALECT_CAP_SHARING);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_PROTOJSON), 0);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_DAPR_CLI),
+			  DIALECT_CAP_OMITS_EMPTY_PAYLOADS | DIALECT_CAP_NO_CHILD_IDS);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_UNKNOWN), 0);
+	ck_assert_ptr_null(event_dialect_origin(DIALECT_CATALYST));
+	ck_assert_str_eq(event_dialect_origin(DIALECT_DAPR_CLI), "dapr workflow history output");
 }
 END_TEST
 

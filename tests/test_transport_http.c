@@ -500,6 +500,25 @@ START_TEST(bad_urls)
 }
 END_TEST
 
+/* The session's choice: a server URL's scheme picks its row, a command
+ * the stdio row; an unknown scheme reaches HTTP, which refuses it. */
+START_TEST(kind_by_scheme)
+{
+	ck_assert_str_eq(transport_kind_for("https://mcp.example.com/mcp", false)->name, "http");
+	ck_assert_str_eq(transport_kind_for("HTTP://127.0.0.1:1/mcp", false)->name, "http");
+	ck_assert(transport_kind_for("https://x", false)->signs_in);
+	ck_assert_str_eq(transport_kind_for("node server.js", true)->name, "stdio");
+	ck_assert(!transport_kind_for("node server.js", true)->signs_in);
+	const struct transport_kind *k = transport_kind_for("ftp://127.0.0.1/x", false);
+	ck_assert_str_eq(k->name, "http");
+	struct transport_target tt = {.address = "ftp://127.0.0.1/x"};
+	struct err e;
+	ck_assert_ptr_null(k->open(&tt, &e));
+	ck_assert_int_eq(e.code, ERR_USAGE);
+	ck_assert_msg(strstr(e.msg, "only http and https"), "%s", e.msg);
+}
+END_TEST
+
 START_TEST(connection_reused)
 {
 	struct transport *t = http_new("/json", 0, 0);
@@ -714,6 +733,7 @@ int main(void)
 	add_test(tc, notification_accepted);
 	add_test(tc, connection_refused);
 	add_test(tc, bad_urls);
+	add_test(tc, kind_by_scheme);
 	add_test(tc, connection_reused);
 	add_test(tc, concurrent_sends);
 	testlib_suite_add(s, tc);
