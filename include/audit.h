@@ -10,6 +10,7 @@
 #include "err.h"
 #include "file_out.h"
 #include "project.h"
+#include "render.h"
 #include "report.h"
 
 enum audit_command {
@@ -134,6 +135,17 @@ void audit_notef(const struct audit_request *rq, const char *fmt, ...) __attribu
 /* Tokens are about to live in this process's memory: no core file may
  * carry them to disk. (audit_login.c) */
 void audit_no_core_dumps(void);
+
+/* Builds the OAuth config the server commands use (audit_login.c):
+ * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
+ * says no one can answer a prompt (stdin not a TTY, or CI set); the token
+ * folder, CATALYST_TOKEN and $BROWSER as the CLI resolved them
+ * (rq->token_dir, env_token, browser); notices through rq->warn's stream;
+ * hint names the login command for this server. `hint_buf` holds the hint
+ * text. */
+struct oauth_config;
+void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
+			       size_t hint_len);
 
 /* Where a run's console link comes from. A saved file: no server vouches
  * for anything, so a project whose form is unknown (shown, with that said)

@@ -48,6 +48,12 @@ void audit_ctx_finish(struct audit_ctx *x);
 /* The session (SESSION_CATALYST); errors as session_open says them. */
 int audit_ctx_connect(struct audit_ctx *x, struct err *e);
 
+/* session_open with the options rq resolves to: --stdio's command, else
+ * rq->server over HTTP signed in as oauth_config_from_request says, the
+ * request's timeout and --jobs, and (SESSION_MCP) rq->progress for the
+ * server's progress. (audit_login.c) */
+struct session *audit_session_open(const struct audit_request *rq, enum session_kind kind, struct err *e);
+
 /* An answer's word on the level: taken when it ranks above what is known
  * (a contradicted --data-sharing gets a report note). Thread-safe. */
 void audit_sharing_offer(struct audit_ctx *x, enum data_sharing_level l, enum sharing_rank rank, const char *fmt,

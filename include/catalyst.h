@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "analysis.h"
+#include "data_sharing.h"
 #include "err.h"
 #include "event.h"
 #include "mcp.h"
@@ -321,11 +321,6 @@ struct catalyst_identity {
 int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct catalyst_refusal *ref,
 		    struct err *e);
 void catalyst_identity_finish(struct catalyst_identity *id);
-
-struct catalyst_project {
-	char *name; /* NULL: the answer does not say */
-	char *uid;  /* "165" or "prj-165", as the server gives it */
-};
 
 struct catalyst_projects {
 	struct catalyst_project *items; /* one per entry of the answer's list, in its order */

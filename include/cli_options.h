@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "audit.h"
+#include "render.h"
 
 /* The commands an option applies to, as bits of enum audit_command. */
 #define ON(c) (1u << (c))

@@ -155,6 +155,29 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 enum event_kind event_log_kind(const struct event_log *log, size_t i);
 enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
+
+/* What a dialect can and cannot say. The analysis reads these, never the
+ * dialect itself, so a new dialect is a row of event_fields.c's table, not a
+ * branch in the analysis. */
+enum event_dialect_cap {
+	/* Catalyst's own: a missing payload may be one a data-sharing
+	 * level withheld (doc/PRODUCT.md rule 2). */
+	DIALECT_CAP_SHARING = 1u << 0,
+	/* Prints a payload only when there is one (nil and empty left out):
+	 * the parser made each missing one a null, so none is withheld. */
+	DIALECT_CAP_OMITS_EMPTY_PAYLOADS = 1u << 1,
+	/* Prints no child workflow instance id, no retry parent and no
+	 * scheduled id on a child's failure: children pair by order. */
+	DIALECT_CAP_NO_CHILD_IDS = 1u << 2,
+};
+/* The log's dialect's caps, or a dialect's (0 for DIALECT_UNKNOWN). */
+unsigned event_log_caps(const struct event_log *log);
+unsigned event_dialect_caps(enum event_dialect d);
+/* Where a history in d comes from, in words ("durabletask protojson"),
+ * and the program that prints it ("dapr workflow history"); NULL when
+ * there is nothing to say. */
+const char *event_dialect_origin(enum event_dialect d);
+const char *event_dialect_printer(enum event_dialect d);
 const struct event_run_info *event_log_run_info(const struct event_log *log);
 /* Unknown event types and unknown keys, with counts: never silently dropped. */
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)

@@ -241,7 +241,7 @@ static int add_children(struct audit_ctx *x, size_t from, size_t to, size_t *bud
 				free(parent);
 				free(app);
 				free(id);
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			}
 			cr->app_id = app;
 			cr->run_id = id;

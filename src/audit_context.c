@@ -48,7 +48,7 @@ int audit_ctx_connect(struct audit_ctx *x, struct err *e)
 	if (x->rq->save_histories && x->save_fd < 0 &&
 	    audit_save_open_dir(x->rq->save_histories, &x->save_fd, e) < 0)
 		return -1;
-	x->session = session_open(x->rq, SESSION_CATALYST, e);
+	x->session = audit_session_open(x->rq, SESSION_CATALYST, e);
 	x->c = session_catalyst(x->session);
 	return x->session ? 0 : -1;
 }
@@ -163,5 +163,5 @@ int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, 
 	char *key = catalyst_run_key(app_id, run_id);
 	int rc = key && x->seen ? json_object_set_new(x->seen, key, json_true()) : -1;
 	free(key);
-	return rc < 0 ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
+	return rc < 0 ? err_oom(e) : 0;
 }

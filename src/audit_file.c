@@ -88,7 +88,7 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 	const char *display = strcmp(path, "-") == 0 ? "standard input" : path;
 	struct report_run *run = report_add_run(r);
 	if (!run)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	if (input_open(path, &fd, e) < 0)
 		return -1;
 	run->log = event_log_parse_fd(fd, &(struct event_parse_options){.threads = rq->threads}, e);
@@ -129,7 +129,7 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 							  : run->analysis->instance_id);
 	if (asprintf(&run->source, "file %s", strcmp(path, "-") == 0 ? "- (standard input)" : path) < 0) {
 		run->source = NULL;
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	struct project_ref project;
 	file_project(rq, ri, &project);
@@ -178,7 +178,7 @@ oom:
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
-	return err_set(e, ERR_INTERNAL, "out of memory");
+	return err_oom(e);
 }
 
 int audit_file(const struct audit_request *rq, struct err *e)

@@ -150,7 +150,7 @@ int audit_save_history(int dir_fd, const char *app_id, const char *run_id, json_
 		return err_set(e, ERR_INTERNAL, "no file name for run %s", run_id);
 	json_t *out = json_is_object(doc) ? json_copy(doc) : json_incref(doc);
 	if (!out)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc = -1;
 	if (json_is_object(out)) {
 		/* What `file` reads from the envelope to audit it as this audit
@@ -171,13 +171,13 @@ int audit_save_history(int dir_fd, const char *app_id, const char *run_id, json_
 			     0) ||
 		    (project && project->form == PROJECT_NAME && project->value && !names(out, project_keys) &&
 		     json_object_set_new(out, "project", json_string(project->value)) < 0)) {
-			err_set(e, ERR_INTERNAL, "out of memory");
+			err_oom(e);
 			goto out;
 		}
 	}
 	char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	if (!text) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	size_t len = strlen(text);

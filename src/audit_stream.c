@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "render.h"
 
 /* ---- the JSON report, run by run ------------------------------------------
  *
@@ -49,7 +50,8 @@ struct audit_stream {
 };
 
 /* Streams when the report is JSON and a temporary file can be had;
- * otherwise the report is held whole, as before. */
+ * otherwise the report is held whole and rendered once every run is in
+ * (text and Markdown open with the verdict over all runs). */
 struct audit_stream *audit_stream_new(const struct audit_request *rq)
 {
 	if (rq->format != FORMAT_JSON && rq->format != FORMAT_JSONL)
@@ -107,7 +109,7 @@ static int reserve(struct audit_stream *st, size_t n, struct err *e)
 	size_t cap = st->cap * 2 > n ? st->cap * 2 : n;
 	struct stream_run *more = realloc(st->st, cap * sizeof *more);
 	if (!more)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	memset(more + st->cap, 0, (cap - st->cap) * sizeof *more);
 	st->st = more;
 	st->cap = cap;
@@ -137,7 +139,7 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc;
 	if (st->out) {
 		rc = render_jsonl_run(m, rr, e);
@@ -152,7 +154,7 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		}
 	}
 	if (fclose(m) != 0 && rc == 0)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(e);
 	if (rc < 0) {
 		free(text);
 		return -1;
@@ -195,13 +197,13 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	if (an && an->n_child_instances) {
 		sr->children = calloc(an->n_child_instances, sizeof *sr->children);
 		if (!sr->children)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		for (size_t c = 0; c < an->n_child_instances; c++) {
 			const char *id = an->child_instances[c];
 			if (!id)
 				continue;
 			if (!(sr->children[sr->n_children] = strdup(id)))
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			sr->n_children++;
 		}
 	}

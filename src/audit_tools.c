@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_catalyst.h"
 #include "render_info.h"
-#include "session.h"
 
 int audit_tools(const struct audit_request *rq, struct err *e)
 {
@@ -16,7 +16,7 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 	json_t *tools = NULL;
 	if (rq->progress)
 		rq->progress("connecting", rq->msg_ctx);
-	struct session *s = session_open(rq, SESSION_MCP, e);
+	struct session *s = audit_session_open(rq, SESSION_MCP, e);
 	if (!s)
 		goto out;
 	if (rq->progress)

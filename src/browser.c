@@ -118,7 +118,7 @@ int browser_open(const char *browser, const char *url, long wait_ms, struct err 
 	struct command cmds[MAX_COMMANDS];
 	int rc = -1, fds[2] = {-1, -1}, null = -1;
 	if ((browser && *browser && !text) || !env) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	size_t n = parse_browser(text, url, cmds);

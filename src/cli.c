@@ -528,7 +528,7 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	int rc = -1;
 	if (!l.settings || !l.positional || !v) {
 		audit_request_init(rq);
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	audit_request_init(&v->rq);

@@ -58,7 +58,7 @@ static int add_entry(struct config *c, const char *key, size_t klen, const char 
 {
 	struct config_entry *more = realloc(c->entries, (c->n + 1) * sizeof *more);
 	if (!more)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	c->entries = more;
 	struct config_entry *en = &c->entries[c->n];
 	en->key = strndup(key, klen);
@@ -67,7 +67,7 @@ static int add_entry(struct config *c, const char *key, size_t klen, const char 
 	if (!en->key || !en->value) {
 		free(en->key);
 		free(en->value);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	c->n++;
 	return 0;
@@ -184,7 +184,7 @@ static int check_private(const char *path, const struct stat *st, struct err *e)
 		return -1;
 	char *copy = strdup(path);
 	if (!copy)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	const char *dir = dirname(copy);
 	struct stat ds;
 	int rc = 0;
@@ -217,7 +217,7 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 		goto out;
 	text = malloc(CONFIG_MAX_BYTES + 1);
 	if (!text) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	size_t n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
@@ -231,7 +231,7 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 		goto out;
 	}
 	if (!(c->path = strdup(path))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	rc = config_parse(c, path, text, n, keys, e);

@@ -228,7 +228,7 @@ static int read_events(struct walk *w)
 		struct event_log *second = h->w.d.log;
 		free(h);
 		if (event_log_take(w->d.log, second) < 0)
-			return err_set(w->d.e, ERR_INTERNAL, "out of memory merging events");
+			return err_oom(w->d.e);
 		w->s.pos = end;
 		return 0;
 	}

@@ -88,7 +88,7 @@ oom:
 	if (fd >= 0)
 		close(fd);
 	finish(fo);
-	return err_set(e, ERR_INTERNAL, "out of memory");
+	return err_oom(e);
 }
 
 static void sync_folder(const char *path)
@@ -146,7 +146,7 @@ int file_out_mkdir(const char *path, struct err *e)
 {
 	char *p = strdup(path);
 	if (!p)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc = 0;
 	/* Each missing component in turn, from the top. */
 	for (char *s = p + 1; rc == 0; s++) {

@@ -8,7 +8,7 @@ int http_easy_check_url(const char *url, const char *what, struct err *e)
 {
 	CURLU *u = curl_url();
 	if (!u)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char *user = NULL, *password = NULL;
 	int rc = 0;
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {

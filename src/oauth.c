@@ -231,7 +231,7 @@ int oauth_token_request(struct oauth_session *s, const char *token_endpoint, con
 	json_int_t in = json_is_integer(exp) ? json_integer_value(exp) : 0;
 	tok->expires_at = in > 0 ? (int64_t)time(NULL) + (in < OAUTH_EXPIRES_MAX ? (int64_t)in : OAUTH_EXPIRES_MAX)
 				 : 0;
-	rc = tok->access_token ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	rc = tok->access_token ? 0 : err_oom(e);
 out:
 	if (doc) {
 		static const char *const secrets[] = {"access_token", "refresh_token", "id_token"};
@@ -305,7 +305,7 @@ struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err
 	}
 	struct oauth_session *s = calloc(1, sizeof *s);
 	if (!s) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	s->cfg = *c;
@@ -321,7 +321,7 @@ struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err
 	}
 	s->store_dir = strdup(c->store_dir);
 	if (!s->store_dir) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		oauth_session_free(s);
 		return NULL;
 	}

@@ -66,7 +66,7 @@ int oauth_http_exchange(const struct oauth_session *s, const char *url, const ch
 		return -1;
 	CURL *c = curl_easy_init();
 	if (!c)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hs = NULL;
 	hs = curl_slist_append(hs, kind == OAUTH_BODY_JSON ? "Accept: application/json, text/event-stream"

@@ -60,7 +60,7 @@ char *oauth_store_default_dir(const char *xdg_config_home, const char *home, str
 			dir = NULL;
 	}
 	if (!dir)
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 	return dir;
 }
 
@@ -169,7 +169,7 @@ int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *
 				t->scope, "expires_at", (json_int_t)t->expires_at);
 	if (!path || !doc || asprintf(&tmp, "%s/.tokens-XXXXXX", dir) < 0) {
 		tmp = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

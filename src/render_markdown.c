@@ -11,6 +11,7 @@
  * identical findings across runs are one line (report_fold.h), suspect runs
  * get a gantt chart, and the default view is assembled within MD_LIMIT,
  * folding the runs that do not fit into counts. */
+#include "render.h"
 #include "report.h"
 
 #include <inttypes.h>
@@ -1196,7 +1197,7 @@ out:
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_finish(&m.slot[i]);
 	if (m.oom)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+		return err_oom(e);
 	if (ferror(out))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

@@ -171,7 +171,7 @@ static struct curl_slist *request_headers(struct http_transport *ht, const char 
 #undef ADD
 	if (!ok) {
 		curl_slist_free_all(list);
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	return list;
@@ -562,7 +562,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	}
 	struct http_transport *ht = calloc(1, sizeof *ht);
 	if (!ht) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	ht->base.ops = &http_ops;
@@ -579,7 +579,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	ht->idle = calloc((size_t)ht->max_parallel, sizeof *ht->idle);
 	ht->share = curl_share_init();
 	if (!ht->url || (o->cacert && !ht->cacert) || !ht->idle || !ht->share) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	/* Only http and https, checked here so a typo fails before any I/O. */
@@ -605,7 +605,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	if (o->bearer_token && transport_http_set_bearer(&ht->base, o->bearer_token) < 0) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	return &ht->base;
@@ -613,3 +613,22 @@ fail:
 	http_destroy(&ht->base);
 	return NULL;
 }
+
+static struct transport *http_open(const struct transport_target *o, struct err *e)
+{
+	struct transport_http_options ho = {
+		.url = o->address,
+		.cacert = o->cacert,
+		.timeout_ms = o->timeout_ms,
+		.max_parallel = o->max_parallel,
+	};
+	return transport_http_new(&ho, e);
+}
+
+/* Streamable HTTP: signed in with OAuth by the session. */
+const struct transport_kind transport_kind_http = {
+	.name = "http",
+	.schemes = "http https",
+	.signs_in = true,
+	.open = http_open,
+};

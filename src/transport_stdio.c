@@ -422,7 +422,7 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	}
 	struct stdio_transport *st = calloc(1, sizeof *st);
 	if (!st) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	st->base.ops = &stdio_ops;
@@ -518,3 +518,19 @@ fail:
 	stdio_destroy(&st->base);
 	return NULL;
 }
+
+static struct transport *stdio_open(const struct transport_target *o, struct err *e)
+{
+	struct transport_stdio_options so = {
+		.command = o->address,
+		.pass_stderr = o->pass_stderr,
+		.timeout_ms = o->timeout_ms,
+	};
+	return transport_stdio_new(&so, e);
+}
+
+/* A local server's command line, run with its stdio as the channel. */
+const struct transport_kind transport_kind_stdio = {
+	.name = "stdio",
+	.open = stdio_open,
+};

@@ -173,13 +173,13 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("audit_save");
-	TCase *tc = tcase_create("names");
-	tcase_add_loop_test(tc, names_stay_in_the_folder, 0, sizeof names / sizeof *names);
-	tcase_add_test(tc, long_ids_get_a_bounded_name);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("files");
-	tcase_add_test(tc, files_are_private_and_whole);
-	tcase_add_test(tc, folder_others_can_open_is_refused);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("names");
+	add_loop_test(tc, names_stay_in_the_folder, 0, sizeof names / sizeof *names);
+	add_test(tc, long_ids_get_a_bounded_name);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("files");
+	add_test(tc, files_are_private_and_whole);
+	add_test(tc, folder_others_can_open_is_refused);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* The command line as a user meets it: help (general and per command),
  * "did you mean", options that do not apply, the output format (text
  * unless asked, -o, --json, --output's name), and the context taken from
@@ -1178,35 +1179,35 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("cli");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, help_lists_commands_and_exits_0);
-	tcase_add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
-	tcase_add_test(tc, help_despite_bad_options);
-	tcase_add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
-	tcase_add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
-	tcase_add_loop_test(tc, inapplicable_options_exit_2, 0,
-			    (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
-	tcase_add_test(tc, double_dash_ends_options);
-	tcase_add_test(tc, version_names_libraries);
-	tcase_add_test(tc, text_unless_asked_when_piped);
-	tcase_add_test(tc, json_spellings_agree);
-	tcase_add_test(tc, output_extension_picks_format);
-	tcase_add_test(tc, jsonl_is_accepted_by_the_options);
-	tcase_add_test(tc, project_precedence_end_to_end);
-	tcase_add_test(tc, server_precedence_end_to_end);
-	tcase_add_test(tc, config_format_and_color);
-	tcase_add_test(tc, config_others_cannot_write);
-	tcase_add_loop_test(tc, config_errors_name_file_and_line, 0,
-			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
-	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
-	tcase_add_test(tc, config_reaches_the_request);
-	tcase_add_test(tc, threads_setting_reaches_the_request);
-	tcase_add_test(tc, run_and_link_arguments);
-	tcase_add_test(tc, terminal_and_environment_resolved_once);
-	tcase_add_test(tc, oauth_config_takes_the_request);
-	tcase_add_loop_test(tc, every_option_row_reaches_the_request, 0, (int)cli_n_options);
-	tcase_add_test(tc, option_table_vocabularies);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("cli");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, help_lists_commands_and_exits_0);
+	add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
+	add_test(tc, help_despite_bad_options);
+	add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
+	add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
+	add_loop_test(tc, inapplicable_options_exit_2, 0,
+		      (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
+	add_test(tc, double_dash_ends_options);
+	add_test(tc, version_names_libraries);
+	add_test(tc, text_unless_asked_when_piped);
+	add_test(tc, json_spellings_agree);
+	add_test(tc, output_extension_picks_format);
+	add_test(tc, jsonl_is_accepted_by_the_options);
+	add_test(tc, project_precedence_end_to_end);
+	add_test(tc, server_precedence_end_to_end);
+	add_test(tc, config_format_and_color);
+	add_test(tc, config_others_cannot_write);
+	add_loop_test(tc, config_errors_name_file_and_line, 0,
+		      (int)(sizeof config_error_cases / sizeof *config_error_cases));
+	add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
+	add_test(tc, config_reaches_the_request);
+	add_test(tc, threads_setting_reaches_the_request);
+	add_test(tc, run_and_link_arguments);
+	add_test(tc, terminal_and_environment_resolved_once);
+	add_test(tc, oauth_config_takes_the_request);
+	add_loop_test(tc, every_option_row_reaches_the_request, 0, (int)cli_n_options);
+	add_test(tc, option_table_vocabularies);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

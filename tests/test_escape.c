@@ -261,15 +261,15 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("escape");
-	TCase *tc = tcase_create("escape");
-	tcase_add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
-	tcase_add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
-	tcase_add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
-	tcase_add_test(tc, message_into_cuts_whole_units);
-	tcase_add_test(tc, utf8_decoder);
-	tcase_add_test(tc, columns_count_code_points);
-	tcase_add_test(tc, repair_and_null);
-	tcase_add_test(tc, terminal_output_never_has_controls);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("escape");
+	add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
+	add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
+	add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
+	add_test(tc, message_into_cuts_whole_units);
+	add_test(tc, utf8_decoder);
+	add_test(tc, columns_count_code_points);
+	add_test(tc, repair_and_null);
+	add_test(tc, terminal_output_never_has_controls);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

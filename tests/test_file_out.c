@@ -175,13 +175,13 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("file_out");
-	TCase *tc = tcase_create("file_out");
-	tcase_add_checked_fixture(tc, dir_make, dir_remove);
-	tcase_add_test(tc, new_file_is_private);
-	tcase_add_test(tc, replacement_is_atomic);
-	tcase_add_test(tc, symbolic_link_refused);
-	tcase_add_test(tc, device_written_in_place);
-	tcase_add_test(tc, folders_are_private);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("file_out");
+	testlib_group_checked_fixture(tc, dir_make, dir_remove);
+	add_test(tc, new_file_is_private);
+	add_test(tc, replacement_is_atomic);
+	add_test(tc, symbolic_link_refused);
+	add_test(tc, device_written_in_place);
+	add_test(tc, folders_are_private);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* `catalyst-audit file` end to end: every fixture in every format against
  * its reviewed golden output, the exit statuses scripts branch on, bad
  * input, the data-sharing wording rule, escaping of hostile histories, and
@@ -11,7 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 
 #define TIMEOUT_MS 60000
@@ -930,25 +931,25 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("golden");
-	TCase *tc = tcase_create("golden");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, every_fixture_matches_its_goldens);
-	tcase_add_test(tc, no_stale_goldens);
-	tcase_add_test(tc, exit_status_follows_fail_on);
-	tcase_add_test(tc, dash_reads_stdin);
-	tcase_add_test(tc, output_option_writes_the_file);
-	tcase_add_test(tc, bad_input_exits_6_with_position);
-	tcase_add_test(tc, unreadable_file_exits_6);
-	tcase_add_test(tc, verbose_lists_unknown_types_and_keys);
-	tcase_add_test(tc, text_goldens_fit_80_columns);
-	tcase_add_test(tc, markdown_goldens_render);
-	tcase_add_test(tc, wording_rule_on_metadata_fixtures);
-	tcase_add_test(tc, no_withheld_outside_catalyst);
-	tcase_add_test(tc, full_never_says_not_shared);
-	tcase_add_test(tc, hostile_history_is_neutralised);
-	tcase_add_test(tc, json_reports_have_every_required_field);
-	tcase_add_test(tc, console_link_only_when_exact);
-	tcase_add_test(tc, dapr_cli_children_and_cut_payloads);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("golden");
+	testlib_group_timeout(tc, 300);
+	add_test(tc, every_fixture_matches_its_goldens);
+	add_test(tc, no_stale_goldens);
+	add_test(tc, exit_status_follows_fail_on);
+	add_test(tc, dash_reads_stdin);
+	add_test(tc, output_option_writes_the_file);
+	add_test(tc, bad_input_exits_6_with_position);
+	add_test(tc, unreadable_file_exits_6);
+	add_test(tc, verbose_lists_unknown_types_and_keys);
+	add_test(tc, text_goldens_fit_80_columns);
+	add_test(tc, markdown_goldens_render);
+	add_test(tc, wording_rule_on_metadata_fixtures);
+	add_test(tc, no_withheld_outside_catalyst);
+	add_test(tc, full_never_says_not_shared);
+	add_test(tc, hostile_history_is_neutralised);
+	add_test(tc, json_reports_have_every_required_field);
+	add_test(tc, console_link_only_when_exact);
+	add_test(tc, dapr_cli_children_and_cut_payloads);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* Sign-in end to end with the built binary against a real authorization
  * server (oidc-provider: PKCE required, resource indicators, rotating
  * refresh tokens; tests/sim/oidc-server.mjs) in front of a protected MCP
@@ -825,40 +826,38 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("oauth_e2e");
-	TCase *tc = tcase_create("oidc-provider");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, login_stores_private_tokens);
-	tcase_add_test(tc, login_browser_gets_nothing_of_ours);
-	tcase_add_test(tc, tools_refresh_rotation_logout);
-	tcase_add_test(tc, no_login_never_opens_a_browser);
-	tcase_add_test(tc, readable_token_file_refused);
-	tcase_add_test(tc, tampered_state_refused);
-	tcase_add_test(tc, forged_error_redirect_ignored);
-	tcase_add_test(tc, wrong_resource_refused_by_server);
-	tcase_add_test(tc, library_signs_in_from_config_alone);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("session-config");
-	tcase_set_timeout(tc, 120);
-	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
-	tcase_add_checked_fixture(tc, session_setup, session_teardown);
-	tcase_add_loop_test(tc, session_token_from_config_alone, 0,
-			    (int)(sizeof token_cases / sizeof *token_cases));
-	tcase_add_test(tc, session_needs_store_dir_from_config);
-	tcase_add_test(tc, cli_without_token_folder);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("mismatch");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup_mismatch, teardown);
-	tcase_add_test(tc, wrong_resource_in_metadata_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("hostile");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup_hostile, teardown_hostile);
-	tcase_add_loop_test(tc, hostile_token_answers_refused, 0,
-			    (int)(sizeof token_answer_cases / sizeof *token_answer_cases));
-	tcase_add_loop_test(tc, hostile_metadata_urls_refused, 0,
-			    (int)(sizeof hostile_cases / sizeof *hostile_cases));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("oidc-provider");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup, teardown);
+	add_test(tc, login_stores_private_tokens);
+	add_test(tc, login_browser_gets_nothing_of_ours);
+	add_test(tc, tools_refresh_rotation_logout);
+	add_test(tc, no_login_never_opens_a_browser);
+	add_test(tc, readable_token_file_refused);
+	add_test(tc, tampered_state_refused);
+	add_test(tc, forged_error_redirect_ignored);
+	add_test(tc, wrong_resource_refused_by_server);
+	add_test(tc, library_signs_in_from_config_alone);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("session-config");
+	testlib_group_timeout(tc, 120);
+	testlib_group_unchecked_fixture(tc, fixture_start, fixture_stop);
+	testlib_group_checked_fixture(tc, session_setup, session_teardown);
+	add_loop_test(tc, session_token_from_config_alone, 0, (int)(sizeof token_cases / sizeof *token_cases));
+	add_test(tc, session_needs_store_dir_from_config);
+	add_test(tc, cli_without_token_folder);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("mismatch");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup_mismatch, teardown);
+	add_test(tc, wrong_resource_in_metadata_refused);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("hostile");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup_hostile, teardown_hostile);
+	add_loop_test(tc, hostile_token_answers_refused, 0,
+		      (int)(sizeof token_answer_cases / sizeof *token_answer_cases));
+	add_loop_test(tc, hostile_metadata_urls_refused, 0, (int)(sizeof hostile_cases / sizeof *hostile_cases));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

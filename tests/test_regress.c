@@ -108,8 +108,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("regress");
-	TCase *tc = tcase_create("regress");
-	tcase_add_loop_test(tc, replay, 0, (int)(sizeof parsers / sizeof *parsers));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("regress");
+	add_loop_test(tc, replay, 0, (int)(sizeof parsers / sizeof *parsers));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

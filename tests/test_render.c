@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 
 /* ------------------------------------------------------------------------ */
@@ -1083,32 +1083,32 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("render");
-	TCase *tc = tcase_create("render");
-	tcase_add_test(tc, summary_counts);
-	tcase_add_test(tc, text_neutralises_server_strings);
-	tcase_add_test(tc, text_colour_only_when_asked);
-	tcase_add_test(tc, text_fits_80_columns);
-	tcase_add_test(tc, overview_lists_every_run);
-	tcase_add_test(tc, text_report_content);
-	tcase_add_test(tc, text_without_link_names_the_ids);
-	tcase_add_test(tc, json_shape);
-	tcase_add_test(tc, json_invalid_utf8_is_repaired);
-	tcase_add_test(tc, markdown_tables_hold);
-	tcase_add_test(tc, markdown_stays_within_an_issue);
-	tcase_add_test(tc, empty_report);
-	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
-	tcase_add_test(tc, json_threads_write_the_same_bytes);
-	tcase_add_test(tc, verdict_and_summary_wording);
-	tcase_add_test(tc, evidence_and_ids_wording);
-	tcase_add_test(tc, time_to_the_minute);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("render");
+	add_test(tc, summary_counts);
+	add_test(tc, text_neutralises_server_strings);
+	add_test(tc, text_colour_only_when_asked);
+	add_test(tc, text_fits_80_columns);
+	add_test(tc, overview_lists_every_run);
+	add_test(tc, text_report_content);
+	add_test(tc, text_without_link_names_the_ids);
+	add_test(tc, json_shape);
+	add_test(tc, json_invalid_utf8_is_repaired);
+	add_test(tc, markdown_tables_hold);
+	add_test(tc, markdown_stays_within_an_issue);
+	add_test(tc, empty_report);
+	add_test(tc, json_segments_splice_to_the_whole_report);
+	add_test(tc, json_threads_write_the_same_bytes);
+	add_test(tc, verdict_and_summary_wording);
+	add_test(tc, evidence_and_ids_wording);
+	add_test(tc, time_to_the_minute);
+	testlib_suite_add(s, tc);
 	/* Six more renders of a 20 MB report: the plain and ASan/UBSan passes
 	 * run it; the valgrind pass (CK_EXCLUDE_TAGS) checks the threaded path
 	 * through the test above and leaves this one out. */
-	TCase *heavy = tcase_create("render-heavy");
-	tcase_set_tags(heavy, "heavy");
-	tcase_set_timeout(heavy, 120);
-	tcase_add_test(heavy, json_threads_report_write_failures);
-	suite_add_tcase(s, heavy);
+	struct testlib_group *heavy = testlib_group("render-heavy");
+	testlib_group_tags(heavy, "heavy");
+	testlib_group_timeout(heavy, 120);
+	add_test(heavy, json_threads_report_write_failures);
+	testlib_suite_add(s, heavy);
 	return testlib_main(s);
 }

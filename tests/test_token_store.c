@@ -333,17 +333,17 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("token_store");
-	TCase *tc = tcase_create("store");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, save_modes_and_roundtrip);
-	tcase_add_test(tc, rewrite_is_atomic_replacement);
-	tcase_add_test(tc, refuses_readable_file);
-	tcase_add_test(tc, refuses_open_folder);
-	tcase_add_test(tc, planted_token_files);
-	tcase_add_test(tc, delete_matches_resource_and_client);
-	tcase_add_test(tc, default_dir_follows_xdg);
-	tcase_add_test(tc, no_dir_is_refused_where_needed);
-	tcase_add_test(tc, lock_creates_private_folder);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("store");
+	testlib_group_checked_fixture(tc, setup, teardown);
+	add_test(tc, save_modes_and_roundtrip);
+	add_test(tc, rewrite_is_atomic_replacement);
+	add_test(tc, refuses_readable_file);
+	add_test(tc, refuses_open_folder);
+	add_test(tc, planted_token_files);
+	add_test(tc, delete_matches_resource_and_client);
+	add_test(tc, default_dir_follows_xdg);
+	add_test(tc, no_dir_is_refused_where_needed);
+	add_test(tc, lock_creates_private_folder);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -103,12 +103,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("trace");
-	TCase *tc = tcase_create("redaction");
-	tcase_add_loop_test(tc, redacts_secret_values, 0, sizeof redact_cases / sizeof *redact_cases);
-	tcase_add_test(tc, redaction_hides_the_length);
-	tcase_add_test(tc, redacts_authorization_header);
-	tcase_add_test(tc, trace_line_is_neutralised);
-	tcase_add_test(tc, body_trace_escapes_and_bounds);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("redaction");
+	add_loop_test(tc, redacts_secret_values, 0, sizeof redact_cases / sizeof *redact_cases);
+	add_test(tc, redaction_hides_the_length);
+	add_test(tc, redacts_authorization_header);
+	add_test(tc, trace_line_is_neutralised);
+	add_test(tc, body_trace_escapes_and_bounds);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
