@@ -58,10 +58,11 @@ struct stats_suspect_run {
 enum stats_class {
 	STATS_CLASS_AMBIGUOUS = 0,
 	STATS_CLASS_PERMANENT,
+	STATS_CLASS_SAFE,
 	STATS_CLASS_UNKNOWN,
 	STATS_CLASS_COUNT,
 };
-const char *stats_class_name(enum stats_class c); /* "ambiguous", "permanent", "unknown" */
+const char *stats_class_name(enum stats_class c); /* "ambiguous", "permanent", "safe", "unknown" */
 
 struct stats_row {
 	/* the key */
@@ -142,7 +143,3 @@ int stats_read_report(struct stats *st, FILE *in, const char *path, struct stats
 /* Percentiles, remedies and the ranking: suspect findings, then the
  * re-execution share, then invocations, then project, app and name. */
 void stats_rank(struct stats *st);
-
-/* Renderers (render_stats.c): they format, never compute. */
-int render_stats(FILE *out, enum render_format f, const struct stats *st, const struct render_options *o,
-		 struct err *e);

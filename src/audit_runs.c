@@ -186,7 +186,7 @@ int audit_listing_start(struct audit_ctx *x, struct audit_listing *l, struct err
 {
 	const struct audit_request *rq = x->rq;
 	if (!x->seen)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	if (audit_ctx_connect(x, e) < 0 || audit_probe_whoami(x, e) < 0)
 		return -1;
 	audit_resolve_project(x);
@@ -254,7 +254,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	 * already: the listing added it there (f.seen). */
 	struct audit_feed *feed = audit_feed_start(&x, "runs");
 	if (!feed) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	int step;

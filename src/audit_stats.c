@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "audit_catalyst.h"
+#include "render.h"
 #include "stats.h"
 
 #define MAX_JOBS 64
@@ -111,7 +112,7 @@ static int feed_page(struct feed *fd, struct catalyst_run_list *l, bool workers,
 			count_one(fd, (struct queued){it->app_id, it->run_id, it->parent_id});
 			it->app_id = it->run_id = it->parent_id = NULL;
 			if (fd->failed)
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			continue;
 		}
 		pthread_mutex_lock(&fd->lock);
@@ -125,7 +126,7 @@ static int feed_page(struct feed *fd, struct catalyst_run_list *l, bool workers,
 		bool failed = fd->failed;
 		pthread_mutex_unlock(&fd->lock);
 		if (failed)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 	}
 	return 0;
 }
@@ -163,7 +164,7 @@ static int stats_from_server(const struct audit_request *rq, struct stats *st, s
 	fd.cap = jobs * 4 > 100 ? jobs * 4 : 100;
 	fd.q = calloc(fd.cap, sizeof *fd.q);
 	if (!fd.q) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	pthread_mutex_init(&fd.lock, NULL);
@@ -199,7 +200,7 @@ static int stats_from_server(const struct audit_request *rq, struct stats *st, s
 	rc = l.err.code ? 1 : 0;
 	for (size_t i = 0; i < r.n_notes; i++)
 		if (stats_add_note(st, "%s", r.notes[i]) < 0) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = err_oom(e);
 			goto out;
 		}
 	if (rc == 1)
@@ -249,12 +250,12 @@ static int list_add(struct file_list *l, const char *path, const struct stat *sb
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		struct report_file *more = realloc(l->f, cap * sizeof *more);
 		if (!more)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		l->f = more;
 		l->cap = cap;
 	}
 	if (!(l->f[l->n].path = strdup(path)))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	l->f[l->n++].mtime = sb->st_mtim;
 	return 0;
 }
@@ -285,7 +286,7 @@ static int collect(struct file_list *l, const char *path, struct err *e)
 			continue;
 		char *full;
 		if (asprintf(&full, "%s/%s", path, de->d_name) < 0) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = err_oom(e);
 			break;
 		}
 		struct stat fs;
@@ -335,7 +336,7 @@ static int stats_from_reports(const struct audit_request *rq, struct stats *st, 
 				    "%zu run(s) left out: their report names no start time for --since/--until to "
 				    "compare",
 				    sf.no_start) < 0
-			     ? err_set(e, ERR_INTERNAL, "out of memory")
+			     ? err_oom(e)
 			     : 0;
 	if (rc == 0 && st->runs == 0)
 		stats_add_note(st, "no runs matched");
@@ -350,7 +351,7 @@ int audit_stats(const struct audit_request *rq, struct err *e)
 	stats_init(&st, rq->n_reports ? STATS_FROM_REPORTS : STATS_FROM_SERVER);
 	if (!st.index || !st.project_set || (rq->n_reports && !st.seen)) {
 		stats_finish(&st);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	int got = rq->n_reports ? stats_from_reports(rq, &st, e) : stats_from_server(rq, &st, e);
 	if (got < 0) {
@@ -360,7 +361,8 @@ int audit_stats(const struct audit_request *rq, struct err *e)
 	struct err list_err = *e; /* the listing's error, when got == 1 */
 	stats_rank(&st);
 	int rc = -1;
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (out) {
 		struct render_options ro = {.width = 80, .threads = rq->threads};
 		int wrc = render_stats(out, rq->format, &st, &ro, e);
@@ -369,7 +371,7 @@ int audit_stats(const struct audit_request *rq, struct err *e)
 			findings += st.rows[i]->suspect + st.rows[i]->notice;
 			suspect += st.rows[i]->suspect;
 		}
-		rc = audit_close_output(rq, out, wrc, findings, suspect, e);
+		rc = audit_close_output(rq, &fo, wrc, findings, suspect, e);
 	}
 	if (rc >= 0 && got == 1) {
 		/* Written, marked partial; the status says the list is incomplete. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "render.h"
 #include "stats.h"
 
 /* Rows that get a detail section (findings, failures, the latest suspect
@@ -113,7 +114,7 @@ static int render_stats_json(FILE *out, const struct stats *st, bool one_line, s
 		json_t *row = row_json(st->rows[i], i + 1);
 		if (!row || json_array_append_new(rows, row) < 0) {
 			json_decref(rows);
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		}
 	}
 	json_t *notes = json_array();
@@ -126,7 +127,7 @@ static int render_stats_json(FILE *out, const struct stats *st, bool one_line, s
 				(json_int_t)st->projects, "partial", st->partial, "activities", rows, "notes",
 				notes);
 	if (!doc)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc = json_dumpf(doc, out,
 			    (one_line ? JSON_COMPACT : JSON_INDENT(2)) | JSON_PRESERVE_ORDER |
 				    JSON_REAL_PRECISION(6));

@@ -15,7 +15,7 @@
 
 const char *stats_class_name(enum stats_class c)
 {
-	static const char *const names[STATS_CLASS_COUNT] = {"ambiguous", "permanent", "unknown"};
+	static const char *const names[STATS_CLASS_COUNT] = {"ambiguous", "permanent", "safe", "unknown"};
 	return c < STATS_CLASS_COUNT ? names[c] : "unknown";
 }
 
@@ -156,7 +156,7 @@ static struct stats_row *row_get(struct fold *f, const char *name)
 	return r;
 oom:
 	free(key);
-	err_set(f->e, ERR_INTERNAL, "out of memory");
+	err_oom(f->e);
 	return NULL;
 }
 
@@ -179,7 +179,7 @@ static int row_invocation(struct fold *f, struct stats_row *r, size_t attempts, 
 		size_t cap = r->cap_sparse ? r->cap_sparse * 2 : 4;
 		struct stats_pair *more = realloc(r->sparse, cap * sizeof *more);
 		if (!more)
-			return err_set(f->e, ERR_INTERNAL, "out of memory");
+			return err_oom(f->e);
 		r->sparse = more;
 		r->cap_sparse = cap;
 	}
@@ -203,7 +203,7 @@ static int row_failure(struct fold *f, struct stats_row *r, enum stats_class c, 
 		}
 	char *copy = strndup(message, len);
 	if (!copy)
-		return err_set(f->e, ERR_INTERNAL, "out of memory");
+		return err_oom(f->e);
 	if (fl->n_slots < STATS_MESSAGE_SLOTS) {
 		fl->slots[fl->n_slots++] = (struct stats_message){copy, 1, 0};
 		return 0;
@@ -228,6 +228,8 @@ static enum stats_class class_of(enum failure_class c)
 		return STATS_CLASS_AMBIGUOUS;
 	case FAILURE_PERMANENT:
 		return STATS_CLASS_PERMANENT;
+	case FAILURE_SAFE:
+		return STATS_CLASS_SAFE;
 	default:
 		return STATS_CLASS_UNKNOWN;
 	}
@@ -261,7 +263,7 @@ static int row_finding(struct fold *f, struct stats_row *r, enum finding_kind k,
 	else
 		r->notice++;
 	if (remedy && !r->kind_remedy[k] && !(r->kind_remedy[k] = strdup(remedy)))
-		return err_set(f->e, ERR_INTERNAL, "out of memory");
+		return err_oom(f->e);
 	if (sev != SEVERITY_SUSPECT || !later_than(f->started_at, f->run_id, &r->latest))
 		return 0;
 	struct stats_suspect_run n = {dup_or_null(f->app_id), dup_or_null(f->run_id), dup_or_null(f->started_at),
@@ -275,7 +277,7 @@ static int row_finding(struct fold *f, struct stats_row *r, enum finding_kind k,
 	free(old.link_note);
 	if ((f->app_id && !n.app_id) || (f->run_id && !n.run_id) || (f->started_at && !n.started_at) ||
 	    (f->console_link && !n.console_link) || (f->link_note && !n.link_note))
-		return err_set(f->e, ERR_INTERNAL, "out of memory");
+		return err_oom(f->e);
 	return 0;
 }
 
@@ -284,7 +286,7 @@ static int count_project(struct fold *f)
 	char *key = key_of(f->form, f->project, NULL, NULL);
 	if (!key || json_object_set_new_nocheck(f->st->project_set, key, json_true()) < 0) {
 		free(key);
-		return err_set(f->e, ERR_INTERNAL, "out of memory");
+		return err_oom(f->e);
 	}
 	free(key);
 	f->st->projects = json_object_size(f->st->project_set);
@@ -354,11 +356,11 @@ static int seen_before(struct fold *f, bool *seen)
 {
 	char *key = key_of(f->form, f->project, f->app_id, f->run_id);
 	if (!key)
-		return err_set(f->e, ERR_INTERNAL, "out of memory");
+		return err_oom(f->e);
 	*seen = json_object_get(f->st->seen, key) != NULL;
 	int rc = 0;
 	if (!*seen && json_object_set_new_nocheck(f->st->seen, key, json_true()) < 0)
-		rc = err_set(f->e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(f->e);
 	free(key);
 	return rc;
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* `catalyst-audit stats`: the fleet view. Against the simulator's fleet
  * (tests/sim, --fleet N --reexecute NAME:RATE: named activities re-execute
  * after ambiguous failures at known rates among many clean ones), the
@@ -465,19 +466,19 @@ END_TEST
 static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
-	TCase *tc = tcase_create("fleet");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, fleet_ranked_first);
-	tcase_add_test(tc, same_ranking_from_saved_reports);
-	tcase_add_test(tc, listing_cut_short_is_partial);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("reports");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, latest_report_wins_and_projects_stay_apart);
-	tcase_add_test(tc, messages_counted_in_bounded_slots);
-	tcase_add_test(tc, outside_text_is_escaped);
-	tcase_add_test(tc, what_is_not_a_report);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("fleet");
+	testlib_group_timeout(tc, 300);
+	add_test(tc, fleet_ranked_first);
+	add_test(tc, same_ranking_from_saved_reports);
+	add_test(tc, listing_cut_short_is_partial);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("reports");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, latest_report_wins_and_projects_stay_apart);
+	add_test(tc, messages_counted_in_bounded_slots);
+	add_test(tc, outside_text_is_escaped);
+	add_test(tc, what_is_not_a_report);
+	testlib_suite_add(s, tc);
 	return s;
 }
 
