@@ -9,7 +9,9 @@
 
 #include "analysis.h"
 #include "err.h"
+#include "file_out.h"
 #include "project.h"
+#include "render.h"
 #include "report.h"
 
 enum audit_command {
@@ -22,6 +24,7 @@ enum audit_command {
 	CMD_LOGOUT,
 	CMD_WHOAMI,
 	CMD_TOOLS,
+	CMD_STATS,
 };
 
 enum fail_on {
@@ -64,6 +67,10 @@ struct audit_request {
 	/* run, link: APP_ID (NULL: found through the run list) and RUN_ID;
 	 * file: PATH in args[0]. */
 	const char *args[2];
+	/* stats: the saved reports (files or folders) to read instead of the
+	 * server; n_reports 0: the server */
+	const char *const *reports;
+	size_t n_reports;
 	/* connection */
 	const char *server;    /* --server / CATALYST_MCP_URL / default */
 	const char *stdio_cmd; /* --stdio: talk to a local server instead */
@@ -104,10 +111,17 @@ struct audit_request {
 	const char *output_file; /* --output-file PATH, NULL: stdout */
 	enum color_mode color;   /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
-	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
-	bool all_runs;         /* --all-runs */
-	const char *baseline;  /* --baseline FILE: an earlier report whose findings are known */
-	time_t clock;          /* the report's generated_at: SOURCE_DATE_EPOCH, else now (the CLI's) */
+	enum report_view view;      /* text and Markdown: --verbose-report, --findings-only */
+	bool all_runs;              /* --all-runs */
+	const char *baseline;       /* --baseline FILE: an earlier report whose findings are known */
+	time_t clock;               /* the report's generated_at: SOURCE_DATE_EPOCH, else now (the CLI's) */
+	const char *save_histories; /* run, runs --save-histories DIR */
+	/* file: the paths (files or folders), and the run a single saved
+	 * history is of (--app-id, --run-id) */
+	const char *const *files;
+	size_t n_files;
+	const char *file_app_id;
+	const char *file_run_id;
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */
@@ -132,6 +146,7 @@ int audit_link(const struct audit_request *rq, struct err *e);   /* audit_link.c
 int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_whoami.c */
 int audit_login(const struct audit_request *rq, struct err *e);  /* audit_login.c */
 int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.c */
+int audit_stats(const struct audit_request *rq, struct err *e);  /* audit_stats.c */
 
 /* Messages to the user, through rq->warn and rq->notice (nothing when they
  * are NULL): the library's only way to the terminal. */
@@ -141,6 +156,17 @@ void audit_notef(const struct audit_request *rq, const char *fmt, ...) __attribu
 /* Tokens are about to live in this process's memory: no core file may
  * carry them to disk. (audit_login.c) */
 void audit_no_core_dumps(void);
+
+/* Builds the OAuth config the server commands use (audit_login.c):
+ * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
+ * says no one can answer a prompt (stdin not a TTY, or CI set); the token
+ * folder, CATALYST_TOKEN and $BROWSER as the CLI resolved them
+ * (rq->token_dir, env_token, browser); notices through rq->warn's stream;
+ * hint names the login command for this server. `hint_buf` holds the hint
+ * text. */
+struct oauth_config;
+void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
+			       size_t hint_len);
 
 /* Where a run's console link comes from. A saved file: no server vouches
  * for anything, so a project whose form is unknown (shown, with that said)
@@ -159,15 +185,17 @@ enum link_source {
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
 		 const struct project_ref *project, const char *unresolved, struct err *e);
 
-/* Shared tail of every auditing command: render the report to --output or
+/* Shared tail of every auditing command: render the report to --output-file or
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);
 /* Its two ends, for a report written another way (the streamed `runs`
- * report): where it goes (--output, or stdout), and closing that with
- * rc (0 or -1 from the writing) turned into the exit status: -1 on a write
- * error, else what --fail-on makes of the counts. */
-FILE *audit_open_output(const struct audit_request *rq, struct err *e);
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, const struct report *counts,
+ * report): where it goes (--output-file through file_out, or stdout), and
+ * closing that with rc (0 or -1 from the writing) turned into the exit
+ * status: -1 on a write error (an --output-file is then left as it was),
+ * else what --fail-on makes of the counts (findings the --baseline report
+ * holds do not count). */
+FILE *audit_open_output(const struct audit_request *rq, struct file_out *fo, struct err *e);
+int audit_close_output(const struct audit_request *rq, struct file_out *fo, int rc, const struct report *counts,
 		       struct err *e);
 /* The report's meta (report.h) from the request: the clock, the version,
  * the command and project. */
@@ -176,6 +204,7 @@ void audit_report_meta(const struct audit_request *rq, struct report *r);
  * an object whose keys are the ids (NULL without --baseline, or with e
  * set: ERR_USAGE for a file that cannot be read or is no report). */
 struct json_t *audit_load_baseline(const struct audit_request *rq, struct err *e);
-/* Closes the output of a command that writes no report (link, whoami):
- * 0, or -1 on a write error. */
-int audit_close_plain(FILE *out, struct err *e);
+/* Closes the output of a command that writes no report (link, whoami,
+ * tools) after rc (0, or -1 when writing failed): 0, or -1 on a write
+ * error. */
+int audit_close_plain(struct file_out *fo, int rc, struct err *e);

@@ -13,12 +13,14 @@
 #include <stddef.h>
 
 #include "audit.h"
+#include "render.h"
 
 /* The commands an option applies to, as bits of enum audit_command. */
 #define ON(c) (1u << (c))
 #define ON_REPORT (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_FILE)) /* commands that write an audit report */
-#define ON_SERVER (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS))
-#define ON_SIGNIN (ON_SERVER | ON(CMD_LOGIN)) /* may sign in: everything that connects over HTTP */
+#define ON_SERVER (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS))
+#define ON_LISTING (ON(CMD_RUNS) | ON(CMD_STATS)) /* the run listing's filters */
+#define ON_SIGNIN (ON_SERVER | ON(CMD_LOGIN))     /* may sign in: everything that connects over HTTP */
 #define ON_ALL 0xffffu
 
 /* The formats a command writes, as bits of enum render_format. */
@@ -117,6 +119,7 @@ struct cli_option {
 /* The setters a row may name (cli_set.c). */
 cli_setter cli_set_string; /* const char *: the value as given */
 cli_setter cli_set_values; /* struct audit_values: one more value (repeatable: a run matches any) */
+cli_setter cli_set_server; /* const char *: a server URL, refused with user information */
 cli_setter cli_set_flag;   /* bool: true */
 cli_setter cli_set_long;   /* long, in [min, max] */
 cli_setter cli_set_int;    /* int, in [min, max] */

@@ -155,6 +155,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 		.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT,
 		.threads = o ? o->threads : 0,
 		.dialect = event_log_dialect(log),
+		.caps = event_log_caps(log),
 		.n_events = n,
 		.ds_first_present = NONE,
 		.rerun_index = NONE32,
@@ -172,7 +173,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 	return p;
 fail:
 	pending_free(p);
-	err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", n);
+	err_oom(e);
 	return NULL;
 }
 
@@ -197,7 +198,7 @@ struct analysis *analysis_finish(struct analysis_pending *p, struct err *e)
 	p->ao = NULL;
 out:
 	if (!res)
-		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", w->n_events);
+		err_oom(e);
 	free(c.fs.v);
 	free(c.fs.ev);
 	for (size_t i = 0; i < c.n_run_limits; i++)
@@ -229,7 +230,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 
 bool analysis_catalyst_shaped(const struct event_log *log)
 {
-	if (event_log_dialect(log) == DIALECT_CATALYST)
+	if (event_log_caps(log) & DIALECT_CAP_SHARING)
 		return true;
 	/* Only a Catalyst run document names a project or a data-sharing
 	 * level around its events. */

@@ -221,7 +221,8 @@ struct work {
 	/* What the finish phase needs of the options and the log. */
 	size_t payload_limit;
 	unsigned threads;
-	enum event_dialect dialect;
+	enum event_dialect dialect; /* for its words only: what it can say is caps */
+	unsigned caps;              /* event_log_caps */
 
 	struct attempt *att;     /* history order; grouped in place by analysis_group_invocations */
 	struct work_attempt *wa; /* history order, n_att entries */

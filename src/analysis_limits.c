@@ -22,21 +22,6 @@ enum data_sharing_level analysis_sharing_given(const struct event_log *log, cons
 	return ri ? data_sharing_level_parse(ri->data_sharing_level) : SHARING_UNKNOWN;
 }
 
-/* A history not from Catalyst, in words, for the data-sharing source. */
-static const char *foreign_origin(enum event_dialect dialect)
-{
-	switch (dialect) {
-	case DIALECT_PROTOJSON:
-		return "not from Catalyst (durabletask protojson)";
-	case DIALECT_DAPR_CLI:
-		return "not from Catalyst (dapr workflow history output)";
-	case DIALECT_CATALYST:
-	case DIALECT_UNKNOWN:
-		break;
-	}
-	return "not from Catalyst";
-}
-
 int analysis_data_sharing(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
@@ -59,12 +44,16 @@ int analysis_data_sharing(struct work *w, struct analysis_owned *ao)
 		 * there is a payload the history does not hold, never one an
 		 * organization withheld. */
 		an->sharing = SHARING_UNKNOWN;
-		sb_printf(&s, "%s: no data-sharing level applies", foreign_origin(w->dialect));
-		if (w->dialect == DIALECT_DAPR_CLI)
-			/* The parser made every payload the CLI left out a null:
-			 * there are no keys to point at. */
-			sb_printf(&s, ", and dapr workflow history prints a payload only when there is one "
-				      "(it omits nil and empty ones), so a missing one means no payload");
+		const char *origin = event_dialect_origin(w->dialect);
+		sb_printf(&s, "not from Catalyst%s%s%s: no data-sharing level applies", origin ? " (" : "",
+			  origin ? origin : "", origin ? ")" : "");
+		if (w->caps & DIALECT_CAP_OMITS_EMPTY_PAYLOADS)
+			/* The parser made every payload the dialect left out a
+			 * null: there are no keys to point at. */
+			sb_printf(&s,
+				  ", and %s prints a payload only when there is one "
+				  "(it omits nil and empty ones), so a missing one means no payload",
+				  event_dialect_printer(w->dialect));
 		else if (keys)
 			sb_printf(&s,
 				  ", and payload keys are present (%s %s, history position %zu), so a "
@@ -257,10 +246,12 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			n_by_order++;
 		}
 	}
-	if (w->dialect == DIALECT_DAPR_CLI)
-		sb_printf(s, "This history is dapr workflow history output, which prints no child "
-			     "workflow instance id, no retry parent, and no scheduled id on a child's "
-			     "failure (nor on its completion before CLI 1.17)");
+	if (w->caps & DIALECT_CAP_NO_CHILD_IDS)
+		sb_printf(s,
+			  "This history is %s, which prints no child "
+			  "workflow instance id, no retry parent, and no scheduled id on a child's "
+			  "failure (nor on its completion before CLI 1.17)",
+			  event_dialect_origin(w->dialect));
 	else
 		sb_printf(s, "%zu child workflow creation%s here show%s no instance id", w->n_child_no_id,
 			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");

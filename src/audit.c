@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "render.h"
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)
@@ -55,25 +56,24 @@ int audit_execute(const struct audit_request *rq, struct err *e)
 	return rq->run(rq, e);
 }
 
-FILE *audit_open_output(const struct audit_request *rq, struct err *e)
+FILE *audit_open_output(const struct audit_request *rq, struct file_out *fo, struct err *e)
 {
-	if (!rq->output_file)
-		return stdout;
-	FILE *out = fopen(rq->output_file, "w");
-	if (!out)
-		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output_file, strerror(errno));
-	return out;
+	if (!rq->output_file) {
+		file_out_stdout(fo);
+		return fo->f;
+	}
+	if (file_out_open(fo, rq->output_file, e) < 0)
+		return NULL;
+	return fo->f;
 }
 
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, const struct report *counts,
+int audit_close_output(const struct audit_request *rq, struct file_out *fo, int rc, const struct report *counts,
 		       struct err *e)
 {
-	if (fflush(out) != 0 && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
-	if (ferror(out) && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report");
-	if (out != stdout)
-		fclose(out);
+	if (rc < 0)
+		file_out_abandon(fo);
+	else if (file_out_commit(fo, e) < 0)
+		rc = -1;
 	if (rc < 0)
 		return -1;
 	if (rq->fail_on == FAIL_ON_NEVER)
@@ -84,20 +84,20 @@ int audit_close_output(const struct audit_request *rq, FILE *out, int rc, const 
 	return over > 0 ? ERR_FINDINGS : 0;
 }
 
-int audit_close_plain(FILE *out, struct err *e)
+int audit_close_plain(struct file_out *fo, int rc, struct err *e)
 {
-	int rc = 0;
-	if (fflush(out) != 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the output: %s", strerror(errno));
-	if (out != stdout)
-		fclose(out);
-	return rc;
+	if (rc < 0) {
+		file_out_abandon(fo);
+		return -1;
+	}
+	return file_out_commit(fo, e);
 }
 
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
 	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
@@ -107,7 +107,7 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 				    .all_runs = rq->all_runs,
 				    .threads = rq->threads};
 	int rc = render_report(out, rq->format, r, &ro, e);
-	return audit_close_output(rq, out, rc, r, e);
+	return audit_close_output(rq, &fo, rc, r, e);
 }
 
 void audit_report_meta(const struct audit_request *rq, struct report *r)
@@ -191,7 +191,7 @@ json_t *audit_load_baseline(const struct audit_request *rq, struct err *e)
 	}
 	if (failed) {
 		if (!e->code)
-			err_set(e, ERR_INTERNAL, "out of memory");
+			err_oom(e);
 		json_decref(ids);
 		return NULL;
 	}

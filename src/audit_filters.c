@@ -49,7 +49,7 @@ static int split(const struct audit_values *in, const char *label, char ***out, 
 	*out = calloc(cap ? cap : 1, sizeof **out);
 	*n = 0;
 	if (!*out)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	for (size_t i = 0; i < in->n; i++) {
 		for (const char *p = in->v[i]; *p;) {
 			size_t len = strcspn(p, ",");
@@ -64,7 +64,7 @@ static int split(const struct audit_values *in, const char *label, char ***out, 
 				continue;
 			char *v = strndup(s, m);
 			if (!v)
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			bool dup = false;
 			for (size_t k = 0; k < *n && !dup; k++)
 				dup = strcmp((*out)[k], v) == 0;
@@ -97,7 +97,7 @@ int runs_filters_parse(const struct audit_request *rq, struct runs_filters *rf, 
 				rf->statuses[i]);
 		free(rf->statuses[i]);
 		if (!(rf->statuses[i] = strdup(norm)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 	}
 	/* One value goes to the server; several are checked here (its filter
 	 * takes one), and the report says so. */
@@ -171,7 +171,7 @@ static int check_apps(struct audit_ctx *x, struct runs_filters *rf, struct err *
 	char **names = item_names(doc, k_app, &n);
 	json_decref(doc);
 	if (!names)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char where[300];
 	snprintf(where, sizeof where, "project %s", x->project.value);
 	int rc = 0;
@@ -229,7 +229,7 @@ static int check_workflows(struct audit_ctx *x, struct runs_filters *rf, struct 
 	char **names = item_names(doc, k_wf, &n);
 	json_decref(doc);
 	if (!names)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char where[300];
 	if (app)
 		snprintf(where, sizeof where, "app %s of project %s", app, x->project.value);
@@ -263,7 +263,7 @@ static int check_workflows(struct audit_ctx *x, struct runs_filters *rf, struct 
 			continue;
 		if (ns == 1) {
 			if (!(rf->workflow_send = strdup(spelling[0]))) {
-				rc = err_set(e, ERR_INTERNAL, "out of memory");
+				rc = err_oom(e);
 				break;
 			}
 			f->workflow = rf->workflow_send;

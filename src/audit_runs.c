@@ -30,10 +30,8 @@ static const char *filter_name(enum catalyst_arg a)
 	}
 }
 
-/* The time filters as the server takes them: usage errors before any
- * traffic. */
-static int time_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char since[32],
-			char until[32], char ended_since[32], struct err *e)
+int audit_time_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char since[32],
+		       char until[32], char ended_since[32], struct err *e)
 {
 	time_t now = time(NULL);
 	if (rq->filters.since) {
@@ -79,7 +77,7 @@ static int checkpoint_start(const struct audit_request *rq, struct checkpoint *c
 		return -1;
 	cp->on = true;
 	if (!(cp->at_max = json_object()))
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	const char *from = f->ended_since;
 	if (cp->old.ended_at && (!from || catalyst_time_cmp(cp->old.ended_at, from) > 0))
 		from = cp->old.ended_at;
@@ -141,35 +139,26 @@ static void checkpoint_finish(struct checkpoint *cp)
 	json_decref(cp->at_max);
 }
 
-/* The listed runs of one page join the report and are audited. */
-static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, struct checkpoint *cp, struct err *e)
+/* The runs of a page the checkpoint lets through, into l->kept (borrowed
+ * items). */
+static int checkpoint_page(struct checkpoint *cp, const struct catalyst_run_list *l,
+			   struct catalyst_run_item **kept, size_t *n_kept, struct err *e)
 {
-	size_t from = x->r->n_runs;
-	int rc = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct catalyst_run_item *it = &l->items[i];
-		if (!checkpoint_take(cp, it))
-			continue;
-		struct report_run *rr = report_add_run(x->r);
-		if (!rr) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
-			break;
-		}
-		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
-		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
-		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
-		const char *end = catalyst_run_ended_at(it);
-		rr->ended_at = end ? strdup(end) : NULL;
-		rr->updated_at = it->updated_at ? strdup(it->updated_at) : NULL;
-		/* Already in x->seen: the listing added it there (f.seen). */
-	}
-	/* The runs taken so far are audited even when the listing stops here. */
-	audit_range(x, from, x->r->n_runs, "runs");
-	return rc;
+	*n_kept = 0;
+	if (!l->n)
+		return 0;
+	struct catalyst_run_item *k = realloc(*kept, l->n * sizeof *k);
+	if (!k)
+		return err_oom(e);
+	*kept = k;
+	for (size_t i = 0; i < l->n; i++)
+		if (checkpoint_take(cp, &l->items[i]))
+			k[(*n_kept)++] = l->items[i];
+	return 0;
 }
 
-/* What the listing did that the report should say. */
-static void listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l, const struct err *list_err)
+void audit_listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l, const struct err *list_err,
+			 size_t n_runs)
 {
 	const struct audit_request *rq = x->rq;
 	struct report *r = x->r;
@@ -204,10 +193,66 @@ static void listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l
 			l->repeats);
 	}
 	if (list_err->code)
-		report_add_note(r, "the run list ended early, after %zu runs in %zu pages: %s", r->n_runs,
-				l->pages, list_err->msg);
-	if (r->n_runs == 0)
+		report_add_note(r, "the run list ended early, after %zu runs in %zu pages: %s", n_runs, l->pages,
+				list_err->msg);
+	if (n_runs == 0)
 		report_add_note(r, "no runs matched");
+}
+
+int audit_listing_filters(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	memset(l, 0, sizeof *l);
+	l->f = (struct catalyst_run_filter){.limit = rq->filters.limit, .project = &x->project};
+	return runs_filters_parse(rq, &l->rfs, &l->f, e) < 0 ||
+			       audit_time_filters(rq, &l->f, l->since, l->until, l->ended_since, e) < 0
+		       ? -1
+		       : 0;
+}
+
+int audit_listing_start(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	if (!x->seen)
+		return err_oom(e);
+	if (audit_ctx_connect(x, e) < 0 || audit_probe_whoami(x, e) < 0)
+		return -1;
+	audit_resolve_project(x);
+	if (x->unresolved)
+		report_add_note(x->r, "%s", x->unresolved);
+	if (runs_filters_check(x, &l->rfs, &l->f, e) < 0)
+		return -1;
+	/* One set of run keys for the listing and the report (children are
+	 * added to it after the listing ends). */
+	l->f.seen = x->seen;
+	catalyst_list_runs(x->c, &l->f, &l->list);
+	return 0;
+}
+
+int audit_listing_next(struct audit_ctx *x, struct audit_listing *l)
+{
+	int step = catalyst_run_list_next(&l->list, &l->rf, &l->err);
+	if (step > 0 && l->list.sharing != SHARING_UNKNOWN && !l->sharing_offered) {
+		/* Before this page's runs are analysed, as when it was read first. */
+		audit_sharing_from_field(x, l->list.sharing, l->list.sharing_key, CATALYST_TOOL_LIST_RUNS);
+		l->sharing_offered = true;
+	}
+	return step;
+}
+
+void audit_listing_failed(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	/* Nothing was listed: the error is the answer, as it always was. */
+	*e = l->err;
+	if (e->code == ERR_NOT_FOUND)
+		audit_project_missing(x, e);
+	else if (e->detail == ERR_DETAIL_REFUSAL && *l->rf.kind)
+		err_prefix(e, "listing runs");
+}
+
+void audit_listing_finish(struct audit_listing *l)
+{
+	runs_filters_finish(&l->rfs);
+	catalyst_run_list_finish(&l->list);
 }
 
 int audit_runs(const struct audit_request *rq, struct err *e)
@@ -216,76 +261,53 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	report_init(&r);
 	struct audit_ctx x;
 	audit_ctx_init(&x, rq, &r);
-	struct catalyst_run_list list;
-	memset(&list, 0, sizeof list);
-	struct runs_filters rfs;
-	memset(&rfs, 0, sizeof rfs);
+	struct audit_listing l;
 	int rc = -1;
-
-	char since[32], until[32], ended_since[32];
-	struct catalyst_run_filter f = {.limit = rq->filters.limit, .project = &x.project};
 	struct checkpoint cp;
 	memset(&cp, 0, sizeof cp);
-	if (runs_filters_parse(rq, &rfs, &f, e) < 0 || time_filters(rq, &f, since, until, ended_since, e) < 0 ||
-	    checkpoint_start(rq, &cp, &f, e) < 0)
+	struct catalyst_run_item *kept = NULL;
+	size_t n_kept = 0;
+
+	if (audit_listing_filters(&x, &l, e) < 0 || checkpoint_start(rq, &cp, &l.f, e) < 0)
 		goto out;
 	audit_report_meta(rq, &r);
 	struct report_meta *m = &r.meta;
 	m->has_filters = true;
-	m->apps = rfs.apps, m->n_apps = rfs.n_apps;
-	m->workflows = rfs.workflows, m->n_workflows = rfs.n_workflows;
-	m->statuses = rfs.statuses, m->n_statuses = rfs.n_statuses;
-	m->since = f.since, m->until = f.until, m->ended_since = f.ended_since, m->limit = f.limit;
+	m->apps = l.rfs.apps, m->n_apps = l.rfs.n_apps;
+	m->workflows = l.rfs.workflows, m->n_workflows = l.rfs.n_workflows;
+	m->statuses = l.rfs.statuses, m->n_statuses = l.rfs.n_statuses;
+	m->since = l.f.since, m->until = l.f.until, m->ended_since = l.f.ended_since, m->limit = l.f.limit;
 	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
 		goto out;
 	x.stream = audit_stream_new(rq);
-	if (!x.seen) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+	if (audit_listing_start(&x, &l, e) < 0)
+		goto out;
+	m->project_form = x.project.form, m->project = x.project.value;
+	/* Each page's runs are audited as soon as it arrives, while the next
+	 * is asked for (the runs taken are audited even when the listing
+	 * stops); the pool ends with the listing. Each run is in x->seen
+	 * already: the listing added it there (f.seen). */
+	struct audit_feed *feed = audit_feed_start(&x, "runs");
+	if (!feed) {
+		err_oom(e);
 		goto out;
 	}
-	if (audit_ctx_connect(&x, e) < 0 || audit_probe_whoami(&x, e) < 0)
-		goto out;
-	audit_resolve_project(&x);
-	m->project_form = x.project.form, m->project = x.project.value;
-	if (x.unresolved)
-		report_add_note(&r, "%s", x.unresolved);
-	if (runs_filters_check(&x, &rfs, &f, e) < 0)
-		goto out;
-
-	struct catalyst_refusal rf;
-	memset(&rf, 0, sizeof rf);
-	struct err list_err;
-	err_clear(&list_err);
-	bool sharing_offered = false;
-	/* One set of run keys for the listing and the report (children are
-	 * added to it after the listing ends). */
-	f.seen = x.seen;
-	catalyst_list_runs(x.c, &f, &list);
 	int step;
-	while ((step = catalyst_run_list_next(&list, &rf, &list_err)) > 0) {
-		if (list.sharing != SHARING_UNKNOWN && !sharing_offered) {
-			/* Before this page's runs are analysed, as when it was read first. */
-			audit_sharing_from_field(&x, list.sharing, list.sharing_key, CATALYST_TOOL_LIST_RUNS);
-			sharing_offered = true;
-		}
-		if (take_page(&x, &list, &cp, &list_err) < 0) {
+	while ((step = audit_listing_next(&x, &l)) > 0)
+		if (checkpoint_page(&cp, &l.list, &kept, &n_kept, &l.err) < 0 ||
+		    audit_feed_add(feed, kept, n_kept, &l.err) < 0) {
 			step = -1;
 			break;
 		}
-	}
+	audit_feed_end(feed);
 	if (step < 0 && r.n_runs == 0) {
-		/* Nothing was listed: the error is the answer, as it always was. */
-		*e = list_err;
-		if (e->code == ERR_NOT_FOUND)
-			audit_project_missing(&x, e);
-		else if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
-			err_prefix(e, "listing runs");
+		audit_listing_failed(&x, &l, e);
 		goto out;
 	}
-	listing_notes(&x, &list, &list_err);
-	if (f.ended_since && !(list.client_side & CATALYST_BIT(CATALYST_ARG_ENDED_SINCE))) {
+	audit_listing_notes(&x, &l.list, &l.err, r.n_runs);
+	if (l.f.ended_since && !(l.list.client_side & CATALYST_BIT(CATALYST_ARG_ENDED_SINCE))) {
 		const struct catalyst_binding *b = catalyst_binding_get(x.c, CATALYST_TOOL_LIST_RUNS);
-		report_add_note(&r, "--ended-since %s was applied by the server (%s's %s)", f.ended_since,
+		report_add_note(&r, "--ended-since %s was applied by the server (%s's %s)", l.f.ended_since,
 				CATALYST_TOOL_LIST_RUNS,
 				b && b->prop[CATALYST_ARG_ENDED_SINCE] ? b->prop[CATALYST_ARG_ENDED_SINCE]
 								       : "filter");
@@ -297,28 +319,28 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && audit_follow_children(&x, 0, e) < 0)
 		goto out;
-	if (rq->filters.limit > 0 && r.n_runs > list.top_level)
+	if (rq->filters.limit > 0 && r.n_runs > l.list.top_level)
 		report_add_note(
 			&r,
 			"--limit %ld counts top-level runs (%zu audited); %zu child run(s) were added on top, "
 			"listed with their parent or started by an audited run",
-			rq->filters.limit, list.top_level, r.n_runs - list.top_level);
+			rq->filters.limit, l.list.top_level, r.n_runs - l.list.top_level);
 	rc = audit_finish_report(&x, "runs", e);
 	/* The checkpoint moves only past an audit that is whole: a run that
 	 * could not be audited is listed again next time. */
-	if ((rc == 0 || rc == ERR_FINDINGS) && !list_err.code && checkpoint_save(rq, &cp, e) < 0)
+	if ((rc == 0 || rc == ERR_FINDINGS) && !l.err.code && checkpoint_save(rq, &cp, e) < 0)
 		rc = -1;
-	if (rc >= 0 && list_err.code) {
+	if (rc >= 0 && l.err.code) {
 		/* The report covers what was listed; the status says the list is
 		 * incomplete. */
-		*e = list_err;
+		*e = l.err;
 		err_prefix(e, "listing runs (the report covers the %zu runs listed before)", r.n_runs);
 		rc = -1;
 	}
 out:
+	free(kept);
 	checkpoint_finish(&cp);
-	runs_filters_finish(&rfs);
-	catalyst_run_list_finish(&list);
+	audit_listing_finish(&l);
 	audit_ctx_finish(&x);
 	report_finish(&r);
 	return rc;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit_catalyst.h"
+#include "file_out.h"
 
 #define STATE_SCHEMA "catalyst-audit.state/v1"
 /* A checkpoint holds the runs of one instant: a few ids. */
@@ -70,7 +71,7 @@ int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 	else if (!json_is_array(runs))
 		rc = damaged(path, "\"runs\" is not a list", e);
 	if (rc == 0 && (!(st->runs = json_object()) || !(st->ended_at = strdup(ended))))
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(e);
 	size_t i;
 	const json_t *k;
 	json_array_foreach(runs, i, k) {
@@ -79,7 +80,7 @@ int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 		if (!json_is_string(k))
 			rc = damaged(path, "a run key that is not a string", e);
 		else if (json_object_set_new(st->runs, json_string_value(k), json_true()) < 0)
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = err_oom(e);
 	}
 	json_decref(doc);
 	if (rc < 0)
@@ -87,33 +88,24 @@ int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 	return rc;
 }
 
-/* The one way this command writes a file of its own: a temporary file
- * beside it (0600), synced, renamed over it, so a crash leaves the old
- * checkpoint or the new one, never half of one; the rename replaces a
- * symbolic link at path instead of following it. */
-static int write_file_atomic(const char *path, const char *text, struct err *e)
+/* Through file_out, as every file this tool writes: 0600, never through a
+ * symbolic link, whole or not at all, so a crash leaves the old checkpoint
+ * or the new one, never half of one. */
+static int write_state(const char *path, const char *text, struct err *e)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp)
-		return err_set(e, ERR_INTERNAL, "out of memory");
-	snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err_set(e, ERR_USAGE, "--state %s: cannot write beside it: %s", path, strerror(errno));
-		free(tmp);
+	struct file_out fo;
+	if (file_out_open(&fo, path, e) < 0) {
+		err_prefix(e, "--state");
 		return -1;
 	}
-	size_t len = strlen(text);
-	bool ok = fchmod(fd, 0600) == 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) < 0) {
-		err_set(e, ERR_USAGE, "--state %s: cannot write it: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (fputs(text, fo.f) == EOF) {
+		file_out_abandon(&fo);
+		return err_set(e, ERR_USAGE, "--state %s: cannot write it: %s", path, strerror(errno));
+	}
+	if (file_out_commit(&fo, e) < 0) {
+		err_prefix(e, "--state");
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }
 
@@ -128,15 +120,15 @@ int runs_state_save(const char *path, const char *ended_at, const json_t *runs, 
 	char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(doc);
 	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	size_t n = strlen(text);
 	char *line = realloc(text, n + 2);
 	if (!line) {
 		free(text);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	memcpy(line + n, "\n", 2);
-	int rc = write_file_atomic(path, line, e);
+	int rc = write_state(path, line, e);
 	free(line);
 	return rc;
 }

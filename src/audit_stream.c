@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "render.h"
 
 /* ---- the JSON report, run by run ------------------------------------------
  *
@@ -44,11 +45,13 @@ struct audit_stream {
 	 * before it are audited (report order, so the output is the same
 	 * whatever order the workers finish in). */
 	FILE *out;
+	struct file_out fo; /* what out is: --output's file, or stdout */
 	size_t next_out;
 };
 
 /* Streams when the report is JSON and a temporary file can be had;
- * otherwise the report is held whole, as before. */
+ * otherwise the report is held whole and rendered once every run is in
+ * (text and Markdown open with the verdict over all runs). */
 struct audit_stream *audit_stream_new(const struct audit_request *rq)
 {
 	if (rq->format != FORMAT_JSON && rq->format != FORMAT_JSONL)
@@ -62,7 +65,7 @@ struct audit_stream *audit_stream_new(const struct audit_request *rq)
 		 * error to audit_emit_report. */
 		struct err e;
 		err_clear(&e);
-		st->out = audit_open_output(rq, &e);
+		st->out = audit_open_output(rq, &st->fo, &e);
 		if (!st->out) {
 			free(st);
 			return NULL;
@@ -90,8 +93,8 @@ void audit_stream_free(struct audit_stream *st)
 		free(st->st[i].line);
 	}
 	free(st->st);
-	if (st->out && st->out != stdout)
-		fclose(st->out); /* never finished: the report stopped before its end */
+	if (st->out)
+		file_out_abandon(&st->fo); /* never finished: the report stopped before its end */
 	if (st->runs)
 		fclose(st->runs);
 	pthread_mutex_destroy(&st->lock);
@@ -106,7 +109,7 @@ static int reserve(struct audit_stream *st, size_t n, struct err *e)
 	size_t cap = st->cap * 2 > n ? st->cap * 2 : n;
 	struct stream_run *more = realloc(st->st, cap * sizeof *more);
 	if (!more)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	memset(more + st->cap, 0, (cap - st->cap) * sizeof *more);
 	st->st = more;
 	st->cap = cap;
@@ -136,7 +139,7 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc;
 	if (st->out) {
 		rc = render_jsonl_run(m, rr, e);
@@ -151,17 +154,35 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		}
 	}
 	if (fclose(m) != 0 && rc == 0)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(e);
 	if (rc < 0) {
 		free(text);
 		return -1;
 	}
 
+	/* The children to follow, kept before the analysis goes. */
+	const struct analysis *an = rr->analysis;
+	char **children = NULL;
+	size_t n_children = 0;
+	if (an && an->n_child_instances) {
+		children = calloc(an->n_child_instances, sizeof *children);
+		if (!children) {
+			free(text);
+			return err_oom(e);
+		}
+		for (size_t c = 0; c < an->n_child_instances; c++)
+			if (an->child_instances[c] && (children[n_children] = strdup(an->child_instances[c])))
+				n_children++;
+	}
+	/* The per-run records may move (the feeder grows them while workers
+	 * run, under the lock): each is touched under it only. */
+	pthread_mutex_lock(&st->lock);
 	struct stream_run *sr = &st->st[i];
 	sr->audited = rr->analysis != NULL;
 	sr->failure_code = rr->failure_code;
 	sr->len = len;
-	pthread_mutex_lock(&st->lock);
+	sr->children = children;
+	sr->n_children = n_children;
 	if (st->out) {
 		/* Out in report order: this line, and those after it that wait. */
 		sr->line = text;
@@ -187,25 +208,13 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	st->totals.n_failed_runs += one.n_failed_runs;
 	st->totals.n_known += one.n_known;
 	st->totals.n_known_suspect += one.n_known_suspect;
+	if (rc == 0)
+		sr->written = true;
 	pthread_mutex_unlock(&st->lock);
 	free(text);
 	if (rc < 0)
 		return -1;
 
-	const struct analysis *an = rr->analysis;
-	if (an && an->n_child_instances) {
-		sr->children = calloc(an->n_child_instances, sizeof *sr->children);
-		if (!sr->children)
-			return err_set(e, ERR_INTERNAL, "out of memory");
-		for (size_t c = 0; c < an->n_child_instances; c++) {
-			const char *id = an->child_instances[c];
-			if (!id)
-				continue;
-			if (!(sr->children[sr->n_children] = strdup(id)))
-				return err_set(e, ERR_INTERNAL, "out of memory");
-			sr->n_children++;
-		}
-	}
 	/* The analysis borrows from the log: it goes first. */
 	analysis_free(rr->analysis);
 	rr->analysis = NULL;
@@ -227,11 +236,10 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		free(*done[k]);
 		*done[k] = NULL;
 	}
-	sr->written = true;
 	return 0;
 }
 
-void audit_stream_ready(struct audit_ctx *x, size_t i)
+void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i)
 {
 	struct audit_stream *st = x->stream;
 	struct err e;
@@ -239,7 +247,7 @@ void audit_stream_ready(struct audit_ctx *x, size_t i)
 	pthread_mutex_lock(&st->lock);
 	bool skip = st->failed || i >= st->cap;
 	pthread_mutex_unlock(&st->lock);
-	if (skip || stream_write(st, &x->r->runs[i], i, &e) == 0)
+	if (skip || stream_write(st, rr, i, &e) == 0)
 		return;
 	pthread_mutex_lock(&st->lock);
 	if (!st->failed) {
@@ -298,9 +306,10 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		totals.meta = x->r->meta;
 		if (rc == 0)
 			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
-		return audit_close_output(rq, out, rc, &st->totals, e);
+		return audit_close_output(rq, &st->fo, rc, &st->totals, e);
 	}
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
 	struct render_options ro = {.width = 80, .threads = rq->threads};
@@ -326,5 +335,5 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		else
 			rc = render_json_end(rs, &totals, e);
 	}
-	return audit_close_output(rq, out, rc, &st->totals, e);
+	return audit_close_output(rq, &fo, rc, &st->totals, e);
 }

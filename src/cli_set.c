@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "http_easy.h"
 #include "project.h"
 
 /* Choices are written as int: every enum a row names is int-sized. */
@@ -30,6 +31,15 @@ int cli_set_values(const struct cli_option *o, void *field, const char *value, c
 	if (vs->n == AUDIT_MAX_FILTER_VALUES)
 		return err_set(e, ERR_USAGE, "%s: given more than %d times", at->label, AUDIT_MAX_FILTER_VALUES);
 	vs->v[vs->n++] = value;
+	return 0;
+}
+
+int cli_set_server(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
+		   struct err *e)
+{
+	if (http_easy_check_url(value, at->label, e) < 0)
+		return -1;
+	*(const char **)field = value;
 	return 0;
 }
 

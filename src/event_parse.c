@@ -228,7 +228,7 @@ static int read_events(struct walk *w)
 		struct event_log *second = h->w.d.log;
 		free(h);
 		if (event_log_take(w->d.log, second) < 0)
-			return err_set(w->d.e, ERR_INTERNAL, "out of memory merging events");
+			return err_oom(w->d.e);
 		w->s.pos = end;
 		return 0;
 	}
@@ -421,9 +421,19 @@ struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct
 	return parse_bytes(buf, len, false, threads_of(o), e);
 }
 
+static int input_too_large(struct err *e)
+{
+	return err_set(e, ERR_INPUT, "input over %d MiB: not a history this tool reads (the limit for one input)",
+		       EVENT_INPUT_MAX >> 20);
+}
+
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e)
 {
 	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > EVENT_INPUT_MAX) {
+		input_too_large(e);
+		return NULL;
+	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
 		size_t len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -439,8 +449,15 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 	char *data = NULL;
 	struct event_log *log = NULL;
 	for (;;) {
+		if (len > EVENT_INPUT_MAX) {
+			/* /dev/zero, or a pipe that never ends */
+			input_too_large(e);
+			goto out;
+		}
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 1u << 16;
+			if (ncap > (size_t)EVENT_INPUT_MAX + 1)
+				ncap = (size_t)EVENT_INPUT_MAX + 1;
 			char *n = ncap > cap ? realloc(data, ncap) : NULL;
 			if (!n) {
 				err_set(e, ERR_INPUT, "input too large to hold in memory (over %zu bytes)", len);

@@ -3,7 +3,7 @@
  * server or a file goes through escape_terminal first. This file holds the
  * entry, the verdict, the short view and --findings-only, and the sections
  * every view ends with; render_text_internal.h says where the rest is. */
-#include "report.h"
+#include "render.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -374,7 +374,7 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_finish(&t.slot[i]);
 	if (t.oom)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+		return err_oom(e);
 	if (ferror(out))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

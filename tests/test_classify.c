@@ -732,10 +732,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("classify");
-	TCase *tc = tcase_create("classify");
-	tcase_add_loop_test(tc, table, 0, (int)N_CASES);
-	tcase_add_test(tc, every_language_covers_every_class);
-	tcase_add_test(tc, names);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("classify");
+	add_loop_test(tc, table, 0, (int)N_CASES);
+	add_test(tc, every_language_covers_every_class);
+	add_test(tc, names);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* Docs that work (issue 12): every command line the README, the man page
  * and each command's help show runs against the simulator's demo data, and
  * exits as the docs imply (0 or 1 for an audit, 0 for the rest).
@@ -482,7 +483,7 @@ START_TEST(every_documented_example_runs)
 		bool signin = cmd == CMD_LOGIN;
 		run_line(ex->line, work, signin ? mcp.url : sim.url, signin, strstr(plain, "--no-browser") != NULL,
 			 &o);
-		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE;
+		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE || cmd == CMD_STATS;
 		ck_assert_msg(o.status == 0 || (audit && o.status == 1),
 			      "%s: '%s' exited %d (the docs imply %s): %s", ex->where, ex->line, o.status,
 			      audit ? "0 or 1" : "0", o.err);
@@ -743,13 +744,13 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("examples");
-	TCase *tc = tcase_create("examples");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, every_documented_example_runs);
-	tcase_add_test(tc, demo_keep_leaves_the_simulator_running);
-	tcase_add_test(tc, ci_snippet_runs_the_tested_line);
-	tcase_add_test(tc, scripted_audits_as_documented);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("examples");
+	testlib_group_checked_fixture(tc, setup, teardown);
+	testlib_group_timeout(tc, 240);
+	add_test(tc, every_documented_example_runs);
+	add_test(tc, demo_keep_leaves_the_simulator_running);
+	add_test(tc, ci_snippet_runs_the_tested_line);
+	add_test(tc, scripted_audits_as_documented);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* What `meson install` ships besides the binary: the bash and zsh
  * completions, generated from the option and command tables
  * (completions/gen-completions.c), must know every command and every long
@@ -122,7 +123,7 @@ static const struct {
 	int cword;
 	const char *want;
 } bash_cases[] = {
-	{"catalyst-audit ''", 1, "run\nruns\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
+	{"catalyst-audit ''", 1, "run\nruns\nstats\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
 	{"catalyst-audit --format ''", 2, "@FORMATS@"}, /* each of render_formats, a line each */
 	{"catalyst-audit runs -o j", 3, "json\njsonl\n"},
 	{"catalyst-audit help ru", 2, "run\nruns\n"},
@@ -130,6 +131,7 @@ static const struct {
 	{"catalyst-audit --project payments ru", 3, "run\nruns\n"},
 	{"catalyst-audit runs --st", 2, "--stdio\n--status\n--state\n"},
 	{"catalyst-audit runs --status f", 3, "failed\n"},
+	{"catalyst-audit stats --st", 2, "--stdio\n--status\n"},
 	{"catalyst-audit --fail-on ''", 2, "never\nreexecuted\nsuspect\n"},
 	{"catalyst-audit --color a", 2, "auto\nalways\n"},
 };
@@ -226,10 +228,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("install");
-	TCase *tc = tcase_create("install");
-	tcase_add_loop_test(tc, completion_knows_every_option, 0, 2);
-	tcase_add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
-	tcase_add_loop_test(tc, bash_offers_each_command_its_options, 0, (int)cli_n_commands);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("install");
+	add_loop_test(tc, completion_knows_every_option, 0, 2);
+	add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
+	add_loop_test(tc, bash_offers_each_command_its_options, 0, (int)cli_n_commands);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
