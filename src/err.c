@@ -46,7 +46,7 @@ int err_set_final(struct err *e, enum err_code code, const char *fmt, ...)
 
 int err_oom(struct err *e)
 {
-	return err_oom(e);
+	return err_set(e, ERR_INTERNAL, "out of memory");
 }
 
 int err_prefix(struct err *e, const char *fmt, ...)
