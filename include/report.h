@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -83,6 +84,7 @@ struct render_options {
 	bool all_runs; /* short view: a section for every run, not only those with findings */
 	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
 	unsigned threads;
+	bool local_time; /* --local-time: times in the local zone, offset printed */
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
@@ -187,6 +189,34 @@ bool report_run_has_findings(const struct report_run *run);
  * findings): how many, and in how many runs (*n_runs). */
 size_t report_unshown_specific_limits(const struct report *r, bool findings_have_sections, size_t *n_runs);
 
+/* report_fold.c: the suspect findings of one app, activity and kind, in
+ * every run, as one item (issue 19), in the order their first finding
+ * comes; the short views print one line per fold. */
+#define REPORT_FOLD_RUNS 3
+struct report_fold {
+	const struct report_run *run;                    /* the first finding's run */
+	const struct finding *finding;                   /* the first finding */
+	size_t count;                                    /* findings folded */
+	size_t n_runs;                                   /* distinct runs among them */
+	const struct report_run *runs[REPORT_FOLD_RUNS]; /* the first runs */
+	const struct report_run *last_run;
+};
+/* Returns the number of folds (and a malloc'd array in *out), or -1. */
+long report_fold_suspects(const struct report *r, struct report_fold **out);
+/* "29 alike", "5 alike in 3 runs (a, b, c)"; nothing for one finding. */
+int report_fold_count(struct buf *out, const struct report_fold *g);
+/* When the finding's attempt ran: "attempt 1 2026-09-14 10:00:00-10:00:02Z"
+ * (UTC, or local with its offset); nothing when the finding names no
+ * attempt or its times are not times. */
+int report_finding_when(struct buf *out, const struct finding *f, bool local);
+/* The gap before the attempt after it: "attempt 2 ran 5.1s later"; nothing
+ * when there is none or a time is missing. */
+int report_finding_next(struct buf *out, const struct finding *f);
+/* The failed attempt's error: its message, after its type only where the
+ * type tells something (analysis_error_type_tells); nothing when the
+ * finding names no failed attempt. Not escaped: server text. */
+int report_finding_error(struct buf *out, const struct finding *f);
+
 /* What the text and Markdown reports say alike, worded here once so the
  * two cannot drift. Each appends to out and returns -1 when memory ran out. */
 /* The verdict: SUSPECT, NOTICE, INCOMPLETE (a run was not audited) or CLEAN. */
@@ -207,3 +237,27 @@ int report_withheld_ids(struct buf *out, const struct report_withheld_group *g);
  * "2026-09-14 11:30", in out); false for any other form, which a renderer
  * shows as it is. */
 bool report_time_minute(const char *ts, char *out, size_t size);
+
+/* report_time.c: a history's time, placed (issue 19: UTC with `Z` in every
+ * format; local time, offset printed, only with --local-time). */
+struct report_time {
+	int64_t sec; /* since the epoch, UTC */
+	int ms;
+};
+/* RFC 3339 with a zone (`Z` or an offset), fractions kept to the
+ * millisecond; false for anything else (no zone, not a time). */
+bool report_time_parse(const char *ts, struct report_time *t);
+enum report_time_style {
+	REPORT_TIME_ISO,     /* 2026-09-14T10:00:00.051Z (JSON) */
+	REPORT_TIME_SECONDS, /* 2026-09-14 10:00:00Z */
+	REPORT_TIME_CLOCK,   /* 10:00:00Z */
+	REPORT_TIME_MINUTE,  /* 09-14 10:00Z (the overview's column) */
+};
+/* Formats t in out; with local, in the local zone with its offset
+ * (+01:00) in place of Z. -1 when it does not fit. */
+int report_time_format(const struct report_time *t, enum report_time_style style, bool local, char *out,
+		       size_t size);
+bool report_time_same_day(const struct report_time *a, const struct report_time *b, bool local);
+long long report_time_ms_between(const struct report_time *a, const struct report_time *b);
+/* A gap or a duration as a person reads it: 2.1s, 42s, 3m05s, 2h10m. */
+int report_duration(long long ms, char *out, size_t size);
