@@ -35,6 +35,8 @@ void audit_ctx_finish(struct audit_ctx *x)
 	x->c = NULL;
 	json_decref(x->seen);
 	free(x->unresolved);
+	free(x->project_said);
+	free(x->said_note);
 	pthread_mutex_destroy(&x->lock);
 }
 

@@ -583,6 +583,74 @@ START_TEST(link_resolved_by_the_server)
 }
 END_TEST
 
+/* Issue 19: --project-id 42 on a server that has a project *named* "42"
+ * (uid 977). The server reads a name first, so it answered for uid 977,
+ * and a link with ?projectId=42 would open another project while saying
+ * "checked". The link, run's and runs' reports name the project the server
+ * meant, by its uid, and say why. */
+START_TEST(uid_read_as_a_name_links_the_project_meant)
+{
+	static const char want_link[] =
+		"https://catalyst.diagrid.io/workflows/orders/order-9001?projectId=prj-977";
+	static const char *const profiles[] = {"a", "b"};
+	for (size_t i = 0; i < 2; i++) {
+		struct testlib_server s;
+		sim_start(&s, (const char *[]){"--profile", profiles[i], NULL});
+		struct testlib_output out;
+		cli(&s, &out, (const char *[]){"--project-id", "42", "link", "orders", "order-9001", NULL});
+		ck_assert_msg(out.status == 0, "%s: %d %s", profiles[i], out.status, out.err);
+		ck_assert_msg(strncmp(out.out, want_link, strlen(want_link)) == 0, "%s", out.out);
+		ck_assert_ptr_null(strstr(out.out, "projectId=42"));
+		ck_assert_msg(strstr(out.err, "reads 42 as the name of project 42 (uid 977)"), "%s", out.err);
+		testlib_output_free(&out);
+
+		cli(&s, &out,
+		    (const char *[]){"--project-id", "42", "--format", "json", "link", "orders", "order-9001",
+				     NULL});
+		ck_assert_int_eq(out.status, 0);
+		json_t *doc = json_loads(out.out, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		/* JSON `project` holds the project the server meant, as a uid. */
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "project"), "uid")),
+				 "prj-977");
+		ck_assert_ptr_null(json_object_get(json_object_get(doc, "project"), "name"));
+		ck_assert(json_is_true(json_object_get(doc, "checked")));
+		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(doc, "link_note")), "uid 977"));
+		json_decref(doc);
+		testlib_output_free(&out);
+
+		static const char *const cmds[][3] = {{"run", "orders", "order-9001"}, {"runs", NULL, NULL}};
+		for (size_t k = 0; k < 2; k++) {
+			cli(&s, &out,
+			    (const char *[]){"--project-id", "42", "--format", "json", cmds[k][0], cmds[k][1],
+					     cmds[k][2], NULL});
+			doc = report_of(&out);
+			ck_assert_uint_ge(n_runs(doc), 1);
+			size_t j;
+			json_t *r;
+			json_array_foreach(json_object_get(doc, "runs"), j, r) {
+				const char *link = json_string_value(json_object_get(r, "console_link"));
+				ck_assert_msg(link && strstr(link, "?projectId=prj-977"), "%s",
+					      link ? link : "no link");
+				ck_assert_str_eq(
+					json_string_value(json_object_get(json_object_get(r, "project"), "uid")),
+					"prj-977");
+			}
+			if (k == 0)
+				ck_assert_str_eq(json_string_value(json_object_get(run_by_id(doc, "order-9001"),
+										   "console_link")),
+						 want_link);
+			char *notes = notes_of(doc);
+			ck_assert_msg(strstr(notes, "not as uid 42"), "%s", notes);
+			free(notes);
+			json_decref(doc);
+			testlib_output_free(&out);
+		}
+		testlib_server_stop(&s);
+	}
+}
+END_TEST
+
 /* ---- a run by its id alone, runs that do not exist (issue 12) ------------ */
 
 /* Profile a's run list filters by instance id (one call, child runs
@@ -1150,6 +1218,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, link_without_a_server);
 	tcase_add_test(tc, link_resolved_by_the_server);
+	tcase_add_test(tc, uid_read_as_a_name_links_the_project_meant);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("lookup");
 	tcase_set_timeout(tc, 120);
