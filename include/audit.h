@@ -61,6 +61,7 @@ struct audit_request {
 	 * (parallel.h): 0 decides by the machine, 1 keeps every step on one */
 	unsigned threads;
 	bool verbose;
+	bool quiet; /* -q/--quiet: main gives no warn, notice or progress sink */
 	/* sign-in */
 	const char *client_id;
 	const char *redirect_path;
@@ -93,6 +94,14 @@ struct audit_request {
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
 	bool all_runs;         /* --all-runs */
+	bool local_time;       /* --local-time: times in the local zone, offset printed */
+	bool no_pager;         /* --no-pager */
+	/* The pager for a text or Markdown report on a terminal, as the CLI
+	 * resolved it (CATALYST_PAGER, PAGER, less; never piped, never for
+	 * JSON, --output or --no-pager): NULL for none. Used when the report
+	 * is taller than screen_rows. */
+	const char *pager;
+	int screen_rows;
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */

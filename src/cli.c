@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,8 +114,36 @@ static bool output_is_terminal(const char *path)
 
 /* The terminal and the environment, read once here into the request:
  * library code reads neither. */
+/* The pager, as git chooses one (issue 19): CATALYST_PAGER, else PAGER,
+ * else less; "" or cat is none. Only for a text or Markdown report on a
+ * terminal: never piped, never JSON, never --output, never with
+ * --no-pager (login and the other commands write no report). The screen's
+ * height decides later whether the report is taller than it. */
+static void resolve_pager(struct audit_request *rq, enum audit_command cmd)
+{
+	rq->pager = NULL;
+	if (rq->no_pager || !(ON(cmd) & ON_REPORT) || rq->output || !isatty(STDOUT_FILENO) ||
+	    (rq->format != FORMAT_TEXT && rq->format != FORMAT_MARKDOWN))
+		return;
+	const char *p = getenv("CATALYST_PAGER");
+	if (!p)
+		p = getenv("PAGER");
+	if (!p)
+		p = "less";
+	if (!*p || strcmp(p, "cat") == 0)
+		return;
+	struct winsize ws;
+	const char *lines = getenv("LINES");
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		rq->screen_rows = ws.ws_row;
+	else
+		rq->screen_rows = lines && atoi(lines) > 0 ? atoi(lines) : 24;
+	rq->pager = p;
+}
+
 static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 {
+	resolve_pager(rq, cmd);
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)
 		rq->color = COLOR_NEVER;

@@ -53,6 +53,12 @@ const struct cli_option cli_options[] = {
 	 .choices =
 		 (const struct cli_choice[]){
 			 {"auto", COLOR_AUTO}, {"always", COLOR_ALWAYS}, {"never", COLOR_NEVER}, {NULL, 0}}},
+	{"no-color", 0, NULL, "same as --color never", ON_REPORT, GROUP_OUTPUT, .set = cli_set_int_const,
+	 .at = RQ(color), .min = COLOR_NEVER},
+	{"no-pager", 0, NULL, "never page a report taller than the terminal (CATALYST_PAGER, PAGER)", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_flag, .at = RQ(no_pager)},
+	{"local-time", 0, NULL, "text/Markdown: times in the local zone, not UTC", ON_REPORT, GROUP_OUTPUT,
+	 .set = cli_set_flag, .at = RQ(local_time)},
 	{"fail-on", 0, "LEVEL", "(default suspect)", ON_REPORT, GROUP_OUTPUT, .config = true,
 	 .set = cli_set_choice, .at = RQ(fail_on),
 	 .choices = (const struct cli_choice[]){{"never", FAIL_ON_NEVER},
@@ -106,6 +112,8 @@ const struct cli_option cli_options[] = {
 	 .special = CLI_CONFIG},
 	{"verbose", 'v', NULL, "protocol trace on stderr (tokens redacted)", ON_ALL, GROUP_GENERAL,
 	 .set = cli_set_flag, .at = RQ(verbose)},
+	{"quiet", 'q', NULL, "no notices, progress or warnings on stderr (errors stay)", ON_ALL, GROUP_GENERAL,
+	 .set = cli_set_flag, .at = RQ(quiet)},
 	{"version", 0, NULL, "print versions and exit", ON_ALL, GROUP_GENERAL, .special = CLI_VERSION},
 	{"help", 'h', NULL, "print help (of a command: CMD --help) and exit", ON_ALL, GROUP_GENERAL,
 	 .special = CLI_HELP},

@@ -5,11 +5,17 @@
  * checks that it is empty and that every recorded call was a read tool on
  * the allow-list. */
 
+#include <errno.h>
 #include <jansson.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -651,6 +657,123 @@ START_TEST(uid_read_as_a_name_links_the_project_meant)
 }
 END_TEST
 
+/* ---- the first screen (issue 19) ---------------------------------------- */
+
+/* Runs catalyst-audit --server URL ARGS... on a pseudo-terminal of rows x
+ * cols (stdout and stderr both on it, as a person sees them) with extra
+ * environment; returns what the terminal got, \r and colour sequences
+ * removed, and the exit status in *status. Bounded by CLI_TIMEOUT_MS. */
+static char *pty_cli(const struct testlib_server *s, unsigned short rows, unsigned short cols,
+		     const char *const *env, const char *const *args, int *status)
+{
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = testlib_env("CA_BINARY");
+	argv[n++] = "--server";
+	argv[n++] = s->url;
+	for (; args && *args && n < 62; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	struct winsize ws = {.ws_row = rows, .ws_col = cols};
+	int master = -1;
+	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	size_t len = 0, cap = 1 << 16;
+	char *raw = malloc(cap);
+	ck_assert_ptr_nonnull(raw);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms > CLI_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			ck_abort_msg("catalyst-audit hung on the terminal");
+		}
+		struct pollfd p = {.fd = master, .events = POLLIN};
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if (len + 4096 > cap) {
+			cap *= 2;
+			raw = realloc(raw, cap);
+			ck_assert_ptr_nonnull(raw);
+		}
+		ssize_t r = read(master, raw + len, 4096);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) /* EIO: the child and its terminal are gone */
+			break;
+		len += (size_t)r;
+	}
+	close(master);
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	/* What a reader sees: no \r of the terminal's newlines, no SGR. */
+	char *text = malloc(len + 1);
+	ck_assert_ptr_nonnull(text);
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '\r')
+			continue;
+		if (raw[i] == '\x1b' && i + 1 < len && raw[i + 1] == '[') {
+			i += 2;
+			while (i < len && !(raw[i] >= '@' && raw[i] <= '~'))
+				i++;
+			continue;
+		}
+		text[o++] = raw[i];
+	}
+	text[o] = '\0';
+	free(raw);
+	return text;
+}
+
+/* Issue 19, as the on-call engineer meets it: `run pay-20931` on an 80x24
+ * terminal (PAGER=cat: no pager between), and the first screen holds the
+ * verdict, the suspect with its times and its real error, and the link. */
+START_TEST(first_screen_answers_the_page)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	static const char *const env[] = {"PAGER=cat", "TZ=UTC", "CATALYST_TOKEN=", "BROWSER=", "NO_COLOR=", NULL};
+	int status = -1;
+	char *text = pty_cli(&s, 24, 80, env, (const char *[]){"run", "pay-20931", NULL}, &status);
+	ck_assert_msg(status == 1, "exit %d:\n%s", status, text);
+	/* The first 24 rows of the screen: a line wider than 80 columns
+	 * (the notice on stderr) takes more than one. */
+	char *end = text;
+	for (int rows = 0; end && *end;) {
+		char *nl = strchr(end, '\n');
+		size_t cols = nl ? (size_t)(nl - end) : strlen(end);
+		rows += cols ? (int)((cols + 79) / 80) : 1;
+		if (rows > 24) {
+			*end = '\0';
+			break;
+		}
+		end = nl ? nl + 1 : NULL;
+	}
+	static const char *const want[] = {
+		"Verdict: SUSPECT",
+		"\n  ChargeCard  ambiguous_failure_retried  attempt 2 ran 5.0s later",
+		"\n    attempt 1 2026-09-14 10:00:00-10:00:02Z  ConnectionError: ('Connection ab",
+		"\n    https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=default\n",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		ck_assert_msg(strstr(text, want[i]), "not in the first 24 lines: '%s'\n%s", want[i], text);
+	/* The suspect's three lines come right after the verdict. */
+	ck_assert(strstr(text, "Verdict: SUSPECT") < strstr(text, want[1]));
+	free(text);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 /* ---- a run by its id alone, runs that do not exist (issue 12) ------------ */
 
 /* Profile a's run list filters by instance id (one call, child runs
@@ -1213,6 +1336,10 @@ int main(void)
 	tc = tcase_create("views");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, multi_run_views_match_goldens);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("screen");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, first_screen_answers_the_page);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("link");
 	tcase_set_timeout(tc, 120);

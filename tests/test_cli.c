@@ -501,7 +501,7 @@ START_TEST(jsonl_is_accepted_by_the_options)
 	for (const char *p = o.out; (p = strchr(p, '\n')); p++)
 		lines++;
 	ck_assert_uint_eq(lines, 2);
-	ck_assert_ptr_nonnull(strstr(o.out, "\"summary\":\"attempt 0 failed with"));
+	ck_assert_ptr_nonnull(strstr(o.out, "\"summary\":\"attempt 1 failed with"));
 	testlib_output_free(&o);
 	/* the views cannot be asked for together */
 	cli(&o, NULL, (char *[]){"--verbose-report", "--findings-only", "file", (char *)fx(), NULL});
