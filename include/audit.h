@@ -85,6 +85,7 @@ struct audit_request {
 	enum data_sharing_level sharing; /* --data-sharing, UNKNOWN when not given */
 	size_t payload_limit;
 	bool no_children;
+	const char *file_app; /* file --app-id: the app a saved history belongs to, when it names none */
 	struct audit_filters filters;
 	/* output */
 	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */

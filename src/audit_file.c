@@ -127,7 +127,10 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	}
 
 	const struct event_run_info *ri = event_log_run_info(run->log);
-	run->app_id = dup_or_null(ri ? ri->app_id : NULL);
+	/* The file's own word on its app wins; --app-id names one it lacks. */
+	if (rq->file_app && ri && ri->app_id && strcmp(ri->app_id, rq->file_app) != 0)
+		audit_warnf(rq, "%s names app %s: --app-id %s is not used", display, ri->app_id, rq->file_app);
+	run->app_id = dup_or_null(ri && ri->app_id ? ri->app_id : rq->file_app);
 	run->run_id = dup_or_null(ri && ri->instance_id ? ri->instance_id : run->analysis->instance_id);
 	if (asprintf(&run->source, "file %s", strcmp(path, "-") == 0 ? "- (standard input)" : path) < 0) {
 		run->source = NULL;

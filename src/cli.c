@@ -231,7 +231,17 @@ static int unknown_command(const char *word, struct err *e)
 	const char *names[CLI_MAX_COMMANDS];
 	for (size_t i = 0; i < cli_n_commands; i++)
 		names[i] = cli_commands[i].name;
-	const char *near = suggest_nearest(word, names, cli_n_commands);
+	/* Words other tools use for a command of ours (issue 19): `dapr
+	 * workflow list` and `ls` list runs here; `get` and `show` one. */
+	static const struct {
+		const char *word, *command;
+	} synonyms[] = {{"list", "runs"}, {"ls", "runs"}, {"get", "run"}, {"show", "run"}};
+	const char *near = NULL;
+	for (size_t i = 0; i < sizeof synonyms / sizeof *synonyms && !near; i++)
+		if (strcmp(word, synonyms[i].word) == 0)
+			near = synonyms[i].command;
+	if (!near)
+		near = suggest_nearest(word, names, cli_n_commands);
 	if (near)
 		return err_set(e, ERR_USAGE, "unknown command '%.80s'; did you mean '%s'?", word, near);
 	return err_set(e, ERR_USAGE, "unknown command '%.80s' (see catalyst-audit --help)", word);
@@ -512,6 +522,35 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 	return 0;
 }
 
+/* --app-id, the Dapr CLI's spelling of the app (issue 19), wherever an
+ * app is named: runs' filter (as --app), run's and link's APP_ID in place
+ * of the positional, and the app a saved history belongs to. */
+static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct err *e)
+{
+	struct audit_request *rq = &v->rq;
+	if (!*v->app_id)
+		return err_set(e, ERR_USAGE, "--app-id: the app id is empty");
+	switch (cmd) {
+	case CMD_RUNS:
+		if (rq->filters.app && strcmp(rq->filters.app, v->app_id) != 0)
+			return err_set(e, ERR_USAGE, "--app and --app-id name two apps: give one");
+		rq->filters.app = v->app_id;
+		return 0;
+	case CMD_RUN:
+	case CMD_LINK:
+		if (rq->args[0] && strcmp(rq->args[0], v->app_id) != 0)
+			return err_set(e, ERR_USAGE, "--app-id %s and APP_ID %s name two apps: give one",
+				       v->app_id, rq->args[0]);
+		rq->args[0] = v->app_id;
+		return 0;
+	case CMD_FILE:
+		rq->file_app = v->app_id;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 /* After the command is known: every level's values, then what is
  * resolved from them all. */
 static int resolve(struct cli_values *v, const struct line *l, const struct cli_command *cmd, struct config *cfg,
@@ -528,6 +567,8 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 	if ((cli_option_by_name("project")->commands & ON(cmd->cmd)) && resolve_project(v, e) < 0)
 		return -1;
 	if (resolve_format(v, cmd, e) < 0)
+		return -1;
+	if (v->app_id && resolve_app_id(v, cmd->cmd, e) < 0)
 		return -1;
 	if (cmd->cmd == CMD_LINK && rq->no_check && !rq->args[0])
 		return err_set(e, ERR_USAGE,

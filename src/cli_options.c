@@ -83,6 +83,9 @@ const struct cli_option cli_options[] = {
 	 .set = cli_set_flag, .at = RQ(no_children)},
 	{"app", 0, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string,
 	 .at = RQ(filters.app)},
+	{"app-id", 0, "APP_ID", "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, file's app",
+	 ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
+	 .at = CV(app_id)},
 	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_string, .at = RQ(filters.workflow)},
 	/* the words a person types; the server's spellings are normalised in audit_runs.c */
@@ -325,11 +328,23 @@ void cli_print_help(FILE *out, enum audit_command cmd)
 		print_usage(out);
 		return;
 	}
-	fprintf(out, "Usage: catalyst-audit %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n", c->name, *c->args ? " " : "",
-		c->args, c->description);
-	for (size_t i = 0; i < cli_n_options; i++)
-		if (cli_options[i].commands & ON(cmd))
-			print_option(out, &cli_options[i]);
+	fprintf(out, "Usage: catalyst-audit %s [OPTIONS]%s%s\n\n%s\n\nOptions of %s:\n", c->name,
+		*c->args ? " " : "", c->args, c->description, c->name);
+	/* The command's own options first (issue 19), then those every command
+	 * that connects shares: connection, sign-in (but login's and logout's
+	 * own), general. */
+	bool sign_in_cmd = cmd == CMD_LOGIN || cmd == CMD_LOGOUT;
+	for (int global = 0; global < 2; global++) {
+		if (global)
+			fprintf(out, "\nGlobal options:\n");
+		for (size_t i = 0; i < cli_n_options; i++) {
+			enum option_group g = cli_options[i].group;
+			bool is_global = g == GROUP_CONNECTION || (g == GROUP_SIGNIN && !sign_in_cmd) ||
+					 g == GROUP_GENERAL;
+			if ((cli_options[i].commands & ON(cmd)) && is_global == (bool)global)
+				print_option(out, &cli_options[i]);
+		}
+	}
 	fprintf(out, "\nExamples:\n  %s\n  %s\n\nSee catalyst-audit(1).\n", c->examples[0], c->examples[1]);
 }
 
