@@ -98,7 +98,10 @@ static void *pool_worker(void *arg)
 		size_t done = ++p->done;
 		if (x->rq->progress) {
 			char line[80];
-			snprintf(line, sizeof line, "audited %zu/%zu %s", done, p->to - p->from, p->what);
+			/* Counted across pages (issue 19): the runs before this
+			 * range (earlier pages) are audited already; the total
+			 * grows page by page while the list is read. */
+			snprintf(line, sizeof line, "audited %zu of %zu %s", p->from + done, p->to, p->what);
 			x->rq->progress(line, x->rq->msg_ctx);
 		}
 		pthread_mutex_unlock(&p->lock);

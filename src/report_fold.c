@@ -92,12 +92,12 @@ int report_fold_count(struct buf *out, const struct report_fold *g)
 	int rc = buf_printf(out, NULL, "%zu alike", g->count);
 	if (g->n_runs < 2)
 		return rc;
-	rc |= buf_printf(out, NULL, " in %zu runs (", g->n_runs);
+	/* The first run is the line's own: the others after it. */
+	rc |= buf_printf(out, NULL, " in %zu runs, also ", g->n_runs);
 	size_t named = g->n_runs < REPORT_FOLD_RUNS ? g->n_runs : REPORT_FOLD_RUNS;
-	for (size_t i = 0; i < named; i++)
-		rc |= buf_printf(out, NULL, "%s%s", i ? ", " : "",
-				 g->runs[i]->run_id ? g->runs[i]->run_id : "unknown");
-	return rc | buf_printf(out, NULL, "%s)", g->n_runs > named ? ", ..." : "");
+	for (size_t i = 1; i < named; i++)
+		rc |= buf_printf(out, NULL, "%s%s", i > 1 ? ", " : "", g->runs[i]->run_id ? g->runs[i]->run_id : "unknown");
+	return rc | buf_printf(out, NULL, "%s", g->n_runs > named ? ", ..." : "");
 }
 
 int report_finding_when(struct buf *out, const struct finding *f, bool local)

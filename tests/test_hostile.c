@@ -232,7 +232,7 @@ START_TEST(hundred_mb_string)
 		size, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status);
 	/* One failed attempt, nothing re-executed: a clean report. */
 	ck_assert_msg(m.run.status == 0, "status %d; stderr: %.1000s", m.run.status, m.err);
-	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 1 activity, 0 re-executed"));
+	ck_assert_ptr_nonnull(strstr(m.out, "Summary: CLEAN  1 run, 1 activity, 0 re-executed"));
 	/* The message is shown, cut short: a terminal report stays readable. */
 	ck_assert_ptr_nonnull(strstr(m.out, "HEAD-xxxx"));
 	ck_assert_uint_lt(m.out_len, 64 * 1024);
@@ -333,7 +333,7 @@ START_TEST(moderate_nesting_is_fine)
 	unlink(path);
 	ck_assert_msg(m.run.status == 0, "status %d: %s", m.run.status, m.err);
 	ck_assert_ptr_nonnull(strstr(m.out, "Run deep-1  Deep"));
-	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 0 activities"));
+	ck_assert_ptr_nonnull(strstr(m.out, "Summary: CLEAN  1 run, 0 activities"));
 	measured_free(&m);
 }
 END_TEST
