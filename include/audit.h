@@ -70,6 +70,7 @@ struct audit_request {
 	/* From the terminal and the environment, resolved once by the CLI:
 	 * library code reads neither. */
 	bool may_prompt;      /* standard input is a terminal and CI is unset: a sign-in may wait for the user */
+	bool ci;              /* CI is set (not empty): why may_prompt is false, for login's message */
 	long login_timeout_s; /* CATALYST_LOGIN_TIMEOUT: how long the sign-in listener waits; 0: OAuth's own */
 	/* the environment, read by the CLI alone (library code reads none) */
 	const char *env_token; /* CATALYST_TOKEN; NULL when unset or empty */

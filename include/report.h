@@ -203,9 +203,11 @@ struct report_fold {
 };
 /* Returns the number of folds (and a malloc'd array in *out), or -1. */
 long report_fold_suspects(const struct report *r, struct report_fold **out);
-/* "29 alike", "5 alike in 3 runs, also b, c, ..." (the first run is the
- * line's own); nothing for one finding. */
+/* "29 alike", "5 alike in 3 runs"; nothing for one finding. */
 int report_fold_count(struct buf *out, const struct report_fold *g);
+/* The fold's other first runs (the first is the line's own): "also b, c,
+ * ..."; nothing when it is in one run. */
+int report_fold_runs(struct buf *out, const struct report_fold *g);
 /* When the finding's attempt ran: "attempt 1 2026-09-14 10:00:00-10:00:02Z"
  * (UTC, or local with its offset); nothing when the finding names no
  * attempt or its times are not times. */

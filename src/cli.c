@@ -154,7 +154,8 @@ static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 	}
 	/* A script or CI job must never sit waiting for a browser. */
 	const char *ci = getenv("CI");
-	rq->may_prompt = isatty(STDIN_FILENO) && !(ci && *ci);
+	rq->ci = ci && *ci;
+	rq->may_prompt = isatty(STDIN_FILENO) && !rq->ci;
 	/* For tests and slow hands: how long the sign-in listener waits. */
 	const char *t = getenv("CATALYST_LOGIN_TIMEOUT");
 	if (t && *t)

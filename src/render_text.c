@@ -130,6 +130,12 @@ static void print_suspect(struct text_out *t, const struct report_fold *g, size_
 		rc |= report_fold_count(&tail, g);
 		if (tail.data)
 			buf_printf(&line, NULL, "  %s", text_esc(t, tail.data, 0));
+		/* The other runs named while they fit. */
+		buf_reset(&tail);
+		rc |= report_fold_runs(&tail, g);
+		const char *others = tail.len ? text_esc(t, tail.data, 0) : "";
+		if (*others && line.data && escape_columns(line.data) + 4 + escape_columns(others) <= t->width)
+			buf_printf(&line, NULL, "; %s", others);
 	} else {
 		rc |= report_finding_next(&tail, f);
 		if (tail.len && line.data && escape_columns(line.data) + 4 + tail.len <= t->width)

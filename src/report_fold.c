@@ -90,13 +90,21 @@ int report_fold_count(struct buf *out, const struct report_fold *g)
 	if (g->count < 2)
 		return 0;
 	int rc = buf_printf(out, NULL, "%zu alike", g->count);
+	if (g->n_runs > 1)
+		rc |= buf_printf(out, NULL, " in %zu runs", g->n_runs);
+	return rc;
+}
+
+int report_fold_runs(struct buf *out, const struct report_fold *g)
+{
 	if (g->n_runs < 2)
-		return rc;
+		return 0;
 	/* The first run is the line's own: the others after it. */
-	rc |= buf_printf(out, NULL, " in %zu runs, also ", g->n_runs);
+	int rc = buf_printf(out, NULL, "also ");
 	size_t named = g->n_runs < REPORT_FOLD_RUNS ? g->n_runs : REPORT_FOLD_RUNS;
 	for (size_t i = 1; i < named; i++)
-		rc |= buf_printf(out, NULL, "%s%s", i > 1 ? ", " : "", g->runs[i]->run_id ? g->runs[i]->run_id : "unknown");
+		rc |= buf_printf(out, NULL, "%s%s", i > 1 ? ", " : "",
+				 g->runs[i]->run_id ? g->runs[i]->run_id : "unknown");
 	return rc | buf_printf(out, NULL, "%s", g->n_runs > named ? ", ..." : "");
 }
 

@@ -307,8 +307,8 @@ START_TEST(short_report_fits_one_screen)
 			n_suspect++;
 			/* "  RUN  ACTIVITY  KIND" on one line (aligned: any spaces),
 			 * or (issue 19) the line of its fold: "ACTIVITY  KIND  N
-			 * alike in M runs, also RUN, ...", which may be cut at the
-			 * width; the overview names every run. */
+			 * alike in M runs; also RUN, ..." (the other runs while
+			 * they fit the width); the overview names every run. */
 			const char *want[] = {json_string_value(json_object_get(run, "run_id")),
 					      json_string_value(json_object_get(f, "activity")),
 					      json_string_value(json_object_get(f, "kind"))};

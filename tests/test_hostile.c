@@ -768,7 +768,10 @@ START_TEST(server_text_neutralised_on_stderr)
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
 	char *env[] = {xdg, home, browser, "CATALYST_LOGIN_TIMEOUT=2", "CATALYST_TOKEN=", "CI=", NULL};
 	struct testlib_output o;
+	/* login signs a person in: at a terminal (issue 19) */
+	testlib_stdin_tty = strcmp(server_cases[k].args[0], "login") == 0;
 	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	testlib_stdin_tty = false;
 	server_stop(&srv);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_msg(!o.timed_out, "%s: timed out; stderr: %s", server_cases[k].what, o.err);
