@@ -98,6 +98,8 @@ struct audit_request {
 	bool all_runs;         /* --all-runs */
 	bool local_time;       /* --local-time: times in the local zone, offset printed */
 	bool no_pager;         /* --no-pager */
+	bool no_color;         /* --no-color: --color never, resolved by the CLI */
+	const char *app_id;    /* --app-id: the CLI puts it where the command names an app */
 	/* The pager for a text or Markdown report on a terminal, as the CLI
 	 * resolved it (CATALYST_PAGER, PAGER, less; never piped, never for
 	 * JSON, --output or --no-pager): NULL for none. Used when the report

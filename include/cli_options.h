@@ -60,7 +60,6 @@ struct cli_values {
 	bool line_format_set;
 	enum render_format line_format;
 	char line_format_label[16];
-	const char *app_id; /* --app-id: where it goes depends on the command (cli.c) */
 };
 
 /* Offsets for a row's .at: a field of the request, or of cli_values. */

@@ -144,6 +144,8 @@ static void resolve_pager(struct audit_request *rq, enum audit_command cmd)
 static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 {
 	resolve_pager(rq, cmd);
+	if (rq->no_color)
+		rq->color = COLOR_NEVER;
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)
 		rq->color = COLOR_NEVER;
@@ -529,23 +531,23 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct err *e)
 {
 	struct audit_request *rq = &v->rq;
-	if (!*v->app_id)
+	if (!*rq->app_id)
 		return err_set(e, ERR_USAGE, "--app-id: the app id is empty");
 	switch (cmd) {
 	case CMD_RUNS:
-		if (rq->filters.app && strcmp(rq->filters.app, v->app_id) != 0)
+		if (rq->filters.app && strcmp(rq->filters.app, rq->app_id) != 0)
 			return err_set(e, ERR_USAGE, "--app and --app-id name two apps: give one");
-		rq->filters.app = v->app_id;
+		rq->filters.app = rq->app_id;
 		return 0;
 	case CMD_RUN:
 	case CMD_LINK:
-		if (rq->args[0] && strcmp(rq->args[0], v->app_id) != 0)
+		if (rq->args[0] && strcmp(rq->args[0], rq->app_id) != 0)
 			return err_set(e, ERR_USAGE, "--app-id %s and APP_ID %s name two apps: give one",
-				       v->app_id, rq->args[0]);
-		rq->args[0] = v->app_id;
+				       rq->app_id, rq->args[0]);
+		rq->args[0] = rq->app_id;
 		return 0;
 	case CMD_FILE:
-		rq->file_app = v->app_id;
+		rq->file_app = rq->app_id;
 		return 0;
 	default:
 		return 0;
@@ -569,7 +571,7 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 		return -1;
 	if (resolve_format(v, cmd, e) < 0)
 		return -1;
-	if (v->app_id && resolve_app_id(v, cmd->cmd, e) < 0)
+	if (rq->app_id && resolve_app_id(v, cmd->cmd, e) < 0)
 		return -1;
 	if (cmd->cmd == CMD_LINK && rq->no_check && !rq->args[0])
 		return err_set(e, ERR_USAGE,

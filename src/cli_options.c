@@ -53,8 +53,8 @@ const struct cli_option cli_options[] = {
 	 .choices =
 		 (const struct cli_choice[]){
 			 {"auto", COLOR_AUTO}, {"always", COLOR_ALWAYS}, {"never", COLOR_NEVER}, {NULL, 0}}},
-	{"no-color", 0, NULL, "same as --color never", ON_REPORT, GROUP_OUTPUT, .set = cli_set_int_const,
-	 .at = RQ(color), .min = COLOR_NEVER},
+	{"no-color", 0, NULL, "same as --color never", ON_REPORT, GROUP_OUTPUT, .set = cli_set_flag,
+	 .at = RQ(no_color)},
 	{"no-pager", 0, NULL, "never page a report taller than the terminal (CATALYST_PAGER, PAGER)", ON_REPORT,
 	 GROUP_OUTPUT, .set = cli_set_flag, .at = RQ(no_pager)},
 	{"local-time", 0, NULL, "text/Markdown: times in the local zone, not UTC", ON_REPORT, GROUP_OUTPUT,
@@ -85,7 +85,7 @@ const struct cli_option cli_options[] = {
 	 .at = RQ(filters.app)},
 	{"app-id", 0, "APP_ID", "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, file's app",
 	 ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
-	 .at = CV(app_id)},
+	 .at = RQ(app_id)},
 	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
 	 .set = cli_set_string, .at = RQ(filters.workflow)},
 	/* the words a person types; the server's spellings are normalised in audit_runs.c */
