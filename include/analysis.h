@@ -25,6 +25,7 @@ enum failure_class {
 	FAILURE_UNKNOWN,   /* failed, class not recognised */
 	FAILURE_AMBIGUOUS, /* timeout / connection / 5xx: the side effect may have landed */
 	FAILURE_PERMANENT, /* 4xx / validation / declined / not found / non-retriable */
+	FAILURE_SAFE,      /* nothing reached the remote side: refused, DNS, connect or pool timeout */
 };
 
 /* Positions in history are uint32_t: analysis_scan refuses a history of
@@ -59,6 +60,9 @@ struct attempt {
 	 * history` prints none on a child's failure) and was paired with this
 	 * attempt because it was the only child pending then: an inference. */
 	bool result_by_order;
+	/* ... and, among those, one paired after the whole history was read:
+	 * the only child of its name left without a result before the row. */
+	bool result_by_elimination;
 };
 
 enum invocation_link {
@@ -66,6 +70,10 @@ enum invocation_link {
 	LINK_EXECUTION_ID, /* attempts share task_execution_id */
 	LINK_TIMER_ORIGIN, /* linked through a retry timer's origin key */
 	LINK_PATTERN,      /* inferred: failed -> timer -> fired -> scheduled, same name */
+	/* inferred: a failure, then the only call of that name in the turn that
+	 * processed it, in a run with no retry timer at all (the JavaScript
+	 * SDK's retry handler, a zero first retry interval) */
+	LINK_ORDER,
 };
 
 struct invocation {
@@ -78,6 +86,11 @@ struct invocation {
 	uint32_t generation; /* 0-based, split at ExecutionStarted */
 	uint8_t link;        /* enum invocation_link */
 	bool is_child_workflow;
+	/* LINK_ORDER with inputs that cannot be compared (withheld, cut, or
+	 * absent): a loop that catches one item's failure and calls the next
+	 * has the same shape, so it is reported as re-executed, never as a
+	 * suspect. */
+	bool order_inputs_unknown;
 };
 
 /* Decisions the finding kinds rest on (doc/PRODUCT.md names the kinds):
@@ -118,6 +131,8 @@ enum finding_kind {
 	FINDING_CHILD_WORKFLOW_RETRIED,
 	FINDING_ORPHAN_RETRY_TIMER,
 	FINDING_LARGE_PAYLOAD,
+	/* A rerun re-drove a call that already ran in the source run. */
+	FINDING_RERUN_REEXECUTED,
 	FINDING_KIND_COUNT
 };
 
@@ -236,6 +251,14 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 /* Takes p whatever happens; NULL (a failed analysis_scan) gives NULL and
  * leaves e as analysis_scan set it. */
 struct analysis *analysis_finish(struct analysis_pending *p, struct err *e);
+/* A rerun (Dapr 1.17+ names the source on the re-driven event): the
+ * source instance id after analysis_scan, or NULL. The caller may fetch
+ * that run and hand its analysis over before analysis_finish, which
+ * borrows it (and why_not, when it could not be had) until it returns: the
+ * re-driven call's rerun_reexecuted finding is then a notice when the
+ * source attempt failed permanently, and a suspect otherwise. */
+const char *analysis_pending_rerun_parent(const struct analysis_pending *p);
+void analysis_pending_rerun_source(struct analysis_pending *p, const struct analysis *source, const char *why_not);
 /* Both steps, for a caller that keeps the events. */
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e);
 void analysis_free(struct analysis *a); /* accepts NULL */
@@ -248,7 +271,7 @@ bool analysis_error_type_tells(const char *type, const char *message);
 enum severity finding_kind_severity(enum finding_kind k);
 const char *severity_name(enum severity s);               /* "notice", "suspect" */
 const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */
-/* "single", "execution_id", "timer_origin", "pattern". */
+/* "single", "execution_id", "timer_origin", "pattern", "order". */
 const char *invocation_link_name(enum invocation_link l);
 const char *withheld_field_name(enum withheld_field f);    /* "input", "output", "customStatus" */
 const char *withheld_event_type(const struct withheld *w); /* "TaskScheduled", ... */

@@ -8,7 +8,9 @@
 
 #include "analysis.h"
 #include "err.h"
+#include "file_out.h"
 #include "project.h"
+#include "render.h"
 #include "report.h"
 
 enum audit_command {
@@ -86,7 +88,6 @@ struct audit_request {
 	enum data_sharing_level sharing; /* --data-sharing, UNKNOWN when not given */
 	size_t payload_limit;
 	bool no_children;
-	const char *file_app; /* file --app-id: the app a saved history belongs to, when it names none */
 	struct audit_filters filters;
 	/* output */
 	enum render_format format; /* as resolved by the CLI; FORMAT_TEXT unless asked */
@@ -106,6 +107,13 @@ struct audit_request {
 	 * is taller than screen_rows. */
 	const char *pager;
 	int screen_rows;
+	const char *save_histories; /* run, runs --save-histories DIR */
+	/* file: the paths (files or folders), and the run a single saved
+	 * history is of (--app-id, --run-id) */
+	const char *const *files;
+	size_t n_files;
+	const char *file_app_id;
+	const char *file_run_id;
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */
@@ -140,6 +148,17 @@ void audit_notef(const struct audit_request *rq, const char *fmt, ...) __attribu
  * carry them to disk. (audit_login.c) */
 void audit_no_core_dumps(void);
 
+/* Builds the OAuth config the server commands use (audit_login.c):
+ * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
+ * says no one can answer a prompt (stdin not a TTY, or CI set); the token
+ * folder, CATALYST_TOKEN and $BROWSER as the CLI resolved them
+ * (rq->token_dir, env_token, browser); notices through rq->warn's stream;
+ * hint names the login command for this server. `hint_buf` holds the hint
+ * text. */
+struct oauth_config;
+void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
+			       size_t hint_len);
+
 /* Where a run's console link comes from. A saved file: no server vouches
  * for anything, so a project whose form is unknown (shown, with that said)
  * or none gives no link, the ids the file lacks are named as its own, and
@@ -161,12 +180,14 @@ int link_for_run(struct report_run *rr, enum link_source from, const char *conso
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);
 /* Its two ends, for a report written another way (the streamed `runs`
- * report): where it goes (--output, or stdout), and closing that with
- * rc (0 or -1 from the writing) turned into the exit status: -1 on a write
- * error, else what --fail-on makes of the counts. */
-FILE *audit_open_output(const struct audit_request *rq, struct err *e);
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
-		       struct err *e);
-/* Closes the output of a command that writes no report (link, whoami):
- * 0, or -1 on a write error. */
-int audit_close_plain(FILE *out, struct err *e);
+ * report): where it goes (--output through file_out, or stdout), and
+ * closing that with rc (0 or -1 from the writing) turned into the exit
+ * status: -1 on a write error (an --output file is then left as it was),
+ * else what --fail-on makes of the counts. */
+FILE *audit_open_output(const struct audit_request *rq, struct file_out *fo, struct err *e);
+int audit_close_output(const struct audit_request *rq, struct file_out *fo, int rc, size_t n_findings,
+		       size_t n_suspect, struct err *e);
+/* Closes the output of a command that writes no report (link, whoami,
+ * tools) after rc (0, or -1 when writing failed): 0, or -1 on a write
+ * error. */
+int audit_close_plain(struct file_out *fo, int rc, struct err *e);

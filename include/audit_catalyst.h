@@ -43,6 +43,7 @@ struct audit_ctx {
 	struct audit_stream *stream; /* the JSON report written as runs finish, or NULL */
 	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
 	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
+	int save_fd;                 /* --save-histories: the folder, else -1 */
 };
 
 /* ---- audit_context.c: the context, the level as learned, the probe ---- */
@@ -51,6 +52,12 @@ void audit_ctx_init(struct audit_ctx *x, const struct audit_request *rq, struct 
 void audit_ctx_finish(struct audit_ctx *x);
 /* The session (SESSION_CATALYST); errors as session_open says them. */
 int audit_ctx_connect(struct audit_ctx *x, struct err *e);
+
+/* session_open with the options rq resolves to: --stdio's command, else
+ * rq->server over HTTP signed in as oauth_config_from_request says, the
+ * request's timeout and --jobs, and (SESSION_MCP) rq->progress for the
+ * server's progress. (audit_login.c) */
+struct session *audit_session_open(const struct audit_request *rq, enum session_kind kind, struct err *e);
 
 /* An answer's word on the level: taken when it ranks above what is known
  * (a contradicted --data-sharing gets a report note). Thread-safe. */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "analysis.h"
+#include "data_sharing.h"
 #include "err.h"
 #include "event.h"
 #include "mcp.h"
@@ -296,6 +296,12 @@ struct catalyst_run {
  * named). */
 int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
 		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e);
+/* The same, also handing back the run document the history was parsed
+ * from in *doc (a new reference; NULL when the call failed): what
+ * --save-histories writes. */
+int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, const char *app_id,
+			 const char *run_id, struct catalyst_run *out, json_t **doc, struct catalyst_refusal *ref,
+			 struct err *e);
 /* Whether the run exists: the same call, its answer not parsed (0, or -1
  * with e set; ERR_NOT_FOUND when the server says it is not there). */
 int catalyst_check_run(struct catalyst *c, const struct project_ref *project, const char *app_id,
@@ -315,11 +321,6 @@ struct catalyst_identity {
 int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct catalyst_refusal *ref,
 		    struct err *e);
 void catalyst_identity_finish(struct catalyst_identity *id);
-
-struct catalyst_project {
-	char *name; /* NULL: the answer does not say */
-	char *uid;  /* "165" or "prj-165", as the server gives it */
-};
 
 struct catalyst_projects {
 	struct catalyst_project *items; /* one per entry of the answer's list, in its order */

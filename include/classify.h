@@ -11,11 +11,16 @@
  * - FAILURE_PERMANENT: 4xx answers, validation errors, declines, not found,
  *   bugs in the activity's code, errors named non-retryable, and anything
  *   flagged non-retriable. A retry cannot succeed.
- * - FAILURE_UNKNOWN: failed, and either nothing recognisable, or a failure
- *   that provably happened before any byte of the request reached the
- *   remote side (connection refused, connect timeout, name resolution, TLS
- *   handshake, 429 rate limiting): a retry is right and cannot duplicate
- *   anything, so it is neither ambiguous nor permanent.
+ * - FAILURE_SAFE: a failure that provably happened before any byte of the
+ *   request reached the remote side (connection refused, connect timeout,
+ *   name resolution, TLS handshake, waiting for a pooled connection, a
+ *   gRPC call still waiting_for_connection at its deadline, 429 rate
+ *   limiting): a retry is right and cannot duplicate anything.
+ * - FAILURE_UNKNOWN: failed, and nothing recognisable.
+ *
+ * The qualifier decides, not the word: a timeout while connecting or while
+ * waiting for a pooled connection is safe, a connection lost in the middle
+ * of a statement is ambiguous.
  *
  * Matching is case-insensitive. The type and the message are classified
  * separately; a decisive type wins over the message (a ValueError whose
@@ -35,5 +40,9 @@ enum failure_class classify_failure(const char *error_type, const char *error_me
  * failure does. The non-retriable flag wins over both. */
 enum failure_class classify_failure_chain(const char *error_type, const char *error_message,
 					  const char *cause_type, const char *cause_message, bool non_retriable);
-/* "none", "unknown", "ambiguous", "permanent". */
+/* "none", "unknown", "ambiguous", "permanent", "safe". */
 const char *failure_class_name(enum failure_class c);
+/* What the text and Markdown reports print beside a failure of class c:
+ * the class said in words where it is not in the error text itself (safe),
+ * NULL otherwise. */
+const char *failure_class_note(enum failure_class c);

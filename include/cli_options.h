@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "audit.h"
+#include "render.h"
 
 /* The commands an option applies to, as bits of enum audit_command. */
 #define ON(c) (1u << (c))
@@ -116,6 +117,7 @@ struct cli_option {
 
 /* The setters a row may name (cli_set.c). */
 cli_setter cli_set_string;    /* const char *: the value as given */
+cli_setter cli_set_server;    /* const char *: a server URL, refused with user information */
 cli_setter cli_set_flag;      /* bool: true */
 cli_setter cli_set_int_const; /* an int-sized enum: the row's .min (--no-color) */
 cli_setter cli_set_long;      /* long, in [min, max] */

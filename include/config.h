@@ -21,6 +21,7 @@ struct config {
 	char *path; /* the file read, for messages; NULL when none was */
 	struct config_entry *entries;
 	size_t n;
+	char **kept_args; /* file: the positional list the request's paths point into */
 };
 
 void config_init(struct config *c);

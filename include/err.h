@@ -14,7 +14,7 @@ enum err_code {
 	ERR_PROTOCOL = 5,     /* transport, protocol or server error */
 	ERR_INPUT = 6,        /* the input could not be parsed */
 	ERR_NOT_FOUND = 7,    /* the run or project does not exist */
-	ERR_INTERNAL = 70,    /* a bug in this program (e.g. a write tool was asked for) */
+	ERR_INTERNAL = 70,    /* a bug in this program (e.g. a write tool was asked for), or out of memory */
 };
 
 /* Sub-kinds that callers may branch on without parsing the message. */
@@ -49,4 +49,8 @@ int err_set(struct err *e, enum err_code code, const char *fmt, ...) __attribute
 /* The same, marked ERR_DETAIL_FINAL: an error no retry can mend. */
 int err_set_final(struct err *e, enum err_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prefixes the existing message with "<context>: ". */
+/* Out of memory: ERR_INTERNAL (exit 70) saying "out of memory", the one
+ * wording of every allocation failure (not "a bug": nothing is wrong with
+ * the input or the program, the machine ran short). Returns -1. */
+int err_oom(struct err *e);
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -155,6 +155,29 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 enum event_kind event_log_kind(const struct event_log *log, size_t i);
 enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
+
+/* What a dialect can and cannot say. The analysis reads these, never the
+ * dialect itself, so a new dialect is a row of event_fields.c's table, not a
+ * branch in the analysis. */
+enum event_dialect_cap {
+	/* Catalyst's own: a missing payload may be one a data-sharing
+	 * level withheld (doc/PRODUCT.md rule 2). */
+	DIALECT_CAP_SHARING = 1u << 0,
+	/* Prints a payload only when there is one (nil and empty left out):
+	 * the parser made each missing one a null, so none is withheld. */
+	DIALECT_CAP_OMITS_EMPTY_PAYLOADS = 1u << 1,
+	/* Prints no child workflow instance id, no retry parent and no
+	 * scheduled id on a child's failure: children pair by order. */
+	DIALECT_CAP_NO_CHILD_IDS = 1u << 2,
+};
+/* The log's dialect's caps, or a dialect's (0 for DIALECT_UNKNOWN). */
+unsigned event_log_caps(const struct event_log *log);
+unsigned event_dialect_caps(enum event_dialect d);
+/* Where a history in d comes from, in words ("durabletask protojson"),
+ * and the program that prints it ("dapr workflow history"); NULL when
+ * there is nothing to say. */
+const char *event_dialect_origin(enum event_dialect d);
+const char *event_dialect_printer(enum event_dialect d);
 const struct event_run_info *event_log_run_info(const struct event_log *log);
 /* Unknown event types and unknown keys, with counts: never silently dropped. */
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out);
@@ -186,11 +209,17 @@ struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
 /* The same under options (NULL: as event_log_parse). */
 struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct event_parse_options *o,
 				       struct err *e);
+/* The most one input may hold: a history of a million events is about
+ * 135 MB. Beyond it ERR_INPUT names the limit (a pipe or a device that
+ * never ends, /dev/zero, is not read until memory runs out). */
+#define EVENT_INPUT_MAX (1 << 30)
 /* The same from a file descriptor (a file or `-`), for the `file` command:
  * a regular file is mapped and the pages already parsed are given back as
  * the parse moves on, so peak memory is about the model's, not file plus
- * model; a pipe is read whole first. Options as for event_log_parse_opts.
- * Errors as for event_log_parse; read errors are ERR_INPUT too. */
+ * model (a file cut short while mapped raises SIGBUS, which the program
+ * turns into exit 6: process.h); a pipe is read whole first. Options as
+ * for event_log_parse_opts. Errors as for event_log_parse; read errors are
+ * ERR_INPUT too. */
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e);
 /* The same from an already decoded document (a tool result), in one thread.
  * An execution graph ({"graph": {"nodes": [{"events": [...]}, ...]}}, also

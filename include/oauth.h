@@ -170,8 +170,8 @@ struct oauth_config {
 				    * usable, oauth_session_new fails with that error */
 	const char *env_token;     /* a bearer token the environment gives (CATALYST_TOKEN):
 				    * sent as is, never stored or refreshed; NULL or "": none */
-	const char *browser;       /* the command that opens the sign-in address ($BROWSER,
-				    * words split by sh); NULL or "": xdg-open */
+	const char *browser;       /* what opens the sign-in address ($BROWSER, read as
+				    * browser_open does); NULL or "": xdg-open */
 	const char *cacert;        /* NULL: system store; TLS is always verified */
 	long timeout_ms;           /* each OAuth HTTP exchange; 0: 30 s */
 	long callback_timeout_s;   /* 0: OAUTH_DEFAULT_CALLBACK_TIMEOUT_S */
@@ -226,14 +226,3 @@ struct transport *oauth_transport_new(struct transport *inner, struct oauth_sess
 /* The wrapped HTTP transport (for transport_http_session_id and the
  * like); t itself when it is not a wrapper. */
 struct transport *oauth_transport_inner(struct transport *t);
-
-/* Builds the config the CLI commands use (defined in audit_login.c):
- * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
- * says no one can answer a prompt (stdin not a TTY, or CI set); the token
- * folder, CATALYST_TOKEN and $BROWSER as the CLI resolved them
- * (rq->token_dir, env_token, browser); notices through rq->warn's stream;
- * hint names the login command for this server. `hint_buf` holds the hint
- * text. */
-struct audit_request;
-void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
-			       size_t hint_len);

@@ -27,6 +27,13 @@ struct project_ref {
 	bool as_uid;    /* named as a uid: --project-id, CATALYST_PROJECT_ID, `project-id =` */
 };
 
+/* A project as the server lists it (whoami, the project lookups); the
+ * Catalyst layer fills it, renderers print it. */
+struct catalyst_project {
+	char *name; /* NULL: the answer does not say */
+	char *uid;  /* "165" or "prj-165", as the server gives it */
+};
+
 /* No project given: the `default` project, by name. */
 #define PROJECT_REF_DEFAULT ((struct project_ref){PROJECT_NAME, "default", true, false})
 

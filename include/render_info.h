@@ -6,9 +6,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "catalyst.h"
 #include "err.h"
-#include "report.h"
+#include "project.h"
+#include "render.h"
 
 struct whoami_info {
 	const char *org_name; /* NULL: not in the answer ("unknown") */

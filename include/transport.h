@@ -63,8 +63,37 @@ struct transport_stdio_options {
 	size_t max_line;     /* longest message line; 0: 16 MiB */
 };
 
+/* The program has called curl_global_init (main() does, in process.c). */
 struct transport *transport_http_new(const struct transport_http_options *o, struct err *e);
 struct transport *transport_stdio_new(const struct transport_stdio_options *o, struct err *e);
+
+/* ---- the transports, by what they reach -------------------------------
+ * One row a transport (transport.c's table, each row defined next to its
+ * transport): the session opens whichever row serves the address, so a new
+ * transport is its file, its row and its line in meson.build. */
+
+/* What any transport is opened with; each reads what applies to it. */
+struct transport_target {
+	const char *address; /* a URL, or for a command transport the command line */
+	const char *cacert;  /* TLS: a CA bundle, or NULL for the system's */
+	long timeout_ms;     /* each exchange's deadline */
+	int max_parallel;    /* connections kept, as many as runs fetched at once */
+	bool pass_stderr;    /* a child's stderr traced (--verbose) */
+};
+
+struct transport_kind {
+	const char *name;
+	/* The URL schemes it serves, space-separated ("http https"); NULL for
+	 * the one that runs a command (--stdio). */
+	const char *schemes;
+	bool signs_in; /* the session wraps it in OAuth (oauth_transport_new) */
+	struct transport *(*open)(const struct transport_target *o, struct err *e);
+};
+
+/* The kind that runs commands (command), or the one whose schemes include
+ * address's; an unknown scheme gets the first row (HTTP), whose open
+ * refuses it naming the schemes it takes. */
+const struct transport_kind *transport_kind_for(const char *address, bool command);
 
 static inline int transport_send(struct transport *t, const char *body, size_t len, bool expect_reply,
 				 transport_on_message cb, void *ctx, struct err *e)

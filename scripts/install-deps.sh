@@ -36,7 +36,8 @@ fi
 
 if [[ $what != build ]]; then
   # The test peers (MCP SDK, server-everything, conformance suite, Node 22,
-  # oidc-provider): reinstalled whenever the lock file changed.
+  # oidc-provider; marked, mermaid and jsdom for tests/sim/md-check.mjs):
+  # reinstalled whenever the lock file changed.
   stamp=tests/npm/node_modules/.lock-stamp
   if [[ ! -f $stamp ]] || ! cmp -s tests/npm/package-lock.json "$stamp"; then
     (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)

@@ -105,6 +105,9 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	free(w->wa);
 	free(w->tim);
 	free(w->dups);
+	free(w->unp);
+	w->unp = NULL;
+	w->n_unp = w->cap_unp = 0;
 	free(w->wh);
 	free(w->race_loser);
 	imap_free(&w->timers);
@@ -150,8 +153,10 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 		.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT,
 		.threads = o ? o->threads : 0,
 		.dialect = event_log_dialect(log),
+		.caps = event_log_caps(log),
 		.n_events = n,
 		.ds_first_present = NONE,
+		.rerun_index = NONE32,
 		/* The level as analysis_data_sharing will take it, if it is given. */
 		.ds_given = analysis_sharing_given(log, o),
 	};
@@ -166,7 +171,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 	return p;
 fail:
 	pending_free(p);
-	err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", n);
+	err_oom(e);
 	return NULL;
 }
 
@@ -191,7 +196,7 @@ struct analysis *analysis_finish(struct analysis_pending *p, struct err *e)
 	p->ao = NULL;
 out:
 	if (!res)
-		err_set(e, ERR_INTERNAL, "out of memory analysing %zu events", w->n_events);
+		err_oom(e);
 	free(c.fs.v);
 	free(c.fs.ev);
 	for (size_t i = 0; i < c.n_run_limits; i++)
@@ -203,6 +208,19 @@ out:
 	return res;
 }
 
+const char *analysis_pending_rerun_parent(const struct analysis_pending *p)
+{
+	return p ? p->w.rerun_parent : NULL;
+}
+
+void analysis_pending_rerun_source(struct analysis_pending *p, const struct analysis *source, const char *why_not)
+{
+	if (!p)
+		return;
+	p->w.rerun_src = source;
+	p->w.rerun_src_why = why_not;
+}
+
 struct analysis *analysis_run(const struct event_log *log, const struct analysis_options *o, struct err *e)
 {
 	return analysis_finish(analysis_scan(log, o, e), e);
@@ -210,7 +228,7 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 
 bool analysis_catalyst_shaped(const struct event_log *log)
 {
-	if (event_log_dialect(log) == DIALECT_CATALYST)
+	if (event_log_caps(log) & DIALECT_CAP_SHARING)
 		return true;
 	/* Only a Catalyst run document names a project or a data-sharing
 	 * level around its events. */
@@ -302,6 +320,7 @@ const char *invocation_link_name(enum invocation_link l)
 		[LINK_EXECUTION_ID] = "execution_id",
 		[LINK_TIMER_ORIGIN] = "timer_origin",
 		[LINK_PATTERN] = "pattern",
+		[LINK_ORDER] = "order",
 	};
 	return NAME_OF(names, l);
 }

@@ -202,9 +202,26 @@ static void findings_of(struct finding_ctx *c, size_t from, size_t to)
 {
 	const struct analysis *an = &c->ao->pub;
 	for (size_t v = from; v < to && !*c->fs.oom; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		/* A rerun's copies ran in the source run: not this run's
+		 * executions (they come first in each invocation). */
+		size_t n_copied = 0;
+		while (n_copied < inv->n_attempts && att_copied(c->w, &inv->attempts[n_copied]))
+			n_copied++;
+		if (n_copied == inv->n_attempts)
+			continue;
+		struct invocation own;
+		if (n_copied) {
+			own = *inv;
+			own.attempts += n_copied;
+			own.n_attempts -= (uint32_t)n_copied;
+			if (own.n_attempts < 2)
+				own.link = LINK_SINGLE;
+			inv = &own;
+		}
 		for (size_t k = 0; k < FINDING_KIND_COUNT; k++) {
 			if (analysis_rules[k].detect)
-				analysis_rules[k].detect(c, &an->invocations[v]);
+				analysis_rules[k].detect(c, inv);
 		}
 	}
 }

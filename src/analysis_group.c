@@ -80,12 +80,76 @@ static bool child_without_id(const struct work *w, uint32_t attempt)
 	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
 }
 
+/* Takes the earliest failure waiting for its retry timer that is a child's
+ * (or an activity's) and, unless root is NONE32, belongs to that union;
+ * NONE32 when there is none. Timers follow their failures in order, so
+ * this is the head almost always. */
+static uint32_t take_failed(struct work *w, bool child, uint32_t root)
+{
+	for (size_t j = w->failed_head; j < w->n_failed; j++) {
+		uint32_t a = w->failed_fifo[j];
+		if (w->wa[a].is_child != child || (root != NONE32 && uf_find(w->wa, a) != root))
+			continue;
+		memmove(&w->failed_fifo[w->failed_head + 1], &w->failed_fifo[w->failed_head],
+			(j - w->failed_head) * sizeof *w->failed_fifo);
+		w->failed_head++;
+		return a;
+	}
+	return NONE32;
+}
+
+/* A retry timer right after a child failure that named no scheduled id
+ * (several children pending): it answers that failure, whose child is
+ * known only once the scan is done (analysis_link_unpaired). */
+static bool claim_unpaired(struct work *w, struct work_timer *t)
+{
+	while (w->unp_head < w->n_unp && !w->unp[w->unp_head].failed)
+		w->unp_head++;
+	if (w->unp_head >= w->n_unp)
+		return false;
+	t->unpaired = (uint32_t)w->unp_head++;
+	t->retry = true;
+	t->pattern = true;
+	return true;
+}
+
+void analysis_link_unpaired(struct work *w)
+{
+	for (size_t k = 0; k < w->n_tim; k++) {
+		struct work_timer *t = &w->tim[k];
+		if (t->unpaired == NONE32)
+			continue;
+		uint32_t a = w->unp[t->unpaired].attempt;
+		if (a == NONE32) {
+			t->orphan = true;
+			w->n_orphans++;
+			continue;
+		}
+		t->target = a;
+		if (t->fired_index == NONE32)
+			continue;
+		/* The next creation of the same name after it fired, not yet
+		 * linked to anything. */
+		for (size_t j = a + 1; j < w->n_att; j++) {
+			const struct work_attempt *wj = &w->wa[j];
+			if (w->att[j].event_index < t->fired_index || !wj->is_child || wj->gen != w->wa[a].gen)
+				continue;
+			if (!wj->name || !w->wa[a].name || strcmp(wj->name, w->wa[a].name) != 0)
+				continue;
+			if (uf_find(w->wa, (uint32_t)j) != j)
+				continue; /* another timer's retry */
+			uf_union(w, a, (uint32_t)j, LINKED_PATTERN);
+			break;
+		}
+	}
+}
+
 void analysis_link_failed(struct work *w, uint32_t attempt)
 {
-	/* With origins recorded the pattern is needed only for a child whose
-	 * creation shows no instance id: its retry timer's origin names one. */
-	if (w->has_origins && !child_without_id(w, attempt))
-		return;
+	/* Queued with origins recorded too: a retry timer whose origin names
+	 * no attempt (a child retried without an instance id given, on the
+	 * .NET SDK, or a creation that shows none) falls back to the failure
+	 * it answers, by order. */
 	w->failed_fifo = grow(w->failed_fifo, &w->cap_failed, w->n_failed + 1, sizeof *w->failed_fifo, &w->oom);
 	if (w->oom)
 		return;
@@ -128,22 +192,39 @@ void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
 		if (str_set(ev->origin_id))
 			v = smap_find(ev->origin == ORIGIN_ACTIVITY_RETRY ? &w->exec : &w->child_inst, w->gen,
 				      ev->origin_id);
+		bool child = ev->origin == ORIGIN_CHILD_RETRY;
 		if (v) {
 			t->target = *v;
-		} else if (ev->origin == ORIGIN_CHILD_RETRY && w->n_child_no_id) {
-			/* The creations show no instance id to match the origin
-			 * against: the child failure this timer answers, by order. */
-			if (w->failed_head < w->n_failed && child_without_id(w, w->failed_fifo[w->failed_head])) {
-				t->target = w->failed_fifo[w->failed_head++];
-				t->pattern = true;
+			/* The failure it answers waits no longer. */
+			take_failed(w, child, uf_find(w->wa, *v));
+			return;
+		}
+		/* The origin names no attempt here. The .NET SDK (1.18) names a
+		 * child's retry chain after a GUID it makes for the first child
+		 * and then never uses when no instance id is given, and `dapr
+		 * workflow history` prints no instance id to match: the failure
+		 * this timer answers, by order, as before origins. Only when
+		 * there is none is the timer an orphan. */
+		uint32_t f = take_failed(w, child, NONE32);
+		if (f == NONE32 && child && claim_unpaired(w, t))
+			return;
+		if (f != NONE32) {
+			t->target = f;
+			t->pattern = true;
+			if (!child_without_id(w, f)) {
+				t->origin_unmatched = true;
+				if (!w->n_origin_unmatched++) {
+					w->first_unmatched_timer = t->event_id;
+					w->first_unmatched_origin = ev->origin_id;
+					w->first_unmatched_child = child;
+				}
 			}
 		} else {
 			t->orphan = true;
 			w->n_orphans++;
 		}
-		/* No clearing: with origins recorded the queue holds only failures
-		 * of children without ids, each waiting for its own retry timer
-		 * (two can fail in one turn, beside an activity's retry). */
+		/* No clearing: several failures of one turn each wait for their
+		 * own retry timer. */
 		return;
 	}
 	if (ev->origin == ORIGIN_NONE && !w->has_origins && w->failed_head < w->n_failed) {
@@ -152,6 +233,8 @@ void analysis_link_timer(struct work *w, uint32_t k, const struct event *ev)
 		t->target = w->failed_fifo[w->failed_head++];
 		return;
 	}
+	if (ev->origin == ORIGIN_NONE && !w->has_origins && claim_unpaired(w, t))
+		return;
 	analysis_link_break(w);
 }
 
@@ -199,6 +282,66 @@ void analysis_link_release(struct work *w)
 	w->n_failed = w->failed_head = w->cap_failed = 0;
 	w->sched = (struct imap){0};
 	w->exec = w->child_inst = w->fire = w->pend_task = w->pend_child = (struct smap){0};
+}
+
+/* Retries that leave no timer (doc/history.md, "Retries per SDK"): the
+ * JavaScript SDK's retry handler returning true or 0, and a policy whose
+ * first interval is zero, schedule the call again in the very turn that
+ * processed the failure. Linked only in a run with no retry timer at all,
+ * when that turn schedules exactly one call of the name and its input
+ * equals the failed one's or cannot be compared; a loop that catches one
+ * item's failure and calls the next item has the same shape, so inputs
+ * that cannot be compared mark the link blind (reported as re-executed,
+ * never as a suspect). */
+static void link_untimed(struct work *w)
+{
+	for (size_t k = 0; k < w->n_tim; k++) {
+		if (w->tim[k].retry)
+			return;
+	}
+	bool any = false;
+	for (size_t i = 0; i < w->n_att && !any; i++)
+		any = w->att[i].outcome == OUTCOME_FAILED && w->wa[i].result_turn != NONE32;
+	if (!any)
+		return;
+	/* (turn, name) -> the only call of that name in that turn, NONE32
+	 * when there are several (the turn is the map's generation key). */
+	struct smap once = {0};
+	if (smap_reserve(&once, w->n_att) < 0) {
+		w->oom = true;
+		return;
+	}
+	for (size_t j = 0; j < w->n_att; j++) {
+		const struct work_attempt *wj = &w->wa[j];
+		if (!str_set(wj->name))
+			continue;
+		bool fresh;
+		uint32_t *v = smap_get_or_put(&once, wj->turn, wj->name, (uint32_t)j, &fresh);
+		if (!v) {
+			w->oom = true;
+			goto out;
+		}
+		if (!fresh)
+			*v = NONE32;
+	}
+	for (size_t i = 0; i < w->n_att; i++) {
+		const struct work_attempt *wf = &w->wa[i];
+		if (w->att[i].outcome != OUTCOME_FAILED || wf->result_turn == NONE32 || !str_set(wf->name))
+			continue;
+		uint32_t *v = smap_find(&once, wf->result_turn, wf->name);
+		if (!v || *v == NONE32 || *v <= i)
+			continue;
+		uint32_t j = *v;
+		if (w->wa[j].is_child != wf->is_child || w->wa[j].gen != wf->gen || uf_find(w->wa, j) != j ||
+		    uf_find(w->wa, (uint32_t)i) == j)
+			continue;
+		enum cmp c = analysis_payload_compare(&w->att[i].input, &w->att[j].input, w->view);
+		if (c == CMP_DIFF)
+			continue;
+		uf_union(w, (uint32_t)i, j, LINKED_ORDER | (c == CMP_SAME ? 0u : LINKED_ORDER_BLIND));
+	}
+out:
+	smap_free(&once);
 }
 
 /* Groups the attempts by invocation: the scanned array, in history order,
@@ -290,8 +433,11 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 			continue;
 		struct invocation *inv = &an->invocations[w->wa[i].inv];
 		unsigned f = w->wa[i].flags;
+		inv->order_inputs_unknown = inv->n_attempts > 1 && (f & LINKED_ORDER_BLIND);
 		if (inv->n_attempts < 2)
 			inv->link = LINK_SINGLE;
+		else if (f & LINKED_ORDER)
+			inv->link = LINK_ORDER;
 		else if (f & LINKED_PATTERN)
 			inv->link = LINK_PATTERN;
 		else if (f & LINKED_ORIGIN)
@@ -332,5 +478,8 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 
 int analysis_group_invocations(struct work *w, struct analysis_owned *ao)
 {
+	link_untimed(w);
+	if (w->oom)
+		return -1;
 	return build_invocations(w, ao) < 0 || collect_children(w, ao) < 0 ? -1 : 0;
 }

@@ -111,9 +111,11 @@ uint32_t *smap_get_or_put(struct smap *m, uint32_t gen, const char *key, uint32_
 /* The working state of one analysis. */
 
 enum link_flag {
-	LINKED_EXEC = 1u << 0,    /* same task_execution_id / child instance id */
-	LINKED_ORIGIN = 1u << 1,  /* a retry timer's origin or a retry parent */
-	LINKED_PATTERN = 1u << 2, /* inferred: failure, timer, schedule */
+	LINKED_EXEC = 1u << 0,        /* same task_execution_id / child instance id */
+	LINKED_ORIGIN = 1u << 1,      /* a retry timer's origin or a retry parent */
+	LINKED_PATTERN = 1u << 2,     /* inferred: failure, timer, schedule */
+	LINKED_ORDER = 1u << 3,       /* inferred: failure, the next turn's only call of the name */
+	LINKED_ORDER_BLIND = 1u << 4, /* ... with inputs that cannot be compared */
 };
 
 /* What the analysis keeps of an attempt beside the attempt itself, in
@@ -123,13 +125,14 @@ enum link_flag {
 struct work_attempt {
 	const char *name;
 	uint32_t gen;
-	uint32_t uf;       /* union-find parent; roots are the earliest attempt */
-	uint32_t inv;      /* invocation index, after grouping */
-	uint32_t dup_head; /* first duplicate result in work.dups, or NONE32 */
-	uint32_t slot;     /* its place in the attempt array: i until grouped */
-	uint32_t turn;     /* the orchestrator turn that scheduled it */
-	uint8_t flags;     /* link_flag, meaningful on roots */
-	uint8_t cause;     /* turn_cause flags of that turn's inputs */
+	uint32_t uf;          /* union-find parent; roots are the earliest attempt */
+	uint32_t inv;         /* invocation index, after grouping */
+	uint32_t dup_head;    /* first duplicate result in work.dups, or NONE32 */
+	uint32_t slot;        /* its place in the attempt array: i until grouped */
+	uint32_t turn;        /* the orchestrator turn that scheduled it */
+	uint32_t result_turn; /* the turn its first result came in, or NONE32 */
+	uint8_t flags;        /* link_flag, meaningful on roots */
+	uint8_t cause;        /* turn_cause flags of that turn's inputs */
 	bool is_child;
 	bool is_first; /* the invocation's first attempt, after grouping */
 };
@@ -140,6 +143,14 @@ struct work_attempt {
 enum turn_cause {
 	CAUSE_TIMER = 1u << 0,
 	CAUSE_FAILURE = 1u << 1,
+};
+
+/* Two inputs compared (analysis_payload_compare). */
+enum cmp {
+	CMP_SAME,
+	CMP_DIFF,
+	CMP_UNKNOWN,
+	CMP_TRUNCATED, /* only equal prefixes are known */
 };
 
 /* How an absent payload key reads, decided with the data-sharing level. */
@@ -158,11 +169,23 @@ struct work_timer {
 	uint32_t target;      /* the attempt this timer retries, or NONE32 */
 	uint32_t fired_index; /* NONE32 until fired */
 	uint32_t next_fire;   /* next timer with the same fire_at, in creation order */
+	uint32_t unpaired;    /* the unpaired child failure it answers, or NONE32 */
 	uint8_t origin;       /* enum timer_origin */
 	bool retry;           /* a retry timer (by origin, or by pattern) */
 	bool pattern;
+	bool origin_unmatched; /* its origin named no attempt; linked by pattern */
 	bool orphan;
 	bool fired;
+};
+
+/* A child result row that named no scheduled id while several children
+ * were pending (`dapr workflow history`: a parallel fan-out), kept for
+ * the pairing by elimination at the end of the scan. */
+struct unpaired {
+	uint32_t index; /* its position */
+	uint32_t gen;
+	uint32_t attempt; /* paired with, or NONE32 */
+	bool failed;
 };
 
 struct link_node {
@@ -198,7 +221,8 @@ struct work {
 	/* What the finish phase needs of the options and the log. */
 	size_t payload_limit;
 	unsigned threads;
-	enum event_dialect dialect;
+	enum event_dialect dialect; /* for its words only: what it can say is caps */
+	unsigned caps;              /* event_log_caps */
 
 	struct attempt *att;     /* history order; grouped in place by analysis_group_invocations */
 	struct work_attempt *wa; /* history order, n_att entries */
@@ -249,6 +273,12 @@ struct work {
 	size_t n_unmatched_results;
 	int64_t first_unmatched_tsid;
 	size_t n_orphans;
+	/* Retry timers whose origin named no attempt, linked by order to the
+	 * failure they answer: the first one, for the limit. */
+	size_t n_origin_unmatched;
+	int64_t first_unmatched_timer;
+	const char *first_unmatched_origin;
+	bool first_unmatched_child;
 
 	/* What the data-sharing level is decided on, also gathered by the scan. */
 	size_t ds_slots, ds_absent;
@@ -269,7 +299,17 @@ struct work {
 	uint32_t *pair_head, *pair_next;
 	bool *pair_done;
 
-	const char *rerun_parent; /* this run reran that instance */
+	/* A rerun (Dapr 1.16 and later): a new instance whose events before
+	 * the re-driven one are copies of the source run's. From 1.17 the
+	 * re-driven TaskScheduled, TimerCreated or ChildWorkflowInstanceCreated
+	 * names the source (rerunParentInstanceInfo); 1.16 writes nothing. */
+	const char *rerun_parent;         /* this run reran that instance */
+	uint32_t rerun_index;             /* position of the re-driven event, or NONE32 */
+	int64_t rerun_event_id;           /* its event id */
+	uint8_t rerun_kind;               /* its enum event_kind */
+	const char *rerun_name;           /* its name */
+	const struct analysis *rerun_src; /* the source run, analysed, if it was had */
+	const char *rerun_src_why;        /* why not, when it was not */
 
 	/* Child creations that show no instance id (`dapr workflow history`
 	 * prints none, nor a retry parent, nor a scheduled id on a child's
@@ -279,6 +319,10 @@ struct work {
 	uint32_t child_pend_n, child_pend_xor; /* child attempts of this generation without a result */
 	size_t n_child_unpaired;               /* results naming no scheduled id, several children pending */
 	uint32_t first_child_unpaired;
+	struct unpaired *unp; /* those results, for the pairing by elimination */
+	size_t n_unp, cap_unp;
+	size_t unp_head;           /* the first one a retry timer may still answer */
+	size_t n_child_eliminated; /* paired by elimination after the scan */
 
 	bool cls_valid, cls_nr;
 	const char *cls_type, *cls_msg, *cls_cause_type, *cls_cause_msg;
@@ -296,6 +340,12 @@ struct analysis_owned {
 	struct text_block *texts; /* finding messages and evidence */
 	size_t cap_limits, cap_limit_flags, cap_children;
 };
+
+/* An attempt copied from the run this one reruns: it ran there. */
+static inline bool att_copied(const struct work *w, const struct attempt *a)
+{
+	return w->rerun_index != NONE32 && a->event_index < w->rerun_index;
+}
 
 /* Attempt i in history order, wherever grouping put it. */
 static inline const struct attempt *att_at(const struct work *w, size_t i)
@@ -330,7 +380,11 @@ void analysis_link_failed(struct work *w, uint32_t attempt);                    
 static inline void analysis_link_break(struct work *w)
 {
 	w->n_failed = w->failed_head = 0;
+	w->unp_head = w->n_unp;
 }
+/* At the end of the pass: child results that named no scheduled id
+ * paired by elimination, and the retry timers that answered them linked. */
+void analysis_link_unpaired(struct work *w);
 /* Frees what only the pass uses (the linking maps and queues). */
 void analysis_link_release(struct work *w);
 /* Groups the attempts into the analysis' invocations (the attempt array
@@ -478,6 +532,9 @@ void analysis_race_losers(struct finding_ctx *c);
 /* analysis_pairs.c: the pairs of calls, found once for both kinds; those
  * whose inputs cannot be compared become run limits here. */
 void analysis_pairs_collect(struct finding_ctx *c);
+/* Two inputs: where an absent key means no payload (VIEW_VISIBLE) it
+ * compares as null; anywhere else it cannot be compared. */
+enum cmp analysis_payload_compare(const struct payload *a, const struct payload *b, enum payload_view view);
 void analysis_pairs_release(struct work *w);
 void analysis_find_overlapping(struct finding_ctx *c);
 void analysis_find_repeated(struct finding_ctx *c);

@@ -22,21 +22,6 @@ enum data_sharing_level analysis_sharing_given(const struct event_log *log, cons
 	return ri ? data_sharing_level_parse(ri->data_sharing_level) : SHARING_UNKNOWN;
 }
 
-/* A history not from Catalyst, in words, for the data-sharing source. */
-static const char *foreign_origin(enum event_dialect dialect)
-{
-	switch (dialect) {
-	case DIALECT_PROTOJSON:
-		return "not from Catalyst (durabletask protojson)";
-	case DIALECT_DAPR_CLI:
-		return "not from Catalyst (dapr workflow history output)";
-	case DIALECT_CATALYST:
-	case DIALECT_UNKNOWN:
-		break;
-	}
-	return "not from Catalyst";
-}
-
 int analysis_data_sharing(struct work *w, struct analysis_owned *ao)
 {
 	struct analysis *an = &ao->pub;
@@ -59,12 +44,16 @@ int analysis_data_sharing(struct work *w, struct analysis_owned *ao)
 		 * there is a payload the history does not hold, never one an
 		 * organization withheld. */
 		an->sharing = SHARING_UNKNOWN;
-		sb_printf(&s, "%s: no data-sharing level applies", foreign_origin(w->dialect));
-		if (w->dialect == DIALECT_DAPR_CLI)
-			/* The parser made every payload the CLI left out a null:
-			 * there are no keys to point at. */
-			sb_printf(&s, ", and dapr workflow history prints a payload only when there is one "
-				      "(it omits nil and empty ones), so a missing one means no payload");
+		const char *origin = event_dialect_origin(w->dialect);
+		sb_printf(&s, "not from Catalyst%s%s%s: no data-sharing level applies", origin ? " (" : "",
+			  origin ? origin : "", origin ? ")" : "");
+		if (w->caps & DIALECT_CAP_OMITS_EMPTY_PAYLOADS)
+			/* The parser made every payload the dialect left out a
+			 * null: there are no keys to point at. */
+			sb_printf(&s,
+				  ", and %s prints a payload only when there is one "
+				  "(it omits nil and empty ones), so a missing one means no payload",
+				  event_dialect_printer(w->dialect));
 		else if (keys)
 			sb_printf(&s,
 				  ", and payload keys are present (%s %s, history position %zu), so a "
@@ -250,23 +239,25 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			continue;
 		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
 		for (size_t i = 0; i < inv->n_attempts; i++) {
-			if (!inv->attempts[i].result_by_order)
+			if (!inv->attempts[i].result_by_order || inv->attempts[i].result_by_elimination)
 				continue;
 			if (n_by_order < LIST_MAX)
 				pos[n_by_order] = inv->attempts[i].result_index;
 			n_by_order++;
 		}
 	}
-	if (w->dialect == DIALECT_DAPR_CLI)
-		sb_printf(s, "This history is dapr workflow history output, which prints no child "
-			     "workflow instance id, no retry parent, and no scheduled id on a child's "
-			     "failure (nor on its completion before CLI 1.17)");
+	if (w->caps & DIALECT_CAP_NO_CHILD_IDS)
+		sb_printf(s,
+			  "This history is %s, which prints no child "
+			  "workflow instance id, no retry parent, and no scheduled id on a child's "
+			  "failure (nor on its completion before CLI 1.17)",
+			  event_dialect_origin(w->dialect));
 	else
 		sb_printf(s, "%zu child workflow creation%s here show%s no instance id", w->n_child_no_id,
 			  w->n_child_no_id > 1 ? "s" : "", w->n_child_no_id > 1 ? "" : "s");
 	sb_printf(s, ", so a child result that names no scheduled id can only be paired by order, "
 		     "and child retries only grouped by order and name.");
-	if (!n_by_order && !w->n_child_unpaired && !n_grouped)
+	if (!n_by_order && !w->n_child_unpaired && !n_grouped && !w->n_child_eliminated)
 		sb_printf(s, " Here every child result named its scheduled id, and no child was retried.");
 	const char *sep = " Here";
 	if (n_by_order) {
@@ -281,6 +272,15 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 		if (n_by_order > LIST_MAX)
 			sb_printf(s, " and %zu more", n_by_order - LIST_MAX);
 		sb_printf(s, ")");
+		sep = ";";
+	}
+	if (w->n_child_eliminated) {
+		sb_printf(s,
+			  "%s %zu child failure%s named no scheduled id while several children were "
+			  "pending, and %s paired afterwards with the only child left without a result "
+			  "before it (or one of several of the same name, which changes nothing shown)",
+			  sep, w->n_child_eliminated, w->n_child_eliminated > 1 ? "s" : "",
+			  w->n_child_eliminated > 1 ? "were" : "was");
 		sep = ";";
 	}
 	if (w->n_child_unpaired) {
@@ -298,7 +298,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 			  "timer and a new creation of the same name followed each other, which is "
 			  "an inference, not a recorded link",
 			  sep, n_grouped, n_grouped > 1 ? "s" : "", n_grouped > 1 ? "were" : "was");
-	if (n_by_order || w->n_child_unpaired || n_grouped)
+	if (n_by_order || w->n_child_unpaired || n_grouped || w->n_child_eliminated)
 		sb_printf(s, ".");
 	sb_printf(s, " Without instance ids the children's own histories, and the activities in "
 		     "them, cannot be found from this one.");
@@ -423,13 +423,73 @@ void analysis_limits(struct finding_ctx *c)
 		return;
 
 	/* 7. Links inferred by pattern. */
-	if (any_pattern &&
+	if (any_pattern && !w->has_origins &&
 	    limit_generic(ao, oom,
 			  "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			  "marked as linked by pattern were joined because a failure, a timer and "
 			  "a new schedule of the same name followed each other, which is an "
 			  "inference, not a recorded link.") < 0)
 		return;
+
+	/* 7b. Retry timers whose origin named no attempt, linked by order. */
+	if (w->n_origin_unmatched) {
+		sb_init(&s, oom);
+		sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
+			  w->first_unmatched_child ? "child instance" : "task_execution_id",
+			  or_none(w->first_unmatched_origin));
+		if (w->n_origin_unmatched > 1)
+			sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
+				  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
+		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a child's "
+			      "retries after an instance id it never starts when none is given), so the "
+			      "retry was linked to the failure it follows by order: a failure, that "
+			      "timer, then a new schedule of the same name, an inference, not a recorded "
+			      "link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
+
+	/* 7c. Retries linked by order, in a run with no retry timer. */
+	for (int blind = 1; blind >= 0; blind--) {
+		size_t n = 0;
+		sb_init(&s, oom);
+		for (size_t v = 0; v < an->n_invocations; v++) {
+			const struct invocation *inv = &an->invocations[v];
+			if (inv->link != LINK_ORDER || inv->order_inputs_unknown != (blind == 1))
+				continue;
+			if (n < LIST_MAX) {
+				sb_printf(&s, "%s%s%s (%s ", n ? "; " : "",
+					  inv->is_child_workflow ? "child workflow " : "", or_none(inv->name),
+					  inv->is_child_workflow ? "event" : "task_scheduled_id");
+				sb_id_list(&s, inv->attempts, inv->n_attempts);
+				sb_printf(&s, ")");
+			}
+			n++;
+		}
+		if (!n) {
+			buf_finish(&s.b);
+			continue;
+		}
+		if (n > LIST_MAX)
+			sb_printf(&s, " and %zu more", n - LIST_MAX);
+		if (blind)
+			sb_printf(&s,
+				  ": linked by order, no retry timer, inputs not comparable. Each failure was "
+				  "followed by the one call of the same name in the turn that processed it, "
+				  "and this run records no retry timer (the JavaScript SDK's retry handler "
+				  "and a zero first retry interval retry so); a loop that catches one item's "
+				  "failure and calls the next item has the same shape, so %s reported as "
+				  "re-executed, never as a suspect.",
+				  n > 1 ? "these are" : "it is");
+		else
+			sb_printf(&s,
+				  ": linked by order, no retry timer. Each failure was followed by the one call "
+				  "of the same name, with an equal input, in the turn that processed it, and "
+				  "this run records no retry timer (the JavaScript SDK's retry handler and a "
+				  "zero first retry interval retry so): an inference, not a recorded link.");
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
 
 	/* 8. Child workflows have their own histories. */
 	if (an->n_child_instances) {
@@ -453,14 +513,26 @@ void analysis_limits(struct finding_ctx *c)
 			return;
 	}
 
-	/* 9. A rerun carries copies of the source run's schedules. */
+	/* 9. A rerun carries copies of the source run's events. */
 	if (w->rerun_parent) {
 		sb_init(&s, oom);
-		sb_printf(&s,
-			  "This run is a rerun of instance %s: schedules copied from that run keep "
-			  "its task_execution_ids and their side effects happened there, so audit "
-			  "the source run too.",
-			  w->rerun_parent);
+		sb_printf(&s, "This run is a rerun of instance %s", w->rerun_parent);
+		if (w->rerun_index != NONE32) {
+			sb_printf(&s, " from event %" PRId64 " (%s%s%s, history position %" PRIu32 ")",
+				  w->rerun_event_id, event_kind_name((enum event_kind)w->rerun_kind),
+				  str_set(w->rerun_name) ? " " : "", str_set(w->rerun_name) ? w->rerun_name : "",
+				  w->rerun_index);
+			sb_printf(&s,
+				  ": the %" PRIu32 " event%s before it %s copies of that run's, with its ids "
+				  "and times, and are not counted as this run's executions",
+				  w->rerun_index, w->rerun_index == 1 ? "" : "s",
+				  w->rerun_index == 1 ? "is" : "are");
+		}
+		sb_printf(&s, "; schedules copied or re-driven keep the source's task_execution_ids and ran "
+			      "there too, so audit the source run as well.");
+		if (!w->rerun_src)
+			sb_printf(&s, " Source run not fetched (%s).",
+				  w->rerun_src_why ? w->rerun_src_why : "a saved history names it only");
 		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
 			return;
 	}

@@ -23,16 +23,7 @@ struct group_state {
 	uint32_t cur_max_end, cur_holder, cur_last_first; /* the same, for the current turn */
 };
 
-enum cmp {
-	CMP_SAME,
-	CMP_DIFF,
-	CMP_UNKNOWN,
-	CMP_TRUNCATED, /* only equal prefixes are known */
-};
-
-/* Where an absent key means no payload (VIEW_VISIBLE) it compares as null;
- * anywhere else it cannot be compared. */
-static enum cmp payload_compare(const struct payload *a, const struct payload *b, enum payload_view view)
+enum cmp analysis_payload_compare(const struct payload *a, const struct payload *b, enum payload_view view)
 {
 	enum payload_state sa = a->state, sb = b->state;
 	if (view == VIEW_VISIBLE) {
@@ -101,7 +92,7 @@ static bool pair_of(const struct work *w, const struct analysis *an, const struc
 	const struct attempt *at = att_at(w, i);
 	if (st->max_end > at->event_index) {
 		/* An earlier turn's call still pending: two in flight. */
-		enum cmp v = payload_compare(&att_at(w, st->holder)->input, &at->input, w->view);
+		enum cmp v = analysis_payload_compare(&att_at(w, st->holder)->input, &at->input, w->view);
 		if (v == CMP_DIFF)
 			return false;
 		p->kind = FINDING_OVERLAPPING_CALL;
@@ -116,7 +107,7 @@ static bool pair_of(const struct work *w, const struct analysis *an, const struc
 	const struct invocation *prev = &an->invocations[w->wa[st->last_first].inv];
 	if (invocation_last(prev)->outcome == OUTCOME_FAILED)
 		return false;
-	enum cmp v = payload_compare(&att_at(w, st->last_first)->input, &at->input, w->view);
+	enum cmp v = analysis_payload_compare(&att_at(w, st->last_first)->input, &at->input, w->view);
 	if (v == CMP_DIFF)
 		return false;
 	p->kind = FINDING_REPEATED_CALL;
@@ -140,6 +131,9 @@ static void collect_pairs(struct finding_ctx *c, const struct analysis *an)
 		if (wa->is_child || !str_set(wa->name))
 			continue;
 		const struct attempt *at = att_at(w, i);
+		/* A rerun's copies ran in the source run, not in this one. */
+		if (att_copied(w, at))
+			continue;
 		bool fresh;
 		uint32_t *gv = smap_get_or_put(&groups, wa->gen, wa->name, (uint32_t)n_groups, &fresh);
 		if (!gv) {

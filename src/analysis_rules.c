@@ -62,7 +62,7 @@ static void sb_key_remedy(struct sb *s, const struct invocation *inv)
 	}
 }
 
-static void sb_link(struct sb *s, const struct invocation *inv)
+static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins)
 {
 	switch (inv->link) {
 	case LINK_EXECUTION_ID:
@@ -84,8 +84,19 @@ static void sb_link(struct sb *s, const struct invocation *inv)
 		}
 		break;
 	case LINK_PATTERN:
-		sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
-			     "same name; this history records no retry origin)");
+		if (has_origins)
+			sb_printf(s, "linked by inference only (failure, retry timer, then a new schedule of "
+				     "the same name; the timer's origin names no attempt in this history)");
+		else
+			sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
+				     "same name; this history records no retry origin)");
+		break;
+	case LINK_ORDER:
+		sb_printf(s,
+			  "linked by order only (a failure, then the one call of the same name in the turn "
+			  "that processed it; this run records no retry timer, as the JavaScript SDK's retry "
+			  "handler and a zero first retry interval leave none; inputs %s)",
+			  inv->order_inputs_unknown ? "not comparable" : "equal");
 		break;
 	case LINK_SINGLE:
 		break;
@@ -143,6 +154,9 @@ static const char remedy_permanent[] =
 static const char remedy_repeated[] =
 	"If the workflow meant one call, fix the workflow code; either way key the side effect on a natural key "
 	"from the input and make the write conditional on it.";
+static const char remedy_rerun[] =
+	"Before rerunning from an event, check what the source run's call already did; key its side effect on "
+	"task_execution_id (a rerun keeps it) or a natural key and make the write conditional on it.";
 static const char remedy_large[] = "Pass identifiers, not documents: store the data elsewhere and pass its key.";
 
 /* The key remedy that goes with sb_key_remedy's wording for inv. */
@@ -187,7 +201,8 @@ static void sb_failed_with(struct sb *t, const struct attempt *a)
 
 static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2 || inv->is_child_workflow)
+	/* A child linked blind is reported here too: never as a suspect. */
+	if (inv->n_attempts < 2 || (inv->is_child_workflow && !inv->order_inputs_unknown))
 		return;
 	struct finding_build *b = analysis_finding_new(c, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 						       inv->attempts[0].event_index);
@@ -197,11 +212,14 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	sb_id_list(&t, inv->attempts, inv->n_attempts);
 	sb_printf(&t, ")");
 	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
-	sb_link(&s, inv);
+	sb_link(&s, inv, c->w->has_origins);
 	sb_printf(&s, " (task_scheduled_id ");
 	sb_id_list(&s, inv->attempts, inv->n_attempts);
 	sb_timers(&s, inv);
 	sb_printf(&s, "), so its body may have run %zu times. ", (size_t)inv->n_attempts);
+	if (inv->order_inputs_unknown)
+		sb_printf(&s, "Or they were calls for different items of a loop that went on after a "
+			      "failure: their inputs cannot be compared here, so this is no suspect. ");
 	sb_key_remedy(&s, inv);
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
@@ -213,6 +231,9 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 {
+	/* Linked by order with inputs unknown: maybe a loop's next item. */
+	if (inv->order_inputs_unknown)
+		return;
 	size_t first = NONE, n_amb = 0;
 	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
 		const struct attempt *a = &inv->attempts[i];
@@ -355,7 +376,7 @@ static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2)
+	if (inv->n_attempts < 2 || inv->order_inputs_unknown)
 		return;
 	/* Flagged non-retriable, yet another attempt followed. */
 	size_t flagged = NONE;
@@ -445,6 +466,21 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_finish(c, b, &s, &t, NULL);
 }
 
+/* The index of inv, which may be a trimmed copy of an invocation (a
+ * rerun's copies left out): the one whose attempts it points into. */
+static size_t invocation_index(const struct analysis *an, const struct invocation *inv)
+{
+	size_t lo = 0, hi = an->n_invocations;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (an->invocations[mid].attempts <= inv->attempts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool generation_finished(const struct analysis *an, size_t gen)
 {
 	return gen + 1 < an->n_generations || an->finished;
@@ -521,7 +557,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 	 * unknown here, not missing (the limits say so). */
 	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
 		return;
-	if (c->w->race_loser && c->w->race_loser[inv - an->invocations])
+	if (c->w->race_loser && c->w->race_loser[invocation_index(an, inv)])
 		return;
 	size_t n = 0, first = NONE;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -581,7 +617,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 
 static void find_child_retried(struct finding_ctx *c, const struct invocation *inv)
 {
-	if (inv->n_attempts < 2 || !inv->is_child_workflow)
+	if (inv->n_attempts < 2 || !inv->is_child_workflow || inv->order_inputs_unknown)
 		return;
 	struct finding_build *b = analysis_finding_new(c, FINDING_CHILD_WORKFLOW_RETRIED, inv->name, NULL,
 						       inv->attempts[0].event_index);
@@ -624,6 +660,10 @@ static void find_child_retried(struct finding_ctx *c, const struct invocation *i
 		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer, "
 			      "then a new creation of the same name), an inference, not a recorded "
 			      "link. ");
+	else if (inv->link == LINK_PATTERN)
+		sb_printf(&s, "The attempts were grouped by order and name (a failure, a retry timer "
+			      "whose origin names no attempt in this history, then a new creation of the "
+			      "same name), an inference, not a recorded link. ");
 	sb_printf(&s, "An idempotency key derived from the child's own instance id or its "
 		      "activities' task_execution_ids deduplicates nothing across these attempts: "
 		      "derive it from a natural key of the input or from the parent run, make the "
@@ -680,6 +720,92 @@ static void find_large(struct finding_ctx *c, const struct invocation *inv)
 			analysis_evidence_add(c, b, big->result_index, -1);
 	}
 	analysis_finding_finish(c, b, &s, &t, NULL);
+}
+
+/* The attempt of the source run the re-driven one repeats: the same
+ * task_execution_id (a rerun keeps it), else the same event id and name. */
+static const struct attempt *source_attempt(const struct analysis *src, const struct invocation *inv,
+					    const struct attempt *a)
+{
+	const struct attempt *by_id = NULL;
+	for (size_t v = 0; v < src->n_invocations; v++) {
+		const struct invocation *si = &src->invocations[v];
+		if (si->is_child_workflow != inv->is_child_workflow)
+			continue;
+		for (size_t i = 0; i < si->n_attempts; i++) {
+			const struct attempt *s = &si->attempts[i];
+			if (str_set(a->task_execution_id) && str_set(s->task_execution_id) &&
+			    strcmp(a->task_execution_id, s->task_execution_id) == 0 &&
+			    s->scheduled_id == a->scheduled_id)
+				return s;
+			if (!by_id && s->scheduled_id == a->scheduled_id && str_set(si->name) &&
+			    str_set(inv->name) && strcmp(si->name, inv->name) == 0)
+				by_id = s;
+		}
+	}
+	return by_id;
+}
+
+/* The call a rerun re-drove (the event that names the source) already ran
+ * in the source run: its body runs again here. */
+static void find_rerun(struct finding_ctx *c, const struct invocation *inv)
+{
+	const struct work *w = c->w;
+	if (w->rerun_index == NONE32 || inv->attempts[0].event_index != w->rerun_index)
+		return;
+	const struct attempt *a = &inv->attempts[0];
+	const struct attempt *s = w->rerun_src ? source_attempt(w->rerun_src, inv, a) : NULL;
+	bool permanent = s && s->outcome == OUTCOME_FAILED && s->failure == FAILURE_PERMANENT;
+	struct finding_build *b =
+		analysis_finding_new(c, FINDING_RERUN_REEXECUTED, inv->name, a->task_execution_id, a->event_index);
+	if (b && permanent)
+		b->f.severity = SEVERITY_NOTICE;
+	const char *what = inv->is_child_workflow ? "child workflow" : "activity";
+	struct sb m, t;
+	analysis_finding_text(c, &m, &t);
+	sb_printf(&t, "re-driven by this rerun of %s from event %" PRId64 "; it already ran there",
+		  w->rerun_parent, w->rerun_event_id);
+	sb_printf(&m, "This run reruns instance %s from event %" PRId64 ", which re-drove %s %s (%s %" PRId64,
+		  w->rerun_parent, w->rerun_event_id, what, or_none(inv->name),
+		  inv->is_child_workflow ? "event" : "task_scheduled_id", a->scheduled_id);
+	if (str_set(a->task_execution_id))
+		sb_printf(&m, ", task_execution_id %s, kept from the source", a->task_execution_id);
+	sb_printf(&m, "): it already ran in the source run, ");
+	if (!w->rerun_src) {
+		sb_printf(&m,
+			  "which was not fetched (%s), so what it did there is not known here and its "
+			  "side effect may now have happened twice. ",
+			  w->rerun_src_why ? w->rerun_src_why : "source run not fetched");
+	} else if (!s) {
+		sb_printf(&m, "whose history shows no such call, so what it did there is not known and its "
+			      "side effect may now have happened twice. ");
+	} else if (s->outcome == OUTCOME_COMPLETED) {
+		sb_printf(&m, "where it completed: its side effect happened there and may now have happened "
+			      "twice. ");
+	} else if (s->outcome == OUTCOME_PENDING) {
+		sb_printf(&m, "where it has no result: what it did there is not known, and its side effect "
+			      "may now have happened twice. ");
+	} else if (permanent) {
+		sb_printf(&m, "where it failed with ");
+		sb_error(&m, s);
+		sb_printf(&m, ", a permanent-class failure: it did nothing there to repeat, unless the "
+			      "failure came after its write. ");
+	} else {
+		sb_printf(&m, "where it failed with ");
+		sb_error(&m, s);
+		sb_printf(&m, "%s: its side effect may have landed there and may now have happened twice. ",
+			  s->failure == FAILURE_AMBIGUOUS ? ", a timeout/connection-class error"
+			  : s->failure == FAILURE_SAFE    ? ", before anything reached the remote side, yet"
+							  : "");
+	}
+	sb_printf(&m,
+		  "Check the source run's side effect before trusting this one; key it on %s and make the "
+		  "write conditional on that key.",
+		  str_set(a->task_execution_id) ? "its task_execution_id (a rerun keeps it)"
+						: "a natural key from the input");
+	if (b)
+		analysis_evidence_attempt(c, b, a);
+	analysis_finding_finish(c, b, &m, &t, NULL);
 }
 
 static void find_orphans(struct finding_ctx *c)
@@ -796,5 +922,13 @@ const struct finding_rule analysis_rules[FINDING_KIND_COUNT] = {
 		.severity = SEVERITY_NOTICE,
 		.detect = find_large,
 		.explain = remedy_large,
+	},
+	{
+		/* Suspect; a notice when the source attempt failed permanently. */
+		.kind = FINDING_RERUN_REEXECUTED,
+		.id = "rerun_reexecuted",
+		.severity = SEVERITY_SUSPECT,
+		.detect = find_rerun,
+		.explain = remedy_rerun,
 	},
 };

@@ -14,8 +14,21 @@
 #include "analysis_internal.h"
 #include "classify.h"
 
+/* The re-driven event of a rerun names its source (Dapr 1.17+). */
+static void rerun_note(struct work *w, uint32_t i, const struct event *ev)
+{
+	if (w->rerun_index != NONE32 || !str_set(ev->rerun_parent_instance_id))
+		return;
+	w->rerun_index = i;
+	w->rerun_parent = ev->rerun_parent_instance_id;
+	w->rerun_event_id = ev->event_id;
+	w->rerun_kind = (uint8_t)ev->kind;
+	w->rerun_name = ev->name;
+}
+
 static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool child)
 {
+	rerun_note(w, i, ev);
 	/* The first pass counted them: the arrays are sized. */
 	assert(w->n_att < UINT32_MAX);
 	uint32_t k = (uint32_t)w->n_att++;
@@ -38,6 +51,7 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.dup_head = NONE32,
 		.slot = k,
 		.turn = w->turn,
+		.result_turn = NONE32,
 		.cause = w->turn_cause,
 	};
 	analysis_link_break(w);
@@ -53,6 +67,9 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 	analysis_link_attempt(w, k, ev);
 }
 
+static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct event *ev, bool child, bool failed,
+			bool by_order);
+
 static void add_result(struct work *w, uint32_t i, const struct event *ev, bool child, bool failed)
 {
 	uint32_t only = NONE32;
@@ -65,6 +82,10 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 			if (!w->n_child_unpaired)
 				w->first_child_unpaired = i;
 			w->n_child_unpaired++;
+			size_t u = PUSH(w, w->unp, w->n_unp, w->cap_unp);
+			if (u != NONE)
+				w->unp[u] = (struct unpaired){
+					.index = i, .gen = w->gen, .attempt = NONE32, .failed = failed};
 			return;
 		}
 		only = w->child_pend_xor;
@@ -78,8 +99,16 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 		w->n_unmatched_results++;
 		return;
 	}
-	struct work_attempt *wa = &w->wa[*v];
-	struct attempt *a = &w->att[*v];
+	pair_result(w, *v, i, ev, child, failed, only != NONE32);
+}
+
+/* Result i (ev) is attempt k's: the first one its outcome, a later one a
+ * duplicate. by_order: the row named no scheduled id. */
+static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct event *ev, bool child, bool failed,
+			bool by_order)
+{
+	struct work_attempt *wa = &w->wa[k];
+	struct attempt *a = &w->att[k];
 	a->n_results++;
 	if (a->n_results > 1) {
 		size_t d = PUSH(w, w->dups, w->n_dups, w->cap_dups);
@@ -94,11 +123,12 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 		return;
 	}
 	a->result_index = i;
+	wa->result_turn = w->turn;
 	a->completed_at = ev->timestamp;
-	a->result_by_order = only != NONE32;
+	a->result_by_order = by_order;
 	if (child) {
 		w->child_pend_n--;
-		w->child_pend_xor ^= *v;
+		w->child_pend_xor ^= k;
 	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
@@ -128,7 +158,7 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 			w->cls_cause_msg = a->cause_message;
 			w->cls_nr = a->non_retriable;
 		}
-		analysis_link_failed(w, *v);
+		analysis_link_failed(w, k);
 	} else {
 		a->outcome = OUTCOME_COMPLETED;
 		a->output = ev->output;
@@ -137,6 +167,7 @@ static void add_result(struct work *w, uint32_t i, const struct event *ev, bool 
 
 static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 {
+	rerun_note(w, i, ev);
 	assert(w->n_tim < UINT32_MAX);
 	uint32_t k = (uint32_t)w->n_tim++;
 	struct work_timer *t = &w->tim[k];
@@ -149,6 +180,7 @@ static void add_timer(struct work *w, uint32_t i, const struct event *ev)
 		.target = NONE32,
 		.fired_index = NONE32,
 		.next_fire = NONE32,
+		.unpaired = NONE32,
 	};
 	if (imap_put(&w->timers, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
@@ -393,6 +425,66 @@ static void turn_note(struct work *w, enum event_kind k)
 		w->turn_cause |= CAUSE_FAILURE;
 }
 
+/* `dapr workflow history` prints no scheduled id on a child's failure:
+ * in a fan-out of children such a row names none of the pending ones.
+ * Once the whole history is read, the children left without a result
+ * before it are its candidates: paired when there is one, or when they all
+ * have one name and there are as many such rows left as candidates, all
+ * failures (the CLI prints a child failure's type only, so which of them
+ * failed then changes nothing the report can show). A history of
+ * more than PEND_MAX pending children, or more than UNP_MAX such rows, is
+ * left as it is (each row is a pass over the attempts before it). */
+#define PEND_MAX 4096
+#define UNP_MAX 256
+static void eliminate_unpaired(struct work *w)
+{
+	if (w->n_unp > UNP_MAX) {
+		analysis_link_unpaired(w);
+		return;
+	}
+	for (size_t u = 0; u < w->n_unp && !w->oom; u++) {
+		struct unpaired *up = &w->unp[u];
+		size_t n = 0;
+		bool one_name = true;
+		const char *name = NULL;
+		uint32_t first = NONE32;
+		for (size_t k = 0; k < w->n_att; k++) {
+			const struct attempt *a = &w->att[k];
+			if (a->event_index > up->index)
+				break;
+			if (!w->wa[k].is_child || w->wa[k].gen != up->gen || a->n_results)
+				continue;
+			if (++n > PEND_MAX)
+				break;
+			if (first == NONE32)
+				first = (uint32_t)k;
+			if (name && (!w->wa[k].name || strcmp(name, w->wa[k].name) != 0))
+				one_name = false;
+			name = w->wa[k].name;
+		}
+		if (!n || n > PEND_MAX)
+			continue;
+		size_t rows_left = 0;
+		bool same_outcome = true;
+		for (size_t v = u; v < w->n_unp; v++) {
+			if (w->unp[v].gen != up->gen || w->unp[v].attempt != NONE32)
+				continue;
+			rows_left++;
+			same_outcome &= w->unp[v].failed == up->failed;
+		}
+		if (n != 1 && !(one_name && same_outcome && str_set(name) && rows_left == n))
+			continue;
+		struct event ev;
+		event_log_get(w->log, up->index, &ev);
+		pair_result(w, first, up->index, &ev, true, up->failed, true);
+		up->attempt = first;
+		w->att[first].result_by_elimination = true;
+		w->n_child_unpaired--;
+		w->n_child_eliminated++;
+	}
+	analysis_link_unpaired(w);
+}
+
 void analysis_scan_events(struct work *w)
 {
 	size_t n = w->n_events;
@@ -507,4 +599,6 @@ void analysis_scan_events(struct work *w)
 			break;
 		}
 	}
+	if (w->n_unp && !w->oom)
+		eliminate_unpaired(w);
 }

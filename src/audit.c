@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
 #include "version.h"
 
 void audit_request_init(struct audit_request *rq)
@@ -54,25 +55,24 @@ int audit_execute(const struct audit_request *rq, struct err *e)
 	return rq->run(rq, e);
 }
 
-FILE *audit_open_output(const struct audit_request *rq, struct err *e)
+FILE *audit_open_output(const struct audit_request *rq, struct file_out *fo, struct err *e)
 {
-	if (!rq->output)
-		return stdout;
-	FILE *out = fopen(rq->output, "w");
-	if (!out)
-		err_set(e, ERR_USAGE, "cannot write %s: %s", rq->output, strerror(errno));
-	return out;
+	if (!rq->output) {
+		file_out_stdout(fo);
+		return fo->f;
+	}
+	if (file_out_open(fo, rq->output, e) < 0)
+		return NULL;
+	return fo->f;
 }
 
-int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t n_findings, size_t n_suspect,
-		       struct err *e)
+int audit_close_output(const struct audit_request *rq, struct file_out *fo, int rc, size_t n_findings,
+		       size_t n_suspect, struct err *e)
 {
-	if (fflush(out) != 0 && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
-	if (ferror(out) && rc == 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the report");
-	if (out != stdout)
-		fclose(out);
+	if (rc < 0)
+		file_out_abandon(fo);
+	else if (file_out_commit(fo, e) < 0)
+		rc = -1;
 	if (rc < 0)
 		return -1;
 	if (rq->fail_on == FAIL_ON_NEVER)
@@ -81,30 +81,29 @@ int audit_close_output(const struct audit_request *rq, FILE *out, int rc, size_t
 	return over > 0 ? ERR_FINDINGS : 0;
 }
 
-int audit_close_plain(FILE *out, struct err *e)
+int audit_close_plain(struct file_out *fo, int rc, struct err *e)
 {
-	int rc = 0;
-	if (fflush(out) != 0)
-		rc = err_set(e, ERR_USAGE, "cannot write the output: %s", strerror(errno));
-	if (out != stdout)
-		fclose(out);
-	return rc;
+	if (rc < 0) {
+		file_out_abandon(fo);
+		return -1;
+	}
+	return file_out_commit(fo, e);
 }
 
 /* The report rendered whole, then shown through the pager when it is
  * taller than the screen (git's way: the verdict's first screen stays
  * where the reader starts), else written as it is. */
-static int emit_paged(const struct audit_request *rq, struct report *r, const struct render_options *ro,
-		      struct err *e)
+static int emit_paged(const struct audit_request *rq, struct file_out *fo, struct report *r,
+		      const struct render_options *ro, struct err *e)
 {
 	char *data = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&data, &len);
 	if (!mem)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc = render_report(mem, rq->format, r, ro, e);
 	if (fclose(mem) != 0 && rc == 0)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(e);
 	if (rc == 0) {
 		size_t lines = 0;
 		for (size_t i = 0; i < len; i++)
@@ -115,13 +114,14 @@ static int emit_paged(const struct audit_request *rq, struct report *r, const st
 			rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
 	}
 	free(data);
-	return audit_close_output(rq, stdout, rc, r->n_findings, r->n_suspect, e);
+	return audit_close_output(rq, fo, rc, r->n_findings, r->n_suspect, e);
 }
 
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
 	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
@@ -132,7 +132,7 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 				    .threads = rq->threads,
 				    .local_time = rq->local_time};
 	if (rq->pager && out == stdout)
-		return emit_paged(rq, r, &ro, e);
+		return emit_paged(rq, &fo, r, &ro, e);
 	int rc = render_report(out, rq->format, r, &ro, e);
-	return audit_close_output(rq, out, rc, r->n_findings, r->n_suspect, e);
+	return audit_close_output(rq, &fo, rc, r->n_findings, r->n_suspect, e);
 }

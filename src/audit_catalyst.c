@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "console_link.h"
+#include "audit_save.h"
 
 /* Child workflows of child workflows are followed this deep. */
 #define MAX_CHILD_DEPTH 4
@@ -26,6 +28,67 @@ static void fail_run(struct report_run *rr, const struct err *e, const struct ca
 		if (*rf->instruction)
 			rr->refusal_instruction = strdup(rf->instruction);
 	}
+}
+
+/* The run a rerun was made from, fetched to tell what the re-driven call
+ * did there (doc/PRODUCT.md, rerun_reexecuted). */
+struct rerun_source {
+	struct event_log *log;
+	struct analysis *analysis;
+	char why[256];
+};
+
+static void rerun_source_free(struct rerun_source *s)
+{
+	analysis_free(s->analysis);
+	event_log_free(s->log);
+	memset(s, 0, sizeof *s);
+}
+
+/* A rerun runs in the project and app of its source (the runtime copies
+ * the source's history into a new instance beside it): fetched there, its
+ * link shown beside the run's. Whatever goes wrong is a note on the run
+ * and the finding stays a suspect: the audit of the rerun never fails for
+ * it. */
+static void rerun_source_fetch(struct audit_ctx *x, struct report_run *rr, struct analysis_pending *scanned,
+			       const struct analysis_options *ao, struct rerun_source *s)
+{
+	const char *parent = analysis_pending_rerun_parent(scanned);
+	if (!parent || !*parent)
+		return;
+	rr->rerun_of = strdup(parent);
+	struct err e;
+	err_clear(&e);
+	struct catalyst_refusal rf;
+	memset(&rf, 0, sizeof rf);
+	struct catalyst_run run;
+	if (catalyst_get_run(x->c, &x->project, rr->app_id, parent, &run, &rf, &e) < 0) {
+		snprintf(s->why, sizeof s->why, "app %s of this project: %s", rr->app_id, e.msg);
+		event_log_free(run.log);
+		goto out;
+	}
+	s->log = run.log;
+	struct analysis_options so = *ao;
+	so.sharing_source = NULL;
+	so.sharing = SHARING_UNKNOWN;
+	s->analysis = analysis_run(s->log, &so, &e);
+	if (!s->analysis) {
+		snprintf(s->why, sizeof s->why, "its history could not be analysed: %s", e.msg);
+		goto out;
+	}
+	struct err le;
+	err_clear(&le);
+	rr->rerun_of_link = console_link_run(x->rq->console, &x->project, rr->app_id, parent, &le);
+	if (!rr->rerun_of_link)
+		rr->rerun_of_note = strdup(le.msg);
+out:
+	if (*s->why) {
+		size_t n = strlen(s->why) + 32;
+		rr->rerun_of_note = malloc(n);
+		if (rr->rerun_of_note)
+			snprintf(rr->rerun_of_note, n, "source run not fetched: %s", s->why);
+	}
+	analysis_pending_rerun_source(scanned, s->analysis, *s->why ? s->why : NULL);
 }
 
 void audit_one_run(struct audit_ctx *x, struct report_run *rr)
@@ -46,7 +109,9 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 		return;
 	}
 	struct catalyst_run run;
-	int fetched = catalyst_get_run(x->c, &x->project, rr->app_id, rr->run_id, &run, &rf, &e);
+	json_t *doc = NULL;
+	int fetched = catalyst_get_run_doc(x->c, &x->project, rr->app_id, rr->run_id, &run,
+					   x->save_fd >= 0 ? &doc : NULL, &rf, &e);
 	audit_probe_join(x);
 	if (fetched < 0 && e.detail == ERR_DETAIL_REFUSAL)
 		audit_sharing_from_refusal(x, &rf);
@@ -60,13 +125,24 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	char source[sizeof x->sharing_source];
 	audit_sharing_get(x, &ao.sharing, source, sizeof source);
 	ao.sharing_source = ao.sharing != SHARING_UNKNOWN ? source : NULL;
+	if (doc) {
+		/* The answer as analysed, with the level it was read at. */
+		struct err se;
+		err_clear(&se);
+		if (audit_save_history(x->save_fd, rr->app_id, rr->run_id, doc, ao.sharing, &x->project, &se) < 0)
+			audit_warnf(x->rq, "--save-histories: run %s: %s", rr->run_id, se.msg);
+		json_decref(doc);
+	}
 	/* The renderers read the analysis and the log's run info, never its
 	 * events: holding 500 histories until the report is written would make
 	 * memory grow with the number of runs. They go between the analysis'
 	 * scan and its findings. */
 	struct analysis_pending *scanned = analysis_scan(run.log, &ao, &e);
 	event_log_drop_events(run.log);
+	struct rerun_source src = {0};
+	rerun_source_fetch(x, rr, scanned, &ao, &src);
 	rr->analysis = analysis_finish(scanned, &e);
+	rerun_source_free(&src);
 	rr->log = run.log;
 	if (!rr->analysis)
 		fail_run(rr, &e, NULL);
@@ -169,7 +245,7 @@ static int add_children(struct audit_ctx *x, size_t from, size_t to, size_t *bud
 				free(parent);
 				free(app);
 				free(id);
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			}
 			cr->app_id = app;
 			cr->run_id = id;

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit_catalyst.h"
+#include "audit_save.h"
 
 void audit_ctx_init(struct audit_ctx *x, const struct audit_request *rq, struct report *r)
 {
@@ -19,6 +21,7 @@ void audit_ctx_init(struct audit_ctx *x, const struct audit_request *rq, struct 
 	x->rank = RANK_NONE;
 	x->seen = json_object();
 	x->sharing = SHARING_UNKNOWN;
+	x->save_fd = -1;
 	if (rq->sharing != SHARING_UNKNOWN) {
 		x->sharing = rq->sharing;
 		x->rank = RANK_ASSERTED;
@@ -37,12 +40,17 @@ void audit_ctx_finish(struct audit_ctx *x)
 	free(x->unresolved);
 	free(x->project_said);
 	free(x->said_note);
+	if (x->save_fd >= 0)
+		close(x->save_fd);
 	pthread_mutex_destroy(&x->lock);
 }
 
 int audit_ctx_connect(struct audit_ctx *x, struct err *e)
 {
-	x->session = session_open(x->rq, SESSION_CATALYST, e);
+	if (x->rq->save_histories && x->save_fd < 0 &&
+	    audit_save_open_dir(x->rq->save_histories, &x->save_fd, e) < 0)
+		return -1;
+	x->session = audit_session_open(x->rq, SESSION_CATALYST, e);
 	x->c = session_catalyst(x->session);
 	return x->session ? 0 : -1;
 }
@@ -157,5 +165,5 @@ int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, 
 	char *key = catalyst_run_key(app_id, run_id);
 	int rc = key && x->seen ? json_object_set_new(x->seen, key, json_true()) : -1;
 	free(key);
-	return rc < 0 ? err_set(e, ERR_INTERNAL, "out of memory") : 0;
+	return rc < 0 ? err_oom(e) : 0;
 }

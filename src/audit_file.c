@@ -3,7 +3,9 @@
  * analysis and hands one report run to the shared renderer tail. */
 #include "audit.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,24 +81,16 @@ static void file_project(const struct audit_request *rq, const struct event_run_
 		project_ref_from_options(ri->project, NULL, p, NULL); /* not empty: cannot fail */
 }
 
-int audit_file(const struct audit_request *rq, struct err *e)
+/* One saved history as the next report run. */
+static int file_one(const struct audit_request *rq, struct report *r, const char *path, struct err *e)
 {
-	const char *path = rq->args[0];
-	struct report r;
-	report_init(&r);
-	int rc = -1;
 	int fd = -1;
-
-	if (!path)
-		return err_set(e, ERR_USAGE, "usage: catalyst-audit [OPTIONS] file PATH|-");
 	const char *display = strcmp(path, "-") == 0 ? "standard input" : path;
-	struct report_run *run = report_add_run(&r);
-	if (!run) {
-		err_set(e, ERR_INTERNAL, "out of memory");
-		goto out;
-	}
+	struct report_run *run = report_add_run(r);
+	if (!run)
+		return err_oom(e);
 	if (input_open(path, &fd, e) < 0)
-		goto out;
+		return -1;
 	run->log = event_log_parse_fd(fd, &(struct event_parse_options){.threads = rq->threads}, e);
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -104,7 +98,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 		if (e && e->code == ERR_NONE)
 			err_set(e, ERR_INPUT, "not a workflow history");
 		err_prefix(e, "%s", display);
-		goto out;
+		return -1;
 	}
 	trace_unknowns(run->log);
 
@@ -123,25 +117,113 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	run->analysis = analysis_finish(scanned, e);
 	if (!run->analysis) {
 		err_prefix(e, "%s", display);
-		goto out;
+		return -1;
 	}
 
 	const struct event_run_info *ri = event_log_run_info(run->log);
-	/* The file's own word on its app wins; --app-id names one it lacks. */
-	if (rq->file_app && ri && ri->app_id && strcmp(ri->app_id, rq->file_app) != 0)
-		audit_warnf(rq, "%s names app %s: --app-id %s is not used", display, ri->app_id, rq->file_app);
-	run->app_id = dup_or_null(ri && ri->app_id ? ri->app_id : rq->file_app);
-	run->run_id = dup_or_null(ri && ri->instance_id ? ri->instance_id : run->analysis->instance_id);
+	/* --app-id and --run-id name the run of a history that does not say
+	 * it (or says it wrong): the user's word over the file's. */
+	run->app_id = dup_or_null(rq->file_app_id ? rq->file_app_id : ri ? ri->app_id : NULL);
+	run->run_id = dup_or_null(rq->file_run_id         ? rq->file_run_id
+				  : ri && ri->instance_id ? ri->instance_id
+							  : run->analysis->instance_id);
 	if (asprintf(&run->source, "file %s", strcmp(path, "-") == 0 ? "- (standard input)" : path) < 0) {
 		run->source = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
-		goto out;
+		return err_oom(e);
 	}
 	struct project_ref project;
 	file_project(rq, ri, &project);
-	if (link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, e) < 0)
-		goto out;
+	return link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, e);
+}
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder's *.json files (what --save-histories writes), in name order:
+ * a malloc'd array of malloc'd paths in *out. Names starting with '.' (a
+ * write under way) are not histories. */
+static long folder_files(const char *dir, char ***out, struct err *e)
+{
+	*out = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(e, ERR_INPUT, "cannot read %s: %s", dir, strerror(errno));
+	size_t n = 0, cap = 0;
+	char **v = NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **nv = realloc(v, cap * sizeof *nv);
+			if (!nv)
+				goto oom;
+			v = nv;
+		}
+		if (asprintf(&v[n], "%s/%s", dir, de->d_name) < 0)
+			goto oom;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof *v, by_name);
+	*out = v;
+	return (long)n;
+oom:
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return err_oom(e);
+}
+
+int audit_file(const struct audit_request *rq, struct err *e)
+{
+	const char *const *paths = rq->files;
+	size_t n_paths = rq->n_files;
+	if (!paths || !n_paths) {
+		paths = rq->args;
+		n_paths = rq->args[0] ? 1 : 0;
+	}
+	if (!n_paths)
+		return err_set(e, ERR_USAGE, "usage: catalyst-audit [OPTIONS] file PATH...|-");
+	struct report r;
+	report_init(&r);
+	int rc = -1;
+	for (size_t i = 0; i < n_paths; i++) {
+		struct stat st;
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			char **files;
+			long n = folder_files(paths[i], &files, e);
+			if (n < 0)
+				goto out;
+			if (n == 0 || !files) {
+				err_set(e, ERR_INPUT, "%s: no *.json history in this folder", paths[i]);
+				goto out;
+			}
+			int bad = 0;
+			for (long k = 0; k < n; k++) {
+				if (!bad && file_one(rq, &r, files[k], e) < 0)
+					bad = -1;
+				free(files[k]);
+			}
+			free(files);
+			if (bad < 0)
+				goto out;
+			continue;
+		}
+		if (file_one(rq, &r, paths[i], e) < 0)
+			goto out;
+	}
+	if ((rq->file_app_id || rq->file_run_id) && r.n_runs > 1) {
+		err_set(e, ERR_USAGE, "--app-id and --run-id name the run of one history; %zu were given",
+			r.n_runs);
+		goto out;
+	}
 	rc = audit_emit_report(rq, &r, e);
 out:
 	report_finish(&r);

@@ -16,7 +16,7 @@ static int keep_project(struct report_run *rr, enum project_form form, const cha
 {
 	rr->project_form = form;
 	rr->project = strdup(value);
-	return rr->project ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	return rr->project ? 0 : err_oom(e);
 }
 
 static int link_from_file(struct report_run *rr, const char *console, const struct project_ref *p, struct err *e)
@@ -30,7 +30,7 @@ static int link_from_file(struct report_run *rr, const char *console, const stru
 		if (keep_project(rr, PROJECT_NONE, p->value, e) < 0)
 			return -1;
 		rr->link_note = strdup(project_ref_note(p));
-		return rr->link_note ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+		return rr->link_note ? 0 : err_oom(e);
 	}
 	if (!rr->app_id)
 		rr->link_note = strdup("the file does not name the app id");
@@ -41,7 +41,7 @@ static int link_from_file(struct report_run *rr, const char *console, const stru
 	if (rr->link_note)
 		return 0;
 	if (!rr->app_id || !rr->run_id || rr->project_form == PROJECT_NONE)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	struct err le;
 	err_clear(&le);
 	rr->console_link = console_link_run(console, p, rr->app_id, rr->run_id, &le);
@@ -138,7 +138,7 @@ static int print_link(const struct audit_ctx *x, FILE *out, const char *app, con
 					"checked", !rq->no_check);
 		if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) < 0) {
 			json_decref(doc);
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		}
 		fputc('\n', out);
 		json_decref(doc);
@@ -164,7 +164,6 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	audit_ctx_init(&x, rq, NULL);
 	int rc = -1;
 	char *link = NULL, *found_app = NULL;
-	FILE *out = NULL;
 	const char *app = rq->args[0], *run_id = rq->args[1];
 	/* Checked before any traffic: a bad --console is a usage error. */
 	struct project_ref none = {PROJECT_NONE, NULL, false, false};
@@ -189,14 +188,11 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	err_clear(&le);
 	link = console_link_run(rq->console, &x.project, app, run_id, &le);
 	const char *note = link ? (x.unresolved ? x.unresolved : x.said_note) : le.msg;
-	if (!(out = audit_open_output(rq, e)))
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
+	if (!out)
 		goto out;
-	if (print_link(&x, out, app, run_id, link, note, e) < 0) {
-		if (out != stdout)
-			fclose(out);
-		goto out;
-	}
-	rc = audit_close_plain(out, e);
+	rc = audit_close_plain(&fo, print_link(&x, out, app, run_id, link, note, e), e);
 	if (rc == 0 && rq->web)
 		audit_open_web(rq, link, note);
 out:

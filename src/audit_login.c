@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_catalyst.h"
 #include "oauth.h"
 #include "version.h"
 
@@ -60,6 +61,28 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 		 c->client_id ? c->client_id : "CLIENT_ID", default_path ? "" : " --redirect-path ",
 		 default_path ? "" : rq->redirect_path);
 	c->hint = hint_buf;
+}
+
+struct session *audit_session_open(const struct audit_request *rq, enum session_kind kind, struct err *e)
+{
+	struct oauth_config c;
+	char hint[1024];
+	oauth_config_from_request(&c, rq, hint, sizeof hint);
+	struct session_options o = {
+		.server = rq->server,
+		.stdio_cmd = rq->stdio_cmd,
+		.cacert = rq->cacert,
+		.timeout_ms = (rq->timeout_s > 0 ? rq->timeout_s : 60) * 1000L,
+		/* As many handles as runs fetched at once. */
+		.max_parallel = kind == SESSION_CATALYST && rq->jobs > 0 ? rq->jobs : 8,
+		.pass_stderr = rq->verbose,
+		.oauth = &c,
+		.progress = rq->progress,
+		.progress_ctx = rq->msg_ctx,
+	};
+	if (!rq->stdio_cmd)
+		audit_no_core_dumps();
+	return session_open(&o, kind, e);
 }
 
 int audit_login(const struct audit_request *rq, struct err *e)

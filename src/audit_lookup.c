@@ -44,7 +44,7 @@ static int add_places(struct run_places *p, const struct catalyst_run_list *l, s
 			continue;
 		}
 		if (!(p->apps[p->n] = strdup(app)))
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		p->n++;
 	}
 	return 0;

@@ -42,7 +42,7 @@ int audit_run(const struct audit_request *rq, struct err *e)
 
 	struct report_run *rr = report_add_run(&r);
 	if (!rr) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	rr->app_id = strdup(app);

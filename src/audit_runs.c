@@ -140,7 +140,7 @@ static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, str
 		const struct catalyst_run_item *it = &l->items[i];
 		struct report_run *rr = report_add_run(x->r);
 		if (!rr) {
-			rc = err_set(e, ERR_INTERNAL, "out of memory");
+			rc = err_oom(e);
 			break;
 		}
 		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
@@ -212,7 +212,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		goto out;
 	x.stream = audit_stream_new(rq);
 	if (!x.seen) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (audit_ctx_connect(&x, e) < 0 || audit_probe_whoami(&x, e) < 0)

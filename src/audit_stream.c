@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "render.h"
 
 /* ---- the JSON report, run by run ------------------------------------------
  *
@@ -44,11 +45,13 @@ struct audit_stream {
 	 * before it are audited (report order, so the output is the same
 	 * whatever order the workers finish in). */
 	FILE *out;
+	struct file_out fo; /* what out is: --output's file, or stdout */
 	size_t next_out;
 };
 
 /* Streams when the report is JSON and a temporary file can be had;
- * otherwise the report is held whole, as before. */
+ * otherwise the report is held whole and rendered once every run is in
+ * (text and Markdown open with the verdict over all runs). */
 struct audit_stream *audit_stream_new(const struct audit_request *rq)
 {
 	if (rq->format != FORMAT_JSON && rq->format != FORMAT_JSONL)
@@ -62,7 +65,7 @@ struct audit_stream *audit_stream_new(const struct audit_request *rq)
 		 * error to audit_emit_report. */
 		struct err e;
 		err_clear(&e);
-		st->out = audit_open_output(rq, &e);
+		st->out = audit_open_output(rq, &st->fo, &e);
 		if (!st->out) {
 			free(st);
 			return NULL;
@@ -90,8 +93,8 @@ void audit_stream_free(struct audit_stream *st)
 		free(st->st[i].line);
 	}
 	free(st->st);
-	if (st->out && st->out != stdout)
-		fclose(st->out); /* never finished: the report stopped before its end */
+	if (st->out)
+		file_out_abandon(&st->fo); /* never finished: the report stopped before its end */
 	if (st->runs)
 		fclose(st->runs);
 	pthread_mutex_destroy(&st->lock);
@@ -106,7 +109,7 @@ static int reserve(struct audit_stream *st, size_t n, struct err *e)
 	size_t cap = st->cap * 2 > n ? st->cap * 2 : n;
 	struct stream_run *more = realloc(st->st, cap * sizeof *more);
 	if (!more)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	memset(more + st->cap, 0, (cap - st->cap) * sizeof *more);
 	st->st = more;
 	st->cap = cap;
@@ -136,7 +139,7 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc;
 	if (st->out) {
 		rc = render_jsonl_run(m, rr, e);
@@ -151,7 +154,7 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		}
 	}
 	if (fclose(m) != 0 && rc == 0)
-		rc = err_set(e, ERR_INTERNAL, "out of memory");
+		rc = err_oom(e);
 	if (rc < 0) {
 		free(text);
 		return -1;
@@ -194,13 +197,13 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	if (an && an->n_child_instances) {
 		sr->children = calloc(an->n_child_instances, sizeof *sr->children);
 		if (!sr->children)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		for (size_t c = 0; c < an->n_child_instances; c++) {
 			const char *id = an->child_instances[c];
 			if (!id)
 				continue;
 			if (!(sr->children[sr->n_children] = strdup(id)))
-				return err_set(e, ERR_INTERNAL, "out of memory");
+				return err_oom(e);
 			sr->n_children++;
 		}
 	}
@@ -211,8 +214,16 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	rr->log = NULL;
 	/* Rendered: only the ids stay (the report's order, the children to
 	 * follow, the duplicate check), so a long listing keeps little per run. */
-	char **done[] = {&rr->console_link, &rr->link_note,          &rr->source, &rr->project, &rr->failure,
-			 &rr->refusal_kind, &rr->refusal_instruction};
+	char **done[] = {&rr->console_link,
+			 &rr->link_note,
+			 &rr->source,
+			 &rr->project,
+			 &rr->failure,
+			 &rr->refusal_kind,
+			 &rr->refusal_instruction,
+			 &rr->rerun_of,
+			 &rr->rerun_of_link,
+			 &rr->rerun_of_note};
 	for (size_t k = 0; k < sizeof done / sizeof *done; k++) {
 		free(*done[k]);
 		*done[k] = NULL;
@@ -287,9 +298,10 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		totals.n_notes = x->r->n_notes;
 		if (rc == 0)
 			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
-		return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+		return audit_close_output(rq, &st->fo, rc, st->totals.n_findings, st->totals.n_suspect, e);
 	}
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
 	struct render_options ro = {.width = 80, .threads = rq->threads};
@@ -314,5 +326,5 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		else
 			rc = render_json_end(rs, &totals, e);
 	}
-	return audit_close_output(rq, out, rc, st->totals.n_findings, st->totals.n_suspect, e);
+	return audit_close_output(rq, &fo, rc, st->totals.n_findings, st->totals.n_suspect, e);
 }

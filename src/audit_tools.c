@@ -7,17 +7,16 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_catalyst.h"
 #include "render_info.h"
-#include "session.h"
 
 int audit_tools(const struct audit_request *rq, struct err *e)
 {
 	int rc = -1;
-	FILE *out = stdout;
 	json_t *tools = NULL;
 	if (rq->progress)
 		rq->progress("connecting", rq->msg_ctx);
-	struct session *s = session_open(rq, SESSION_MCP, e);
+	struct session *s = audit_session_open(rq, SESSION_MCP, e);
 	if (!s)
 		goto out;
 	if (rq->progress)
@@ -27,10 +26,10 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 		rq->progress("", rq->msg_ctx);
 	if (!tools)
 		goto out;
-	if (!(out = audit_open_output(rq, e))) {
-		out = stdout;
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
+	if (!out)
 		goto out;
-	}
 	/* Without --format this lists for a person, even into a pipe; the CLI
 	 * refuses a format tools does not write. */
 	bool json = rq->format == FORMAT_JSON;
@@ -39,18 +38,10 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 		.protocol_version = mcp_protocol_version(session_mcp(s)),
 		.tools = tools,
 	};
-	if (render_tools(out, json ? FORMAT_JSON : FORMAT_TEXT, &info, e) < 0)
-		goto out;
-	if (fflush(out) != 0) {
-		err_set(e, ERR_USAGE, "cannot write the tool list: %s", strerror(errno));
-		goto out;
-	}
-	rc = 0;
+	rc = audit_close_plain(&fo, render_tools(out, json ? FORMAT_JSON : FORMAT_TEXT, &info, e), e);
 out:
 	if (rc < 0 && rq->progress)
 		rq->progress("", rq->msg_ctx);
-	if (out != stdout)
-		fclose(out);
 	json_decref(tools);
 	session_close(s);
 	return rc;

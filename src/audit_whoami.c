@@ -51,15 +51,11 @@ int audit_whoami(const struct audit_request *rq, struct err *e)
 							"keys it sees, or pass --data-sharing"
 						      : x.sharing_source,
 	};
-	FILE *out = audit_open_output(rq, e);
+	struct file_out fo;
+	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		goto out;
-	if (render_whoami(out, rq->format, &w, e) < 0) {
-		struct err ignored;
-		audit_close_plain(out, &ignored);
-		goto out;
-	}
-	rc = audit_close_plain(out, e);
+	rc = audit_close_plain(&fo, render_whoami(out, rq->format, &w, e), e);
 out:
 	catalyst_identity_finish(&id);
 	catalyst_projects_finish(&projects);

@@ -1,4 +1,5 @@
-/* --web: $BROWSER run with fork/exec, no shell between it and the link. */
+/* $BROWSER, then xdg-open, run with fork/exec: no shell between them and
+ * the address, and nothing of ours handed over. */
 
 #include "browser.h"
 
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,17 +16,20 @@
 #define MAX_COMMANDS 8
 #define MAX_WORDS 32
 
+extern char **environ;
+
 struct command {
 	char *argv[MAX_WORDS + 2];
 };
 
 /* Splits a copy of $BROWSER (held by *text, freed by the caller) into
- * commands; returns how many. */
+ * commands, then xdg-open; returns how many. */
 static size_t parse_browser(char *text, const char *url, struct command *cmds)
 {
 	size_t n = 0;
 	char *save_cmd = NULL;
-	for (char *c = strtok_r(text, ":", &save_cmd); c && n < MAX_COMMANDS; c = strtok_r(NULL, ":", &save_cmd)) {
+	for (char *c = text ? strtok_r(text, ":", &save_cmd) : NULL; c && n < MAX_COMMANDS - 1;
+	     c = strtok_r(NULL, ":", &save_cmd)) {
 		struct command *cmd = &cmds[n];
 		size_t w = 0;
 		bool placed = false;
@@ -45,7 +50,39 @@ static size_t parse_browser(char *text, const char *url, struct command *cmds)
 		cmd->argv[w] = NULL;
 		n++;
 	}
-	return n;
+	cmds[n] = (struct command){{"xdg-open", (char *)url, NULL}};
+	return n + 1;
+}
+
+/* Our environment without CATALYST_*: the pointers only (the strings stay
+ * environ's), made before fork since the child may not allocate. */
+static char **browser_environment(void)
+{
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	char **env = calloc(n + 1, sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "CATALYST_", 9) != 0)
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
+/* In the child, before exec: every descriptor from 3 up closed on exec,
+ * whoever opened it without O_CLOEXEC (libcurl's sockets are). max_fd is
+ * the descriptor limit, read before fork, for kernels without close_range. */
+static void close_on_exec_from_3(long max_fd)
+{
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+#endif
+	for (long fd = 3; fd < max_fd; fd++)
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 }
 
 static void sleep_ms(long ms)
@@ -55,80 +92,92 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Waits up to wait_ms for the opener: 0 when it is still running or ended
+ * well, else -1 with e set. */
+static int judge(pid_t pid, long wait_ms, struct err *e)
+{
+	int status = 0;
+	pid_t done = 0;
+	for (long waited = 0; waited <= wait_ms; waited += 50) {
+		done = waitpid(pid, &status, WNOHANG);
+		if (done != 0 || wait_ms == 0)
+			break;
+		sleep_ms(50);
+	}
+	if (done == pid && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		return err_set(e, ERR_USAGE, "the browser exited with status %d", WEXITSTATUS(status));
+	if (done == pid && WIFSIGNALED(status))
+		return err_set(e, ERR_USAGE, "the browser was killed by signal %d", WTERMSIG(status));
+	return 0;
+}
+
 int browser_open(const char *browser, const char *url, long wait_ms, struct err *e)
 {
-	if (!browser || !*browser)
-		return err_set(e, ERR_USAGE, "$BROWSER is not set");
-	char *text = strdup(browser);
-	if (!text)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+	char *text = browser && *browser ? strdup(browser) : NULL;
+	char **env = browser_environment();
 	struct command cmds[MAX_COMMANDS];
-	size_t n = parse_browser(text, url, cmds);
-	int rc = -1;
-	int fds[2] = {-1, -1};
-	if (n == 0) {
-		err_set(e, ERR_USAGE, "$BROWSER names no command");
+	int rc = -1, fds[2] = {-1, -1}, null = -1;
+	if ((browser && *browser && !text) || !env) {
+		err_oom(e);
 		goto out;
 	}
+	size_t n = parse_browser(text, url, cmds);
+	struct rlimit lim = {1024, 1024};
+	getrlimit(RLIMIT_NOFILE, &lim);
+	long max_fd = lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536 ? 65536 : (long)lim.rlim_cur;
 	/* The child reports a failed exec through a pipe that a successful
 	 * one closes: EOF means the browser is running. */
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		err_set(e, ERR_USAGE, "cannot start $BROWSER: %s", strerror(errno));
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || pipe2(fds, O_CLOEXEC) < 0) {
+		err_set(e, ERR_USAGE, "cannot start a browser: %s", strerror(errno));
 		goto out;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
-		err_set(e, ERR_USAGE, "cannot start $BROWSER: %s", strerror(errno));
+		err_set(e, ERR_USAGE, "cannot start a browser: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
+		/* Only async-signal-safe calls until exec. */
+		dup2(null, STDIN_FILENO);
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-		int first_errno = 0;
-		for (size_t i = 0; i < n; i++) {
+		close_on_exec_from_3(max_fd);
+		environ = env; /* execvp searches the PATH kept in it */
+		int err[MAX_COMMANDS] = {0};
+		size_t i;
+		for (i = 0; i < n; i++) {
 			execvp(cmds[i].argv[0], cmds[i].argv);
-			if (!first_errno)
-				first_errno = errno;
+			err[i] = errno;
 		}
-		ssize_t unused = write(fds[1], &first_errno, sizeof first_errno);
+		ssize_t unused = write(fds[1], err, sizeof err);
 		(void)unused;
 		_exit(127);
 	}
 	close(fds[1]);
 	fds[1] = -1;
-	int child_errno = 0;
+	int child_err[MAX_COMMANDS] = {0};
 	ssize_t got;
-	while ((got = read(fds[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
+	while ((got = read(fds[0], child_err, sizeof child_err)) < 0 && errno == EINTR)
 		;
 	if (got > 0) {
 		waitpid(pid, NULL, 0);
-		err_set(e, ERR_USAGE, "cannot run $BROWSER (%s): %s", cmds[0].argv[0], strerror(child_errno));
+		if (n == 1)
+			err_set(e, ERR_USAGE, "no browser to open it with: $BROWSER is not set and xdg-open: %s",
+				strerror(child_err[0]));
+		else
+			err_set(e, ERR_USAGE, "cannot run $BROWSER (%s: %s), nor xdg-open (%s)", cmds[0].argv[0],
+				strerror(child_err[0]), strerror(child_err[n - 1]));
 		goto out;
 	}
-	int status = 0;
-	pid_t done = 0;
-	for (long waited = 0; waited <= wait_ms; waited += 50) {
-		done = waitpid(pid, &status, WNOHANG);
-		if (done != 0)
-			break;
-		sleep_ms(50);
-	}
-	if (done == pid && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		err_set(e, ERR_USAGE, "$BROWSER (%s) exited with status %d", cmds[0].argv[0], WEXITSTATUS(status));
-		goto out;
-	}
-	if (done == pid && WIFSIGNALED(status)) {
-		err_set(e, ERR_USAGE, "$BROWSER (%s) was killed by signal %d", cmds[0].argv[0], WTERMSIG(status));
-		goto out;
-	}
-	rc = 0;
+	rc = judge(pid, wait_ms, e);
 out:
+	if (null >= 0)
+		close(null);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (fds[1] >= 0)
 		close(fds[1]);
+	free(env);
 	free(text);
 	return rc;
 }

@@ -54,7 +54,7 @@ static int reserve(struct buf *b, size_t extra, struct err *e)
 		cap = cap > ((size_t)-1) / 2 ? need : cap * 2;
 	char *p = realloc(b->data, cap);
 	if (!p)
-		return err_set(e, ERR_INTERNAL, "out of memory (%zu bytes)", cap);
+		return err_oom(e);
 	b->data = p;
 	b->cap = cap;
 	return 0;

@@ -65,7 +65,7 @@ int catalyst_load_tools(struct catalyst *c, struct err *e)
 		struct catalyst_binding *nb = realloc(c->bindings, (c->n_bindings + 1) * sizeof *nb);
 		if (!nb) {
 			json_decref(tools);
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		}
 		c->bindings = nb;
 		catalyst_binding_init(&c->bindings[c->n_bindings++], name, json_object_get(t, "inputSchema"));
@@ -324,7 +324,7 @@ int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, s
 		const char *id = catalyst_find_string(item, k_run_id, 1, num);
 		struct catalyst_run_item *ni = realloc(out->items, (out->n + 1) * sizeof *ni);
 		if (!ni)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		out->items = ni;
 		struct catalyst_run_item *it = &out->items[out->n++];
 		memset(it, 0, sizeof *it);
@@ -488,7 +488,7 @@ static int advance(struct catalyst_run_list *l, struct err *e)
 		err_set_final(e, ERR_PROTOCOL, "%s: the cursors came to over %d MiB (page %zu)",
 			      CATALYST_TOOL_LIST_RUNS, CATALYST_MAX_CURSOR_MIB, l->pages);
 	} else if (json_object_set_new(w->cursors, next, json_true()) < 0) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 	} else {
 		free(w->cursor);
 		w->cursor = next;
@@ -613,7 +613,7 @@ static void take_page(struct catalyst_run_list *l)
 		if (!key || !w->seen || json_object_set_new(w->seen, key, json_true()) < 0) {
 			free(key);
 			w->failed = true;
-			err_set(&w->err, ERR_INTERNAL, "out of memory");
+			err_oom(&w->err);
 			break;
 		}
 		free(key);
@@ -637,7 +637,7 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 	struct catalyst_run_walk *w = l->walk;
 	clear_items(l);
 	if (!w)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	if (w->failed) {
 		*e = w->err;
 		return -1;
@@ -653,7 +653,7 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 		w->cursors = json_object();
 		w->seen = w->f.seen ? json_incref(w->f.seen) : json_object();
 		if (!w->cursors || !w->seen)
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 	} else {
 		int more = advance(l, e);
 		if (more <= 0) {
@@ -689,7 +689,16 @@ static int get_run(struct catalyst *c, const struct project_ref *project, const 
 int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
 		     struct catalyst_run *out, struct catalyst_refusal *ref, struct err *e)
 {
+	return catalyst_get_run_doc(c, project, app_id, run_id, out, NULL, ref, e);
+}
+
+int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, const char *app_id,
+			 const char *run_id, struct catalyst_run *out, json_t **doc_out,
+			 struct catalyst_refusal *ref, struct err *e)
+{
 	memset(out, 0, sizeof *out);
+	if (doc_out)
+		*doc_out = NULL;
 	json_t *doc = NULL, *meta = NULL;
 	if (get_run(c, project, app_id, run_id, &doc, &meta, ref, e) < 0)
 		return -1;
@@ -697,6 +706,8 @@ int catalyst_get_run(struct catalyst *c, const struct project_ref *project, cons
 	json_decref(meta);
 	/* The parser also reads an execution graph's nodes. */
 	out->log = event_log_from_json(doc, e);
+	if (doc_out && out->log)
+		*doc_out = json_incref(doc);
 	json_decref(doc);
 	if (!out->log)
 		return err_prefix(e, "%s answer for %s", CATALYST_TOOL_GET_RUN, run_id);

@@ -356,7 +356,7 @@ json_t *catalyst_binding_args(const struct catalyst_binding *b, const char *cons
 	}
 	json_t *args = json_object();
 	if (!args) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	for (int a = 0; a < CATALYST_ARG_COUNT; a++) {

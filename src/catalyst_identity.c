@@ -44,7 +44,7 @@ int catalyst_whoami(struct catalyst *c, struct catalyst_identity *out, struct ca
 	json_decref(meta);
 	if ((org_name && !out->org_name) || (org_id && !out->org_id) || (user && !out->user)) {
 		catalyst_identity_finish(out);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	return 0;
 }
@@ -78,7 +78,7 @@ static int project_fields(const json_t *p, struct catalyst_project *out, struct 
 	out->uid = dup_or_null(uid);
 	if ((name && !out->name) || (uid && !out->uid)) {
 		catalyst_project_finish(out);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	return 0;
 }
@@ -94,7 +94,7 @@ int catalyst_list_projects(struct catalyst *c, struct catalyst_projects *out, st
 	int rc = 0;
 	if (json_array_size(arr) && !(out->items = calloc(json_array_size(arr), sizeof *out->items))) {
 		rc = -1;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 	}
 	size_t i;
 	const json_t *p;

@@ -91,7 +91,14 @@ static const struct pattern patterns[] = {
 	{"timeout expired", MATCH_WHOLE, VERDICT_SAFE},
 	{"failed: timeout expired", MATCH_SUBSTRING, VERDICT_SAFE},
 	/* Waiting for a pooled connection: no request was written. */
-	{"PoolTimeout", MATCH_SUBSTRING, VERDICT_SAFE},                                    /* httpx */
+	{"PoolTimeout", MATCH_SUBSTRING, VERDICT_SAFE},             /* httpx */
+	{"connection pool timeout", MATCH_SUBSTRING, VERDICT_SAFE}, /* go-redis internal/pool ErrPoolTimeout */
+	/* grpc-java's deadline insight: a stream that reached a transport
+	 * names its remote_addr (the call went out, so the deadline stays
+	 * ambiguous); one still buffered waiting for a connection never left
+	 * (internal/DelayedStream.java appendTimeoutInsight). */
+	{"remote_addr=", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	{"waiting_for_connection", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"Connection is not available, request timed out", MATCH_SUBSTRING, VERDICT_SAFE}, /* HikariCP */
 	/* Name resolution. */
 	{"no such host", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go; .NET/Windows "No such host is known" */
@@ -179,6 +186,8 @@ static const struct pattern patterns[] = {
 	{"RemoteProtocolError", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"connection closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"server closed the connection unexpectedly", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* libpq */
+	{"closed in the middle of operation", MATCH_SUBSTRING,
+	 VERDICT_AMBIGUOUS}, /* asyncpg ConnectionDoesNotExistError */
 	{"closed unexpectedly", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"other side closed", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* undici SocketError */
 	{"UND_ERR_SOCKET", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
@@ -354,6 +363,7 @@ static enum failure_class verdict_class(enum verdict v)
 	case VERDICT_PERMANENT:
 		return FAILURE_PERMANENT;
 	case VERDICT_SAFE:
+		return FAILURE_SAFE;
 	case VERDICT_NONE:
 		break;
 	}
@@ -391,6 +401,13 @@ const char *failure_class_name(enum failure_class c)
 		return "ambiguous";
 	case FAILURE_PERMANENT:
 		return "permanent";
+	case FAILURE_SAFE:
+		return "safe";
 	}
 	return "unknown";
+}
+
+const char *failure_class_note(enum failure_class c)
+{
+	return c == FAILURE_SAFE ? "safe: nothing reached the remote side, so a retry duplicates nothing" : NULL;
 }

@@ -454,6 +454,11 @@ static int pick_command(const struct line *l, struct audit_request *rq, const st
 	rq->run = c->run;
 	for (size_t k = 0; k < nargs && k < 2; k++)
 		rq->args[k] = pos[first_arg + k];
+	if (c->cmd == CMD_FILE) {
+		/* Every path; the list is kept until exit (cli_parse hands it to cfg). */
+		rq->files = (const char *const *)pos + first_arg;
+		rq->n_files = nargs;
+	}
 	if ((c->cmd == CMD_RUN || c->cmd == CMD_LINK) && nargs == 1) {
 		/* RUN_ID alone: the app is found through the run list. */
 		rq->args[1] = rq->args[0];
@@ -547,7 +552,7 @@ static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct e
 		rq->args[0] = rq->app_id;
 		return 0;
 	case CMD_FILE:
-		rq->file_app = rq->app_id;
+		rq->file_app_id = rq->app_id;
 		return 0;
 	default:
 		return 0;
@@ -596,7 +601,7 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	int rc = -1;
 	if (!l.settings || !l.positional || !v) {
 		audit_request_init(rq);
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	audit_request_init(&v->rq);
@@ -606,6 +611,10 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	if (rc == CLI_ACTION_RUN && resolve(v, &l, cmd, cfg, e) < 0)
 		rc = -1;
 	*rq = v->rq;
+	if (rc == CLI_ACTION_RUN && rq->files) {
+		cfg->kept_args = l.positional; /* rq->files points into it */
+		l.positional = NULL;
+	}
 out:
 	free(l.settings);
 	free(l.positional);

@@ -20,7 +20,7 @@ static const char *const group_titles[GROUP_COUNT] = {
 const struct cli_option cli_options[] = {
 	{"server", 0, "URL", "MCP server (env CATALYST_MCP_URL; default " CATALYST_DEFAULT_SERVER ")",
 	 ON_SIGNIN | ON(CMD_LOGOUT), GROUP_CONNECTION, .config = true, .env = "CATALYST_MCP_URL",
-	 .set = cli_set_string, .at = RQ(server)},
+	 .set = cli_set_server, .at = RQ(server)},
 	{"stdio", 0, "COMMAND", "talk to a local MCP server over stdio", ON_SERVER, GROUP_CONNECTION,
 	 .set = cli_set_string, .at = RQ(stdio_cmd)},
 	{"cacert", 0, "FILE", "trust this CA bundle (TLS is always verified)", ON_SIGNIN, GROUP_CONNECTION,
@@ -73,6 +73,10 @@ const struct cli_option cli_options[] = {
 	 GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view), .value = "findings"},
 	{"all-runs", 0, NULL, "text/Markdown: a section for every run, not only those with findings", ON_REPORT,
 	 GROUP_OUTPUT, .set = cli_set_all_runs, .at = RQ(all_runs)},
+	{"save-histories", 0, "DIR", "write each fetched history there, for `file DIR`",
+	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_OUTPUT, .set = cli_set_string, .at = RQ(save_histories)},
+	{"run-id", 0, "RUN_ID", "file: the run the saved history is of", ON(CMD_FILE), GROUP_PROJECT,
+	 .set = cli_set_string, .at = RQ(file_run_id)},
 	{"data-sharing", 0, "LEVEL", "(assert the organization's level)", ON_REPORT | ON(CMD_WHOAMI),
 	 GROUP_ANALYSIS, .set = cli_set_choice, .at = RQ(sharing),
 	 .choices =
@@ -83,7 +87,8 @@ const struct cli_option cli_options[] = {
 	 .set = cli_set_flag, .at = RQ(no_children)},
 	{"app", 0, "APP_ID", "only this app", ON(CMD_RUNS), GROUP_FILTERS, .set = cli_set_string,
 	 .at = RQ(filters.app)},
-	{"app-id", 0, "APP_ID", "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, file's app",
+	{"app-id", 0, "APP_ID",
+	 "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, the app a saved history is of",
 	 ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
 	 .at = RQ(app_id)},
 	{"workflow", 0, "NAME", "only this workflow (its name in any case)", ON(CMD_RUNS), GROUP_FILTERS,
@@ -159,12 +164,14 @@ const struct cli_command cli_commands[] = {
 	 audit_file,
 	 WRITES_ALL,
 	 1,
-	 1,
-	 "PATH|-",
-	 "audit a saved history, no server needed",
-	 "Audit a saved history; no server is needed. PATH - reads standard input. The\n"
-	 "dialect is detected: a saved catalyst_get_workflow_run result, durabletask\n"
-	 "protojson, or `dapr workflow history -o json` output.",
+	 1024,
+	 "PATH...|-",
+	 "audit saved histories, no server needed",
+	 "Audit saved histories; no server is needed. Each PATH is a file or a folder\n"
+	 "(its *.json files, in name order: what --save-histories wrote); - reads\n"
+	 "standard input. The dialect is detected: a saved catalyst_get_workflow_run\n"
+	 "result, durabletask protojson, or `dapr workflow history -o json` output.\n"
+	 "--app-id and --run-id name the run of a single history that does not.",
 	 {"catalyst-audit file saved-run.json",
 	  "catalyst-audit file saved-run.json --data-sharing full --output audit.md"}},
 	{"link",

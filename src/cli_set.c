@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "http_easy.h"
 #include "project.h"
 
 /* Choices are written as int: every enum a row names is int-sized. */
@@ -18,6 +19,15 @@ _Static_assert(sizeof(enum color_mode) == sizeof(int) && sizeof(enum fail_on) ==
 int cli_set_string(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
 		   struct err *e)
 {
+	*(const char **)field = value;
+	return 0;
+}
+
+int cli_set_server(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
+		   struct err *e)
+{
+	if (http_easy_check_url(value, at->label, e) < 0)
+		return -1;
 	*(const char **)field = value;
 	return 0;
 }

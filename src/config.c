@@ -1,10 +1,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "suggest.h"
 
@@ -23,6 +25,7 @@ void config_finish(struct config *c)
 	}
 	free(c->entries);
 	free(c->path);
+	free(c->kept_args);
 	memset(c, 0, sizeof *c);
 }
 
@@ -55,7 +58,7 @@ static int add_entry(struct config *c, const char *key, size_t klen, const char 
 {
 	struct config_entry *more = realloc(c->entries, (c->n + 1) * sizeof *more);
 	if (!more)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	c->entries = more;
 	struct config_entry *en = &c->entries[c->n];
 	en->key = strndup(key, klen);
@@ -64,7 +67,7 @@ static int add_entry(struct config *c, const char *key, size_t klen, const char 
 	if (!en->key || !en->value) {
 		free(en->key);
 		free(en->value);
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	}
 	c->n++;
 	return 0;
@@ -135,6 +138,11 @@ int config_parse(struct config *c, const char *path, const char *text, size_t le
 {
 	if (memchr(text, '\0', len))
 		return err_set(e, ERR_USAGE, "%s: not a text file (a NUL byte)", path);
+	/* Notepad and PowerShell save UTF-8 with a byte order mark. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
 	unsigned line = 1;
 	for (const char *s = text, *stop = text + len; s < stop; line++) {
 		const char *nl = memchr(s, '\n', (size_t)(stop - s));
@@ -145,6 +153,45 @@ int config_parse(struct config *c, const char *path, const char *text, size_t le
 		s = nl ? nl + 1 : stop;
 	}
 	return 0;
+}
+
+/* The config names the server the token is sent to: a file (or its
+ * folder) that another user could write, or that someone other than you or
+ * root owns, could send it elsewhere. A sticky folder (/tmp) lets nobody
+ * else replace a file of yours. Pipes and devices (--config <(...),
+ * /dev/null) are what the user named, read as they are. */
+static int check_owner_and_mode(const char *what, const char *path, const struct stat *st, bool folder,
+				struct err *e)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return err_set(e, ERR_USAGE,
+			       "config %s %s is owned by user %u, not by you: not read; use a config file of your "
+			       "own",
+			       what, path, (unsigned)st->st_uid);
+	if ((st->st_mode & 022) && !(folder && (st->st_mode & S_ISVTX)))
+		return err_set(e, ERR_USAGE,
+			       "config %s %s can be written by other users (mode %04o): not read; run `chmod go-w "
+			       "%s`",
+			       what, path, (unsigned)(st->st_mode & 07777), path);
+	return 0;
+}
+
+static int check_private(const char *path, const struct stat *st, struct err *e)
+{
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	if (check_owner_and_mode("file", path, st, false, e) < 0)
+		return -1;
+	char *copy = strdup(path);
+	if (!copy)
+		return err_oom(e);
+	const char *dir = dirname(copy);
+	struct stat ds;
+	int rc = 0;
+	if (stat(dir, &ds) == 0)
+		rc = check_owner_and_mode("folder", dir, &ds, true, e);
+	free(copy);
+	return rc;
 }
 
 int config_load(struct config *c, const char *path, bool must_exist, const char *const *keys, struct err *e)
@@ -158,13 +205,19 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 		return err_set(e, ERR_USAGE, "config file %s: %s", path, strerror(errno));
 	}
 	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+	if (fstat(fileno(f), &sb) < 0) {
+		err_set(e, ERR_USAGE, "config file %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(sb.st_mode)) {
 		err_set(e, ERR_USAGE, "config file %s: is a directory", path);
 		goto out;
 	}
+	if (check_private(path, &sb, e) < 0)
+		goto out;
 	text = malloc(CONFIG_MAX_BYTES + 1);
 	if (!text) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	size_t n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
@@ -178,7 +231,7 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 		goto out;
 	}
 	if (!(c->path = strdup(path))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	rc = config_parse(c, path, text, n, keys, e);

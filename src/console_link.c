@@ -18,7 +18,7 @@ static int append_segment(struct buf *b, const char *seg, struct err *e)
 		return buf_append(b, "%2E%2E", 6, e);
 	char *esc = curl_easy_escape(NULL, seg, (int)strlen(seg));
 	if (!esc)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	int rc = buf_append(b, esc, strlen(esc), e);
 	curl_free(esc);
 	return rc;
@@ -33,7 +33,7 @@ static int check_console(const char *console, size_t len, struct err *e)
 	/* Let libcurl's URL parser judge the rest (host, port, characters). */
 	CURLU *u = curl_url();
 	if (!u)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char *copy = strndup(console, len);
 	CURLUcode uc = copy ? curl_url_set(u, CURLUPART_URL, copy, 0) : CURLUE_OUT_OF_MEMORY;
 	free(copy);
@@ -77,7 +77,7 @@ char *console_link_run(const char *console, const struct project_ref *p, const c
 	}
 	out = buf_steal(&b, NULL);
 	if (!out)
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 out:
 	buf_finish(&b);
 	return out;

@@ -44,6 +44,11 @@ int err_set_final(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
+int err_oom(struct err *e)
+{
+	return err_set(e, ERR_INTERNAL, "out of memory");
+}
+
 int err_prefix(struct err *e, const char *fmt, ...)
 {
 	if (!e)

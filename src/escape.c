@@ -54,10 +54,22 @@ bool escape_is_unsafe(uint32_t cp)
 		return true;
 	if (cp == 0x2028 || cp == 0x2029) /* line and paragraph separators */
 		return true;
-	/* Zero-width space, non-joiner, joiner, word joiner, BOM: invisible,
-	 * so two different names could look the same. */
-	if ((cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff)
-		return true;
+	/* The rest of Unicode's Default_Ignorable_Code_Point set
+	 * (DerivedCoreProperties.txt): zero-width characters, the BOM,
+	 * invisible operators (U+2061-U+2064), fillers (U+115F, U+3164,
+	 * U+FFA0), the soft hyphen, variation selectors and tag characters
+	 * (U+E0000-U+E0FFF). Nothing shows them, so two names that differ only
+	 * in them would look the same. */
+	static const struct {
+		uint32_t from, to;
+	} ignorable[] = {
+		{0x00ad, 0x00ad}, {0x034f, 0x034f}, {0x115f, 0x1160},   {0x17b4, 0x17b5},   {0x180b, 0x180f},
+		{0x200b, 0x200f}, {0x2060, 0x206f}, {0x3164, 0x3164},   {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},
+		{0xffa0, 0xffa0}, {0xfff0, 0xfff8}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+	};
+	for (size_t i = 0; i < sizeof ignorable / sizeof *ignorable; i++)
+		if (cp >= ignorable[i].from && cp <= ignorable[i].to)
+			return true;
 	return false;
 }
 
@@ -76,8 +88,10 @@ static const char *visible_escape(uint32_t cp, char tmp[16])
 	}
 	if (cp < 0x80)
 		snprintf(tmp, 16, "\\x%02x", (unsigned)cp);
-	else
+	else if (cp <= 0xffff)
 		snprintf(tmp, 16, "\\u%04x", (unsigned)cp);
+	else
+		snprintf(tmp, 16, "\\U%08x", (unsigned)cp);
 	return tmp;
 }
 

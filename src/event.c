@@ -381,35 +381,12 @@ size_t event_log_count(const struct event_log *log)
 	return log ? log->count : 0;
 }
 
-bool event_log_get(const struct event_log *log, size_t i, struct event *out)
+/* The side slots of one event, in field order (one per set bit of mask,
+ * two for a payload's size and hash), into out. Inlined: every pass of the
+ * analysis unpacks every event. */
+static inline void unpack_slots(struct event *out, const union xslot *x, uint32_t mask)
 {
-	if (!log || i >= log->count)
-		return false;
-	const struct event_rec *r = rec_at(log, i);
-	/* Every pass of the analysis unpacks every event: one store of the
-	 * common fields, then a step per slot, not per possible field. */
-	*out = (struct event){
-		.kind = (enum event_kind)r->kind,
-		.origin = (enum timer_origin)r->origin,
-		.kind_name = event_kind_name((enum event_kind)r->kind),
-		.timestamp = r->timestamp,
-		.name = r->name,
-		.task_execution_id = r->task_execution_id,
-		.input.state = (enum payload_state)(r->bits & 3u),
-		.output.state = (enum payload_state)(r->bits >> 2 & 3u),
-		.custom_status.state = (enum payload_state)(r->bits >> 4 & 3u),
-		.source_offset = r->source_lo,
-		.has_event_id = r->bits & B_HAS_EVENT_ID,
-		.has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID,
-		.has_timer_id = r->bits & B_HAS_TIMER_ID,
-		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
-		.non_retriable = r->bits & B_NON_RETRIABLE,
-		.input.truncated = r->bits & B_TRUNCATED,
-		.output.truncated = r->bits & B_TRUNCATED << 1,
-		.custom_status.truncated = r->bits & B_TRUNCATED << 2,
-	};
-	const union xslot *x = r->xmask ? log->xs + r->xoff : NULL;
-	for (uint32_t m = r->xmask; m; m &= m - 1) {
+	for (uint32_t m = mask; m; m &= m - 1) {
 		struct payload *p = NULL;
 		switch ((enum xfield)__builtin_ctz(m)) {
 		case X_KIND_NAME:
@@ -481,6 +458,37 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 			x += 2;
 		}
 	}
+}
+
+bool event_log_get(const struct event_log *log, size_t i, struct event *out)
+{
+	if (!log || i >= log->count)
+		return false;
+	const struct event_rec *r = rec_at(log, i);
+	/* Every pass of the analysis unpacks every event: one store of the
+	 * common fields, then a step per slot, not per possible field. */
+	*out = (struct event){
+		.kind = (enum event_kind)r->kind,
+		.origin = (enum timer_origin)r->origin,
+		.kind_name = event_kind_name((enum event_kind)r->kind),
+		.timestamp = r->timestamp,
+		.name = r->name,
+		.task_execution_id = r->task_execution_id,
+		.input.state = (enum payload_state)(r->bits & 3u),
+		.output.state = (enum payload_state)(r->bits >> 2 & 3u),
+		.custom_status.state = (enum payload_state)(r->bits >> 4 & 3u),
+		.source_offset = r->source_lo,
+		.has_event_id = r->bits & B_HAS_EVENT_ID,
+		.has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID,
+		.has_timer_id = r->bits & B_HAS_TIMER_ID,
+		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
+		.non_retriable = r->bits & B_NON_RETRIABLE,
+		.input.truncated = r->bits & B_TRUNCATED,
+		.output.truncated = r->bits & B_TRUNCATED << 1,
+		.custom_status.truncated = r->bits & B_TRUNCATED << 2,
+	};
+	if (r->xmask)
+		unpack_slots(out, log->xs + r->xoff, r->xmask);
 	return true;
 }
 
@@ -501,19 +509,9 @@ void event_log_set_dialect(struct event_log *log, enum event_dialect d)
 	log->dialect = d;
 }
 
-const char *event_dialect_name(enum event_dialect d)
+unsigned event_log_caps(const struct event_log *log)
 {
-	switch (d) {
-	case DIALECT_CATALYST:
-		return "catalyst";
-	case DIALECT_PROTOJSON:
-		return "protojson";
-	case DIALECT_DAPR_CLI:
-		return "dapr-cli";
-	case DIALECT_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	return event_dialect_caps(event_log_dialect(log));
 }
 
 const struct event_run_info *event_log_run_info(const struct event_log *log)
@@ -735,12 +733,12 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 	copy.cause_type = intern_cstr(log, ev->cause_type, &fail);
 	copy.cause_message = intern_cstr(log, ev->cause_message, &fail);
 	if (fail)
-		return err_set(e, ERR_INTERNAL, "out of memory interning event strings");
+		return err_oom(e);
 	if (event_log_store(log, &copy) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory appending event %zu", log->count);
+		return err_oom(e);
 	if (copy.kind == EVENT_UNKNOWN && copy.kind_name &&
 	    event_log_count_unknown_kind(log, copy.kind_name, strlen(copy.kind_name), 1) < 0)
-		return err_set(e, ERR_INTERNAL, "out of memory counting unknown kinds");
+		return err_oom(e);
 	return 0;
 }
 

@@ -26,7 +26,7 @@ int dec_init(struct dec *d, bool from_json, struct err *e)
 	d->toks.opaque_key = event_key_is_payload;
 	d->log = event_log_new();
 	if (!d->log)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	d->pool = event_log_pool(d->log);
 	return 0;
 }
@@ -78,7 +78,7 @@ static int bad_type(struct dec *d, const char *key, size_t key_len, const struct
 
 int dec_oom(struct dec *d)
 {
-	return err_set(d->e, ERR_INTERNAL, "out of memory reading event %zu", d->index);
+	return err_oom(d->e);
 }
 
 /* A string field: NULL stays absent; anything but a string is an error. */
@@ -267,8 +267,7 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 	c->info.norm_len = (uint8_t)nl;
 	c->info.field = event_field_lookup(nk, nl);
 	c->info.kind = c->info.field == F_NONE ? event_kind_lookup(nk, nl) : EVENT_UNKNOWN;
-	c->info.event_type = nl == 9 && memcmp(nk, "eventtype", 9) == 0;
-	c->info.type = nl == 4 && memcmp(nk, "type", 4) == 0;
+	c->info.type_of = (uint8_t)event_dialect_of_type_key(nk, nl);
 	return &c->info;
 }
 
@@ -316,44 +315,60 @@ static int get_cause(struct dec *d, const char *key, size_t key_len, const struc
 	return 0;
 }
 
-/* One key (token ki) and its value (ki + 1). */
-static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth)
-{
-	const struct jscan_tok *kt = &d->toks.v[ki];
-	const struct jscan_tok *v = &d->toks.v[ki + 1];
-	struct event *ev = d->ev;
+/* A member's key, resolved: as the input spells it, normalised under the
+ * prefix of the groups it sits in, and the field it names. */
+struct member_key {
 	const char *key;
 	size_t key_len;
-	char keybuf[KEY_MAX];
-	char nkbuf[KEY_MAX * 2];
-	const char *nk = nkbuf;
+	const char *nk;
 	size_t nl;
 	enum field f;
+	char keybuf[KEY_MAX];
+	char nkbuf[KEY_MAX * 2];
+};
+
+/* Resolves key token kt into mk. 1: an unknown key, counted (nothing more
+ * to do); 0: resolved; -1: out of memory. */
+static int member_key(struct dec *d, const char *prefix, size_t prefix_len, const struct jscan_tok *kt,
+		      struct member_key *mk)
+{
 	const struct key_info *inf = prefix_len ? NULL : key_info_get(d, kt);
 	if (inf) {
 		/* Unescaped, so the key text is the input's and stays put. */
-		key = kt->p;
-		key_len = kt->len;
-		f = inf->field;
-		nk = inf->norm;
-		nl = inf->norm_len;
-	} else {
-		key = jscan_str(kt, &d->scratch, &d->scratch_cap, &key_len);
-		if (!key)
-			return dec_oom(d);
-		if (key_len >= sizeof keybuf)
-			return count_unknown_key(d, key, key_len);
-		/* The scratch is reused for values: keep the key. */
-		memcpy(keybuf, key, key_len);
-		keybuf[key_len] = '\0';
-		key = keybuf;
-		memcpy(nkbuf, prefix, prefix_len);
-		nl = event_key_normalise(key, key_len, nkbuf + prefix_len, sizeof nkbuf - prefix_len);
-		if (!nl && key_len)
-			return count_unknown_key(d, key, key_len);
-		nl += prefix_len;
-		f = event_field_lookup(nk, nl);
+		mk->key = kt->p;
+		mk->key_len = kt->len;
+		mk->f = inf->field;
+		mk->nk = inf->norm;
+		mk->nl = inf->norm_len;
+		return 0;
 	}
+	const char *key = jscan_str(kt, &d->scratch, &d->scratch_cap, &mk->key_len);
+	if (!key)
+		return dec_oom(d);
+	if (mk->key_len >= sizeof mk->keybuf)
+		return count_unknown_key(d, key, mk->key_len) < 0 ? -1 : 1;
+	/* The scratch is reused for values: keep the key. */
+	memcpy(mk->keybuf, key, mk->key_len);
+	mk->keybuf[mk->key_len] = '\0';
+	mk->key = mk->keybuf;
+	memcpy(mk->nkbuf, prefix, prefix_len);
+	mk->nl = event_key_normalise(mk->key, mk->key_len, mk->nkbuf + prefix_len, sizeof mk->nkbuf - prefix_len);
+	if (!mk->nl && mk->key_len)
+		return count_unknown_key(d, mk->key, mk->key_len) < 0 ? -1 : 1;
+	mk->nl += prefix_len;
+	mk->nk = mk->nkbuf;
+	mk->f = event_field_lookup(mk->nk, mk->nl);
+	return 0;
+}
+
+/* A member that is a group (or may be one): skipped, unknown, or an
+ * origin that names its id inside. */
+static int member_group(struct dec *d, const struct member_key *mk, size_t ki, int depth)
+{
+	const struct jscan_tok *v = &d->toks.v[ki + 1];
+	const char *key = mk->key, *nk = mk->nk;
+	size_t key_len = mk->key_len, nl = mk->nl;
+	enum field f = mk->f;
 	switch (f) {
 	case F_IGNORED:
 		if (v->type != JSCAN_OBJECT || v->opaque)
@@ -378,6 +393,37 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 			}
 		}
 		return count_unknown_key(d, key, key_len);
+	default: /* the origins */
+		if (v->type == JSCAN_NULL)
+			return 0;
+		set_origin(d, f == F_ORIGIN_ACTIVITY ? ORIGIN_ACTIVITY_RETRY
+			      : f == F_ORIGIN_CHILD  ? ORIGIN_CHILD_RETRY
+						     : ORIGIN_EXTERNAL_EVENT);
+		if (v->type == JSCAN_OBJECT && !v->opaque && depth < FLATTEN_DEPTH)
+			return flatten(d, nk, nl, ki + 1, depth + 1);
+		return dec_get_str(d, key, key_len, v, &d->ev->origin_id);
+	}
+}
+
+/* One key (token ki) and its value (ki + 1). */
+static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth)
+{
+	const struct jscan_tok *v = &d->toks.v[ki + 1];
+	struct event *ev = d->ev;
+	struct member_key mk;
+	int r = member_key(d, prefix, prefix_len, &d->toks.v[ki], &mk);
+	if (r)
+		return r < 0 ? -1 : 0;
+	const char *key = mk.key, *nk = mk.nk;
+	size_t key_len = mk.key_len, nl = mk.nl;
+	enum field f = mk.f;
+	switch (f) {
+	case F_IGNORED:
+	case F_NONE:
+	case F_ORIGIN_ACTIVITY:
+	case F_ORIGIN_CHILD:
+	case F_ORIGIN_EXTERNAL:
+		return member_group(d, &mk, ki, depth);
 	case F_TYPE: /* handled when the kind was found */
 		return 0;
 	case F_EVENT_ID:
@@ -394,17 +440,6 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		return dec_get_int(d, key, key_len, v, &ev->timer_id, &ev->has_timer_id);
 	case F_FIRE_AT:
 		return get_time(d, key, key_len, v, &ev->fire_at);
-	case F_ORIGIN_ACTIVITY:
-	case F_ORIGIN_CHILD:
-	case F_ORIGIN_EXTERNAL:
-		if (v->type == JSCAN_NULL)
-			return 0;
-		set_origin(d, f == F_ORIGIN_ACTIVITY ? ORIGIN_ACTIVITY_RETRY
-			      : f == F_ORIGIN_CHILD  ? ORIGIN_CHILD_RETRY
-						     : ORIGIN_EXTERNAL_EVENT);
-		if (v->type == JSCAN_OBJECT && !v->opaque && depth < FLATTEN_DEPTH)
-			return flatten(d, nk, nl, ki + 1, depth + 1);
-		return dec_get_str(d, key, key_len, v, &ev->origin_id);
 	case F_ORIGIN_CREATE:
 		if (v->type != JSCAN_NULL && v->type != JSCAN_FALSE)
 			set_origin(d, ORIGIN_CREATE_TIMER);
@@ -467,21 +502,19 @@ bool dec_looks_like_event(const struct jscan_toks *tk, char **scratch, size_t *c
 			return false;
 		size_t l = event_key_normalise(k, kl, nk, sizeof nk);
 		const struct jscan_tok *v = &t[ki + 1];
-		if (l == 9 && memcmp(nk, "eventtype", 9) == 0 && v->type == JSCAN_STRING) {
-			*dialect = DIALECT_CATALYST;
-			return true;
+		enum event_dialect td = event_dialect_of_type_key(nk, l);
+		if (td != DIALECT_UNKNOWN && v->type == JSCAN_STRING) {
+			size_t vl;
+			const char *s = event_dialect_type_needs_kind(td) ? jscan_str(v, scratch, cap, &vl) : NULL;
+			if (!event_dialect_type_needs_kind(td) ||
+			    (s && event_kind_lookup(s, vl) != EVENT_UNKNOWN)) {
+				*dialect = td;
+				return true;
+			}
 		}
 		if (v->type == JSCAN_OBJECT && event_kind_lookup(nk, l) != EVENT_UNKNOWN) {
 			*dialect = DIALECT_PROTOJSON;
 			return true;
-		}
-		if (l == 4 && memcmp(nk, "type", 4) == 0 && v->type == JSCAN_STRING) {
-			size_t vl;
-			const char *s = jscan_str(v, scratch, cap, &vl);
-			if (s && event_kind_lookup(s, vl) != EVENT_UNKNOWN) {
-				*dialect = DIALECT_DAPR_CLI;
-				return true;
-			}
 		}
 	}
 	return false;
@@ -500,32 +533,16 @@ static enum event_kind kind_of_type(struct dec *d, const char *name)
 }
 
 /* Decodes the event whose tokens are in d->toks and appends it. */
-int dec_event(struct dec *d)
+/* Pass 1: the kind, from an event-type key or the protojson oneof, and
+ * with it the dialect. Sets *type_ki / *oneof_ki to the member that named
+ * it (0: none). -1 on error (d->e set). */
+static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum event_dialect *dialect)
 {
 	const struct jscan_tok *t = d->toks.v;
-	if (t[0].type != JSCAN_OBJECT || t[0].opaque) {
-		if (d->from_json)
-			return err_set(d->e, ERR_INPUT,
-				       "event %zu is %s, not an object: the event list holds objects", d->index,
-				       type_name(&t[0]));
-		return err_set(d->e, ERR_INPUT,
-			       "event %zu at byte %zu is %s, not an object: the event list holds objects",
-			       d->index, d->off, type_name(&t[0]));
-	}
-	struct event *ev = &d->evbuf;
-	memset(ev, 0, sizeof *ev);
-	d->ev = ev;
-	d->raw_execution_id = NULL;
-	d->attrs_task_exec_id = NULL;
-	d->attrs_instance_id = NULL;
-	d->status = NULL;
-	d->app_id = NULL;
-	d->path[0] = '\0';
-	ev->source_offset = d->from_json ? 0 : d->off;
-
-	/* Pass 1: the kind, from an event-type key or the protojson oneof. */
-	size_t type_ki = 0, oneof_ki = 0, unknown_obj_ki = 0, unknown_objs = 0;
-	enum event_dialect dialect = DIALECT_UNKNOWN;
+	struct event *ev = d->ev;
+	size_t unknown_obj_ki = 0, unknown_objs = 0;
+	*type_ki = *oneof_ki = 0;
+	*dialect = DIALECT_UNKNOWN;
 	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
 		const struct jscan_tok *v = &t[ki + 1];
 		const struct key_info *inf = key_info_get(d, &t[ki]);
@@ -534,54 +551,57 @@ int dec_event(struct dec *d)
 			size_t kl;
 			const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
 			if (!k)
-				goto fail_oom;
+				return dec_oom(d);
 			/* Longer than the cache takes (subOrchestrationInstanceCompleted). */
 			char nk[KEY_MAX];
 			size_t l = event_key_normalise(k, kl, nk, sizeof nk);
 			tmp.field = l ? event_field_lookup(nk, l) : F_NONE;
 			tmp.kind = tmp.field == F_NONE && l ? event_kind_lookup(nk, l) : EVENT_UNKNOWN;
-			tmp.event_type = l == 9 && memcmp(nk, "eventtype", 9) == 0;
-			tmp.type = l == 4 && memcmp(nk, "type", 4) == 0;
+			tmp.type_of = (uint8_t)event_dialect_of_type_key(nk, l);
 			inf = &tmp;
 		}
-		if (inf->event_type) {
-			type_ki = ki;
-			dialect = DIALECT_CATALYST;
-		} else if (inf->type && !type_ki) {
-			type_ki = ki;
-			dialect = DIALECT_DAPR_CLI;
+		if (inf->type_of && (!*type_ki || inf->type_of <= *dialect)) {
+			/* The earlier dialect of the table wins; within one, the last key. */
+			*type_ki = ki;
+			*dialect = (enum event_dialect)inf->type_of;
+		} else if (inf->type_of) {
+			continue;
 		} else if (v->type == JSCAN_OBJECT && inf->field == F_NONE) {
-			if (!oneof_ki && inf->kind != EVENT_UNKNOWN) {
-				oneof_ki = ki;
+			if (!*oneof_ki && inf->kind != EVENT_UNKNOWN) {
+				*oneof_ki = ki;
 			} else {
 				unknown_obj_ki = ki;
 				unknown_objs++;
 			}
 		}
 	}
-	if (type_ki) {
-		const struct jscan_tok *v = &t[type_ki + 1];
+	if (*type_ki) {
+		const struct jscan_tok *v = &t[*type_ki + 1];
 		/* The key only names the field in an error message. */
-		const char *key = t[type_ki].escaped ? "event_type" : t[type_ki].p;
-		size_t kl = t[type_ki].escaped ? 10 : t[type_ki].len;
+		const char *key = t[*type_ki].escaped ? "event_type" : t[*type_ki].p;
+		size_t kl = t[*type_ki].escaped ? 10 : t[*type_ki].len;
 		if (dec_get_str(d, key, kl, v, &ev->kind_name) < 0)
-			goto fail;
+			return -1;
 		ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
-	} else if (oneof_ki || unknown_objs == 1) {
-		size_t ki = oneof_ki ? oneof_ki : unknown_obj_ki;
+	} else if (*oneof_ki || unknown_objs == 1) {
+		size_t ki = *oneof_ki ? *oneof_ki : unknown_obj_ki;
 		size_t kl;
 		const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
 		if (!k || !(ev->kind_name = event_pool_intern(d->pool, k, kl)))
-			goto fail_oom;
+			return dec_oom(d);
 		ev->kind = event_kind_lookup(k, kl);
-		dialect = DIALECT_PROTOJSON;
-		oneof_ki = ki;
+		*dialect = DIALECT_PROTOJSON;
+		*oneof_ki = ki;
 	}
 	if (!ev->kind_name && !(ev->kind_name = event_pool_intern(d->pool, "(no event type)", 15)))
-		goto fail_oom;
-	d->ev_dialect = dialect;
+		return dec_oom(d);
+	return 0;
+}
 
-	/* Pass 2: every other member, flattened. */
+/* Pass 2: every member but the one that named the kind, flattened. */
+static int dec_event_members(struct dec *d, size_t type_ki, size_t oneof_ki, enum event_dialect dialect)
+{
+	const struct jscan_tok *t = d->toks.v;
 	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
 		if (ki == type_ki)
 			continue;
@@ -589,7 +609,7 @@ int dec_event(struct dec *d)
 			if (t[ki + 1].opaque)
 				continue;
 			if (flatten(d, "", 0, ki + 1, 1) < 0)
-				goto fail;
+				return -1;
 			continue;
 		}
 		if (t[ki + 1].type == JSCAN_STRING && dialect == DIALECT_DAPR_CLI) {
@@ -597,20 +617,26 @@ int dec_event(struct dec *d)
 			const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
 			if (k && kl == 5 && memcmp(k, "attrs", 5) == 0) {
 				if (dapr_cli_attrs(d, &t[ki + 1]) < 0)
-					goto fail;
+					return -1;
 				continue;
 			}
 			if (k && kl == 7 && memcmp(k, "details", 7) == 0) {
 				if (dapr_cli_details(d, &t[ki + 1]) < 0)
-					goto fail;
+					return -1;
 				continue;
 			}
 		}
 		if (member(d, "", 0, ki, 0) < 0)
-			goto fail;
+			return -1;
 	}
+	return 0;
+}
 
-	/* What each dialect leaves implicit. */
+/* What each dialect leaves implicit, and the fields read aside (a raw
+ * execution id, attrs, status, app id) put where they belong. */
+static void dec_event_implicit(struct dec *d, enum event_dialect dialect)
+{
+	struct event *ev = d->ev;
 	if (dialect == DIALECT_DAPR_CLI)
 		dapr_cli_implicit(d);
 	else if (!ev->has_event_id)
@@ -637,18 +663,47 @@ int dec_event(struct dec *d)
 		d->run[RUN_APP].tok =
 			(struct jscan_tok){.type = JSCAN_STRING, .p = d->app_id, .len = strlen(d->app_id)};
 	}
+}
+
+int dec_event(struct dec *d)
+{
+	const struct jscan_tok *t = d->toks.v;
+	if (t[0].type != JSCAN_OBJECT || t[0].opaque) {
+		if (d->from_json)
+			return err_set(d->e, ERR_INPUT,
+				       "event %zu is %s, not an object: the event list holds objects", d->index,
+				       type_name(&t[0]));
+		return err_set(d->e, ERR_INPUT,
+			       "event %zu at byte %zu is %s, not an object: the event list holds objects",
+			       d->index, d->off, type_name(&t[0]));
+	}
+	struct event *ev = &d->evbuf;
+	memset(ev, 0, sizeof *ev);
+	d->ev = ev;
+	d->raw_execution_id = NULL;
+	d->attrs_task_exec_id = NULL;
+	d->attrs_instance_id = NULL;
+	d->status = NULL;
+	d->app_id = NULL;
+	d->path[0] = '\0';
+	ev->source_offset = d->from_json ? 0 : d->off;
+
+	size_t type_ki, oneof_ki;
+	enum event_dialect dialect;
+	if (dec_event_kind(d, &type_ki, &oneof_ki, &dialect) < 0)
+		return -1;
+	d->ev_dialect = dialect;
+	if (dec_event_members(d, type_ki, oneof_ki, dialect) < 0)
+		return -1;
+	dec_event_implicit(d, dialect);
 	if (ev->kind == EVENT_UNKNOWN &&
 	    event_log_count_unknown_kind(d->log, ev->kind_name, strlen(ev->kind_name), 1) < 0)
-		goto fail_oom;
+		return dec_oom(d);
 	if (event_log_store(d->log, ev) < 0)
-		goto fail_oom;
+		return dec_oom(d);
 	if (d->dialect == DIALECT_UNKNOWN)
 		d->dialect = dialect;
 	return 0;
-fail_oom:
-	dec_oom(d);
-fail:
-	return -1;
 }
 
 /* ------------------------------------------------------------------------ */

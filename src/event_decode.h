@@ -106,8 +106,7 @@ enum run_field {
 struct key_info {
 	enum field field;
 	enum event_kind kind; /* when the key names a kind (a protojson oneof) */
-	bool event_type;      /* event_type, eventType, EventType */
-	bool type;            /* type (dapr workflow history) */
+	uint8_t type_of;      /* the dialect whose event-type key this is (event_type: Catalyst), or 0 */
 	uint8_t norm_len;
 	char norm[KEY_CACHE_LEN];
 };
@@ -190,3 +189,11 @@ int dapr_cli_attrs(struct dec *d, const struct jscan_tok *v);
 int dapr_cli_details(struct dec *d, const struct jscan_tok *v);
 /* What a row leaves implicit, once all its members are read. */
 void dapr_cli_implicit(struct dec *d);
+
+/* The dialect whose event-type key nk is (normalised: "eventtype",
+ * "type"), or DIALECT_UNKNOWN; earlier dialects of the table win over
+ * later ones when an event has keys of both. A dialect whose type key is a
+ * common word ("type") is only taken when the value is a known event type
+ * (dec_looks_like_event). From the dialect table in event_fields.c. */
+enum event_dialect event_dialect_of_type_key(const char *nk, size_t nl);
+bool event_dialect_type_needs_kind(enum event_dialect d);

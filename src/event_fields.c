@@ -227,3 +227,61 @@ bool event_key_is_payload(const char *s, size_t len)
 	return (l == 5 && memcmp(n, "input", 5) == 0) || (l == 6 && memcmp(n, "output", 6) == 0) ||
 	       (l == 6 && memcmp(n, "result", 6) == 0) || (l == 12 && memcmp(n, "customstatus", 12) == 0);
 }
+
+/* Every dialect in one row: its name (in traces), what a reader is told
+ * of it, its caps, and the key that names an event's type in it (none:
+ * protojson names it by the one member that is an event kind). */
+static const struct {
+	const char *name;
+	const char *origin;
+	const char *printer;
+	unsigned caps;
+	const char *type_key; /* normalised */
+	bool type_needs_kind; /* the key is a common word: only a known type marks the dialect */
+} dialects[] = {
+	[DIALECT_UNKNOWN] = {"unknown", NULL, NULL, 0, NULL, false},
+	[DIALECT_CATALYST] = {"catalyst", NULL, NULL, DIALECT_CAP_SHARING, "eventtype", false},
+	[DIALECT_PROTOJSON] = {"protojson", "durabletask protojson", NULL, 0, NULL, false},
+	[DIALECT_DAPR_CLI] = {"dapr-cli", "dapr workflow history output", "dapr workflow history",
+			      DIALECT_CAP_OMITS_EMPTY_PAYLOADS | DIALECT_CAP_NO_CHILD_IDS, "type", true},
+};
+
+static unsigned dialect_index(enum event_dialect d)
+{
+	return (unsigned)d < sizeof dialects / sizeof dialects[0] ? (unsigned)d : DIALECT_UNKNOWN;
+}
+
+enum event_dialect event_dialect_of_type_key(const char *nk, size_t nl)
+{
+	for (size_t i = 0; i < sizeof dialects / sizeof dialects[0]; i++) {
+		const char *k = dialects[i].type_key;
+		if (k && strlen(k) == nl && memcmp(k, nk, nl) == 0)
+			return (enum event_dialect)i;
+	}
+	return DIALECT_UNKNOWN;
+}
+
+bool event_dialect_type_needs_kind(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].type_needs_kind;
+}
+
+const char *event_dialect_name(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].name;
+}
+
+const char *event_dialect_origin(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].origin;
+}
+
+const char *event_dialect_printer(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].printer;
+}
+
+unsigned event_dialect_caps(enum event_dialect d)
+{
+	return dialects[dialect_index(d)].caps;
+}

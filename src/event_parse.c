@@ -228,7 +228,7 @@ static int read_events(struct walk *w)
 		struct event_log *second = h->w.d.log;
 		free(h);
 		if (event_log_take(w->d.log, second) < 0)
-			return err_set(w->d.e, ERR_INTERNAL, "out of memory merging events");
+			return err_oom(w->d.e);
 		w->s.pos = end;
 		return 0;
 	}
@@ -334,6 +334,33 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
 	return jscan_skip_value(s, w->d.e);
 }
 
+/* What `dapr workflow history` prints without -o json (dapr/cli
+ * cmd/workflow/history.go: gocsv rows through utils.WriteTable, 1.17 and
+ * 1.18): a header line "TYPE NAME EVENTID ELAPSED STATUS DETAILS" (the
+ * default, short view) or "PLAY TYPE NAME ... EXECUTION ID ATTRS" (-o
+ * wide), columns padded with blanks. It prints no scheduled id on a
+ * failure, no error text and no execution id, so it is not read as a
+ * history: the message says how to save one. */
+static bool cli_table_header(const char *p, size_t n)
+{
+	size_t end = 0;
+	while (end < n && end < 512 && p[end] != '\n')
+		end++;
+	bool starts = (end >= 4 && (memcmp(p, "TYPE", 4) == 0 || memcmp(p, "PLAY", 4) == 0));
+	if (!starts)
+		return false;
+	static const char *const cols[] = {" NAME ", " STATUS"};
+	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+		size_t k = strlen(cols[i]);
+		bool found = false;
+		for (size_t j = 0; j + k <= end && !found; j++)
+			found = memcmp(p + j, cols[i], k) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 static struct event_log *parse_bytes(const char *buf, size_t len, bool release, unsigned threads, struct err *e)
 {
 	struct walk w = {.s = {.buf = buf, .len = len}, .release = release, .threads = threads};
@@ -347,6 +374,12 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 	jscan_skip_ws(&w.s);
 	if (w.s.pos >= len) {
 		err_set(e, ERR_INPUT, "not JSON at byte %zu: empty input", len);
+		goto fail;
+	}
+	if (cli_table_header(buf + w.s.pos, len - w.s.pos)) {
+		err_set(e, ERR_INPUT,
+			"this is the table view of `dapr workflow history`, which prints no failure details, "
+			"scheduled ids or execution ids; save the history with `dapr workflow history ID -o json`");
 		goto fail;
 	}
 	if (walk_value(&w, 0, NULL, 0) < 0)
@@ -388,9 +421,19 @@ struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct
 	return parse_bytes(buf, len, false, threads_of(o), e);
 }
 
+static int input_too_large(struct err *e)
+{
+	return err_set(e, ERR_INPUT, "input over %d MiB: not a history this tool reads (the limit for one input)",
+		       EVENT_INPUT_MAX >> 20);
+}
+
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e)
 {
 	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > EVENT_INPUT_MAX) {
+		input_too_large(e);
+		return NULL;
+	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
 		size_t len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -406,8 +449,15 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 	char *data = NULL;
 	struct event_log *log = NULL;
 	for (;;) {
+		if (len > EVENT_INPUT_MAX) {
+			/* /dev/zero, or a pipe that never ends */
+			input_too_large(e);
+			goto out;
+		}
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 1u << 16;
+			if (ncap > (size_t)EVENT_INPUT_MAX + 1)
+				ncap = (size_t)EVENT_INPUT_MAX + 1;
 			char *n = ncap > cap ? realloc(data, ncap) : NULL;
 			if (!n) {
 				err_set(e, ERR_INPUT, "input too large to hold in memory (over %zu bytes)", len);

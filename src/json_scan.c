@@ -72,6 +72,84 @@ static long hex4(const char *p)
 	return v;
 }
 
+/* Past the bytes from p on that need no look (no quote, backslash,
+ * control or non-ASCII byte): eight at a time while none is special. */
+static inline size_t plain_run(const unsigned char *b, size_t n, size_t p)
+{
+	while (p + 8 <= n) {
+		uint64_t x;
+		memcpy(&x, b + p, 8);
+		uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+		uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+		/* A byte below 0x20, a quote, a backslash, or high bit
+		 * set (the usual has-zero-byte tricks: no false
+		 * negatives; a false positive just takes the slow path). */
+		uint64_t special = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | x) & high;
+		if (special) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* Each term is exact at its lowest flagged byte (a
+			 * borrow only runs upwards), so the lowest flagged
+			 * byte overall is the first special one. */
+			p += (size_t)__builtin_ctzll(special) / 8;
+#endif
+			break;
+		}
+		p += 8;
+	}
+	while (p < n && !str_special(b[p]))
+		p++;
+	return p;
+}
+
+/* The escape at b[*p] (a backslash), checked and stepped over. */
+static int string_escape(struct jscan *s, const unsigned char *b, size_t n, size_t *pp, struct err *e)
+{
+	size_t p = *pp;
+	if (p + 1 >= n) {
+		s->pos = n;
+		return bad(s, e, "unterminated string");
+	}
+	unsigned d = b[p + 1];
+	if (d != 'u') {
+		if (!strchr("\"\\/bfnrt", (int)d) || d == 0) {
+			s->pos = p;
+			return bad(s, e, "invalid escape in string");
+		}
+		*pp = p + 2;
+		return 0;
+	}
+	if (p + 6 > n) {
+		s->pos = n;
+		return bad(s, e, "unterminated string");
+	}
+	long u = hex4((const char *)b + p + 2);
+	if (u < 0) {
+		s->pos = p;
+		return bad(s, e, "invalid \\u escape");
+	}
+	if (u == 0) {
+		s->pos = p;
+		return bad(s, e, "\\u0000 is not allowed in strings");
+	}
+	if (u >= 0xdc00 && u <= 0xdfff) {
+		s->pos = p;
+		return bad(s, e, "lone low surrogate in \\u escape");
+	}
+	if (u < 0xd800 || u > 0xdbff) {
+		*pp = p + 6;
+		return 0;
+	}
+	long lo = -1;
+	if (p + 12 <= n && b[p + 6] == '\\' && b[p + 7] == 'u')
+		lo = hex4((const char *)b + p + 8);
+	if (lo < 0xdc00 || lo > 0xdfff) {
+		s->pos = p;
+		return bad(s, e, "unpaired high surrogate in \\u escape");
+	}
+	*pp = p + 12;
+	return 0;
+}
+
 int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escaped, struct err *e)
 {
 	const unsigned char *b = (const unsigned char *)s->buf;
@@ -80,30 +158,7 @@ int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escape
 	size_t start = p;
 	bool esc = false;
 	for (;;) {
-		/* Eight bytes at a time while none is special. */
-		while (p + 8 <= n) {
-			uint64_t x;
-			memcpy(&x, b + p, 8);
-			uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-			uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
-			/* A byte below 0x20, a quote, a backslash, or high bit
-			 * set (the usual has-zero-byte tricks: no false
-			 * negatives; a false positive just takes the slow path). */
-			uint64_t special =
-				(((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | x) & high;
-			if (special) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				/* Each term is exact at its lowest flagged byte (a
-				 * borrow only runs upwards), so the lowest flagged
-				 * byte overall is the first special one. */
-				p += (size_t)__builtin_ctzll(special) / 8;
-#endif
-				break;
-			}
-			p += 8;
-		}
-		while (p < n && !str_special(b[p]))
-			p++;
+		p = plain_run(b, n, p);
 		if (p >= n) {
 			s->pos = n;
 			return bad(s, e, "unterminated string");
@@ -113,48 +168,8 @@ int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escape
 			break;
 		if (c == '\\') {
 			esc = true;
-			if (p + 1 >= n) {
-				s->pos = n;
-				return bad(s, e, "unterminated string");
-			}
-			unsigned d = b[p + 1];
-			if (d == 'u') {
-				if (p + 6 > n) {
-					s->pos = n;
-					return bad(s, e, "unterminated string");
-				}
-				long u = hex4((const char *)b + p + 2);
-				if (u < 0) {
-					s->pos = p;
-					return bad(s, e, "invalid \\u escape");
-				}
-				if (u == 0) {
-					s->pos = p;
-					return bad(s, e, "\\u0000 is not allowed in strings");
-				}
-				if (u >= 0xdc00 && u <= 0xdfff) {
-					s->pos = p;
-					return bad(s, e, "lone low surrogate in \\u escape");
-				}
-				if (u >= 0xd800 && u <= 0xdbff) {
-					long lo = -1;
-					if (p + 12 <= n && b[p + 6] == '\\' && b[p + 7] == 'u')
-						lo = hex4((const char *)b + p + 8);
-					if (lo < 0xdc00 || lo > 0xdfff) {
-						s->pos = p;
-						return bad(s, e, "unpaired high surrogate in \\u escape");
-					}
-					p += 12;
-				} else {
-					p += 6;
-				}
-				continue;
-			}
-			if (!strchr("\"\\/bfnrt", (int)d) || d == 0) {
-				s->pos = p;
-				return bad(s, e, "invalid escape in string");
-			}
-			p += 2;
+			if (string_escape(s, b, n, &p, e) < 0)
+				return -1;
 			continue;
 		}
 		if (c < 0x20) {
@@ -430,7 +445,7 @@ static long push(struct jscan_toks *t, struct err *e)
 		size_t ncap = t->cap ? t->cap * 2 : 64;
 		struct jscan_tok *v = realloc(t->v, ncap * sizeof *v);
 		if (!v) {
-			err_set(e, ERR_INTERNAL, "out of memory tokenising JSON");
+			err_oom(e);
 			return JSCAN_ERROR;
 		}
 		t->v = v;
@@ -751,7 +766,7 @@ int jscan_keys_grow(struct jscan_keys *k, struct err *e)
 	size_t ncap = k->cap ? k->cap * 2 : 32;
 	struct jscan_key *v = realloc(k->v, ncap * sizeof *v);
 	if (!v)
-		return err_set(e, ERR_INTERNAL, "out of memory checking JSON keys");
+		return err_oom(e);
 	k->v = v;
 	k->cap = ncap;
 	return 0;

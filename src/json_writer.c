@@ -342,7 +342,7 @@ void jw_k_ints(struct jw *w, const char *key, const int64_t *v, size_t n)
  * before (a chunk bigger than the pipe). The worker stays at most the pipe's
  * size ahead, and neither waits for the other beyond that.
  *
- * Errors are this thread's as before: it alone writes to the FILE; the
+ * Errors are this thread's to report, as with one thread: it alone writes to the FILE; the
  * worker's failures (out of memory) are added to the stream's after the
  * join. The threads setting 1, one core, or a thread that cannot be
  * started: one thread writes every chunk. */

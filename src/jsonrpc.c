@@ -198,7 +198,7 @@ int jsonrpc_request_build_id(struct jsonrpc_request *r, long long id, const char
 	r->body = dump(msg, &r->len, e);
 	if (!r->body || !r->method) {
 		jsonrpc_request_finish(r);
-		return e && e->code ? -1 : err_set(e, ERR_INTERNAL, "out of memory");
+		return e && e->code ? -1 : err_oom(e);
 	}
 	return 0;
 }

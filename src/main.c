@@ -1,6 +1,6 @@
-/* The program: parse the command line into a request, run it, turn the
- * outcome into the exit status. The CLI layer owns the terminal: every
- * line on stderr goes through msg. */
+/* The program: set up the process, parse the command line into a request,
+ * run it, turn the outcome into the exit status. The CLI layer owns the
+ * terminal: every line on stderr goes through msg. */
 
 #include <unistd.h>
 
@@ -8,9 +8,11 @@
 #include "cli.h"
 #include "err.h"
 #include "msg.h"
+#include "process.h"
+#include "secret.h"
 #include "trace.h"
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	struct audit_request rq;
 	struct err e;
@@ -30,6 +32,7 @@ int main(int argc, char **argv)
 		cli_print_version(stdout);
 		return 0;
 	}
+	secret_add(rq.env_token);
 	if (rq.verbose)
 		trace_set_sink(msg_line_sink, NULL);
 	/* -q: errors and the report stay; the sign-in address stays too, as
@@ -44,5 +47,18 @@ int main(int argc, char **argv)
 		msg_errorf("%s", e.msg);
 		return e.code ? (int)e.code : ERR_PROTOCOL;
 	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct err e;
+	err_clear(&e);
+	if (process_setup(&e) < 0) {
+		msg_errorf("%s", e.msg);
+		return e.code;
+	}
+	int status = run(argc, argv);
+	process_teardown();
 	return status;
 }

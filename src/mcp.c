@@ -374,7 +374,7 @@ static int initialize_locked(struct mcp_session *s, struct err *e)
 				   "capabilities", "clientInfo", "name", s->client_name, "version",
 				   s->client_version);
 	if (!params)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	if (exchange(s, "initialize", params, NULL, 0, &result, &rpc_error, NULL, e) < 0)
 		goto out;
 	if (rpc_error) {
@@ -492,7 +492,7 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	json_t *result = NULL, *rpc_error = NULL;
 	size_t bytes = 0; /* of the answers kept, cursors included */
 	if (!tools || !cursors || !params) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	for (int page = 1;; page++) {

@@ -5,10 +5,17 @@
 #include <stdlib.h>
 
 #include "escape.h"
+#include "secret.h"
 
 /* Every line this program writes to stderr goes through here. */
-static void say(const char *prefix, const char *msg, const char *end)
+static void say(const char *prefix, const char *text, const char *end)
 {
+	/* Outside text may carry a token in use (a server echoing it). */
+	char *msg = secret_redact_dup(text);
+	if (!msg) {
+		fprintf(stderr, "%s(out of memory)%s", prefix, end);
+		return;
+	}
 	char *safe = escape_message_dup(msg);
 	if (safe) {
 		fprintf(stderr, "%s%s%s", prefix, safe, end);
@@ -18,6 +25,7 @@ static void say(const char *prefix, const char *msg, const char *end)
 		escape_message_into(cut, sizeof cut, msg);
 		fprintf(stderr, "%s%s...%s", prefix, cut, end);
 	}
+	free(msg);
 }
 
 static void sayv(const char *prefix, const char *fmt, va_list ap)

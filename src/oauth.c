@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "escape.h"
+#include "secret.h"
 #include "trace.h"
 
 #define EXPIRY_MARGIN_S 60
@@ -105,6 +106,59 @@ static const char *auth_method(const struct oauth_session *s, const json_t *meth
 	return "none";
 }
 
+/* A token goes into an HTTP header (access) or a form (refresh) and into
+ * the store, whose files are read up to 64 KiB: longer ones, and bytes a
+ * header cannot carry (CR, LF, controls, non-ASCII), are refused before
+ * anything is kept. */
+static int token_text_check(const char *what, const char *t, unsigned char lowest, struct err *e)
+{
+	size_t n = strlen(t);
+	if (n > OAUTH_TOKEN_MAX)
+		return err_set(e, ERR_AUTH,
+			       "the token endpoint issued a %s of %zu bytes, over %d: refused, nothing stored",
+			       what, n, OAUTH_TOKEN_MAX);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < lowest || (unsigned char)t[i] > 0x7e)
+			return err_set(
+				e, ERR_AUTH,
+				"the token endpoint issued a %s with byte 0x%02x at %zu, which an HTTP request "
+				"cannot carry: refused, nothing stored",
+				what, (unsigned char)t[i], i);
+	return 0;
+}
+
+/* A grant wider than what was asked (catalyst:write when catalyst:read
+ * was) is a more powerful secret than this read-only tool needs to keep:
+ * refused. `asked`: the scope of the request (sign-in), else of the grant
+ * being refreshed; NULL: nothing to compare with. */
+static int scope_check(const char *granted, const char *asked, struct err *e)
+{
+	if (!granted || !asked)
+		return 0;
+	json_t *g = json_array(), *a = json_array();
+	oauth_words_add(g, granted);
+	oauth_words_add(a, asked);
+	size_t i;
+	json_t *v;
+	int rc = 0;
+	json_array_foreach(g, i, v) {
+		if (!oauth_words_has(a, json_string_value(v))) {
+			char extra[100], want[300];
+			oauth_sanitize(extra, sizeof extra, json_string_value(v));
+			oauth_sanitize(want, sizeof want, asked);
+			rc = err_set(
+				e, ERR_AUTH,
+				"the authorization server granted %s, more than was asked (%s): refused, nothing "
+				"stored; a read-only grant is all this tool keeps",
+				extra, want);
+			break;
+		}
+	}
+	json_decref(g);
+	json_decref(a);
+	return rc;
+}
+
 int oauth_token_request(struct oauth_session *s, const char *token_endpoint, const json_t *methods,
 			struct buf *form, struct oauth_tokens *tok, struct err *e)
 {
@@ -153,9 +207,16 @@ int oauth_token_request(struct oauth_session *s, const char *token_endpoint, con
 		err_set(e, ERR_AUTH, "the token endpoint issued a %s token; only Bearer tokens are supported", t);
 		goto out;
 	}
+	const char *refresh = json_string_value(json_object_get(doc, "refresh_token"));
+	const char *granted = json_string_value(json_object_get(doc, "scope"));
+	if (token_text_check("access token", access, 0x21, e) < 0 ||
+	    (refresh && token_text_check("refresh token", refresh, 0x20, e) < 0) ||
+	    scope_check(granted, s->scope_requested ? s->scope_requested : tok->scope, e) < 0)
+		goto out;
+	secret_add(access);
+	secret_add(refresh);
 	oauth_free_secret(tok->access_token);
 	tok->access_token = strdup(access);
-	const char *refresh = json_string_value(json_object_get(doc, "refresh_token"));
 	if (refresh) {
 		oauth_free_secret(tok->refresh_token);
 		tok->refresh_token = strdup(refresh);
@@ -166,10 +227,11 @@ int oauth_token_request(struct oauth_session *s, const char *token_endpoint, con
 		tok->scope = strdup(scope);
 	}
 	json_t *exp = json_object_get(doc, "expires_in");
-	tok->expires_at = json_is_integer(exp) && json_integer_value(exp) > 0
-				  ? (int64_t)time(NULL) + (int64_t)json_integer_value(exp)
-				  : 0;
-	rc = tok->access_token ? 0 : err_set(e, ERR_INTERNAL, "out of memory");
+	/* Capped before the sum: INT64_MAX seconds would overflow it. */
+	json_int_t in = json_is_integer(exp) ? json_integer_value(exp) : 0;
+	tok->expires_at = in > 0 ? (int64_t)time(NULL) + (in < OAUTH_EXPIRES_MAX ? (int64_t)in : OAUTH_EXPIRES_MAX)
+				 : 0;
+	rc = tok->access_token ? 0 : err_oom(e);
 out:
 	if (doc) {
 		static const char *const secrets[] = {"access_token", "refresh_token", "id_token"};
@@ -243,7 +305,7 @@ struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err
 	}
 	struct oauth_session *s = calloc(1, sizeof *s);
 	if (!s) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	s->cfg = *c;
@@ -259,7 +321,7 @@ struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err
 	}
 	s->store_dir = strdup(c->store_dir);
 	if (!s->store_dir) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		oauth_session_free(s);
 		return NULL;
 	}

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "http_easy.h"
 #include "trace.h"
 #include "version.h"
 
@@ -53,12 +54,6 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 	return len;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 int oauth_http_exchange(const struct oauth_session *s, const char *url, const char *what,
 			enum oauth_body_kind kind, const char *body, const char *basic,
 			struct oauth_http_answer *a, struct err *e)
@@ -69,10 +64,9 @@ int oauth_http_exchange(const struct oauth_session *s, const char *url, const ch
 	 * endpoint): nothing is sent before the rule has passed. */
 	if (oauth_url_check(url, what, e) < 0)
 		return -1;
-	pthread_once(&curl_once, curl_init_once);
 	CURL *c = curl_easy_init();
 	if (!c)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hs = NULL;
 	hs = curl_slist_append(hs, kind == OAUTH_BODY_JSON ? "Accept: application/json, text/event-stream"
@@ -82,21 +76,12 @@ int oauth_http_exchange(const struct oauth_session *s, const char *url, const ch
 	else if (kind == OAUTH_BODY_JSON)
 		hs = curl_slist_append(hs, "Content-Type: application/json");
 	long timeout = s->cfg.timeout_ms > 0 ? s->cfg.timeout_ms : 30000;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	/* libcurl's own refusal too, should a URL ever get here unchecked */
-	curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout < 10000 ? timeout : 10000L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (s->cfg.cacert)
-		curl_easy_setopt(c, CURLOPT_CAINFO, s->cfg.cacert);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "catalyst-audit/" CATALYST_AUDIT_VERSION);
+	http_easy_setup(c, &(struct http_easy_options){.url = url,
+						       .cacert = s->cfg.cacert,
+						       .connect_timeout_ms = timeout < 10000 ? timeout : 10000L,
+						       .timeout_ms = timeout,
+						       .errbuf = errbuf});
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hs);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

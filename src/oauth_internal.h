@@ -66,8 +66,16 @@ void oauth_words_add(json_t *set, const char *list);
 char *oauth_words_join(const json_t *set);
 /* Appends key=value, the value form-encoded, to a form body. */
 void oauth_form_add(struct buf *b, const char *key, const char *value);
+/* The longest token kept: the store reads files of up to 64 KiB, and a
+ * file holds two tokens and their context. */
+#define OAUTH_TOKEN_MAX 16384
+/* expires_in beyond ten years is taken as ten years. */
+#define OAUTH_EXPIRES_MAX ((int64_t)10 * 366 * 86400)
 /* Posts a grant; on success fills tok's access/refresh/scope/expiry
- * (keeping the old refresh token when none is returned). */
+ * (keeping the old refresh token when none is returned). Refused, with
+ * nothing changed in tok: a token over OAUTH_TOKEN_MAX or with bytes a
+ * request cannot carry, a scope wider than asked. Every token it keeps is
+ * a secret (secret_add). */
 int oauth_token_request(struct oauth_session *s, const char *token_endpoint, const json_t *methods,
 			struct buf *form, struct oauth_tokens *tok, struct err *e);
 /* ERR_AUTH: not signed in, `why`, and the command to run. */

@@ -5,6 +5,8 @@
  * the server's challenge. */
 
 #include "oauth_internal.h"
+
+#include "browser.h"
 #include "monotime.h"
 
 #include <errno.h>
@@ -91,12 +93,14 @@ static char *dup_string(json_t *o, const char *key)
 
 /* ---- Discovery ---- */
 
-static int discover(struct oauth_session *s, const struct oauth_challenge *ch, struct oauth_metadata *m,
-		    struct err *e)
+/* RFC 9728: the protected resource metadata, the challenge's
+ * resource_metadata first, then the well-known locations derived from the
+ * MCP URL; sets m->issuer and m->prm_scopes. */
+static int discover_resource(struct oauth_session *s, const struct oauth_challenge *ch, struct oauth_metadata *m,
+			     struct err *e)
 {
-	memset(m, 0, sizeof *m);
 	const char *resource = s->cfg.resource;
-	json_t *prm = NULL, *asm_doc = NULL;
+	json_t *prm = NULL;
 	char *cand[3] = {0};
 	int n = 0, rc = -1;
 	struct err last;
@@ -106,8 +110,6 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	 * from it: the same rule as every other URL. */
 	if (oauth_url_check(resource, "server URL", e) < 0)
 		goto out;
-	/* RFC 9728: the challenge's resource_metadata first, then the
-	 * well-known locations derived from the MCP URL. */
 	if (ch && ch->resource_metadata) {
 		if (oauth_url_check(ch->resource_metadata, "resource_metadata URL the server named", e) < 0)
 			goto out;
@@ -148,8 +150,26 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 	json_t *ps = json_object_get(prm, "scopes_supported");
 	if (json_is_array(ps))
 		m->prm_scopes = json_incref(ps);
+	rc = m->issuer ? 0 : err_oom(e);
+out:
+	for (int i = 0; i < 3; i++)
+		free(cand[i]);
+	json_decref(prm);
+	return rc;
+}
 
-	n = oauth_as_metadata_urls(issuer, cand, e);
+/* RFC 8414 / OpenID discovery: the authorization server metadata of
+ * m->issuer, checked (same issuer, https endpoints, PKCE S256). */
+static int discover_server(struct oauth_session *s, struct oauth_metadata *m, struct err *e)
+{
+	const char *issuer = m->issuer;
+	json_t *asm_doc = NULL;
+	char *cand[3] = {0};
+	int n, rc = -1;
+	struct err last;
+	err_clear(&last);
+
+	n = oauth_as_metadata_urls(m->issuer, cand, e);
 	if (n < 0)
 		goto out;
 	for (int i = 0; i < n && !asm_doc; i++)
@@ -196,11 +216,19 @@ static int discover(struct oauth_session *s, const struct oauth_challenge *ch, s
 out:
 	for (int i = 0; i < 3; i++)
 		free(cand[i]);
-	json_decref(prm);
 	json_decref(asm_doc);
-	if (rc < 0)
-		metadata_finish(m);
 	return rc;
+}
+
+static int discover(struct oauth_session *s, const struct oauth_challenge *ch, struct oauth_metadata *m,
+		    struct err *e)
+{
+	memset(m, 0, sizeof *m);
+	if (discover_resource(s, ch, m, e) < 0 || discover_server(s, m, e) < 0) {
+		metadata_finish(m);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- Scopes ---- */
@@ -252,29 +280,63 @@ static char *choose_scope(const struct oauth_session *s, const struct oauth_meta
 	return r;
 }
 
-/* ---- The browser ---- */
+/* ---- Authorization ---- */
 
-/* `browser` is the config's ($BROWSER as the CLI read it). */
-static pid_t open_browser(const char *browser, const char *url)
+/* The authorization request's URL: the endpoint and the PKCE query. */
+static void authorize_url(struct buf *url, const struct oauth_session *s, const struct oauth_metadata *m,
+			  const char *redirect, const char *challenge, const char *state, const char *scope)
 {
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	/* The child: stdout is the report's, so the browser gets stderr. */
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(STDERR_FILENO, STDOUT_FILENO);
-	if (browser && *browser)
-		/* It may hold arguments (split by sh, as $BROWSER unquoted
-		 * would be); the URL stays one word. */
-		execl("/bin/sh", "sh", "-c", "$1 \"$2\"", "sh", browser, url, (char *)NULL);
-	else
-		execlp("xdg-open", "xdg-open", url, (char *)NULL);
-	_exit(127);
+	buf_printf(url, NULL, "%s%c", m->authorization_endpoint,
+		   strchr(m->authorization_endpoint, '?') ? '&' : '?');
+	struct buf q;
+	buf_init(&q, 0);
+	oauth_form_add(&q, "response_type", "code");
+	oauth_form_add(&q, "client_id", s->cfg.client_id);
+	oauth_form_add(&q, "redirect_uri", redirect);
+	oauth_form_add(&q, "code_challenge", challenge);
+	oauth_form_add(&q, "code_challenge_method", "S256");
+	oauth_form_add(&q, "state", state);
+	oauth_form_add(&q, "resource", s->cfg.resource);
+	if (scope)
+		oauth_form_add(&q, "scope", scope);
+	buf_append(url, q.data, q.len, NULL);
+	buf_finish(&q);
 }
 
-/* ---- Authorization ---- */
+/* The code for tokens at the token endpoint; the tokens kept (and stored
+ * when there is a store). form is the caller's, wiped after. */
+static int exchange_code(struct oauth_session *s, const struct oauth_metadata *m, const struct oauth_callback *cb,
+			 const char *redirect, const char *verifier, const char *scope, struct buf *form,
+			 struct err *e)
+{
+	oauth_form_add(form, "grant_type", "authorization_code");
+	oauth_form_add(form, "code", cb->code);
+	oauth_form_add(form, "redirect_uri", redirect);
+	oauth_form_add(form, "client_id", s->cfg.client_id);
+	oauth_form_add(form, "code_verifier", verifier);
+	oauth_form_add(form, "resource", s->cfg.resource);
+	struct oauth_tokens fresh = {0};
+	if (oauth_token_request(s, m->token_endpoint, m->auth_methods, form, &fresh, e) < 0) {
+		oauth_tokens_finish(&fresh);
+		err_prefix(e, "sign-in to %s", s->cfg.resource);
+		return -1;
+	}
+	fresh.issuer = strdup(m->issuer);
+	fresh.client_id = strdup(s->cfg.client_id);
+	fresh.resource = strdup(s->cfg.resource);
+	fresh.token_endpoint = strdup(m->token_endpoint);
+	if (!fresh.scope && scope)
+		fresh.scope = strdup(scope);
+	oauth_tokens_finish(&s->tok);
+	s->tok = fresh;
+	s->refresh_failed = false;
+	s->obtained_ms = monotime_ms();
+	if (s->store_dir && oauth_store_save(s->store_dir, &s->tok, e) < 0) {
+		err_prefix(e, "signed in, but the tokens could not be stored");
+		return -1;
+	}
+	return 0;
+}
 
 int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, const char *extra_scope,
 		    struct err *e)
@@ -287,7 +349,6 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	buf_init(&form, 0);
 	char verifier[OAUTH_VERIFIER_LEN + 1] = "", challenge[OAUTH_CHALLENGE_LEN + 1], state[33];
 	char *redirect = NULL, *scope = NULL;
-	pid_t browser = -1;
 	int rc = -1;
 	const char *path = s->cfg.redirect_path && *s->cfg.redirect_path ? s->cfg.redirect_path : "/callback";
 
@@ -315,26 +376,10 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 		goto out;
 	if (asprintf(&redirect, "http://127.0.0.1:%d%s", l.port, path) < 0) {
 		redirect = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
-	buf_printf(&url, NULL, "%s%c", m.authorization_endpoint,
-		   strchr(m.authorization_endpoint, '?') ? '&' : '?');
-	{
-		struct buf q;
-		buf_init(&q, 0);
-		oauth_form_add(&q, "response_type", "code");
-		oauth_form_add(&q, "client_id", s->cfg.client_id);
-		oauth_form_add(&q, "redirect_uri", redirect);
-		oauth_form_add(&q, "code_challenge", challenge);
-		oauth_form_add(&q, "code_challenge_method", "S256");
-		oauth_form_add(&q, "state", state);
-		oauth_form_add(&q, "resource", s->cfg.resource);
-		if (scope)
-			oauth_form_add(&q, "scope", scope);
-		buf_append(&url, q.data, q.len, NULL);
-		buf_finish(&q);
-	}
+	authorize_url(&url, s, &m, redirect, challenge, state, scope);
 	s->authorizations++;
 	free(s->scope_requested);
 	s->scope_requested = scope ? strdup(scope) : NULL;
@@ -343,9 +388,12 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	notice(s, "to sign in to %s, open this address in a browser:", s->cfg.resource);
 	notice(s, "  %s", url.data);
 	if (!s->cfg.no_browser) {
-		browser = open_browser(s->cfg.browser, url.data);
-		if (browser < 0)
-			notice(s, "could not start a browser (%s); open the address above", strerror(errno));
+		/* Not waited for: the listener must take the browser's
+		 * redirect while an opener that stays in front runs. */
+		struct err be;
+		err_clear(&be);
+		if (browser_open(s->cfg.browser, url.data, 0, &be) < 0)
+			notice(s, "%s; open the address above", be.msg);
 	}
 	long timeout = s->cfg.callback_timeout_s > 0 ? s->cfg.callback_timeout_s
 						     : OAUTH_DEFAULT_CALLBACK_TIMEOUT_S;
@@ -354,40 +402,10 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	if (oauth_callback_check(&cb, state, m.issuer, m.iss_supported, e) < 0)
 		goto out;
 
-	oauth_form_add(&form, "grant_type", "authorization_code");
-	oauth_form_add(&form, "code", cb.code);
-	oauth_form_add(&form, "redirect_uri", redirect);
-	oauth_form_add(&form, "client_id", s->cfg.client_id);
-	oauth_form_add(&form, "code_verifier", verifier);
-	oauth_form_add(&form, "resource", s->cfg.resource);
-	struct oauth_tokens fresh = {0};
-	if (oauth_token_request(s, m.token_endpoint, m.auth_methods, &form, &fresh, e) < 0) {
-		oauth_tokens_finish(&fresh);
-		err_prefix(e, "sign-in to %s", s->cfg.resource);
+	if (exchange_code(s, &m, &cb, redirect, verifier, scope, &form, e) < 0)
 		goto out;
-	}
-	fresh.issuer = strdup(m.issuer);
-	fresh.client_id = strdup(s->cfg.client_id);
-	fresh.resource = strdup(s->cfg.resource);
-	fresh.token_endpoint = strdup(m.token_endpoint);
-	if (!fresh.scope && scope)
-		fresh.scope = strdup(scope);
-	oauth_tokens_finish(&s->tok);
-	s->tok = fresh;
-	s->refresh_failed = false;
-	s->obtained_ms = monotime_ms();
-	if (s->store_dir && oauth_store_save(s->store_dir, &s->tok, e) < 0) {
-		err_prefix(e, "signed in, but the tokens could not be stored");
-		goto out;
-	}
 	rc = 0;
 out:
-	if (browser > 0) {
-		/* The opener normally returns at once (xdg-open hands over to the
-		 * browser); do not wait for a browser that stays in front. */
-		for (int i = 0; i < 20 && waitpid(browser, NULL, WNOHANG) == 0; i++)
-			usleep(50000);
-	}
 	oauth_listener_close(&l);
 	oauth_callback_finish(&cb);
 	OPENSSL_cleanse(verifier, sizeof verifier);

@@ -102,6 +102,86 @@ void oauth_challenge_finish(struct oauth_challenge *c)
 /* RFC 9110 section 11.6.1: challenges and their parameters share one
  * comma-separated list, so a bare token after a comma starts the next
  * challenge while `name=value` continues the current one. */
+/* The parameters of one challenge, from h[*pi] (past its scheme): name=value
+ * pairs, quoted or not, or a token68. Stops at the next challenge's scheme
+ * or the end of h. false when malformed, *pi where. */
+static bool challenge_params(const char *h, size_t *pi, struct oauth_challenge *target)
+{
+	size_t i = *pi;
+	bool first = true;
+	while (h[i]) {
+		size_t p0 = i;
+		size_t n0 = i;
+		while (is_tchar(h[i]))
+			i++;
+		size_t n1 = i;
+		size_t j = skip_ows(h, i);
+		if (n1 > n0 && h[j] == '=') {
+			size_t v = skip_ows(h, j + 1);
+			if (h[v] == '=' || h[v] == ',' || !h[v]) {
+				/* token68 ending in '=' ("abc==") */
+				if (!first) {
+					*pi = i;
+					return false;
+				}
+				while (h[v] == '=')
+					v++;
+				i = skip_ows(h, v);
+			} else if (h[v] == '"') {
+				char *val = NULL;
+				size_t end = read_quoted(h, v, &val);
+				if (!end) {
+					*pi = i;
+					return false;
+				}
+				set_param(target, h + n0, n1 - n0, val);
+				i = skip_ows(h, end);
+			} else {
+				/* Lenient: servers send scope=catalyst:read unquoted
+				 * although ':' is no tchar. */
+				size_t v1 = v;
+				while (h[v1] && !strchr(" \t,\"", h[v1]))
+					v1++;
+				if (v1 == v) {
+					*pi = i;
+					return false;
+				}
+				set_param(target, h + n0, n1 - n0, strndup(h + v, v1 - v));
+				i = skip_ows(h, v1);
+			}
+		} else if (first) {
+			/* token68 right after the scheme */
+			i = p0;
+			while (is_token68_char(h[i]))
+				i++;
+			while (h[i] == '=')
+				i++;
+			if (i == p0) {
+				*pi = i;
+				return false;
+			}
+			i = skip_ows(h, i);
+		} else {
+			/* a bare token: the next challenge's scheme */
+			i = p0;
+			break;
+		}
+		first = false;
+		if (h[i] == ',') {
+			i++;
+			while (h[i] == ' ' || h[i] == '\t' || h[i] == ',')
+				i++;
+			continue;
+		}
+		if (h[i]) {
+			*pi = i;
+			return false;
+		}
+	}
+	*pi = i;
+	return true;
+}
+
 int oauth_challenge_parse(const char *h, struct oauth_challenge *c, struct err *e)
 {
 	memset(c, 0, sizeof *c);
@@ -127,76 +207,9 @@ int oauth_challenge_parse(const char *h, struct oauth_challenge *c, struct err *
 			goto bad;
 		}
 		i = skip_ows(h, i);
-		bool first = true;
-		/* parameters of this challenge */
-		while (h[i]) {
-			size_t p0 = i;
-			size_t n0 = i;
-			while (is_tchar(h[i]))
-				i++;
-			size_t n1 = i;
-			size_t j = skip_ows(h, i);
-			if (n1 > n0 && h[j] == '=') {
-				size_t v = skip_ows(h, j + 1);
-				if (h[v] == '=' || h[v] == ',' || !h[v]) {
-					/* token68 ending in '=' ("abc==") */
-					if (!first) {
-						oauth_challenge_finish(&ignored);
-						goto bad;
-					}
-					while (h[v] == '=')
-						v++;
-					i = skip_ows(h, v);
-				} else if (h[v] == '"') {
-					char *val = NULL;
-					size_t end = read_quoted(h, v, &val);
-					if (!end) {
-						oauth_challenge_finish(&ignored);
-						goto bad;
-					}
-					set_param(target, h + n0, n1 - n0, val);
-					i = skip_ows(h, end);
-				} else {
-					/* Lenient: servers send scope=catalyst:read unquoted
-					 * although ':' is no tchar. */
-					size_t v1 = v;
-					while (h[v1] && !strchr(" \t,\"", h[v1]))
-						v1++;
-					if (v1 == v) {
-						oauth_challenge_finish(&ignored);
-						goto bad;
-					}
-					set_param(target, h + n0, n1 - n0, strndup(h + v, v1 - v));
-					i = skip_ows(h, v1);
-				}
-			} else if (first) {
-				/* token68 right after the scheme */
-				i = p0;
-				while (is_token68_char(h[i]))
-					i++;
-				while (h[i] == '=')
-					i++;
-				if (i == p0) {
-					oauth_challenge_finish(&ignored);
-					goto bad;
-				}
-				i = skip_ows(h, i);
-			} else {
-				/* a bare token: the next challenge's scheme */
-				i = p0;
-				break;
-			}
-			first = false;
-			if (h[i] == ',') {
-				i++;
-				while (h[i] == ' ' || h[i] == '\t' || h[i] == ',')
-					i++;
-				continue;
-			}
-			if (h[i]) {
-				oauth_challenge_finish(&ignored);
-				goto bad;
-			}
+		if (!challenge_params(h, &i, target)) {
+			oauth_challenge_finish(&ignored);
+			goto bad;
 		}
 		oauth_challenge_finish(&ignored);
 		if (bearer)
@@ -277,7 +290,7 @@ static int url_split(const char *url, struct url_parts *p, struct err *e)
 	 * analyzer, which cannot see into err_set) know p is unset. */
 	CURLU *u = curl_url();
 	if (!u) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
@@ -371,7 +384,7 @@ int oauth_as_metadata_urls(const char *issuer, char *out[3], struct err *e)
 		if (!out[i]) {
 			for (int k = 0; k < n; k++)
 				free(out[k]);
-			return err_set(e, ERR_INTERNAL, "out of memory");
+			return err_oom(e);
 		}
 	return n;
 }
@@ -562,7 +575,7 @@ int oauth_url_check(const char *url, const char *what, struct err *e)
 	char text[300];
 	CURLU *u = curl_url();
 	if (!u)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	/* No CURLU_GUESS_SCHEME: "localhost/x" is not a URL here. */
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||

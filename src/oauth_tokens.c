@@ -5,6 +5,8 @@
 
 #include "oauth_internal.h"
 
+#include "secret.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +60,7 @@ char *oauth_store_default_dir(const char *xdg_config_home, const char *home, str
 			dir = NULL;
 	}
 	if (!dir)
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 	return dir;
 }
 
@@ -167,7 +169,7 @@ int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *
 				t->scope, "expires_at", (json_int_t)t->expires_at);
 	if (!path || !doc || asprintf(&tmp, "%s/.tokens-XXXXXX", dir) < 0) {
 		tmp = NULL;
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto out;
 	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -222,24 +224,40 @@ out:
 	return rc;
 }
 
-/* Reads one token file. check_mode: refuse a file others can read.
- * Returns 1 read, 0 not a token file, -1 refused (e set). */
-static int read_entry(int dirfd, const char *dir, const char *name, bool check_mode, json_t **out, struct err *e)
+enum entry {
+	ENTRY_REFUSED = -1, /* e set */
+	ENTRY_UNREADABLE,   /* not JSON, over the size limit, gone */
+	ENTRY_READ,
+	ENTRY_NOT_REGULAR, /* a link, a FIFO, a folder...: never read */
+};
+
+/* Reads one token file: never through a link, never waiting (a FIFO
+ * planted there would hold the open), a regular file only. check_mode:
+ * refuse a file others can read. */
+static enum entry read_entry(int dirfd, const char *dir, const char *name, bool check_mode, json_t **out,
+			     struct err *e)
 {
 	*out = NULL;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return errno == ELOOP ? ENTRY_NOT_REGULAR : ENTRY_UNREADABLE;
 	struct stat st;
-	int rc = 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > TOKEN_FILE_MAX)
+	enum entry rc = ENTRY_UNREADABLE;
+	if (fstat(fd, &st) < 0)
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		rc = ENTRY_NOT_REGULAR;
+		goto out;
+	}
+	if (st.st_size > TOKEN_FILE_MAX)
 		goto out;
 	if (check_mode && (st.st_mode & 077 || st.st_uid != geteuid())) {
-		rc = err_set(e, ERR_AUTH,
-			     "token file %s/%s is readable by other users (mode %04o): refusing to use it; "
-			     "run `chmod 600 %s/%s` if nobody else read it, else `catalyst-audit logout` and "
-			     "sign in again",
-			     dir, name, (unsigned)(st.st_mode & 07777), dir, name);
+		rc = ENTRY_REFUSED;
+		err_set(e, ERR_AUTH,
+			"token file %s/%s is readable by other users (mode %04o): refusing to use it; "
+			"run `chmod 600 %s/%s` if nobody else read it, else `catalyst-audit logout` and "
+			"sign in again",
+			dir, name, (unsigned)(st.st_mode & 07777), dir, name);
 		goto out;
 	}
 	char *text = malloc((size_t)st.st_size + 1);
@@ -256,8 +274,8 @@ static int read_entry(int dirfd, const char *dir, const char *name, bool check_m
 	*out = json_loads(text, 0, NULL);
 	OPENSSL_cleanse(text, got);
 	free(text);
-	rc = *out && json_is_object(*out) ? 1 : 0;
-	if (!rc) {
+	rc = *out && json_is_object(*out) ? ENTRY_READ : ENTRY_UNREADABLE;
+	if (rc != ENTRY_READ) {
 		json_decref(*out);
 		*out = NULL;
 	}
@@ -284,35 +302,76 @@ static bool is_token_file(const char *name)
 	return strncmp(name, "tokens-", 7) == 0 && n > 12 && strcmp(name + n - 5, ".json") == 0;
 }
 
+/* Opens the store's folder (*d NULL when there is none) after the check
+ * every command makes: a folder another user owns, or others can write,
+ * could have token files planted or swapped: refused. */
+static int open_store(const char *dir, DIR **d, struct err *e)
+{
+	*d = NULL;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return err_set(e, ERR_AUTH, "cannot use %s: %s", dir, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		unsigned mode = (unsigned)(st.st_mode & 07777);
+		close(fd);
+		return err_set(e, ERR_AUTH,
+			       "%s is not a folder only you can write (owner %u, mode %04o): tokens there are not "
+			       "used; run `chmod 700 %s`, or use a folder of your own",
+			       dir, (unsigned)st.st_uid, mode, dir);
+	}
+	if (!(*d = fdopendir(fd))) {
+		close(fd);
+		return err_set(e, ERR_AUTH, "cannot use %s: %s", dir, strerror(errno));
+	}
+	return 0;
+}
+
 int oauth_store_load(const char *dir, const char *issuer, const char *client_id, const char *resource,
 		     struct oauth_tokens *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
 	if (!dir)
 		return oauth_store_no_dir(e);
-	DIR *d = opendir(dir);
+	DIR *d = NULL;
+	if (open_store(dir, &d, e) < 0)
+		return -1;
 	if (!d)
 		return 0;
 	struct stat st;
-	if (fstat(dirfd(d), &st) == 0 && (st.st_mode & 077)) {
-		closedir(d);
-		return err_set(
-			e, ERR_AUTH,
-			"%s is open to other users (mode %04o): stored tokens are not used; run `chmod 700 %s`",
-			dir, (unsigned)(st.st_mode & 07777), dir);
-	}
+	bool readable = fstat(dirfd(d), &st) == 0 && (st.st_mode & 077);
 	int rc = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (!is_token_file(de->d_name))
 			continue;
+		if (readable) {
+			/* Others may read the folder: fine for a config file,
+			 * not for tokens. */
+			rc = err_set(e, ERR_AUTH,
+				     "%s holds tokens and is open to other users (mode %04o): stored tokens are "
+				     "not used; run `chmod 700 %s`",
+				     dir, (unsigned)(st.st_mode & 07777), dir);
+			break;
+		}
 		json_t *doc;
-		int r = read_entry(dirfd(d), dir, de->d_name, true, &doc, e);
-		if (r < 0) {
+		enum entry r = read_entry(dirfd(d), dir, de->d_name, true, &doc, e);
+		if (r == ENTRY_REFUSED) {
 			rc = -1;
 			break;
 		}
-		if (r == 0)
+		if (r == ENTRY_NOT_REGULAR) {
+			rc = err_set(
+				e, ERR_AUTH,
+				"token file %s/%s is not a regular file (a link, a pipe...): not used; remove it, "
+				"or run `catalyst-audit logout`",
+				dir, de->d_name);
+			break;
+		}
+		if (r == ENTRY_UNREADABLE)
 			continue;
 		bool match = field_is(doc, "resource", resource) && (!issuer || field_is(doc, "issuer", issuer)) &&
 			     (!client_id || field_is(doc, "client_id", client_id)) &&
@@ -326,6 +385,8 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 			out->token_endpoint = dup_field(doc, "token_endpoint");
 			out->scope = dup_field(doc, "scope");
 			out->expires_at = (int64_t)json_integer_value(json_object_get(doc, "expires_at"));
+			secret_add(out->access_token);
+			secret_add(out->refresh_token);
 			rc = 1;
 		}
 		token_doc_free(doc);
@@ -342,7 +403,9 @@ int oauth_store_delete(const char *dir, const char *client_id, const char *resou
 {
 	if (!dir)
 		return oauth_store_no_dir(e);
-	DIR *d = opendir(dir);
+	DIR *d = NULL;
+	if (open_store(dir, &d, e) < 0)
+		return -1;
 	if (!d)
 		return 0;
 	int n = 0;
@@ -351,11 +414,12 @@ int oauth_store_delete(const char *dir, const char *client_id, const char *resou
 		if (!is_token_file(de->d_name))
 			continue;
 		json_t *doc;
-		/* Deleting does not need the file to be private. */
-		if (read_entry(dirfd(d), dir, de->d_name, false, &doc, e) <= 0)
-			continue;
-		bool match = field_is(doc, "resource", resource) &&
-			     (!client_id || field_is(doc, "client_id", client_id));
+		/* Deleting does not need the file to be private. A token file
+		 * that cannot be read (a link, a pipe, over the size limit, not
+		 * JSON) cannot be anyone's sign-in: it goes too. */
+		enum entry r = read_entry(dirfd(d), dir, de->d_name, false, &doc, e);
+		bool match = r != ENTRY_READ || (field_is(doc, "resource", resource) &&
+						 (!client_id || field_is(doc, "client_id", client_id)));
 		token_doc_free(doc);
 		if (!match)
 			continue;

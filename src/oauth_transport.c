@@ -79,7 +79,7 @@ struct transport *oauth_transport_new(struct transport *inner, struct oauth_sess
 		return NULL;
 	struct auth_transport *a = calloc(1, sizeof *a);
 	if (!a) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	a->base.ops = &auth_ops;

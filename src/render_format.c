@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report.h"
+#include "render.h"
 
 const struct render_format_row render_formats[] = {
 	{FORMAT_TEXT, "text", NULL, render_text},

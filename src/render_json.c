@@ -9,7 +9,7 @@
  * each) and dumping them was most of `file`'s time, and the tree doubled
  * the memory. A run's big arrays (activities, findings, withheld) may be
  * written by two threads (jw_items). */
-#include "report.h"
+#include "render.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -284,6 +284,14 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_k_str(w, "source", run->source);
 	if (run->parent_run_id)
 		jw_k_str(w, "parent_run_id", run->parent_run_id);
+	if (run->rerun_of) {
+		jw_open(w, "rerun_of", '{');
+		jw_k_str(w, "run_id", run->rerun_of);
+		jw_k_str(w, "console_link", run->rerun_of_link);
+		if (run->rerun_of_note)
+			jw_k_str(w, "note", run->rerun_of_note);
+		jw_close(w, '}');
+	}
 	if (a) {
 		jw_open(w, "data_sharing", '{');
 		jw_k_str(w, "level", data_sharing_level_name(a->sharing));
@@ -347,7 +355,7 @@ static struct render_json_stream *stream_new(FILE *out, unsigned threads, struct
 	struct render_json_stream *s = calloc(1, sizeof *s);
 	if (!s || jw_init(&s->w, out) < 0) {
 		stream_free(s);
-		err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+		err_oom(e);
 		return NULL;
 	}
 	s->threads = threads;
@@ -357,7 +365,7 @@ static struct render_json_stream *stream_new(FILE *out, unsigned threads, struct
 static int stream_status(const struct render_json_stream *s, struct err *e)
 {
 	if (s->w.failed && !ferror(s->w.f))
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the JSON report");
+		return err_oom(e);
 	if (ferror(s->w.f))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

@@ -1,23 +1,49 @@
-/* The Markdown report: a section to paste into a post-mortem. Formats the
- * report and nothing else; every server-supplied string goes through
+/* The Markdown report: a section to paste into a post-mortem issue. Formats
+ * the report and nothing else; every server-supplied string goes through
  * escape_markdown so table syntax, emphasis, HTML and control characters in
- * names or error messages stay inert. */
+ * names or error messages stay inert, and through md_mermaid_name before a
+ * Mermaid chart sees it.
+ *
+ * What it is shaped by: GitHub renders an issue or comment of at most
+ * 65,536 characters, a table wider than about six columns is cut off at its
+ * width, and a reader sees an overlap in a picture faster than in a table.
+ * So tables have at most six columns (long cells go to lists under them),
+ * identical findings across runs are one line (report_fold.h), suspect runs
+ * get a gantt chart, and the default view is assembled within MD_LIMIT,
+ * folding the runs that do not fit into counts. */
+#include "render.h"
 #include "report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "escape.h"
+#include "report_fold.h"
+#include "report_timeline.h"
 
 #define MD_SLOTS 6
-#define MD_CELL_MAX 200 /* characters of an error message in a table cell */
+#define MD_CELL_MAX 200    /* characters of an error message in a list under a table */
+#define MD_SUMMARY_MAX 160 /* characters of a finding's summary in the short view */
+#define MD_LIMIT 65536     /* GitHub's limit for an issue or comment, in characters; we count bytes */
+#define MD_RESERVE 1024    /* for the fold note, measured before it is written */
+#define MD_TIMELINES 5     /* runs drawn as a gantt chart */
+#define MD_CHART_ACTIVITIES 3
+#define MD_CHART_ATTEMPTS 6
+#define MD_TABLE_ROWS 12      /* attempt rows of one run in the short view */
+#define MD_VERDICT_LINES 10   /* folded suspect lines under the verdict */
+#define MD_DETAILS_RUNS 200   /* run ids listed in the fold's <details> */
+#define MD_UNCHARTED_NAMED 10 /* suspect runs without a chart, named */
+#define MD_NAME_MAX 80        /* code points of a name in the verdict and the fold note: they bound its size */
 
 struct md_out {
 	FILE *f;
 	struct buf slot[MD_SLOTS];
 	size_t next_slot;
 	bool oom;
+	const bool *shown;  /* per run: its section is in the document (anchor run-N) */
+	const bool *charts; /* per run: its gantt chart is drawn */
 };
 
 /* s cut to max code points (0: whole) and escaped for ctx; "" for NULL.
@@ -88,6 +114,14 @@ static void md_header(struct md_out *m, const struct report_run *run)
 	if (a)
 		fprintf(m->f, "| Data sharing | %s (%s) |\n", data_sharing_level_name(a->sharing),
 			a->sharing_source ? md(m, a->sharing_source, ESCAPE_MD_CELL, 0) : "source unknown");
+	if (run->rerun_of) {
+		fprintf(m->f, "| Rerun of | %s", md(m, run->rerun_of, ESCAPE_MD_CELL, 0));
+		if (run->rerun_of_link)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_link, ESCAPE_MD_CELL, 0));
+		else if (run->rerun_of_note)
+			fprintf(m->f, " (%s)", md(m, run->rerun_of_note, ESCAPE_MD_CELL, 0));
+		fprintf(m->f, " |\n");
+	}
 	if (run->console_link) {
 		/* An autolink: the link is ours (percent-encoded segments), but
 		 * the console base came from the command line; anything that
@@ -140,6 +174,8 @@ static const char *md_link(enum invocation_link l)
 		return "retry timer origin";
 	case LINK_PATTERN:
 		return "failure/timer pattern (inferred)";
+	case LINK_ORDER:
+		return "order, no retry timer (inferred)";
 	}
 	return "";
 }
@@ -151,88 +187,6 @@ static void md_payload_cell(struct md_out *m, const struct payload *p)
 		fputs(w, m->f);
 	else
 		fprintf(m->f, "%zu bytes", p->size);
-}
-
-static void md_activities(struct md_out *m, const struct analysis *a)
-{
-	fprintf(m->f, "\n#### Activities and attempts\n\n");
-	if (a->n_invocations == 0) {
-		fprintf(m->f, "No activity was scheduled in this history.\n");
-		return;
-	}
-	/* Payload columns only when some payload key is there at all: at
-	 * metadata they would be a column of "absent". */
-	bool payloads = false;
-	for (size_t i = 0; i < a->n_invocations && !payloads; i++)
-		for (size_t k = 0; k < a->invocations[i].n_attempts; k++)
-			if (a->invocations[i].attempts[k].input.state != PAYLOAD_ABSENT ||
-			    a->invocations[i].attempts[k].output.state != PAYLOAD_ABSENT)
-				payloads = true;
-	fprintf(m->f,
-		"| Activity | Execution id | Linked by | Attempt | Scheduled id | Scheduled at | Outcome | Error |%s\n"
-		"| --- | --- | --- | --- | --- | --- | --- | --- |%s\n",
-		payloads ? " Input | Output |" : "", payloads ? " --- | --- |" : "");
-	for (size_t i = 0; i < a->n_invocations; i++) {
-		const struct invocation *inv = &a->invocations[i];
-		for (size_t k = 0; k < inv->n_attempts; k++) {
-			const struct attempt *at = &inv->attempts[k];
-			if (k == 0)
-				fprintf(m->f, "| %s%s | %s | %s |",
-					inv->is_child_workflow ? "child workflow " : "",
-					inv->name ? md(m, inv->name, ESCAPE_MD_CELL, 0) : "(unnamed)",
-					inv->task_execution_id && *inv->task_execution_id
-						? md(m, inv->task_execution_id, ESCAPE_MD_CELL, 0)
-					: inv->is_child_workflow ? "none (child workflow: see instances)"
-								 : "none recorded",
-					md_link(inv->link));
-			else
-				fprintf(m->f, "| | | |");
-			fprintf(m->f, " %zu | %" PRId64 " | %s | %s", k + 1, at->scheduled_id,
-				at->scheduled_at ? md(m, at->scheduled_at, ESCAPE_MD_CELL, 0) : "",
-				attempt_outcome_name(at->outcome));
-			if (at->n_results > 1)
-				fprintf(m->f, " (%zu results)", (size_t)at->n_results);
-			if (inv->is_child_workflow && at->instance_id)
-				fprintf(m->f, "<br>instance %s", md(m, at->instance_id, ESCAPE_MD_CELL, 0));
-			fprintf(m->f, " | ");
-			if (at->error_type)
-				fprintf(m->f, "%s%s", md(m, at->error_type, ESCAPE_MD_CELL, 80),
-					at->error_message ? ": " : "");
-			if (at->error_message)
-				fputs(md(m, at->error_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
-			if (at->non_retriable)
-				fprintf(m->f, " (non-retriable)");
-			if (at->cause_type || at->cause_message) {
-				/* The innermost cause (innerFailure), which the class rests on. */
-				fprintf(m->f, "<br>caused by ");
-				if (at->cause_type)
-					fprintf(m->f, "%s%s", md(m, at->cause_type, ESCAPE_MD_CELL, 80),
-						at->cause_message ? ": " : "");
-				if (at->cause_message)
-					fputs(md(m, at->cause_message, ESCAPE_MD_CELL, MD_CELL_MAX), m->f);
-			}
-			if (payloads) {
-				fprintf(m->f, " | ");
-				md_payload_cell(m, &at->input);
-				fprintf(m->f, " | ");
-				md_payload_cell(m, &at->output);
-			}
-			fprintf(m->f, " |\n");
-		}
-	}
-	bool any = false;
-	for (size_t i = 0; i < a->n_invocations; i++) {
-		const struct invocation *inv = &a->invocations[i];
-		if (!inv->n_retry_timers)
-			continue;
-		if (!any)
-			fprintf(m->f, "\nRetry timers linking the attempts:\n\n");
-		any = true;
-		fprintf(m->f, "- %s: event%s ", inv->name ? md(m, inv->name, ESCAPE_MD_INLINE, 0) : "(unnamed)",
-			inv->n_retry_timers == 1 ? "" : "s");
-		md_ids(m, inv->retry_timer_event_ids, inv->n_retry_timers);
-		fputc('\n', m->f);
-	}
 }
 
 static void md_findings(struct md_out *m, const struct analysis *a)
@@ -313,42 +267,308 @@ static void md_failed(struct md_out *m, const struct report_run *run)
 	fputc('\n', m->f);
 }
 
-/* "2026-09-14T11:30:00.040Z" as "2026-09-14 11:30"; anything else whole. */
-static const char *md_started(struct md_out *m, const struct report_run *run, char *tmp, size_t size)
-{
-	const char *ts = run->analysis ? run->analysis->started_at : NULL;
-	if (!ts)
-		return "";
-	if (!report_time_minute(ts, tmp, size))
-		return md(m, ts, ESCAPE_MD_CELL, 40);
-	return tmp;
-}
-
-/* With several runs, one table row per run: ids whole (a table cell wraps). */
-static void md_overview(struct md_out *m, const struct report *r)
+/* A history time in UTC with "Z" (form), escaped if it is not RFC 3339;
+ * "" for NULL. Valid until MD_SLOTS more calls. */
+static const char *md_time(struct md_out *m, const char *ts, enum report_time_form form)
 {
 	char tmp[64];
-	fprintf(m->f,
-		"\n| Run | App | Workflow | Started | Status | Activities | Re-executed | Findings | Suspect |\n");
-	fprintf(m->f, "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n");
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		fprintf(m->f, "| %s | %s | %s | %s | ",
-			md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_CELL, 0),
-			md(m, run->app_id ? run->app_id : "unknown", ESCAPE_MD_CELL, 0),
-			md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0),
-			md_started(m, run, tmp, sizeof tmp));
-		if (!run->analysis) {
-			fprintf(m->f, "not audited: %s | | | | |\n",
-				md(m, run->refusal_kind ? run->refusal_kind : run->failure, ESCAPE_MD_CELL, 80));
+	if (!ts)
+		return "";
+	if (!report_time_utc(ts, form, tmp, sizeof tmp))
+		return md(m, ts, ESCAPE_MD_CELL, 40);
+	return md(m, tmp, ESCAPE_MD_CELL, 0);
+}
+
+/* A run named in running text: a link to its section when the document
+ * has it (the anchor run-N, N its 1-based place in the report). */
+static void md_run_ref(struct md_out *m, const struct report *r, const struct report_run *run,
+		       enum escape_md_context ctx, size_t max)
+{
+	size_t i = (size_t)(run - r->runs);
+	const char *id = md(m, run->run_id ? run->run_id : "unknown", ctx, max);
+	if (m->shown && m->shown[i])
+		fprintf(m->f, "[%s](#run-%zu)", id, i + 1);
+	else
+		fputs(id, m->f);
+}
+
+static const char *md_outcome(const struct attempt *at)
+{
+	if (at->outcome == OUTCOME_PENDING)
+		return "no result";
+	return attempt_outcome_name(at->outcome);
+}
+
+/* One run's attempts: a table of six columns (activity, attempt, scheduled
+ * id, scheduled and ended in UTC, outcome), then what does not fit a cell
+ * in lists under it: how the attempts are linked, the errors, payloads,
+ * child instances and retry timers. all: every invocation (the full view),
+ * else those report_timeline_wanted, at most MD_TABLE_ROWS rows. */
+static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
+{
+	size_t rows = 0, more = 0;
+	bool payloads = false;
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const struct invocation *inv = &a->invocations[i];
+		if (!all && !report_timeline_wanted(inv))
 			continue;
+		for (size_t k = 0; k < inv->n_attempts; k++) {
+			const struct attempt *at = &inv->attempts[k];
+			if (at->input.state != PAYLOAD_ABSENT || at->output.state != PAYLOAD_ABSENT)
+				payloads = true;
+			if (!all && rows == MD_TABLE_ROWS) {
+				more++;
+				continue;
+			}
+			if (rows++ == 0)
+				fprintf(m->f,
+					"\n| Activity | Attempt | Scheduled id | Scheduled (UTC) | Ended (UTC) | Outcome |\n"
+					"| --- | ---: | ---: | --- | --- | --- |\n");
+			fprintf(m->f, "| %s%s | %zu | %" PRId64 " | %s | ",
+				inv->is_child_workflow ? "child workflow " : "",
+				inv->name ? md(m, inv->name, ESCAPE_MD_CELL, 0) : "(unnamed)", k + 1,
+				at->scheduled_id, md_time(m, at->scheduled_at, REPORT_TIME_FULL));
+			fprintf(m->f, "%s | %s",
+				at->outcome == OUTCOME_PENDING ? ""
+							       : md_time(m, at->completed_at, REPORT_TIME_FULL),
+				md_outcome(at));
+			if (at->n_results > 1)
+				fprintf(m->f, " (%zu results)", (size_t)at->n_results);
+			fprintf(m->f, " |\n");
 		}
-		fprintf(m->f, "%s | %zu | %zu | %zu | %zu |\n",
-			md(m, report_run_status(run) ? report_run_status(run) : "", ESCAPE_MD_CELL, 0),
-			run->n_activities, run->n_reexecuted, run->n_findings, run->n_suspect);
+	}
+	if (!rows) {
+		if (all)
+			fprintf(m->f, "\nNo activity was scheduled in this history.\n");
+		return;
+	}
+	if (more)
+		fprintf(m->f, "\n%zu more attempt%s: `--verbose-report` or `--format json`.\n", more,
+			more == 1 ? "" : "s");
+	fputc('\n', m->f);
+	rows = 0;
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const struct invocation *inv = &a->invocations[i];
+		if (!all && !report_timeline_wanted(inv))
+			continue;
+		const char *name = inv->name ? md(m, inv->name, ESCAPE_MD_INLINE, 0) : "(unnamed)";
+		fprintf(m->f, "- %s: ", name);
+		if (inv->task_execution_id && *inv->task_execution_id)
+			fprintf(m->f, "execution %s", md(m, inv->task_execution_id, ESCAPE_MD_INLINE, 0));
+		else
+			fputs(inv->is_child_workflow ? "no execution id (a child workflow: see its instances)"
+						     : "no execution id recorded",
+			      m->f);
+		if (inv->link == LINK_SINGLE)
+			fprintf(m->f, ", one attempt");
+		else
+			fprintf(m->f, ", linked by %s", md_link(inv->link));
+		if (inv->n_retry_timers) {
+			fprintf(m->f, ", retry timer%s: event%s ", inv->n_retry_timers == 1 ? "" : "s",
+				inv->n_retry_timers == 1 ? "" : "s");
+			md_ids(m, inv->retry_timer_event_ids, inv->n_retry_timers);
+		}
+		fputc('\n', m->f);
+		for (size_t k = 0; k < inv->n_attempts; k++) {
+			const struct attempt *at = &inv->attempts[k];
+			bool err = at->error_type || at->error_message || at->cause_type || at->cause_message;
+			bool inst = inv->is_child_workflow && at->instance_id;
+			bool pay = payloads &&
+				   (at->input.state != PAYLOAD_ABSENT || at->output.state != PAYLOAD_ABSENT);
+			if (!err && !inst && !pay)
+				continue;
+			if (!all && rows >= MD_TABLE_ROWS)
+				break;
+			rows++;
+			fprintf(m->f, "  - attempt %zu:", k + 1);
+			if (inst)
+				fprintf(m->f, " instance %s%s", md(m, at->instance_id, ESCAPE_MD_INLINE, 0),
+					err ? ";" : "");
+			if (at->error_type)
+				fprintf(m->f, " %s%s", md(m, at->error_type, ESCAPE_MD_INLINE, 80),
+					at->error_message ? ":" : "");
+			if (at->error_message)
+				fprintf(m->f, " %s", md(m, at->error_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+			if (at->non_retriable)
+				fprintf(m->f, " (non-retriable)");
+			if (at->cause_type || at->cause_message) {
+				/* The innermost cause (innerFailure), which the class rests on. */
+				fprintf(m->f, "; caused by");
+				if (at->cause_type)
+					fprintf(m->f, " %s%s", md(m, at->cause_type, ESCAPE_MD_INLINE, 80),
+						at->cause_message ? ":" : "");
+				if (at->cause_message)
+					fprintf(m->f, " %s",
+						md(m, at->cause_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+			}
+			const char *note = at->outcome == OUTCOME_FAILED
+						   ? failure_class_note((enum failure_class)at->failure)
+						   : NULL;
+			if (note)
+				fprintf(m->f, "; %s", note);
+			if (pay) {
+				fprintf(m->f, "%s input ", err || inst ? ";" : "");
+				md_payload_cell(m, &at->input);
+				fprintf(m->f, ", output ");
+				md_payload_cell(m, &at->output);
+			}
+			fputc('\n', m->f);
+		}
 	}
 }
 
+/* A name as a Mermaid gantt chart may hold it: Mermaid's own syntax
+ * (':', '#', ';', ',', quotes, HTML) and anything else that is not a
+ * plain letter, digit, space, '.', '_' or '-' becomes '_', so a server's
+ * name can neither break nor inject into the chart. */
+static const char *md_mermaid_name(struct md_out *m, const char *s, size_t max)
+{
+	struct buf *b = &m->slot[m->next_slot++ % MD_SLOTS];
+	buf_reset(b);
+	size_t n = 0;
+	for (const char *p = s ? s : "unnamed"; *p && n < max; p++, n++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ' ||
+			  c == '.' || c == '_' || c == '-';
+		if (buf_append(b, ok ? &c : "_", 1, NULL) < 0) {
+			m->oom = true;
+			return "";
+		}
+		/* a multi-byte character is one '_' */
+		while (!ok && ((unsigned char)p[1] & 0xc0) == 0x80)
+			p++;
+	}
+	if (n == 0 && buf_append(b, "unnamed", 7, NULL) < 0)
+		m->oom = true;
+	return b->data ? b->data : "";
+}
+
+static void md_chart_bar(struct md_out *m, const char *label, const char *tag, int64_t from, int64_t to)
+{
+	char a[40], b[40];
+	report_time_format(from, REPORT_TIME_MERMAID, a, sizeof a);
+	report_time_format(to, REPORT_TIME_MERMAID, b, sizeof b);
+	fprintf(m->f, "    %s :%s%s%s, %s\n", label, tag ? tag : "", tag ? ", " : "", a, b);
+}
+
+/* The run's re-executed activities as a gantt chart (GitHub and GitLab
+ * draw a ```mermaid block): each attempt from scheduled to its result,
+ * the retry timer before the next, and where a failed attempt may still
+ * have been running while the next one ran. Times are UTC written without
+ * a zone, which Mermaid shows as written. */
+static void md_chart(struct md_out *m, const struct report_run *run)
+{
+	const struct analysis *a = run->analysis;
+	size_t drawn = 0, more = 0;
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const struct invocation *inv = &a->invocations[i];
+		if (!report_timeline_wanted(inv))
+			continue;
+		if (drawn == MD_CHART_ACTIVITIES) {
+			more++;
+			continue;
+		}
+		struct report_timeline t;
+		if (report_timeline_make(inv, &t) < 0) {
+			m->oom = true;
+			return;
+		}
+		if (!t.known || t.t1 <= t.t0) {
+			report_timeline_finish(&t);
+			continue;
+		}
+		if (drawn++ == 0)
+			fprintf(m->f,
+				"\n```mermaid\ngantt\n    title Run %s, times in UTC\n    dateFormat YYYY-MM-DDTHH:mm:ss.SSS\n"
+				"    axisFormat %%H:%%M:%%S\n",
+				md_mermaid_name(m, run->run_id, 60));
+		fprintf(m->f, "    section %s\n", md_mermaid_name(m, inv->name, 40));
+		size_t shown = 0;
+		for (size_t k = 0; k < t.n_attempts; k++) {
+			const struct report_timeline_attempt *ta = &t.attempts[k];
+			if (!ta->has_start)
+				continue;
+			if (shown++ == MD_CHART_ATTEMPTS)
+				break;
+			char label[64];
+			const struct attempt *at = ta->attempt;
+			snprintf(label, sizeof label, "attempt %zu %s", k + 1, md_outcome(at));
+			md_chart_bar(m, label,
+				     at->outcome == OUTCOME_FAILED    ? "crit"
+				     : at->outcome == OUTCOME_PENDING ? "active"
+								      : "done",
+				     ta->start, ta->end);
+			if (ta->retry_gap)
+				md_chart_bar(m, "retry timer", NULL, ta->end, ta->next_start);
+			if (ta->may_overlap) {
+				snprintf(label, sizeof label, "attempt %zu may still run", k + 1);
+				md_chart_bar(m, label, "active", ta->end, ta->overlap_end);
+			}
+		}
+		report_timeline_finish(&t);
+	}
+	if (drawn)
+		fprintf(m->f, "```\n");
+	if (more)
+		fprintf(m->f, "\n%zu more re-executed activit%s in the table above.\n", more,
+			more == 1 ? "y is" : "ies are");
+}
+
+/* With several runs, one row per run in six columns (md_overview_row);
+ * the reasons of runs not audited go to a list under the table. */
+static void md_overview_row(struct md_out *m, const struct report *r, const struct report_run *run)
+{
+	fprintf(m->f, "| ");
+	md_run_ref(m, r, run, ESCAPE_MD_CELL, 0);
+	fprintf(m->f, " | %s | %s | %s | ", md(m, run->app_id ? run->app_id : "unknown", ESCAPE_MD_CELL, 0),
+		md(m, report_run_workflow(run) ? report_run_workflow(run) : "", ESCAPE_MD_CELL, 0),
+		md_time(m, run->analysis ? run->analysis->started_at : NULL, REPORT_TIME_MINUTE));
+	if (!run->analysis) {
+		fprintf(m->f, "not audited | see below |\n");
+		return;
+	}
+	fprintf(m->f, "%s | ", md(m, report_run_status(run) ? report_run_status(run) : "", ESCAPE_MD_CELL, 0));
+	size_t notices = run->n_findings - run->n_suspect;
+	if (!run->n_findings)
+		fprintf(m->f, "none |\n");
+	else if (!notices)
+		fprintf(m->f, "%zu suspect |\n", run->n_suspect);
+	else if (!run->n_suspect)
+		fprintf(m->f, "%zu notice%s |\n", notices, notices == 1 ? "" : "s");
+	else
+		fprintf(m->f, "%zu suspect, %zu notice%s |\n", run->n_suspect, notices, notices == 1 ? "" : "s");
+}
+
+static void md_overview_head(struct md_out *m)
+{
+	fprintf(m->f, "\n| Run | App | Workflow | Started (UTC) | Status | Findings |\n"
+		      "| --- | --- | --- | --- | --- | --- |\n");
+}
+
+/* rows: the runs in the table (NULL: all). */
+static void md_overview_failed(struct md_out *m, const struct report *r, const bool *rows)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		if ((rows && !rows[i]) || run->analysis)
+			continue;
+		if (!any)
+			fputc('\n', m->f);
+		any = true;
+		fprintf(m->f, "- %s not audited: %s\n",
+			md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, 0),
+			md(m,
+			   run->refusal_kind ? run->refusal_kind
+			   : run->failure    ? run->failure
+					     : "unknown reason",
+			   ESCAPE_MD_INLINE, MD_CELL_MAX));
+	}
+}
+
+/* The verdict, then the suspect findings folded across runs (report_fold.h):
+ * one line per kind of finding on one activity of one app, with the first
+ * runs named and linked to their sections. */
 static void md_verdict(struct md_out *m, const struct report *r, bool list_suspects)
 {
 	bool one = r->n_runs == 1;
@@ -362,30 +582,49 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 	fputc('\n', m->f);
 	if (!list_suspects || !r->n_suspect)
 		return;
-	fputc('\n', m->f);
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		const struct analysis *a = run->analysis;
-		for (size_t k = 0; a && k < a->n_findings; k++) {
-			const struct finding *f = &a->findings[k];
-			if (f->severity != SEVERITY_SUSPECT)
-				continue;
-			fprintf(m->f, "- ");
-			if (!one)
-				fprintf(m->f,
-					"%s: ", md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, 0));
-			fprintf(m->f, "%s `%s`", f->activity ? md(m, f->activity, ESCAPE_MD_INLINE, 0) : "-",
-				finding_kind_id(f->kind));
-			if (f->task_execution_id && *f->task_execution_id)
-				fprintf(m->f, ", execution %s", md(m, f->task_execution_id, ESCAPE_MD_INLINE, 0));
-			fputc('\n', m->f);
-		}
+	struct report_fold *v;
+	long n = report_fold_findings(r, SEVERITY_SUSPECT, &v);
+	if (n < 0) {
+		m->oom = true;
+		return;
 	}
+	fputc('\n', m->f);
+	for (long i = 0; i < n && i < MD_VERDICT_LINES; i++) {
+		const struct report_fold *g = &v[i];
+		fprintf(m->f, "- %s `%s`", g->activity ? md(m, g->activity, ESCAPE_MD_INLINE, MD_NAME_MAX) : "-",
+			finding_kind_id(g->kind));
+		if (one) {
+			if (g->first->task_execution_id && *g->first->task_execution_id)
+				fprintf(m->f, ", execution %s",
+					md(m, g->first->task_execution_id, ESCAPE_MD_INLINE, 0));
+			if (m->shown && m->shown[0])
+				fprintf(m->f, " ([details](#run-1))");
+			fputc('\n', m->f);
+			continue;
+		}
+		fprintf(m->f, " (app %s) in ",
+			md(m, g->app_id ? g->app_id : "unknown", ESCAPE_MD_INLINE, MD_NAME_MAX));
+		if (g->n_runs > 1)
+			fprintf(m->f, "%zu runs: ", g->n_runs);
+		size_t named = g->n_runs < REPORT_FOLD_RUNS ? g->n_runs : REPORT_FOLD_RUNS;
+		for (size_t k = 0; k < named; k++) {
+			fputs(k ? ", " : "", m->f);
+			md_run_ref(m, r, &r->runs[g->runs[k]], ESCAPE_MD_INLINE, MD_NAME_MAX);
+		}
+		if (g->n_runs > named)
+			fprintf(m->f, " and %zu more", g->n_runs - named);
+		fputc('\n', m->f);
+	}
+	if (n > MD_VERDICT_LINES)
+		fprintf(m->f, "- and %ld more kinds of suspect finding: see the runs below and `--format json`\n",
+			n - MD_VERDICT_LINES);
+	free(v);
 }
 
-/* A finding in a line: severity, kind, activity, execution, evidence, and
- * (unless one_line) its summary. */
-static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+/* A finding in at most two lines: severity, kind, activity, execution and
+ * evidence (and how many more like it the run has, when `more`); then
+ * (unless one_line) its summary, cut to MD_SUMMARY_MAX. */
+static void md_finding_line(struct md_out *m, const struct finding *f, bool one_line, size_t more)
 {
 	fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
 	if (f->activity)
@@ -401,14 +640,44 @@ static void md_finding_short(struct md_out *m, const struct finding *f, bool one
 			fprintf(m->f, ", %s", ev.data);
 		buf_finish(&ev);
 	}
+	if (more)
+		fprintf(m->f, "; %zu more like it in this run (`--verbose-report` lists each)", more);
 	if (!one_line && f->summary && *f->summary)
-		fprintf(m->f, ": %s", md(m, f->summary, ESCAPE_MD_INLINE, 0));
+		fprintf(m->f, ":\n  %s", md(m, f->summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));
 	fprintf(m->f, "\n");
 }
 
-static void md_run_short(struct md_out *m, const struct report_run *run, bool own_limits)
+static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line)
+{
+	md_finding_line(m, f, one_line, 0);
+}
+
+/* A run's findings, the same kind on the same activity folded into its
+ * first one with a count (report_fold.h over this run alone): a bulk run
+ * with 29 identical retries is two lines, not 58. */
+static void md_run_findings(struct md_out *m, const struct report_run *run)
+{
+	struct report one = {.runs = (struct report_run *)run, .n_runs = 1};
+	struct report_fold *v;
+	long n = report_fold_findings(&one, SEVERITY_NOTICE, &v);
+	if (n < 0) {
+		m->oom = true;
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		md_finding_line(m, v[i].first, false, v[i].n_findings - 1);
+	free(v);
+}
+
+static void md_anchor(struct md_out *m, const struct report *r, const struct report_run *run)
+{
+	fprintf(m->f, "\n<a id=\"run-%zu\"></a>\n", (size_t)(run - r->runs) + 1);
+}
+
+static void md_run_short(struct md_out *m, const struct report *r, const struct report_run *run, bool own_limits)
 {
 	const char *workflow = report_run_workflow(run);
+	md_anchor(m, r, run);
 	fprintf(m->f, "\n### Run %s", run->run_id ? md(m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
 	if (workflow)
 		fprintf(m->f, ": %s", md(m, workflow, ESCAPE_MD_INLINE, 0));
@@ -417,6 +686,8 @@ static void md_run_short(struct md_out *m, const struct report_run *run, bool ow
 		status                                      ? md(m, status, ESCAPE_MD_INLINE, 0)
 		: run->analysis && !run->analysis->finished ? "not finished"
 							    : "unknown");
+	if (run->analysis && run->analysis->started_at)
+		fprintf(m->f, ", started %s", md_time(m, run->analysis->started_at, REPORT_TIME_FULL));
 	if (run->console_link && strpbrk(run->console_link, "<> \t\r\n|"))
 		fprintf(m->f, ": %s", md(m, run->console_link, ESCAPE_MD_INLINE, 0));
 	else if (run->console_link)
@@ -433,8 +704,10 @@ static void md_run_short(struct md_out *m, const struct report_run *run, bool ow
 	fputc('\n', m->f);
 	if (!a->n_findings)
 		fprintf(m->f, "No findings: this history shows no activity executed more than once.\n");
-	for (size_t i = 0; i < a->n_findings; i++)
-		md_finding_short(m, &a->findings[i], false);
+	md_run_findings(m, run);
+	md_attempts(m, a, false);
+	if (m->charts && m->charts[run - r->runs])
+		md_chart(m, run);
 	if (a->n_withheld)
 		fprintf(m->f, "\n%zu payload field%s %s %s (%s, %s).\n", a->n_withheld,
 			a->n_withheld == 1 ? "" : "s", a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
@@ -448,6 +721,67 @@ static void md_run_short(struct md_out *m, const struct report_run *run, bool ow
 			fprintf(m->f, "\nWhat this history cannot show, besides the limits below:\n\n");
 		any = true;
 		fprintf(m->f, "- %s\n", md(m, a->limits[i], ESCAPE_MD_INLINE, 0));
+	}
+}
+
+/* What a document that outlives the incident needs to say about itself:
+ * the project and the data-sharing level the runs were read at. */
+static void md_context(struct md_out *m, const struct report *r)
+{
+	const struct report_run *first = NULL;
+	bool same_project = true, same_level = true;
+	size_t audited = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		if (!first)
+			first = run;
+		else if (run->project_form != first->project_form ||
+			 !((!run->project && !first->project) ||
+			   (run->project && first->project && strcmp(run->project, first->project) == 0)))
+			same_project = false;
+		if (!run->analysis)
+			continue;
+		if (audited++ && run->analysis->sharing != r->runs[0].analysis->sharing)
+			same_level = false;
+	}
+	if (!first)
+		return;
+	fprintf(m->f, "\n| About this report | |\n| --- | --- |\n");
+	if (!same_project)
+		md_row(m, "Project", "differs by run (see each run)");
+	else if (first->project_form == PROJECT_NONE && first->project)
+		fprintf(m->f, "| Project | %s (name or uid: unresolved) |\n",
+			md(m, first->project, ESCAPE_MD_CELL, 0));
+	else if (first->project_form == PROJECT_NONE || !first->project)
+		md_row(m, "Project", "not given");
+	else
+		fprintf(m->f, "| Project | %s (%s) |\n", md(m, first->project, ESCAPE_MD_CELL, 0),
+			first->project_form == PROJECT_UID ? "uid" : "name");
+	const struct analysis *a0 = NULL;
+	for (size_t i = 0; i < r->n_runs && !a0; i++)
+		a0 = r->runs[i].analysis;
+	if (!a0)
+		return;
+	if (!same_level) {
+		size_t n[3] = {0};
+		for (size_t i = 0; i < r->n_runs; i++)
+			if (r->runs[i].analysis && (size_t)r->runs[i].analysis->sharing < 3)
+				n[r->runs[i].analysis->sharing]++;
+		fprintf(m->f, "| Data sharing | differs by run:");
+		bool sep = false;
+		for (int l = 0; l < 3; l++)
+			if (n[l]) {
+				fprintf(m->f, "%s %s in %zu", sep ? "," : "",
+					data_sharing_level_name((enum data_sharing_level)l), n[l]);
+				sep = true;
+			}
+		fprintf(m->f, " |\n");
+	} else if (audited == 1) {
+		fprintf(m->f, "| Data sharing | %s (%s) |\n", data_sharing_level_name(a0->sharing),
+			a0->sharing_source ? md(m, a0->sharing_source, ESCAPE_MD_CELL, 0) : "source unknown");
+	} else {
+		fprintf(m->f, "| Data sharing | %s (all %zu audited runs; how it was learned: each run) |\n",
+			data_sharing_level_name(a0->sharing), audited);
 	}
 }
 
@@ -526,39 +860,326 @@ static void md_notes(struct md_out *m, const struct report *r)
 		fprintf(m->f, "- %s\n", md(m, r->notes[i], ESCAPE_MD_INLINE, 0));
 }
 
+/* The document's pieces are written to memory (open_memstream) so that the
+ * short view can be measured and assembled within MD_LIMIT. */
+struct md_piece {
+	char *data;
+	size_t len;
+	FILE *f;
+};
+
+static bool md_open(struct md_out *m, struct md_piece *p)
+{
+	free(p->data);
+	p->data = NULL;
+	p->len = 0;
+	p->f = open_memstream(&p->data, &p->len);
+	if (!p->f) {
+		m->oom = true;
+		return false;
+	}
+	m->f = p->f;
+	return true;
+}
+
+static void md_close(struct md_out *m, struct md_piece *p)
+{
+	if (p->f && fclose(p->f) != 0)
+		m->oom = true;
+	p->f = NULL;
+	m->f = NULL;
+}
+
+/* Where the piece's writing stands (its length so far). */
+static size_t md_pos(struct md_out *m, struct md_piece *p)
+{
+	if (fflush(p->f) != 0)
+		m->oom = true;
+	return p->len;
+}
+
+static void md_head(struct md_out *m, const struct report *r, enum report_view view)
+{
+	fprintf(m->f, "## Re-execution audit\n\n");
+	md_verdict(m, r, view != REPORT_FINDINGS);
+	fputc('\n', m->f);
+	md_summary(m, r);
+	md_context(m, r);
+}
+
+static void md_tail(struct md_out *m, const struct report *r, bool all)
+{
+	md_remedies(m, r);
+	md_limits_once(m, r, all);
+}
+
+/* Whether `more` bytes still fit the note piece being written within room. */
+static bool md_fits(struct md_out *m, size_t more, size_t room)
+{
+	long at = ftell(m->f);
+	return at >= 0 && (size_t)at + more <= room;
+}
+
+/* What the short view could not fit: counts, the run ids in a <details>
+ * block as far as room lasts, and where the whole report is. */
+static void md_fold_note(struct md_out *m, const struct report *r, const bool *wanted, const bool *in_table,
+			 const bool *charts, size_t room)
+{
+	size_t n_sections = 0, n_rows = 0, n_charted = 0, n_uncharted = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (wanted[i] && !m->shown[i])
+			n_sections++;
+		if (!in_table[i])
+			n_rows++;
+		if (charts[i] && m->shown[i])
+			n_charted++;
+		else if (r->runs[i].n_suspect)
+			n_uncharted++;
+	}
+	if (n_uncharted) {
+		fprintf(m->f, "\nA timeline is drawn for the first %zu suspect run%s; not for ", n_charted,
+			n_charted == 1 ? "" : "s");
+		size_t listed = 0;
+		for (size_t i = 0; i < r->n_runs && listed < MD_UNCHARTED_NAMED; i++) {
+			const struct report_run *run = &r->runs[i];
+			if (!run->n_suspect || (charts[i] && m->shown[i]))
+				continue;
+			/* room left for the lines below it (MD_RESERVE holds them) */
+			if (!md_fits(m, 2 * MD_NAME_MAX + 600, room))
+				break;
+			fputs(listed++ ? ", " : "", m->f);
+			md_run_ref(m, r, run, ESCAPE_MD_INLINE, MD_NAME_MAX);
+		}
+		if (n_uncharted > listed)
+			fprintf(m->f, " and %zu more", n_uncharted - listed);
+		fprintf(m->f, " (`--verbose-report` in text draws each).\n");
+	}
+	if (!n_sections && !n_rows)
+		return;
+	fprintf(m->f, "\n**Folded to stay within GitHub's 65,536 characters:** ");
+	if (n_sections)
+		fprintf(m->f, "%zu run section%s not shown", n_sections, n_sections == 1 ? "" : "s");
+	if (n_rows)
+		fprintf(m->f, "%s%zu run%s not in the table", n_sections ? ", " : "", n_rows,
+			n_rows == 1 ? "" : "s");
+	fprintf(m->f,
+		". The whole report, every run and attempt, is the JSON of the same audit (`--format json`).\n");
+	if (!n_sections)
+		return;
+	fprintf(m->f, "\n<details><summary>Runs with findings not shown here</summary>\n\n");
+	size_t listed = 0;
+	for (size_t i = 0; i < r->n_runs && listed < MD_DETAILS_RUNS; i++) {
+		const struct report_run *run = &r->runs[i];
+		if (!wanted[i] || m->shown[i])
+			continue;
+		const char *id = md(m, run->run_id ? run->run_id : "unknown", ESCAPE_MD_INLINE, MD_NAME_MAX);
+		/* the note so far, this id with its count, and the closing lines */
+		if (!md_fits(m, strlen(id) + 80, room))
+			break;
+		fprintf(m->f, "%s%s", listed ? ", " : "", id);
+		if (run->analysis)
+			fprintf(m->f, " (%zu suspect)", run->n_suspect);
+		else
+			fprintf(m->f, " (not audited)");
+		listed++;
+	}
+	if (listed < n_sections)
+		fprintf(m->f, "%sand %zu more", listed ? ", " : "", n_sections - listed);
+	fprintf(m->f, "\n\n</details>\n");
+}
+
+/* The short view of several runs within MD_LIMIT: the head (verdict,
+ * summary, context), the run table, a section per run with findings (or
+ * every run with --all-runs), the remedies and limits once. The table takes
+ * at most a third of the room; sections follow in report order while they
+ * fit. Head and table are measured with a link to every section and
+ * written again with links only to those that fit, so they only shrink. */
+static void md_short(struct md_out *m, FILE *out, const struct report *r, const struct render_options *o,
+		     bool *shown, const bool *charts)
+{
+	bool multi = r->n_runs > 1;
+	bool all = !multi || (o && o->all_runs);
+	size_t n = r->n_runs;
+	struct md_piece head = {0}, tail = {0}, rows = {0}, sections = {0}, note = {0};
+	bool *wanted = calloc(n + 1, sizeof *wanted), *in_table = calloc(n + 1, sizeof *in_table);
+	size_t *row_len = calloc(n + 1, sizeof *row_len);
+	if (!wanted || !in_table || !row_len) {
+		m->oom = true;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		wanted[i] = all || !r->runs[i].analysis || report_run_has_findings(&r->runs[i]);
+		shown[i] = wanted[i];
+		in_table[i] = true;
+	}
+	if (!md_open(m, &tail))
+		goto out;
+	md_tail(m, r, all);
+	md_notes(m, r);
+	md_close(m, &tail);
+	if (!md_open(m, &head))
+		goto out;
+	md_head(m, r, REPORT_SHORT);
+	md_close(m, &head);
+	if (m->oom)
+		goto out;
+	size_t used = head.len + tail.len + MD_RESERVE;
+	size_t avail = used < MD_LIMIT ? MD_LIMIT - used : 0;
+	if (multi) {
+		if (!md_open(m, &rows))
+			goto out;
+		md_overview_head(m);
+		size_t total = md_pos(m, &rows);
+		for (size_t i = 0; i < n; i++) {
+			size_t before = md_pos(m, &rows);
+			md_overview_row(m, r, &r->runs[i]);
+			row_len[i] = md_pos(m, &rows) - before;
+			total += row_len[i];
+		}
+		md_overview_failed(m, r, NULL);
+		total = md_pos(m, &rows);
+		md_close(m, &rows);
+		if (total > avail / 3) {
+			/* Runs with sections (findings, not audited) first; the clean
+			 * runs are a count. */
+			size_t t = 200;
+			for (size_t i = 0; i < n; i++) {
+				in_table[i] = wanted[i] &&
+					      t + row_len[i] + (r->runs[i].analysis ? 0 : 2 * row_len[i]) <=
+						      avail / 3;
+				if (in_table[i])
+					t += row_len[i] + (r->runs[i].analysis ? 0 : 2 * row_len[i]);
+			}
+			if (!md_open(m, &rows))
+				goto out;
+			md_overview_head(m);
+			for (size_t i = 0; i < n; i++)
+				if (in_table[i])
+					md_overview_row(m, r, &r->runs[i]);
+			md_overview_failed(m, r, in_table);
+			md_close(m, &rows);
+		}
+		avail = avail > rows.len ? avail - rows.len : 0;
+	}
+	if (!md_open(m, &sections))
+		goto out;
+	size_t kept = 0;
+	bool full = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!wanted[i])
+			continue;
+		if (full) {
+			shown[i] = false;
+			continue;
+		}
+		md_run_short(m, r, &r->runs[i], multi);
+		size_t now = md_pos(m, &sections);
+		if (now > avail) {
+			full = true;
+			shown[i] = false;
+			continue;
+		}
+		kept = now;
+	}
+	md_close(m, &sections);
+	/* Written again with the links that now hold. */
+	if (!md_open(m, &head))
+		goto out;
+	md_head(m, r, REPORT_SHORT);
+	md_close(m, &head);
+	if (multi) {
+		if (!md_open(m, &rows))
+			goto out;
+		md_overview_head(m);
+		bool every = true;
+		for (size_t i = 0; i < n; i++) {
+			if (in_table[i])
+				md_overview_row(m, r, &r->runs[i]);
+			every = every && in_table[i];
+		}
+		md_overview_failed(m, r, every ? NULL : in_table);
+		md_close(m, &rows);
+	}
+	size_t so_far = head.len + rows.len + kept + tail.len;
+	if (!md_open(m, &note))
+		goto out;
+	md_fold_note(m, r, wanted, in_table, charts, so_far + 200 < MD_LIMIT ? MD_LIMIT - so_far - 200 : 0);
+	md_close(m, &note);
+	if (m->oom)
+		goto out;
+	fwrite(head.data, 1, head.len, out);
+	if (rows.data)
+		fwrite(rows.data, 1, rows.len, out);
+	if (sections.data)
+		fwrite(sections.data, 1, kept, out);
+	fwrite(note.data, 1, note.len, out);
+	fwrite(tail.data, 1, tail.len, out);
+out: /* every piece is closed by then: md_open fails with none open */
+	free(head.data);
+	free(tail.data);
+	free(rows.data);
+	free(sections.data);
+	free(note.data);
+	free(wanted);
+	free(in_table);
+	free(row_len);
+}
+
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
 	struct md_out m = {.f = out};
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_init(&m.slot[i], 0);
 	enum report_view view = o ? o->view : REPORT_SHORT;
-	bool multi = r->n_runs > 1;
-
-	fprintf(out, "## Re-execution audit\n\n");
-	md_verdict(&m, r, view != REPORT_FINDINGS);
-	fputc('\n', out);
-	md_summary(&m, r);
+	bool *shown = calloc(r->n_runs + 1, sizeof *shown);
+	bool *charts = calloc(r->n_runs + 1, sizeof *charts);
+	if (!shown || !charts) {
+		m.oom = true;
+		goto out;
+	}
+	/* The first suspect runs get a gantt chart. */
+	for (size_t i = 0, drawn = 0; i < r->n_runs && drawn < MD_TIMELINES && view != REPORT_FINDINGS; i++)
+		if (r->runs[i].analysis && r->runs[i].n_suspect)
+			charts[i] = true, drawn++;
+	m.charts = charts;
+	m.shown = shown;
+	if (view == REPORT_SHORT) {
+		md_short(&m, out, r, o, shown, charts);
+		goto out;
+	}
+	for (size_t i = 0; i < r->n_runs; i++)
+		shown[i] = view == REPORT_FULL || !r->runs[i].analysis || report_run_has_findings(&r->runs[i]);
+	md_head(&m, r, view);
 	if (view == REPORT_FULL) {
-		if (multi)
-			md_overview(&m, r);
+		if (r->n_runs > 1) {
+			md_overview_head(&m);
+			for (size_t i = 0; i < r->n_runs; i++)
+				md_overview_row(&m, r, &r->runs[i]);
+			md_overview_failed(&m, r, NULL);
+		}
 		for (size_t i = 0; i < r->n_runs; i++) {
 			const struct report_run *run = &r->runs[i];
+			md_anchor(&m, r, run);
 			fputc('\n', out);
 			md_header(&m, run);
 			if (!run->analysis) {
 				md_failed(&m, run);
 				continue;
 			}
-			md_activities(&m, run->analysis);
+			fprintf(out, "\n#### Activities and attempts\n");
+			md_attempts(&m, run->analysis, true);
+			if (charts[i])
+				md_chart(&m, run);
 			md_findings(&m, run->analysis);
 			md_withheld(&m, run->analysis);
 			md_limits(&m, run->analysis);
 		}
-	} else if (view == REPORT_FINDINGS) {
+	} else {
 		for (size_t i = 0; i < r->n_runs; i++) {
 			const struct report_run *run = &r->runs[i];
-			if (run->analysis && !report_run_has_findings(run))
+			if (!shown[i])
 				continue;
+			md_anchor(&m, r, run);
 			fprintf(out, "\n### Run %s\n\n",
 				run->run_id ? md(&m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
 			if (!run->analysis) {
@@ -568,24 +1189,15 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 			for (size_t k = 0; k < run->analysis->n_findings; k++)
 				md_finding_short(&m, &run->analysis->findings[k], true);
 		}
-	} else {
-		if (multi)
-			md_overview(&m, r);
-		bool all = !multi || (o && o->all_runs);
-		for (size_t i = 0; i < r->n_runs; i++) {
-			const struct report_run *run = &r->runs[i];
-			if (!all && run->analysis && !report_run_has_findings(run))
-				continue;
-			md_run_short(&m, run, multi);
-		}
-		md_remedies(&m, r);
-		md_limits_once(&m, r, all);
 	}
 	md_notes(&m, r);
+out:
+	free(shown);
+	free(charts);
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_finish(&m.slot[i]);
 	if (m.oom)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+		return err_oom(e);
 	if (ferror(out))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

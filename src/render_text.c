@@ -3,13 +3,14 @@
  * server or a file goes through escape_terminal first. This file holds the
  * entry, the verdict, the short view and --findings-only, and the sections
  * every view ends with; render_text_internal.h says where the rest is. */
-#include "report.h"
+#include "render.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render_text_internal.h"
+#include "report_fold.h"
 
 void text_print_failed_run(struct text_out *t, const struct report_run *run)
 {
@@ -107,11 +108,11 @@ static void print_cut(struct text_out *t, const char *line, size_t indent)
 
 /* A suspect (a fold of alike ones) in at most three lines (issue 19): what
  * and where; when its attempt ran and the real error; the run's link. */
-static void print_suspect(struct text_out *t, const struct report_fold *g, size_t w_run, size_t w_act,
-			  bool with_run, bool local, bool say_no_link)
+static void print_suspect(struct text_out *t, const struct report *r, const struct report_fold *g, size_t w_run,
+			  size_t w_act, bool with_run, bool local, bool say_no_link)
 {
-	const struct report_run *run = g->run;
-	const struct finding *f = g->finding;
+	const struct report_run *run = &r->runs[g->runs[0]];
+	const struct finding *f = g->first;
 	struct buf line, tail;
 	buf_init(&line, 0);
 	buf_init(&tail, 0);
@@ -126,13 +127,13 @@ static void print_suspect(struct text_out *t, const struct report_fold *g, size_
 	/* Then, while it fits: how many alike, else the gap before the
 	 * retry, then the evidence. */
 	int rc = 0;
-	if (g->count > 1) {
+	if (g->n_findings > 1) {
 		rc |= report_fold_count(&tail, g);
 		if (tail.data)
 			buf_printf(&line, NULL, "  %s", text_esc(t, tail.data, 0));
 		/* The other runs named while they fit. */
 		buf_reset(&tail);
-		rc |= report_fold_runs(&tail, g);
+		rc |= report_fold_runs(&tail, r, g);
 		const char *others = tail.len ? text_esc(t, tail.data, 0) : "";
 		if (*others && line.data && escape_columns(line.data) + 4 + escape_columns(others) <= t->width)
 			buf_printf(&line, NULL, "; %s", others);
@@ -182,14 +183,14 @@ static void print_suspect(struct text_out *t, const struct report_fold *g, size_
 }
 
 /* The verdict, then every suspect finding, alike ones folded into one
- * (report_fold_suspects), each in at most three lines. */
+ * (report_fold_findings), each in at most three lines. */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects)
 {
 	print_verdict_line(t, r);
 	if (!list_suspects || !r->n_suspect)
 		return;
 	struct report_fold *v;
-	long n = report_fold_suspects(r, &v);
+	long n = report_fold_findings(r, SEVERITY_SUSPECT, &v);
 	if (n < 0) {
 		t->oom = true;
 		return;
@@ -197,9 +198,10 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 	bool with_run = r->n_runs > 1;
 	size_t w_run = 0, w_act = 0;
 	for (long i = 0; i < n; i++) {
-		size_t c = v[i].run->run_id ? escape_columns(text_esc(t, v[i].run->run_id, 0)) : 7;
+		const char *rid = r->runs[v[i].runs[0]].run_id;
+		size_t c = rid ? escape_columns(text_esc(t, rid, 0)) : 7;
 		w_run = c > w_run ? c : w_run;
-		c = v[i].finding->activity ? escape_columns(text_esc(t, v[i].finding->activity, 0)) : 1;
+		c = v[i].activity ? escape_columns(text_esc(t, v[i].activity, 0)) : 1;
 		w_act = c > w_act ? c : w_act;
 	}
 	if (!with_run)
@@ -209,7 +211,8 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 		w_run = w_act = 0;
 	/* Why a run has no link is said once, under its first suspect. */
 	for (long i = 0; i < n; i++)
-		print_suspect(t, &v[i], w_run, w_act, with_run, t->local_time, i == 0 || v[i - 1].run != v[i].run);
+		print_suspect(t, r, &v[i], w_run, w_act, with_run, t->local_time,
+			      i == 0 || v[i - 1].runs[0] != v[i].runs[0]);
 	free(v);
 }
 
@@ -252,6 +255,9 @@ static void print_run_short_header(struct text_out *t, const struct report_run *
 
 static void print_link_short(struct text_out *t, const struct report_run *run)
 {
+	if (run->rerun_of && run->rerun_of_link)
+		fprintf(t->f, "  rerun of %s: %s\n", text_esc(t, run->rerun_of, 0),
+			text_esc(t, run->rerun_of_link, 0));
 	if (run->console_link) {
 		fprintf(t->f, "  %s\n", text_esc(t, run->console_link, 0));
 		return;
@@ -450,7 +456,7 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_finish(&t.slot[i]);
 	if (t.oom)
-		return err_set(e, ERR_INTERNAL, "out of memory while writing the report");
+		return err_oom(e);
 	if (ferror(out))
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "render_text_internal.h"
+#include "report_timeline.h"
 
 #define LABEL_WIDTH 16
 
@@ -55,6 +57,14 @@ static void print_header(struct text_out *t, const struct report_run *run)
 			 a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
 		field(t, "data sharing", line);
 	}
+	if (run->rerun_of) {
+		/* The source of a rerun: its link beside the run's. */
+		field(t, "rerun of", text_esc(t, run->rerun_of, 0));
+		if (run->rerun_of_link)
+			field(t, "", text_esc(t, run->rerun_of_link, 0));
+		else if (run->rerun_of_note)
+			field(t, "", text_esc(t, run->rerun_of_note, 0));
+	}
 	if (run->console_link) {
 		field(t, "console", text_esc(t, run->console_link, 0));
 		if (run->link_note)
@@ -89,6 +99,8 @@ static const char *link_name(enum invocation_link l)
 		return "linked by retry timer origin";
 	case LINK_PATTERN:
 		return "linked by failure/timer/schedule pattern, inferred";
+	case LINK_ORDER:
+		return "linked by order, no retry timer, inferred";
 	}
 	return NULL;
 }
@@ -200,6 +212,10 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 			text_wrap(t, text_esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);
 	}
+	const char *note = at->outcome == OUTCOME_FAILED ? failure_class_note((enum failure_class)at->failure)
+							 : NULL;
+	if (note)
+		text_wrap(t, note, indent);
 	print_payloads(t, at, indent);
 }
 
@@ -229,6 +245,65 @@ static void print_invocation_key(struct text_out *t, const struct invocation *in
 	fputc('\n', t->f);
 }
 
+/* The attempts drawn on one time axis, a row each (report_timeline.h):
+ * '=' running, 'X' its failure, '~' the retry timer, '.' no result, and a
+ * row of '?' where a failed attempt may still have been running while the
+ * next one ran. An overlap is seen faster than read. */
+#define TIMELINE_ROWS 8
+static void print_timeline(struct text_out *t, const struct invocation *inv)
+{
+	struct report_timeline tl;
+	if (report_timeline_make(inv, &tl) < 0) {
+		t->oom = true;
+		return;
+	}
+	if (!tl.known || tl.t1 <= tl.t0) /* nothing to draw on an axis of one instant */
+		goto out;
+	size_t cols = t->width > 40 + 12 ? t->width - 40 : 12;
+	if (cols > 60)
+		cols = 60;
+	int64_t span = tl.t1 > tl.t0 ? tl.t1 - tl.t0 : 1;
+	char from[40], to[40];
+	report_time_format(tl.t0, REPORT_TIME_CLOCK, from, sizeof from);
+	report_time_format(tl.t1, REPORT_TIME_CLOCK, to, sizeof to);
+	fprintf(t->f, "%s    timeline %s to %s%s\n", text_on(t, STYLE_DIM), from, to, text_off(t));
+	char row[64];
+	size_t rows = 0;
+#define COL(ms) ((size_t)(((ms)-tl.t0) * (int64_t)(cols - 1) / span))
+	for (size_t k = 0; k < tl.n_attempts && rows < TIMELINE_ROWS; k++) {
+		const struct report_timeline_attempt *ta = &tl.attempts[k];
+		if (!ta->has_start)
+			continue;
+		memset(row, ' ', cols);
+		row[cols] = '\0';
+		size_t a = COL(ta->start), b = COL(ta->end);
+		for (size_t c = a; c <= b; c++)
+			row[c] = ta->has_end ? '=' : '.';
+		if (ta->attempt->outcome == OUTCOME_FAILED)
+			row[b] = 'X';
+		if (ta->retry_gap)
+			for (size_t c = b + 1, e = COL(ta->next_start); c < e; c++)
+				row[c] = '~';
+		fprintf(t->f, "    %-3zu|%s| %s\n", k + 1, row,
+			ta->has_end ? attempt_outcome_name(ta->attempt->outcome) : "no result");
+		rows++;
+		if (ta->may_overlap) {
+			memset(row, ' ', cols);
+			for (size_t c = b, e = COL(ta->overlap_end); c <= e; c++)
+				row[c] = '?';
+			fprintf(t->f, "       |%s| %zu may still run\n", row, k + 1);
+		}
+	}
+#undef COL
+	fprintf(t->f, "%s       = ran  X failed  ~ retry timer  . no result  ? may still run%s\n",
+		text_on(t, STYLE_DIM), text_off(t));
+	if (tl.n_attempts > rows)
+		fprintf(t->f, "       %zu more attempt%s not drawn\n", tl.n_attempts - rows,
+			tl.n_attempts - rows == 1 ? "" : "s");
+out:
+	report_timeline_finish(&tl);
+}
+
 static void print_activities(struct text_out *t, const struct analysis *a)
 {
 	fprintf(t->f, "\n%sActivities%s (%zu)\n", text_on(t, STYLE_BOLD), text_off(t), a->n_invocations);
@@ -255,6 +330,8 @@ static void print_activities(struct text_out *t, const struct analysis *a)
 			print_ids(t, inv->retry_timer_event_ids, inv->n_retry_timers);
 			fputc('\n', t->f);
 		}
+		if (report_timeline_wanted(inv))
+			print_timeline(t, inv);
 	}
 }
 

@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "escape.h"
-#include "report.h"
+#include "render.h"
 
 #define ESC_SLOTS 6
 

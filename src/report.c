@@ -23,6 +23,9 @@ static void report_run_finish(struct report_run *run)
 	free(run->link_note);
 	free(run->source);
 	free(run->parent_run_id);
+	free(run->rerun_of);
+	free(run->rerun_of_link);
+	free(run->rerun_of_note);
 	/* The analysis borrows strings from the log: it goes first. */
 	analysis_free(run->analysis);
 	event_log_free(run->log);

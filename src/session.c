@@ -13,35 +13,39 @@ struct session {
 	struct transport *t;
 	struct mcp_session *mcp;
 	struct catalyst *catalyst;
+	/* The progress sink, kept: the caller's options may be gone by the
+	 * time the server reports progress. */
+	void (*progress)(const char *line, void *ctx);
+	void *progress_ctx;
 };
 
-static long timeout_ms_of(const struct audit_request *rq)
+/* The transport the address names (--stdio's command, else the server
+ * URL's scheme); one that signs in is wrapped with an OAuth session: a
+ * token from the environment or the store (refreshed), and a 401 that
+ * refreshes or signs in (interactively only when the options allow it,
+ * else ERR_AUTH naming the login command) before the request is sent
+ * again. CATALYST_TOKEN, as the CLI read it, is set on the transport by
+ * oauth_session_attach. */
+static struct transport *transport_for(const struct session_options *o, struct err *e)
 {
-	return (rq->timeout_s > 0 ? rq->timeout_s : 60) * 1000;
-}
-
-/* rq->server over HTTP, wrapped with an OAuth session: a token from the
- * environment or the store (refreshed), and a 401 that refreshes or signs
- * in (interactively only when the request allows it, else ERR_AUTH naming
- * the login command) before the request is sent again. CATALYST_TOKEN, as
- * the CLI read it, is set on the transport by oauth_session_attach. */
-static struct transport *http_with_oauth(const struct audit_request *rq, enum session_kind kind, struct err *e)
-{
-	struct transport_http_options ho = {
-		.url = rq->server,
-		.cacert = rq->cacert,
-		.timeout_ms = timeout_ms_of(rq),
-		/* As many handles as runs fetched at once. */
-		.max_parallel = kind == SESSION_CATALYST && rq->jobs > 0 ? rq->jobs : 8,
-	};
-	struct transport *inner = transport_http_new(&ho, e);
-	if (!inner)
+	const char *address = o->stdio_cmd ? o->stdio_cmd : o->server;
+	const struct transport_kind *k = transport_kind_for(address, o->stdio_cmd != NULL);
+	if (!k) {
+		err_set(e, ERR_INTERNAL, "no transport runs commands");
 		return NULL;
-	audit_no_core_dumps();
-	struct oauth_config c;
-	char hint[1024];
-	oauth_config_from_request(&c, rq, hint, sizeof hint);
-	c.resource = ho.url;
+	}
+	struct transport_target target = {
+		.address = address,
+		.cacert = o->cacert,
+		.timeout_ms = o->timeout_ms,
+		.max_parallel = (int)o->max_parallel,
+		.pass_stderr = o->pass_stderr,
+	};
+	struct transport *inner = k->open(&target, e);
+	if (!inner || !k->signs_in)
+		return inner;
+	struct oauth_config c = o->oauth ? *o->oauth : (struct oauth_config){0};
+	c.resource = address;
 	struct oauth_session *os = oauth_session_new(&c, e); /* copies the hint */
 	struct transport *t = os ? oauth_transport_new(inner, os, true, e) : NULL;
 	if (!t) {
@@ -51,21 +55,9 @@ static struct transport *http_with_oauth(const struct audit_request *rq, enum se
 	return t;
 }
 
-static struct transport *transport_for(const struct audit_request *rq, enum session_kind kind, struct err *e)
-{
-	if (!rq->stdio_cmd)
-		return http_with_oauth(rq, kind, e);
-	struct transport_stdio_options so = {
-		.command = rq->stdio_cmd,
-		.pass_stderr = rq->verbose,
-		.timeout_ms = timeout_ms_of(rq),
-	};
-	return transport_stdio_new(&so, e);
-}
-
 static void forward_progress(double progress, double total, const char *message, void *ctx)
 {
-	const struct audit_request *rq = ctx;
+	const struct session *s = ctx;
 	/* The message is the server's text: escaped before it reaches the terminal. */
 	char *msg = message ? escape_terminal_dup(message, 200) : NULL;
 	char line[512];
@@ -75,34 +67,36 @@ static void forward_progress(double progress, double total, const char *message,
 	else
 		snprintf(line, sizeof line, "server progress %.0f%s%s", progress, msg ? ": " : "", msg ? msg : "");
 	free(msg);
-	rq->progress(line, rq->msg_ctx);
+	s->progress(line, s->progress_ctx);
 }
 
-struct session *session_open(const struct audit_request *rq, enum session_kind kind, struct err *e)
+struct session *session_open(const struct session_options *o, enum session_kind kind, struct err *e)
 {
 	struct session *s = calloc(1, sizeof *s);
 	if (!s) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
-	const char *where = rq->stdio_cmd ? rq->stdio_cmd : rq->server;
+	const char *where = o->stdio_cmd ? o->stdio_cmd : o->server;
 	bool catalyst = kind == SESSION_CATALYST;
 	struct mcp_options mo = {
 		.client_name = "catalyst-audit",
 		.client_version = CATALYST_AUDIT_VERSION,
-		.timeout_ms = timeout_ms_of(rq),
+		.timeout_ms = o->timeout_ms,
 	};
-	if (!catalyst && rq->progress) {
+	if (!catalyst && o->progress) {
+		s->progress = o->progress;
+		s->progress_ctx = o->progress_ctx;
 		mo.on_progress = forward_progress;
-		mo.progress_ctx = (void *)rq;
+		mo.progress_ctx = s;
 	}
-	if (!(s->t = transport_for(rq, kind, e))) {
+	if (!(s->t = transport_for(o, e))) {
 		if (catalyst)
 			err_prefix(e, "connecting to %s", where);
 		goto fail;
 	}
 	if (!(s->mcp = mcp_session_new(s->t, &mo))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	if (mcp_initialize(s->mcp, e) < 0) {
@@ -113,7 +107,7 @@ struct session *session_open(const struct audit_request *rq, enum session_kind k
 	if (!catalyst)
 		return s;
 	if (!(s->catalyst = catalyst_new(s->mcp, NULL))) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		goto fail;
 	}
 	if (catalyst_load_tools(s->catalyst, e) < 0) {

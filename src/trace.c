@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "escape.h"
+#include "secret.h"
 
 static trace_sink_fn sink;
 static void *sink_ctx;
@@ -51,10 +52,13 @@ void trace_printf(const char *channel, const char *fmt, ...)
 		return;
 	}
 	free(msg);
-	/* Server text reaches a terminal here: neutralised as every stderr
-	 * message is (the CLI's sink does it again; that changes nothing). */
-	char *safe = escape_message_dup(line);
+	/* Server text reaches a terminal here: tokens in use redacted and the
+	 * rest neutralised, as in every stderr message (the CLI's sink does
+	 * both again; that changes nothing). */
+	char *clean = secret_redact_dup(line);
 	free(line);
+	char *safe = clean ? escape_message_dup(clean) : NULL;
+	free(clean);
 	if (safe)
 		emit(safe);
 	free(safe);
@@ -76,14 +80,15 @@ static bool is_secret_key(const char *k, size_t n)
 #define REDACTED "<redacted>"
 
 /* Copies s to out with the value that follows each secret key, in JSON
- * ("key": "v") or form (key=v&) text, replaced by one fixed REDACTED:
+ * ("key": "v"), form (key=v&) or log text (`... key=v`, `key: v`,
+ * `key="v"`, `Authorization: Bearer v`), replaced by one fixed REDACTED:
  * nothing of the secret shows, not even its length. */
 int trace_redact(struct buf *out, const char *s, size_t n, struct err *e)
 {
 	size_t copied = 0; /* s[0, copied) is in out */
 	for (size_t i = 0; i < n; i++) {
 		bool json = s[i] == '"';
-		bool form = isalpha((unsigned char)s[i]) && (i == 0 || s[i - 1] == '&' || s[i - 1] == '?');
+		bool form = isalpha((unsigned char)s[i]) && (i == 0 || strchr("&? \t,;([{-", s[i - 1]) != NULL);
 		if (!json && !form)
 			continue;
 		size_t ks = json ? i + 1 : i, ke = ks;
@@ -112,10 +117,20 @@ int trace_redact(struct buf *out, const char *s, size_t n, struct err *e)
 				v++;
 			}
 		} else {
-			if (v >= n || s[v] != '=')
+			if (v >= n || (s[v] != '=' && s[v] != ':'))
 				continue;
-			start = ++v;
-			while (v < n && s[v] != '&' && s[v] != ' ')
+			v++;
+			while (v < n && (s[v] == ' ' || s[v] == '\t'))
+				v++;
+			/* "Bearer X", "Basic X": the credential is the word after */
+			size_t scheme = n - v > 7 && strncasecmp(s + v, "Bearer ", 7) == 0  ? 7
+					: n - v > 6 && strncasecmp(s + v, "Basic ", 6) == 0 ? 6
+											    : 0;
+			for (v += scheme; scheme && v < n && s[v] == ' ';)
+				v++;
+			bool quoted = v < n && s[v] == '"';
+			start = quoted ? ++v : v;
+			while (v < n && (quoted ? s[v] != '"' : !strchr("& \t,;)]}", s[v])))
 				v++;
 		}
 		if (buf_append(out, s + copied, start - copied, e) < 0 ||

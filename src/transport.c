@@ -8,6 +8,39 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* Each defined in its transport's file. */
+extern const struct transport_kind transport_kind_http, transport_kind_stdio;
+
+/* The first row takes URLs of schemes no row names (see transport_kind_for). */
+static const struct transport_kind *const kinds[] = {
+	&transport_kind_http,
+	&transport_kind_stdio,
+};
+
+static bool scheme_in(const char *schemes, const char *scheme, size_t len)
+{
+	for (const char *p = schemes; *p;) {
+		size_t n = strcspn(p, " ");
+		if (n == len && strncasecmp(p, scheme, len) == 0)
+			return true;
+		p += n + (p[n] == ' ');
+	}
+	return false;
+}
+
+const struct transport_kind *transport_kind_for(const char *address, bool command)
+{
+	size_t len = address ? strcspn(address, ":") : 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		const char *schemes = kinds[i]->schemes;
+		if (command ? !schemes
+			    : schemes && address && address[len] == ':' && scheme_in(schemes, address, len))
+			return kinds[i];
+	}
+	return command ? NULL : kinds[0];
+}
 
 void transport_free(struct transport *t)
 {
@@ -91,7 +124,7 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
 {
 	char *one = malloc(len + 1);
 	if (!one)
-		return err_set(e, ERR_INTERNAL, "out of memory");
+		return err_oom(e);
 	memcpy(one, p, len);
 	one[len] = '\0';
 	int r = cb(one, len, ctx, e);
@@ -104,10 +137,26 @@ static int deliver_span(const char *p, size_t len, transport_on_message cb, void
  * it builds nothing. A tool answer is then decoded once, by the layer that
  * reads it, instead of once here to be thrown away; a batch is cut into
  * its elements' own bytes rather than decoded and dumped again. */
+/* Whether the one fault of text is a character cut at its end: bytes
+ * missing, which a retry may bring, rather than wrong. */
+static bool cut_in_a_character(const char *t, size_t len)
+{
+	size_t i = len;
+	int cont = 0;
+	while (i > 0 && cont < 3 && ((unsigned char)t[i - 1] & 0xc0) == 0x80)
+		i--, cont++;
+	return i > 0 && (unsigned char)t[i - 1] >= 0xc0 && transport_utf8_valid(t, i - 1);
+}
+
 int transport_deliver(const char *text, size_t len, bool parse, transport_on_message cb, void *ctx, struct err *e)
 {
-	if (!transport_utf8_valid(text, len))
-		return err_set(e, ERR_PROTOCOL, "message is not valid UTF-8");
+	if (!transport_utf8_valid(text, len)) {
+		err_set(e, ERR_PROTOCOL, "message is not valid UTF-8");
+		/* Wrong bytes come again when asked again: final. */
+		if (e && !cut_in_a_character(text, len))
+			e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
 	size_t lead = skip_space(text, len);
 	if (lead == len)
 		return err_set(e, ERR_PROTOCOL, "empty message");

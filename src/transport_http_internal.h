@@ -14,6 +14,9 @@
 #include "transport.h"
 
 #define ERROR_BODY_MAX 4096
+/* A stream (SSE) may carry notifications and server requests before the
+ * response, each up to max_message: four times that, decoded, ends it. */
+#define STREAM_MAX_MESSAGES 4
 #define DONE_GRACE_MS 250
 
 /* An easy handle and the multi handle that drives it and keeps its
@@ -87,6 +90,11 @@ struct http_exchange {
 	bool failed; /* a callback failed: see err */
 	struct err err;
 	size_t events; /* SSE messages this transfer delivered */
+	/* What a compressed body inflates to is work libcurl does inside one
+	 * read, between its own timeout checks: the body callback checks the
+	 * deadline and bounds the decoded bytes itself. */
+	long long deadline; /* monotime_ms() by which the transfer must end */
+	size_t decoded;     /* body bytes of the last response, after decoding */
 };
 
 enum http_outcome {

@@ -82,6 +82,7 @@ void transport_http_reset_response(struct http_exchange *ex)
 	ex->status = 0;
 	ex->headers_done = false;
 	ex->kind = HTTP_BODY_UNKNOWN;
+	ex->decoded = 0;
 	buf_reset(&ex->body);
 }
 
@@ -177,6 +178,33 @@ static void classify(struct http_exchange *ex)
 		ex->kind = HTTP_BODY_WRONG_TYPE;
 }
 
+/* Checks that hold for every body: the deadline, and the decoded size of
+ * a stream or a drained body (a JSON body is bounded by its buffer, an
+ * error body by its excerpt). false: stop reading, ex->failed set. */
+static bool body_within_bounds(struct http_exchange *ex, size_t len)
+{
+	struct err e;
+	err_clear(&e);
+	ex->decoded += len;
+	if (monotime_ms() > ex->deadline) {
+		err_set(&e, ERR_PROTOCOL, "no complete response within %ld ms (%zu bytes of body decoded)",
+			ex->ht->timeout_ms, ex->decoded);
+		e.detail = ERR_DETAIL_TIMEOUT;
+		e.http_status = ex->status;
+		exchange_fail(ex, &e);
+		return false;
+	}
+	size_t bound = ex->ht->max_message * STREAM_MAX_MESSAGES;
+	if (ex->kind == HTTP_BODY_SSE && ex->decoded > bound) {
+		err_set_final(&e, ERR_PROTOCOL, "the event stream is over %zu MiB decoded without the response",
+			      bound >> 20);
+		e.http_status = ex->status;
+		exchange_fail(ex, &e);
+		return false;
+	}
+	return true;
+}
+
 size_t transport_http_on_body(char *data, size_t size, size_t n, void *userp)
 {
 	struct http_exchange *ex = userp;
@@ -185,6 +213,8 @@ size_t transport_http_on_body(char *data, size_t size, size_t n, void *userp)
 	err_clear(&e);
 	if (ex->kind == HTTP_BODY_UNKNOWN)
 		classify(ex);
+	if (ex->kind != HTTP_BODY_ERROR && ex->kind != HTTP_BODY_DRAIN && !body_within_bounds(ex, len))
+		return 0;
 	switch (ex->kind) {
 	case HTTP_BODY_JSON:
 		if (buf_append(&ex->body, data, len, &e) < 0) {
@@ -206,15 +236,20 @@ size_t transport_http_on_body(char *data, size_t size, size_t n, void *userp)
 		}
 		return len;
 	}
-	case HTTP_BODY_ERROR:
-		if (ex->body.len < ERROR_BODY_MAX) {
-			size_t take = ERROR_BODY_MAX - ex->body.len;
-			buf_append(&ex->body, data, len < take ? len : take, &e);
-		}
-		return len;
+	case HTTP_BODY_ERROR: {
+		/* Its excerpt is all that is kept: the rest is not read (nor
+		 * inflated), and the status makes the error. */
+		size_t take = ERROR_BODY_MAX - ex->body.len;
+		buf_append(&ex->body, data, len < take ? len : take, &e);
+		return ex->body.len < ERROR_BODY_MAX ? len : 0;
+	}
 	case HTTP_BODY_WRONG_TYPE:
 		return 0;
 	case HTTP_BODY_DRAIN:
+		/* Nobody reads it: stop at the deadline or after a message's
+		 * worth, without making the exchange fail. */
+		ex->decoded += len;
+		return ex->decoded <= ex->ht->max_message && monotime_ms() <= ex->deadline ? len : 0;
 	case HTTP_BODY_UNKNOWN:
 		break;
 	}

@@ -422,7 +422,7 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	}
 	struct stdio_transport *st = calloc(1, sizeof *st);
 	if (!st) {
-		err_set(e, ERR_INTERNAL, "out of memory");
+		err_oom(e);
 		return NULL;
 	}
 	st->base.ops = &stdio_ops;
@@ -498,7 +498,10 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 		st->err_thread_on = true;
 	}
 	fcntl(st->to_child, F_SETFL, fcntl(st->to_child, F_GETFL) | O_NONBLOCK);
-	trace_printf("stdio", "started server process %d: %s", (int)pid, o->command);
+	/* The command may hold a token (`--stdio 'server --token=...'`). */
+	char *shown = trace_redact_dup(o->command);
+	trace_printf("stdio", "started server process %d: %s", (int)pid, shown ? shown : "(command not shown)");
+	free(shown);
 	return &st->base;
 
 fail:
@@ -515,3 +518,19 @@ fail:
 	stdio_destroy(&st->base);
 	return NULL;
 }
+
+static struct transport *stdio_open(const struct transport_target *o, struct err *e)
+{
+	struct transport_stdio_options so = {
+		.command = o->address,
+		.pass_stderr = o->pass_stderr,
+		.timeout_ms = o->timeout_ms,
+	};
+	return transport_stdio_new(&so, e);
+}
+
+/* A local server's command line, run with its stdio as the channel. */
+const struct transport_kind transport_kind_stdio = {
+	.name = "stdio",
+	.open = stdio_open,
+};

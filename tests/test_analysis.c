@@ -762,8 +762,299 @@ START_TEST(cli_child_retry_timer_origin_without_ids)
 	child_done(log, 0, false, "boom");
 	timer(log, 1, ORIGIN_CHILD_RETRY, "elsewhere", "t1");
 	a = run(log, NULL);
-	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 1);
+	/* Issue 16: a failure the timer can answer is linked by order, so the
+	 * timer is no orphan (it was, before); the limit says the origin
+	 * matched nothing. */
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 0);
+	ck_assert_uint_eq(a->invocations[0].n_retry_timers, 1);
+	ck_assert(limits_mention(a, "child instance elsewhere as its origin, which matches no attempt"));
 	ck_assert(!limits_mention(a, "paired by order"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* With no failure to answer, it is one. */
+	log = log_new();
+	started(log, "Parent", "p", "e");
+	child(log, 0, "Child", "p:0000", NULL);
+	child_done(log, 0, true, NULL);
+	timer(log, 1, ORIGIN_CHILD_RETRY, "elsewhere", "t1");
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_ORPHAN_RETRY_TIMER), 1);
+	ck_assert(!limits_mention(a, "matches no attempt in this history (the .NET"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Issue 16, item 1: an activity retry timer whose origin names no attempt
+ * still links the failure it follows to the next schedule of the name. */
+START_TEST(activity_origin_matches_nothing)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched(log, 0, "Charge", "x-1");
+	failed(log, 0, "*url.Error", "Post \"https://psp.example.net\": EOF", false);
+	timer(log, 1, ORIGIN_ACTIVITY_RETRY, "never-scheduled", "t1");
+	fired(log, 1, "t1");
+	sched(log, 2, "Charge", "x-2");
+	completed(log, 2);
+	finished(log, 3, "COMPLETED");
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_int_eq(a->invocations[0].link, LINK_PATTERN);
+	ck_assert_uint_eq(a->invocations[0].n_retry_timers, 1);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
+	expect_kinds(a, want);
+	expect_ids(get_kind(a, FINDING_REEXECUTED), (int64_t[]){0, 1, 2}, 3);
+	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "origin names no attempt"));
+	ck_assert(limits_mention(a, "task_execution_id never-scheduled as its origin"));
+	ck_assert(!limits_mention(a, "records no retry-timer origins"));
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Issue 16, item 2: durabletask-js RetryHandlerTask returning true or 0
+ * reschedules in the turn that processed the failure, with no timer
+ * (orchestration-executor.ts, rescheduleRetryTask). */
+static struct event_log *untimed(struct payload in0, struct payload in1, const char *msg, bool second_call,
+				 bool retry_timer_elsewhere)
+{
+	struct event_log *log = log_new();
+	started(log, "W", "i", "e");
+	sched_in(log, 0, "flakyActivity", NULL, in0);
+	failed(log, 0, "TypeError", msg, false);
+	sched_in(log, 1, "flakyActivity", NULL, in1);
+	if (second_call)
+		sched_in(log, 2, "flakyActivity", NULL, in1);
+	completed(log, 1);
+	if (retry_timer_elsewhere) {
+		sched(log, 3, "Other", "o-1");
+		failed(log, 3, "Error", "boom", false);
+		timer(log, 4, ORIGIN_ACTIVITY_RETRY, "o-1", "t4");
+		fired(log, 4, "t4");
+		sched(log, 5, "Other", "o-1");
+		completed(log, 5);
+	}
+	finished(log, 6, "COMPLETED");
+	return log;
+}
+
+START_TEST(untimed_retry_linked_by_order)
+{
+	/* Equal inputs: a retry, and its failure class counts. */
+	struct event_log *log = untimed(present(2, 21), present(2, 21), "fetch failed", false, false);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert_int_eq(a->invocations[0].link, LINK_ORDER);
+	ck_assert(!a->invocations[0].order_inputs_unknown);
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
+	expect_kinds(a, want);
+	expect_ids(get_kind(a, FINDING_REEXECUTED), (int64_t[]){0, 1}, 2);
+	ck_assert(limits_mention(a, "linked by order, no retry timer. Each failure"));
+	ck_assert_str_eq(invocation_link_name(LINK_ORDER), "order");
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Inputs that cannot be compared: re-executed, never a suspect. */
+	log = untimed((struct payload){0}, (struct payload){0}, "fetch failed", false, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 1);
+	ck_assert(a->invocations[0].order_inputs_unknown);
+	size_t blind[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1};
+	expect_kinds(a, blind);
+	ck_assert(limits_mention(a, "linked by order, no retry timer, inputs not comparable"));
+	ck_assert(has_text(a->findings[0].message, "no suspect"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Different inputs: the next item of a loop, not a retry. */
+	log = untimed(present(7, 1), present(7, 2), "fetch failed", false, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->n_findings, 0);
+	analysis_free(a);
+	event_log_free(log);
+
+	/* Two calls of the name in that turn: no link by order. */
+	log = untimed(present(2, 21), present(2, 21), "fetch failed", true, false);
+	a = run(log, NULL);
+	ck_assert_uint_eq(count_kind(a, FINDING_REEXECUTED), 0);
+	ck_assert(!limits_mention(a, "linked by order"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* A run that records retry timers retries with them: no link by order. */
+	log = untimed(present(2, 21), present(2, 21), "fetch failed", false, true);
+	a = run(log, NULL);
+	for (size_t v = 0; v < a->n_invocations; v++)
+		ck_assert_int_ne(a->invocations[v].link, LINK_ORDER);
+	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Issue 16, item 3: `dapr workflow history` prints no scheduled id on a
+ * child's failure; in a parallel fan-out (durabletask-go
+ * tests/runtimestate_test.go Test_ChildWorkflowRetry_ApplierCopiesRetryParentPerAction:
+ * Worker A and B retried, C fresh) the failures are paired by elimination
+ * once the run is read, and the retries grouped, never a race lost. */
+static void cli_child_ok_id(struct event_log *log, int64_t tsid)
+{
+	add(log, (struct event){.kind = EVENT_CHILD_COMPLETED,
+				.kind_name = "ChildWorkflowCompleted",
+				.event_id = -1,
+				.task_scheduled_id = tsid,
+				.has_task_scheduled_id = true});
+}
+
+START_TEST(cli_child_fan_out_retried)
+{
+	for (int origins = 0; origins < 2; origins++) {
+		struct event_log *log = log_new();
+		started(log, "Parent", "parent-instance", "e");
+		child(log, 0, "Worker", NULL, NULL);
+		child(log, 1, "Worker", NULL, NULL);
+		child(log, 2, "Worker", NULL, NULL);
+		cli_child_done(log, false);
+		cli_child_done(log, false);
+		timer(log, 3, origins ? ORIGIN_CHILD_RETRY : ORIGIN_NONE, origins ? "parent-instance:000a" : NULL,
+		      "t3");
+		timer(log, 4, origins ? ORIGIN_CHILD_RETRY : ORIGIN_NONE, origins ? "parent-instance:0014" : NULL,
+		      "t4");
+		cli_child_ok_id(log, 2);
+		fired(log, 3, "t3");
+		fired(log, 4, "t4");
+		child(log, 5, "Worker", NULL, NULL);
+		child(log, 6, "Worker", NULL, NULL);
+		cli_child_ok_id(log, 5);
+		cli_child_ok_id(log, 6);
+		finished(log, 7, "COMPLETED");
+		struct analysis *a = run(log, NULL);
+		ck_assert_uint_eq(a->n_invocations, 3);
+		size_t want[FINDING_KIND_COUNT] = {[FINDING_CHILD_WORKFLOW_RETRIED] = 2};
+		expect_kinds(a, want);
+		ck_assert(!limits_mention(a, "when_any race lost"));
+		ck_assert(limits_mention(
+			a, "2 child failures named no scheduled id while several children were pending, "
+			   "and were paired afterwards"));
+		analysis_free(a);
+		event_log_free(log);
+	}
+}
+END_TEST
+
+/* Issue 16, item 4: a rerun (dapr/dapr tests/integration/suite/daprd/
+ * workflow/rerun/basic/two.go: foo calls bar 5 times, rerun from event 1)
+ * copies the events before the re-driven one, which carries
+ * rerunParentInstanceInfo (durabletask-go backend fork.go handleFound). */
+static void sched_rerun(struct event_log *log, int64_t id, const char *name, const char *exec, const char *parent)
+{
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = name,
+				.task_execution_id = exec,
+				.rerun_parent_instance_id = parent});
+}
+
+static struct event_log *rerun_log(bool copied_retry)
+{
+	struct event_log *log = log_new();
+	started(log, "foo", "hello", "e2");
+	/* Copied from the source: call 0 (retried there, when asked). */
+	sched(log, 0, "bar", "x-0");
+	if (copied_retry) {
+		failed(log, 0, "TimeoutError", "timed out", false);
+		timer(log, 1, ORIGIN_ACTIVITY_RETRY, "x-0", "t1");
+		fired(log, 1, "t1");
+		sched(log, 2, "bar", "x-0");
+		completed(log, 2);
+	} else {
+		completed(log, 0);
+	}
+	int64_t re = copied_retry ? 3 : 1;
+	sched_rerun(log, re, "bar", "x-1", "abc");
+	completed(log, re);
+	sched(log, re + 1, "bar", "y-2");
+	completed(log, re + 1);
+	finished(log, re + 2, "COMPLETED");
+	return log;
+}
+
+static struct analysis *run_with_source(struct event_log *log, const struct analysis *src, const char **parent)
+{
+	struct err e;
+	err_clear(&e);
+	struct analysis_pending *p = analysis_scan(log, NULL, &e);
+	ck_assert_ptr_nonnull(p);
+	*parent = analysis_pending_rerun_parent(p);
+	analysis_pending_rerun_source(p, src, src ? NULL : "not in the same project");
+	struct analysis *a = analysis_finish(p, &e);
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+START_TEST(rerun_from_event)
+{
+	/* No source: suspect, and the limit says it was not fetched. */
+	struct event_log *log = rerun_log(true);
+	const char *parent;
+	struct analysis *a = run_with_source(log, NULL, &parent);
+	ck_assert_str_eq(parent, "abc");
+	size_t want[FINDING_KIND_COUNT] = {[FINDING_RERUN_REEXECUTED] = 1};
+	expect_kinds(a, want); /* the copied retry is the source's, not this run's */
+	const struct finding *f = get_kind(a, FINDING_RERUN_REEXECUTED);
+	expect_ids(f, (int64_t[]){3}, 1);
+	ck_assert_int_eq(f->severity, SEVERITY_SUSPECT);
+	ck_assert(has_text(f->message, "not fetched (not in the same project)"));
+	ck_assert(limits_mention(a, "rerun of instance abc from event 3 (TaskScheduled bar"));
+	ck_assert(limits_mention(a, "Source run not fetched (not in the same project)"));
+	analysis_free(a);
+	event_log_free(log);
+
+	/* The source run's call completed: suspect; failed permanently: notice. */
+	for (int permanent = 0; permanent < 2; permanent++) {
+		struct event_log *src_log = log_new();
+		started(src_log, "foo", "abc", "e1");
+		sched(src_log, 0, "bar", "x-0");
+		completed(src_log, 0);
+		sched(src_log, 1, "bar", "x-1");
+		if (permanent)
+			failed(src_log, 1, "ValidationError", "invalid sku", false);
+		else
+			completed(src_log, 1);
+		finished(src_log, 2, permanent ? "FAILED" : "COMPLETED");
+		struct analysis *src = run(src_log, NULL);
+		log = rerun_log(false);
+		a = run_with_source(log, src, &parent);
+		expect_kinds(a, want);
+		f = get_kind(a, FINDING_RERUN_REEXECUTED);
+		ck_assert_int_eq(f->severity, permanent ? SEVERITY_NOTICE : SEVERITY_SUSPECT);
+		ck_assert(has_text(f->message, permanent ? "a permanent-class failure" : "where it completed"));
+		ck_assert(!limits_mention(a, "not fetched"));
+		analysis_free(a);
+		event_log_free(log);
+		analysis_free(src);
+		event_log_free(src_log);
+	}
+
+	/* Re-driven from a timer: no call re-driven, the limit names it. */
+	log = log_new();
+	started(log, "foo", "hello", "e2");
+	sched(log, 0, "bar", "x-0");
+	completed(log, 0);
+	add(log, (struct event){.kind = EVENT_TIMER_CREATED,
+				.event_id = 1,
+				.has_event_id = true,
+				.origin = ORIGIN_CREATE_TIMER,
+				.rerun_parent_instance_id = "abc"});
+	fired(log, 1, NULL);
+	finished(log, 2, "COMPLETED");
+	a = run(log, NULL);
+	ck_assert_uint_eq(a->n_findings, 0);
+	ck_assert(limits_mention(a, "from event 1 (TimerCreated, history position 4)"));
 	analysis_free(a);
 	event_log_free(log);
 }
@@ -805,7 +1096,7 @@ START_TEST(truncated_inputs_never_identical)
 	analysis_free(a);
 	event_log_free(log);
 
-	/* Whole and equal: identical, as before. */
+	/* Whole and equal: identical. */
 	log = log_new();
 	started(log, "W", "i", "e");
 	sched_in(log, 0, "Notify", "x1", whole);
@@ -1606,7 +1897,7 @@ START_TEST(failure_cause_decides)
 	ck_assert_str_eq(charge->cause_message, "An existing connection was forcibly closed by the remote host.");
 	ck_assert_uint_eq(charge->cause_depth, 2);
 	const struct attempt *refund = &a->invocations[1].attempts[0];
-	ck_assert_int_eq(refund->failure, FAILURE_UNKNOWN);
+	ck_assert_int_eq(refund->failure, FAILURE_SAFE);
 	ck_assert_str_eq(refund->cause_message, "Connection refused");
 	const struct attempt *notify = &a->invocations[2].attempts[0];
 	ck_assert_int_eq(notify->failure, FAILURE_AMBIGUOUS);
@@ -2391,6 +2682,141 @@ static const struct fixture_case {
 	 NULL,
 	 NULL,
 	 {"not shared", NULL}},
+	/* Issue 16, item 1: .NET 1.18 child retries whose timer origin names
+	 * the GUID made for the chain, which no attempt carries: linked by
+	 * order, never orphans. */
+	{"k1-child-retry-origin-unmatched-dotnet.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
+	 3,
+	 "as its origin (and 1 more timer names an origin), which matches no attempt",
+	 "whose origin names no attempt in this history",
+	 {"records no retry-timer origins", "earlier continue-as-new"}},
+	/* Issue 16, item 2: durabletask-js's retry handler retries with no
+	 * timer; equal inputs link by order. */
+	{"k2-retry-handler-no-timer-js.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}},
+	 0,
+	 "linked by order, no retry timer. Each failure",
+	 "linked by order only",
+	 {"inputs not comparable", NULL}},
+	{"k2-retry-handler-no-timer-js.catalyst.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}},
+	 0,
+	 "linked by order, no retry timer, inputs not comparable",
+	 "so this is no suspect",
+	 {NULL, NULL}},
+	/* ... and the must-not: a loop that catches one item's failure (an
+	 * ambiguous one) and calls the next item. Visible inputs differ:
+	 * nothing; withheld: re-executed, never a suspect. */
+	{"k3-loop-catch-next-item-js.proto.json",
+	 3,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"linked by order", NULL}},
+	{"k3-loop-catch-next-item-js.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 7,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1}, 2}},
+	 0,
+	 "linked by order, no retry timer, inputs not comparable",
+	 "so this is no suspect",
+	 {"a timeout/connection-class error", NULL}},
+	/* Issue 16, item 3: a parallel child fan-out rendered by `dapr
+	 * workflow history` 1.18, one child retried: its failure row names no
+	 * scheduled id; grouped all the same, never a race lost. */
+	{"k4-cli-fan-out-one-retried.go-1.18.dapr-cli.json",
+	 3,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 3, 4}, 3}},
+	 0,
+	 "paired afterwards with the only child left without a result",
+	 "started 2 times",
+	 {"when_any race lost", "earlier continue-as-new"}},
+	/* Issue 16, item 4: a Dapr 1.17 rerun from event 1 (dapr/dapr
+	 * rerun/basic/two.go), read from the file alone: the source is not
+	 * fetched. */
+	{"k5-rerun-from-event-1.proto.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_RERUN_REEXECUTED] = 1},
+	 {{FINDING_RERUN_REEXECUTED, {1}, 1}},
+	 0,
+	 "Source run not fetched",
+	 "which was not fetched",
+	 {NULL, NULL}},
+	{"k5-rerun-from-event-1.catalyst.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 12,
+	 {[FINDING_RERUN_REEXECUTED] = 1},
+	 {{FINDING_RERUN_REEXECUTED, {1}, 1}},
+	 0,
+	 "Source run not fetched",
+	 "which was not fetched",
+	 {NULL, NULL}},
+	{"k5-rerun-from-event-1.source.catalyst.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 12,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"rerun", NULL}},
+	/* ... and the source run itself: nothing. */
+	{"k5-rerun-from-event-1.source.proto.json",
+	 5,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {"rerun", NULL}},
 };
 
 START_TEST(fixture)
@@ -2642,6 +3068,15 @@ START_TEST(threads_same_analysis)
 	char exec[32], other[32];
 	int64_t id = 0;
 	const int n = 12000;
+	/* A rerun re-driving the first call: only the two events before it
+	 * are copies. */
+	add(log, (struct event){.kind = EVENT_TASK_SCHEDULED,
+				.event_id = id,
+				.has_event_id = true,
+				.name = "Rerun",
+				.task_execution_id = "r-0",
+				.rerun_parent_instance_id = "source-run"});
+	completed(log, id++);
 	for (int i = 0; i < n; i++) {
 		snprintf(exec, sizeof exec, "x-%d", i);
 		static const char *const acts[] = {"A", "B", "C"};
@@ -2912,56 +3347,60 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("analysis");
-	TCase *tc = tcase_create("grouping");
-	tcase_add_test(tc, go_python_same_execution_id);
-	tcase_add_test(tc, dotnet_ids_linked_by_origin);
-	tcase_add_test(tc, missing_timer_id_matches_fire_at);
-	tcase_add_test(tc, same_fire_at_matched_in_order);
-	tcase_add_test(tc, timer_id_beats_fire_at_order);
-	tcase_add_test(tc, empty_ids_never_grouped);
-	tcase_add_test(tc, duplicate_result);
-	tcase_add_test(tc, orphan_retry_timer);
-	tcase_add_test(tc, continue_as_new_generations);
-	tcase_add_test(tc, child_retry_go);
-	tcase_add_test(tc, child_retry_same_instance);
-	tcase_add_test(tc, child_retry_dotnet_retry_parent);
-	tcase_add_test(tc, cli_child_paired_by_order);
-	tcase_add_test(tc, cli_child_ambiguous_not_paired);
-	tcase_add_test(tc, cli_child_retry_timer_origin_without_ids);
-	tcase_add_test(tc, truncated_inputs_never_identical);
-	tcase_add_test(tc, pattern_inferred_link);
-	tcase_add_test(tc, pattern_not_applied);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("findings");
-	tcase_add_test(tc, overlapping_call);
-	tcase_add_test(tc, repeated_call_inputs);
-	tcase_add_test(tc, repeated_call_group_opens_on_renamed_attempt);
-	tcase_add_test(tc, unresolved_only_when_finished);
-	tcase_add_test(tc, race_loser_is_a_limit);
-	tcase_add_test(tc, data_sharing_inferred_and_given);
-	tcase_add_test(tc, large_payload_only_at_full);
-	tcase_add_test(tc, permanent_failures);
-	tcase_add_test(tc, run_facts);
-	tcase_add_test(tc, names);
-	tcase_add_test(tc, rule_table);
-	tcase_add_test(tc, names_out_of_range);
-	tcase_add_test(tc, finish_after_failed_scan);
-	tcase_add_test(tc, large_history);
-	tcase_add_test(tc, fan_out_in_one_turn_is_never_a_pair);
-	tcase_add_test(tc, when_any_over_one_activity);
-	tcase_add_test(tc, rolling_fan_out);
-	tcase_add_test(tc, recall_cause);
-	tcase_add_test(tc, not_from_catalyst);
-	tcase_add_test(tc, catalyst_shaped);
-	tcase_add_test(tc, random_histories);
-	tcase_add_test(tc, empty_log);
-	tcase_add_test(tc, failure_cause_decides);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fixtures");
-	tcase_add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
-	tcase_add_loop_test(tc, released_log_same_analysis, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
-	tcase_add_test(tc, threads_same_analysis);
-	tcase_add_test(tc, not_shared_never_at_full);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("grouping");
+	add_test(tc, go_python_same_execution_id);
+	add_test(tc, dotnet_ids_linked_by_origin);
+	add_test(tc, missing_timer_id_matches_fire_at);
+	add_test(tc, same_fire_at_matched_in_order);
+	add_test(tc, timer_id_beats_fire_at_order);
+	add_test(tc, empty_ids_never_grouped);
+	add_test(tc, duplicate_result);
+	add_test(tc, orphan_retry_timer);
+	add_test(tc, continue_as_new_generations);
+	add_test(tc, child_retry_go);
+	add_test(tc, child_retry_same_instance);
+	add_test(tc, child_retry_dotnet_retry_parent);
+	add_test(tc, cli_child_paired_by_order);
+	add_test(tc, cli_child_ambiguous_not_paired);
+	add_test(tc, cli_child_retry_timer_origin_without_ids);
+	add_test(tc, activity_origin_matches_nothing);
+	add_test(tc, untimed_retry_linked_by_order);
+	add_test(tc, cli_child_fan_out_retried);
+	add_test(tc, rerun_from_event);
+	add_test(tc, truncated_inputs_never_identical);
+	add_test(tc, pattern_inferred_link);
+	add_test(tc, pattern_not_applied);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("findings");
+	add_test(tc, overlapping_call);
+	add_test(tc, repeated_call_inputs);
+	add_test(tc, repeated_call_group_opens_on_renamed_attempt);
+	add_test(tc, unresolved_only_when_finished);
+	add_test(tc, race_loser_is_a_limit);
+	add_test(tc, data_sharing_inferred_and_given);
+	add_test(tc, large_payload_only_at_full);
+	add_test(tc, permanent_failures);
+	add_test(tc, run_facts);
+	add_test(tc, names);
+	add_test(tc, rule_table);
+	add_test(tc, names_out_of_range);
+	add_test(tc, finish_after_failed_scan);
+	add_test(tc, large_history);
+	add_test(tc, fan_out_in_one_turn_is_never_a_pair);
+	add_test(tc, when_any_over_one_activity);
+	add_test(tc, rolling_fan_out);
+	add_test(tc, recall_cause);
+	add_test(tc, not_from_catalyst);
+	add_test(tc, catalyst_shaped);
+	add_test(tc, random_histories);
+	add_test(tc, empty_log);
+	add_test(tc, failure_cause_decides);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("fixtures");
+	add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+	add_loop_test(tc, released_log_same_analysis, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+	add_test(tc, threads_same_analysis);
+	add_test(tc, not_shared_never_at_full);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -105,8 +105,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("audit_link");
-	TCase *tc = tcase_create("link_for_run");
-	tcase_add_loop_test(tc, link_table, 0, sizeof cases / sizeof *cases);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("link_for_run");
+	add_loop_test(tc, link_table, 0, sizeof cases / sizeof *cases);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

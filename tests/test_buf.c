@@ -56,10 +56,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("buf");
-	TCase *tc = tcase_create("buf");
-	tcase_add_test(tc, append_grows_and_terminates);
-	tcase_add_test(tc, limit_is_enforced);
-	tcase_add_test(tc, consume_and_printf);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("buf");
+	add_test(tc, append_grows_and_terminates);
+	add_test(tc, limit_is_enforced);
+	add_test(tc, consume_and_printf);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* run, runs, link and whoami against the Catalyst simulator on loopback:
  * both schema profiles, both data-sharing levels, every refusal kind in
  * every envelope, every fault switch, JSON and SSE, stateless and stateful.
@@ -63,8 +64,8 @@ static void cli(const struct testlib_server *s, struct testlib_output *out, cons
 }
 
 /* The same with $BROWSER set to `browser` (NULL: unset). */
-static void cli_browser(const struct testlib_server *s, struct testlib_output *out, const char *browser,
-			const char *const *args)
+static void cli_browser_env(const struct testlib_server *s, struct testlib_output *out, const char *browser,
+			    const char *extra, const char *const *args)
 {
 	const char *argv[64];
 	int n = 0;
@@ -75,9 +76,15 @@ static void cli_browser(const struct testlib_server *s, struct testlib_output *o
 	argv[n] = NULL;
 	char env_browser[4200];
 	snprintf(env_browser, sizeof env_browser, "BROWSER=%s", browser ? browser : "");
-	char *const env[] = {"CATALYST_TOKEN=", env_browser, NULL};
+	char *const env[] = {"CATALYST_TOKEN=", env_browser, (char *)extra, NULL};
 	ck_assert_int_eq(testlib_run_cli((char *const *)argv, env, NULL, CLI_TIMEOUT_MS, out), 0);
 	ck_assert_msg(!out->timed_out, "catalyst-audit hung; stderr: %s", out->err);
+}
+
+static void cli_browser(const struct testlib_server *s, struct testlib_output *out, const char *browser,
+			const char *const *args)
+{
+	cli_browser_env(s, out, browser, NULL, args);
 }
 
 /* The report's notes as one string (caller frees). */
@@ -416,6 +423,158 @@ START_TEST(multi_run_views_match_goldens)
 		free(want);
 		testlib_output_free(&out);
 	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* A Markdown report checked as a reader's tools see it (tests/sim/md-check.mjs):
+ * rendered by a GFM renderer (marked), every table at most six columns with
+ * as many cells in each row as in its header, every link to a run's
+ * section landing, every ```mermaid block parsed by Mermaid's own parser
+ * as a gantt chart whose bars have the times written. Returns its summary
+ * line's "charts". */
+static json_t *md_check(const char *md, size_t len)
+{
+	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/md-check.mjs"), NULL};
+	static char *const env[] = {"TZ=UTC", NULL};
+	struct testlib_output chk;
+	ck_assert_int_eq(testlib_run(argv, env, md, len, 120000, &chk), 0);
+	ck_assert_msg(!chk.timed_out && chk.status == 0, "md-check: exit %d\n%s\nof:\n%s", chk.status, chk.err,
+		      md);
+	json_t *summary = json_loads(chk.out, 0, NULL);
+	ck_assert_msg(summary, "md-check said: %s", chk.out);
+	testlib_output_free(&chk);
+	return summary;
+}
+
+START_TEST(markdown_renders_as_written)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	/* The demo's report (scripts/demo.sh: project payments), short and full. */
+	const char *views[] = {NULL, "--verbose-report", "--all-runs"};
+	for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+		struct testlib_output out;
+		cli(&s, &out,
+		    (const char *[]){"--project", "payments", "--format", "markdown", views[i] ? views[i] : "runs",
+				     views[i] ? "runs" : NULL, NULL});
+		ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+		json_t *sum = md_check(out.out, out.out_len);
+		/* three suspect runs, each drawn; tables: context, runs, attempts */
+		ck_assert_int_eq(json_integer_value(json_object_get(sum, "charts")), 3);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "tables")), 5);
+		ck_assert_int_ge(json_integer_value(json_object_get(sum, "links")), 6);
+		/* every attempt's start and end, UTC with Z */
+		ck_assert_ptr_nonnull(strstr(
+			out.out,
+			"| ChargeCard | 3 | 4 | 2026-09-14T10:00:19.366Z | 2026-09-14T10:00:19.994Z | completed |"));
+		json_decref(sum);
+		testlib_output_free(&out);
+	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* 426 runs (the size of a busy day) stay under GitHub's 65,536 characters
+ * for an issue or comment, fold what does not fit into counts, and say
+ * where the whole report is. */
+START_TEST(markdown_fits_an_issue)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--runs", "426", "--runs-project", "bench", "--stateless", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "bench", "-o", "markdown", "runs", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	json_t *sum = md_check(out.out, out.out_len);
+	long long chars = json_integer_value(json_object_get(sum, "chars"));
+	fprintf(stderr, "runs -o markdown, 426 runs: %zu bytes, %lld characters\n", out.out_len, chars);
+	ck_assert_int_lt(chars, 65536);
+	ck_assert_uint_lt(out.out_len, 65536);
+	ck_assert_int_ge(json_integer_value(json_object_get(sum, "charts")), 1);
+	ck_assert_ptr_nonnull(strstr(out.out, "**Folded to stay within GitHub's 65,536 characters:**"));
+	ck_assert_ptr_nonnull(strstr(out.out, "`--format json`"));
+	ck_assert_ptr_nonnull(strstr(out.out, "<details>"));
+	/* identical findings across runs are one line with a count */
+	ck_assert_ptr_nonnull(strstr(out.out, " runs: [gen-000426](#run-1)"));
+	json_decref(sum);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* The run's findings, level and link as a comparable string per run. */
+static char *findings_by_run(json_t *doc)
+{
+	json_t *by = json_object();
+	size_t i;
+	json_t *run;
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+		char key[512];
+		snprintf(key, sizeof key, "%s/%s", json_string_value(json_object_get(run, "app_id")),
+			 json_string_value(json_object_get(run, "run_id")));
+		json_object_set_new(by, key,
+				    json_pack("{s:O, s:O, s:O, s:O}", "findings", json_object_get(run, "findings"),
+					      "level",
+					      json_object_get(json_object_get(run, "data_sharing"), "level"),
+					      "link", json_object_get(run, "console_link"), "workflow",
+					      json_object_get(run, "workflow")));
+	}
+	char *t = json_dumps(by, JSON_SORT_KEYS);
+	json_decref(by);
+	return t;
+}
+
+/* run/runs --save-histories DIR, then file DIR offline: the same runs, the
+ * same findings, level and link (the evidence travels with the report). */
+START_TEST(saved_histories_audit_the_same)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	char tmp[4096], dir[4200];
+	testlib_make_tmpdir(tmp, sizeof tmp, "histories");
+	snprintf(dir, sizeof dir, "%s/saved", tmp);
+	struct testlib_output on, off;
+	cli(&s, &on,
+	    (const char *[]){"--project", "payments", "-o", "json", "runs", "--save-histories", dir, NULL});
+	ck_assert_msg(on.status == 1, "exit %d: %s", on.status, on.err);
+	struct stat st;
+	ck_assert_int_eq(stat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0700);
+	cli(NULL, &off, (const char *[]){"-o", "json", "file", dir, NULL});
+	ck_assert_msg(off.status == 1, "exit %d: %s", off.status, off.err);
+	json_t *a = report_of(&on), *b = report_of(&off);
+	ck_assert_uint_eq(n_runs(b), n_runs(a));
+	ck_assert_uint_ge(n_runs(a), 6);
+	char *fa = findings_by_run(a), *fb = findings_by_run(b);
+	ck_assert_str_eq(fb, fa);
+	ck_assert_ptr_nonnull(strstr(fa, "ambiguous_failure_retried"));
+	free(fa);
+	free(fb);
+	json_decref(a);
+	json_decref(b);
+	testlib_output_free(&on);
+	testlib_output_free(&off);
+
+	/* One saved file, its ids named on the command line: the run's title
+	 * and link, not "unknown run id". */
+	char path[4400];
+	snprintf(path, sizeof path, "%s/checkout+pay-20931.json", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	cli(NULL, &off,
+	    (const char *[]){"-o", "markdown", "--project", "payments", "--app-id", "orders", "--run-id",
+			     "renamed-1", "file",
+			     testlib_src("tests/fixtures/b-retry-fail-fail-succeed.dapr-cli.json"), NULL});
+	ck_assert_msg(off.status <= 1, "exit %d: %s", off.status, off.err);
+	ck_assert_msg(strstr(off.out, "### Run renamed-1"), "%s", off.err);
+	ck_assert_ptr_nonnull(
+		strstr(off.out, "<https://catalyst.diagrid.io/workflows/orders/renamed-1?project=payments>"));
+	testlib_output_free(&off);
+	/* more than one history: whose ids would they be? */
+	cli(NULL, &off, (const char *[]){"--run-id", "x", "file", dir, NULL});
+	ck_assert_int_eq(off.status, 2);
+	testlib_output_free(&off);
+	testlib_remove_tree(tmp);
 	testlib_server_stop(&s);
 }
 END_TEST
@@ -849,6 +1008,61 @@ START_TEST(run_without_app_id)
 }
 END_TEST
 
+/* ---- a rerun and its source (issue 16) ---------------------------------- */
+
+/* Project 42: `hello` reran `abc` (app orders) from event 1; `hello-2`
+ * names a source that is not there. The source is fetched to decide the
+ * finding and its link shown; a missing source never fails the audit. */
+START_TEST(rerun_source_fetched)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--project", "42", "--format", "json", "run", "orders", "hello", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	json_t *doc = report_of(&out);
+	json_t *run = run_by_id(doc, "hello");
+	ck_assert_ptr_nonnull(run);
+	json_t *src = json_object_get(run, "rerun_of");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "run_id")), "abc");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/abc?project=42");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "console_link")),
+			 "https://catalyst.diagrid.io/workflows/orders/hello?project=42");
+	json_t *f = json_array_get(json_object_get(run, "findings"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "kind")), "rerun_reexecuted");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(f, "message")), "where it completed"));
+	json_decref(doc);
+	testlib_output_free(&out);
+
+	/* Both links in the text report too. */
+	cli(&s, &out, (const char *[]){"--project", "42", "run", "orders", "hello", NULL});
+	ck_assert_msg(strstr(out.out, "rerun of abc: https://catalyst.diagrid.io/workflows/orders/abc?project=42"),
+		      "%s", out.out);
+	ck_assert_ptr_nonnull(strstr(out.out, "https://catalyst.diagrid.io/workflows/orders/hello?project=42"));
+	testlib_output_free(&out);
+
+	cli(&s, &out, (const char *[]){"--project", "42", "--format", "json", "run", "orders", "hello-2", NULL});
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	doc = report_of(&out);
+	run = run_by_id(doc, "hello-2");
+	ck_assert_ptr_null(run_error(run));
+	src = json_object_get(run, "rerun_of");
+	ck_assert_str_eq(json_string_value(json_object_get(src, "run_id")), "purged-1");
+	ck_assert(json_is_null(json_object_get(src, "console_link")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(src, "note")), "source run not fetched"));
+	f = json_array_get(json_object_get(run, "findings"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(f, "severity")), "suspect");
+	char *limits = json_dumps(json_object_get(run, "limits"), 0);
+	ck_assert_msg(strstr(limits, "Source run not fetched (app orders of this project: "), "%s", limits);
+	free(limits);
+	json_decref(doc);
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 /* How a missing run is said is undocumented: every envelope is read. */
 static const char *const not_found_envelopes[] = {"iserror", "structured", "text", "rpc"};
 
@@ -1026,7 +1240,7 @@ START_TEST(link_checks_that_the_run_exists)
 	/* a format a link does not have, asked for on the command line */
 	cli(&s, &out, (const char *[]){"-o", "markdown", "link", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 2);
-	ck_assert_str_eq(out.err, "catalyst-audit: error: -o: link prints text or json\n");
+	ck_assert_str_eq(out.err, "catalyst-audit: error: -o markdown: link writes text or json\n");
 	testlib_output_free(&out);
 	testlib_server_stop(&s);
 }
@@ -1082,11 +1296,29 @@ START_TEST(web_opens_the_link_with_browser)
 	free(log);
 	testlib_output_free(&out);
 
-	/* no $BROWSER: said, and the link printed */
-	cli_browser(&s, &out, NULL, (const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	/* no $BROWSER: xdg-open, found in PATH */
+	char xdg[500], path_env[4200];
+	snprintf(xdg, sizeof xdg, "%s/xdg-open", dir);
+	ck_assert_int_eq(symlink(script, xdg), 0);
+	snprintf(path_env, sizeof path_env, "PATH=%s:%s", dir, getenv("PATH"));
+	cli_browser_env(&s, &out, NULL, path_env,
+			(const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 0, "status %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(out.out, link));
+	log = browser_log(xdg);
+	ck_assert_ptr_nonnull(log);
+	snprintf(want, sizeof want, "%s\n", link);
+	ck_assert_str_eq(log, want);
+	free(log);
+	testlib_output_free(&out);
+
+	/* neither: said, and the link printed */
+	cli_browser_env(&s, &out, NULL, "PATH=/nonexistent",
+			(const char *[]){"link", "--web", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 0);
 	ck_assert_ptr_nonnull(strstr(out.out, link));
-	ck_assert_ptr_nonnull(strstr(out.err, "--web: $BROWSER is not set; the link: "));
+	ck_assert_msg(strstr(out.err, "--web: no browser to open it with: $BROWSER is not set and xdg-open: "),
+		      "%s", out.err);
 	testlib_output_free(&out);
 
 	/* never a link to vouch for: a run that is not there, a project that
@@ -1101,6 +1333,42 @@ START_TEST(web_opens_the_link_with_browser)
 	ck_assert_ptr_null(browser_log(script));
 	testlib_output_free(&out);
 	testlib_server_stop(&s);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* What a browser inherits (tests/sim/record-browser.sh wrote it): no socket
+ * or pipe of ours beyond the standard descriptors, no CATALYST_* variable. */
+static void assert_browser_got_nothing(const char *log_path)
+{
+	char *log = testlib_read_file(log_path, NULL);
+	ck_assert_msg(log != NULL, "the browser did not run");
+	ck_assert_msg(strstr(log, "fds:") && strstr(log, "env:"), "%s", log);
+	ck_assert_msg(!strstr(log, "socket:["), "the browser inherited a socket:\n%s", log);
+	const char *env = strstr(log, "env:");
+	ck_assert_msg(!strstr(env, "CATALYST_"), "the browser inherited:\n%s", env);
+	free(log);
+}
+
+/* --web with a token in the environment and connections to the server
+ * open: the browser gets neither. */
+START_TEST(web_browser_gets_nothing_of_ours)
+{
+	char dir[256], log[400], browser[900], browser_env[1000];
+	testlib_make_tmpdir(dir, sizeof dir, "browser");
+	snprintf(log, sizeof log, "%s/inherited", dir);
+	snprintf(browser, sizeof browser, "%s %s true", testlib_src("tests/sim/record-browser.sh"), log);
+	snprintf(browser_env, sizeof browser_env, "BROWSER=%s", browser);
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	char *args[] = {"--server", s.url, "--web", "run", "checkout", "pay-20931", NULL};
+	char *env[] = {"CATALYST_TOKEN=sim-secret-token", "CATALYST_LOGIN_TIMEOUT=5", browser_env, NULL};
+	struct testlib_output out;
+	ck_assert_int_eq(testlib_run_cli(args, env, NULL, CLI_TIMEOUT_MS, &out), 0);
+	testlib_server_stop(&s);
+	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
+	assert_browser_got_nothing(log);
+	testlib_output_free(&out);
 	testlib_remove_tree(dir);
 }
 END_TEST
@@ -1333,51 +1601,59 @@ int main(void)
 	unlink(calls_file);
 
 	Suite *s = suite_create("catalyst_sim");
-	TCase *tc = tcase_create("modes");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
-	tcase_add_test(tc, level_named_by_a_field);
-	tcase_add_test(tc, short_report_fits_one_screen);
-	tcase_add_test(tc, filters_and_pages);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("modes");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, runs_every_mode, 0, sizeof modes / sizeof *modes);
+	add_test(tc, level_named_by_a_field);
+	add_test(tc, short_report_fits_one_screen);
+	add_test(tc, filters_and_pages);
+	testlib_suite_add(s, tc);
 	/* CK_RUN_CASE=views: what scripts/update-goldens runs to rewrite them. */
-	tc = tcase_create("views");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, multi_run_views_match_goldens);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("screen");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, first_screen_answers_the_page);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("link");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, link_without_a_server);
-	tcase_add_test(tc, link_resolved_by_the_server);
-	tcase_add_test(tc, uid_read_as_a_name_links_the_project_meant);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("lookup");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, run_without_app_id, 0, 2);
-	tcase_add_loop_test(tc, run_missing_says_where, 0, 4);
-	tcase_add_loop_test(tc, workflow_in_any_case, 0, 2);
-	tcase_add_test(tc, limit_counts_top_level_runs);
-	tcase_add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
-	tcase_add_test(tc, web_opens_the_link_with_browser);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("refusals");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, refusal_every_kind_every_envelope, 0, (int)N_REFUSALS * 3);
-	tcase_add_test(tc, refusal_of_one_run_loses_no_run);
-	tcase_add_test(tc, retryable_refusal_once);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("faults");
-	tcase_set_timeout(tc, 180);
-	tcase_add_loop_test(tc, fault_recovered, 0, sizeof faults / sizeof *faults);
-	tcase_add_loop_test(tc, fault_persistent, 0, sizeof faults / sizeof *faults);
-	tcase_add_test(tc, many_runs_concurrently);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("read-only");
-	tcase_add_test(tc, no_write_tool_was_ever_called);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("screen");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, first_screen_answers_the_page);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("views");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, multi_run_views_match_goldens);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("markdown");
+	testlib_group_timeout(tc, 240);
+	add_test(tc, markdown_renders_as_written);
+	add_test(tc, markdown_fits_an_issue);
+	add_test(tc, saved_histories_audit_the_same);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("link");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, link_without_a_server);
+	add_test(tc, link_resolved_by_the_server);
+	add_test(tc, uid_read_as_a_name_links_the_project_meant);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("lookup");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, run_without_app_id, 0, 2);
+	add_loop_test(tc, run_missing_says_where, 0, 4);
+	add_loop_test(tc, workflow_in_any_case, 0, 2);
+	add_test(tc, limit_counts_top_level_runs);
+	add_loop_test(tc, link_checks_that_the_run_exists, 0, 2);
+	add_test(tc, web_opens_the_link_with_browser);
+	add_test(tc, rerun_source_fetched);
+	add_test(tc, web_browser_gets_nothing_of_ours);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("refusals");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, refusal_every_kind_every_envelope, 0, (int)N_REFUSALS * 3);
+	add_test(tc, refusal_of_one_run_loses_no_run);
+	add_test(tc, retryable_refusal_once);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("faults");
+	testlib_group_timeout(tc, 180);
+	add_loop_test(tc, fault_recovered, 0, sizeof faults / sizeof *faults);
+	add_loop_test(tc, fault_persistent, 0, sizeof faults / sizeof *faults);
+	add_test(tc, many_runs_concurrently);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("read-only");
+	add_test(tc, no_write_tool_was_ever_called);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* The command line as a user meets it: help (general and per command),
  * "did you mean", options that do not apply, the output format (text
  * unless asked, -o, --json, --output's name), and the context taken from
@@ -745,6 +746,41 @@ START_TEST(config_errors_name_file_and_line)
 }
 END_TEST
 
+/* A config file others can write names the server the token goes to:
+ * refused with the mode and the fix, as is one in a folder others can
+ * write; a UTF-8 byte order mark (Notepad) is skipped. */
+START_TEST(config_others_cannot_write)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-cfgmode");
+	char cfg[600], cfgvar[700];
+	snprintf(cfg, sizeof cfg, "%s",
+		 write_file(dir, "config",
+			    "\xef\xbb\xbf"
+			    "format = json\n"));
+	snprintf(cfgvar, sizeof cfgvar, "CATALYST_AUDIT_CONFIG=%s", cfg);
+	struct testlib_output o;
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 1, "BOM: status %d: %s", o.status, o.err);
+	ck_assert_msg(strncmp(o.out, "{\n", 2) == 0, "%.80s", o.out);
+	testlib_output_free(&o);
+	ck_assert_int_eq(chmod(cfg, 0666), 0);
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 2, "0666: status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "mode 0666") && strstr(o.err, "chmod go-w"), "%s", o.err);
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+	ck_assert_int_eq(chmod(cfg, 0644), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	cli(&o, (char *[]){cfgvar, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 2, "folder 0777: status %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.err, "config folder") && strstr(o.err, "mode 0777"), "%s", o.err);
+	testlib_output_free(&o);
+	chmod(dir, 0700);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 /* Precedence in detail, through cli_parse: line > environment > file >
  * default, a project of either kind replacing both kinds below it. */
 static const struct {
@@ -1181,35 +1217,36 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("cli");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, help_lists_commands_and_exits_0);
-	tcase_add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
-	tcase_add_test(tc, help_despite_bad_options);
-	tcase_add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
-	tcase_add_test(tc, app_id_quiet_no_color);
-	tcase_add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
-	tcase_add_loop_test(tc, inapplicable_options_exit_2, 0,
-			    (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
-	tcase_add_test(tc, double_dash_ends_options);
-	tcase_add_test(tc, version_names_libraries);
-	tcase_add_test(tc, text_unless_asked_when_piped);
-	tcase_add_test(tc, json_spellings_agree);
-	tcase_add_test(tc, output_extension_picks_format);
-	tcase_add_test(tc, jsonl_is_accepted_by_the_options);
-	tcase_add_test(tc, project_precedence_end_to_end);
-	tcase_add_test(tc, server_precedence_end_to_end);
-	tcase_add_test(tc, config_format_and_color);
-	tcase_add_loop_test(tc, config_errors_name_file_and_line, 0,
-			    (int)(sizeof config_error_cases / sizeof *config_error_cases));
-	tcase_add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
-	tcase_add_test(tc, config_reaches_the_request);
-	tcase_add_test(tc, threads_setting_reaches_the_request);
-	tcase_add_test(tc, run_and_link_arguments);
-	tcase_add_test(tc, terminal_and_environment_resolved_once);
-	tcase_add_test(tc, oauth_config_takes_the_request);
-	tcase_add_loop_test(tc, every_option_row_reaches_the_request, 0, (int)cli_n_options);
-	tcase_add_test(tc, option_table_vocabularies);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("cli");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, help_lists_commands_and_exits_0);
+	add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
+	add_test(tc, help_despite_bad_options);
+	add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
+	add_test(tc, app_id_quiet_no_color);
+	add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
+	add_loop_test(tc, inapplicable_options_exit_2, 0,
+		      (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
+	add_test(tc, double_dash_ends_options);
+	add_test(tc, version_names_libraries);
+	add_test(tc, text_unless_asked_when_piped);
+	add_test(tc, json_spellings_agree);
+	add_test(tc, output_extension_picks_format);
+	add_test(tc, jsonl_is_accepted_by_the_options);
+	add_test(tc, project_precedence_end_to_end);
+	add_test(tc, server_precedence_end_to_end);
+	add_test(tc, config_format_and_color);
+	add_test(tc, config_others_cannot_write);
+	add_loop_test(tc, config_errors_name_file_and_line, 0,
+		      (int)(sizeof config_error_cases / sizeof *config_error_cases));
+	add_loop_test(tc, precedence_table, 0, (int)(sizeof precedence_cases / sizeof *precedence_cases));
+	add_test(tc, config_reaches_the_request);
+	add_test(tc, threads_setting_reaches_the_request);
+	add_test(tc, run_and_link_arguments);
+	add_test(tc, terminal_and_environment_resolved_once);
+	add_test(tc, oauth_config_takes_the_request);
+	add_loop_test(tc, every_option_row_reaches_the_request, 0, (int)cli_n_options);
+	add_test(tc, option_table_vocabularies);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -191,12 +191,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("config");
-	TCase *tc = tcase_create("config");
-	tcase_add_loop_test(tc, good_table, 0, (int)(sizeof good_cases / sizeof *good_cases));
-	tcase_add_loop_test(tc, bad_table, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
-	tcase_add_test(tc, secrets_refused);
-	tcase_add_test(tc, load_from_disk);
-	tcase_add_loop_test(tc, default_path_table, 0, (int)(sizeof path_cases / sizeof *path_cases));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("config");
+	add_loop_test(tc, good_table, 0, (int)(sizeof good_cases / sizeof *good_cases));
+	add_loop_test(tc, bad_table, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
+	add_test(tc, secrets_refused);
+	add_test(tc, load_from_disk);
+	add_loop_test(tc, default_path_table, 0, (int)(sizeof path_cases / sizeof *path_cases));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow serial */
 /* The official MCP client conformance suite (@modelcontextprotocol/conformance)
  * run against tests/conformance/conformance-client, the adapter built on
  * the core library. The suite passes a client that does nothing in some
@@ -96,9 +97,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("conformance");
-	TCase *tc = tcase_create("client");
-	tcase_set_timeout(tc, 90);
-	tcase_add_loop_test(tc, scenario_passes, 0, sizeof scenarios / sizeof *scenarios);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("client");
+	testlib_group_timeout(tc, 90);
+	add_loop_test(tc, scenario_passes, 0, sizeof scenarios / sizeof *scenarios);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

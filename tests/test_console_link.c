@@ -170,14 +170,14 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("console_link");
-	TCase *tc = tcase_create("classify");
-	tcase_add_loop_test(tc, classify_table, 0, sizeof classify_cases / sizeof *classify_cases);
-	tcase_add_test(tc, uid_predicate);
-	tcase_add_test(tc, flag_as_given);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("link");
-	tcase_add_loop_test(tc, link_table, 0, sizeof link_cases / sizeof *link_cases);
-	tcase_add_test(tc, note_only_when_left_out);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("classify");
+	add_loop_test(tc, classify_table, 0, sizeof classify_cases / sizeof *classify_cases);
+	add_test(tc, uid_predicate);
+	add_test(tc, flag_as_given);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("link");
+	add_loop_test(tc, link_table, 0, sizeof link_cases / sizeof *link_cases);
+	add_test(tc, note_only_when_left_out);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

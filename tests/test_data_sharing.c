@@ -58,9 +58,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("data_sharing");
-	TCase *tc = tcase_create("parse");
-	tcase_add_loop_test(tc, value_table, 0, sizeof values / sizeof *values);
-	tcase_add_loop_test(tc, text_table, 0, sizeof texts / sizeof *texts);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("parse");
+	add_loop_test(tc, value_table, 0, sizeof values / sizeof *values);
+	add_loop_test(tc, text_table, 0, sizeof texts / sizeof *texts);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

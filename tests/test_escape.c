@@ -35,9 +35,17 @@ static const struct esc_case terminal_cases[] = {
 	{"z\xe2\x80\x8bw\xe2\x80\x8cn\xe2\x80\x8dj\xe2\x81\xa0"
 	 "b\xef\xbb\xbf",
 	 0, 0, "z\\u200bw\\u200cn\\u200dj\\u2060b\\ufeff"},
-	/* their neighbours stay: en quad, hyphen, U+2061, U+FEFE */
-	{"\xe2\x80\x80\xe2\x80\x90\xe2\x81\xa1\xef\xbb\xbe", 0, 0,
-	 "\xe2\x80\x80\xe2\x80\x90\xe2\x81\xa1\xef\xbb\xbe"},
+	/* the rest of Unicode's default-ignorable set: tag characters
+	 * (U+E0041 tag A, U+E007F cancel tag), invisible separator U+2063 and
+	 * function application U+2061, Hangul filler U+3164, soft hyphen,
+	 * variation selectors 16 and 17, Mongolian vowel separator */
+	{"tag\xf3\xa0\x81\x81\xf3\xa0\x81\xbf|\xe2\x81\xa3\xe2\x81\xa1|\xe3\x85\xa4|\xc2\xad|\xef\xb8\x8f"
+	 "\xf3\xa0\x84\x80|\xe1\xa0\x8e",
+	 0, 0, "tag\\U000e0041\\U000e007f|\\u2063\\u2061|\\u3164|\\u00ad|\\ufe0f\\U000e0100|\\u180e"},
+	/* their neighbours stay: en quad, hyphen, U+FEFE, (R), U+3165, U+FE10,
+	 * U+E1000 */
+	{"\xe2\x80\x80\xe2\x80\x90\xef\xbb\xbe\xc2\xae\xe3\x85\xa5\xef\xb8\x90\xf3\xa1\x80\x80", 0, 0,
+	 "\xe2\x80\x80\xe2\x80\x90\xef\xbb\xbe\xc2\xae\xe3\x85\xa5\xef\xb8\x90\xf3\xa1\x80\x80"},
 	{"raw c1 \x9b", 0, 0, "raw c1 \\x9b"},
 	{"bad \xff\xfe", 0, 0, "bad \\xff\\xfe"},
 	{"overlong \xc0\xaf", 0, 0, "overlong \\xc0\\xaf"},
@@ -92,6 +100,8 @@ static const struct {
 	{"caf\xc3\xa9", ESCAPE_MD_INLINE, "caf\xc3\xa9"},
 	{"tab\there", ESCAPE_MD_CELL, "tab\\\\there"},
 	{"Pay\xe2\x80\x8bment\xef\xbb\xbf\xe2\x81\xa0", ESCAPE_MD_CELL, "Pay\\\\u200bment\\\\ufeff\\\\u2060"},
+	{"Pay\xf3\xa0\x81\x81\xe2\x81\xa3\xe3\x85\xa4\xc2\xad", ESCAPE_MD_CELL,
+	 "Pay\\\\U000e0041\\\\u2063\\\\u3164\\\\u00ad"},
 };
 
 START_TEST(markdown_table)
@@ -251,15 +261,15 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("escape");
-	TCase *tc = tcase_create("escape");
-	tcase_add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
-	tcase_add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
-	tcase_add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
-	tcase_add_test(tc, message_into_cuts_whole_units);
-	tcase_add_test(tc, utf8_decoder);
-	tcase_add_test(tc, columns_count_code_points);
-	tcase_add_test(tc, repair_and_null);
-	tcase_add_test(tc, terminal_output_never_has_controls);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("escape");
+	add_loop_test(tc, terminal_table, 0, (int)(sizeof terminal_cases / sizeof *terminal_cases));
+	add_loop_test(tc, markdown_table, 0, (int)(sizeof markdown_cases / sizeof *markdown_cases));
+	add_loop_test(tc, message_table, 0, (int)(sizeof message_cases / sizeof *message_cases));
+	add_test(tc, message_into_cuts_whole_units);
+	add_test(tc, utf8_decoder);
+	add_test(tc, columns_count_code_points);
+	add_test(tc, repair_and_null);
+	add_test(tc, terminal_output_never_has_controls);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

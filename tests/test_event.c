@@ -74,6 +74,31 @@ static size_t count_kind(const struct event_log *log, enum event_kind k)
 /* ------------------------------------------------------------------------ */
 /* The model itself. */
 
+/* Issue 16, item 5: the table `dapr workflow history` prints by default
+ * (and -o wide), rendered as dapr/cli 1.18 utils.WriteTable does, is
+ * refused with how to save a history instead of "not JSON at byte 0". */
+START_TEST(cli_table_view_refused)
+{
+	static const char *const files[] = {"k6-cli-table-short.cli-1.18.txt", "k6-cli-table-wide.cli-1.18.txt"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		size_t len;
+		char *buf = fixture(files[i], &len);
+		struct err e;
+		err_clear(&e);
+		struct event_log *log = event_log_parse(buf, len, &e);
+		ck_assert_ptr_null(log);
+		ck_assert_int_eq(e.code, ERR_INPUT);
+		ck_assert_msg(strstr(e.msg, "this is the table view of `dapr workflow history`"), "%s", e.msg);
+		ck_assert(strstr(e.msg, "save the history with `dapr workflow history ID -o json`"));
+		free(buf);
+	}
+	/* Text that merely starts with the word is still just not JSON. */
+	struct err e;
+	ck_assert_ptr_null(parse_str("TYPE of thing", &e));
+	ck_assert(strstr(e.msg, "not JSON at byte 0"));
+}
+END_TEST
+
 START_TEST(model_append_copies_and_interns)
 {
 	struct event_log *log = event_log_new();
@@ -306,6 +331,14 @@ START_TEST(model_names)
 	ck_assert_str_eq(event_dialect_name(DIALECT_PROTOJSON), "protojson");
 	ck_assert_str_eq(event_dialect_name(DIALECT_DAPR_CLI), "dapr-cli");
 	ck_assert_str_eq(event_dialect_name(DIALECT_UNKNOWN), "unknown");
+	/* What the analysis reads of a dialect: its caps, not its name. */
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_CATALYST), DIALECT_CAP_SHARING);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_PROTOJSON), 0);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_DAPR_CLI),
+			  DIALECT_CAP_OMITS_EMPTY_PAYLOADS | DIALECT_CAP_NO_CHILD_IDS);
+	ck_assert_uint_eq(event_dialect_caps(DIALECT_UNKNOWN), 0);
+	ck_assert_ptr_null(event_dialect_origin(DIALECT_CATALYST));
+	ck_assert_str_eq(event_dialect_origin(DIALECT_DAPR_CLI), "dapr workflow history output");
 }
 END_TEST
 
@@ -1858,68 +1891,69 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("event");
-	TCase *tc = tcase_create("model");
-	tcase_add_test(tc, model_append_copies_and_interns);
-	tcase_add_test(tc, model_packs_every_field);
-	tcase_add_test(tc, model_many_events_stay_put);
-	tcase_add_test(tc, model_drop_events_keeps_strings);
-	tcase_add_test(tc, model_names);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("model");
+	add_test(tc, model_append_copies_and_interns);
+	add_test(tc, model_packs_every_field);
+	add_test(tc, model_many_events_stay_put);
+	add_test(tc, model_drop_events_keeps_strings);
+	add_test(tc, model_names);
+	testlib_suite_add(s, tc);
 
-	tc = tcase_create("fixtures");
-	tcase_add_loop_test(tc, fixture_parses, 0, sizeof fixtures / sizeof fixtures[0]);
-	tcase_add_test(tc, fixture_b_details);
-	tcase_add_test(tc, fixture_proto_zero_values_and_payloads);
-	tcase_add_test(tc, fixture_child_retry);
-	tcase_add_test(tc, fixture_dapr_cli);
-	tcase_add_test(tc, dapr_cli_attrs_with_semicolons);
-	tcase_add_test(tc, dapr_cli_child_rows_1_18);
-	tcase_add_test(tc, dapr_cli_child_rows_suborch);
-	tcase_add_test(tc, dapr_cli_truncation);
-	tcase_add_test(tc, dapr_cli_attr_keys_and_details);
-	tcase_add_loop_test(tc, catalyst_equals_proto, 0, sizeof pairs / sizeof pairs[0]);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("fixtures");
+	add_loop_test(tc, fixture_parses, 0, sizeof fixtures / sizeof fixtures[0]);
+	add_test(tc, fixture_b_details);
+	add_test(tc, fixture_proto_zero_values_and_payloads);
+	add_test(tc, fixture_child_retry);
+	add_test(tc, fixture_dapr_cli);
+	add_test(tc, dapr_cli_attrs_with_semicolons);
+	add_test(tc, dapr_cli_child_rows_1_18);
+	add_test(tc, dapr_cli_child_rows_suborch);
+	add_test(tc, dapr_cli_truncation);
+	add_test(tc, dapr_cli_attr_keys_and_details);
+	add_loop_test(tc, catalyst_equals_proto, 0, sizeof pairs / sizeof pairs[0]);
+	testlib_suite_add(s, tc);
 
-	tc = tcase_create("dialects");
-	tcase_add_loop_test(tc, spelling_variants, 0, sizeof spellings / sizeof spellings[0]);
-	tcase_add_loop_test(tc, type_name_variants, 0, sizeof type_names / sizeof type_names[0]);
-	tcase_add_test(tc, protojson_timer_origins);
-	tcase_add_test(tc, catalyst_origin_and_parent_spellings);
-	tcase_add_loop_test(tc, envelope_forms_agree, 0, sizeof envelope_forms / sizeof envelope_forms[0]);
-	tcase_add_test(tc, envelope_run_fields);
-	tcase_add_test(tc, payload_states);
-	tcase_add_test(tc, unknowns_are_counted);
-	tcase_add_test(tc, inner_failure_innermost_is_kept);
-	tcase_add_test(tc, empty_lists);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("dialects");
+	add_loop_test(tc, spelling_variants, 0, sizeof spellings / sizeof spellings[0]);
+	add_loop_test(tc, type_name_variants, 0, sizeof type_names / sizeof type_names[0]);
+	add_test(tc, protojson_timer_origins);
+	add_test(tc, catalyst_origin_and_parent_spellings);
+	add_loop_test(tc, envelope_forms_agree, 0, sizeof envelope_forms / sizeof envelope_forms[0]);
+	add_test(tc, envelope_run_fields);
+	add_test(tc, payload_states);
+	add_test(tc, unknowns_are_counted);
+	add_test(tc, inner_failure_innermost_is_kept);
+	add_test(tc, empty_lists);
+	testlib_suite_add(s, tc);
 
-	tc = tcase_create("bad_input");
-	tcase_add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
-	tcase_add_test(tc, wrong_type_names_event_and_byte);
-	tcase_add_test(tc, deep_nesting_is_refused);
-	tcase_add_test(tc, big_line_works);
-	tcase_add_test(tc, too_many_values_in_one_event);
-	tcase_add_loop_test(tc, duplicate_keys_refused, 0, sizeof duplicate_docs / sizeof duplicate_docs[0]);
-	tcase_add_test(tc, duplicate_keys_in_large_objects);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("bad_input");
+	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
+	add_test(tc, wrong_type_names_event_and_byte);
+	add_test(tc, deep_nesting_is_refused);
+	add_test(tc, big_line_works);
+	add_test(tc, too_many_values_in_one_event);
+	add_loop_test(tc, duplicate_keys_refused, 0, sizeof duplicate_docs / sizeof duplicate_docs[0]);
+	add_test(tc, duplicate_keys_in_large_objects);
+	testlib_suite_add(s, tc);
 
-	tc = tcase_create("entry_points");
-	tcase_add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
-	tcase_add_test(tc, from_json_envelope_and_errors);
-	tcase_add_test(tc, from_json_reads_graphs);
-	tcase_add_test(tc, parse_fd_equals_parse);
-	tcase_add_test(tc, bom_is_skipped);
-	tcase_add_loop_test(tc, bom_positions_and_limits, 0, sizeof bom_cases / sizeof bom_cases[0]);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("entry_points");
+	add_loop_test(tc, from_json_equals_parse, 0, sizeof fixtures / sizeof fixtures[0]);
+	add_test(tc, from_json_envelope_and_errors);
+	add_test(tc, from_json_reads_graphs);
+	add_test(tc, parse_fd_equals_parse);
+	add_test(tc, bom_is_skipped);
+	add_loop_test(tc, bom_positions_and_limits, 0, sizeof bom_cases / sizeof bom_cases[0]);
+	testlib_suite_add(s, tc);
 
 	/* Histories over the two-thread threshold (4 MB), parsed several times:
 	 * tagged "heavy" so the valgrind pass (CK_EXCLUDE_TAGS) leaves them to
 	 * the plain and ASan/UBSan passes, where they take seconds, not minutes. */
-	tc = tcase_create("threads");
-	tcase_set_tags(tc, "heavy");
-	tcase_add_test(tc, two_threads_agree);
-	tcase_add_test(tc, two_threads_bad_split_guess);
-	tcase_add_test(tc, duplicate_keys_in_second_half);
-	suite_add_tcase(s, tc);
+	tc = testlib_group("threads");
+	testlib_group_tags(tc, "heavy");
+	add_test(tc, two_threads_agree);
+	add_test(tc, two_threads_bad_split_guess);
+	add_test(tc, duplicate_keys_in_second_half);
+	add_test(tc, cli_table_view_refused);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

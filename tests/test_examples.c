@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* Docs that work (issue 12): every command line the README, the man page
  * and each command's help show runs against the simulator's demo data, and
  * exits as the docs imply (0 or 1 for an audit, 0 for the rest).
@@ -586,11 +587,11 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("examples");
-	TCase *tc = tcase_create("examples");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, every_documented_example_runs);
-	tcase_add_test(tc, demo_keep_leaves_the_simulator_running);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("examples");
+	testlib_group_checked_fixture(tc, setup, teardown);
+	testlib_group_timeout(tc, 240);
+	add_test(tc, every_documented_example_runs);
+	add_test(tc, demo_keep_leaves_the_simulator_running);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

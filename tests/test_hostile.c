@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* Hostile input through `catalyst-audit file`: a history of 1,000,001
  * events, a 100 MB string value, 10,000-deep nesting, and server-supplied
  * strings carrying terminal escapes, bidi controls and carriage returns.
@@ -36,20 +37,6 @@
 
 #define DEADLINE_S 240
 
-static char tmpdir[256];
-
-/* An unchecked fixture: made and removed by the runner itself, so a failed
- * test leaves no files behind. */
-static void tmpdir_make(void)
-{
-	testlib_make_tmpdir(tmpdir, sizeof tmpdir, "hostile");
-}
-
-static void tmpdir_remove(void)
-{
-	testlib_remove_tree(tmpdir);
-}
-
 struct measured {
 	struct testlib_measured run;
 	char *out, *err;
@@ -67,8 +54,8 @@ static void measured_free(struct measured *m)
 static void run_cli(char *const args[], struct measured *m)
 {
 	char out_path[512], err_path[512];
-	snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+	snprintf(out_path, sizeof out_path, "%s/stdout", testlib_tmpdir);
+	snprintf(err_path, sizeof err_path, "%s/stderr", testlib_tmpdir);
 	char *argv[32];
 	int n = 0;
 	argv[n++] = (char *)testlib_env("CA_BINARY");
@@ -172,7 +159,7 @@ static void write_million(const char *path)
 START_TEST(million_events)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/million.catalyst.json", tmpdir);
+	snprintf(path, sizeof path, "%s/million.catalyst.json", testlib_tmpdir);
 	write_million(path);
 	size_t size = file_size(path);
 	/* Markdown: the smallest rendering of 500,000 activities. */
@@ -201,7 +188,7 @@ END_TEST
 START_TEST(hundred_mb_string)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/big-string.catalyst.json", tmpdir);
+	snprintf(path, sizeof path, "%s/big-string.catalyst.json", testlib_tmpdir);
 	FILE *f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("[{\"event_id\":-1,\"timestamp\":\"2026-09-14T09:12:03.401Z\",\"event_type\":\"ExecutionStarted\","
@@ -279,7 +266,7 @@ static const struct {
 START_TEST(deep_nesting)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/deep.json", tmpdir);
+	snprintf(path, sizeof path, "%s/deep.json", testlib_tmpdir);
 	size_t first_open = 0;
 	char *doc = deep_doc(deep_cases[_i].prefix, deep_cases[_i].open, deep_cases[_i].inner,
 			     deep_cases[_i].close, deep_cases[_i].suffix, &first_open);
@@ -316,7 +303,7 @@ END_TEST
 START_TEST(moderate_nesting_is_fine)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/moderate.json", tmpdir);
+	snprintf(path, sizeof path, "%s/moderate.json", testlib_tmpdir);
 	FILE *f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs(EV_PREFIX, f);
@@ -432,7 +419,13 @@ enum scenario {
 	SC_HUGE_HEADER,      /* one response header of 200 KB */
 	SC_LOGIN_NOTICE,     /* the authorization endpoint, printed by `login` */
 	SC_CALLBACK_ERROR,   /* the sign-in callback's error and error_description */
+	SC_TOKEN_ECHO,       /* the bearer token echoed: WWW-Authenticate, a JSON-RPC error */
 };
+
+/* The token the SC_TOKEN_ECHO test gives the client, and its server echoes. */
+#define ECHO_TOKEN "tok-echo-secret-4242"
+/* Added to every response when set (the server process's own copy). */
+static const char *extra_header = "";
 
 struct hostile_server {
 	pid_t pid;
@@ -505,8 +498,8 @@ static void respond(int fd, const char *status, const char *headers, const char 
 {
 	size_t blen = body ? strlen(body) : 0;
 	char *head = NULL;
-	int n = asprintf(&head, "HTTP/1.1 %s\r\n%sContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
-			 headers ? headers : "", blen);
+	int n = asprintf(&head, "HTTP/1.1 %s\r\n%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
+			 headers ? headers : "", extra_header, blen);
 	if (n < 0)
 		return;
 	if (write_all(fd, head, (size_t)n) && blen)
@@ -565,6 +558,9 @@ static void answer_mcp(int fd, enum scenario sc, const char *body)
 	} else if (strcmp(method, "tools/list") == 0) {
 		if (sc == SC_RPC_ERROR)
 			error = json_pack("{s:i, s:s}", "code", -32000, "message", HOSTILE);
+		else if (sc == SC_TOKEN_ECHO)
+			error = json_pack("{s:i, s:s}", "code", -32001, "message",
+					  "token " ECHO_TOKEN " is not valid");
 		else
 			result = json_pack("{s:[o]}", "tools", whoami_tool());
 		if (sc == SC_CURSOR)
@@ -684,6 +680,10 @@ static void server_start(struct hostile_server *s, enum scenario sc)
 	if (s->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		alarm(SERVER_LIFETIME_S);
+		if (sc == SC_TOKEN_ECHO)
+			extra_header =
+				"WWW-Authenticate: Bearer error=\"invalid_token\", error_description=\"" ECHO_TOKEN
+				" expired\"\r\n";
 		signal(SIGPIPE, SIG_IGN);
 		for (;;) {
 			int c = accept(fd, NULL, NULL);
@@ -763,8 +763,8 @@ START_TEST(server_text_neutralised_on_stderr)
 		args[n++] = (char *)server_cases[k].args[j];
 	args[n] = NULL;
 	char xdg[300], home[300], browser[4200];
-	snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s/config", tmpdir);
-	snprintf(home, sizeof home, "HOME=%s", tmpdir);
+	snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s/config", testlib_tmpdir);
+	snprintf(home, sizeof home, "HOME=%s", testlib_tmpdir);
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
 	char *env[] = {xdg, home, browser, "CATALYST_LOGIN_TIMEOUT=2", "CATALYST_TOKEN=", "CI=", NULL};
 	struct testlib_output o;
@@ -952,7 +952,7 @@ START_TEST(run_listing_is_bounded)
 			 NULL};
 	hostile_start(&h, runs_cases[_i].scenario, extra);
 	char out_path[512];
-	snprintf(out_path, sizeof out_path, "%s/report.json", tmpdir);
+	snprintf(out_path, sizeof out_path, "%s/report.json", testlib_tmpdir);
 	char *args[] = {"--server", h.srv.url, "--format", "json", "--output", out_path, "runs", NULL};
 	struct measured m;
 	run_cli(args, &m);
@@ -1046,6 +1046,8 @@ static const struct {
 } final_cases[] = {
 	{"deep", "nested deeper than 512 levels"},
 	{"huge", "over 16777216 bytes"},
+	/* bytes that are wrong rather than missing */
+	{"bad-utf8", "not valid UTF-8"},
 };
 
 /* An answer that cannot change (nested too deep, over the size limit) is
@@ -1092,9 +1094,9 @@ START_TEST(server_requests_within_timeout)
 	ck_assert_msg(strstr(m.err, "the 2 s timeout passed"), "%s", m.err);
 	ck_assert_msg(strstr(m.err, "server's own requests"), "%s", m.err);
 	ck_assert_int_eq(fetched, 1);
+	/* At most the answers the 2 s fit (held 1 s each): the deadline
+	 * ended the wait, not the 25th answer. Counted, not timed. */
 	ck_assert_int_le(answers, 3);
-	/* The deadline, plus starting up and the sign-off. */
-	ck_assert_msg(m.run.wall_s < 3.5, "took %.2f s", m.run.wall_s);
 	measured_free(&m);
 }
 END_TEST
@@ -1175,38 +1177,337 @@ START_TEST(byte_order_mark_skipped)
 }
 END_TEST
 
+/* ---- files the tool writes ------------------------------------------------ */
+
+/* --output through a link planted at the path: refused, exit 2, the file
+ * the link names untouched; a plain --output is 0600 whatever the umask
+ * (the runner's 022 would leave 0644). */
+START_TEST(output_never_through_a_link)
+{
+	const char *history = testlib_src("tests/fixtures/g-logic-duplicate.proto.json");
+	char victim[400], planted[400], plain[400];
+	snprintf(victim, sizeof victim, "%s/victim", testlib_tmpdir);
+	snprintf(planted, sizeof planted, "%s/report.json", testlib_tmpdir);
+	snprintf(plain, sizeof plain, "%s/plain.json", testlib_tmpdir);
+	FILE *f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("precious\n", f);
+	fclose(f);
+	ck_assert_int_eq(symlink(victim, planted), 0);
+	char *args[] = {"--output", planted, "file", (char *)history, NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 2, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "symbolic link"), "%s", m.err);
+	size_t len = 0;
+	char *kept = testlib_read_file(victim, &len);
+	ck_assert_str_eq(kept, "precious\n");
+	free(kept);
+	measured_free(&m);
+
+	char *plain_args[] = {"--output", plain, "file", (char *)history, NULL};
+	run_cli(plain_args, &m);
+	ck_assert_msg(m.run.status == 1, "status %d: %s", m.run.status, m.err);
+	struct stat st;
+	ck_assert_int_eq(lstat(plain, &st), 0);
+	ck_assert_msg(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600, "mode %04o",
+		      (unsigned)(st.st_mode & 07777));
+	measured_free(&m);
+	unlink(victim);
+	unlink(planted);
+	unlink(plain);
+}
+END_TEST
+
+/* ---- no secret is ever shown --------------------------------------------- */
+
+/* A server that echoes the bearer token (CATALYST_TOKEN) in a JSON-RPC
+ * error message and in WWW-Authenticate: stderr shows <redacted> in its
+ * place, with and without the --verbose trace. */
+START_TEST(token_never_shown)
+{
+	bool verbose = _i;
+	struct hostile_server srv;
+	server_start(&srv, SC_TOKEN_ECHO);
+	char server[96];
+	snprintf(server, sizeof server, "%s/mcp", srv.url);
+	char *args[] = {"--server", server, verbose ? "--verbose" : "tools", verbose ? "tools" : NULL, NULL};
+	char *env[] = {"CATALYST_TOKEN=" ECHO_TOKEN, NULL};
+	struct testlib_output o;
+	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	server_stop(&srv);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(o.status == 5, "status %d: %s", o.status, o.err);
+	ck_assert_msg(!strstr(o.err, ECHO_TOKEN), "the token on stderr: %s", o.err);
+	ck_assert_msg(strstr(o.err, "token <redacted> is not valid"), "%s", o.err);
+	if (verbose)
+		ck_assert_msg(strstr(o.err, "error_description=\"<redacted> expired\""), "%s", o.err);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* User information in the server URL, from each of the three places it
+ * may come from: refused before any connection, the password never
+ * echoed. */
+START_TEST(server_userinfo_refused)
+{
+	char config[400], cfg_env[420];
+	snprintf(config, sizeof config, "%s/config", testlib_tmpdir);
+	FILE *f = fopen(config, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("server = http://ann:pw-secret-77@127.0.0.1:9/mcp\n", f);
+	fclose(f);
+	snprintf(cfg_env, sizeof cfg_env, "CATALYST_AUDIT_CONFIG=%s", config);
+	struct {
+		char *args[5];
+		char *env[3];
+		const char *source;
+	} cases[] = {
+		{{"--server", "http://ann:pw-secret-77@127.0.0.1:9/mcp", "tools", NULL}, {NULL}, "--server"},
+		{{"tools", NULL},
+		 {"CATALYST_MCP_URL=http://ann:pw-secret-77@127.0.0.1:9/mcp", NULL},
+		 "CATALYST_MCP_URL"},
+		{{"tools", NULL}, {cfg_env, NULL}, config},
+	};
+	for (int k = 0; k < 3; k++) {
+		struct testlib_output o;
+		ck_assert_int_eq(testlib_run_cli(cases[k].args, cases[k].env, NULL, 60000, &o), 0);
+		ck_assert_msg(o.status == 2, "%s: status %d: %s", cases[k].source, o.status, o.err);
+		ck_assert_msg(strstr(o.err, "user information"), "%s: %s", cases[k].source, o.err);
+		ck_assert_msg(strstr(o.err, cases[k].source), "%s: %s", cases[k].source, o.err);
+		ck_assert_msg(!strstr(o.err, "pw-secret-77"), "%s: %s", cases[k].source, o.err);
+		testlib_output_free(&o);
+	}
+	unlink(config);
+}
+END_TEST
+
+/* ---- file: inputs that shrink or never end --------------------------------- */
+
+/* /dev/zero is read up to the named bound, not until memory runs out. */
+START_TEST(endless_input_bounded)
+{
+	char *args[] = {"file", "/dev/zero", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	ck_assert_msg(m.run.status == 6, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "input over 1024 MiB"), "%s", m.err);
+	measured_free(&m);
+}
+END_TEST
+
+/* A history truncated while `file` reads it (mapped): exit 6 with a
+ * message, never a silent SIGBUS. Cut at three moments of the parse. */
+START_TEST(shrinking_input_is_an_error)
+{
+	char path[400];
+	snprintf(path, sizeof path, "%s/shrinking.json", testlib_tmpdir);
+	write_million(path);
+	static const int delays_ms[] = {150, 400, 900};
+	for (int k = 0; k < 3; k++) {
+		if (k)
+			write_million(path);
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_RDWR);
+			dup2(null, 0);
+			dup2(null, 1);
+			execl(testlib_env("CA_BINARY"), "catalyst-audit", "file", path, (char *)NULL);
+			_exit(127);
+		}
+		usleep((useconds_t)delays_ms[k] * 1000);
+		ck_assert_int_eq(truncate(path, 4096), 0);
+		int status = 0;
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(!WIFSIGNALED(status), "cut after %d ms: killed by signal %d", delays_ms[k],
+			      WTERMSIG(status));
+	}
+	unlink(path);
+}
+END_TEST
+
+/* ---- compressed bodies under --timeout ----------------------------------- */
+
+static const struct {
+	const char *scenario;
+	int status;
+	const char *expect[2]; /* one of them in stderr, or NULL */
+	long max_fetches;
+} gzip_cases[] = {
+	/* the excerpt of the error is kept, the rest never inflated: retried
+	 * as a 500 is */
+	{"gzip-error", 5, {"HTTP 500", NULL}, 3},
+	/* a stream is bounded decoded (final), or by the deadline when
+	 * inflating 64 MiB takes longer than --timeout (a loaded machine,
+	 * ASan): retried as a timeout */
+	{"gzip-sse", 5, {"over 64 MiB decoded", "no complete response within 3000 ms"}, 3},
+	/* a drained answer to a notification: read up to a message's worth */
+	{"gzip-drain", 0, {NULL, NULL}, 1},
+};
+
+/* Bodies sent as `Content-Encoding: gzip, gzip` that inflate to 20 GiB:
+ * inflating is work the deadline bounds, so `--timeout 3` ends the command
+ * well within 30 s (three attempts of 3 s and their backoff), where each
+ * attempt used to inflate all of it at full CPU. */
+START_TEST(compressed_bodies_within_timeout)
+{
+	struct hostile h;
+	hostile_start(&h, gzip_cases[_i].scenario, NULL);
+	char *args[] = {"--timeout", "3", "--server", h.srv.url, "--format", "json", "run", "orders", "r1", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	json_t *stats = hostile_stats(&h);
+	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
+	json_decref(stats);
+	hostile_stop(&h);
+	fprintf(stderr, "%s: %ld fetches, %.2f s, status %d: %.300s\n", gzip_cases[_i].scenario, fetched,
+		m.run.wall_s, m.run.status, m.err);
+	ck_assert_msg(m.run.status == gzip_cases[_i].status, "status %d: %s", m.run.status, m.err);
+	if (gzip_cases[_i].expect[0])
+		ck_assert_msg(strstr(m.err, gzip_cases[_i].expect[0]) ||
+				      (gzip_cases[_i].expect[1] && strstr(m.err, gzip_cases[_i].expect[1])),
+			      "no '%s' in: %s", gzip_cases[_i].expect[0], m.err);
+	ck_assert_int_le(fetched, gzip_cases[_i].max_fetches);
+	ck_assert_msg(m.run.wall_s < 30.0, "%.1f s", m.run.wall_s);
+	measured_free(&m);
+}
+END_TEST
+
+/* ---- process setup: core dumps, closed standard descriptors ---------------- */
+
+/* Whether /proc/PID/limits shows a core size limit of 0. */
+static bool core_limit_zero(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
+	size_t len = 0;
+	char *text = testlib_read_file(path, &len);
+	const char *line = text ? strstr(text, "Max core file size") : NULL;
+	unsigned long soft = 1;
+	bool zero = line && sscanf(line + 18, " %lu", &soft) == 1 && soft == 0;
+	free(text);
+	return zero;
+}
+
+static const char *const core_cases[][6] = {
+	{"file", "-", NULL},
+	{"--stdio", "exec sleep 10", "tools", NULL},
+};
+
+/* A crash while the token is in memory leaves no core file: the child is
+ * started with an unlimited core limit in a folder it may write, holds
+ * CATALYST_TOKEN, and is killed with SIGQUIT while it waits (on its
+ * standard input, on a --stdio server that never answers). */
+START_TEST(no_core_dumps)
+{
+	int in[2];
+	ck_assert_int_eq(pipe(in), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit all = {RLIM_INFINITY, RLIM_INFINITY};
+		setrlimit(RLIMIT_CORE, &all);
+		if (chdir(testlib_tmpdir) < 0)
+			_exit(126);
+		dup2(in[0], 0);
+		close(in[0]);
+		close(in[1]);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		setenv("CATALYST_TOKEN", "core-secret-token", 1);
+		char *argv[8] = {(char *)testlib_env("CA_BINARY")};
+		for (int i = 0; core_cases[_i][i]; i++)
+			argv[i + 1] = (char *)core_cases[_i][i];
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	/* Bounded: the limit shows at once, or never (the old program). */
+	for (int i = 0; i < 20 && !core_limit_zero(pid); i++)
+		usleep(100000);
+	usleep(300000);
+	ck_assert_int_eq(kill(pid, SIGQUIT), 0);
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(in[1]);
+	ck_assert_msg(WIFSIGNALED(status), "%s: status %d", core_cases[_i][0], status);
+	ck_assert_msg(!WCOREDUMP(status), "%s: dumped core", core_cases[_i][0]);
+	char core[400];
+	snprintf(core, sizeof core, "%s/core", testlib_tmpdir);
+	ck_assert_msg(access(core, F_OK) < 0, "%s: left %s", core_cases[_i][0], core);
+}
+END_TEST
+
+/* Started with standard output closed, the history file would take
+ * descriptor 1 and the report would be written into it (or fail): the
+ * program opens /dev/null there first, so the run ends as it would. */
+START_TEST(closed_stdout_reopened)
+{
+	const char *history = testlib_src("tests/fixtures/g-logic-duplicate.proto.json");
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 2);
+		close(null);
+		close(1);
+		execl(testlib_env("CA_BINARY"), "catalyst-audit", "file", history, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
-	TCase *tc = tcase_create("hostile");
-	tcase_set_timeout(tc, 600);
-	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
-	tcase_add_test(tc, million_events);
-	tcase_add_test(tc, hundred_mb_string);
-	tcase_add_loop_test(tc, deep_nesting, 0, (int)(sizeof deep_cases / sizeof *deep_cases));
-	tcase_add_test(tc, moderate_nesting_is_fine);
-	tcase_add_loop_test(tc, escapes_neutralised, 0, (int)(sizeof escape_cases / sizeof *escape_cases));
-	tcase_add_test(tc, duplicate_key_refused);
-	tcase_add_test(tc, byte_order_mark_skipped);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("hostile");
+	testlib_group_timeout(tc, 600);
+	testlib_group_unchecked_fixture(tc, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_test(tc, million_events);
+	add_test(tc, hundred_mb_string);
+	add_loop_test(tc, deep_nesting, 0, (int)(sizeof deep_cases / sizeof *deep_cases));
+	add_test(tc, moderate_nesting_is_fine);
+	add_loop_test(tc, escapes_neutralised, 0, (int)(sizeof escape_cases / sizeof *escape_cases));
+	add_test(tc, duplicate_key_refused);
+	add_test(tc, byte_order_mark_skipped);
+	testlib_suite_add(s, tc);
 	/* CK_RUN_CASE=stderr runs these alone. */
-	TCase *st = tcase_create("stderr");
-	tcase_set_timeout(st, 120);
-	tcase_add_unchecked_fixture(st, tmpdir_make, tmpdir_remove);
-	tcase_add_loop_test(st, server_text_neutralised_on_stderr, 0,
-			    (int)(2 * sizeof server_cases / sizeof *server_cases));
-	tcase_add_test(st, huge_header_names_the_limit);
-	suite_add_tcase(s, st);
-	tc = tcase_create("server");
-	tcase_set_timeout(tc, 300);
-	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
-	tcase_add_loop_test(tc, tools_listing_is_bounded, 0, (int)(sizeof tools_cases / sizeof *tools_cases));
-	tcase_add_loop_test(tc, run_listing_is_bounded, 0, (int)(sizeof runs_cases / sizeof *runs_cases));
-	tcase_add_test(tc, cursor_cycle_detected);
-	tcase_add_test(tc, duplicate_runs_audited_once);
-	tcase_add_loop_test(tc, final_errors_not_retried, 0, (int)(sizeof final_cases / sizeof *final_cases));
-	tcase_add_test(tc, server_requests_within_timeout);
-	tcase_add_test(tc, server_requests_capped);
-	suite_add_tcase(s, tc);
+	struct testlib_group *st = testlib_group("stderr");
+	testlib_group_timeout(st, 120);
+	testlib_group_unchecked_fixture(st, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_loop_test(st, server_text_neutralised_on_stderr, 0,
+		      (int)(2 * sizeof server_cases / sizeof *server_cases));
+	add_test(st, huge_header_names_the_limit);
+	testlib_suite_add(s, st);
+	tc = testlib_group("server");
+	testlib_group_timeout(tc, 300);
+	testlib_group_unchecked_fixture(tc, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_loop_test(tc, tools_listing_is_bounded, 0, (int)(sizeof tools_cases / sizeof *tools_cases));
+	add_loop_test(tc, run_listing_is_bounded, 0, (int)(sizeof runs_cases / sizeof *runs_cases));
+	add_test(tc, cursor_cycle_detected);
+	add_test(tc, duplicate_runs_audited_once);
+	add_loop_test(tc, final_errors_not_retried, 0, (int)(sizeof final_cases / sizeof *final_cases));
+	add_test(tc, server_requests_within_timeout);
+	add_test(tc, server_requests_capped);
+	testlib_suite_add(s, tc);
+	/* The third round of attacks (CK_RUN_CASE=round3). */
+	tc = testlib_group("round3");
+	testlib_group_timeout(tc, 300);
+	testlib_group_unchecked_fixture(tc, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_test(tc, output_never_through_a_link);
+	add_loop_test(tc, token_never_shown, 0, 2);
+	add_test(tc, server_userinfo_refused);
+	add_test(tc, endless_input_bounded);
+	add_test(tc, shrinking_input_is_an_error);
+	add_loop_test(tc, compressed_bodies_within_timeout, 0, (int)(sizeof gzip_cases / sizeof *gzip_cases));
+	add_loop_test(tc, no_core_dumps, 0, (int)(sizeof core_cases / sizeof *core_cases));
+	add_test(tc, closed_stdout_reopened);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

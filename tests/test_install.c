@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* What `meson install` ships besides the binary: the bash and zsh
  * completions, generated from the option and command tables
  * (completions/gen-completions.c), must know every command and every long
@@ -231,10 +232,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("install");
-	TCase *tc = tcase_create("install");
-	tcase_add_loop_test(tc, completion_knows_every_option, 0, 2);
-	tcase_add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
-	tcase_add_loop_test(tc, bash_offers_each_command_its_options, 0, (int)cli_n_commands);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("install");
+	add_loop_test(tc, completion_knows_every_option, 0, 2);
+	add_loop_test(tc, bash_completes, 0, (int)(sizeof bash_cases / sizeof *bash_cases));
+	add_loop_test(tc, bash_offers_each_command_its_options, 0, (int)cli_n_commands);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

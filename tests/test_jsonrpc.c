@@ -248,15 +248,15 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("jsonrpc");
-	TCase *tc = tcase_create("decode");
-	tcase_add_loop_test(tc, decode_valid, 0, sizeof valid / sizeof *valid);
-	tcase_add_loop_test(tc, decode_invalid, 0, sizeof invalid / sizeof *invalid);
-	tcase_add_test(tc, decode_deep_nesting_is_an_error);
-	tcase_add_test(tc, decode_ten_megabytes);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("build");
-	tcase_add_test(tc, request_builder);
-	tcase_add_test(tc, other_builders);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("decode");
+	add_loop_test(tc, decode_valid, 0, sizeof valid / sizeof *valid);
+	add_loop_test(tc, decode_invalid, 0, sizeof invalid / sizeof *invalid);
+	add_test(tc, decode_deep_nesting_is_an_error);
+	add_test(tc, decode_ten_megabytes);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("build");
+	add_test(tc, request_builder);
+	add_test(tc, other_builders);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The man page documents what the binary does: every long option --help
  * prints, every finding kind, every exit status, every JSON field; and it
  * renders without a warning. */
@@ -8,7 +9,7 @@
 
 #include "analysis.h"
 #include "cli_options.h"
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 #include "version.h"
 
@@ -426,18 +427,18 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("man");
-	TCase *tc = tcase_create("man");
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, every_help_option_is_documented, 0, (int)cli_n_commands + 1);
-	tcase_add_test(tc, config_keys_are_the_documented_ones);
-	tcase_add_test(tc, documents_option_is_strict);
-	tcase_add_test(tc, every_finding_kind_is_documented);
-	tcase_add_test(tc, man_page_version_is_the_project_s);
-	tcase_add_test(tc, every_output_format_is_documented);
-	tcase_add_test(tc, every_exit_status_is_documented);
-	tcase_add_test(tc, json_fields_and_environment_are_documented);
-	tcase_add_test(tc, every_schema_field_is_documented);
-	tcase_add_test(tc, renders_without_warnings);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("man");
+	testlib_group_timeout(tc, 60);
+	add_loop_test(tc, every_help_option_is_documented, 0, (int)cli_n_commands + 1);
+	add_test(tc, config_keys_are_the_documented_ones);
+	add_test(tc, documents_option_is_strict);
+	add_test(tc, every_finding_kind_is_documented);
+	add_test(tc, man_page_version_is_the_project_s);
+	add_test(tc, every_output_format_is_documented);
+	add_test(tc, every_exit_status_is_documented);
+	add_test(tc, json_fields_and_environment_are_documented);
+	add_test(tc, every_schema_field_is_documented);
+	add_test(tc, renders_without_warnings);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* The MCP client against real implementations, all on 127.0.0.1 and
  * started and stopped here: the reference server-everything (HTTP and
  * stdio), a tiny server built with the official SDK in its three HTTP
@@ -547,28 +548,28 @@ int main(void)
 		return 99;
 	memset(running, 0, MAX_SERVERS * sizeof *running);
 	Suite *s = suite_create("mcp_interop");
-	TCase *tc = tcase_create("everything");
-	tcase_set_timeout(tc, 60);
-	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
-	tcase_add_test(tc, everything_http_lists_every_tool);
-	tcase_add_test(tc, everything_stdio_lists_every_tool);
-	tcase_add_test(tc, everything_http_progress);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("tiny");
-	tcase_set_timeout(tc, 60);
-	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
-	tcase_add_loop_test(tc, tiny_lists_every_page, 0, 3);
-	tcase_add_test(tc, tiny_text_listing_is_escaped_and_aligned);
-	tcase_add_test(tc, sse_server_requests_answered);
-	tcase_add_loop_test(tc, call_envelopes_and_session_expiry, 0, 3);
-	tcase_add_loop_test(tc, threads_share_one_session, 0, 3);
-	tcase_add_test(tc, verbose_trace_redacts_the_token);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("bad");
-	tcase_set_timeout(tc, 60);
-	tcase_add_unchecked_fixture(tc, no_setup, stop_all);
-	tcase_add_loop_test(tc, stdio_bad_servers, 0, sizeof bad_servers / sizeof *bad_servers);
-	tcase_add_test(tc, connection_refused_exits_5);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("everything");
+	testlib_group_timeout(tc, 60);
+	testlib_group_unchecked_fixture(tc, no_setup, stop_all);
+	add_test(tc, everything_http_lists_every_tool);
+	add_test(tc, everything_stdio_lists_every_tool);
+	add_test(tc, everything_http_progress);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("tiny");
+	testlib_group_timeout(tc, 60);
+	testlib_group_unchecked_fixture(tc, no_setup, stop_all);
+	add_loop_test(tc, tiny_lists_every_page, 0, 3);
+	add_test(tc, tiny_text_listing_is_escaped_and_aligned);
+	add_test(tc, sse_server_requests_answered);
+	add_loop_test(tc, call_envelopes_and_session_expiry, 0, 3);
+	add_loop_test(tc, threads_share_one_session, 0, 3);
+	add_test(tc, verbose_trace_redacts_the_token);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("bad");
+	testlib_group_timeout(tc, 60);
+	testlib_group_unchecked_fixture(tc, no_setup, stop_all);
+	add_loop_test(tc, stdio_bad_servers, 0, sizeof bad_servers / sizeof *bad_servers);
+	add_test(tc, connection_refused_exits_5);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

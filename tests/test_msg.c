@@ -80,9 +80,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("msg");
-	TCase *tc = tcase_create("msg");
-	tcase_add_test(tc, one_format_text_neutralised);
-	tcase_add_test(tc, progress_overwrites_itself);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("msg");
+	add_test(tc, one_format_text_neutralised);
+	add_test(tc, progress_overwrites_itself);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

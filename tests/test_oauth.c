@@ -500,7 +500,6 @@ struct loiterers {
 	int idle;         /* silent connections to open first */
 	const char *real; /* then this request */
 	char status[64];
-	double answered_s; /* when the real request was answered */
 };
 
 static int connect_loopback(int port)
@@ -534,7 +533,6 @@ static void *loiter(void *arg)
 		if (write(fd, req, (size_t)len) == len) {
 			char answer[2048];
 			ssize_t got = read(fd, answer, sizeof answer - 1);
-			w->answered_s = testlib_now_s();
 			if (got > 0) {
 				answer[got] = '\0';
 				snprintf(w->status, sizeof w->status, "%.*s", (int)strcspn(answer, "\r"), answer);
@@ -558,19 +556,18 @@ START_TEST(listener_silent_connections_block_nothing)
 	ck_assert_int_eq(oauth_listener_open(&l, &e), 0);
 	struct loiterers w = {
 		.port = l.port, .idle = loiterer_counts[_i], .real = "GET /callback?code=real&state=s"};
-	double t0 = testlib_now_s();
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, loiter, &w), 0);
 	struct oauth_callback cb;
-	int rc = oauth_listener_wait(&l, "/callback", "s", 30, &cb, &e);
-	double took = testlib_now_s() - t0;
+	/* The listener's own wait, 5 s, is shorter than one silent
+	 * connection's deadline (10 s): a redirect queued behind one would
+	 * end the wait unanswered. The bound is the code's, not a timer of
+	 * the test's. */
+	int rc = oauth_listener_wait(&l, "/callback", "s", 5, &cb, &e);
 	pthread_join(th, NULL);
-	ck_assert_msg(rc == 0, "%s", e.msg);
+	ck_assert_msg(rc == 0, "%d silent connections held the redirect up: %s", w.idle, e.msg);
 	ck_assert_str_eq(cb.code, "real");
 	ck_assert_str_eq(w.status, "HTTP/1.1 200 OK");
-	/* 0.2 s of setup; a connection's own deadline is 10 s */
-	ck_assert_msg(took < 2.0, "%d silent connections held the redirect up for %.1f s", w.idle, took);
-	ck_assert_msg(w.answered_s - t0 < 2.0, "answered after %.1f s", w.answered_s - t0);
 	oauth_callback_finish(&cb);
 	oauth_listener_close(&l);
 }
@@ -627,31 +624,31 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("oauth");
-	TCase *tc = tcase_create("www-authenticate");
-	tcase_add_loop_test(tc, challenge_table, 0, N(challenge_cases));
-	suite_add_tcase(s, tc);
-	tc = tcase_create("pkce");
-	tcase_add_test(tc, pkce_rfc7636_vector);
-	tcase_add_test(tc, random_strings);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("well-known");
-	tcase_add_loop_test(tc, prm_url_table, 0, N(prm_cases));
-	tcase_add_loop_test(tc, as_url_table, 0, N(as_cases));
-	tcase_add_loop_test(tc, resource_match_table, 0, N(resource_cases));
-	suite_add_tcase(s, tc);
-	tc = tcase_create("https-rule");
-	tcase_add_loop_test(tc, url_rule_table, 0, N(url_cases));
-	suite_add_tcase(s, tc);
-	tc = tcase_create("callback");
-	tcase_add_loop_test(tc, callback_parse_table, 0, N(callback_cases));
-	tcase_add_loop_test(tc, callback_check_table, 0, N(check_cases));
-	tcase_add_test(tc, listener_loopback_single_use);
-	tcase_add_test(tc, listener_ignores_foreign_redirects);
-	tcase_add_loop_test(tc, listener_silent_connections_block_nothing, 0, N(loiterer_counts));
-	tcase_add_test(tc, listener_times_out);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("redaction");
-	tcase_add_test(tc, trace_redacts_oauth_traffic);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("www-authenticate");
+	add_loop_test(tc, challenge_table, 0, N(challenge_cases));
+	testlib_suite_add(s, tc);
+	tc = testlib_group("pkce");
+	add_test(tc, pkce_rfc7636_vector);
+	add_test(tc, random_strings);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("well-known");
+	add_loop_test(tc, prm_url_table, 0, N(prm_cases));
+	add_loop_test(tc, as_url_table, 0, N(as_cases));
+	add_loop_test(tc, resource_match_table, 0, N(resource_cases));
+	testlib_suite_add(s, tc);
+	tc = testlib_group("https-rule");
+	add_loop_test(tc, url_rule_table, 0, N(url_cases));
+	testlib_suite_add(s, tc);
+	tc = testlib_group("callback");
+	add_loop_test(tc, callback_parse_table, 0, N(callback_cases));
+	add_loop_test(tc, callback_check_table, 0, N(check_cases));
+	add_test(tc, listener_loopback_single_use);
+	add_test(tc, listener_ignores_foreign_redirects);
+	add_loop_test(tc, listener_silent_connections_block_nothing, 0, N(loiterer_counts));
+	add_test(tc, listener_times_out);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("redaction");
+	add_test(tc, trace_redacts_oauth_traffic);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow serial */
 /* The official MCP conformance suite's auth/ scenarios, run against
  * tests/conformance/conformance-auth-client (the core library's transport,
  * MCP and OAuth sessions). The browser is tests/sim/follow-redirect.sh via
@@ -167,10 +168,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("oauth_conformance");
-	TCase *tc = tcase_create("auth");
-	tcase_set_timeout(tc, 90);
-	tcase_add_unchecked_fixture(tc, base_create, base_remove);
-	tcase_add_loop_test(tc, auth_scenario, 0, sizeof scenarios / sizeof *scenarios);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("auth");
+	testlib_group_timeout(tc, 90);
+	testlib_group_unchecked_fixture(tc, base_create, base_remove);
+	add_loop_test(tc, auth_scenario, 0, sizeof scenarios / sizeof *scenarios);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,3 +1,4 @@
+/* meson-test: integration slow */
 /* Sign-in end to end with the built binary against a real authorization
  * server (oidc-provider: PKCE required, resource indicators, rotating
  * refresh tokens; tests/sim/oidc-server.mjs) in front of a protected MCP
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mcp.h"
@@ -104,7 +106,8 @@ static void run_env(const char *server, const char *const *args, const char *con
 	int k = 0;
 	env[k++] = env_xdg;
 	env[k++] = env_home;
-	env[k++] = env_browser;
+	if (!sets(extras, "BROWSER="))
+		env[k++] = env_browser;
 	if (!sets(extras, "CATALYST_LOGIN_TIMEOUT="))
 		env[k++] = "CATALYST_LOGIN_TIMEOUT=30";
 	env[k++] = "CI=";
@@ -223,6 +226,31 @@ START_TEST(login_stores_private_tokens)
 	ck_assert_ptr_null(strstr(field(doc, "scope"), "catalyst:write")); /* never asked for */
 	ck_assert_int_gt(json_integer_value(json_object_get(doc, "expires_at")), 0);
 	json_decref(doc);
+}
+END_TEST
+
+/* The browser `login` starts gets no socket or pipe of ours beyond the
+ * standard descriptors (the loopback listener, the connections to the
+ * servers) and no CATALYST_* variable (CATALYST_TOKEN would be the
+ * token; CATALYST_LOGIN_TIMEOUT stands for the rest). */
+START_TEST(login_browser_gets_nothing_of_ours)
+{
+	char log[400], browser[1200];
+	snprintf(log, sizeof log, "%s/inherited", home);
+	snprintf(browser, sizeof browser, "BROWSER=%s %s %s", testlib_src("tests/sim/record-browser.sh"), log,
+		 testlib_src("tests/sim/follow-redirect.sh"));
+	const char *extras[] = {browser, "CATALYST_TOKEN=outer-secret-token", NULL};
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	struct testlib_output o;
+	run_env(mcp.url, args, extras, &o);
+	ck_assert_msg(o.status == 0, "login exited %d:\n%s", o.status, o.err);
+	char *got = testlib_read_file(log, NULL);
+	ck_assert_msg(got != NULL, "the browser did not run: %s", o.err);
+	ck_assert_msg(strstr(got, "fds:") && strstr(got, "env:"), "%s", got);
+	ck_assert_msg(!strstr(got, "socket:["), "the browser inherited a socket:\n%s", got);
+	ck_assert_msg(!strstr(strstr(got, "env:"), "CATALYST_"), "the browser inherited:\n%s", got);
+	free(got);
+	testlib_output_free(&o);
 }
 END_TEST
 
@@ -554,6 +582,66 @@ START_TEST(hostile_metadata_urls_refused)
 }
 END_TEST
 
+/* A token endpoint that grants what must not be kept: refused before
+ * anything is stored (exit 3, no token file). The last case is kept, with
+ * its expiry capped instead of overflowing. */
+static const struct {
+	const char *answer; /* a printf format for the access token's filler, or the whole answer */
+	bool big;
+	const char *message; /* in stderr; NULL: signed in */
+} token_answer_cases[] = {
+	{NULL, true, "over 16384: refused, nothing stored"},
+	{"{\"access_token\":\"abc\\r\\nX-Evil: 1\",\"token_type\":\"Bearer\"}", false,
+	 "with byte 0x0d at 3, which an HTTP request cannot carry"},
+	{"{\"access_token\":\"abcdefgh\",\"token_type\":\"Bearer\",\"scope\":\"catalyst:read catalyst:write "
+	 "offline_access\"}",
+	 false, "granted catalyst:write, more than was asked"},
+	{"{\"access_token\":\"abcdefgh\",\"token_type\":\"Bearer\",\"expires_in\":9223372036854775807}", false,
+	 NULL},
+};
+
+START_TEST(hostile_token_answers_refused)
+{
+	char answer[400], script[4096];
+	snprintf(answer, sizeof answer, "%s/token-answer.json", home);
+	FILE *f = fopen(answer, "w");
+	ck_assert_ptr_nonnull(f);
+	if (token_answer_cases[_i].big) {
+		fputs("{\"token_type\":\"Bearer\",\"access_token\":\"", f);
+		for (int i = 0; i < 900 * 1024; i++)
+			fputc('a', f);
+		fputs("\"}", f);
+	} else {
+		fputs(token_answer_cases[_i].answer, f);
+	}
+	fclose(f);
+	snprintf(script, sizeof script, "%s", testlib_src("tests/sim/hostile-oauth.mjs"));
+	char *argv[] = {(char *)testlib_node(), script, "--log", hostile_log, "--token-answer", answer, NULL};
+	ck_assert_int_eq(testlib_server_start(&hostile, argv, NULL, "ready ", 30000), 0);
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	const char *extras[] = {"CATALYST_LOGIN_TIMEOUT=10", NULL};
+	run_env(hostile.url, args, extras, &o);
+	testlib_server_stop(&hostile);
+	char *path = token_file();
+	if (token_answer_cases[_i].message) {
+		ck_assert_msg(o.status == 3, "case %d: status %d: %s", _i, o.status, o.err);
+		ck_assert_msg(strstr(o.err, token_answer_cases[_i].message), "case %d: %s", _i, o.err);
+		ck_assert_msg(path == NULL, "case %d: a token file was stored", _i);
+	} else {
+		ck_assert_msg(o.status == 0, "case %d: status %d: %s", _i, o.status, o.err);
+		ck_assert_ptr_nonnull(path);
+		json_t *doc = read_tokens();
+		json_int_t at = json_integer_value(json_object_get(doc, "expires_at"));
+		ck_assert_msg(at > (json_int_t)time(NULL) && at <= (json_int_t)time(NULL) + 11LL * 366 * 86400,
+			      "expires_at %lld", (long long)at);
+		json_decref(doc);
+	}
+	free(path);
+	testlib_output_free(&o);
+}
+END_TEST
+
 /* ---- The library takes only its config ---- */
 
 /* The OAuth library reads no environment: the token, the browser and the
@@ -785,38 +873,39 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("oauth_e2e");
-	TCase *tc = tcase_create("oidc-provider");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, login_stores_private_tokens);
-	tcase_add_test(tc, tools_refresh_rotation_logout);
-	tcase_add_test(tc, no_login_never_opens_a_browser);
-	tcase_add_test(tc, login_without_a_person_exits_3);
-	tcase_add_test(tc, readable_token_file_refused);
-	tcase_add_test(tc, tampered_state_refused);
-	tcase_add_test(tc, forged_error_redirect_ignored);
-	tcase_add_test(tc, wrong_resource_refused_by_server);
-	tcase_add_test(tc, library_signs_in_from_config_alone);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("session-config");
-	tcase_set_timeout(tc, 120);
-	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
-	tcase_add_checked_fixture(tc, session_setup, session_teardown);
-	tcase_add_loop_test(tc, session_token_from_config_alone, 0,
-			    (int)(sizeof token_cases / sizeof *token_cases));
-	tcase_add_test(tc, session_needs_store_dir_from_config);
-	tcase_add_test(tc, cli_without_token_folder);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("mismatch");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup_mismatch, teardown);
-	tcase_add_test(tc, wrong_resource_in_metadata_refused);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("hostile");
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup_hostile, teardown_hostile);
-	tcase_add_loop_test(tc, hostile_metadata_urls_refused, 0,
-			    (int)(sizeof hostile_cases / sizeof *hostile_cases));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("oidc-provider");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup, teardown);
+	add_test(tc, login_stores_private_tokens);
+	add_test(tc, login_browser_gets_nothing_of_ours);
+	add_test(tc, tools_refresh_rotation_logout);
+	add_test(tc, no_login_never_opens_a_browser);
+	add_test(tc, login_without_a_person_exits_3);
+	add_test(tc, readable_token_file_refused);
+	add_test(tc, tampered_state_refused);
+	add_test(tc, forged_error_redirect_ignored);
+	add_test(tc, wrong_resource_refused_by_server);
+	add_test(tc, library_signs_in_from_config_alone);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("session-config");
+	testlib_group_timeout(tc, 120);
+	testlib_group_unchecked_fixture(tc, fixture_start, fixture_stop);
+	testlib_group_checked_fixture(tc, session_setup, session_teardown);
+	add_loop_test(tc, session_token_from_config_alone, 0, (int)(sizeof token_cases / sizeof *token_cases));
+	add_test(tc, session_needs_store_dir_from_config);
+	add_test(tc, cli_without_token_folder);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("mismatch");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup_mismatch, teardown);
+	add_test(tc, wrong_resource_in_metadata_refused);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("hostile");
+	testlib_group_timeout(tc, 120);
+	testlib_group_checked_fixture(tc, setup_hostile, teardown_hostile);
+	add_loop_test(tc, hostile_token_answers_refused, 0,
+		      (int)(sizeof token_answer_cases / sizeof *token_answer_cases));
+	add_loop_test(tc, hostile_metadata_urls_refused, 0, (int)(sizeof hostile_cases / sizeof *hostile_cases));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

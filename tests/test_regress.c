@@ -39,6 +39,9 @@
 #define LLVMFuzzerTestOneInput regress_url_split
 #include "fuzz/fuzz_url_split.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_report_time
+#include "fuzz/fuzz_report_time.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *parser;
@@ -51,6 +54,7 @@ static const struct {
 	{"oauth_callback", regress_oauth_callback},
 	{"catalyst_answer", regress_catalyst_answer},
 	{"url_split", regress_url_split},
+	{"report_time", regress_report_time},
 };
 
 static int by_name(const void *a, const void *b)
@@ -104,8 +108,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("regress");
-	TCase *tc = tcase_create("regress");
-	tcase_add_loop_test(tc, replay, 0, (int)(sizeof parsers / sizeof *parsers));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("regress");
+	add_loop_test(tc, replay, 0, (int)(sizeof parsers / sizeof *parsers));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "render.h"
 #include "testlib.h"
 
 /* ------------------------------------------------------------------------ */
@@ -234,9 +234,11 @@ START_TEST(overview_lists_every_run)
 		free(t);
 	}
 	char *t = render(FORMAT_MARKDOWN, &r, false);
-	ck_assert_ptr_nonnull(strstr(t, "| Run | App | Workflow | Started | Status |"));
-	ck_assert_ptr_nonnull(strstr(t, "| 2 | 1 | 2 | 1 |\n"));
-	ck_assert_ptr_nonnull(strstr(t, "| pay-20932 | payments |  |  | not audited: denied |"));
+	ck_assert_ptr_nonnull(strstr(t, "| Run | App | Workflow | Started (UTC) | Status | Findings |\n"));
+	ck_assert_ptr_nonnull(strstr(t, "| COMPLETED | 1 suspect, 1 notice |\n"));
+	/* six columns: the reason a run was not audited goes under the table */
+	ck_assert_ptr_nonnull(strstr(t, "| [pay-20932](#run-2) | payments |  |  | not audited | see below |\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\n- pay-20932 not audited: denied\n"));
 	free(t);
 	free_report(&r);
 }
@@ -549,7 +551,7 @@ START_TEST(markdown_tables_hold)
 	ck_assert_ptr_nonnull(strstr(t, "Evidence: events 0, 1, 2."));
 	ck_assert_ptr_nonnull(strstr(t, "**Not audited:** catalyst\\_get\\_workflow\\_run was refused: denied "
 					"(refusal denied: Ask an organization administrator to allow this.)"));
-	ck_assert_ptr_nonnull(strstr(t, "| empty |")); /* the present-empty output */
+	ck_assert_ptr_nonnull(strstr(t, ", output empty\n")); /* the present-empty output */
 
 	/* Every row of a table has as many separators as its header. */
 	size_t want = 0;
@@ -561,6 +563,8 @@ START_TEST(markdown_tables_hold)
 			size_t n = separators(p, len);
 			if (want == 0)
 				want = n;
+			/* at most six columns: GitHub cuts wider tables off */
+			ck_assert_msg(n <= 7, "a table of %zu columns: %.*s", n - 1, (int)len, p);
 			ck_assert_msg(n == want, "row has %zu separators, header %zu: %.*s", n, want, (int)len, p);
 		} else {
 			want = 0;
@@ -568,6 +572,39 @@ START_TEST(markdown_tables_hold)
 		p += len + (nl ? 1 : 0);
 	}
 	free(t);
+	free_report(&r);
+}
+END_TEST
+
+/* GitHub takes at most 65,536 characters in an issue or comment: the
+ * short Markdown view of thousands of runs with long, escape-heavy ids
+ * and app ids (each its own folded line) stays under it, and says so. */
+START_TEST(markdown_stays_within_an_issue)
+{
+	struct report r;
+	build_analysis();
+	report_init(&r);
+	char id[700];
+	for (size_t i = 0; i < 3000; i++) {
+		struct report_run *run = report_add_run(&r);
+		ck_assert_ptr_nonnull(run);
+		memset(id, '|', 600);
+		snprintf(id + 600, sizeof id - 600, "<%zu>", i);
+		run->run_id = strdup(id);
+		id[0] = '*';
+		run->app_id = strdup(id);
+		run->analysis = &analysis;
+	}
+	report_summarize(&r);
+	for (int all = 0; all < 2; all++) {
+		char *t = render_view(FORMAT_MARKDOWN, &r, false, REPORT_SHORT, all);
+		fprintf(stderr, "3000 runs, all_runs %d: %zu bytes\n", all, strlen(t));
+		ck_assert_uint_lt(strlen(t), 65536);
+		ck_assert_ptr_nonnull(strstr(t, "**Folded to stay within GitHub's 65,536 characters:**"));
+		ck_assert_ptr_nonnull(strstr(t, "(`--format json`)"));
+		ck_assert_ptr_nonnull(strstr(t, "### What these histories cannot show"));
+		free(t);
+	}
 	free_report(&r);
 }
 END_TEST
@@ -1050,31 +1087,32 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("render");
-	TCase *tc = tcase_create("render");
-	tcase_add_test(tc, summary_counts);
-	tcase_add_test(tc, text_neutralises_server_strings);
-	tcase_add_test(tc, text_colour_only_when_asked);
-	tcase_add_test(tc, text_fits_80_columns);
-	tcase_add_test(tc, overview_lists_every_run);
-	tcase_add_test(tc, text_report_content);
-	tcase_add_test(tc, text_without_link_names_the_ids);
-	tcase_add_test(tc, json_shape);
-	tcase_add_test(tc, json_invalid_utf8_is_repaired);
-	tcase_add_test(tc, markdown_tables_hold);
-	tcase_add_test(tc, empty_report);
-	tcase_add_test(tc, json_segments_splice_to_the_whole_report);
-	tcase_add_test(tc, json_threads_write_the_same_bytes);
-	tcase_add_test(tc, verdict_and_summary_wording);
-	tcase_add_test(tc, evidence_and_ids_wording);
-	tcase_add_test(tc, time_to_the_minute);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("render");
+	add_test(tc, summary_counts);
+	add_test(tc, text_neutralises_server_strings);
+	add_test(tc, text_colour_only_when_asked);
+	add_test(tc, text_fits_80_columns);
+	add_test(tc, overview_lists_every_run);
+	add_test(tc, text_report_content);
+	add_test(tc, text_without_link_names_the_ids);
+	add_test(tc, json_shape);
+	add_test(tc, json_invalid_utf8_is_repaired);
+	add_test(tc, markdown_tables_hold);
+	add_test(tc, markdown_stays_within_an_issue);
+	add_test(tc, empty_report);
+	add_test(tc, json_segments_splice_to_the_whole_report);
+	add_test(tc, json_threads_write_the_same_bytes);
+	add_test(tc, verdict_and_summary_wording);
+	add_test(tc, evidence_and_ids_wording);
+	add_test(tc, time_to_the_minute);
+	testlib_suite_add(s, tc);
 	/* Six more renders of a 20 MB report: the plain and ASan/UBSan passes
 	 * run it; the valgrind pass (CK_EXCLUDE_TAGS) checks the threaded path
 	 * through the test above and leaves this one out. */
-	TCase *heavy = tcase_create("render-heavy");
-	tcase_set_tags(heavy, "heavy");
-	tcase_set_timeout(heavy, 120);
-	tcase_add_test(heavy, json_threads_report_write_failures);
-	suite_add_tcase(s, heavy);
+	struct testlib_group *heavy = testlib_group("render-heavy");
+	testlib_group_tags(heavy, "heavy");
+	testlib_group_timeout(heavy, 120);
+	add_test(heavy, json_threads_report_write_failures);
+	testlib_suite_add(s, heavy);
 	return testlib_main(s);
 }

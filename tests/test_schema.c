@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The JSON Schema shipped in doc/ (catalyst-audit.report/v1) holds for every
  * JSON and JSON Lines golden, and it is not a schema that accepts anything:
  * a golden with a field of the wrong kind, or without a required field, is
@@ -120,10 +121,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("schema");
-	TCase *tc = tcase_create("schema");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, every_golden_is_valid);
-	tcase_add_test(tc, a_golden_that_breaks_it_is_rejected);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("schema");
+	testlib_group_timeout(tc, 300);
+	add_test(tc, every_golden_is_valid);
+	add_test(tc, a_golden_that_breaks_it_is_rejected);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

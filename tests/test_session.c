@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The session module and the typed Catalyst calls, in process, against the
  * Catalyst simulator on loopback: session_open builds the connection the
  * request asks for, and catalyst_whoami, catalyst_list_projects, the run
@@ -10,7 +11,7 @@
 
 #include "catalyst.h"
 #include "event.h"
-#include "session.h"
+#include "audit_catalyst.h"
 #include "testlib.h"
 
 static void sim_start(struct testlib_server *s, const char *profile)
@@ -60,7 +61,7 @@ START_TEST(typed_calls_read_both_profiles)
 	request_for(&rq, srv.url);
 	struct err e;
 	err_clear(&e);
-	struct session *s = session_open(&rq, SESSION_CATALYST, &e);
+	struct session *s = audit_session_open(&rq, SESSION_CATALYST, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	struct catalyst *c = session_catalyst(s);
 	ck_assert_ptr_nonnull(c);
@@ -147,7 +148,7 @@ START_TEST(mcp_session_has_no_tool_layer)
 	request_for(&rq, srv.url);
 	struct err e;
 	err_clear(&e);
-	struct session *s = session_open(&rq, SESSION_MCP, &e);
+	struct session *s = audit_session_open(&rq, SESSION_MCP, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	ck_assert_ptr_null(session_catalyst(s));
 	json_t *tools = mcp_list_tools(session_mcp(s), &e);
@@ -169,10 +170,10 @@ START_TEST(errors_say_where)
 	rq.timeout_s = 10;
 	struct err e;
 	err_clear(&e);
-	ck_assert_ptr_null(session_open(&rq, SESSION_CATALYST, &e));
+	ck_assert_ptr_null(audit_session_open(&rq, SESSION_CATALYST, &e));
 	ck_assert_msg(strncmp(e.msg, "connecting to exit 3: ", 22) == 0, "%s", e.msg);
 	err_clear(&e);
-	ck_assert_ptr_null(session_open(&rq, SESSION_MCP, &e));
+	ck_assert_ptr_null(audit_session_open(&rq, SESSION_MCP, &e));
 	ck_assert(e.code != ERR_NONE);
 	ck_assert_msg(strstr(e.msg, "connecting to") == NULL, "%s", e.msg);
 	session_close(NULL);
@@ -187,12 +188,12 @@ int main(void)
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	unsetenv("CATALYST_TOKEN");
 	Suite *s = suite_create("session");
-	TCase *tc = tcase_create("session");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, typed_calls_read_both_profiles, 0, 2);
-	tcase_add_test(tc, mcp_session_has_no_tool_layer);
-	tcase_add_test(tc, errors_say_where);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("session");
+	testlib_group_timeout(tc, 120);
+	add_loop_test(tc, typed_calls_read_both_profiles, 0, 2);
+	add_test(tc, mcp_session_has_no_tool_layer);
+	add_test(tc, errors_say_where);
+	testlib_suite_add(s, tc);
 	int rc = testlib_main(s);
 	testlib_remove_tree(dir);
 	return rc;

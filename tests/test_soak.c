@@ -1,3 +1,4 @@
+/* meson-test: integration slow serial */
 /* Fault-injection soak: `catalyst-audit runs --format json` over 200 and
  * then 1,000 generated runs of the Catalyst simulator, with 5% of tool
  * calls failing at random (503 + Retry-After, reset mid-body, truncated
@@ -48,20 +49,6 @@
 #define FAIL_RATE "0.05"
 #define FAIL_KINDS "503,reset,truncate,expire,slow,unfilterable"
 #define RUN_DEADLINE_S 240
-
-static char tmpdir[256];
-
-/* An unchecked fixture: made and removed by the runner itself, so a failed
- * test leaves no files behind. */
-static void tmpdir_make(void)
-{
-	testlib_make_tmpdir(tmpdir, sizeof tmpdir, "soak");
-}
-
-static void tmpdir_remove(void)
-{
-	testlib_remove_tree(tmpdir);
-}
 
 /* The spawner: a process forked before the test allocates anything, that
  * forks and execs each measured run for it. Linux carries a process's
@@ -383,10 +370,10 @@ static size_t count_get_calls(const char *calls_path, const char *run_id, size_t
 static void soak(struct spawner *sp, size_t n_runs, unsigned seed, struct testlib_measured *m)
 {
 	char calls[512], simlog[512], out[512], err[512], nruns[32], seed_s[32], script[1024];
-	snprintf(calls, sizeof calls, "%s/calls-%zu.jsonl", tmpdir, n_runs);
-	snprintf(simlog, sizeof simlog, "%s/sim-%zu.log", tmpdir, n_runs);
-	snprintf(out, sizeof out, "%s/report-%zu.json", tmpdir, n_runs);
-	snprintf(err, sizeof err, "%s/stderr-%zu.txt", tmpdir, n_runs);
+	snprintf(calls, sizeof calls, "%s/calls-%zu.jsonl", testlib_tmpdir, n_runs);
+	snprintf(simlog, sizeof simlog, "%s/sim-%zu.log", testlib_tmpdir, n_runs);
+	snprintf(out, sizeof out, "%s/report-%zu.json", testlib_tmpdir, n_runs);
+	snprintf(err, sizeof err, "%s/stderr-%zu.txt", testlib_tmpdir, n_runs);
 	snprintf(nruns, sizeof nruns, "%zu", n_runs);
 	snprintf(seed_s, sizeof seed_s, "%u", seed);
 	/* The simulator's stderr (its fault log) goes to a file we read. */
@@ -534,10 +521,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("soak");
-	TCase *tc = tcase_create("soak");
-	tcase_set_timeout(tc, 600);
-	tcase_add_unchecked_fixture(tc, tmpdir_make, tmpdir_remove);
-	tcase_add_test(tc, soak_flat_memory);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("soak");
+	testlib_group_timeout(tc, 600);
+	testlib_group_unchecked_fixture(tc, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_test(tc, soak_flat_memory);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

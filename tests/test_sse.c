@@ -220,16 +220,16 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("sse");
-	TCase *tc = tcase_create("table");
+	struct testlib_group *tc = testlib_group("table");
 	int n = (int)(sizeof cases / sizeof *cases);
-	tcase_add_loop_test(tc, table_whole, 0, n);
-	tcase_add_loop_test(tc, table_every_split, 0, n);
-	tcase_add_loop_test(tc, table_byte_by_byte, 0, n);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("behaviour");
-	tcase_add_test(tc, size_limit);
-	tcase_add_test(tc, callback_stops_and_fails);
-	tcase_add_test(tc, restart_keeps_id_and_retry);
-	suite_add_tcase(s, tc);
+	add_loop_test(tc, table_whole, 0, n);
+	add_loop_test(tc, table_every_split, 0, n);
+	add_loop_test(tc, table_byte_by_byte, 0, n);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("behaviour");
+	add_test(tc, size_limit);
+	add_test(tc, callback_stops_and_fails);
+	add_test(tc, restart_keeps_id_and_retry);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -101,10 +101,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("suggest");
-	TCase *tc = tcase_create("suggest");
-	tcase_add_loop_test(tc, distance_table, 0, (int)(sizeof distance_cases / sizeof *distance_cases));
-	tcase_add_test(tc, distance_of_overlong_words);
-	tcase_add_loop_test(tc, nearest_table, 0, (int)(sizeof nearest_cases / sizeof *nearest_cases));
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("suggest");
+	add_loop_test(tc, distance_table, 0, (int)(sizeof distance_cases / sizeof *distance_cases));
+	add_test(tc, distance_of_overlong_words);
+	add_loop_test(tc, nearest_table, 0, (int)(sizeof nearest_cases / sizeof *nearest_cases));
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -175,7 +175,59 @@ START_TEST(refuses_open_folder)
 	ck_assert_int_eq(e.code, ERR_AUTH);
 	ck_assert_ptr_nonnull(strstr(e.msg, "chmod 700"));
 	struct oauth_tokens got;
+	/* A folder others can only read, with no token file in it (a config
+	 * file's folder), is fine: nothing to load, no error. */
+	err_clear(&e);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 0);
+	ck_assert_int_eq(e.code, ERR_NONE);
+	ck_assert_int_eq(count_entries(), 0);
+	/* With a token file in it: refused, the fix named. */
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_msg(strstr(e.msg, "chmod 700"), "%s", e.msg);
+	/* A folder others can write: refused, for logout too. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_msg(strstr(e.msg, "mode 0777"), "%s", e.msg);
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), -1);
+	ck_assert_int_eq(count_entries(), 1);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 1);
+}
+END_TEST
+
+/* Token files planted by someone else, or left oversized: a FIFO (whose
+ * open would wait for a writer forever) and a link are refused without
+ * being opened for reading; logout removes them and the oversized one. */
+START_TEST(planted_token_files)
+{
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	char fifo[600], link[600], big[600];
+	snprintf(fifo, sizeof fifo, "%s/tokens-00000000000000000000000000000001.json", dir);
+	snprintf(link, sizeof link, "%s/tokens-00000000000000000000000000000002.json", dir);
+	snprintf(big, sizeof big, "%s/tokens-00000000000000000000000000000003.json", dir);
+	struct oauth_tokens t = sample("access-1", "refresh-1"), got;
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_msg(strstr(e.msg, "not a regular file"), "%s", e.msg);
+	ck_assert_int_eq(unlink(fifo), 0);
+	ck_assert_int_eq(symlink("/etc/hostname", link), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
+	ck_assert_msg(strstr(e.msg, "not a regular file"), "%s", e.msg);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	FILE *f = fopen(big, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\"resource\":\"%s\",\"access_token\":\"", t.resource);
+	for (int i = 0; i < 900 * 1024; i++)
+		fputc('a', f);
+	fputs("\"}", f);
+	fclose(f);
+	chmod(big, 0600);
+	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 3);
 	ck_assert_int_eq(count_entries(), 0);
 }
 END_TEST
@@ -281,16 +333,17 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("token_store");
-	TCase *tc = tcase_create("store");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, save_modes_and_roundtrip);
-	tcase_add_test(tc, rewrite_is_atomic_replacement);
-	tcase_add_test(tc, refuses_readable_file);
-	tcase_add_test(tc, refuses_open_folder);
-	tcase_add_test(tc, delete_matches_resource_and_client);
-	tcase_add_test(tc, default_dir_follows_xdg);
-	tcase_add_test(tc, no_dir_is_refused_where_needed);
-	tcase_add_test(tc, lock_creates_private_folder);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("store");
+	testlib_group_checked_fixture(tc, setup, teardown);
+	add_test(tc, save_modes_and_roundtrip);
+	add_test(tc, rewrite_is_atomic_replacement);
+	add_test(tc, refuses_readable_file);
+	add_test(tc, refuses_open_folder);
+	add_test(tc, planted_token_files);
+	add_test(tc, delete_matches_resource_and_client);
+	add_test(tc, default_dir_follows_xdg);
+	add_test(tc, no_dir_is_refused_where_needed);
+	add_test(tc, lock_creates_private_folder);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -28,6 +28,13 @@ static const struct {
 	{"refresh_token=r&x=1", "refresh_token=<redacted>&x=1"},
 	{"{\"password\":\"unterminated", "{\"password\":\"<redacted>"},
 	{"no secrets here", "no secrets here"},
+	/* log lines (a --stdio server's stderr, a command line) */
+	{"level=info access_token=eyJ.x.y user=a", "level=info access_token=<redacted> user=a"},
+	{"access_token: yaml1, next", "access_token: <redacted>, next"},
+	{"refresh_token=\"q s\" x", "refresh_token=\"<redacted>\" x"},
+	{"got Authorization: Bearer hdr3 ok", "got Authorization: Bearer <redacted> ok"},
+	{"server --token=cmd4 --port 1", "server --token=<redacted> --port 1"},
+	{"the code is ready", "the code is ready"},
 };
 
 START_TEST(redacts_secret_values)
@@ -96,12 +103,12 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("trace");
-	TCase *tc = tcase_create("redaction");
-	tcase_add_loop_test(tc, redacts_secret_values, 0, sizeof redact_cases / sizeof *redact_cases);
-	tcase_add_test(tc, redaction_hides_the_length);
-	tcase_add_test(tc, redacts_authorization_header);
-	tcase_add_test(tc, trace_line_is_neutralised);
-	tcase_add_test(tc, body_trace_escapes_and_bounds);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("redaction");
+	add_loop_test(tc, redacts_secret_values, 0, sizeof redact_cases / sizeof *redact_cases);
+	add_test(tc, redaction_hides_the_length);
+	add_test(tc, redacts_authorization_header);
+	add_test(tc, trace_line_is_neutralised);
+	add_test(tc, body_trace_escapes_and_bounds);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

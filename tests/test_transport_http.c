@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The Streamable HTTP transport against tests/sim/http-fixture.mjs, a raw
  * node:http server with one scenario per path. */
 #include <arpa/inet.h>
@@ -54,74 +55,17 @@ static struct transport *http_new(const char *path, long timeout_ms, size_t max_
 	return t;
 }
 
-/* Collects every message of an exchange; answers server requests on the
- * same transport; completes on the response to `id`. */
-struct collect {
-	struct transport *t;
-	json_int_t id;
-	json_t *msgs;
-	int answered;
-};
-
-static int collect_cb(const char *msg, size_t len, void *ctx, struct err *e)
+static int call(struct transport *t, const char *method, struct testlib_collect *c, struct err *e)
 {
-	struct collect *c = ctx;
-	ck_assert_int_eq(msg[len], '\0');
-	json_error_t jerr;
-	json_t *j = json_loadb(msg, len, 0, &jerr);
-	ck_assert_msg(j != NULL, "message not JSON: %s", jerr.text);
-	json_array_append(c->msgs, j);
-	json_t *id = json_object_get(j, "id");
-	const char *method = json_string_value(json_object_get(j, "method"));
-	int r = 0;
-	if (method && id) {
-		json_t *ans = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id", id, "result");
-		char *text = json_dumps(ans, JSON_COMPACT);
-		ck_assert_int_eq(transport_send(c->t, text, strlen(text), false, NULL, NULL, e), 0);
-		c->answered++;
-		free(text);
-		json_decref(ans);
-	} else if (json_is_integer(id) && json_integer_value(id) == c->id) {
-		r = 1;
-	}
-	json_decref(j);
-	return r;
-}
-
-static json_int_t next_id = 1;
-
-/* Sends a request; returns 0 or -1 and fills c->msgs. */
-static int call(struct transport *t, const char *method, struct collect *c, struct err *e)
-{
-	c->t = t;
-	c->id = next_id++;
-	c->msgs = json_array();
-	c->answered = 0;
-	json_t *req =
-		json_pack("{s:s, s:I, s:s, s:{}}", "jsonrpc", "2.0", "id", c->id, "method", method, "params");
-	char *text = json_dumps(req, JSON_COMPACT);
-	err_clear(e);
-	int r = transport_send(t, text, strlen(text), true, collect_cb, c, e);
-	free(text);
-	json_decref(req);
-	return r;
-}
-
-static json_t *last_result(struct collect *c)
-{
-	size_t n = json_array_size(c->msgs);
-	ck_assert_uint_gt(n, 0);
-	json_t *res = json_object_get(json_array_get(c->msgs, n - 1), "result");
-	ck_assert_ptr_nonnull(res);
-	return res;
+	return testlib_call(t, method, true, c, e);
 }
 
 static json_t *fixture_log(struct transport *t)
 {
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "fixture/log", &c, &e) == 0, "%s", e.msg);
-	json_t *log = json_incref(last_result(&c));
+	json_t *log = json_incref(testlib_last_result(&c));
 	json_decref(c.msgs);
 	return log;
 }
@@ -129,11 +73,11 @@ static json_t *fixture_log(struct transport *t)
 START_TEST(json_answer_and_session)
 {
 	struct transport *t = http_new("/json", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "initialize", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 1);
-	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "echo")), "initialize");
+	ck_assert_str_eq(json_string_value(json_object_get(testlib_last_result(&c), "echo")), "initialize");
 	json_decref(c.msgs);
 	char *sid = transport_http_session_id(t);
 	ck_assert_ptr_nonnull(sid);
@@ -176,10 +120,10 @@ START_TEST(headers_bearer_and_trace)
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(t->ops->set_header(t, "MCP-Protocol-Version", "2025-11-25"), 0);
 	trace_set_sink(trace_collect, NULL);
-	struct collect c;
+	struct testlib_collect c;
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 	trace_set_sink(NULL, NULL);
-	json_t *r = last_result(&c);
+	json_t *r = testlib_last_result(&c);
 	ck_assert_str_eq(json_string_value(json_object_get(r, "authorization")), "Bearer s3cr3t-token");
 	ck_assert_str_eq(json_string_value(json_object_get(r, "protocolVersion")), "2025-11-25");
 	ck_assert_str_eq(json_string_value(json_object_get(r, "accept")), "application/json, text/event-stream");
@@ -198,13 +142,13 @@ START_TEST(headers_bearer_and_trace)
 	ck_assert_int_eq(t->ops->set_header(t, "MCP-Protocol-Version", NULL), 0);
 	ck_assert_int_eq(t->ops->set_header(t, "Bad\r\nName", "x"), -1);
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
-	r = last_result(&c);
+	r = testlib_last_result(&c);
 	ck_assert_str_eq(json_string_value(json_object_get(r, "authorization")), "Bearer other");
 	ck_assert(json_is_null(json_object_get(r, "protocolVersion")));
 	json_decref(c.msgs);
 	ck_assert_int_eq(transport_http_set_bearer(t, NULL), 0);
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
-	ck_assert(json_is_null(json_object_get(last_result(&c), "authorization")));
+	ck_assert(json_is_null(json_object_get(testlib_last_result(&c), "authorization")));
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -213,13 +157,13 @@ END_TEST
 START_TEST(batch_is_split)
 {
 	struct transport *t = http_new("/batch", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c.msgs, 0), "method")),
 			 "notifications/message");
-	ck_assert(json_is_true(json_object_get(last_result(&c), "batch")));
+	ck_assert(json_is_true(json_object_get(testlib_last_result(&c), "batch")));
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -228,7 +172,7 @@ END_TEST
 START_TEST(sse_interleaved_with_server_request)
 {
 	struct transport *t = http_new("/sse", 10000, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 3);
@@ -236,7 +180,7 @@ START_TEST(sse_interleaved_with_server_request)
 			 "notifications/progress");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c.msgs, 1), "method")), "ping");
 	ck_assert_int_eq(c.answered, 1);
-	json_t *r = last_result(&c);
+	json_t *r = testlib_last_result(&c);
 	ck_assert(json_is_true(json_object_get(r, "sse")));
 	/* The server got our answer while its stream was still open. */
 	ck_assert(json_is_true(json_object_get(r, "answered")));
@@ -252,13 +196,13 @@ END_TEST
 START_TEST(sse_crlf_split)
 {
 	struct transport *t = http_new("/crlf", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c.msgs, 0), "method")),
 			 "notifications/x");
-	ck_assert(json_is_true(json_object_get(last_result(&c), "crlf")));
+	ck_assert(json_is_true(json_object_get(testlib_last_result(&c), "crlf")));
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -267,16 +211,16 @@ END_TEST
 START_TEST(session_expiry_and_delete)
 {
 	struct transport *t = http_new("/session", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "initialize", &c, &e) == 0, "%s", e.msg);
-	char *sid = strdup(json_string_value(json_object_get(last_result(&c), "session")));
+	char *sid = strdup(json_string_value(json_object_get(testlib_last_result(&c), "session")));
 	json_decref(c.msgs);
 	char *held = transport_http_session_id(t);
 	ck_assert_str_eq(held, sid);
 	free(held);
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
-	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "session")), sid);
+	ck_assert_str_eq(json_string_value(json_object_get(testlib_last_result(&c), "session")), sid);
 	json_decref(c.msgs);
 	ck_assert_msg(call(t, "expire", &c, &e) == 0, "%s", e.msg);
 	json_decref(c.msgs);
@@ -299,7 +243,7 @@ START_TEST(session_expiry_and_delete)
 	ck_assert_ptr_nonnull(strstr(e.msg, "no session"));
 
 	ck_assert_msg(call(t, "initialize", &c, &e) == 0, "%s", e.msg);
-	char *sid2 = strdup(json_string_value(json_object_get(last_result(&c), "session")));
+	char *sid2 = strdup(json_string_value(json_object_get(testlib_last_result(&c), "session")));
 	json_decref(c.msgs);
 	ck_assert_str_ne(sid, sid2);
 	transport_free(t);
@@ -325,7 +269,7 @@ END_TEST
 START_TEST(sse_resume_with_last_event_id)
 {
 	struct transport *t = http_new("/resume", 10000, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), 3);
@@ -335,7 +279,7 @@ START_TEST(sse_resume_with_last_event_id)
 	ck_assert_str_eq(
 		json_string_value(json_object_get(json_object_get(json_array_get(c.msgs, 1), "params"), "data")),
 		"after resume");
-	json_t *r = last_result(&c);
+	json_t *r = testlib_last_result(&c);
 	ck_assert(json_is_true(json_object_get(r, "resumed")));
 	ck_assert_str_eq(json_string_value(json_object_get(r, "lastEventId")), "ev-2");
 	json_decref(c.msgs);
@@ -346,12 +290,12 @@ END_TEST
 START_TEST(sse_resume_after_clean_end)
 {
 	struct transport *t = http_new("/resume-graceful", 10000, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/call", &c, &e) == 0, "%s", e.msg);
 	/* The priming event carries no message; the GET brings two. */
 	ck_assert_uint_eq(json_array_size(c.msgs), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "lastEventId")), "g-1");
+	ck_assert_str_eq(json_string_value(json_object_get(testlib_last_result(&c), "lastEventId")), "g-1");
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -360,7 +304,7 @@ END_TEST
 START_TEST(sse_resumptions_bounded)
 {
 	struct transport *t = http_new("/resume-forever", 10000, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	ck_assert_uint_eq(json_array_size(c.msgs), 0);
@@ -385,7 +329,7 @@ END_TEST
 START_TEST(sse_drop_without_id)
 {
 	struct transport *t = http_new("/nodrop-noid", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	ck_assert_uint_eq(json_array_size(c.msgs), 1); /* the notification came */
@@ -399,7 +343,7 @@ END_TEST
 START_TEST(sse_truncated)
 {
 	struct transport *t = http_new("/truncated", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	ck_assert_uint_eq(json_array_size(c.msgs), 0);
@@ -427,8 +371,8 @@ static const struct {
 	{"/wrongtype", ERR_PROTOCOL, ERR_DETAIL_NONE, 200, "unexpected content type 'text/html'"},
 	/* Bytes that are wrong, not missing: asking again gets them again. */
 	{"/notjson", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
-	{"/badutf8", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
-	{"/badutf8-sse", ERR_PROTOCOL, ERR_DETAIL_NONE, 0, "not valid UTF-8"},
+	{"/badutf8", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "not valid UTF-8"},
+	{"/badutf8-sse", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "not valid UTF-8"},
 	{"/bigline", ERR_PROTOCOL, ERR_DETAIL_FINAL, 0, "message is not JSON"},
 	{"/accepted", ERR_PROTOCOL, ERR_DETAIL_NONE, 202, "HTTP 202 with no response"},
 };
@@ -436,7 +380,7 @@ static const struct {
 START_TEST(status_errors)
 {
 	struct transport *t = http_new(status_cases[_i].path, 20000, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	json_decref(c.msgs);
@@ -453,7 +397,7 @@ END_TEST
 START_TEST(retry_after_and_www_authenticate)
 {
 	struct transport *t = http_new("/503", 0, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	json_decref(c.msgs);
@@ -482,7 +426,7 @@ END_TEST
 START_TEST(event_size_bound)
 {
 	struct transport *t = http_new("/bigline", 20000, 1 << 20);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	json_decref(c.msgs);
@@ -496,7 +440,7 @@ END_TEST
 START_TEST(total_timeout)
 {
 	struct transport *t = http_new("/slow", 300, 0);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	json_decref(c.msgs);
@@ -533,7 +477,7 @@ START_TEST(connection_refused)
 	struct err e;
 	struct transport *t = transport_http_new(&o, &e);
 	ck_assert_ptr_nonnull(t);
-	struct collect c;
+	struct testlib_collect c;
 	ck_assert_int_eq(call(t, "initialize", &c, &e), -1);
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
@@ -556,6 +500,25 @@ START_TEST(bad_urls)
 }
 END_TEST
 
+/* The session's choice: a server URL's scheme picks its row, a command
+ * the stdio row; an unknown scheme reaches HTTP, which refuses it. */
+START_TEST(kind_by_scheme)
+{
+	ck_assert_str_eq(transport_kind_for("https://mcp.example.com/mcp", false)->name, "http");
+	ck_assert_str_eq(transport_kind_for("HTTP://127.0.0.1:1/mcp", false)->name, "http");
+	ck_assert(transport_kind_for("https://x", false)->signs_in);
+	ck_assert_str_eq(transport_kind_for("node server.js", true)->name, "stdio");
+	ck_assert(!transport_kind_for("node server.js", true)->signs_in);
+	const struct transport_kind *k = transport_kind_for("ftp://127.0.0.1/x", false);
+	ck_assert_str_eq(k->name, "http");
+	struct transport_target tt = {.address = "ftp://127.0.0.1/x"};
+	struct err e;
+	ck_assert_ptr_null(k->open(&tt, &e));
+	ck_assert_int_eq(e.code, ERR_USAGE);
+	ck_assert_msg(strstr(e.msg, "only http and https"), "%s", e.msg);
+}
+END_TEST
+
 START_TEST(connection_reused)
 {
 	struct transport *t = http_new("/json", 0, 0);
@@ -563,7 +526,7 @@ START_TEST(connection_reused)
 	json_int_t before = json_integer_value(json_object_get(log, "connections"));
 	json_decref(log);
 	for (int i = 0; i < 5; i++) {
-		struct collect c;
+		struct testlib_collect c;
 		struct err e;
 		ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 		json_decref(c.msgs);
@@ -693,10 +656,10 @@ START_TEST(tls_with_private_ca_and_http2)
 	struct err e;
 	struct transport *t = transport_http_new(&o, &e);
 	ck_assert_ptr_nonnull(t);
-	struct collect c;
+	struct testlib_collect c;
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 	/* The server offers h2 by ALPN; we take it. */
-	ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "httpVersion")), "2.0");
+	ck_assert_str_eq(json_string_value(json_object_get(testlib_last_result(&c), "httpVersion")), "2.0");
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -710,7 +673,7 @@ START_TEST(tls_unknown_ca_refused)
 	struct err e;
 	struct transport *t = transport_http_new(&o, &e);
 	ck_assert_ptr_nonnull(t);
-	struct collect c;
+	struct testlib_collect c;
 	ck_assert_int_eq(call(t, "tools/list", &c, &e), -1);
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
@@ -749,34 +712,35 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("transport_http");
-	TCase *tc = tcase_create("http");
-	tcase_add_unchecked_fixture(tc, fixture_start, fixture_stop);
-	tcase_add_test(tc, json_answer_and_session);
-	tcase_add_test(tc, utf8_check);
-	tcase_add_test(tc, headers_bearer_and_trace);
-	tcase_add_test(tc, batch_is_split);
-	tcase_add_test(tc, sse_interleaved_with_server_request);
-	tcase_add_test(tc, sse_crlf_split);
-	tcase_add_test(tc, session_expiry_and_delete);
-	tcase_add_test(tc, sse_resume_with_last_event_id);
-	tcase_add_test(tc, sse_resume_after_clean_end);
-	tcase_add_test(tc, sse_resumptions_bounded);
-	tcase_add_test(tc, sse_drop_without_id);
-	tcase_add_test(tc, sse_truncated);
-	tcase_add_loop_test(tc, status_errors, 0, sizeof status_cases / sizeof *status_cases);
-	tcase_add_test(tc, retry_after_and_www_authenticate);
-	tcase_add_test(tc, event_size_bound);
-	tcase_add_test(tc, total_timeout);
-	tcase_add_test(tc, notification_accepted);
-	tcase_add_test(tc, connection_refused);
-	tcase_add_test(tc, bad_urls);
-	tcase_add_test(tc, connection_reused);
-	tcase_add_test(tc, concurrent_sends);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("tls");
-	tcase_add_unchecked_fixture(tc, tls_start, tls_stop);
-	tcase_add_test(tc, tls_with_private_ca_and_http2);
-	tcase_add_test(tc, tls_unknown_ca_refused);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("http");
+	testlib_group_unchecked_fixture(tc, fixture_start, fixture_stop);
+	add_test(tc, json_answer_and_session);
+	add_test(tc, utf8_check);
+	add_test(tc, headers_bearer_and_trace);
+	add_test(tc, batch_is_split);
+	add_test(tc, sse_interleaved_with_server_request);
+	add_test(tc, sse_crlf_split);
+	add_test(tc, session_expiry_and_delete);
+	add_test(tc, sse_resume_with_last_event_id);
+	add_test(tc, sse_resume_after_clean_end);
+	add_test(tc, sse_resumptions_bounded);
+	add_test(tc, sse_drop_without_id);
+	add_test(tc, sse_truncated);
+	add_loop_test(tc, status_errors, 0, sizeof status_cases / sizeof *status_cases);
+	add_test(tc, retry_after_and_www_authenticate);
+	add_test(tc, event_size_bound);
+	add_test(tc, total_timeout);
+	add_test(tc, notification_accepted);
+	add_test(tc, connection_refused);
+	add_test(tc, bad_urls);
+	add_test(tc, kind_by_scheme);
+	add_test(tc, connection_reused);
+	add_test(tc, concurrent_sends);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("tls");
+	testlib_group_unchecked_fixture(tc, tls_start, tls_stop);
+	add_test(tc, tls_with_private_ca_and_http2);
+	add_test(tc, tls_unknown_ca_refused);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

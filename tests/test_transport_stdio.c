@@ -1,3 +1,4 @@
+/* meson-test: integration */
 /* The stdio transport against tests/sim/stdio-fixture.mjs. */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,63 +60,9 @@ static pid_t fixture_pid(void)
 	return -1;
 }
 
-struct collect {
-	struct transport *t;
-	json_int_t id;
-	json_t *msgs;
-	int answered;
-};
-
-static int collect_cb(const char *msg, size_t len, void *ctx, struct err *e)
+static int call(struct transport *t, const char *method, struct testlib_collect *c, struct err *e)
 {
-	struct collect *c = ctx;
-	ck_assert_int_eq(msg[len], '\0');
-	json_error_t jerr;
-	json_t *j = json_loadb(msg, len, 0, &jerr);
-	ck_assert_msg(j != NULL, "message not JSON: %s: %s", jerr.text, msg);
-	json_array_append(c->msgs, j);
-	json_t *id = json_object_get(j, "id");
-	const char *method = json_string_value(json_object_get(j, "method"));
-	int r = 0;
-	if (method && id) {
-		json_t *ans = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id", id, "result");
-		char *text = json_dumps(ans, JSON_COMPACT);
-		/* From inside the exchange, on the same transport. */
-		ck_assert_int_eq(transport_send(c->t, text, strlen(text), false, NULL, NULL, e), 0);
-		c->answered++;
-		free(text);
-		json_decref(ans);
-	} else if (json_is_integer(id) && json_integer_value(id) == c->id) {
-		r = 1;
-	}
-	json_decref(j);
-	return r;
-}
-
-static json_int_t next_id = 1;
-
-static int call(struct transport *t, const char *method, struct collect *c, struct err *e)
-{
-	c->t = t;
-	c->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_SEQ_CST);
-	c->msgs = json_array();
-	c->answered = 0;
-	json_t *req = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", c->id, "method", method);
-	char *text = json_dumps(req, JSON_COMPACT);
-	err_clear(e);
-	int r = transport_send(t, text, strlen(text), true, collect_cb, c, e);
-	free(text);
-	json_decref(req);
-	return r;
-}
-
-static json_t *last_result(struct collect *c)
-{
-	size_t n = json_array_size(c->msgs);
-	ck_assert_uint_gt(n, 0);
-	json_t *res = json_object_get(json_array_get(c->msgs, n - 1), "result");
-	ck_assert_ptr_nonnull(res);
-	return res;
+	return testlib_call(t, method, false, c, e);
 }
 
 static void assert_reaped(pid_t pid)
@@ -129,14 +76,15 @@ START_TEST(echo_roundtrip)
 {
 	struct transport *t = stdio_new("echo", 0, 0, false);
 	ck_assert_str_eq(t->ops->name, "stdio");
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	for (int i = 0; i < 3; i++) {
 		ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 		ck_assert_uint_eq(json_array_size(c.msgs), 2);
 		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c.msgs, 0), "method")),
 				 "notifications/message");
-		ck_assert_str_eq(json_string_value(json_object_get(last_result(&c), "echo")), "tools/list");
+		ck_assert_str_eq(json_string_value(json_object_get(testlib_last_result(&c), "echo")),
+				 "tools/list");
 		json_decref(c.msgs);
 	}
 	/* Notifications go without an answer. */
@@ -152,11 +100,11 @@ END_TEST
 START_TEST(server_request_answered_inside_exchange)
 {
 	struct transport *t = stdio_new("echo", 10000, 0, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "ask", &c, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(c.answered, 1);
-	ck_assert(json_is_true(json_object_get(last_result(&c), "answered")));
+	ck_assert(json_is_true(json_object_get(testlib_last_result(&c), "answered")));
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -175,11 +123,11 @@ static const struct {
 START_TEST(message_shapes)
 {
 	struct transport *t = stdio_new("echo", 0, 0, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, shape_cases[_i].method, &c, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(json_array_size(c.msgs), shape_cases[_i].n_msgs);
-	ck_assert_ptr_nonnull(json_object_get(last_result(&c), shape_cases[_i].key));
+	ck_assert_ptr_nonnull(json_object_get(testlib_last_result(&c), shape_cases[_i].key));
 	json_decref(c.msgs);
 	transport_free(t);
 }
@@ -188,7 +136,7 @@ END_TEST
 START_TEST(child_exits_early)
 {
 	struct transport *t = stdio_new("exit-early", 0, 0, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "initialize", &c, &e), -1);
 	json_decref(c.msgs);
@@ -209,7 +157,7 @@ START_TEST(command_not_found)
 	struct err e;
 	struct transport *t = transport_stdio_new(&o, &e);
 	ck_assert_ptr_nonnull(t);
-	struct collect c;
+	struct testlib_collect c;
 	ck_assert_int_eq(call(t, "initialize", &c, &e), -1);
 	json_decref(c.msgs);
 	ck_assert_int_eq(e.code, ERR_PROTOCOL);
@@ -225,7 +173,7 @@ END_TEST
 START_TEST(line_limit)
 {
 	struct transport *t = stdio_new("echo", 10000, 1 << 20, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "huge", &c, &e), -1);
 	json_decref(c.msgs);
@@ -238,7 +186,7 @@ END_TEST
 START_TEST(read_timeout)
 {
 	struct transport *t = stdio_new("echo", 300, 0, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_int_eq(call(t, "silent", &c, &e), -1);
 	json_decref(c.msgs);
@@ -252,7 +200,7 @@ END_TEST
 START_TEST(close_escalates_to_kill)
 {
 	struct transport *t = stdio_new("ignore-term", 0, 0, false);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 	json_decref(c.msgs);
@@ -299,7 +247,7 @@ static char *stderr_of_exchange(bool pass, char **trace)
 	dup2(fd, 2);
 	close(fd);
 	struct transport *t = stdio_new("echo", 0, 0, pass);
-	struct collect c;
+	struct testlib_collect c;
 	struct err e;
 	int r = call(t, "tools/list", &c, &e);
 	json_decref(c.msgs);
@@ -348,10 +296,10 @@ static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
 	for (int i = 0; i < 10; i++) {
-		struct collect c;
+		struct testlib_collect c;
 		struct err e;
 		if (call(w->t, "tools/call", &c, &e) == 0 &&
-		    strcmp(json_string_value(json_object_get(last_result(&c), "echo")), "tools/call") == 0)
+		    strcmp(json_string_value(json_object_get(testlib_last_result(&c), "echo")), "tools/call") == 0)
 			w->ok++;
 		json_decref(c.msgs);
 	}
@@ -378,17 +326,17 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("transport_stdio");
-	TCase *tc = tcase_create("stdio");
-	tcase_add_test(tc, echo_roundtrip);
-	tcase_add_test(tc, server_request_answered_inside_exchange);
-	tcase_add_loop_test(tc, message_shapes, 0, sizeof shape_cases / sizeof *shape_cases);
-	tcase_add_test(tc, child_exits_early);
-	tcase_add_test(tc, command_not_found);
-	tcase_add_test(tc, line_limit);
-	tcase_add_test(tc, read_timeout);
-	tcase_add_test(tc, close_escalates_to_kill);
-	tcase_add_test(tc, stderr_passed_only_when_asked);
-	tcase_add_test(tc, concurrent_sends_serialised);
-	suite_add_tcase(s, tc);
+	struct testlib_group *tc = testlib_group("stdio");
+	add_test(tc, echo_roundtrip);
+	add_test(tc, server_request_answered_inside_exchange);
+	add_loop_test(tc, message_shapes, 0, sizeof shape_cases / sizeof *shape_cases);
+	add_test(tc, child_exits_early);
+	add_test(tc, command_not_found);
+	add_test(tc, line_limit);
+	add_test(tc, read_timeout);
+	add_test(tc, close_escalates_to_kill);
+	add_test(tc, stderr_passed_only_when_asked);
+	add_test(tc, concurrent_sends_serialised);
+	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

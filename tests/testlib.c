@@ -1,4 +1,7 @@
+#define TESTLIB_INTERNAL
 #include "testlib.h"
+
+#include <curl/curl.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "err.h"
+#include "transport.h"
 
 extern char **environ;
 
@@ -406,12 +412,229 @@ json_t *testlib_conformance_check(json_t *checks, const char *id)
 	return NULL;
 }
 
+/* ---- a JSON-RPC exchange over a real transport ----------------------- */
+
+static int collect_cb(const char *msg, size_t len, void *ctx, struct err *e)
+{
+	struct testlib_collect *c = ctx;
+	ck_assert_int_eq(msg[len], '\0');
+	json_error_t jerr;
+	json_t *j = json_loadb(msg, len, 0, &jerr);
+	ck_assert_msg(j != NULL, "message not JSON: %s: %s", jerr.text, msg);
+	json_array_append(c->msgs, j);
+	json_t *id = json_object_get(j, "id");
+	const char *method = json_string_value(json_object_get(j, "method"));
+	int r = 0;
+	if (method && id) {
+		json_t *ans = json_pack("{s:s, s:O, s:{}}", "jsonrpc", "2.0", "id", id, "result");
+		char *text = json_dumps(ans, JSON_COMPACT);
+		/* From inside the exchange, on the same transport. */
+		ck_assert_int_eq(transport_send(c->t, text, strlen(text), false, NULL, NULL, e), 0);
+		c->answered++;
+		free(text);
+		json_decref(ans);
+	} else if (json_is_integer(id) && json_integer_value(id) == c->id) {
+		r = 1;
+	}
+	json_decref(j);
+	return r;
+}
+
+int testlib_call(struct transport *t, const char *method, bool with_params, struct testlib_collect *c,
+		 struct err *e)
+{
+	/* Threads of one test call at once. */
+	static json_int_t next_id = 1;
+	c->t = t;
+	c->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_SEQ_CST);
+	c->msgs = json_array();
+	c->answered = 0;
+	json_t *req = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", c->id, "method", method);
+	if (with_params)
+		json_object_set_new(req, "params", json_object());
+	char *text = json_dumps(req, JSON_COMPACT);
+	err_clear(e);
+	int r = transport_send(t, text, strlen(text), true, collect_cb, c, e);
+	free(text);
+	json_decref(req);
+	return r;
+}
+
+json_t *testlib_last_result(struct testlib_collect *c)
+{
+	size_t n = json_array_size(c->msgs);
+	ck_assert_uint_gt(n, 0);
+	json_t *res = json_object_get(json_array_get(c->msgs, n - 1), "result");
+	ck_assert_ptr_nonnull(res);
+	return res;
+}
+
+char testlib_tmpdir[256];
+
+/* Made and removed by the runner itself (an unchecked fixture), so a
+ * failed test leaves no files behind. */
+void testlib_tmpdir_make(void)
+{
+	const char *name = program_invocation_short_name;
+	if (strncmp(name, "test_", 5) == 0)
+		name += 5;
+	testlib_make_tmpdir(testlib_tmpdir, sizeof testlib_tmpdir, name);
+}
+
+void testlib_tmpdir_remove(void)
+{
+	testlib_remove_tree(testlib_tmpdir);
+}
+
+/* ---- one Check case per test ---------------------------------------- */
+
+/* Enough for the suites there are; testlib_group aborts past it. */
+#define GROUPS_MAX 16
+#define GROUP_TESTS_MAX 64
+
+struct testlib_group {
+	const char *name;
+	double timeout; /* 0: Check's default (CK_DEFAULT_TIMEOUT) */
+	const char *tags;
+	SFun setup, teardown;    /* checked */
+	SFun once_up, once_down; /* unchecked: once for the group */
+	struct {
+		const TTest *t;
+		int from, to;
+	} tests[GROUP_TESTS_MAX];
+	size_t n_tests;
+};
+
+static struct testlib_group groups[GROUPS_MAX];
+static size_t n_groups;
+/* The group whose unchecked fixture is set up, if any. Unchecked
+ * fixtures run in the runner's process (forked or not), so this is
+ * seen by the next case's. */
+static struct testlib_group *group_up;
+
+static void group_down(void)
+{
+	if (group_up && group_up->once_down)
+		group_up->once_down();
+	group_up = NULL;
+}
+
+static void group_bring_up(struct testlib_group *g)
+{
+	if (group_up == g)
+		return;
+	group_down();
+	if (g->once_up)
+		g->once_up();
+	group_up = g;
+}
+
+/* Check's fixtures take no argument: one trampoline per group slot. */
+#define GROUP_UP(i)                         \
+	static void group_up_##i(void)      \
+	{                                   \
+		group_bring_up(&groups[i]); \
+	}
+GROUP_UP(0)
+GROUP_UP(1)
+GROUP_UP(2)
+GROUP_UP(3)
+GROUP_UP(4)
+GROUP_UP(5)
+GROUP_UP(6)
+GROUP_UP(7)
+GROUP_UP(8)
+GROUP_UP(9)
+GROUP_UP(10)
+GROUP_UP(11)
+GROUP_UP(12)
+GROUP_UP(13)
+GROUP_UP(14)
+GROUP_UP(15)
+static const SFun group_ups[GROUPS_MAX] = {
+	group_up_0, group_up_1, group_up_2,  group_up_3,  group_up_4,  group_up_5,  group_up_6,  group_up_7,
+	group_up_8, group_up_9, group_up_10, group_up_11, group_up_12, group_up_13, group_up_14, group_up_15,
+};
+
+static void group_noop(void)
+{
+}
+
+struct testlib_group *testlib_group(const char *name)
+{
+	if (n_groups == GROUPS_MAX) {
+		fprintf(stderr, "testlib: more than %d test groups\n", GROUPS_MAX);
+		abort();
+	}
+	struct testlib_group *g = &groups[n_groups++];
+	g->name = name;
+	return g;
+}
+
+void testlib_group_timeout(struct testlib_group *g, double seconds)
+{
+	g->timeout = seconds;
+}
+
+void testlib_group_tags(struct testlib_group *g, const char *tags)
+{
+	g->tags = tags;
+}
+
+void testlib_group_checked_fixture(struct testlib_group *g, SFun setup, SFun teardown)
+{
+	g->setup = setup;
+	g->teardown = teardown;
+}
+
+void testlib_group_unchecked_fixture(struct testlib_group *g, SFun setup, SFun teardown)
+{
+	g->once_up = setup;
+	g->once_down = teardown;
+}
+
+void testlib_group_add_test(struct testlib_group *g, const TTest *t, int from, int to)
+{
+	if (g->n_tests == GROUP_TESTS_MAX) {
+		fprintf(stderr, "testlib: more than %d tests in group %s\n", GROUP_TESTS_MAX, g->name);
+		abort();
+	}
+	g->tests[g->n_tests].t = t;
+	g->tests[g->n_tests].from = from;
+	g->tests[g->n_tests].to = to;
+	g->n_tests++;
+}
+
+void testlib_suite_add(Suite *s, struct testlib_group *g)
+{
+	for (size_t i = 0; i < g->n_tests; i++) {
+		/* The case is named after the test: CK_RUN_CASE picks it. */
+		TCase *tc = tcase_create(g->tests[i].t->name);
+		if (g->timeout > 0)
+			tcase_set_timeout(tc, g->timeout);
+		if (g->tags)
+			tcase_set_tags(tc, g->tags);
+		/* Every case brings its group up, so the group before it is
+		 * torn down first, as its TCase's teardown would have been. */
+		tcase_add_unchecked_fixture(tc, group_ups[g - groups], group_noop);
+		if (g->setup || g->teardown)
+			tcase_add_checked_fixture(tc, g->setup, g->teardown);
+		_tcase_add_test(tc, g->tests[i].t, 0, 0, g->tests[i].from, g->tests[i].to);
+		suite_add_tcase(s, tc);
+	}
+}
+
 int testlib_main(Suite *s)
 {
+	/* What main() does for the program (src/process.c): the library
+	 * leaves libcurl's global state to its caller. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
+	group_down();
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	curl_global_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

@@ -101,3 +101,62 @@ json_t *testlib_conformance_check(json_t *checks, const char *id);
 
 /* Runs the suite with CK_NORMAL output; returns the process exit status. */
 int testlib_main(Suite *s);
+
+/* ---- a JSON-RPC exchange over a real transport ------------------------
+ * Collects every message of one exchange, answers the server's own
+ * requests on the same transport (an empty result) from inside it, and
+ * completes on the response to `id`. */
+struct transport;
+struct err;
+struct testlib_collect {
+	struct transport *t;
+	json_int_t id;
+	json_t *msgs; /* every message, parsed (the caller's: json_decref) */
+	int answered; /* server requests answered */
+};
+/* Sends request `method` (params {} when with_params) with the next id and
+ * waits for its response; 0 or -1 with e set. */
+int testlib_call(struct transport *t, const char *method, bool with_params, struct testlib_collect *c,
+		 struct err *e);
+/* The last message's "result" (asserted present). */
+json_t *testlib_last_result(struct testlib_collect *c);
+
+/* An unchecked fixture pair: a private temporary folder for the suite,
+ * named after the program, in testlib_tmpdir; removed with all it holds. */
+extern char testlib_tmpdir[256];
+void testlib_tmpdir_make(void);
+void testlib_tmpdir_remove(void);
+
+/* ---- one Check case per test ------------------------------------------
+ * Every test is its own TCase named after it (libevdev's add_test), so
+ * CK_RUN_CASE=<test> runs that one test. Tests are written in groups that
+ * share settings, as a TCase would have shared them:
+ *
+ *	struct testlib_group *g = testlib_group("http");
+ *	testlib_group_timeout(g, 120);
+ *	testlib_group_unchecked_fixture(g, server_start, server_stop);
+ *	add_test(g, answer_is_json);
+ *	add_loop_test(g, status_errors, 0, N_STATUS);
+ *	testlib_suite_add(s, g);
+ *
+ * An unchecked fixture stays once per group: set up before the group's
+ * first test that runs and torn down before another group's fixture is
+ * set up (or when the suite ends), so a server is not restarted per test.
+ * A checked fixture runs around each test, as Check's does. Old-style
+ * registration converts mechanically (see CONTRIBUTING.md, "Tests"). */
+struct testlib_group;
+struct testlib_group *testlib_group(const char *name);
+void testlib_group_timeout(struct testlib_group *g, double seconds);
+void testlib_group_tags(struct testlib_group *g, const char *tags);
+void testlib_group_checked_fixture(struct testlib_group *g, SFun setup, SFun teardown);
+void testlib_group_unchecked_fixture(struct testlib_group *g, SFun setup, SFun teardown);
+void testlib_group_add_test(struct testlib_group *g, const TTest *t, int from, int to);
+#define add_test(g, t) testlib_group_add_test((g), (t), 0, 1)
+#define add_loop_test(g, t, from, to) testlib_group_add_test((g), (t), (from), (to))
+/* One TCase per test of g added to s. */
+void testlib_suite_add(Suite *s, struct testlib_group *g);
+
+#ifndef TESTLIB_INTERNAL
+/* Tests register through the group helpers above, never a TCase of their own. */
+#pragma GCC poison tcase_create suite_add_tcase
+#endif

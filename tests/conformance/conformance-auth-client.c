@@ -14,6 +14,7 @@
  * advertise mcp:* scopes, not Catalyst's. Tokens go to a private temporary
  * folder, removed at exit. */
 
+#include <curl/curl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *url = argv[argc - 1];
+	/* The library leaves libcurl's global state to the program (as
+	 * src/process.c does for catalyst-audit). */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	trace_set_sink(to_stderr, NULL);
 
 	json_t *context = NULL;

@@ -4,6 +4,7 @@
  * the same session and transport code the catalyst-audit binary uses;
  * only the choice of tool to call lives here. */
 
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *url = argv[argc - 1];
+	/* The library leaves libcurl's global state to the program (as
+	 * src/process.c does for catalyst-audit). */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	const char *scenario = getenv("MCP_CONFORMANCE_SCENARIO");
 	size_t k;
 	for (k = 0; scenario && k < sizeof scenarios / sizeof *scenarios; k++)

@@ -231,6 +231,8 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 		g: loadFixture('g-logic-duplicate'),
 		h1: loadFixture('h1-nonretryable-error-type'),
 		h2: loadFixture('h2-nonretriable-flag-dotnet'),
+		k5: loadFixture('k5-rerun-from-event-1'),
+		k5src: loadFixture('k5-rerun-from-event-1.source'),
 	};
 
 	// --- project "default" (uid 165): every fixture verbatim, every status.
@@ -327,6 +329,24 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 		     makeRun('returns', derive(fx.a, { instanceId: 'order-9001', oldInstanceId: 'order-7731',
 							shiftMs: 22 * 3600e3, uuidSeed: 'returns/order-9001',
 							rename: { OrderWorkflow: 'ReturnWorkflow' } }))];
+	// A rerun (issue 16): `hello` reran `abc` from event 1, both in app
+	// orders; `hello-2` names a source that is gone (purged). Moved a week
+	// back, so that --shift-now still takes the other projects' newest run
+	// as now.
+	const weekBack = (events) => {
+		for (const e of events)
+			e.timestamp = shiftTime(e.timestamp, -7 * 86400e3);
+		return events;
+	};
+	p42.push(makeRun('orders', weekBack(clone(fx.k5src))), makeRun('orders', weekBack(clone(fx.k5))));
+	const orphanRerun = weekBack(clone(fx.k5));
+	for (const e of orphanRerun) {
+		if (e.workflow_instance_instance_id)
+			e.workflow_instance_instance_id = 'hello-2';
+		if (e.rerun_parent_instance_info_instance_id)
+			e.rerun_parent_instance_info_instance_id = 'purged-1';
+	}
+	p42.push(makeRun('orders', orphanRerun));
 
 	const projects = [
 		{ name: 'default', uid: 165, displayName: 'Default', region: 'us-east-1', runs: def, workflowStore: true },

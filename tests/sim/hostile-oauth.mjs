@@ -9,7 +9,8 @@
 //
 // Usage: node hostile-oauth.mjs --log FILE [--issuer URL]
 //          [--authorization-endpoint URL] [--token-endpoint URL]
-//          [--resource-metadata URL]
+//          [--resource-metadata URL] [--token-answer FILE]
+// With --token-answer, /token grants instead: HTTP 200 with FILE's bytes.
 // In every URL, {origin} stands for this server's http://127.0.0.1:PORT and
 // {host} for its 127.0.0.1:PORT.
 // Prints `ready {origin}/mcp` on stdout when listening. No dependencies.
@@ -25,6 +26,7 @@ const { values: opt } = parseArgs({
 		'authorization-endpoint': { type: 'string', default: '{origin}/authorize' },
 		'token-endpoint': { type: 'string', default: '{origin}/token' },
 		'resource-metadata': { type: 'string', default: '{origin}/.well-known/oauth-protected-resource/mcp' },
+		'token-answer': { type: 'string' },
 	},
 });
 if (!opt.log) {
@@ -72,6 +74,10 @@ server.on('request', (req, res) => {
 			back.searchParams.set('state', url.searchParams.get('state') || '');
 			res.writeHead(302, { Location: back.href });
 			return res.end();
+		}
+		if (p === '/token' && opt['token-answer']) {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			return res.end(fs.readFileSync(opt['token-answer']));
 		}
 		if (p === '/token')
 			return json(res, 400, { error: 'invalid_grant', error_description: 'hostile server' });

@@ -20,7 +20,14 @@
 //   server-requests catalyst_get_workflow_run: --requests server requests at once on an
 //                   SSE stream, each answer's 202 held --hold-ms; the result once all are
 //                   answered
+//   gzip-error      catalyst_get_workflow_run: HTTP 500 whose body, sent as
+//                   `Content-Encoding: gzip, gzip`, inflates to 20 GiB of zeros
+//   gzip-sse        catalyst_get_workflow_run: an SSE stream, gzip of gzip, of 20 GiB
+//                   of comment lines
+//   gzip-drain      notifications answered 200 with the 20 GiB body of gzip-error
+//   bad-utf8        catalyst_get_workflow_run answers a string holding the byte 0xff
 import http from 'node:http';
+import zlib from 'node:zlib';
 
 function option(name, fallback) {
 	const i = process.argv.indexOf(`--${name}`);
@@ -124,8 +131,42 @@ function deepDoc() {
 	return '['.repeat(3000) + ']'.repeat(3000);
 }
 
+// 20 GiB of `unit` repeated, as gzip of gzip: the inner stream is one raw
+// deflate block of 64 MiB, ended by a full flush so that it stands alone,
+// repeated 320 times between a gzip header and trailer (the trailer's
+// checksum is wrong: a client finds out only after inflating it all).
+function bomb(unit) {
+	const block = zlib.deflateRawSync(Buffer.alloc(64 << 20, unit), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+	const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+	const end = Buffer.from([3, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+	return zlib.gzipSync(Buffer.concat([header, ...Array(320).fill(block), end]), { level: 9 });
+}
+// Made before LISTENING: a few seconds the client's --timeout must not see.
+const bombs = {};
+if (scenario === 'gzip-sse')
+	bombs[':\n'] = bomb(':\n');
+else if (scenario.startsWith('gzip-'))
+	bombs['\0'] = bomb('\0');
+const bombOf = (unit) => bombs[unit];
+
 async function getRun(msg, res) {
 	const args = msg.params.arguments ?? {};
+	if (scenario === 'bad-utf8') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"x":"`;
+		res.end(Buffer.concat([Buffer.from(head), Buffer.from([0x61, 0xff, 0x62]), Buffer.from('"}}}')]));
+		return;
+	}
+	if (scenario === 'gzip-error') {
+		res.writeHead(500, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip, gzip' });
+		res.end(bombOf('\0'));
+		return;
+	}
+	if (scenario === 'gzip-sse') {
+		res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Content-Encoding': 'gzip, gzip' });
+		res.end(bombOf(':\n'));
+		return;
+	}
 	if (scenario === 'deep') {
 		res.writeHead(200, { 'Content-Type': 'application/json' });
 		res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"history":${deepDoc()}}}}`);
@@ -224,6 +265,11 @@ const server = http.createServer((req, res) => {
 			return;
 		}
 		if (msg.id === undefined) {
+			if (scenario === 'gzip-drain') {
+				res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip, gzip' });
+				res.end(bombOf('\0'));
+				return;
+			}
 			res.writeHead(202);
 			res.end();
 			return;

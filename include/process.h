@@ -1,0 +1,16 @@
+#pragma once
+/* What the program sets up once for the whole process, in main() before
+ * anything else runs (as curl's tool does in tool_main.c), and undoes at
+ * its end. Nothing process-wide is done lazily from deep inside a module. */
+
+#include "err.h"
+
+/* A bus error (the mapped input file cut short) said and turned into exit
+ * 6. Standard input, output and error opened on /dev/null when the program
+ * was started with one closed (so no file this process opens later takes
+ * descriptor 1 and receives the report, or 2 and receives errors); core
+ * dumps off (RLIMIT_CORE 0, and not dumpable: a core would hold the bearer
+ * token); libcurl's global state made. Returns 0, or -1 with e set. */
+int process_setup(struct err *e);
+/* libcurl's global cleanup: after the last transfer, at exit. */
+void process_teardown(void);

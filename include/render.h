@@ -1,0 +1,96 @@
+#pragma once
+/* The renderers: each formats a filled `struct report` (report.h) and
+ * computes nothing; the format table (render_format.c) names them and
+ * render_report picks one. The pipeline calls them; report.c never does
+ * (the report layer sits above the renderers). */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "report.h"
+
+enum render_format {
+	FORMAT_TEXT = 0,
+	FORMAT_JSON,
+	FORMAT_MARKDOWN,
+	FORMAT_JSONL, /* one JSON object per run, then a summary line */
+};
+
+/* How much of each run the text and Markdown reports show (JSON and JSON
+ * Lines always carry everything). */
+enum report_view {
+	REPORT_SHORT = 0, /* the verdict, the runs, the findings in a line each, the remedies and limits once */
+	REPORT_FULL,      /* --verbose-report: every activity and attempt of every run */
+	REPORT_FINDINGS,  /* --findings-only: runs with findings, each finding in a line with its evidence */
+};
+
+struct render_options {
+	bool color;
+	int width; /* terminal columns for text; 0 means 80 */
+	enum report_view view;
+	bool all_runs; /* short view: a section for every run, not only those with findings */
+	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
+	unsigned threads;
+	bool local_time; /* --local-time: times in the local zone, offset printed */
+};
+
+int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_json(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+/* The JSON report, written run by run (render_json is render_json_begin,
+ * render_json_run for each run and render_json_end): memory stays flat in
+ * the number of runs. */
+struct render_json_stream;
+/* Writes the report's opening, up to the open "runs" array. NULL on error. */
+struct render_json_stream *render_json_begin(FILE *out, const struct render_options *o, struct err *e);
+/* Writes run as the next item of "runs", separator and indentation included. */
+int render_json_run(struct render_json_stream *s, const struct report_run *run, struct err *e);
+/* Closes "runs" and writes the summary and notes as render_json does, from
+ * r's counts and notes (r->runs is not read; the summary's "runs" is the
+ * number of runs written). Frees s, also on error. For a segment stream,
+ * only flushes (r may be NULL). */
+int render_json_end(struct render_json_stream *s, const struct report *r, struct err *e);
+/* Frees s without finishing the document. */
+void render_json_abort(struct render_json_stream *s);
+/* Runs rendered apart (by workers finishing in any order) and put into a
+ * report later, in report order: render_json_run on a segment stream writes
+ * a run at the depth of "runs" without its separator; render_json_splice
+ * copies such bytes (len of them, read from fd at off) into a report stream
+ * as its next run, separator first. Spliced in order, the runs come out byte
+ * for byte as render_json_run would write them. A segment is written on one
+ * thread: the workers that render segments already keep the cores busy. */
+struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e);
+int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e);
+int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+/* JSON Lines: each run as render_json writes it, on one line, then one
+ * summary line {"schema", "summary", "notes"}. render_jsonl_run writes one
+ * run's line, on one thread (the streamed `runs` report writes each as its
+ * run is done, on the worker that audited it);
+ * render_jsonl_end the summary line, from r's counts and notes (r->runs is
+ * not read; "runs" is n_runs). */
+int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e);
+int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e);
+
+/* The output formats, one row each (src/render_format.c): the one list the
+ * option table, --output's extensions, the help, the completions and the
+ * tests read. A renderer is its enum value, its row and its file. */
+struct render_format_row {
+	enum render_format format;
+	const char *name;      /* for --format and the config file */
+	const char *extension; /* --output FILE with it picks the format; NULL: none */
+	int (*render)(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+};
+extern const struct render_format_row render_formats[]; /* {.name = NULL}-ended */
+/* The row of a name, of a format, of a file name's extension (any case);
+ * NULL when none has it. */
+const struct render_format_row *render_format_by_name(const char *name);
+const struct render_format_row *render_format_row(enum render_format f);
+const struct render_format_row *render_format_of_path(const char *path);
+/* "text|json": the names of the formats in bits (1u << format), '|'-joined. */
+void render_format_list(unsigned bits, char *buf, size_t size);
+#define RENDER_FORMATS_ALL 0xffffu
+
+int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
+		  struct err *e);
