@@ -77,7 +77,7 @@ START_TEST(app_id_quiet_no_color)
 
 	const char *env_doc = testlib_src("tests/fixtures/envelope-run-document.catalyst.json");
 	cli(&o, NULL, (char *[]){"--app-id", "checkout", "file", (char *)env_doc, NULL});
-	ck_assert_msg(strstr(o.err, "names app orders: --app-id checkout is not used"), "%s", o.err);
+	ck_assert_msg(strstr(o.err, "names app orders: --app-id checkout is used instead"), "%s", o.err);
 	testlib_output_free(&o);
 	cli(&o, NULL, (char *[]){"-q", "--app-id", "checkout", "file", (char *)env_doc, NULL});
 	ck_assert_str_eq(o.err, "");
