@@ -23,6 +23,7 @@ enum audit_command {
 	CMD_LOGOUT,
 	CMD_WHOAMI,
 	CMD_TOOLS,
+	CMD_STATS,
 };
 
 enum fail_on {
@@ -53,6 +54,10 @@ struct audit_request {
 	/* run, link: APP_ID (NULL: found through the run list) and RUN_ID;
 	 * file: PATH in args[0]. */
 	const char *args[2];
+	/* stats: the saved reports (files or folders) to read instead of the
+	 * server; n_reports 0: the server */
+	const char *const *reports;
+	size_t n_reports;
 	/* connection */
 	const char *server;    /* --server / CATALYST_MCP_URL / default */
 	const char *stdio_cmd; /* --stdio: talk to a local server instead */
@@ -138,6 +143,7 @@ int audit_link(const struct audit_request *rq, struct err *e);   /* audit_link.c
 int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_whoami.c */
 int audit_login(const struct audit_request *rq, struct err *e);  /* audit_login.c */
 int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.c */
+int audit_stats(const struct audit_request *rq, struct err *e);  /* audit_stats.c */
 
 /* Messages to the user, through rq->warn and rq->notice (nothing when they
  * are NULL): the library's only way to the terminal. */

@@ -100,6 +100,14 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr);
 /* Fetches and audits report runs [from, to) with --jobs workers over the
  * one session; `what` names them in the progress line. */
 void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what);
+/* The same for runs that join while the workers run: started with none,
+ * each page's runs added to the report and the pool as the page arrives
+ * (audit_feed_add, from the one listing thread), then ended, which waits
+ * for the last. NULL when out of memory. */
+struct audit_feed;
+struct audit_feed *audit_feed_start(struct audit_ctx *x, const char *what);
+int audit_feed_add(struct audit_feed *f, const struct catalyst_run_item *items, size_t n, struct err *e);
+void audit_feed_end(struct audit_feed *f);
 /* Child workflow runs the audited runs' histories name, audited in turn,
  * breadth first within the bounds. */
 int audit_follow_children(struct audit_ctx *x, size_t from, struct err *e);
@@ -114,8 +122,9 @@ struct audit_stream *audit_stream_new(const struct audit_request *rq);
 void audit_stream_free(struct audit_stream *st);
 /* Room for runs [0, n) (between audit rounds). */
 void audit_stream_reserve(struct audit_stream *st, size_t n);
-/* Run i is audited: rendered, and its analysis and log freed. */
-void audit_stream_ready(struct audit_ctx *x, size_t i);
+/* Run i (rr, the worker's copy of report run i) is audited: rendered,
+ * and its analysis and log freed. */
+void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i);
 /* What stays of a run after audit_stream_ready, or of one held whole. */
 bool audit_run_audited(const struct audit_ctx *x, size_t i);
 enum err_code audit_run_failure_code(const struct audit_ctx *x, size_t i);
@@ -149,6 +158,46 @@ int audit_locate_run(struct audit_ctx *x, const char *run_id, char **app, struct
 void audit_explain_missing(struct audit_ctx *x, const char *app, const char *run_id, struct err *e);
 /* Tells the user (and the report) which app a lookup found. */
 void audit_say_found(struct audit_ctx *x, const char *app, const char *run_id);
+
+/* ---- audit_runs.c: the run listing, as runs and stats share it ---------- */
+
+/* One listing of runs, from the filters to its end. */
+struct audit_listing {
+	struct catalyst_run_filter f;
+	char status[32], since[32], until[32];
+	char *workflow_exact; /* --workflow's spelling on the server, or NULL */
+	struct catalyst_run_list list;
+	struct catalyst_refusal rf;
+	struct err err; /* how the listing ended (code 0: at its end) */
+	bool sharing_offered;
+};
+/* The filters checked (usage errors before any traffic); x's project is
+ * the one the filter names. */
+int audit_listing_filters(struct audit_ctx *x, struct audit_listing *l, struct err *e);
+/* The session opened and probed, the project resolved, --workflow's
+ * spelling looked up (notes to x->r), and the listing started, giving
+ * each run once through x->seen. */
+int audit_listing_start(struct audit_ctx *x, struct audit_listing *l, struct err *e);
+/* The next page in l->list (1), the end (0) or an error (-1, in l->err);
+ * a level a list answer names is offered before the page's runs are
+ * audited. */
+int audit_listing_next(struct audit_ctx *x, struct audit_listing *l);
+/* A listing that failed before it gave a run: e becomes its error, as the
+ * command's answer. */
+void audit_listing_failed(struct audit_ctx *x, struct audit_listing *l, struct err *e);
+void audit_listing_finish(struct audit_listing *l);
+
+/* The filters as the server takes them (status, since and until written
+ * into the caller's buffers): usage errors before any traffic. */
+int audit_run_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char status[32],
+		      char since[32], char until[32], struct err *e);
+/* --workflow's spelling on the server (the caller's, or NULL: matched
+ * here over every listed run), with a note for the report in `note`. */
+char *audit_workflow_spelling(struct audit_ctx *x, const char *want, const char *app, char *note, size_t size);
+/* What the listing did that the report should say (into x->r's notes),
+ * after n_runs runs. */
+void audit_listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l, const struct err *list_err,
+			 size_t n_runs);
 
 /* ---- audit_link.c ------------------------------------------------------ */
 

@@ -18,8 +18,9 @@
 /* The commands an option applies to, as bits of enum audit_command. */
 #define ON(c) (1u << (c))
 #define ON_REPORT (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_FILE)) /* commands that write an audit report */
-#define ON_SERVER (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS))
-#define ON_SIGNIN (ON_SERVER | ON(CMD_LOGIN)) /* may sign in: everything that connects over HTTP */
+#define ON_SERVER (ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS))
+#define ON_LISTING (ON(CMD_RUNS) | ON(CMD_STATS)) /* the run listing's filters */
+#define ON_SIGNIN (ON_SERVER | ON(CMD_LOGIN))     /* may sign in: everything that connects over HTTP */
 #define ON_ALL 0xffffu
 
 /* The formats a command writes, as bits of enum render_format. */

@@ -21,7 +21,10 @@ struct config {
 	char *path; /* the file read, for messages; NULL when none was */
 	struct config_entry *entries;
 	size_t n;
-	char **kept_args; /* file: the positional list the request's paths point into */
+	/* The command line's positional words a request borrows as a list (file's
+	 * paths, stats' report paths): the CLI hands them here, config_finish frees
+	 * the list. */
+	char **kept_args;
 };
 
 void config_init(struct config *c);

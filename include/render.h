@@ -94,3 +94,8 @@ void render_format_list(unsigned bits, char *buf, size_t size);
 
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);
+
+struct stats;
+/* The fleet view (render_stats.c): it formats, never computes. */
+int render_stats(FILE *out, enum render_format f, const struct stats *st, const struct render_options *o,
+		 struct err *e);

@@ -61,6 +61,8 @@ struct report {
 
 void report_init(struct report *r);
 void report_finish(struct report *r);
+/* Frees what one run holds (not the run itself). */
+void report_run_finish(struct report_run *run);
 /* Appends a zeroed run and returns it (NULL on allocation failure). */
 struct report_run *report_add_run(struct report *r);
 int report_add_note(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -150,39 +150,97 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 
 /* ---- the worker pool ---------------------------------------------------- */
 
+/* The workers take report runs [from, to) in order. `to` may grow while
+ * they work (audit_feed_*): the runs a page lists join the pool as the
+ * page arrives, so fetching goes on while the next page is asked for and
+ * no page waits for the slowest run of the one before. The report's run
+ * array may move as runs join, so a worker audits a copy of its run and
+ * puts it back, both under the lock the feeder grows the array under. */
 struct pool {
 	struct audit_ctx *x;
 	pthread_mutex_t lock;
+	pthread_cond_t more;
 	size_t next, done, from, to;
+	bool open; /* more runs may still join */
 	const char *what;
+	pthread_t th[MAX_JOBS];
+	size_t started;
 };
 
 static void *pool_worker(void *arg)
 {
 	struct pool *p = arg;
 	struct audit_ctx *x = p->x;
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		pthread_mutex_lock(&p->lock);
-		size_t i = p->from + p->next++;
-		pthread_mutex_unlock(&p->lock);
+		while (p->from + p->next >= p->to && p->open)
+			pthread_cond_wait(&p->more, &p->lock);
+		size_t i = p->from + p->next;
 		if (i >= p->to)
 			break;
-		audit_one_run(x, &x->r->runs[i]);
+		p->next++;
+		struct report_run rr = x->r->runs[i];
+		pthread_mutex_unlock(&p->lock);
+		audit_one_run(x, &rr);
 		if (x->stream)
-			audit_stream_ready(x, i);
+			audit_stream_ready(x, &rr, i);
 		pthread_mutex_lock(&p->lock);
+		x->r->runs[i] = rr;
 		size_t done = ++p->done;
 		if (x->rq->progress) {
 			char line[80];
 			/* Counted across pages (issue 19): the runs before this
-			 * range (earlier pages) are audited already; the total
-			 * grows page by page while the list is read. */
-			snprintf(line, sizeof line, "audited %zu of %zu %s", p->from + done, p->to, p->what);
+			 * range are audited already; an open pool's total grows
+			 * while the list is read ("+"). */
+			snprintf(line, sizeof line, "audited %zu of %zu%s %s", p->from + done, p->to,
+				 p->open ? "+" : "", p->what);
 			x->rq->progress(line, x->rq->msg_ctx);
 		}
-		pthread_mutex_unlock(&p->lock);
 	}
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+static struct pool *pool_start(struct audit_ctx *x, size_t from, size_t to, bool open, const char *what)
+{
+	struct pool *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	*p = (struct pool){.x = x, .from = from, .to = to, .open = open, .what = what};
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->more, NULL);
+	size_t jobs = x->rq->jobs > 0 ? (size_t)x->rq->jobs : 8;
+	if (!open && jobs > to - from)
+		jobs = to - from;
+	if (jobs > MAX_JOBS)
+		jobs = MAX_JOBS;
+	/* One job of a fixed range is done here; an open pool has a thread of
+	 * its own even for one, so the listing goes on beside it. */
+	if (jobs > 1 || open)
+		for (; p->started < jobs; p->started++)
+			if (pthread_create(&p->th[p->started], NULL, pool_worker, p) != 0)
+				break;
+	return p;
+}
+
+/* No more runs join: the workers finish what there is (or this thread
+ * does it, when none could start). */
+static void pool_end(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->open = false;
+	pthread_cond_broadcast(&p->more);
+	pthread_mutex_unlock(&p->lock);
+	if (p->started == 0)
+		pool_worker(p);
+	for (size_t i = 0; i < p->started; i++)
+		pthread_join(p->th[i], NULL);
+	struct audit_ctx *x = p->x;
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->more);
+	free(p);
+	if (x->rq->progress)
+		x->rq->progress("", x->rq->msg_ctx);
 }
 
 /* The report's run slots are fixed while the workers run: each writes only
@@ -193,26 +251,56 @@ void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what)
 		return;
 	if (x->stream)
 		audit_stream_reserve(x->stream, to);
-	struct pool p = {.x = x, .from = from, .to = to, .what = what};
-	pthread_mutex_init(&p.lock, NULL);
-	size_t jobs = x->rq->jobs > 0 ? (size_t)x->rq->jobs : 8;
-	if (jobs > to - from)
-		jobs = to - from;
-	if (jobs > MAX_JOBS)
-		jobs = MAX_JOBS;
-	pthread_t th[MAX_JOBS];
-	size_t started = 0;
-	if (jobs > 1)
-		for (; started < jobs; started++)
-			if (pthread_create(&th[started], NULL, pool_worker, &p) != 0)
-				break;
-	if (started == 0)
-		pool_worker(&p); /* one job, or no thread could start: do it here */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&p.lock);
-	if (x->rq->progress)
-		x->rq->progress("", x->rq->msg_ctx);
+	struct pool *p = pool_start(x, from, to, false, what);
+	if (!p) {
+		/* No memory for the pool: one run at a time, here. */
+		for (size_t i = from; i < to; i++) {
+			audit_one_run(x, &x->r->runs[i]);
+			if (x->stream)
+				audit_stream_ready(x, &x->r->runs[i], i);
+		}
+		return;
+	}
+	pool_end(p);
+}
+
+struct audit_feed *audit_feed_start(struct audit_ctx *x, const char *what)
+{
+	return (struct audit_feed *)pool_start(x, x->r->n_runs, x->r->n_runs, true, what);
+}
+
+int audit_feed_add(struct audit_feed *f, const struct catalyst_run_item *items, size_t n, struct err *e)
+{
+	struct pool *p = (struct pool *)f;
+	struct audit_ctx *x = p->x;
+	struct report *r = x->r;
+	if (n == 0)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct catalyst_run_item *it = &items[i];
+		struct report_run *rr = report_add_run(r);
+		if (!rr) {
+			rc = err_oom(e);
+			break;
+		}
+		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
+		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
+		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
+	}
+	if (x->stream)
+		audit_stream_reserve(x->stream, r->n_runs);
+	p->to = r->n_runs;
+	pthread_cond_broadcast(&p->more);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+void audit_feed_end(struct audit_feed *f)
+{
+	if (f)
+		pool_end((struct pool *)f);
 }
 
 /* ---- child runs --------------------------------------------------------- */

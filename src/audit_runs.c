@@ -35,7 +35,7 @@ static const char *filter_name(enum catalyst_arg a)
  * no answer, no workflow filter goes to the server and every listed run is
  * checked here, in any case. Returns the spelling to send (the caller's),
  * or NULL, with a note for the report in `note` ("" for none). */
-static char *workflow_spelling(struct audit_ctx *x, const char *want, const char *app, char *note, size_t size)
+char *audit_workflow_spelling(struct audit_ctx *x, const char *want, const char *app, char *note, size_t size)
 {
 	static const char tool[] = "catalyst_list_workflows";
 	static const char *const k_wf[] = {"workflowname", "name", "workflow", "workflowtype", NULL};
@@ -102,8 +102,8 @@ static char *workflow_spelling(struct audit_ctx *x, const char *want, const char
 }
 
 /* The filters as the server takes them: usage errors before any traffic. */
-static int filters(const struct audit_request *rq, struct catalyst_run_filter *f, char status[32], char since[32],
-		   char until[32], struct err *e)
+int audit_run_filters(const struct audit_request *rq, struct catalyst_run_filter *f, char status[32],
+		      char since[32], char until[32], struct err *e)
 {
 	if (rq->filters.status) {
 		catalyst_status_normalize(rq->filters.status, status, 32);
@@ -131,30 +131,8 @@ static int filters(const struct audit_request *rq, struct catalyst_run_filter *f
 	return 0;
 }
 
-/* The listed runs of one page join the report and are audited. */
-static int take_page(struct audit_ctx *x, const struct catalyst_run_list *l, struct err *e)
-{
-	size_t from = x->r->n_runs;
-	int rc = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct catalyst_run_item *it = &l->items[i];
-		struct report_run *rr = report_add_run(x->r);
-		if (!rr) {
-			rc = err_oom(e);
-			break;
-		}
-		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
-		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
-		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
-		/* Already in x->seen: the listing added it there (f.seen). */
-	}
-	/* The runs taken so far are audited even when the listing stops here. */
-	audit_range(x, from, x->r->n_runs, "runs");
-	return rc;
-}
-
-/* What the listing did that the report should say. */
-static void listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l, const struct err *list_err)
+void audit_listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l, const struct err *list_err,
+			 size_t n_runs)
 {
 	const struct audit_request *rq = x->rq;
 	struct report *r = x->r;
@@ -189,10 +167,71 @@ static void listing_notes(struct audit_ctx *x, const struct catalyst_run_list *l
 			l->repeats);
 	}
 	if (list_err->code)
-		report_add_note(r, "the run list ended early, after %zu runs in %zu pages: %s", r->n_runs,
-				l->pages, list_err->msg);
-	if (r->n_runs == 0)
+		report_add_note(r, "the run list ended early, after %zu runs in %zu pages: %s", n_runs, l->pages,
+				list_err->msg);
+	if (n_runs == 0)
 		report_add_note(r, "no runs matched");
+}
+
+int audit_listing_filters(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	memset(l, 0, sizeof *l);
+	l->f = (struct catalyst_run_filter){
+		.limit = rq->filters.limit, .app = rq->filters.app, .project = &x->project};
+	return audit_run_filters(rq, &l->f, l->status, l->since, l->until, e);
+}
+
+int audit_listing_start(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	if (!x->seen)
+		return err_oom(e);
+	if (audit_ctx_connect(x, e) < 0 || audit_probe_whoami(x, e) < 0)
+		return -1;
+	audit_resolve_project(x);
+	if (x->unresolved)
+		report_add_note(x->r, "%s", x->unresolved);
+	char wf_note[700] = "";
+	if (rq->filters.workflow) {
+		l->f.workflow = l->workflow_exact =
+			audit_workflow_spelling(x, rq->filters.workflow, rq->filters.app, wf_note, sizeof wf_note);
+		l->f.workflow_match = rq->filters.workflow;
+		if (*wf_note)
+			report_add_note(x->r, "%s", wf_note);
+	}
+	/* One set of run keys for the listing and the report (children are
+	 * added to it after the listing ends). */
+	l->f.seen = x->seen;
+	catalyst_list_runs(x->c, &l->f, &l->list);
+	return 0;
+}
+
+int audit_listing_next(struct audit_ctx *x, struct audit_listing *l)
+{
+	int step = catalyst_run_list_next(&l->list, &l->rf, &l->err);
+	if (step > 0 && l->list.sharing != SHARING_UNKNOWN && !l->sharing_offered) {
+		/* Before this page's runs are analysed, as when it was read first. */
+		audit_sharing_from_field(x, l->list.sharing, l->list.sharing_key, CATALYST_TOOL_LIST_RUNS);
+		l->sharing_offered = true;
+	}
+	return step;
+}
+
+void audit_listing_failed(struct audit_ctx *x, struct audit_listing *l, struct err *e)
+{
+	/* Nothing was listed: the error is the answer, as it always was. */
+	*e = l->err;
+	if (e->code == ERR_NOT_FOUND)
+		audit_project_missing(x, e);
+	else if (e->detail == ERR_DETAIL_REFUSAL && *l->rf.kind)
+		err_prefix(e, "listing runs");
+}
+
+void audit_listing_finish(struct audit_listing *l)
+{
+	free(l->workflow_exact);
+	catalyst_run_list_finish(&l->list);
 }
 
 int audit_runs(const struct audit_request *rq, struct err *e)
@@ -201,86 +240,55 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	report_init(&r);
 	struct audit_ctx x;
 	audit_ctx_init(&x, rq, &r);
-	struct catalyst_run_list list;
-	memset(&list, 0, sizeof list);
-	char *workflow_exact = NULL;
+	struct audit_listing l;
 	int rc = -1;
 
-	char status[32] = "", since[32], until[32];
-	struct catalyst_run_filter f = {.limit = rq->filters.limit, .app = rq->filters.app, .project = &x.project};
-	if (filters(rq, &f, status, since, until, e) < 0)
+	if (audit_listing_filters(&x, &l, e) < 0)
 		goto out;
 	x.stream = audit_stream_new(rq);
-	if (!x.seen) {
+	if (audit_listing_start(&x, &l, e) < 0)
+		goto out;
+	/* Each page's runs are audited as soon as it arrives, while the next
+	 * is asked for (the runs taken are audited even when the listing
+	 * stops); the pool ends with the listing. Each run is in x->seen
+	 * already: the listing added it there (f.seen). */
+	struct audit_feed *feed = audit_feed_start(&x, "runs");
+	if (!feed) {
 		err_oom(e);
 		goto out;
 	}
-	if (audit_ctx_connect(&x, e) < 0 || audit_probe_whoami(&x, e) < 0)
-		goto out;
-	audit_resolve_project(&x);
-	if (x.unresolved)
-		report_add_note(&r, "%s", x.unresolved);
-	char wf_note[700] = "";
-	if (rq->filters.workflow) {
-		f.workflow = workflow_exact =
-			workflow_spelling(&x, rq->filters.workflow, rq->filters.app, wf_note, sizeof wf_note);
-		f.workflow_match = rq->filters.workflow;
-		if (*wf_note)
-			report_add_note(&r, "%s", wf_note);
-	}
-
-	struct catalyst_refusal rf;
-	memset(&rf, 0, sizeof rf);
-	struct err list_err;
-	err_clear(&list_err);
-	bool sharing_offered = false;
-	/* One set of run keys for the listing and the report (children are
-	 * added to it after the listing ends). */
-	f.seen = x.seen;
-	catalyst_list_runs(x.c, &f, &list);
 	int step;
-	while ((step = catalyst_run_list_next(&list, &rf, &list_err)) > 0) {
-		if (list.sharing != SHARING_UNKNOWN && !sharing_offered) {
-			/* Before this page's runs are analysed, as when it was read first. */
-			audit_sharing_from_field(&x, list.sharing, list.sharing_key, CATALYST_TOOL_LIST_RUNS);
-			sharing_offered = true;
-		}
-		if (take_page(&x, &list, &list_err) < 0) {
+	while ((step = audit_listing_next(&x, &l)) > 0)
+		if (audit_feed_add(feed, l.list.items, l.list.n, &l.err) < 0) {
 			step = -1;
 			break;
 		}
-	}
+	audit_feed_end(feed);
 	if (step < 0 && r.n_runs == 0) {
-		/* Nothing was listed: the error is the answer, as it always was. */
-		*e = list_err;
-		if (e->code == ERR_NOT_FOUND)
-			audit_project_missing(&x, e);
-		else if (e->detail == ERR_DETAIL_REFUSAL && *rf.kind)
-			err_prefix(e, "listing runs");
+		audit_listing_failed(&x, &l, e);
 		goto out;
 	}
-	listing_notes(&x, &list, &list_err);
+	audit_listing_notes(&x, &l.list, &l.err, r.n_runs);
 
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && audit_follow_children(&x, 0, e) < 0)
 		goto out;
-	if (rq->filters.limit > 0 && r.n_runs > list.top_level)
+	if (rq->filters.limit > 0 && r.n_runs > l.list.top_level)
 		report_add_note(
 			&r,
 			"--limit %ld counts top-level runs (%zu audited); %zu child run(s) were added on top, "
 			"listed with their parent or started by an audited run",
-			rq->filters.limit, list.top_level, r.n_runs - list.top_level);
+			rq->filters.limit, l.list.top_level, r.n_runs - l.list.top_level);
 	rc = audit_finish_report(&x, "runs", e);
-	if (rc >= 0 && list_err.code) {
+	if (rc >= 0 && l.err.code) {
 		/* The report covers what was listed; the status says the list is
 		 * incomplete. */
-		*e = list_err;
+		*e = l.err;
 		err_prefix(e, "listing runs (the report covers the %zu runs listed before)", r.n_runs);
 		rc = -1;
 	}
 out:
-	free(workflow_exact);
-	catalyst_run_list_finish(&list);
+	audit_listing_finish(&l);
 	audit_ctx_finish(&x);
 	report_finish(&r);
 	return rc;

@@ -160,11 +160,29 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		return -1;
 	}
 
+	/* The children to follow, kept before the analysis goes. */
+	const struct analysis *an = rr->analysis;
+	char **children = NULL;
+	size_t n_children = 0;
+	if (an && an->n_child_instances) {
+		children = calloc(an->n_child_instances, sizeof *children);
+		if (!children) {
+			free(text);
+			return err_oom(e);
+		}
+		for (size_t c = 0; c < an->n_child_instances; c++)
+			if (an->child_instances[c] && (children[n_children] = strdup(an->child_instances[c])))
+				n_children++;
+	}
+	/* The per-run records may move (the feeder grows them while workers
+	 * run, under the lock): each is touched under it only. */
+	pthread_mutex_lock(&st->lock);
 	struct stream_run *sr = &st->st[i];
 	sr->audited = rr->analysis != NULL;
 	sr->failure_code = rr->failure_code;
 	sr->len = len;
-	pthread_mutex_lock(&st->lock);
+	sr->children = children;
+	sr->n_children = n_children;
 	if (st->out) {
 		/* Out in report order: this line, and those after it that wait. */
 		sr->line = text;
@@ -188,25 +206,13 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	st->totals.n_findings += one.n_findings;
 	st->totals.n_suspect += one.n_suspect;
 	st->totals.n_failed_runs += one.n_failed_runs;
+	if (rc == 0)
+		sr->written = true;
 	pthread_mutex_unlock(&st->lock);
 	free(text);
 	if (rc < 0)
 		return -1;
 
-	const struct analysis *an = rr->analysis;
-	if (an && an->n_child_instances) {
-		sr->children = calloc(an->n_child_instances, sizeof *sr->children);
-		if (!sr->children)
-			return err_oom(e);
-		for (size_t c = 0; c < an->n_child_instances; c++) {
-			const char *id = an->child_instances[c];
-			if (!id)
-				continue;
-			if (!(sr->children[sr->n_children] = strdup(id)))
-				return err_oom(e);
-			sr->n_children++;
-		}
-	}
 	/* The analysis borrows from the log: it goes first. */
 	analysis_free(rr->analysis);
 	rr->analysis = NULL;
@@ -228,11 +234,10 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		free(*done[k]);
 		*done[k] = NULL;
 	}
-	sr->written = true;
 	return 0;
 }
 
-void audit_stream_ready(struct audit_ctx *x, size_t i)
+void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i)
 {
 	struct audit_stream *st = x->stream;
 	struct err e;
@@ -240,7 +245,7 @@ void audit_stream_ready(struct audit_ctx *x, size_t i)
 	pthread_mutex_lock(&st->lock);
 	bool skip = st->failed || i >= st->cap;
 	pthread_mutex_unlock(&st->lock);
-	if (skip || stream_write(st, &x->r->runs[i], i, &e) == 0)
+	if (skip || stream_write(st, rr, i, &e) == 0)
 		return;
 	pthread_mutex_lock(&st->lock);
 	if (!st->failed) {

@@ -454,6 +454,12 @@ static int pick_command(const struct line *l, struct audit_request *rq, const st
 	rq->run = c->run;
 	for (size_t k = 0; k < nargs && k < 2; k++)
 		rq->args[k] = pos[first_arg + k];
+	if (c->cmd == CMD_STATS && nargs) {
+		/* The report paths, in the positional list (cli_parse hands it
+		 * to cfg, which outlives rq). */
+		rq->reports = (const char *const *)(pos + first_arg);
+		rq->n_reports = nargs;
+	}
 	if (c->cmd == CMD_FILE) {
 		/* Every path; the list is kept until exit (cli_parse hands it to cfg). */
 		rq->files = (const char *const *)pos + first_arg;
@@ -611,8 +617,8 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	if (rc == CLI_ACTION_RUN && resolve(v, &l, cmd, cfg, e) < 0)
 		rc = -1;
 	*rq = v->rq;
-	if (rc == CLI_ACTION_RUN && rq->files) {
-		cfg->kept_args = l.positional; /* rq->files points into it */
+	if (rc == CLI_ACTION_RUN && (rq->files || rq->n_reports)) {
+		cfg->kept_args = l.positional; /* rq->files and rq->reports point into it */
 		l.positional = NULL;
 	}
 out:

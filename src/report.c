@@ -14,7 +14,7 @@ void report_init(struct report *r)
 	memset(r, 0, sizeof *r);
 }
 
-static void report_run_finish(struct report_run *run)
+void report_run_finish(struct report_run *run)
 {
 	free(run->app_id);
 	free(run->run_id);

@@ -167,6 +167,9 @@ START_TEST(per_command_help)
 		 {"--no-children", "--project", "--fail-on", "--web"},
 		 {"--status", "--app", "--limit", "--no-check"}},
 		{"runs", {"--status", "--since", "--limit", "--app"}, {NULL}},
+		{"stats",
+		 {"--since", "--jobs", "--fail-on", "--project"},
+		 {"--no-children", "--findings-only", "--web", "--all-runs"}},
 		{"file",
 		 {"--project", "--format", "--data-sharing", NULL},
 		 {"--server", "--stdio", "--status", "--timeout"}},
@@ -350,34 +353,34 @@ static const struct {
 	const char *err;
 } inapplicable_cases[] = {
 	{{"run", "app", "run-1", "--status", "failed", NULL},
-	 "--status does not apply to run (only to runs; see catalyst-audit run --help)"},
+	 "--status does not apply to run (only to runs and stats; see catalyst-audit run --help)"},
 	{{"--status", "failed", "run", "app", "run-1", NULL},
-	 "--status does not apply to run (only to runs; see catalyst-audit run --help)"},
+	 "--status does not apply to run (only to runs and stats; see catalyst-audit run --help)"},
 	{{"file", FIXTURE, "--app", "x", NULL},
-	 "--app does not apply to file (only to runs; see catalyst-audit file --help)"},
+	 "--app does not apply to file (only to runs and stats; see catalyst-audit file --help)"},
 	{{"login", "--limit", "3", NULL},
-	 "--limit does not apply to login (only to runs; see catalyst-audit login --help)"},
+	 "--limit does not apply to login (only to runs and stats; see catalyst-audit login --help)"},
 	{{"file", FIXTURE, "--server", "http://127.0.0.1:1/mcp", NULL},
-	 "--server does not apply to file (only to run, runs, link, login, logout, whoami and tools; see "
+	 "--server does not apply to file (only to run, runs, stats, link, login, logout, whoami and tools; see "
 	 "catalyst-audit file --help)"},
 	{{"link", "a", "b", "--fail-on", "never", NULL},
-	 "--fail-on does not apply to link (only to run, runs and file; see catalyst-audit link --help)"},
+	 "--fail-on does not apply to link (only to run, runs, stats and file; see catalyst-audit link --help)"},
 	{{"whoami", "-o", "json", "--web", NULL},
 	 "--web does not apply to whoami (only to run and link; see catalyst-audit whoami --help)"},
 	{{"run", "a", "b", "--no-check", NULL},
 	 "--no-check does not apply to run (only to link; see catalyst-audit run --help)"},
 	{{"whoami", "--color", "never", NULL},
-	 "--color does not apply to whoami (only to run, runs and file; see catalyst-audit whoami --help)"},
+	 "--color does not apply to whoami (only to run, runs, stats and file; see catalyst-audit whoami --help)"},
 	{{"login", "--stdio", "cat", NULL},
-	 "--stdio does not apply to login (only to run, runs, link, whoami and tools; see catalyst-audit login "
+	 "--stdio does not apply to login (only to run, runs, stats, link, whoami and tools; see catalyst-audit login "
 	 "--help)"},
 	{{"logout", "--timeout", "3", NULL},
-	 "--timeout does not apply to logout (only to run, runs, link, login, whoami and tools; see catalyst-audit "
+	 "--timeout does not apply to logout (only to run, runs, stats, link, login, whoami and tools; see catalyst-audit "
 	 "logout --help)"},
 	{{"file", FIXTURE, "--no-children", NULL},
 	 "--no-children does not apply to file (only to run and runs; see catalyst-audit file --help)"},
 	{{"tools", "--project", "p", NULL},
-	 "--project does not apply to tools (only to run, runs, file and link; see catalyst-audit tools --help)"},
+	 "--project does not apply to tools (only to run, runs, stats, file and link; see catalyst-audit tools --help)"},
 };
 
 START_TEST(inapplicable_options_exit_2)

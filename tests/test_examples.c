@@ -487,7 +487,7 @@ START_TEST(every_documented_example_runs)
 		bool signin = cmd == CMD_LOGIN;
 		run_line(ex->line, work, signin ? mcp.url : sim.url, signin, strstr(plain, "--no-browser") != NULL,
 			 &o);
-		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE;
+		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE || cmd == CMD_STATS;
 		ck_assert_msg(o.status == 0 || (audit && o.status == 1),
 			      "%s: '%s' exited %d (the docs imply %s): %s", ex->where, ex->line, o.status,
 			      audit ? "0 or 1" : "0", o.err);

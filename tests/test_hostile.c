@@ -1015,8 +1015,9 @@ END_TEST
 
 /* The same run listed again (on its page and on later ones, as an offset
  * listing does while new runs arrive): audited and counted once, the
- * duplicates said in a note and a warning. And the report streams: the
- * first run is fetched before the second page is asked for. */
+ * duplicates said in a note and a warning. And the listing does not hold
+ * up the fetches: the first page's runs are fetched while the second page
+ * (which takes a second) is still being answered. */
 START_TEST(duplicate_runs_audited_once)
 {
 	struct hostile h;
@@ -1028,7 +1029,7 @@ START_TEST(duplicate_runs_audited_once)
 	long fetched = stat_count(stats, "tools", "catalyst_get_workflow_run");
 	json_t *order = json_object_get(stats, "order");
 	ck_assert_str_eq(json_string_value(json_array_get(order, 0)), "catalyst_list_workflow_runs");
-	ck_assert_str_eq(json_string_value(json_array_get(order, 1)), "catalyst_get_workflow_run");
+	ck_assert_msg(json_is_true(json_object_get(stats, "overlap")), "no run fetched while a page was listed");
 	json_decref(stats);
 	hostile_stop(&h);
 	ck_assert_msg(m.run.status == 0, "status %d: %s", m.run.status, m.err);

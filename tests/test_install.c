@@ -123,7 +123,7 @@ static const struct {
 	int cword;
 	const char *want;
 } bash_cases[] = {
-	{"catalyst-audit ''", 1, "run\nruns\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
+	{"catalyst-audit ''", 1, "run\nruns\nstats\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
 	{"catalyst-audit --format ''", 2, "@FORMATS@"}, /* each of render_formats, a line each */
 	{"catalyst-audit runs -o j", 3, "json\njsonl\n"},
 	{"catalyst-audit help ru", 2, "run\nruns\n"},
@@ -131,6 +131,7 @@ static const struct {
 	{"catalyst-audit --project payments ru", 3, "run\nruns\n"},
 	{"catalyst-audit runs --st", 2, "--stdio\n--status\n"},
 	{"catalyst-audit runs --status f", 3, "failed\n"},
+	{"catalyst-audit stats --st", 2, "--stdio\n--status\n"},
 	{"catalyst-audit --fail-on ''", 2, "never\nreexecuted\nsuspect\n"},
 	{"catalyst-audit --color a", 2, "auto\nalways\n"},
 };

@@ -16,19 +16,27 @@
 
 #define TIMEOUT_MS 120000
 
-static int validate(char **files, size_t n, struct testlib_output *o)
+#define REPORT_SCHEMA "doc/catalyst-audit.report.v1.schema.json"
+#define STATS_SCHEMA "doc/catalyst-audit.stats.v1.schema.json"
+
+static int validate_with(const char *schema, char **files, size_t n, struct testlib_output *o)
 {
 	char **argv = calloc(n + 4, sizeof *argv);
 	ck_assert_ptr_nonnull(argv);
 	argv[0] = (char *)testlib_node();
 	argv[1] = (char *)testlib_src("tests/schema/validate.mjs");
-	argv[2] = (char *)testlib_src("doc/catalyst-audit.report.v1.schema.json");
+	argv[2] = (char *)testlib_src(schema);
 	for (size_t i = 0; i < n; i++)
 		argv[3 + i] = files[i];
 	int rc = testlib_run(argv, NULL, NULL, 0, TIMEOUT_MS, o);
 	free(argv);
 	ck_assert_int_eq(rc, 0);
 	return o->status;
+}
+
+static int validate(char **files, size_t n, struct testlib_output *o)
+{
+	return validate_with(REPORT_SCHEMA, files, n, o);
 }
 
 START_TEST(every_golden_is_valid)
@@ -118,6 +126,53 @@ START_TEST(a_golden_that_breaks_it_is_rejected)
 }
 END_TEST
 
+/* `stats` over every golden report (JSON and JSON Lines of every fixture:
+ * every finding kind, failure class, child workflows, hostile names) holds
+ * for the stats schema, in both of its forms; the same output with one
+ * field changed does not. */
+START_TEST(stats_output_is_valid)
+{
+	static const char *const forms[] = {"json", "jsonl"};
+	for (size_t f = 0; f < 2; f++) {
+		char *args[] = {"stats",     (char *)testlib_src("tests/golden"),
+				"-o",        (char *)forms[f],
+				"--fail-on", "never",
+				NULL};
+		struct testlib_output run;
+		ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &run), 0);
+		ck_assert_msg(run.status == 0, "%s", run.err);
+		ck_assert_ptr_nonnull(strstr(run.out, "\"ambiguous_failure_retried\""));
+		ck_assert(strstr(run.out, "\"child_workflow\":true") ||
+			  strstr(run.out, "\"child_workflow\": true"));
+		for (int broken = 0; broken < 2; broken++) {
+			char *path;
+			ck_assert_int_ge(
+				asprintf(&path, "/tmp/schema-stats-%d-%zu-%d.json", (int)getpid(), f, broken), 0);
+			FILE *out = fopen(path, "w");
+			ck_assert_ptr_nonnull(out);
+			char *text = strdup(run.out);
+			if (broken) {
+				/* a share given as a percentage string */
+				char *at = strstr(text, "\"reexecuted_share\":");
+				ck_assert_ptr_nonnull(at);
+				memcpy(at, "\"reexecuted_sharf\":", 19);
+			}
+			fputs(text, out);
+			fclose(out);
+			free(text);
+			struct testlib_output o;
+			int status = validate_with(STATS_SCHEMA, &path, 1, &o);
+			ck_assert_msg(status == broken, "%s form, broken %d: %s%s", forms[f], broken, o.out,
+				      o.err);
+			testlib_output_free(&o);
+			unlink(path);
+			free(path);
+		}
+		testlib_output_free(&run);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schema");
@@ -125,6 +180,7 @@ int main(void)
 	testlib_group_timeout(tc, 300);
 	add_test(tc, every_golden_is_valid);
 	add_test(tc, a_golden_that_breaks_it_is_rejected);
+	add_test(tc, stats_output_is_valid);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -125,7 +125,11 @@ function truncated(events, n, tail, at) {
 // A generated history of roughly `target` events: one activity after the
 // other, some retried through an activity-retry timer (Go/Python shape), some
 // retries after a timeout-class failure.
-export function generateHistory({ instanceId, workflowName, activity, target, rng, startMs, retryEvery }) {
+// attemptsOf(k, name), when given, decides each invocation's attempts
+// instead of retryEvery; invocations, when given, how many there are
+// instead of target.
+export function generateHistory({ instanceId, workflowName, activity, target, rng, startMs, retryEvery, attemptsOf,
+				  invocations }) {
 	const ev = [];
 	let t = startMs;
 	let seq = 0;
@@ -138,11 +142,16 @@ export function generateHistory({ instanceId, workflowName, activity, target, rn
 	ev.push({ event_id: -1, timestamp: ts(-5), event_type: 'ExecutionStarted', name: workflowName,
 		  workflow_instance_instance_id: instanceId, workflow_instance_execution_id: execId });
 	let k = 0;
-	while (ev.length < target - 2) {
+	while (invocations !== undefined ? k < invocations : ev.length < target - 2) {
 		const name = activity(k);
 		const tex = derivedUuid(`${instanceId}/act/${k}`);
-		const retried = retryEvery > 0 && rng() < 1 / retryEvery;
-		const attempts = retried ? 2 + Math.floor(rng() * 2) : 1;
+		let attempts;
+		if (attemptsOf) {
+			attempts = attemptsOf(k, name);
+		} else {
+			const retried = retryEvery > 0 && rng() < 1 / retryEvery;
+			attempts = retried ? 2 + Math.floor(rng() * 2) : 1;
+		}
 		for (let a = 0; a < attempts; a++) {
 			const sid = seq++;
 			ev.push({ event_id: sid, timestamp: ts(20 + Math.floor(rng() * 30)), event_type: 'TaskScheduled',
@@ -216,7 +225,47 @@ function addPayloads(run) {
 		delete e._record;
 }
 
-export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default' } = {}) {
+// The fleet (--fleet N): N small runs of one workflow over the 20 days
+// before the fixtures' day, alternating between apps `orders` and
+// `billing`, each calling FLEET_ACTIVITIES once. An activity named in
+// `reexecute` ({name: rate}) re-executes after an ambiguous failure (a
+// timeout or a 503, then a retry that succeeds) in exactly
+// floor(rate * n) of its first n invocations per app; every other
+// invocation runs once. N/2 more runs, 45 days older still, re-execute
+// FLEET_OLD_ACTIVITY every time: a window that ignored --since would rank it
+// first.
+export const FLEET_ACTIVITIES = ['ValidateOrder', 'ReserveInventory', 'ChargeCard', 'SendReceipt', 'NotifyCustomer',
+				 'UpdateLedger'];
+export const FLEET_OLD_ACTIVITY = 'ArchiveOrder';
+
+function fleetRuns(n, reexecute, rng) {
+	const runs = [];
+	const seen = new Map(); // app/name -> invocations so far
+	const attemptsOf = (app) => (k, name) => {
+		const rate = name === FLEET_OLD_ACTIVITY ? 1 : (reexecute[name] ?? 0);
+		const key = `${app}/${name}`;
+		const i = seen.get(key) ?? 0;
+		seen.set(key, i + 1);
+		return Math.floor((i + 1) * rate + 1e-9) > Math.floor(i * rate + 1e-9) ? 2 : 1;
+	};
+	const day = Date.parse('2026-09-14T00:00:00.000Z');
+	const span = 20 * 86400e3;
+	const old = Math.floor(n / 2);
+	for (let i = 0; i < n + old; i++) {
+		const isOld = i >= n;
+		const app = ['orders', 'billing'][i % 2];
+		const id = `${isOld ? 'fleet-old' : 'fleet'}-${String(i + 1).padStart(6, '0')}`;
+		const names = isOld ? [FLEET_OLD_ACTIVITY, ...FLEET_ACTIVITIES.slice(0, 2)] : FLEET_ACTIVITIES;
+		const startMs = isOld ? day - 45 * 86400e3 - (i - n) * 60e3 : day - span + Math.floor((i * span) / Math.max(n, 1));
+		runs.push(makeRun(app, generateHistory({
+			instanceId: id, workflowName: 'FleetWorkflow', activity: (k) => names[k % names.length],
+			invocations: names.length, rng, startMs, attemptsOf: attemptsOf(app) })));
+	}
+	return runs;
+}
+
+export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default', fleet = 0,
+			     reexecute = {} } = {}) {
 	const rng = mulberry32(seed);
 	const fx = {
 		a: loadFixture('a-clean-activity'),
@@ -299,6 +348,8 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 			activity: (k) => ['ValidateOrder', 'ReserveInventory', 'ChargeCard', 'CreateShipment', 'NotifyCustomer'][k % 5],
 			target: 200, rng, startMs: Date.parse('2026-09-13T00:00:00.000Z') + i * 61_000, retryEvery: 12 })));
 	}
+	if (fleet > 0)
+		gen.push(...fleetRuns(fleet, reexecute, rng));
 
 	// --- project "payments" (uid 212): the realistic incident set of the demo.
 	const pay = [];

@@ -29,6 +29,11 @@ Data and shape:
   --events flat|graph|both   override where get_workflow_run puts the events
   --runs N                   add N generated runs (~200 events, some retried) to project "default"
   --runs-project NAME        put the generated runs in a new project NAME (uid 500) instead
+  --fleet N                  add N small runs of FleetWorkflow (apps orders and billing, 20 days
+                             before the fixtures' day) to the generated runs' project, plus N/2
+                             runs 45 days older in which ArchiveOrder re-executes every time
+  --reexecute NAME:RATE      repeatable: in the fleet, activity NAME re-executes after an ambiguous
+                             failure in exactly floor(RATE*n) of its first n invocations per app
   --shift-now                move every timestamp so the newest run ended 10 minutes ago
   --max-page N               page sizes above N are refused as "unfilterable" (default 50)
   --list-children            the run list lists child runs too (each with its parent's id)
@@ -82,7 +87,7 @@ function die(msg) {
 function parseArgs(argv) {
 	const cfg = {
 		profile: 'a', dataSharing: 'metadata', whoamiNamesLevel: false, metaNamesLevel: false,
-		resultEnvelope: null, eventsMode: null, runs: 0, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
+		resultEnvelope: null, eventsMode: null, runs: 0, fleet: 0, reexecute: {}, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
 		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600,
@@ -116,6 +121,14 @@ function parseArgs(argv) {
 		case '--result-envelope': cfg.resultEnvelope = oneOf(arg, next(), ['both', 'text', 'structured']); break;
 		case '--events': cfg.eventsMode = oneOf(arg, next(), ['flat', 'graph', 'both']); break;
 		case '--runs': cfg.runs = Math.floor(num(arg, next())); break;
+		case '--fleet': cfg.fleet = Math.floor(num(arg, next())); break;
+		case '--reexecute': {
+			const m = /^([^:]+):([0-9.]+)$/.exec(next() ?? '');
+			if (!m || Number(m[2]) > 1)
+				die('--reexecute needs NAME:RATE with RATE from 0 to 1');
+			cfg.reexecute[m[1]] = Number(m[2]);
+			break;
+		}
 		case '--runs-project':
 			cfg.runsProject = next();
 			if (!cfg.runsProject || ['payments', '42', 'sandbox'].includes(cfg.runsProject))
@@ -176,7 +189,8 @@ function parseArgs(argv) {
 
 const cfg = parseArgs(process.argv.slice(2));
 const log = (msg) => process.stderr.write(`catalyst-sim: ${msg}\n`);
-const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject });
+const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
+			   fleet: cfg.fleet, reexecute: cfg.reexecute });
 const catalyst = new Catalyst(cfg, world);
 const tools = toolList(cfg.profile);
 const faultRng = mulberry32(cfg.seed ^ 0x5eed);

@@ -14,7 +14,8 @@
 //   runs-many       the run list: --per-page runs a page (no app id: no fetch), new cursors
 //   runs-fat-ids    the same with --id-bytes long run ids
 //   runs-cycle      cursors B, C, B, C, ... (two runs a page), run fetches answered
-//   runs-dup        three pages of runs that repeat runs of earlier pages (and of their own)
+//   runs-dup        three pages of runs that repeat runs of earlier pages (and of their own);
+//                   the second page answers after a second
 //   deep            catalyst_get_workflow_run answers 3,000 nested arrays
 //   huge            catalyst_get_workflow_run answers 17 MiB
 //   server-requests catalyst_get_workflow_run: --requests server requests at once on an
@@ -41,7 +42,9 @@ const idBytes = Number(option('id-bytes', '0'));
 const nRequests = Number(option('requests', '25'));
 const holdMs = Number(option('hold-ms', '0'));
 
-const stats = { methods: {}, tools: {}, answers: 0, order: [], listPages: 0 };
+// overlap: a run was asked for while a list page was still being answered
+const stats = { methods: {}, tools: {}, answers: 0, order: [], listPages: 0, overlap: false };
+let listsInFlight = 0;
 const waiting = new Map(); // our request id -> resolve
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -221,12 +224,21 @@ async function handle(msg, req, res) {
 		stats.tools[name] = (stats.tools[name] ?? 0) + 1;
 		stats.order.push(name);
 		if (name === 'catalyst_list_workflow_runs') {
+			const cursor = msg.params.arguments?.cursor;
+			if (scenario === 'runs-dup' && cursor === 'q2') {
+				listsInFlight++;
+				await sleep(1000);
+				listsInFlight--;
+			}
 			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end(reply(msg, toolResult(runsPage(msg.params.arguments?.cursor))));
+			res.end(reply(msg, toolResult(runsPage(cursor))));
 			return;
 		}
-		if (name === 'catalyst_get_workflow_run')
+		if (name === 'catalyst_get_workflow_run') {
+			if (listsInFlight > 0)
+				stats.overlap = true;
 			return getRun(msg, res);
+		}
 	}
 	res.writeHead(200, { 'Content-Type': 'application/json' });
 	res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }));
