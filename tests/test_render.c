@@ -223,8 +223,7 @@ START_TEST(overview_lists_every_run)
 		ck_assert_msg(ov, "no overview in:\n%s", t);
 		/* After the verdict, before what follows it: the runs' details
 		 * (the full view) or the limits (the short view has no details). */
-		const char *next =
-			strstr(t, view == REPORT_FULL ? "\nRun " : "\nLimits: ");
+		const char *next = strstr(t, view == REPORT_FULL ? "\nRun " : "\nLimits: ");
 		ck_assert_msg(strstr(t, "Verdict:") < ov && next && ov < next, "overview out of place in:\n%s", t);
 		ck_assert_msg(strstr(ov, "status     findings\n"), "in:\n%s", t);
 		const char *row = strstr(ov, "\n  pay-20931 ");
