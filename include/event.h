@@ -116,6 +116,7 @@ enum event_dialect {
 	DIALECT_CATALYST, /* flattened snake_case (camel/Pascal accepted) */
 	DIALECT_PROTOJSON,
 	DIALECT_DAPR_CLI,
+	DIALECT_DAPR_TABLE, /* the table `dapr workflow history` prints without -o json */
 };
 
 struct event_count {
@@ -169,6 +170,10 @@ enum event_dialect_cap {
 	/* Prints no child workflow instance id, no retry parent and no
 	 * scheduled id on a child's failure: children pair by order. */
 	DIALECT_CAP_NO_CHILD_IDS = 1u << 2,
+	/* Prints no failure details (error type and message), no execution
+	 * ids, no payloads, and no scheduled id on a failure: results pair
+	 * with calls by order and every failure class is unknown. */
+	DIALECT_CAP_NO_FAILURE_DETAILS = 1u << 3,
 };
 /* The log's dialect's caps, or a dialect's (0 for DIALECT_UNKNOWN). */
 unsigned event_log_caps(const struct event_log *log);

@@ -354,6 +354,20 @@ void analysis_limits(struct finding_ctx *c)
 			return;
 	}
 
+	/* A history that prints no failure details: read for what it prints. */
+	if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS) {
+		sb_init(&s, oom);
+		sb_printf(&s,
+			  "This history is %s, which prints no failure details (no error type or "
+			  "message, so every failure class is unknown), no execution ids, no payloads "
+			  "and no scheduled id on a failure: each failure is paired with a call by order, "
+			  "and retries grouped by order and name. Save the history with `%s ID -o json` "
+			  "for more.",
+			  event_dialect_origin(w->dialect), event_dialect_printer(w->dialect));
+		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
+			return;
+	}
+
 	/* 2. Payloads not visible, and the calls that made it matter. */
 	if (w->view != VIEW_VISIBLE) {
 		sb_init(&s, oom);
@@ -440,9 +454,16 @@ void analysis_limits(struct finding_ctx *c)
 		if (w->n_origin_unmatched > 1)
 			sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
 				  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
-		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a child's "
-			      "retries after an instance id it never starts when none is given), so the "
-			      "retry was linked to the failure it follows by order: a failure, that "
+		if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS)
+			sb_printf(&s,
+				  ", which matches no attempt in this history (%s prints no execution id "
+				  "on an attempt), so the ",
+				  event_dialect_origin(w->dialect));
+		else
+			sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a "
+				      "child's retries after an instance id it never starts when none is "
+				      "given), so the ");
+		sb_printf(&s, "retry was linked to the failure it follows by order: a failure, that "
 			      "timer, then a new schedule of the same name, an inference, not a recorded "
 			      "link.");
 		if (limit_add(ao, oom, sb_steal(&s), true) < 0)

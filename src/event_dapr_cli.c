@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static enum timer_origin origin_kind_from_name(const char *s, size_t len)
+enum timer_origin dapr_cli_origin_kind(const char *s, size_t len)
 {
 	char n[KEY_MAX];
 	size_t l = event_key_normalise(s, len, n, sizeof n);
@@ -104,7 +104,7 @@ static int attr_value(struct dec *d, const char *k, size_t kl, const char *v, si
 	if (kl == 6 && memcmp(k, "fireAt", 6) == 0)
 		return dec_get_str(d, k, kl, &t, &ev->fire_at);
 	if (kl == 6 && memcmp(k, "origin", 6) == 0) {
-		d->ev->origin = origin_kind_from_name(v, vl);
+		d->ev->origin = dapr_cli_origin_kind(v, vl);
 		return 0;
 	}
 	if (kl == 10 && memcmp(k, "taskExecId", 10) == 0)
@@ -212,7 +212,7 @@ int dapr_cli_details(struct dec *d, const struct jscan_tok *v)
 			const char *par = memchr(val, '(', (size_t)(end - val));
 			const char *kend = par ? par : end;
 			if (ev->origin == ORIGIN_NONE)
-				d->ev->origin = origin_kind_from_name(val, (size_t)(kend - val));
+				d->ev->origin = dapr_cli_origin_kind(val, (size_t)(kend - val));
 			if (par && end[-1] == ')' && end - 1 > par + 1 && !ev->origin_id &&
 			    !(ev->origin_id = event_pool_intern(d->pool, par + 1, (size_t)(end - 1 - par - 1))))
 				return dec_oom(d);

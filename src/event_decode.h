@@ -189,6 +189,14 @@ int dapr_cli_attrs(struct dec *d, const struct jscan_tok *v);
 int dapr_cli_details(struct dec *d, const struct jscan_tok *v);
 /* What a row leaves implicit, once all its members are read. */
 void dapr_cli_implicit(struct dec *d);
+/* A timer origin's kind from its name ("activityRetry", ...). */
+enum timer_origin dapr_cli_origin_kind(const char *s, size_t len);
+
+/* The table view of `dapr workflow history` (event_dapr_table.c): does the
+ * text at p start with its header, and its events from the header at
+ * buf + pos (NULL with e set when the table lacks the columns to read). */
+bool dapr_table_header(const char *p, size_t n);
+struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, struct err *e);
 
 /* The dialect whose event-type key nk is (normalised: "eventtype",
  * "type"), or DIALECT_UNKNOWN; earlier dialects of the table win over

@@ -244,6 +244,10 @@ static const struct {
 	[DIALECT_PROTOJSON] = {"protojson", "durabletask protojson", NULL, 0, NULL, false},
 	[DIALECT_DAPR_CLI] = {"dapr-cli", "dapr workflow history output", "dapr workflow history",
 			      DIALECT_CAP_OMITS_EMPTY_PAYLOADS | DIALECT_CAP_NO_CHILD_IDS, "type", true},
+	/* Not JSON: detected by its header line (event_dapr_table.c). */
+	[DIALECT_DAPR_TABLE] = {"dapr-cli-table", "the table view of dapr workflow history",
+				"dapr workflow history", DIALECT_CAP_NO_CHILD_IDS | DIALECT_CAP_NO_FAILURE_DETAILS,
+				NULL, false},
 };
 
 static unsigned dialect_index(enum event_dialect d)

@@ -334,33 +334,6 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
 	return jscan_skip_value(s, w->d.e);
 }
 
-/* What `dapr workflow history` prints without -o json (dapr/cli
- * cmd/workflow/history.go: gocsv rows through utils.WriteTable, 1.17 and
- * 1.18): a header line "TYPE NAME EVENTID ELAPSED STATUS DETAILS" (the
- * default, short view) or "PLAY TYPE NAME ... EXECUTION ID ATTRS" (-o
- * wide), columns padded with blanks. It prints no scheduled id on a
- * failure, no error text and no execution id, so it is not read as a
- * history: the message says how to save one. */
-static bool cli_table_header(const char *p, size_t n)
-{
-	size_t end = 0;
-	while (end < n && end < 512 && p[end] != '\n')
-		end++;
-	bool starts = (end >= 4 && (memcmp(p, "TYPE", 4) == 0 || memcmp(p, "PLAY", 4) == 0));
-	if (!starts)
-		return false;
-	static const char *const cols[] = {" NAME ", " STATUS"};
-	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
-		size_t k = strlen(cols[i]);
-		bool found = false;
-		for (size_t j = 0; j + k <= end && !found; j++)
-			found = memcmp(p + j, cols[i], k) == 0;
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 static struct event_log *parse_bytes(const char *buf, size_t len, bool release, unsigned threads, struct err *e)
 {
 	struct walk w = {.s = {.buf = buf, .len = len}, .release = release, .threads = threads};
@@ -376,11 +349,12 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 		err_set(e, ERR_INPUT, "not JSON at byte %zu: empty input", len);
 		goto fail;
 	}
-	if (cli_table_header(buf + w.s.pos, len - w.s.pos)) {
-		err_set(e, ERR_INPUT,
-			"this is the table view of `dapr workflow history`, which prints no failure details, "
-			"scheduled ids or execution ids; save the history with `dapr workflow history ID -o json`");
-		goto fail;
+	/* The table `dapr workflow history` prints without -o json: what
+	 * users see first and paste. */
+	if (dapr_table_header(buf + w.s.pos, len - w.s.pos)) {
+		dec_finish(&w.d);
+		event_log_free(w.d.log);
+		return dapr_table_parse(buf, len, w.s.pos, e);
 	}
 	if (walk_value(&w, 0, NULL, 0) < 0)
 		goto fail;

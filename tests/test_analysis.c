@@ -2765,6 +2765,36 @@ static const struct fixture_case {
 	 "paired afterwards with the only child left without a result",
 	 "started 2 times",
 	 {"when_any race lost", "earlier continue-as-new"}},
+	/* Issue 16, item 5: the same retry as b-retry-fail-fail-succeed in the
+	 * table `dapr workflow history` prints (short and -o wide): the retry
+	 * is found, linked by order; no failure class without the error text,
+	 * so no ambiguous_failure_retried, and no orphan timer or unresolved
+	 * attempt for the failures that name no call. */
+	{"k6-cli-table-short.cli-1.18.txt",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}},
+	 0,
+	 "which prints no failure details (no error type or message, so every failure class is unknown), no "
+	 "execution ids",
+	 "ran 3 attempts as one invocation",
+	 {"the .NET SDK names", "ConnectionError"}},
+	{"k6-cli-table-wide.cli-1.18.txt",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_REEXECUTED] = 1},
+	 {{FINDING_REEXECUTED, {0, 1, 2, 3, 4}, 5}},
+	 0,
+	 "each failure is paired with a call by order",
+	 "ran 3 attempts as one invocation",
+	 {"the .NET SDK names", "ConnectionError"}},
 	/* Issue 16, item 4: a Dapr 1.17 rerun from event 1 (dapr/dapr
 	 * rerun/basic/two.go), read from the file alone: the source is not
 	 * fetched. */

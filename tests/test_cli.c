@@ -410,6 +410,33 @@ START_TEST(double_dash_ends_options)
 }
 END_TEST
 
+/* Issue 16, item 5: the table `dapr workflow history` prints without -o
+ * json is read when it has TYPE, NAME and EVENTID (tests/fixtures/k6-*);
+ * one without them exits 6 with how to save a history. */
+START_TEST(table_view_without_columns_exits_6)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "cli-table");
+	const char *path = write_file(dir, "history.txt",
+				      "TYPE           NAME        ELAPSED  STATUS   DETAILS\n"
+				      "TaskScheduled  ChargeCard  31.0ms   RUNNING  -\n");
+	struct testlib_output o;
+	cli(&o, NULL, (char *[]){"file", (char *)path, NULL});
+	ck_assert_int_eq(o.status, 6);
+	ck_assert_msg(strstr(o.err, "this is the table view of `dapr workflow history`"), "%s", o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "save the history with `dapr workflow history ID -o json`"));
+	ck_assert_str_eq(o.out, "");
+	testlib_output_free(&o);
+	cli(&o, NULL,
+	    (char *[]){"file", (char *)testlib_src("tests/fixtures/k6-cli-table-short.cli-1.18.txt"), NULL});
+	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, "reexecuted ChargeCard"));
+	ck_assert_ptr_nonnull(strstr(o.out, "table view of dapr workflow history"));
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(version_names_libraries)
 {
 	struct testlib_output o;
@@ -1231,6 +1258,7 @@ int main(void)
 	add_loop_test(tc, inapplicable_options_exit_2, 0,
 		      (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));
 	add_test(tc, double_dash_ends_options);
+	add_test(tc, table_view_without_columns_exits_6);
 	add_test(tc, version_names_libraries);
 	add_test(tc, text_unless_asked_when_piped);
 	add_test(tc, json_spellings_agree);
