@@ -162,6 +162,16 @@ struct finding {
 	 * it, results included: a result's event_id is -1 and cannot point. */
 	uint32_t *evidence_event_indexes;
 	size_t n_evidence_event_indexes;
+	/* The attempt the finding is about (the failure that was retried, the
+	 * one without a result, the one with two results) and the attempt that
+	 * ran after it, in the attempt pool: the report shows their times and
+	 * the failure's own message. NULL when the kind names none. Their
+	 * numbers count the invocation's attempts from 1, as people do (the
+	 * event ids stay the evidence). */
+	const struct attempt *attempt;
+	const struct attempt *next;
+	uint32_t attempt_no;
+	uint32_t next_no;
 };
 
 enum withheld_field {
@@ -255,6 +265,10 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 void analysis_free(struct analysis *a); /* accepts NULL */
 
 const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
+/* Whether an error type adds something to its message: not a generic type
+ * every failure of that language has (Go's *errors.errorString), nor one
+ * the message already starts with. */
+bool analysis_error_type_tells(const char *type, const char *message);
 enum severity finding_kind_severity(enum finding_kind k);
 const char *severity_name(enum severity s);               /* "notice", "suspect" */
 const char *attempt_outcome_name(enum attempt_outcome o); /* "completed", ... */

@@ -81,6 +81,7 @@ struct audit_request {
 	 * (parallel.h): 0 decides by the machine, 1 keeps every step on one */
 	unsigned threads;
 	bool verbose;
+	bool quiet; /* -q/--quiet: main gives no warn, notice or progress sink */
 	/* sign-in */
 	const char *client_id;
 	const char *redirect_path;
@@ -89,6 +90,7 @@ struct audit_request {
 	/* From the terminal and the environment, resolved once by the CLI:
 	 * library code reads neither. */
 	bool may_prompt;      /* standard input is a terminal and CI is unset: a sign-in may wait for the user */
+	bool ci;              /* CI is set (not empty): why may_prompt is false, for login's message */
 	long login_timeout_s; /* CATALYST_LOGIN_TIMEOUT: how long the sign-in listener waits; 0: OAuth's own */
 	/* the environment, read by the CLI alone (library code reads none) */
 	const char *env_token; /* CATALYST_TOKEN; NULL when unset or empty */
@@ -111,8 +113,18 @@ struct audit_request {
 	const char *output_file; /* --output-file PATH, NULL: stdout */
 	enum color_mode color;   /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
-	enum report_view view;      /* text and Markdown: --verbose-report, --findings-only */
-	bool all_runs;              /* --all-runs */
+	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
+	bool all_runs;         /* --all-runs */
+	bool local_time;       /* --local-time: times in the local zone, offset printed */
+	bool no_pager;         /* --no-pager */
+	bool no_color;         /* --no-color: --color never, resolved by the CLI */
+	const char *app_id;    /* --app-id: the CLI puts it where the command names an app */
+	/* The pager for a text or Markdown report on a terminal, as the CLI
+	 * resolved it (CATALYST_PAGER, PAGER, less; never piped, never for
+	 * JSON, --output or --no-pager): NULL for none. Used when the report
+	 * is taller than screen_rows. */
+	const char *pager;
+	int screen_rows;
 	const char *baseline;       /* --baseline FILE: an earlier report whose findings are known */
 	time_t clock;               /* the report's generated_at: SOURCE_DATE_EPOCH, else now (the CLI's) */
 	const char *save_histories; /* run, runs --save-histories DIR */

@@ -30,8 +30,13 @@ struct audit_ctx {
 	struct catalyst *c;         /* the session's layer once it is open */
 	struct project_ref project; /* rq->project, a bare number's form resolved through the server */
 	char *unresolved;           /* why links carry no project (a bare number left unresolved), or NULL */
-	struct report *r;           /* NULL for link and whoami */
-	pthread_mutex_t lock;       /* guards the sharing fields below and the report notes */
+	/* A uid the server reads as a project's name (issue 19: --project-id 42
+	 * is the project named "42", uid 977): what the server said the project
+	 * is, and the sentence that says so; NULL otherwise. */
+	char *project_said;
+	char *said_note;
+	struct report *r;     /* NULL for link and whoami */
+	pthread_mutex_t lock; /* guards the sharing fields below and the report notes */
 	enum data_sharing_level sharing;
 	char sharing_source[200];
 	enum sharing_rank rank;

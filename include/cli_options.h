@@ -117,16 +117,17 @@ struct cli_option {
 };
 
 /* The setters a row may name (cli_set.c). */
-cli_setter cli_set_string; /* const char *: the value as given */
-cli_setter cli_set_values; /* struct audit_values: one more value (repeatable: a run matches any) */
-cli_setter cli_set_server; /* const char *: a server URL, refused with user information */
-cli_setter cli_set_flag;   /* bool: true */
-cli_setter cli_set_long;   /* long, in [min, max] */
-cli_setter cli_set_int;    /* int, in [min, max] */
-cli_setter cli_set_size;   /* size_t, in [min, max] */
-cli_setter cli_set_choice; /* an enum: the value of the choice named */
-cli_setter cli_set_format; /* rq.format: a format's name, or the row's value */
-cli_setter cli_set_view;   /* rq.view: the row's value, "full" or "findings" */
+cli_setter cli_set_string;    /* const char *: the value as given */
+cli_setter cli_set_values;    /* struct audit_values: one more value (repeatable: a run matches any) */
+cli_setter cli_set_server;    /* const char *: a server URL, refused with user information */
+cli_setter cli_set_flag;      /* bool: true */
+cli_setter cli_set_int_const; /* an int-sized enum: the row's .min (--no-color) */
+cli_setter cli_set_long;      /* long, in [min, max] */
+cli_setter cli_set_int;       /* int, in [min, max] */
+cli_setter cli_set_size;      /* size_t, in [min, max] */
+cli_setter cli_set_choice;    /* an enum: the value of the choice named */
+cli_setter cli_set_format;    /* rq.format: a format's name, or the row's value */
+cli_setter cli_set_view;      /* rq.view: the row's value, "full" or "findings" */
 cli_setter cli_set_all_runs;
 cli_setter cli_set_project;    /* project[level]: a name, not empty */
 cli_setter cli_set_project_id; /* project_id[level]: a uid */

@@ -33,6 +33,7 @@ struct render_options {
 	bool all_runs; /* short view: a section for every run, not only those with findings */
 	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
 	unsigned threads;
+	bool local_time; /* --local-time: times in the local zone, offset printed */
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);

@@ -20,9 +20,19 @@ enum report_time_form {
 	REPORT_TIME_MINUTE,   /* 2026-09-14T10:00Z */
 	REPORT_TIME_CLOCK,    /* 10:00:00Z */
 	REPORT_TIME_MERMAID,  /* 2026-09-14T10:00:00.051: Mermaid's dateFormat YYYY-MM-DDTHH:mm:ss.SSS, in UTC */
+	REPORT_TIME_SECONDS,  /* 2026-09-14 10:00:00Z (the text view's suspect line) */
+	REPORT_TIME_HMS,      /* 10:00:00Z, never a fraction (the end of a range in text) */
 };
 /* ms as form into out (size >= 32). */
 void report_time_format(int64_t ms, enum report_time_form form, char *out, size_t size);
+/* The same with local (--local-time): in the local zone, its offset
+ * ("+01:00") in place of the Z; Mermaid's form stays UTC. */
+void report_time_format_in(int64_t ms, enum report_time_form form, bool local, char *out, size_t size);
+/* Whether a and b fall on one day, in UTC or the local zone. */
+bool report_time_same_day(int64_t a, int64_t b, bool local);
+/* A gap or a duration as a person reads it: 2.1s, 42s, 3m05s, 2h10m;
+ * "before" when negative. -1 when it does not fit. */
+int report_duration(long long ms, char *out, size_t size);
 /* A history's time in UTC with "Z" in form; a time that is not RFC 3339
  * is copied as it is and false returned (the renderer escapes it). */
 bool report_time_utc(const char *ts, enum report_time_form form, char *out, size_t size);

@@ -466,7 +466,9 @@ static void overlapping_finding(struct finding_ctx *c, const struct pair *p0)
 	struct finding_build *b = pair_finding(c, p0, &k);
 	struct sb s, t;
 	analysis_finding_text(c, &s, &t);
-	sb_printf(&t, "called again (task_scheduled_id %" PRId64 ") while call %" PRId64 " was %s",
+	sb_printf(&t,
+		  "called again (task_scheduled_id %" PRId64 ") while the earlier call (task_scheduled_id %" PRId64
+		  ") was %s",
 		  k.l0->scheduled_id, k.e0->scheduled_id,
 		  p0->never_resolved ? "pending (it never got a result)" : "still in flight");
 	if (k.n > 1)

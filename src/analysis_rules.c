@@ -165,13 +165,37 @@ static const char *key_remedy(const struct invocation *inv)
 	return exec_id_stable(inv) ? remedy_key_stable : remedy_key_natural;
 }
 
-/* "failed with TYPE" in a summary: the type only (the message has the text). */
+/* The attempt a finding is about (index at of inv's attempts) and the one
+ * after it (NONE: none), numbered from 1. */
+static void finding_attempts(struct finding_build *b, const struct invocation *inv, size_t at, size_t next)
+{
+	if (!b)
+		return;
+	b->f.attempt = &inv->attempts[at];
+	b->f.attempt_no = (uint32_t)at + 1;
+	if (next != NONE) {
+		b->f.next = &inv->attempts[next];
+		b->f.next_no = (uint32_t)next + 1;
+	}
+}
+
+/* "failed with TYPE" in a summary: the type where it tells something (the
+ * message has the text), else the start of the message itself. */
+#define SUMMARY_QUOTE_MAX 48
 static void sb_failed_with(struct sb *t, const struct attempt *a)
 {
 	sb_printf(t, "failed");
-	if (str_set(a->error_type)) {
+	if (analysis_error_type_tells(a->error_type, a->error_message)) {
 		sb_printf(t, " with ");
 		sb_type(t, a->error_type);
+	} else if (str_set(a->error_message)) {
+		size_t cut = strlen(a->error_message);
+		if (cut > SUMMARY_QUOTE_MAX) {
+			cut = SUMMARY_QUOTE_MAX;
+			while (cut > 0 && ((unsigned char)a->error_message[cut] & 0xC0) == 0x80)
+				cut--;
+		}
+		sb_printf(t, ": \"%.*s%s\"", (int)cut, a->error_message, a->error_message[cut] ? "..." : "");
 	}
 }
 
@@ -231,9 +255,9 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 		sb_failed_with(&t, a);
 		sb_printf(&t, "; started again as event %" PRId64, inv->attempts[first + 1].scheduled_id);
 	} else {
-		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
+		sb_printf(&t, "attempt %zu ", first + 1);
 		sb_failed_with(&t, a);
-		sb_printf(&t, "; attempt %" PRId64 " ran again", inv->attempts[first + 1].scheduled_id);
+		sb_printf(&t, "; attempt %zu ran again", first + 2);
 	}
 	if (n_amb > 1)
 		sb_printf(&t, " (%zu more like it)", n_amb - 1);
@@ -241,8 +265,8 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
 			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
 	else
-		sb_printf(&s, "Attempt %s (task_scheduled_id %" PRId64 ") failed with ", or_none(inv->name),
-			  a->scheduled_id);
+		sb_printf(&s, "Attempt %zu of %s (task_scheduled_id %" PRId64 ") failed with ", first + 1,
+			  or_none(inv->name), a->scheduled_id);
 	sb_error(&s, a);
 	if (inv->is_child_workflow)
 		sb_printf(&s,
@@ -253,8 +277,8 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 	else
 		sb_printf(&s,
 			  ", a timeout/connection-class error after which the side effect may "
-			  "already have landed, and attempt %" PRId64 " ran again",
-			  inv->attempts[first + 1].scheduled_id);
+			  "already have landed, and attempt %zu (task_scheduled_id %" PRId64 ") ran again",
+			  first + 2, inv->attempts[first + 1].scheduled_id);
 	if (n_amb > 1) {
 		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
 			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
@@ -281,6 +305,7 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 		sb_printf(&s, "; record intent before the non-idempotent call and reconcile a "
 			      "pending one instead of re-issuing it.");
 	}
+	finding_attempts(b, inv, first, first + 1);
 	if (b) {
 		for (size_t i = first; i < inv->n_attempts; i++) {
 			const struct attempt *x = &inv->attempts[i];
@@ -316,11 +341,18 @@ static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)
 							       a->task_execution_id, a->event_index);
 		struct sb s, t;
 		analysis_finding_text(c, &s, &t);
-		sb_printf(&t, "%s %" PRId64 " has %zu results: it certainly ran more than once",
-			  inv->is_child_workflow ? "event" : "attempt", a->scheduled_id, (size_t)a->n_results);
-		sb_printf(&s, "%s %s (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
-			  inv->is_child_workflow ? "Child workflow" : "Attempt", or_none(inv->name),
+		if (inv->is_child_workflow)
+			sb_printf(&t, "event %" PRId64, a->scheduled_id);
+		else
+			sb_printf(&t, "attempt %zu", i + 1);
+		sb_printf(&t, " has %zu results: it certainly ran more than once", (size_t)a->n_results);
+		if (inv->is_child_workflow)
+			sb_printf(&s, "Child workflow %s", or_none(inv->name));
+		else
+			sb_printf(&s, "Attempt %zu of %s", i + 1, or_none(inv->name));
+		sb_printf(&s, " (task_scheduled_id %" PRId64 ") has %zu results (history positions %zu",
 			  a->scheduled_id, (size_t)a->n_results, (size_t)a->result_index);
+		finding_attempts(b, inv, i, NONE);
 		if (b)
 			analysis_evidence_attempt(c, b, a);
 		if (b)
@@ -390,13 +422,14 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 	const struct attempt *a = flagged != NONE ? &inv->attempts[flagged] : first_failed;
 	struct finding_build *b = analysis_finding_new(c, FINDING_PERMANENT_FAILURE_RETRIED, inv->name,
 						       inv->task_execution_id, a->event_index);
+	size_t at = (size_t)(a - inv->attempts);
+	finding_attempts(b, inv, at, at + 1 < inv->n_attempts ? at + 1 : NONE);
 	struct sb s, t;
 	analysis_finding_text(c, &s, &t);
 	if (flagged != NONE) {
-		sb_printf(&t, "attempt %" PRId64 " ", a->scheduled_id);
+		sb_printf(&t, "attempt %zu ", flagged + 1);
 		sb_failed_with(&t, a);
-		sb_printf(&t, ", flagged non-retriable; attempt %" PRId64 " ran after it",
-			  inv->attempts[flagged + 1].scheduled_id);
+		sb_printf(&t, ", flagged non-retriable; attempt %zu ran after it", flagged + 2);
 	} else {
 		sb_printf(&t, "retried although %s %zu failed attempt%s ", n_failed > 1 ? "all" : "its", n_failed,
 			  n_failed > 1 ? "s" : "");
@@ -406,10 +439,12 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 	sb_printf(&s, "%s%s was retried after a failure that cannot succeed: ",
 		  inv->is_child_workflow ? "Child workflow " : "", or_none(inv->name));
 	if (flagged != NONE) {
-		sb_printf(&s, "attempt %" PRId64 " failed with ", a->scheduled_id);
+		sb_printf(&s, "attempt %zu (task_scheduled_id %" PRId64 ") failed with ", flagged + 1,
+			  a->scheduled_id);
 		sb_error(&s, a);
-		sb_printf(&s, ", flagged non-retriable, and attempt %" PRId64 " ran after it",
-			  inv->attempts[flagged + 1].scheduled_id);
+		sb_printf(&s,
+			  ", flagged non-retriable, and attempt %zu (task_scheduled_id %" PRId64 ") ran after it",
+			  flagged + 2, inv->attempts[flagged + 1].scheduled_id);
 	} else {
 		sb_printf(&s, "%s %zu failed attempt%s (task_scheduled_id ", n_failed > 1 ? "all" : "its",
 			  n_failed, n_failed > 1 ? "s" : "");
@@ -539,8 +574,12 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 						       inv->task_execution_id, a->event_index);
 	struct sb s, t;
 	analysis_finding_text(c, &s, &t);
-	sb_printf(&t, "%s %" PRId64 "%s has no result, yet %s", inv->is_child_workflow ? "event" : "attempt",
-		  a->scheduled_id, n > 1 ? " (and more)" : "",
+	finding_attempts(b, inv, first, NONE);
+	if (inv->is_child_workflow)
+		sb_printf(&t, "event %" PRId64, a->scheduled_id);
+	else
+		sb_printf(&t, "attempt %zu", first + 1);
+	sb_printf(&t, "%s has no result, yet %s", n > 1 ? " (and more)" : "",
 		  inv->generation + 1 < an->n_generations ? "its generation ended" : "the run has finished");
 	if (inv->generation + 1 >= an->n_generations)
 		sb_printf(&t, " (%s)", an->status ? an->status : "ended");

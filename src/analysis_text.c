@@ -151,6 +151,26 @@ void sb_quote(struct sb *s, const char *text)
 	sb_printf(s, "\"%.*s...\"", (int)cut, text);
 }
 
+bool analysis_error_type_tells(const char *type, const char *message)
+{
+	/* Go's errors.New and fmt.Errorf types, and the bare base classes:
+	 * every failure of such code has them, so they say nothing the
+	 * message does not (issue 19). */
+	static const char *const generic[] = {
+		"*errors.errorString", "errors.errorString", "*fmt.wrapError", "*fmt.wrapErrors",
+		"*errors.joinError",   "Exception",          "Error",          "System.Exception",
+		"java.lang.Exception",
+	};
+	if (!str_set(type))
+		return false;
+	for (size_t i = 0; i < sizeof generic / sizeof generic[0]; i++)
+		if (strcmp(type, generic[i]) == 0)
+			return !str_set(message);
+	/* "ValueError: bad input" already names it. */
+	size_t n = strlen(type);
+	return !(str_set(message) && strncmp(message, type, n) == 0 && message[n] == ':');
+}
+
 /* A type is a short name; a hostile one is cut like a message. */
 void sb_type(struct sb *s, const char *type)
 {

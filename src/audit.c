@@ -1,4 +1,5 @@
 #include "audit.h"
+#include "pager.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -93,6 +94,33 @@ int audit_close_plain(struct file_out *fo, int rc, struct err *e)
 	return file_out_commit(fo, e);
 }
 
+/* The report rendered whole, then shown through the pager when it is
+ * taller than the screen (git's way: the verdict's first screen stays
+ * where the reader starts), else written as it is. */
+static int emit_paged(const struct audit_request *rq, struct file_out *fo, struct report *r,
+		      const struct render_options *ro, struct err *e)
+{
+	char *data = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&data, &len);
+	if (!mem)
+		return err_oom(e);
+	int rc = render_report(mem, rq->format, r, ro, e);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = err_oom(e);
+	if (rc == 0) {
+		size_t lines = 0;
+		for (size_t i = 0; i < len; i++)
+			lines += data[i] == '\n';
+		if (rq->screen_rows > 0 && lines >= (size_t)rq->screen_rows)
+			rc = pager_write(rq->pager, data, len, e);
+		else if (fwrite(data, 1, len, stdout) != len)
+			rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+	}
+	free(data);
+	return audit_close_output(rq, fo, rc, r, e);
+}
+
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
@@ -105,7 +133,10 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 				    .width = 80,
 				    .view = rq->view,
 				    .all_runs = rq->all_runs,
-				    .threads = rq->threads};
+				    .threads = rq->threads,
+				    .local_time = rq->local_time};
+	if (rq->pager && out == stdout)
+		return emit_paged(rq, &fo, r, &ro, e);
 	int rc = render_report(out, rq->format, r, &ro, e);
 	return audit_close_output(rq, &fo, rc, r, e);
 }

@@ -100,7 +100,8 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	rr->source = strdup(CATALYST_TOOL_GET_RUN);
 	struct err le;
 	err_clear(&le);
-	link_for_run(rr, LINK_FROM_SERVER, x->rq->console, &x->project, x->unresolved, &le);
+	link_for_run(rr, LINK_FROM_SERVER, x->rq->console, &x->project,
+		     x->unresolved ? x->unresolved : x->said_note, &le);
 	if (!rr->app_id || !*rr->app_id || !rr->run_id || !*rr->run_id) {
 		err_set(&e, ERR_PROTOCOL, "the run list gave no %s for this run",
 			rr->run_id ? "app id" : "run id");
@@ -197,10 +198,11 @@ static void *pool_worker(void *arg)
 		size_t done = ++p->done;
 		if (x->rq->progress) {
 			char line[80];
-			if (p->open)
-				snprintf(line, sizeof line, "audited %zu/%zu+ %s", done, p->to - p->from, p->what);
-			else
-				snprintf(line, sizeof line, "audited %zu/%zu %s", done, p->to - p->from, p->what);
+			/* Counted across pages (issue 19): the runs before this
+			 * range are audited already; an open pool's total grows
+			 * while the list is read ("+"). */
+			snprintf(line, sizeof line, "audited %zu of %zu%s %s", p->from + done, p->to,
+				 p->open ? "+" : "", p->what);
 			x->rq->progress(line, x->rq->msg_ctx);
 		}
 	}

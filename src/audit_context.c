@@ -39,6 +39,8 @@ void audit_ctx_finish(struct audit_ctx *x)
 	json_decref(x->seen);
 	json_decref(x->baseline);
 	free(x->unresolved);
+	free(x->project_said);
+	free(x->said_note);
 	if (x->save_fd >= 0)
 		close(x->save_fd);
 	pthread_mutex_destroy(&x->lock);

@@ -125,6 +125,9 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 	const struct event_run_info *ri = event_log_run_info(run->log);
 	/* --app-id and --run-id name the run of a history that does not say
 	 * it (or says it wrong): the user's word over the file's. */
+	if (rq->file_app_id && ri && ri->app_id && strcmp(ri->app_id, rq->file_app_id) != 0)
+		audit_warnf(rq, "%s names app %s: --app-id %s is used instead", display, ri->app_id,
+			    rq->file_app_id);
 	run->app_id = dup_or_null(rq->file_app_id ? rq->file_app_id : ri ? ri->app_id : NULL);
 	run->run_id = dup_or_null(rq->file_run_id         ? rq->file_run_id
 				  : ri && ri->instance_id ? ri->instance_id

@@ -142,10 +142,10 @@ static int print_link(const struct audit_ctx *x, FILE *out, const char *app, con
 		}
 		fputc('\n', out);
 		json_decref(doc);
-		if (note)
+		if (note && note != x->said_note) /* that one was said already */
 			audit_warnf(rq, "%s", note);
 	} else if (link) {
-		if (note)
+		if (note && note != x->said_note)
 			audit_warnf(rq, "%s", note);
 		fprintf(out, "%s\n", link);
 	} else {
@@ -187,7 +187,7 @@ int audit_link(const struct audit_request *rq, struct err *e)
 	struct err le;
 	err_clear(&le);
 	link = console_link_run(rq->console, &x.project, app, run_id, &le);
-	const char *note = link ? x.unresolved : le.msg;
+	const char *note = link ? (x.unresolved ? x.unresolved : x.said_note) : le.msg;
 	struct file_out fo;
 	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)

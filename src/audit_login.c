@@ -111,6 +111,16 @@ int audit_login(const struct audit_request *rq, struct err *e)
 			rq->server);
 		goto out;
 	}
+	/* Issue 19: a script or CI job has nobody to click through a browser;
+	 * it would wait for the callback until the timeout. Said at once, with
+	 * what to do instead. --no-login stays the session's own refusal. */
+	if (!rq->may_prompt && !rq->no_login) {
+		err_set(e, ERR_AUTH,
+			"login needs a person at a terminal (%s), so no browser was started; in a script or CI "
+			"job set CATALYST_TOKEN to an access token instead, or sign in once from a terminal: %s",
+			rq->ci ? "CI is set" : "standard input is not a terminal", hint);
+		goto out;
+	}
 	audit_no_core_dumps();
 	s = oauth_session_new(&c, e);
 	if (!s)

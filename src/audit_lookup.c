@@ -164,10 +164,36 @@ out:
 	return rc;
 }
 
+/* `run pay-20931 checkout`: the two ids the other way round (issue 19).
+ * True, with e said as a usage error, when the run list holds a run
+ * named like the given app in an app named like the given run. */
+static bool swapped(struct audit_ctx *x, const char *app, const char *run_id, struct err *e)
+{
+	struct run_places p;
+	struct err le;
+	err_clear(&le);
+	bool found = false;
+	if (find_run_places(x, &x->project, app, &p, &le) == 0)
+		for (size_t i = 0; i < p.n && !found; i++)
+			found = strcmp(p.apps[i], run_id) == 0;
+	run_places_finish(&p);
+	if (found) {
+		char flag[200];
+		project_ref_flag(&x->project, flag, sizeof flag);
+		err_set(e, ERR_USAGE,
+			"the app id and the run id are swapped: run %s is in app %s; the app comes first: "
+			"catalyst-audit %s%s %s %s",
+			app, run_id, flag, command_word(x), run_id, app);
+	}
+	return found;
+}
+
 void audit_explain_missing(struct audit_ctx *x, const char *app, const char *run_id, struct err *e)
 {
 	char said[ERR_MSG_MAX];
 	snprintf(said, sizeof said, "%s", e->msg);
+	if (swapped(x, app, run_id, e))
+		return;
 	struct run_places p;
 	struct err le;
 	err_clear(&le);

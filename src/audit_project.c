@@ -64,8 +64,50 @@ static enum project_form resolve_number(struct audit_ctx *x, const char *value, 
 	return PROJECT_NONE;
 }
 
+/* A uid given (--project-id 42) that a project has as its name: the server
+ * reads a name first, so every answer is that project's, and a link with
+ * ?projectId=42 would open another (doc/PRODUCT.md rule 3). The project
+ * becomes the one the server means, by its uid in the prj- form (which no
+ * reader takes for a name), and a note says so. */
+static void uid_read_as_name(struct audit_ctx *x)
+{
+	if (x->project.form != PROJECT_UID || x->project.defaulted ||
+	    !catalyst_has_tool(x->c, "catalyst_list_projects"))
+		return;
+	struct catalyst_projects l;
+	if (audit_projects(x, &l) < 0)
+		return;
+	const struct catalyst_project *named = NULL;
+	for (size_t i = 0; i < l.n && !named; i++)
+		if (l.items[i].name && strcmp(l.items[i].name, x->project.value) == 0)
+			named = &l.items[i];
+	if (named && named->uid && !project_same_uid(named->uid, x->project.value)) {
+		const char *digits = strncmp(named->uid, "prj-", 4) == 0 ? named->uid + 4 : named->uid;
+		char *said = NULL, *note = NULL;
+		if (asprintf(&said, "prj-%s", digits) >= 0 &&
+		    asprintf(&note,
+			     "--project-id %s: the server reads %s as the name of project %s (uid %s), not as uid "
+			     "%s; this report and its links are that project's (prj-%s)",
+			     x->project.value, x->project.value, named->name, digits, x->project.value,
+			     digits) >= 0) {
+			x->project_said = said;
+			x->said_note = note;
+			x->project.value = said;
+		} else {
+			free(said);
+		}
+	}
+	catalyst_projects_finish(&l);
+}
+
 void audit_resolve_project(struct audit_ctx *x)
 {
+	uid_read_as_name(x);
+	if (x->said_note) {
+		audit_notef(x->rq, "%s", x->said_note);
+		if (x->r)
+			report_add_note(x->r, "%s", x->said_note);
+	}
 	if (!project_ref_unresolved(&x->project))
 		return;
 	char why[600];

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,8 +115,38 @@ static bool output_is_terminal(const char *path)
 
 /* The terminal and the environment, read once here into the request:
  * library code reads neither. */
+/* The pager, as git chooses one (issue 19): CATALYST_PAGER, else PAGER,
+ * else less; "" or cat is none. Only for a text or Markdown report on a
+ * terminal: never piped, never JSON, never --output, never with
+ * --no-pager (login and the other commands write no report). The screen's
+ * height decides later whether the report is taller than it. */
+static void resolve_pager(struct audit_request *rq, enum audit_command cmd)
+{
+	rq->pager = NULL;
+	if (rq->no_pager || !(ON(cmd) & ON_REPORT) || rq->output_file || !isatty(STDOUT_FILENO) ||
+	    (rq->format != FORMAT_TEXT && rq->format != FORMAT_MARKDOWN))
+		return;
+	const char *p = getenv("CATALYST_PAGER");
+	if (!p)
+		p = getenv("PAGER");
+	if (!p)
+		p = "less";
+	if (!*p || strcmp(p, "cat") == 0)
+		return;
+	struct winsize ws;
+	const char *lines = getenv("LINES");
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		rq->screen_rows = ws.ws_row;
+	else
+		rq->screen_rows = lines && atoi(lines) > 0 ? atoi(lines) : 24;
+	rq->pager = p;
+}
+
 static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 {
+	resolve_pager(rq, cmd);
+	if (rq->no_color)
+		rq->color = COLOR_NEVER;
 	const char *no_color = getenv("NO_COLOR");
 	if (no_color && *no_color && rq->color == COLOR_AUTO)
 		rq->color = COLOR_NEVER;
@@ -126,7 +157,8 @@ static void resolve_terminal(struct audit_request *rq, enum audit_command cmd)
 	}
 	/* A script or CI job must never sit waiting for a browser. */
 	const char *ci = getenv("CI");
-	rq->may_prompt = isatty(STDIN_FILENO) && !(ci && *ci);
+	rq->ci = ci && *ci;
+	rq->may_prompt = isatty(STDIN_FILENO) && !rq->ci;
 	/* For tests and slow hands: how long the sign-in listener waits. */
 	const char *t = getenv("CATALYST_LOGIN_TIMEOUT");
 	if (t && *t)
@@ -203,7 +235,17 @@ static int unknown_command(const char *word, struct err *e)
 	const char *names[CLI_MAX_COMMANDS];
 	for (size_t i = 0; i < cli_n_commands; i++)
 		names[i] = cli_commands[i].name;
-	const char *near = suggest_nearest(word, names, cli_n_commands);
+	/* Words other tools use for a command of ours (issue 19): `dapr
+	 * workflow list` and `ls` list runs here; `get` and `show` one. */
+	static const struct {
+		const char *word, *command;
+	} synonyms[] = {{"list", "runs"}, {"ls", "runs"}, {"get", "run"}, {"show", "run"}};
+	const char *near = NULL;
+	for (size_t i = 0; i < sizeof synonyms / sizeof *synonyms && !near; i++)
+		if (strcmp(word, synonyms[i].word) == 0)
+			near = synonyms[i].command;
+	if (!near)
+		near = suggest_nearest(word, names, cli_n_commands);
 	if (near)
 		return err_set(e, ERR_USAGE, "unknown command '%.80s'; did you mean '%s'?", word, near);
 	return err_set(e, ERR_USAGE, "unknown command '%.80s' (see catalyst-audit --help)", word);
@@ -514,6 +556,39 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 	return 0;
 }
 
+/* --app-id, the Dapr CLI's spelling of the app (issue 19), wherever an
+ * app is named: runs' filter (as --app), run's and link's APP_ID in place
+ * of the positional, and the app a saved history belongs to. */
+static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct err *e)
+{
+	struct audit_request *rq = &v->rq;
+	if (!*rq->app_id)
+		return err_set(e, ERR_USAGE, "--app-id: the app id is empty");
+	switch (cmd) {
+	case CMD_RUNS:
+		/* --app-id is one more --app: repeatable filters mean any of them. */
+		for (size_t k = 0; k < rq->filters.app.n; k++)
+			if (strcmp(rq->filters.app.v[k], rq->app_id) == 0)
+				return 0;
+		if (rq->filters.app.n == AUDIT_MAX_FILTER_VALUES)
+			return err_set(e, ERR_USAGE, "--app-id: at most %d apps", AUDIT_MAX_FILTER_VALUES);
+		rq->filters.app.v[rq->filters.app.n++] = rq->app_id;
+		return 0;
+	case CMD_RUN:
+	case CMD_LINK:
+		if (rq->args[0] && strcmp(rq->args[0], rq->app_id) != 0)
+			return err_set(e, ERR_USAGE, "--app-id %s and APP_ID %s name two apps: give one",
+				       rq->app_id, rq->args[0]);
+		rq->args[0] = rq->app_id;
+		return 0;
+	case CMD_FILE:
+		rq->file_app_id = rq->app_id;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 /* After the command is known: every level's values, then what is
  * resolved from them all. */
 static int resolve(struct cli_values *v, const struct line *l, const struct cli_command *cmd, struct config *cfg,
@@ -531,6 +606,8 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 	if ((cli_option_by_name("project")->commands & ON(cmd->cmd)) && resolve_project(v, e) < 0)
 		return -1;
 	if (resolve_format(v, cmd, e) < 0)
+		return -1;
+	if (rq->app_id && resolve_app_id(v, cmd->cmd, e) < 0)
 		return -1;
 	if (cmd->cmd == CMD_LINK && rq->no_check && !rq->args[0])
 		return err_set(e, ERR_USAGE,

@@ -61,6 +61,12 @@ const struct cli_option cli_options[] = {
 	 .choices =
 		 (const struct cli_choice[]){
 			 {"auto", COLOR_AUTO}, {"always", COLOR_ALWAYS}, {"never", COLOR_NEVER}, {NULL, 0}}},
+	{"no-color", 0, NULL, "same as --color never", ON_REPORT, GROUP_OUTPUT, .set = cli_set_flag,
+	 .at = RQ(no_color)},
+	{"no-pager", 0, NULL, "never page a report taller than the terminal (CATALYST_PAGER, PAGER)", ON_REPORT,
+	 GROUP_OUTPUT, .set = cli_set_flag, .at = RQ(no_pager)},
+	{"local-time", 0, NULL, "text/Markdown: times in the local zone, not UTC", ON_REPORT, GROUP_OUTPUT,
+	 .set = cli_set_flag, .at = RQ(local_time)},
 	{"fail-on", 0, "LEVEL", "(default suspect)", ON_REPORT | ON(CMD_STATS), GROUP_OUTPUT, .config = true,
 	 .set = cli_set_choice, .at = RQ(fail_on),
 	 .choices = (const struct cli_choice[]){{"never", FAIL_ON_NEVER},
@@ -79,8 +85,6 @@ const struct cli_option cli_options[] = {
 	 GROUP_OUTPUT, .set = cli_set_all_runs, .at = RQ(all_runs)},
 	{"save-histories", 0, "DIR", "write each fetched history there, for `file DIR`",
 	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_OUTPUT, .set = cli_set_string, .at = RQ(save_histories)},
-	{"app-id", 0, "APP_ID", "file: the app the saved history is of", ON(CMD_FILE), GROUP_PROJECT,
-	 .set = cli_set_string, .at = RQ(file_app_id)},
 	{"run-id", 0, "RUN_ID", "file: the run the saved history is of", ON(CMD_FILE), GROUP_PROJECT,
 	 .set = cli_set_string, .at = RQ(file_run_id)},
 	{"data-sharing", 0, "LEVEL", "(assert the organization's level)",
@@ -94,6 +98,10 @@ const struct cli_option cli_options[] = {
 	/* --app, --workflow, --status: repeatable, a run matching any value is audited */
 	{"app", 0, "APP_ID", "only this app (repeatable, or a,b: either)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.app)},
+	{"app-id", 0, "APP_ID",
+	 "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, the app a saved history is of",
+	 ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
+	 .at = RQ(app_id)},
 	{"workflow", 0, "NAME", "only this workflow, in any case (repeatable)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.workflow)},
 	/* the words a person types; the server's spellings are normalised in audit_filters.c */
@@ -128,6 +136,8 @@ const struct cli_option cli_options[] = {
 	 .special = CLI_CONFIG},
 	{"verbose", 'v', NULL, "protocol trace on stderr (tokens redacted)", ON_ALL, GROUP_GENERAL,
 	 .set = cli_set_flag, .at = RQ(verbose)},
+	{"quiet", 'q', NULL, "no notices, progress or warnings on stderr (errors stay)", ON_ALL, GROUP_GENERAL,
+	 .set = cli_set_flag, .at = RQ(quiet)},
 	{"version", 0, NULL, "print versions and exit", ON_ALL, GROUP_GENERAL, .special = CLI_VERSION},
 	{"help", 'h', NULL, "print help (of a command: CMD --help) and exit", ON_ALL, GROUP_GENERAL,
 	 .special = CLI_HELP},
@@ -358,11 +368,23 @@ void cli_print_help(FILE *out, enum audit_command cmd)
 		print_usage(out);
 		return;
 	}
-	fprintf(out, "Usage: catalyst-audit %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n", c->name, *c->args ? " " : "",
-		c->args, c->description);
-	for (size_t i = 0; i < cli_n_options; i++)
-		if (cli_options[i].commands & ON(cmd))
-			print_option(out, &cli_options[i]);
+	fprintf(out, "Usage: catalyst-audit %s [OPTIONS]%s%s\n\n%s\n\nOptions of %s:\n", c->name,
+		*c->args ? " " : "", c->args, c->description, c->name);
+	/* The command's own options first (issue 19), then those every command
+	 * that connects shares: connection, sign-in (but login's and logout's
+	 * own), general. */
+	bool sign_in_cmd = cmd == CMD_LOGIN || cmd == CMD_LOGOUT;
+	for (int global = 0; global < 2; global++) {
+		if (global)
+			fprintf(out, "\nGlobal options:\n");
+		for (size_t i = 0; i < cli_n_options; i++) {
+			enum option_group g = cli_options[i].group;
+			bool is_global = g == GROUP_CONNECTION || (g == GROUP_SIGNIN && !sign_in_cmd) ||
+					 g == GROUP_GENERAL;
+			if ((cli_options[i].commands & ON(cmd)) && is_global == (bool)global)
+				print_option(out, &cli_options[i]);
+		}
+	}
 	fprintf(out, "\nExamples:\n  %s\n  %s\n\nSee catalyst-audit(1).\n", c->examples[0], c->examples[1]);
 }
 

@@ -50,6 +50,14 @@ int cli_set_flag(const struct cli_option *o, void *field, const char *value, con
 	return 0;
 }
 
+/* A flag that sets an int-sized enum to the row's .min (--no-color). */
+int cli_set_int_const(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
+		      struct err *e)
+{
+	*(int *)field = (int)o->min;
+	return 0;
+}
+
 static int parse_long(const struct cli_option *o, const char *s, const struct cli_at *at, long *out, struct err *e)
 {
 	char *end;

@@ -35,9 +35,11 @@ static int run(int argc, char **argv)
 	secret_add(rq.env_token);
 	if (rq.verbose)
 		trace_set_sink(msg_line_sink, NULL);
-	rq.warn = msg_warn_sink;
-	rq.notice = msg_note_sink;
-	if (isatty(STDERR_FILENO))
+	/* -q: errors and the report stay; the sign-in address stays too, as
+	 * login cannot go on without it. */
+	rq.warn = rq.quiet ? NULL : msg_warn_sink;
+	rq.notice = rq.quiet && rq.command != CMD_LOGIN ? NULL : msg_note_sink;
+	if (isatty(STDERR_FILENO) && !rq.quiet)
 		rq.progress = msg_progress_sink;
 
 	int status = audit_execute(&rq, &e);

@@ -46,6 +46,9 @@ static void write_payload(struct jw *w, const char *key, const struct payload *p
 static void write_attempt(struct jw *w, const struct invocation *inv, const struct attempt *at)
 {
 	jw_open(w, NULL, '{');
+	/* Counted from 1 as the text says it (issue 19); the scheduled id
+	 * stays the evidence. */
+	jw_k_int(w, "attempt", (int64_t)(at - inv->attempts) + 1);
 	jw_k_int(w, "task_scheduled_id", at->scheduled_id);
 	jw_k_str(w, "scheduled_at", at->scheduled_at);
 	jw_k_cstr(w, "outcome", attempt_outcome_name(at->outcome));

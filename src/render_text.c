@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render_text_internal.h"
+#include "report_fold.h"
 
 void text_print_failed_run(struct text_out *t, const struct report_run *run)
 {
@@ -28,15 +29,24 @@ void text_print_failed_run(struct text_out *t, const struct report_run *run)
 	buf_finish(&b);
 }
 
+static enum style verdict_style(const struct report *r)
+{
+	return r->n_suspect || r->n_failed_runs ? STYLE_RED : r->n_findings ? STYLE_YELLOW : STYLE_GREEN;
+}
+
 void text_print_summary(struct text_out *t, const struct report *r)
 {
 	struct buf b;
 	buf_init(&b, 0);
 	int rc = report_summary_sentence(&b, r);
-	/* "Summary:" in bold; the rest wrapped so it stays inside the width. */
-	fprintf(t->f, "%sSummary:%s ", text_on(t, STYLE_BOLD), text_off(t));
+	/* "Summary:" in bold, then the verdict word again (issue 19: the last
+	 * line a pager leaves on screen says it); the rest wrapped so it stays
+	 * inside the width. */
+	const char *word = report_verdict(r);
+	fprintf(t->f, "%sSummary:%s %s%s%s  ", text_on(t, STYLE_BOLD), text_off(t), text_on(t, verdict_style(r)),
+		word, text_off(t));
 	if (rc == 0)
-		text_wrap_at(t, b.data, 9, strlen("Summary: "));
+		text_wrap_at(t, b.data, 9, strlen("Summary: ") + strlen(word) + 2);
 	else
 		t->oom = true;
 	buf_finish(&b);
@@ -50,9 +60,8 @@ static void print_verdict_line(struct text_out *t, const struct report *r)
 	buf_init(&b, 0);
 	int rc = report_verdict_sentence(&b, r, false);
 	const char *word = report_verdict(r);
-	enum style s = r->n_suspect || r->n_failed_runs ? STYLE_RED : r->n_findings ? STYLE_YELLOW : STYLE_GREEN;
-	fprintf(t->f, "%sVerdict:%s %s%s%s  ", text_on(t, STYLE_BOLD), text_off(t), text_on(t, s), word,
-		text_off(t));
+	fprintf(t->f, "%sVerdict:%s %s%s%s  ", text_on(t, STYLE_BOLD), text_off(t), text_on(t, verdict_style(r)),
+		word, text_off(t));
 	if (rc == 0)
 		text_wrap_at(t, b.data, 2, strlen("Verdict: ") + strlen(word) + 2);
 	else
@@ -70,64 +79,141 @@ static void append_evidence(struct text_out *t, struct buf *line, const struct f
 		t->oom = true;
 }
 
-/* The verdict, then every suspect finding: its run (in a report of several
- * runs), activity, kind and evidence on a line, its summary under it. */
+/* A line of already-escaped text at indent, cut to the width ("..." at
+ * the cut) so that it stays one line. */
+static void print_cut(struct text_out *t, const char *line, size_t indent)
+{
+	if (!line) {
+		t->oom = true;
+		return;
+	}
+	size_t room = t->width > indent ? t->width - indent : 1;
+	if (escape_columns(line) <= room) {
+		fprintf(t->f, "%*s%s\n", (int)indent, "", line);
+		return;
+	}
+	/* Cut at the last whole character (or escape) that leaves room for
+	 * "...": escape_columns_n counts a prefix as it would print. */
+	size_t len = strlen(line), cut = 0;
+	while (cut < len) {
+		size_t next = cut + 1;
+		while (next < len && ((unsigned char)line[next] & 0xC0) == 0x80)
+			next++;
+		if (escape_columns_n(line, next) + 3 > room)
+			break;
+		cut = next;
+	}
+	fprintf(t->f, "%*s%.*s...\n", (int)indent, "", (int)cut, line);
+}
+
+/* A suspect (a fold of alike ones) in at most three lines (issue 19): what
+ * and where; when its attempt ran and the real error; the run's link. */
+static void print_suspect(struct text_out *t, const struct report *r, const struct report_fold *g, size_t w_run,
+			  size_t w_act, bool with_run, bool local, bool say_no_link)
+{
+	const struct report_run *run = &r->runs[g->runs[0]];
+	const struct finding *f = g->first;
+	struct buf line, tail;
+	buf_init(&line, 0);
+	buf_init(&tail, 0);
+	if (with_run) {
+		const char *rid = run->run_id ? text_esc(t, run->run_id, 0) : "unknown";
+		size_t c = escape_columns(rid);
+		buf_printf(&line, NULL, "%s%*s  ", rid, (int)(w_run > c ? w_run - c : 0), "");
+	}
+	const char *act = f->activity ? text_esc(t, f->activity, 0) : "-";
+	size_t c = escape_columns(act);
+	buf_printf(&line, NULL, "%s%*s  %s", act, (int)(w_act > c ? w_act - c : 0), "", finding_kind_id(f->kind));
+	/* Then, while it fits: how many alike, else the gap before the
+	 * retry, then the evidence. */
+	int rc = 0;
+	if (g->n_findings > 1) {
+		rc |= report_fold_count(&tail, g);
+		if (tail.data)
+			buf_printf(&line, NULL, "  %s", text_esc(t, tail.data, 0));
+		/* The other runs named while they fit. */
+		buf_reset(&tail);
+		rc |= report_fold_runs(&tail, r, g);
+		const char *others = tail.len ? text_esc(t, tail.data, 0) : "";
+		if (*others && line.data && escape_columns(line.data) + 4 + escape_columns(others) <= t->width)
+			buf_printf(&line, NULL, "; %s", others);
+	} else {
+		rc |= report_finding_next(&tail, f);
+		if (tail.len && line.data && escape_columns(line.data) + 4 + tail.len <= t->width)
+			buf_printf(&line, NULL, "  %s", tail.data);
+		struct buf ev;
+		buf_init(&ev, 0);
+		if (f->n_evidence || f->n_evidence_event_indexes) {
+			rc |= buf_printf(&ev, NULL, "  (");
+			rc |= report_evidence(&ev, f, false);
+			rc |= buf_printf(&ev, NULL, ")");
+		}
+		if (ev.len && line.data && escape_columns(line.data) + 2 + ev.len <= t->width)
+			buf_printf(&line, NULL, "%s", ev.data);
+		buf_finish(&ev);
+	}
+	if (rc < 0)
+		t->oom = true;
+	print_cut(t, line.data, 2);
+	/* The second line: when, then the failure's own message, else the
+	 * finding's summary. */
+	buf_reset(&line);
+	buf_reset(&tail);
+	rc = report_finding_when(&line, f, local);
+	rc |= report_finding_error(&tail, f);
+	const char *what = tail.len ? tail.data : f->summary;
+	if (what && *what)
+		buf_printf(&line, NULL, "%s%s", line.len ? "  " : "", text_esc(t, what, 0));
+	if (rc < 0)
+		t->oom = true;
+	if (line.len)
+		print_cut(t, line.data, 4);
+	buf_finish(&line);
+	buf_finish(&tail);
+	if (run->console_link) {
+		fprintf(t->f, "    %s\n", text_esc(t, run->console_link, 0));
+	} else if (say_no_link) {
+		struct buf b;
+		buf_init(&b, 0);
+		buf_printf(&b, NULL, "no console link%s%s", run->link_note ? ": " : "",
+			   run->link_note ? text_esc(t, run->link_note, 0) : "");
+		print_cut(t, b.data, 4);
+		buf_finish(&b);
+	}
+}
+
+/* The verdict, then every suspect finding, alike ones folded into one
+ * (report_fold_findings), each in at most three lines. */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects)
 {
 	print_verdict_line(t, r);
 	if (!list_suspects || !r->n_suspect)
 		return;
+	struct report_fold *v;
+	long n = report_fold_findings(r, SEVERITY_SUSPECT, &v);
+	if (n < 0) {
+		t->oom = true;
+		return;
+	}
 	bool with_run = r->n_runs > 1;
 	size_t w_run = 0, w_act = 0;
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct analysis *a = r->runs[i].analysis;
-		for (size_t k = 0; a && k < a->n_findings; k++) {
-			const struct finding *f = &a->findings[k];
-			if (f->severity != SEVERITY_SUSPECT)
-				continue;
-			size_t c = r->runs[i].run_id ? escape_columns(text_esc(t, r->runs[i].run_id, 0)) : 7;
-			w_run = c > w_run ? c : w_run;
-			c = f->activity ? escape_columns(text_esc(t, f->activity, 0)) : 1;
-			w_act = c > w_act ? c : w_act;
-		}
+	for (long i = 0; i < n; i++) {
+		const char *rid = r->runs[v[i].runs[0]].run_id;
+		size_t c = rid ? escape_columns(text_esc(t, rid, 0)) : 7;
+		w_run = c > w_run ? c : w_run;
+		c = v[i].activity ? escape_columns(text_esc(t, v[i].activity, 0)) : 1;
+		w_act = c > w_act ? c : w_act;
 	}
 	if (!with_run)
 		w_run = 0;
 	/* Aligned while the columns leave room for the kind. */
 	if (w_run + w_act + 34 > t->width)
 		w_run = w_act = 0;
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		const struct analysis *a = run->analysis;
-		for (size_t k = 0; a && k < a->n_findings; k++) {
-			const struct finding *f = &a->findings[k];
-			if (f->severity != SEVERITY_SUSPECT)
-				continue;
-			struct buf line;
-			buf_init(&line, 0);
-			if (with_run) {
-				const char *rid = run->run_id ? text_esc(t, run->run_id, 0) : "unknown";
-				size_t c = escape_columns(rid);
-				buf_printf(&line, NULL, "%s%*s  ", rid, (int)(w_run > c ? w_run - c : 0), "");
-			}
-			const char *act = f->activity ? text_esc(t, f->activity, 0) : "-";
-			size_t c = escape_columns(act);
-			buf_printf(&line, NULL, "%s%*s  %s", act, (int)(w_act > c ? w_act - c : 0), "",
-				   finding_kind_id(f->kind));
-			append_evidence(t, &line, f);
-			/* Printed as it is while it fits (wrap_at would fold the
-			 * alignment's spaces), wrapped otherwise. */
-			if (!line.data)
-				t->oom = true;
-			else if (2 + escape_columns(line.data) <= t->width)
-				fprintf(t->f, "  %s\n", line.data);
-			else
-				text_wrap(t, line.data, 2);
-			buf_finish(&line);
-			if (f->summary && *f->summary)
-				text_wrap(t, text_esc(t, f->summary, 0), 4);
-		}
-	}
+	/* Why a run has no link is said once, under its first suspect. */
+	for (long i = 0; i < n; i++)
+		print_suspect(t, r, &v[i], w_run, w_act, with_run, t->local_time,
+			      i == 0 || v[i - 1].runs[0] != v[i].runs[0]);
+	free(v);
 }
 
 /* ---- the short view ---------------------------------------------------- */
@@ -189,7 +275,7 @@ static void print_link_short(struct text_out *t, const struct report_run *run)
 
 /* What was withheld, in one sentence that names the level and how it is
  * known (doc/PRODUCT.md, rule 2); --verbose-report lists the fields. */
-static void print_withheld_short(struct text_out *t, const struct analysis *a)
+static void print_withheld_short(struct text_out *t, const struct report_run *run, const struct analysis *a)
 {
 	if (!a->n_withheld)
 		return;
@@ -199,6 +285,12 @@ static void print_withheld_short(struct text_out *t, const struct analysis *a)
 		   a->n_withheld == 1 ? "was" : "were", REPORT_WITHHELD_PHRASE,
 		   data_sharing_level_name(a->sharing),
 		   a->sharing_source ? text_esc(t, a->sharing_source, 0) : "source unknown");
+	/* Issue 19: who can change that, and where the run can be seen whole. */
+	if (a->sharing == SHARING_METADATA)
+		buf_printf(&b, NULL,
+			   " The level is set per organization (an administrator can change it); the "
+			   "run's console link%s shows the run.",
+			   run->console_link ? " above" : ", when there is one,");
 	text_wrap(t, b.data, 2);
 	buf_finish(&b);
 }
@@ -223,7 +315,7 @@ static void print_run_short(struct text_out *t, const struct report_run *run, bo
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].severity != SEVERITY_SUSPECT)
 			print_finding_short(t, &a->findings[i], false, NULL);
-	print_withheld_short(t, a);
+	print_withheld_short(t, run, a);
 	for (size_t i = 0; own_limits && i < a->n_limits; i++)
 		if (a->limit_specific && a->limit_specific[i])
 			text_bullet(t, text_esc(t, a->limits[i], 0), 2);
@@ -253,42 +345,36 @@ static void print_remedies(struct text_out *t, const struct report *r)
 	free(v);
 }
 
-/* The limits at the end: a single run's all; of several runs, those that
- * are the same sentence for any run once, then (when the runs have no
- * section of their own) each run's own, under its id. */
-static void print_limits_once(struct text_out *t, const struct report *r, bool runs_have_sections)
+/* The short view's limits: one line (issue 19) counting the limits that
+ * are the same sentence for any run; a run's own stay in its section, or
+ * are counted when it has none. */
+static void print_limits_line(struct text_out *t, const struct report *r, bool runs_have_sections)
 {
 	if (r->n_runs == r->n_failed_runs)
 		return;
-	fprintf(t->f, "\n%s%s%s\n", text_on(t, STYLE_BOLD),
-		r->n_runs == 1 ? "What this history cannot show" : "What these histories cannot show",
-		text_off(t));
-	if (r->n_runs == 1) {
-		const struct analysis *a = r->runs[0].analysis;
-		for (size_t i = 0; i < a->n_limits; i++)
-			text_bullet(t, text_esc(t, a->limits[i], 0), 2);
-		return;
-	}
 	const char **v;
 	long n = report_common_limits(r, &v);
 	if (n < 0) {
 		t->oom = true;
 		return;
 	}
-	for (long i = 0; i < n; i++)
-		text_bullet(t, text_esc(t, v[i], 0), 2);
 	free(v);
-	/* Without sections, the limits that name a run's own data are counted
-	 * here and shown by --all-runs and --verbose-report. */
 	size_t n_runs = 0;
 	size_t n_specific = runs_have_sections ? 0 : report_unshown_specific_limits(r, false, &n_runs);
-	if (n_specific) {
-		char line[160];
-		snprintf(line, sizeof line,
-			 "and %zu limit%s specific to %zu run%s (--all-runs or --verbose-report)", n_specific,
-			 n_specific == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s");
-		text_bullet(t, line, 2);
-	}
+	struct buf b;
+	buf_init(&b, 0);
+	int rc = buf_printf(&b, NULL, "Limits: %ld thing%s %s cannot show", n, n == 1 ? "" : "s",
+			    r->n_runs == 1 ? "this history" : "these histories");
+	if (n_specific)
+		rc |= buf_printf(&b, NULL, ", and %zu limit%s specific to %zu run%s", n_specific,
+				 n_specific == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s");
+	rc |= buf_printf(&b, NULL, "; --verbose-report lists them.");
+	fputc('\n', t->f);
+	if (rc == 0)
+		text_wrap(t, b.data, 0);
+	else
+		t->oom = true;
+	buf_finish(&b);
 }
 
 void text_print_notes(struct text_out *t, const struct report *r)
@@ -315,15 +401,15 @@ static void render_short(struct text_out *t, const struct report *r, bool all_ru
 	for (size_t i = 0; sections && i < r->n_runs; i++) {
 		if (i)
 			fputc('\n', t->f);
-		print_run_short(t, &r->runs[i], multi);
+		print_run_short(t, &r->runs[i], true);
 	}
 	print_remedies(t, r);
-	print_limits_once(t, r, sections);
+	print_limits_line(t, r, sections);
 	text_print_notes(t, r);
 	fputc('\n', t->f);
-	text_print_summary(t, r);
 	if (multi && !sections)
 		fprintf(t->f, "Ids and links: --findings-only; every attempt: --verbose-report.\n");
+	text_print_summary(t, r);
 }
 
 static void render_findings_only(struct text_out *t, const struct report *r)
@@ -352,8 +438,10 @@ static void render_findings_only(struct text_out *t, const struct report *r)
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct text_out t = {
-		.f = out, .color = o && o->color, .width = o && o->width >= 40 ? (size_t)o->width : 80};
+	struct text_out t = {.f = out,
+			     .color = o && o->color,
+			     .width = o && o->width >= 40 ? (size_t)o->width : 80,
+			     .local_time = o && o->local_time};
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_init(&t.slot[i], 0);
 

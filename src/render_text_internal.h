@@ -22,6 +22,7 @@ struct text_out {
 	FILE *f;
 	bool color;
 	size_t width;
+	bool local_time; /* --local-time */
 	/* Escaped strings live in rotating slots until the next few calls. */
 	struct buf slot[ESC_SLOTS];
 	size_t next_slot;

@@ -146,5 +146,17 @@ void text_print_overview(struct text_out *t, const struct report *r)
 				fprintf(t->f, " %s%*s", cell, (int)(w[c] + 1 - cw), "");
 		}
 		fputc('\n', t->f);
+		/* Issue 19: why a run could not be audited, under its row, so
+		 * the short view (no sections) says it too. */
+		if (!run->analysis) {
+			struct buf b;
+			buf_init(&b, 0);
+			buf_printf(&b, NULL, "not audited: %s",
+				   text_esc(t, run->failure ? run->failure : "the run could not be fetched", 0));
+			if (run->refusal_kind)
+				buf_printf(&b, NULL, " (refusal %s)", text_esc(t, run->refusal_kind, 0));
+			text_wrap(t, b.data, 6);
+			buf_finish(&b);
+		}
 	}
 }

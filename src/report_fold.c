@@ -3,6 +3,8 @@
  * one line with a count says it, and names the first runs to open. */
 #include "report_fold.h"
 
+#include "report_timeline.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +101,79 @@ oom:
 	free(table);
 	free(v);
 	return -1;
+}
+
+int report_fold_count(struct buf *out, const struct report_fold *g)
+{
+	if (g->n_findings < 2)
+		return 0;
+	int rc = buf_printf(out, NULL, "%zu alike", g->n_findings);
+	if (g->n_runs > 1)
+		rc |= buf_printf(out, NULL, " in %zu runs", g->n_runs);
+	return rc;
+}
+
+int report_fold_runs(struct buf *out, const struct report *r, const struct report_fold *g)
+{
+	if (g->n_runs < 2)
+		return 0;
+	/* The first run is the line's own: the others after it. */
+	int rc = buf_printf(out, NULL, "also ");
+	size_t named = g->n_runs < REPORT_FOLD_RUNS ? g->n_runs : REPORT_FOLD_RUNS;
+	for (size_t i = 1; i < named; i++) {
+		const char *id = r->runs[g->runs[i]].run_id;
+		rc |= buf_printf(out, NULL, "%s%s", i > 1 ? ", " : "", id ? id : "unknown");
+	}
+	return rc | buf_printf(out, NULL, "%s", g->n_runs > named ? ", ..." : "");
+}
+
+int report_finding_when(struct buf *out, const struct finding *f, bool local)
+{
+	const struct attempt *a = f->attempt;
+	int64_t start, end;
+	if (!a || !report_time_parse(a->scheduled_at, &start))
+		return 0;
+	char s1[48], s2[48];
+	report_time_format_in(start, REPORT_TIME_SECONDS, local, s1, sizeof s1);
+	if (a->outcome != OUTCOME_PENDING && report_time_parse(a->completed_at, &end)) {
+		report_time_format_in(
+			end, report_time_same_day(start, end, local) ? REPORT_TIME_HMS : REPORT_TIME_SECONDS,
+			local, s2, sizeof s2);
+		/* A range: the start without its zone (the end's says it), the end. */
+		size_t zone = local ? 6 : 1;
+		return buf_printf(out, NULL, "attempt %u %.*s-%s", (unsigned)f->attempt_no,
+				  (int)(strlen(s1) - zone), s1, s2);
+	}
+	/* A pending attempt's summary says it has no result. */
+	if (a->outcome == OUTCOME_PENDING)
+		return buf_printf(out, NULL, "scheduled %s", s1);
+	return buf_printf(out, NULL, "attempt %u %s", (unsigned)f->attempt_no, s1);
+}
+
+int report_finding_next(struct buf *out, const struct finding *f)
+{
+	const struct attempt *a = f->attempt;
+	int64_t end, next;
+	char gap[32];
+	if (!a || !f->next || a->outcome == OUTCOME_PENDING || !report_time_parse(a->completed_at, &end) ||
+	    !report_time_parse(f->next->scheduled_at, &next) || report_duration(next - end, gap, sizeof gap) < 0)
+		return 0;
+	return buf_printf(out, NULL, "attempt %u ran %s later", (unsigned)f->next_no, gap);
+}
+
+int report_finding_error(struct buf *out, const struct finding *f)
+{
+	const struct attempt *a = f->attempt;
+	if (!a || a->outcome != OUTCOME_FAILED)
+		return 0;
+	bool type = analysis_error_type_tells(a->error_type, a->error_message);
+	bool msg = a->error_message && *a->error_message;
+	int rc = 0;
+	if (type)
+		rc |= buf_printf(out, NULL, "%s%s", a->error_type, msg ? ": " : "");
+	if (msg)
+		rc |= buf_printf(out, NULL, "%s", a->error_message);
+	else if (!type)
+		rc |= buf_printf(out, NULL, "(no message)");
+	return rc;
 }

@@ -104,6 +104,12 @@ void report_time_format(int64_t ms, enum report_time_form form, char *out, size_
 	case REPORT_TIME_MERMAID:
 		snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", (int)y, m, d, hh, mm, ss, frac);
 		break;
+	case REPORT_TIME_SECONDS:
+		snprintf(out, size, "%04d-%02d-%02d %02d:%02d:%02dZ", (int)y, m, d, hh, mm, ss);
+		break;
+	case REPORT_TIME_HMS:
+		snprintf(out, size, "%02d:%02d:%02dZ", hh, mm, ss);
+		break;
 	case REPORT_TIME_FULL:
 		if (frac)
 			snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int)y, m, d, hh, mm, ss, frac);
@@ -111,6 +117,60 @@ void report_time_format(int64_t ms, enum report_time_form form, char *out, size_
 			snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02dZ", (int)y, m, d, hh, mm, ss);
 		break;
 	}
+}
+
+/* The local zone's offset from UTC at ms, in seconds (0 when unknown). */
+static long local_offset(int64_t ms)
+{
+	time_t sec = (time_t)(ms / 1000);
+	struct tm tm;
+	return localtime_r(&sec, &tm) ? tm.tm_gmtoff : 0;
+}
+
+void report_time_format_in(int64_t ms, enum report_time_form form, bool local, char *out, size_t size)
+{
+	if (!local || form == REPORT_TIME_MERMAID) {
+		report_time_format(ms, form, out, size);
+		return;
+	}
+	long off = local_offset(ms);
+	report_time_format(ms + (int64_t)off * 1000, form, out, size);
+	size_t n = strlen(out);
+	if (n && out[n - 1] == 'Z') {
+		long a = off < 0 ? -off : off;
+		snprintf(out + n - 1, size - (n - 1), "%c%02ld:%02ld", off < 0 ? '-' : '+', a / 3600 % 100,
+			 a / 60 % 60);
+	}
+}
+
+static int64_t day_of(int64_t ms)
+{
+	return ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+}
+
+bool report_time_same_day(int64_t a, int64_t b, bool local)
+{
+	if (local) {
+		a += (int64_t)local_offset(a) * 1000;
+		b += (int64_t)local_offset(b) * 1000;
+	}
+	return day_of(a) == day_of(b);
+}
+
+int report_duration(long long ms, char *out, size_t size)
+{
+	int n;
+	if (ms < 0)
+		n = snprintf(out, size, "before");
+	else if (ms < 10000)
+		n = snprintf(out, size, "%lld.%llds", ms / 1000, ms % 1000 / 100);
+	else if (ms < 120000)
+		n = snprintf(out, size, "%llds", ms / 1000);
+	else if (ms < 7200000)
+		n = snprintf(out, size, "%lldm%02llds", ms / 60000, ms / 1000 % 60);
+	else
+		n = snprintf(out, size, "%lldh%02lldm", ms / 3600000, ms / 60000 % 60);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
 bool report_time_utc(const char *ts, enum report_time_form form, char *out, size_t size)

@@ -6,11 +6,17 @@
  * checks that it is empty and that every recorded call was a read tool on
  * the allow-list. */
 
+#include <errno.h>
 #include <jansson.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -306,7 +312,10 @@ START_TEST(short_report_fits_one_screen)
 			if (strcmp(json_string_value(json_object_get(f, "severity")), "suspect") != 0)
 				continue;
 			n_suspect++;
-			/* "  RUN  ACTIVITY  KIND" on one line (aligned: any spaces) */
+			/* "  RUN  ACTIVITY  KIND" on one line (aligned: any spaces),
+			 * or (issue 19) the line of its fold: "ACTIVITY  KIND  N
+			 * alike in M runs; also RUN, ..." (the other runs while
+			 * they fit the width); the overview names every run. */
 			const char *want[] = {json_string_value(json_object_get(run, "run_id")),
 					      json_string_value(json_object_get(f, "activity")),
 					      json_string_value(json_object_get(f, "kind"))};
@@ -322,6 +331,11 @@ START_TEST(short_report_fits_one_screen)
 					found = at != NULL;
 					if (found)
 						at += strlen(want[w]);
+				}
+				if (!found) {
+					const char *act = strstr(l, want[1]);
+					const char *kind = act ? strstr(act, want[2]) : NULL;
+					found = kind && strstr(kind, " alike");
 				}
 				free(l);
 				line = eol ? eol + 1 : NULL;
@@ -744,6 +758,191 @@ START_TEST(link_resolved_by_the_server)
 		}
 		testlib_server_stop(&s);
 	}
+}
+END_TEST
+
+/* Issue 19: --project-id 42 on a server that has a project *named* "42"
+ * (uid 977). The server reads a name first, so it answered for uid 977,
+ * and a link with ?projectId=42 would open another project while saying
+ * "checked". The link, run's and runs' reports name the project the server
+ * meant, by its uid, and say why. */
+START_TEST(uid_read_as_a_name_links_the_project_meant)
+{
+	static const char want_link[] =
+		"https://catalyst.diagrid.io/workflows/orders/order-9001?projectId=prj-977";
+	static const char *const profiles[] = {"a", "b"};
+	for (size_t i = 0; i < 2; i++) {
+		struct testlib_server s;
+		sim_start(&s, (const char *[]){"--profile", profiles[i], NULL});
+		struct testlib_output out;
+		cli(&s, &out, (const char *[]){"--project-id", "42", "link", "orders", "order-9001", NULL});
+		ck_assert_msg(out.status == 0, "%s: %d %s", profiles[i], out.status, out.err);
+		ck_assert_msg(strncmp(out.out, want_link, strlen(want_link)) == 0, "%s", out.out);
+		ck_assert_ptr_null(strstr(out.out, "projectId=42"));
+		ck_assert_msg(strstr(out.err, "reads 42 as the name of project 42 (uid 977)"), "%s", out.err);
+		testlib_output_free(&out);
+
+		cli(&s, &out,
+		    (const char *[]){"--project-id", "42", "--format", "json", "link", "orders", "order-9001",
+				     NULL});
+		ck_assert_int_eq(out.status, 0);
+		json_t *doc = json_loads(out.out, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		/* JSON `project` holds the project the server meant, as a uid. */
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "project"), "uid")),
+				 "prj-977");
+		ck_assert_ptr_null(json_object_get(json_object_get(doc, "project"), "name"));
+		ck_assert(json_is_true(json_object_get(doc, "checked")));
+		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(doc, "link_note")), "uid 977"));
+		json_decref(doc);
+		testlib_output_free(&out);
+
+		static const char *const cmds[][3] = {{"run", "orders", "order-9001"}, {"runs", NULL, NULL}};
+		for (size_t k = 0; k < 2; k++) {
+			cli(&s, &out,
+			    (const char *[]){"--project-id", "42", "--format", "json", cmds[k][0], cmds[k][1],
+					     cmds[k][2], NULL});
+			doc = report_of(&out);
+			ck_assert_uint_ge(n_runs(doc), 1);
+			size_t j;
+			json_t *r;
+			json_array_foreach(json_object_get(doc, "runs"), j, r) {
+				const char *link = json_string_value(json_object_get(r, "console_link"));
+				ck_assert_msg(link && strstr(link, "?projectId=prj-977"), "%s",
+					      link ? link : "no link");
+				ck_assert_str_eq(
+					json_string_value(json_object_get(json_object_get(r, "project"), "uid")),
+					"prj-977");
+			}
+			if (k == 0)
+				ck_assert_str_eq(json_string_value(json_object_get(run_by_id(doc, "order-9001"),
+										   "console_link")),
+						 want_link);
+			char *notes = notes_of(doc);
+			ck_assert_msg(strstr(notes, "not as uid 42"), "%s", notes);
+			free(notes);
+			json_decref(doc);
+			testlib_output_free(&out);
+		}
+		testlib_server_stop(&s);
+	}
+}
+END_TEST
+
+/* ---- the first screen (issue 19) ---------------------------------------- */
+
+/* Runs catalyst-audit --server URL ARGS... on a pseudo-terminal of rows x
+ * cols (stdout and stderr both on it, as a person sees them) with extra
+ * environment; returns what the terminal got, \r and colour sequences
+ * removed, and the exit status in *status. Bounded by CLI_TIMEOUT_MS. */
+static char *pty_cli(const struct testlib_server *s, unsigned short rows, unsigned short cols,
+		     const char *const *env, const char *const *args, int *status)
+{
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = testlib_env("CA_BINARY");
+	argv[n++] = "--server";
+	argv[n++] = s->url;
+	for (; args && *args && n < 62; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	struct winsize ws = {.ws_row = rows, .ws_col = cols};
+	int master = -1;
+	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	size_t len = 0, cap = 1 << 16;
+	char *raw = malloc(cap);
+	ck_assert_ptr_nonnull(raw);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms > CLI_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			ck_abort_msg("catalyst-audit hung on the terminal");
+		}
+		struct pollfd p = {.fd = master, .events = POLLIN};
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if (len + 4096 > cap) {
+			cap *= 2;
+			raw = realloc(raw, cap);
+			ck_assert_ptr_nonnull(raw);
+		}
+		ssize_t r = read(master, raw + len, 4096);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) /* EIO: the child and its terminal are gone */
+			break;
+		len += (size_t)r;
+	}
+	close(master);
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	/* What a reader sees: no \r of the terminal's newlines, no SGR. */
+	char *text = malloc(len + 1);
+	ck_assert_ptr_nonnull(text);
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '\r')
+			continue;
+		if (raw[i] == '\x1b' && i + 1 < len && raw[i + 1] == '[') {
+			i += 2;
+			while (i < len && !(raw[i] >= '@' && raw[i] <= '~'))
+				i++;
+			continue;
+		}
+		text[o++] = raw[i];
+	}
+	text[o] = '\0';
+	free(raw);
+	return text;
+}
+
+/* Issue 19, as the on-call engineer meets it: `run pay-20931` on an 80x24
+ * terminal (PAGER=cat: no pager between), and the first screen holds the
+ * verdict, the suspect with its times and its real error, and the link. */
+START_TEST(first_screen_answers_the_page)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	static const char *const env[] = {"PAGER=cat", "TZ=UTC", "CATALYST_TOKEN=", "BROWSER=", "NO_COLOR=", NULL};
+	int status = -1;
+	char *text = pty_cli(&s, 24, 80, env, (const char *[]){"run", "pay-20931", NULL}, &status);
+	ck_assert_msg(status == 1, "exit %d:\n%s", status, text);
+	/* The first 24 rows of the screen: a line wider than 80 columns
+	 * (the notice on stderr) takes more than one. */
+	char *end = text;
+	for (int rows = 0; end && *end;) {
+		char *nl = strchr(end, '\n');
+		size_t cols = nl ? (size_t)(nl - end) : strlen(end);
+		rows += cols ? (int)((cols + 79) / 80) : 1;
+		if (rows > 24) {
+			*end = '\0';
+			break;
+		}
+		end = nl ? nl + 1 : NULL;
+	}
+	static const char *const want[] = {
+		"Verdict: SUSPECT",
+		"\n  ChargeCard  ambiguous_failure_retried  attempt 2 ran 5.0s later",
+		"\n    attempt 1 2026-09-14 10:00:00-10:00:02Z  ConnectionError: ('Connection ab",
+		"\n    https://catalyst.diagrid.io/workflows/checkout/pay-20931?project=default\n",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		ck_assert_msg(strstr(text, want[i]), "not in the first 24 lines: '%s'\n%s", want[i], text);
+	/* The suspect's three lines come right after the verdict. */
+	ck_assert(strstr(text, "Verdict: SUSPECT") < strstr(text, want[1]));
+	free(text);
+	testlib_server_stop(&s);
 }
 END_TEST
 
@@ -1616,6 +1815,10 @@ int main(void)
 	add_test(tc, filters_and_pages);
 	testlib_suite_add(s, tc);
 	/* CK_RUN_CASE=views: what scripts/update-goldens runs to rewrite them. */
+	tc = testlib_group("screen");
+	testlib_group_timeout(tc, 120);
+	add_test(tc, first_screen_answers_the_page);
+	testlib_suite_add(s, tc);
 	tc = testlib_group("views");
 	testlib_group_timeout(tc, 120);
 	add_test(tc, multi_run_views_match_goldens);
@@ -1630,6 +1833,7 @@ int main(void)
 	testlib_group_timeout(tc, 120);
 	add_test(tc, link_without_a_server);
 	add_test(tc, link_resolved_by_the_server);
+	add_test(tc, uid_read_as_a_name_links_the_project_meant);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("lookup");
 	testlib_group_timeout(tc, 120);

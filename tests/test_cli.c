@@ -60,6 +60,37 @@ static const char *with_formats(const char *s, char *buf, size_t size)
 	snprintf(buf, size, "%.*s%s%s", (int)(at - s), s, list, at + strlen("@FORMATS@"));
 	return buf;
 }
+/* ---- mistakes people make (issue 19) ------------------------------------- */
+
+/* --app-id, the Dapr CLI's spelling, names a saved history's app (so its
+ * link can be built); -q silences the warning a contradicting --app-id
+ * gives, and --no-color is --color never. */
+START_TEST(app_id_quiet_no_color)
+{
+	struct testlib_output o;
+	cli(&o, NULL,
+	    (char *[]){"--project", "default", "--app-id", "checkout", "file", (char *)fx(), "--no-color", NULL});
+	ck_assert_msg(o.status <= 1, "%d %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "https://catalyst.diagrid.io/workflows/checkout/"), "%s", o.out);
+	ck_assert_ptr_null(strchr(o.out, '\x1b'));
+	testlib_output_free(&o);
+
+	const char *env_doc = testlib_src("tests/fixtures/envelope-run-document.catalyst.json");
+	cli(&o, NULL, (char *[]){"--app-id", "checkout", "file", (char *)env_doc, NULL});
+	ck_assert_msg(strstr(o.err, "names app orders: --app-id checkout is used instead"), "%s", o.err);
+	testlib_output_free(&o);
+	cli(&o, NULL, (char *[]){"-q", "--app-id", "checkout", "file", (char *)env_doc, NULL});
+	ck_assert_str_eq(o.err, "");
+	ck_assert_msg(strstr(o.out, "Verdict:"), "%s", o.out);
+	testlib_output_free(&o);
+
+	/* one app named twice, two ways */
+	cli(&o, NULL, (char *[]){"--app-id", "a", "run", "b", "r", NULL});
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "name two apps"));
+	testlib_output_free(&o);
+}
+END_TEST
 
 /* ---- help ----------------------------------------------------------------- */
 
@@ -119,7 +150,12 @@ START_TEST(per_command_help)
 	char usage[64];
 	snprintf(usage, sizeof usage, "Usage: catalyst-audit %s [OPTIONS]", cmd);
 	ck_assert_msg(strncmp(a.out, usage, strlen(usage)) == 0, "%s", a.out);
-	ck_assert_ptr_nonnull(strstr(a.out, "\nOptions:\n"));
+	/* Its own options first, then the global ones (issue 19). */
+	char own[64];
+	snprintf(own, sizeof own, "\nOptions of %s:\n", cmd);
+	const char *own_at = strstr(a.out, own), *global_at = strstr(a.out, "\nGlobal options:\n");
+	ck_assert_msg(own_at && global_at && own_at < global_at, "%s", a.out);
+	ck_assert_ptr_nonnull(strstr(global_at, "  -h, --help"));
 	ck_assert_ptr_nonnull(strstr(a.out, "  -h, --help"));
 	ck_assert_ptr_nonnull(strstr(a.out, "--config FILE"));
 
@@ -286,6 +322,8 @@ static const struct {
 	{{"RUNS", NULL}, "unknown command 'RUNS'; did you mean 'runs'?"},
 	{{"whoiam", NULL}, "unknown command 'whoiam'; did you mean 'whoami'?"},
 	{{"audit", NULL}, "unknown command 'audit' (see catalyst-audit --help)"},
+	/* words of other tools (issue 19) */
+	{{"list", NULL}, "unknown command 'list'; did you mean 'runs'?"},
 	{{"runs", "--stauts", "failed", NULL}, "unknown option --stauts; did you mean --status?"},
 	{{"runs", "--stauts=failed", NULL}, "unknown option --stauts; did you mean --status?"},
 	{{"--fial-on", "never", "file", "x", NULL}, "unknown option --fial-on; did you mean --fail-on?"},
@@ -541,7 +579,7 @@ START_TEST(jsonl_is_accepted_by_the_options)
 	for (const char *p = o.out; (p = strchr(p, '\n')); p++)
 		lines++;
 	ck_assert_uint_eq(lines, 2);
-	ck_assert_ptr_nonnull(strstr(o.out, "\"summary\":\"attempt 0 failed with"));
+	ck_assert_ptr_nonnull(strstr(o.out, "\"summary\":\"attempt 1 failed with"));
 	testlib_output_free(&o);
 	/* the views cannot be asked for together */
 	cli(&o, NULL, (char *[]){"--verbose-report", "--findings-only", "file", (char *)fx(), NULL});
@@ -1236,6 +1274,7 @@ int main(void)
 	add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
 	add_test(tc, help_despite_bad_options);
 	add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));
+	add_test(tc, app_id_quiet_no_color);
 	add_loop_test(tc, did_you_mean, 0, (int)(sizeof suggest_cases / sizeof *suggest_cases));
 	add_loop_test(tc, inapplicable_options_exit_2, 0,
 		      (int)(sizeof inapplicable_cases / sizeof *inapplicable_cases));

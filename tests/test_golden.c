@@ -564,7 +564,8 @@ START_TEST(no_withheld_outside_catalyst)
 
 	/* A file without any payload says they are absent from it. */
 	struct testlib_output o;
-	run_file("text", "tests/fixtures/i5-parallel-retries-no-payloads.proto.json", NULL, NULL, NULL, &o);
+	run_file("text", "tests/fixtures/i5-parallel-retries-no-payloads.proto.json", "--verbose-report", NULL,
+		 NULL, &o);
 	ck_assert_msg(strstr(o.out, "Payloads are absent from this history, which is not from Catalyst"), "%s",
 		      o.out);
 	testlib_output_free(&o);

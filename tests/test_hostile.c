@@ -219,7 +219,7 @@ START_TEST(hundred_mb_string)
 		size, m.run.wall_s, m.run.maxrss_kb, bound, m.run.status);
 	/* One failed attempt, nothing re-executed: a clean report. */
 	ck_assert_msg(m.run.status == 0, "status %d; stderr: %.1000s", m.run.status, m.err);
-	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 1 activity, 0 re-executed"));
+	ck_assert_ptr_nonnull(strstr(m.out, "Summary: CLEAN  1 run, 1 activity, 0 re-executed"));
 	/* The message is shown, cut short: a terminal report stays readable. */
 	ck_assert_ptr_nonnull(strstr(m.out, "HEAD-xxxx"));
 	ck_assert_uint_lt(m.out_len, 64 * 1024);
@@ -320,7 +320,7 @@ START_TEST(moderate_nesting_is_fine)
 	unlink(path);
 	ck_assert_msg(m.run.status == 0, "status %d: %s", m.run.status, m.err);
 	ck_assert_ptr_nonnull(strstr(m.out, "Run deep-1  Deep"));
-	ck_assert_ptr_nonnull(strstr(m.out, "Summary: 1 run, 0 activities"));
+	ck_assert_ptr_nonnull(strstr(m.out, "Summary: CLEAN  1 run, 0 activities"));
 	measured_free(&m);
 }
 END_TEST
@@ -768,7 +768,10 @@ START_TEST(server_text_neutralised_on_stderr)
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
 	char *env[] = {xdg, home, browser, "CATALYST_LOGIN_TIMEOUT=2", "CATALYST_TOKEN=", "CI=", NULL};
 	struct testlib_output o;
+	/* login signs a person in: at a terminal (issue 19) */
+	testlib_stdin_tty = strcmp(server_cases[k].args[0], "login") == 0;
 	int rc = testlib_run_cli(args, env, NULL, 60000, &o);
+	testlib_stdin_tty = false;
 	server_stop(&srv);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_msg(!o.timed_out, "%s: timed out; stderr: %s", server_cases[k].what, o.err);

@@ -117,7 +117,14 @@ static void run_env(const char *server, const char *const *args, const char *con
 	for (int i = 0; extras && extras[i] && k < 15; i++)
 		env[k++] = (char *)extras[i];
 	env[k] = NULL;
+	/* login signs a person in: at a terminal (issue 19: without one it
+	 * exits 3 at once); every other command runs as a script would. */
+	bool login = false;
+	for (int i = 0; args[i]; i++)
+		login |= strcmp(args[i], "login") == 0;
+	testlib_stdin_tty = login;
 	ck_assert_int_eq(testlib_run_cli(argv, env, NULL, 60000, o), 0);
+	testlib_stdin_tty = false;
 	ck_assert_msg(!o->timed_out, "catalyst-audit timed out; stderr:\n%s", o->err);
 }
 
@@ -352,6 +359,46 @@ START_TEST(no_login_never_opens_a_browser)
 	ck_assert_ptr_nonnull(strstr(o.err, "--client-id"));
 	ck_assert_ptr_nonnull(strstr(o.err, "dynamic"));
 	testlib_output_free(&o);
+}
+END_TEST
+
+/* Issue 19: login without a person (no terminal, or CI set) starts no
+ * browser and exits 3 at once, saying to use CATALYST_TOKEN. */
+START_TEST(login_without_a_person_exits_3)
+{
+	char marker[400], env_b[600];
+	snprintf(marker, sizeof marker, "%s/browser-was-opened", home);
+	snprintf(env_b, sizeof env_b, "BROWSER=touch %s", marker);
+	static const char *const args[] = {"login", "--client-id", CLIENT_ID, NULL};
+	for (int ci = 0; ci < 2; ci++) {
+		const char *extras[] = {env_b, ci ? "CI=true" : NULL, NULL};
+		struct testlib_output o;
+		char *argv[8] = {"--server", mcp.url};
+		int n = 2;
+		for (int i = 0; args[i]; i++)
+			argv[n++] = (char *)args[i];
+		argv[n] = NULL;
+		char env_x[600], env_h[600];
+		snprintf(env_x, sizeof env_x, "XDG_CONFIG_HOME=%s/config", home);
+		snprintf(env_h, sizeof env_h, "HOME=%s", home);
+		char *env[] = {env_x,
+			       env_h,
+			       (char *)extras[0],
+			       "CATALYST_TOKEN=",
+			       "CATALYST_LOGIN_TIMEOUT=30",
+			       ci ? "CI=true" : "CI=",
+			       NULL};
+		/* with CI set, even at a terminal */
+		testlib_stdin_tty = ci;
+		ck_assert_int_eq(testlib_run_cli(argv, env, NULL, 60000, &o), 0);
+		testlib_stdin_tty = false;
+		ck_assert_msg(o.status == 3, "exit %d: %s", o.status, o.err);
+		ck_assert_msg(strstr(o.err, "CATALYST_TOKEN"), "%s", o.err);
+		ck_assert_msg(strstr(o.err, ci ? "CI is set" : "standard input is not a terminal"), "%s", o.err);
+		ck_assert_int_ne(access(marker, F_OK), 0);
+		ck_assert_ptr_null(strstr(o.err, "open this address"));
+		testlib_output_free(&o);
+	}
 }
 END_TEST
 
@@ -833,6 +880,7 @@ int main(void)
 	add_test(tc, login_browser_gets_nothing_of_ours);
 	add_test(tc, tools_refresh_rotation_logout);
 	add_test(tc, no_login_never_opens_a_browser);
+	add_test(tc, login_without_a_person_exits_3);
 	add_test(tc, readable_token_file_refused);
 	add_test(tc, tampered_state_refused);
 	add_test(tc, forged_error_redirect_ignored);

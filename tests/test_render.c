@@ -223,8 +223,7 @@ START_TEST(overview_lists_every_run)
 		ck_assert_msg(ov, "no overview in:\n%s", t);
 		/* After the verdict, before what follows it: the runs' details
 		 * (the full view) or the limits (the short view has no details). */
-		const char *next =
-			strstr(t, view == REPORT_FULL ? "\nRun " : "\nWhat these histories cannot show");
+		const char *next = strstr(t, view == REPORT_FULL ? "\nRun " : "\nLimits: ");
 		ck_assert_msg(strstr(t, "Verdict:") < ov && next && ov < next, "overview out of place in:\n%s", t);
 		ck_assert_msg(strstr(ov, "status     findings\n"), "in:\n%s", t);
 		const char *row = strstr(ov, "\n  pay-20931 ");
@@ -334,7 +333,7 @@ START_TEST(text_report_content)
 		"catalyst_get_workflow_run was refused: denied",
 		"refusal denied: Ask an organization administrator to allow this.",
 		"note 1: --project was taken as a name",
-		"Summary: 2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), 1 run not\n         audited.\n",
+		"Summary: SUSPECT  2 runs, 2 activities, 1 re-executed, 2 findings (1 suspect), 1\n         run not audited.\n",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		ck_assert_msg(strstr(t, want[i]), "missing '%s' in:\n%s", want[i], t);
@@ -424,13 +423,17 @@ START_TEST(json_shape)
 	ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(charge, "retry_timer_event_ids"), 1)),
 			 3);
 	json_t *att = json_array_get(json_object_get(charge, "attempts"), 0);
-	static const char *const att_keys[] = {"task_scheduled_id", "scheduled_at", "outcome", "error_message"};
-	check_order(att, att_keys, 4, "attempt");
+	static const char *const att_keys[] = {"attempt", "task_scheduled_id", "scheduled_at", "outcome",
+					       "error_message"};
+	check_order(att, att_keys, 5, "attempt");
 	ck_assert_int_eq(json_integer_value(json_object_get(att, "task_scheduled_id")), 0);
+	/* Counted from 1 (issue 19), whatever the event ids. */
+	ck_assert_int_eq(json_integer_value(json_object_get(att, "attempt")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(att, "outcome")), "failed");
 	ck_assert_str_eq(json_string_value(json_object_get(att, "error_message")), HOSTILE_ERROR);
 	ck_assert_str_eq(json_string_value(json_object_get(att, "failure_class")), "ambiguous");
 	json_t *third = json_array_get(json_object_get(charge, "attempts"), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(third, "attempt")), 3);
 	ck_assert(json_is_null(json_object_get(third, "error_message")));
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(third, "output"), "state")), "empty");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(third, "input"), "state")), "absent");

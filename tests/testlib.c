@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,13 +138,21 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 	int in[2], o[2], er[2];
 	if (pipe(in) || pipe(o) || pipe(er))
 		return -1;
+	/* A person at a terminal: stdin on a pseudo-terminal (stdout and
+	 * stderr stay pipes, read as always). Its master stays open until
+	 * the child is gone. */
+	int tty_master = -1, tty_slave = -1;
+	if (testlib_stdin_tty && !stdin_data && openpty(&tty_master, &tty_slave, NULL, NULL, NULL) < 0)
+		return -1;
 	char **env = build_env(envp_extra);
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		setpgid(0, 0);
-		dup2(in[0], 0);
+		dup2(tty_slave >= 0 ? tty_slave : in[0], 0);
+		if (tty_slave >= 0)
+			close(tty_slave), close(tty_master);
 		dup2(o[1], 1);
 		dup2(er[1], 2);
 		close(in[0]), close(in[1]), close(o[0]), close(o[1]), close(er[0]), close(er[1]);
@@ -210,6 +219,8 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 		close(er[0]);
 	int st = 0;
 	waitpid(pid, &st, 0);
+	if (tty_master >= 0)
+		close(tty_master), close(tty_slave);
 	out->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (!out->out)
 		out->out = calloc(1, 1);
@@ -219,6 +230,7 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 }
 
 bool testlib_cli_memcheck = true;
+bool testlib_stdin_tty = false;
 
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
 		    struct testlib_output *out)

@@ -31,6 +31,11 @@ struct testlib_output {
  * terminated, may be NULL), killing it after timeout_ms. */
 int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_data, size_t stdin_len,
 		int timeout_ms, struct testlib_output *out);
+/* Whether testlib_run gives the child a pseudo-terminal as its standard
+ * input (stdin_data NULL): a person at a terminal, as `login` needs
+ * (issue 19). Off by default: tests run as a script would. */
+extern bool testlib_stdin_tty;
+
 /* Whether testlib_run_cli runs the binary under memcheck when the suite
  * asks for it (CA_VALGRIND_CLI=1): true unless a test turns it off for a
  * sweep that repeats, over every fixture, runs another sweep already
