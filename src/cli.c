@@ -647,7 +647,9 @@ int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cf
 	read_line(&l, argc, argv, e);
 	const struct cli_command *cmd = NULL;
 	rc = pick_command(&l, &v->rq, &cmd, e);
-	if (rc == CLI_ACTION_RUN && resolve(v, &l, cmd, cfg, e) < 0)
+	/* cmd is set whenever the command runs; the test is for the static
+	 * analyzer, which cannot see that err_set returns -1. */
+	if (rc == CLI_ACTION_RUN && (!cmd || resolve(v, &l, cmd, cfg, e) < 0))
 		rc = -1;
 	*rq = v->rq;
 	if (rc == CLI_ACTION_RUN && (rq->files || rq->n_reports)) {

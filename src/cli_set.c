@@ -78,7 +78,7 @@ int cli_set_long(const struct cli_option *o, void *field, const char *value, con
 
 int cli_set_int(const struct cli_option *o, void *field, const char *value, const struct cli_at *at, struct err *e)
 {
-	long v;
+	long v = 0; /* set by parse_long; zeroed for the analyzer */
 	if (parse_long(o, value, at, &v, e) < 0)
 		return -1;
 	*(int *)field = (int)v;
@@ -88,7 +88,7 @@ int cli_set_int(const struct cli_option *o, void *field, const char *value, cons
 int cli_set_size(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
 		 struct err *e)
 {
-	long v;
+	long v = 0; /* set by parse_long; zeroed for the analyzer */
 	if (parse_long(o, value, at, &v, e) < 0)
 		return -1;
 	*(size_t *)field = (size_t)v;
