@@ -70,7 +70,9 @@ int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 		rc = damaged(path, "\"ended_at\" is not an RFC 3339 time", e);
 	else if (!json_is_array(runs))
 		rc = damaged(path, "\"runs\" is not a list", e);
-	if (rc == 0 && (!(st->runs = json_object()) || !(st->ended_at = strdup(ended))))
+	/* ended is set when rc is 0; tested for the analyzer, which cannot see
+	 * that damaged() returns -1. */
+	if (rc == 0 && ended && (!(st->runs = json_object()) || !(st->ended_at = strdup(ended))))
 		rc = err_oom(e);
 	size_t i;
 	const json_t *k;
