@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "render.h"
 #include "stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
