@@ -15,7 +15,8 @@
 //   runs-fat-ids    the same with --id-bytes long run ids
 //   runs-cycle      cursors B, C, B, C, ... (two runs a page), run fetches answered
 //   runs-dup        three pages of runs that repeat runs of earlier pages (and of their own);
-//                   the second page answers after a second
+//                   the second page is held until a run is fetched (at most 20 s), so
+//                   whether fetches overlap listing does not depend on the scheduler
 //   deep            catalyst_get_workflow_run answers 3,000 nested arrays
 //   huge            catalyst_get_workflow_run answers 17 MiB
 //   server-requests catalyst_get_workflow_run: --requests server requests at once on an
@@ -45,6 +46,7 @@ const holdMs = Number(option('hold-ms', '0'));
 // overlap: a run was asked for while a list page was still being answered
 const stats = { methods: {}, tools: {}, answers: 0, order: [], listPages: 0, overlap: false };
 let listsInFlight = 0;
+let releaseList = null; // ends the hold on a held list page
 const waiting = new Map(); // our request id -> resolve
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -227,7 +229,11 @@ async function handle(msg, req, res) {
 			const cursor = msg.params.arguments?.cursor;
 			if (scenario === 'runs-dup' && cursor === 'q2') {
 				listsInFlight++;
-				await sleep(1000);
+				await new Promise((r) => {
+					releaseList = r;
+					setTimeout(r, 20000);
+				});
+				releaseList = null;
 				listsInFlight--;
 			}
 			res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -235,8 +241,10 @@ async function handle(msg, req, res) {
 			return;
 		}
 		if (name === 'catalyst_get_workflow_run') {
-			if (listsInFlight > 0)
+			if (listsInFlight > 0) {
 				stats.overlap = true;
+				releaseList?.();
+			}
 			return getRun(msg, res);
 		}
 	}
