@@ -304,73 +304,94 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 		     "them, cannot be found from this one.");
 }
 
-void analysis_limits(struct finding_ctx *c)
-{
-	struct work *w = c->w;
-	struct analysis_owned *ao = c->ao;
-	struct analysis *an = &ao->pub;
-	bool *oom = &w->oom;
-	struct sb s;
+/* What the limits need to know of the run's calls, read once. */
+struct run_shape {
+	bool any_failed, any_pending, any_retried, any_pattern;
+	int64_t gap; /* the longest schedule-to-result wait, ms; -1: none */
+	const struct attempt *gap_at;
+	const char *gap_name;
+};
 
-	/* 1. Crash or redelivery after commit: always. */
-	int64_t gap = -1;
-	const struct attempt *gap_at = NULL;
-	const char *gap_name = NULL;
-	bool any_failed = false, any_pending = false, any_retried = false, any_pattern = false;
+static struct run_shape run_shape(const struct analysis *an)
+{
+	struct run_shape r = {.gap = -1};
 	for (size_t v = 0; v < an->n_invocations; v++) {
 		const struct invocation *inv = &an->invocations[v];
-		any_retried |= inv->n_attempts > 1;
+		r.any_retried |= inv->n_attempts > 1;
 		/* Children without instance ids have a limit of their own. */
-		any_pattern |= inv->link == LINK_PATTERN &&
-			       !(inv->is_child_workflow && !str_set(inv->attempts[0].instance_id));
+		r.any_pattern |= inv->link == LINK_PATTERN &&
+				 !(inv->is_child_workflow && !str_set(inv->attempts[0].instance_id));
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			const struct attempt *a = &inv->attempts[i];
-			any_failed |= a->outcome == OUTCOME_FAILED;
-			any_pending |= a->outcome == OUTCOME_PENDING;
+			r.any_failed |= a->outcome == OUTCOME_FAILED;
+			r.any_pending |= a->outcome == OUTCOME_PENDING;
 			if (a->outcome != OUTCOME_COMPLETED || inv->is_child_workflow)
 				continue;
 			int64_t t0 = parse_time_ms(a->scheduled_at), t1 = parse_time_ms(a->completed_at);
 			if (t0 < 0 || t1 < 0)
 				continue;
-			if (t1 - t0 > gap) {
-				gap = t1 - t0;
-				gap_at = a;
-				gap_name = inv->name;
+			if (t1 - t0 > r.gap) {
+				r.gap = t1 - t0;
+				r.gap_at = a;
+				r.gap_name = inv->name;
 			}
 		}
 	}
-	if (limit_generic(ao, oom, "A re-run after a worker crash or a redelivery after commit leaves no event.") <
-	    0)
-		return;
+	return r;
+}
+
+/* Each step adds the limits of one kind and returns < 0 when out of
+ * memory; the order of the steps is the order of the report. */
+typedef int limit_step(struct finding_ctx *c, const struct run_shape *r);
+
+/* 1. Crash or redelivery after commit: always, with its measure here. */
+static int limit_redelivery(struct finding_ctx *c, const struct run_shape *r)
+{
+	bool *oom = &c->w->oom;
+	if (limit_generic(c->ao, oom,
+			  "A re-run after a worker crash or a redelivery after commit leaves no event.") < 0)
+		return -1;
 	/* Its measure in this run: a sentence of its own, which stays with the run. */
-	if (gap >= LONG_GAP_MS && gap_at) {
-		sb_init(&s, oom);
-		sb_printf(&s,
-			  "The longest wait between a schedule and its result here is %.1f s "
-			  "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
-			  "such a gap.",
-			  (double)gap / 1000.0, or_none(gap_name), gap_at->scheduled_id);
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
-	}
+	if (r->gap < LONG_GAP_MS || !r->gap_at)
+		return 0;
+	struct sb s;
+	sb_init(&s, oom);
+	sb_printf(&s,
+		  "The longest wait between a schedule and its result here is %.1f s "
+		  "(%s, task_scheduled_id %" PRId64 "): a redelivery would hide inside "
+		  "such a gap.",
+		  (double)r->gap / 1000.0, or_none(r->gap_name), r->gap_at->scheduled_id);
+	return limit_add(c->ao, oom, sb_steal(&s), true);
+}
 
-	/* A history that prints no failure details: read for what it prints. */
-	if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS) {
-		sb_init(&s, oom);
-		sb_printf(&s,
-			  "This history is %s, which prints no failure details (no error type or "
-			  "message, so every failure class is unknown), no execution ids, no payloads "
-			  "and no scheduled id on a failure: each failure is paired with a call by order, "
-			  "and retries grouped by order and name. Save the history with `%s ID -o json` "
-			  "for more.",
-			  event_dialect_origin(w->dialect), event_dialect_printer(w->dialect));
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
-	}
+/* A history that prints no failure details: read for what it prints. */
+static int limit_dialect(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	(void)r;
+	if (!(w->caps & DIALECT_CAP_NO_FAILURE_DETAILS))
+		return 0;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	sb_printf(&s,
+		  "This history is %s, which prints no failure details (no error type or "
+		  "message, so every failure class is unknown), no execution ids, no payloads "
+		  "and no scheduled id on a failure: each failure is paired with a call by order, "
+		  "and retries grouped by order and name. Save the history with `%s ID -o json` "
+		  "for more.",
+		  event_dialect_origin(w->dialect), event_dialect_printer(w->dialect));
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
 
-	/* 2. Payloads not visible, and the calls that made it matter. */
+/* 2. Payloads not visible, and the calls that made it matter. */
+static int limit_payloads(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	const struct analysis *an = &c->ao->pub;
+	(void)r;
 	if (w->view != VIEW_VISIBLE) {
-		sb_init(&s, oom);
+		struct sb s;
+		sb_init(&s, &w->oom);
 		/* The level only: how it was learned is the run's own (its data
 		 * sharing and withheld lines say it), and this sentence is the
 		 * same for every run at that level. */
@@ -388,18 +409,26 @@ void analysis_limits(struct finding_ctx *c)
 				  "The data-sharing level is not known (%s), so identical inputs "
 				  "cannot be compared and payload sizes cannot be checked.",
 				  an->sharing_source);
-		if (limit_add(ao, oom, sb_steal(&s), w->view == VIEW_UNKNOWN) < 0)
-			return;
+		if (limit_add(c->ao, &w->oom, sb_steal(&s), w->view == VIEW_UNKNOWN) < 0)
+			return -1;
 	}
 	for (size_t i = 0; i < c->n_run_limits; i++) {
 		char *text = c->run_limits[i];
 		c->run_limits[i] = NULL;
-		if (limit_add(ao, oom, text, true) < 0)
-			return;
+		if (limit_add(c->ao, &w->oom, text, true) < 0)
+			return -1;
 	}
+	return 0;
+}
 
-	/* 3. Earlier continue-as-new generations. */
-	sb_init(&s, oom);
+/* 3. Earlier continue-as-new generations. */
+static int limit_generations(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	const struct analysis *an = &c->ao->pub;
+	(void)r;
+	struct sb s;
+	sb_init(&s, &w->oom);
 	bool status_can = an->status && strcmp(an->status, "continued_as_new") == 0;
 	if (an->n_generations > 1)
 		sb_printf(&s,
@@ -419,102 +448,123 @@ void analysis_limits(struct finding_ctx *c)
 	else
 		sb_printf(&s, "If the run continued as new, only its latest generation is returned.");
 	bool can_generic = an->n_generations <= 1 && !w->n_orphans && !w->n_continue_as_new && !status_can;
-	if (limit_add(ao, oom, sb_steal(&s), !can_generic) < 0)
-		return;
+	return limit_add(c->ao, &w->oom, sb_steal(&s), !can_generic);
+}
 
-	/* 4. Retries inside activity code: always. */
+/* 4-7. What no history records: retries in code, the policy, remote
+ * overlap, and links that were inferred. */
+static int limit_unrecorded(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct analysis_owned *ao = c->ao;
+	bool *oom = &c->w->oom;
 	if (limit_generic(ao, oom, "Retries inside activity code (a loop, an HTTP client's) leave no event.") < 0)
-		return;
-
-	/* 5. Retry policy settings. */
-	if ((any_failed || any_retried) &&
+		return -1;
+	if ((r->any_failed || r->any_retried) &&
 	    limit_generic(ao, oom, "Retry policy settings (attempts, backoff, errors) are not in history.") < 0)
-		return;
-
-	/* 6. Overlap with a remote attempt still running. */
-	if ((any_retried || any_pending) &&
+		return -1;
+	if ((r->any_retried || r->any_pending) &&
 	    limit_generic(ao, oom, "A failed attempt may still be running remotely while the next one runs.") < 0)
-		return;
-
-	/* 7. Links inferred by pattern. */
-	if (any_pattern && !w->has_origins &&
+		return -1;
+	if (r->any_pattern && !c->w->has_origins &&
 	    limit_generic(ao, oom,
 			  "This history records no retry-timer origins (Dapr before 1.18): attempts "
 			  "marked as linked by pattern were joined because a failure, a timer and "
 			  "a new schedule of the same name followed each other, which is an "
 			  "inference, not a recorded link.") < 0)
-		return;
+		return -1;
+	return 0;
+}
 
-	/* 7b. Retry timers whose origin named no attempt, linked by order. */
-	if (w->n_origin_unmatched) {
-		sb_init(&s, oom);
-		sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
-			  w->first_unmatched_child ? "child instance" : "task_execution_id",
-			  or_none(w->first_unmatched_origin));
-		if (w->n_origin_unmatched > 1)
-			sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
-				  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
-		if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS)
-			sb_printf(&s,
-				  ", which matches no attempt in this history (%s prints no execution id "
-				  "on an attempt), so the ",
-				  event_dialect_origin(w->dialect));
-		else
-			sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a "
-				      "child's retries after an instance id it never starts when none is "
-				      "given), so the ");
-		sb_printf(&s, "retry was linked to the failure it follows by order: a failure, that "
-			      "timer, then a new schedule of the same name, an inference, not a recorded "
-			      "link.");
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
-	}
+/* 7b. Retry timers whose origin named no attempt, linked by order. */
+static int limit_unmatched_origins(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	(void)r;
+	if (!w->n_origin_unmatched)
+		return 0;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
+		  w->first_unmatched_child ? "child instance" : "task_execution_id",
+		  or_none(w->first_unmatched_origin));
+	if (w->n_origin_unmatched > 1)
+		sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
+			  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
+	if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS)
+		sb_printf(&s,
+			  ", which matches no attempt in this history (%s prints no execution id "
+			  "on an attempt), so the ",
+			  event_dialect_origin(w->dialect));
+	else
+		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a "
+			      "child's retries after an instance id it never starts when none is "
+			      "given), so the ");
+	sb_printf(&s, "retry was linked to the failure it follows by order: a failure, that "
+		      "timer, then a new schedule of the same name, an inference, not a recorded "
+		      "link.");
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
 
-	/* 7c. Retries linked by order, in a run with no retry timer. */
-	for (int blind = 1; blind >= 0; blind--) {
-		size_t n = 0;
-		sb_init(&s, oom);
-		for (size_t v = 0; v < an->n_invocations; v++) {
-			const struct invocation *inv = &an->invocations[v];
-			if (inv->link != LINK_ORDER || inv->order_inputs_unknown != (blind == 1))
-				continue;
-			if (n < LIST_MAX) {
-				sb_printf(&s, "%s%s%s (%s ", n ? "; " : "",
-					  inv->is_child_workflow ? "child workflow " : "", or_none(inv->name),
-					  inv->is_child_workflow ? "event" : "task_scheduled_id");
-				sb_id_list(&s, inv->attempts, inv->n_attempts);
-				sb_printf(&s, ")");
-			}
-			n++;
-		}
-		if (!n) {
-			buf_finish(&s.b);
+/* 7c. Retries linked by order in a run with no retry timer: those whose
+ * inputs could not be compared (blind), then those with equal inputs. */
+static int limit_order_links_of(struct finding_ctx *c, bool blind)
+{
+	const struct analysis *an = &c->ao->pub;
+	size_t n = 0;
+	struct sb s;
+	sb_init(&s, &c->w->oom);
+	for (size_t v = 0; v < an->n_invocations; v++) {
+		const struct invocation *inv = &an->invocations[v];
+		if (inv->link != LINK_ORDER || inv->order_inputs_unknown != blind)
 			continue;
+		if (n < LIST_MAX) {
+			sb_printf(&s, "%s%s%s (%s ", n ? "; " : "",
+				  inv->is_child_workflow ? "child workflow " : "", or_none(inv->name),
+				  inv->is_child_workflow ? "event" : "task_scheduled_id");
+			sb_id_list(&s, inv->attempts, inv->n_attempts);
+			sb_printf(&s, ")");
 		}
-		if (n > LIST_MAX)
-			sb_printf(&s, " and %zu more", n - LIST_MAX);
-		if (blind)
-			sb_printf(&s,
-				  ": linked by order, no retry timer, inputs not comparable. Each failure was "
-				  "followed by the one call of the same name in the turn that processed it, "
-				  "and this run records no retry timer (the JavaScript SDK's retry handler "
-				  "and a zero first retry interval retry so); a loop that catches one item's "
-				  "failure and calls the next item has the same shape, so %s reported as "
-				  "re-executed, never as a suspect.",
-				  n > 1 ? "these are" : "it is");
-		else
-			sb_printf(&s,
-				  ": linked by order, no retry timer. Each failure was followed by the one call "
-				  "of the same name, with an equal input, in the turn that processed it, and "
-				  "this run records no retry timer (the JavaScript SDK's retry handler and a "
-				  "zero first retry interval retry so): an inference, not a recorded link.");
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
+		n++;
 	}
+	if (!n) {
+		buf_finish(&s.b);
+		return 0;
+	}
+	if (n > LIST_MAX)
+		sb_printf(&s, " and %zu more", n - LIST_MAX);
+	if (blind)
+		sb_printf(&s,
+			  ": linked by order, no retry timer, inputs not comparable. Each failure was "
+			  "followed by the one call of the same name in the turn that processed it, "
+			  "and this run records no retry timer (the JavaScript SDK's retry handler "
+			  "and a zero first retry interval retry so); a loop that catches one item's "
+			  "failure and calls the next item has the same shape, so %s reported as "
+			  "re-executed, never as a suspect.",
+			  n > 1 ? "these are" : "it is");
+	else
+		sb_printf(&s, ": linked by order, no retry timer. Each failure was followed by the one call "
+			      "of the same name, with an equal input, in the turn that processed it, and "
+			      "this run records no retry timer (the JavaScript SDK's retry handler and a "
+			      "zero first retry interval retry so): an inference, not a recorded link.");
+	return limit_add(c->ao, &c->w->oom, sb_steal(&s), true);
+}
 
-	/* 8. Child workflows have their own histories. */
+static int limit_order_links(struct finding_ctx *c, const struct run_shape *r)
+{
+	(void)r;
+	return limit_order_links_of(c, true) < 0 ? -1 : limit_order_links_of(c, false);
+}
+
+/* 8. Child workflows have their own histories; 8b. creations that show
+ * no instance id. */
+static int limit_children(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	const struct analysis *an = &c->ao->pub;
+	struct sb s;
+	(void)r;
 	if (an->n_child_instances) {
-		sb_init(&s, oom);
+		sb_init(&s, &w->oom);
 		sb_printf(&s, "Activities of the %zu child workflow instance%s (", an->n_child_instances,
 			  an->n_child_instances > 1 ? "s" : "");
 		for (size_t i = 0; i < an->n_child_instances && i < LIST_MAX; i++)
@@ -522,51 +572,69 @@ void analysis_limits(struct finding_ctx *c)
 		if (an->n_child_instances > LIST_MAX)
 			sb_printf(&s, " and %zu more", an->n_child_instances - LIST_MAX);
 		sb_printf(&s, ") are in their own histories, not in this one.");
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
+		if (limit_add(c->ao, &w->oom, sb_steal(&s), true) < 0)
+			return -1;
 	}
+	if (!w->n_child_no_id)
+		return 0;
+	sb_init(&s, &w->oom);
+	sb_children_without_ids(&s, w, an);
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
 
-	/* 8b. Child creations that show no instance id. */
-	if (w->n_child_no_id) {
-		sb_init(&s, oom);
-		sb_children_without_ids(&s, w, an);
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
-	}
-
-	/* 9. A rerun carries copies of the source run's events. */
-	if (w->rerun_parent) {
-		sb_init(&s, oom);
-		sb_printf(&s, "This run is a rerun of instance %s", w->rerun_parent);
-		if (w->rerun_index != NONE32) {
-			sb_printf(&s, " from event %" PRId64 " (%s%s%s, history position %" PRIu32 ")",
-				  w->rerun_event_id, event_kind_name((enum event_kind)w->rerun_kind),
-				  str_set(w->rerun_name) ? " " : "", str_set(w->rerun_name) ? w->rerun_name : "",
-				  w->rerun_index);
-			sb_printf(&s,
-				  ": the %" PRIu32 " event%s before it %s copies of that run's, with its ids "
-				  "and times, and are not counted as this run's executions",
-				  w->rerun_index, w->rerun_index == 1 ? "" : "s",
-				  w->rerun_index == 1 ? "is" : "are");
-		}
-		sb_printf(&s, "; schedules copied or re-driven keep the source's task_execution_ids and ran "
-			      "there too, so audit the source run as well.");
-		if (!w->rerun_src)
-			sb_printf(&s, " Source run not fetched (%s).",
-				  w->rerun_src_why ? w->rerun_src_why : "a saved history names it only");
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
-	}
-
-	/* 10. Results that point at nothing. */
-	if (w->n_unmatched_results) {
-		sb_init(&s, oom);
+/* 9. A rerun carries copies of the source run's events. */
+static int limit_rerun(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	(void)r;
+	if (!w->rerun_parent)
+		return 0;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	sb_printf(&s, "This run is a rerun of instance %s", w->rerun_parent);
+	if (w->rerun_index != NONE32) {
+		sb_printf(&s, " from event %" PRId64 " (%s%s%s, history position %" PRIu32 ")", w->rerun_event_id,
+			  event_kind_name((enum event_kind)w->rerun_kind), str_set(w->rerun_name) ? " " : "",
+			  str_set(w->rerun_name) ? w->rerun_name : "", w->rerun_index);
 		sb_printf(&s,
-			  "%zu result%s point%s at a task_scheduled_id with no schedule in this "
-			  "history (first: %" PRId64 "), so this history is partial.",
-			  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
-			  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
-		if (limit_add(ao, oom, sb_steal(&s), true) < 0)
-			return;
+			  ": the %" PRIu32 " event%s before it %s copies of that run's, with its ids "
+			  "and times, and are not counted as this run's executions",
+			  w->rerun_index, w->rerun_index == 1 ? "" : "s", w->rerun_index == 1 ? "is" : "are");
 	}
+	sb_printf(&s, "; schedules copied or re-driven keep the source's task_execution_ids and ran "
+		      "there too, so audit the source run as well.");
+	if (!w->rerun_src)
+		sb_printf(&s, " Source run not fetched (%s).",
+			  w->rerun_src_why ? w->rerun_src_why : "a saved history names it only");
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
+
+/* 10. Results that point at nothing. */
+static int limit_unmatched_results(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	(void)r;
+	if (!w->n_unmatched_results)
+		return 0;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	sb_printf(&s,
+		  "%zu result%s point%s at a task_scheduled_id with no schedule in this "
+		  "history (first: %" PRId64 "), so this history is partial.",
+		  w->n_unmatched_results, w->n_unmatched_results > 1 ? "s" : "",
+		  w->n_unmatched_results > 1 ? "" : "s", w->first_unmatched_tsid);
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
+
+void analysis_limits(struct finding_ctx *c)
+{
+	static limit_step *const steps[] = {
+		limit_redelivery, limit_dialect,           limit_payloads,    limit_generations,
+		limit_unrecorded, limit_unmatched_origins, limit_order_links, limit_children,
+		limit_rerun,      limit_unmatched_results,
+	};
+	const struct run_shape r = run_shape(&c->ao->pub);
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+		if (steps[i](c, &r) < 0)
+			return;
 }
