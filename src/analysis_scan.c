@@ -485,12 +485,12 @@ static void eliminate_unpaired(struct work *w)
 	analysis_link_unpaired(w);
 }
 
-void analysis_scan_events(struct work *w)
+/* Sizes every table of the scan from a first pass over the kinds (a
+ * timer's origin needs the event); < 0 when out of memory. */
+static int scan_allocate(struct work *w)
 {
-	size_t n = w->n_events;
 	size_t n_att = 0, n_tim = 0, n_carry = 0;
-	/* First pass: sizes, by kind (a timer's origin needs the event). */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < w->n_events; i++) {
 		enum event_kind k = event_log_kind(w->log, i);
 		if (k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED)
 			n_att++;
@@ -508,99 +508,107 @@ void analysis_scan_events(struct work *w)
 	/* Sized once: growing and rehashing was most of the pass, and
 	 * doubling arrays kept up to half of them unused. */
 	if (imap_reserve(&w->sched, n_att) < 0 || smap_reserve(&w->exec, n_att) < 0 ||
-	    imap_reserve(&w->timers, n_tim) < 0 || smap_reserve(&w->fire, n_tim) < 0) {
-		w->oom = true;
-		return;
-	}
+	    imap_reserve(&w->timers, n_tim) < 0 || smap_reserve(&w->fire, n_tim) < 0)
+		return -1;
 	/* Zeroed, though every attempt is written before it is read: the
 	 * static analyzer cannot follow the pending count to that. */
 	w->att = calloc(n_att ? n_att : 1, sizeof *w->att);
 	w->wa = calloc(n_att ? n_att : 1, sizeof *w->wa);
 	w->tim = malloc((n_tim ? n_tim : 1) * sizeof *w->tim);
-	if (!w->att || !w->wa || !w->tim) {
-		w->oom = true;
-		return;
-	}
+	if (!w->att || !w->wa || !w->tim)
+		return -1;
 	/* Withheld payloads are listed unless the level is known to be full;
 	 * pages of the array never written are never touched. */
 	if (w->ds_given != SHARING_FULL && n_carry &&
 	    (w->ds_given != SHARING_UNKNOWN || (w->o && w->o->catalyst_source))) {
 		w->wh = malloc(n_carry * sizeof *w->wh);
-		if (!w->wh) {
-			w->oom = true;
-			return;
-		}
+		if (!w->wh)
+			return -1;
 		w->cap_wh = n_carry;
 	}
-	for (size_t i = 0; i < n && !w->oom; i++) {
-		enum event_kind k = event_log_kind(w->log, i);
-		turn_note(w, k);
-		if (!kind_read(k) && w->ds_first_present != NONE) {
-			/* Kinds seen only for their kind. */
-			if (k == EVENT_EXECUTION_TERMINATED) {
-				w->terminated = true;
-				w->completed_gen = w->gen;
-			} else if (k == EVENT_CONTINUE_AS_NEW) {
-				w->n_continue_as_new++;
-			}
-			continue;
-		}
-		struct event evb;
-		event_log_get(w->log, i, &evb);
-		const struct event *ev = &evb;
-		uint32_t at = (uint32_t)i;
-		sharing_note(w, i, ev);
-		switch (ev->kind) {
-		case EVENT_EXECUTION_STARTED:
-			start_execution(w, ev);
-			break;
-		case EVENT_TASK_SCHEDULED:
-			add_attempt(w, at, ev, false);
-			break;
-		case EVENT_CHILD_CREATED:
-			add_attempt(w, at, ev, true);
-			break;
-		case EVENT_TASK_COMPLETED:
-			add_result(w, at, ev, false, false);
-			break;
-		case EVENT_TASK_FAILED:
-			add_result(w, at, ev, false, true);
-			break;
-		case EVENT_CHILD_COMPLETED:
-			add_result(w, at, ev, true, false);
-			break;
-		case EVENT_CHILD_FAILED:
-			add_result(w, at, ev, true, true);
-			break;
-		case EVENT_TIMER_CREATED:
-			add_timer(w, at, ev);
-			break;
-		case EVENT_TIMER_FIRED:
-			fire_timer(w, at, ev);
-			break;
-		case EVENT_EXECUTION_COMPLETED:
-			w->completed_seen = true;
-			w->completed_gen = w->gen;
-			w->completed_status = ev->workflow_status;
-			w->completed_at = ev->timestamp;
-			w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
-			analysis_link_break(w);
-			break;
-		case EVENT_EXECUTION_TERMINATED:
+	return 0;
+}
+
+/* One event of the history, read for what the analysis keeps of it. */
+static void scan_event(struct work *w, size_t i)
+{
+	enum event_kind k = event_log_kind(w->log, i);
+	turn_note(w, k);
+	if (!kind_read(k) && w->ds_first_present != NONE) {
+		/* Kinds seen only for their kind. */
+		if (k == EVENT_EXECUTION_TERMINATED) {
 			w->terminated = true;
 			w->completed_gen = w->gen;
-			w->completed_at = ev->timestamp;
-			break;
-		case EVENT_CONTINUE_AS_NEW:
+		} else if (k == EVENT_CONTINUE_AS_NEW) {
 			w->n_continue_as_new++;
-			break;
-		case EVENT_EVENT_SENT:
-			analysis_link_break(w);
-			break;
-		default:
-			break;
 		}
+		return;
 	}
+	struct event evb;
+	event_log_get(w->log, i, &evb);
+	const struct event *ev = &evb;
+	uint32_t at = (uint32_t)i;
+	sharing_note(w, i, ev);
+	switch (ev->kind) {
+	case EVENT_EXECUTION_STARTED:
+		start_execution(w, ev);
+		break;
+	case EVENT_TASK_SCHEDULED:
+		add_attempt(w, at, ev, false);
+		break;
+	case EVENT_CHILD_CREATED:
+		add_attempt(w, at, ev, true);
+		break;
+	case EVENT_TASK_COMPLETED:
+		add_result(w, at, ev, false, false);
+		break;
+	case EVENT_TASK_FAILED:
+		add_result(w, at, ev, false, true);
+		break;
+	case EVENT_CHILD_COMPLETED:
+		add_result(w, at, ev, true, false);
+		break;
+	case EVENT_CHILD_FAILED:
+		add_result(w, at, ev, true, true);
+		break;
+	case EVENT_TIMER_CREATED:
+		add_timer(w, at, ev);
+		break;
+	case EVENT_TIMER_FIRED:
+		fire_timer(w, at, ev);
+		break;
+	case EVENT_EXECUTION_COMPLETED:
+		w->completed_seen = true;
+		w->completed_gen = w->gen;
+		w->completed_status = ev->workflow_status;
+		w->completed_at = ev->timestamp;
+		w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
+		analysis_link_break(w);
+		break;
+	case EVENT_EXECUTION_TERMINATED:
+		w->terminated = true;
+		w->completed_gen = w->gen;
+		w->completed_at = ev->timestamp;
+		break;
+	case EVENT_CONTINUE_AS_NEW:
+		w->n_continue_as_new++;
+		break;
+	case EVENT_EVENT_SENT:
+		analysis_link_break(w);
+		break;
+	default:
+		break;
+	}
+}
+
+void analysis_scan_events(struct work *w)
+{
+	if (scan_allocate(w) < 0) {
+		w->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < w->n_events && !w->oom; i++)
+		scan_event(w, i);
 	if (w->n_unp && !w->oom)
 		eliminate_unpaired(w);
 }
