@@ -124,20 +124,11 @@ void audit_stream_reserve(struct audit_stream *st, size_t n)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* Renders run i, appends it to the temporary file and frees its analysis
- * and log. Called by the worker that audited it; only the append and the
- * totals take the lock. */
-static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i, struct err *e)
+/* One run rendered alone: a JSON line, or a segment of the JSON array. */
+static int render_one(const struct audit_stream *st, const struct report_run *rr, char **text, size_t *len,
+		      struct err *e)
 {
-	struct report one;
-	report_init(&one);
-	one.runs = rr;
-	one.n_runs = 1;
-	/* As audit_emit_report does: the run's counts before it is rendered. */
-	report_summarize(&one);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	FILE *m = open_memstream(text, len);
 	if (!m)
 		return err_oom(e);
 	int rc;
@@ -156,72 +147,39 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	if (fclose(m) != 0 && rc == 0)
 		rc = err_oom(e);
 	if (rc < 0) {
-		free(text);
-		return -1;
+		free(*text);
+		*text = NULL;
 	}
+	return rc;
+}
 
-	/* The children to follow, kept before the analysis goes. */
-	const struct analysis *an = rr->analysis;
-	char **children = NULL;
-	size_t n_children = 0;
-	if (an && an->n_child_instances) {
-		children = calloc(an->n_child_instances, sizeof *children);
-		if (!children) {
-			free(text);
-			return err_oom(e);
-		}
-		for (size_t c = 0; c < an->n_child_instances; c++)
-			if (an->child_instances[c] && (children[n_children] = strdup(an->child_instances[c])))
-				n_children++;
+/* The children to follow, copied before the analysis goes; NULL with
+ * none (or out of memory, said in e). */
+static char **children_of(const struct analysis *an, size_t *n, struct err *e)
+{
+	*n = 0;
+	if (!an || !an->n_child_instances)
+		return NULL;
+	char **children = calloc(an->n_child_instances, sizeof *children);
+	if (!children) {
+		err_oom(e);
+		return NULL;
 	}
-	/* The per-run records may move (the feeder grows them while workers
-	 * run, under the lock): each is touched under it only. */
-	pthread_mutex_lock(&st->lock);
-	struct stream_run *sr = &st->st[i];
-	sr->audited = rr->analysis != NULL;
-	sr->failure_code = rr->failure_code;
-	sr->len = len;
-	sr->children = children;
-	sr->n_children = n_children;
-	if (st->out) {
-		/* Out in report order: this line, and those after it that wait. */
-		sr->line = text;
-		text = NULL;
-		while (st->next_out < st->cap && st->st[st->next_out].line) {
-			struct stream_run *o = &st->st[st->next_out];
-			if (rc == 0 && (fwrite(o->line, 1, o->len, st->out) != o->len || fflush(st->out) != 0))
-				rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
-			free(o->line);
-			o->line = NULL;
-			st->next_out++;
-		}
-	} else {
-		sr->off = ftello(st->runs);
-		if (sr->off < 0 || fwrite(text, 1, sr->len, st->runs) != sr->len)
-			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s",
-				     strerror(errno));
-	}
-	st->totals.n_activities += one.n_activities;
-	st->totals.n_reexecuted += one.n_reexecuted;
-	st->totals.n_findings += one.n_findings;
-	st->totals.n_suspect += one.n_suspect;
-	st->totals.n_failed_runs += one.n_failed_runs;
-	st->totals.n_known += one.n_known;
-	st->totals.n_known_suspect += one.n_known_suspect;
-	if (rc == 0)
-		sr->written = true;
-	pthread_mutex_unlock(&st->lock);
-	free(text);
-	if (rc < 0)
-		return -1;
+	for (size_t c = 0; c < an->n_child_instances; c++)
+		if (an->child_instances[c] && (children[*n] = strdup(an->child_instances[c])))
+			(*n)++;
+	return children;
+}
 
-	/* The analysis borrows from the log: it goes first. */
+/* Rendered: only the ids stay (the report's order, the children to
+ * follow, the duplicate check), so a long listing keeps little per run.
+ * The analysis borrows from the log: it goes first. */
+static void forget_run(struct report_run *rr)
+{
 	analysis_free(rr->analysis);
 	rr->analysis = NULL;
 	event_log_free(rr->log);
 	rr->log = NULL;
-	/* Rendered: only the ids stay (the report's order, the children to
-	 * follow, the duplicate check), so a long listing keeps little per run. */
 	char **done[] = {&rr->console_link,
 			 &rr->link_note,
 			 &rr->source,
@@ -236,6 +194,78 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 		free(*done[k]);
 		*done[k] = NULL;
 	}
+}
+
+/* Under the lock: the lines out in report order (this one, and those
+ * after it that waited), or the segment to the temporary file. */
+static int append_locked(struct audit_stream *st, struct stream_run *sr, char **text, struct err *e)
+{
+	int rc = 0;
+	if (st->out) {
+		sr->line = *text;
+		*text = NULL;
+		while (st->next_out < st->cap && st->st[st->next_out].line) {
+			struct stream_run *o = &st->st[st->next_out];
+			if (rc == 0 && (fwrite(o->line, 1, o->len, st->out) != o->len || fflush(st->out) != 0))
+				rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
+			free(o->line);
+			o->line = NULL;
+			st->next_out++;
+		}
+	} else {
+		sr->off = ftello(st->runs);
+		if (sr->off < 0 || fwrite(*text, 1, sr->len, st->runs) != sr->len)
+			rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s",
+				     strerror(errno));
+	}
+	return rc;
+}
+
+/* Renders run i, appends it to the temporary file and frees its analysis
+ * and log. Called by the worker that audited it; only the append and the
+ * totals take the lock. */
+static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i, struct err *e)
+{
+	struct report one;
+	report_init(&one);
+	one.runs = rr;
+	one.n_runs = 1;
+	/* As audit_emit_report does: the run's counts before it is rendered. */
+	report_summarize(&one);
+	char *text = NULL;
+	size_t len = 0;
+	if (render_one(st, rr, &text, &len, e) < 0)
+		return -1;
+	size_t n_children;
+	char **children = children_of(rr->analysis, &n_children, e);
+	if (!children && rr->analysis && rr->analysis->n_child_instances) {
+		free(text);
+		return -1;
+	}
+	/* The per-run records may move (the feeder grows them while workers
+	 * run, under the lock): each is touched under it only. */
+	pthread_mutex_lock(&st->lock);
+	struct stream_run *sr = &st->st[i];
+	sr->audited = rr->analysis != NULL;
+	sr->failure_code = rr->failure_code;
+	sr->len = len;
+	sr->children = children;
+	sr->n_children = n_children;
+	int rc = append_locked(st, sr, &text, e);
+	st->totals.n_activities += one.n_activities;
+	st->totals.n_reexecuted += one.n_reexecuted;
+	st->totals.n_findings += one.n_findings;
+	st->totals.n_suspect += one.n_suspect;
+	st->totals.n_failed_runs += one.n_failed_runs;
+	st->totals.n_known += one.n_known;
+	st->totals.n_known_suspect += one.n_known_suspect;
+	if (rc == 0)
+		sr->written = true;
+	pthread_mutex_unlock(&st->lock);
+	free(text);
+	if (rc < 0)
+		return -1;
+	forget_run(rr);
 	return 0;
 }
 
