@@ -414,30 +414,10 @@ static int high_fd(int fd)
 	return h;
 }
 
-struct transport *transport_stdio_new(const struct transport_stdio_options *o, struct err *e)
+/* Pipes, fork and exec: on success the child runs in a group of its own
+ * and st holds our ends of its stdin, stdout (and stderr when passed). */
+static int stdio_spawn(struct stdio_transport *st, const struct transport_stdio_options *o, struct err *e)
 {
-	if (!o->command || !*o->command) {
-		err_set(e, ERR_USAGE, "no command to run for the stdio transport");
-		return NULL;
-	}
-	struct stdio_transport *st = calloc(1, sizeof *st);
-	if (!st) {
-		err_oom(e);
-		return NULL;
-	}
-	st->base.ops = &stdio_ops;
-	st->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
-	st->grace_ms = o->grace_ms > 0 ? o->grace_ms : 2000;
-	st->max_line = o->max_line ? o->max_line : TRANSPORT_DEFAULT_MAX_MESSAGE;
-	pthread_mutex_init(&st->exchange_lock, NULL);
-	pthread_mutex_init(&st->write_lock, NULL);
-	pthread_mutex_init(&st->state_lock, NULL);
-	/* Room for one line at the limit plus the read that passed it. */
-	buf_init(&st->in, st->max_line + 65536 + 1);
-	st->to_child = st->from_child = st->from_child_err = -1;
-	st->pid = -1;
-	st->closed = true; /* nothing to close until the child runs */
-
 	int in[2] = {-1, -1}, out[2] = {-1, -1}, errp[2] = {-1, -1}, errfd = -1;
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
 	    (o->pass_stderr && pipe2(errp, O_CLOEXEC) < 0)) {
@@ -484,9 +464,51 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	close(errfd);
 	st->to_child = in[1];
 	st->from_child = out[0];
+	st->from_child_err = errp[0];
+	return 0;
+
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (errfd >= 0)
+		close(errfd);
+	return -1;
+}
+
+struct transport *transport_stdio_new(const struct transport_stdio_options *o, struct err *e)
+{
+	if (!o->command || !*o->command) {
+		err_set(e, ERR_USAGE, "no command to run for the stdio transport");
+		return NULL;
+	}
+	struct stdio_transport *st = calloc(1, sizeof *st);
+	if (!st) {
+		err_oom(e);
+		return NULL;
+	}
+	st->base.ops = &stdio_ops;
+	st->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
+	st->grace_ms = o->grace_ms > 0 ? o->grace_ms : 2000;
+	st->max_line = o->max_line ? o->max_line : TRANSPORT_DEFAULT_MAX_MESSAGE;
+	pthread_mutex_init(&st->exchange_lock, NULL);
+	pthread_mutex_init(&st->write_lock, NULL);
+	pthread_mutex_init(&st->state_lock, NULL);
+	/* Room for one line at the limit plus the read that passed it. */
+	buf_init(&st->in, st->max_line + 65536 + 1);
+	st->to_child = st->from_child = st->from_child_err = -1;
+	st->pid = -1;
+	st->closed = true; /* nothing to close until the child runs */
+	if (stdio_spawn(st, o, e) < 0) {
+		stdio_destroy(&st->base);
+		return NULL;
+	}
 	if (o->pass_stderr) {
-		st->from_child_err = errp[0];
-		errp[0] = -1;
 		/* Without its reader the server's log would fill the pipe and
 		 * stall the server: no reader, no server. */
 		int rc = pthread_create(&st->err_thread, NULL, err_reader, st);
@@ -500,23 +522,10 @@ struct transport *transport_stdio_new(const struct transport_stdio_options *o, s
 	fcntl(st->to_child, F_SETFL, fcntl(st->to_child, F_GETFL) | O_NONBLOCK);
 	/* The command may hold a token (`--stdio 'server --token=...'`). */
 	char *shown = trace_redact_dup(o->command);
-	trace_printf("stdio", "started server process %d: %s", (int)pid, shown ? shown : "(command not shown)");
+	trace_printf("stdio", "started server process %d: %s", (int)st->pid,
+		     shown ? shown : "(command not shown)");
 	free(shown);
 	return &st->base;
-
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
-	if (errfd >= 0)
-		close(errfd);
-	stdio_destroy(&st->base);
-	return NULL;
 }
 
 static struct transport *stdio_open(const struct transport_target *o, struct err *e)
