@@ -9,6 +9,7 @@
 #include "catalyst.h"
 #include "event.h"
 #include "mcp.h"
+#include "fake_transport.h"
 #include "testlib.h"
 
 #define P_A "\"projectId\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},"
@@ -473,107 +474,69 @@ END_TEST
 #define MAX_SCRIPT 16
 
 struct fake {
-	struct transport base;
+	struct fake_transport ft;       /* first: the answer function gets it */
 	const char *tools_json;         /* the tools/list result's "tools" */
 	const char *script[MAX_SCRIPT]; /* per tools/call: a result JSON, "!retryable", "!rpc:<error json>" */
 	int n_script;
 	int next;
-	int sends;                   /* every message sent */
 	int calls;                   /* tools/call requests */
 	char *last_args[MAX_SCRIPT]; /* arguments of each tools/call */
 };
 
-static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
-		     void *ctx, struct err *e)
+/* A tools/call's scripted step: a transport error, a JSON-RPC error or a
+ * result. */
+static int answer_call(struct fake *f, json_t *msg, struct err *e)
 {
-	struct fake *f = (struct fake *)t;
-	f->sends++;
-	json_t *msg = json_loadb(body, len, 0, NULL);
-	ck_assert_ptr_nonnull(msg);
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	json_t *id = json_object_get(msg, "id");
-	char *reply = NULL;
-	int rc = 0;
-	if (!expect_reply)
-		goto out;
-	json_t *res = NULL;
-	if (strcmp(method, "tools/list") == 0) {
-		char text[8192];
-		snprintf(text, sizeof text, "{\"tools\":%s}", f->tools_json);
-		res = json_loads(text, 0, NULL);
-		ck_assert_ptr_nonnull(res);
-	} else if (strcmp(method, "tools/call") == 0) {
-		if (f->calls < MAX_SCRIPT)
-			f->last_args[f->calls] =
-				json_dumps(json_object_get(json_object_get(msg, "params"), "arguments"),
-					   JSON_SORT_KEYS | JSON_COMPACT);
-		f->calls++;
-		ck_assert_int_lt(f->next, f->n_script);
-		const char *step = f->script[f->next++];
-		if (strcmp(step, "!retryable") == 0) {
-			err_set(e, ERR_PROTOCOL, "HTTP 503");
-			e->detail = ERR_DETAIL_RETRYABLE;
-			e->retry_after = 0;
-			rc = -1;
-			goto out;
-		}
-		if (strcmp(step, "!final") == 0) {
-			/* As the transport says of an answer over the size limit. */
-			err_set(e, ERR_PROTOCOL, "message over 16777216 bytes");
-			e->detail = ERR_DETAIL_FINAL;
-			rc = -1;
-			goto out;
-		}
-		if (strcmp(step, "!cut") == 0) {
-			/* A body that ended early: worth another try. */
-			err_set(e, ERR_PROTOCOL, "message is not JSON: at byte 12: truncated");
-			e->http_status = 200;
-			rc = -1;
-			goto out;
-		}
-		if (strncmp(step, "!rpc:", 5) == 0) {
-			json_t *err = json_loads(step + 5, 0, NULL);
-			ck_assert_ptr_nonnull(err);
-			json_t *r = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "error", err);
-			reply = json_dumps(r, JSON_COMPACT);
-			json_decref(r);
-			goto deliver;
-		}
-		res = json_loads(step, 0, NULL);
-		ck_assert_ptr_nonnull(res);
-	} else {
-		res = json_object();
+	if (f->calls < MAX_SCRIPT)
+		f->last_args[f->calls] = json_dumps(json_object_get(json_object_get(msg, "params"), "arguments"),
+						    JSON_SORT_KEYS | JSON_COMPACT);
+	f->calls++;
+	ck_assert_int_lt(f->next, f->n_script);
+	const char *step = f->script[f->next++];
+	if (strcmp(step, "!retryable") == 0) {
+		err_set(e, ERR_PROTOCOL, "HTTP 503");
+		e->detail = ERR_DETAIL_RETRYABLE;
+		e->retry_after = 0;
+		return -1;
 	}
-	json_t *r = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", res);
-	reply = json_dumps(r, JSON_COMPACT);
-	json_decref(r);
-deliver:
-	rc = cb(reply, strlen(reply), ctx, e);
-	rc = rc == 1 ? 0 : -1;
-out:
-	free(reply);
-	json_decref(msg);
-	return rc;
-}
-
-static int fake_set_header(struct transport *t, const char *n, const char *v)
-{
-	(void)t, (void)n, (void)v;
+	if (strcmp(step, "!final") == 0) {
+		/* As the transport says of an answer over the size limit. */
+		err_set(e, ERR_PROTOCOL, "message over 16777216 bytes");
+		e->detail = ERR_DETAIL_FINAL;
+		return -1;
+	}
+	if (strcmp(step, "!cut") == 0) {
+		/* A body that ended early: worth another try. */
+		err_set(e, ERR_PROTOCOL, "message is not JSON: at byte 12: truncated");
+		e->http_status = 200;
+		return -1;
+	}
+	if (strncmp(step, "!rpc:", 5) == 0) {
+		json_t *err = json_loads(step + 5, 0, NULL);
+		ck_assert_ptr_nonnull(err);
+		fake_deliver_error(msg, err);
+		return 0;
+	}
+	json_t *res = json_loads(step, 0, NULL);
+	ck_assert_ptr_nonnull(res);
+	fake_deliver_result(msg, res);
 	return 0;
 }
-static void fake_noop(struct transport *t)
-{
-	(void)t;
-}
 
-static const struct transport_ops fake_ops = {
-	.name = "fake",
-	.send = fake_send,
-	.set_header = fake_set_header,
-	.reset_session = fake_noop,
-	.close = fake_noop,
-	.destroy = fake_noop,
-};
+static int fake_answer(struct fake_transport *ft, json_t *msg, const char *method, struct err *e)
+{
+	struct fake *f = (struct fake *)ft;
+	if (strcmp(method, "tools/call") == 0)
+		return answer_call(f, msg, e);
+	json_t *res = json_object();
+	if (strcmp(method, "tools/list") == 0) {
+		json_t *tools = json_loads(f->tools_json, 0, NULL);
+		ck_assert_ptr_nonnull(tools);
+		json_object_set_new(res, "tools", tools);
+	}
+	fake_deliver_result(msg, res);
+	return 0;
+}
 
 static const char *const tools_b =
 	"[{\"name\":\"catalyst_list_workflow_runs\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
@@ -593,9 +556,9 @@ struct rig {
 static void rig_init_tools(struct rig *r, const char *tools_json)
 {
 	memset(r, 0, sizeof *r);
-	r->f.base.ops = &fake_ops;
+	fake_transport_init(&r->f.ft, fake_answer);
 	r->f.tools_json = tools_json;
-	r->s = mcp_session_new(&r->f.base, NULL);
+	r->s = mcp_session_new(&r->f.ft.base, NULL);
 	ck_assert_ptr_nonnull(r->s);
 	struct catalyst_options o = {.backoff_s = 0.001, .backoff_cap_s = 0.01};
 	r->c = catalyst_new(r->s, &o);
@@ -615,6 +578,7 @@ static void rig_finish(struct rig *r)
 	mcp_session_free(r->s);
 	for (int i = 0; i < MAX_SCRIPT; i++)
 		free(r->f.last_args[i]);
+	fake_transport_finish(&r->f.ft);
 }
 
 START_TEST(allow_list_sends_nothing)
@@ -624,7 +588,7 @@ START_TEST(allow_list_sends_nothing)
 	/* the server offers it, the layer still never binds or calls it */
 	ck_assert(!catalyst_has_tool(r.c, "catalyst_terminate_workflow_run"));
 	ck_assert(catalyst_has_tool(r.c, "catalyst_get_workflow_run"));
-	int before = r.f.sends;
+	int before = (int)json_array_size(r.f.ft.sent);
 	static const char *const writes[] = {"catalyst_terminate_workflow_run",
 					     "catalyst_purge_workflow_runs",
 					     "catalyst_start_workflow",
@@ -645,7 +609,7 @@ START_TEST(allow_list_sends_nothing)
 		ck_assert_int_eq(e.code, ERR_INTERNAL);
 	}
 	ck_assert_int_eq(catalyst_call(r.c, NULL, NULL, &(json_t *){NULL}, NULL, NULL, NULL), -1);
-	ck_assert_int_eq(r.f.sends, before);
+	ck_assert_int_eq((int)json_array_size(r.f.ft.sent), before);
 	ck_assert_int_eq(r.f.calls, 0);
 	ck_assert(catalyst_tool_allowed("catalyst_get_workflow_run"));
 	ck_assert(!catalyst_tool_allowed("catalyst_get_workflow_run_logs"));

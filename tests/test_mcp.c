@@ -11,21 +11,19 @@
 #include "jsonrpc.h"
 #include "mcp.h"
 #include "monotime.h"
+#include "fake_transport.h"
 #include "testlib.h"
 
 struct fake;
-/* Answers one request: calls deliver() with what the server would send. */
+/* Answers tools/list and tools/call: calls fake_deliver() with what the
+ * server would send. */
 typedef int (*fake_script)(struct fake *f, json_t *req, long long id);
 
 struct fake {
-	struct transport base;
-	pthread_mutex_t lock;
-	json_t *sent;    /* every message we sent, parsed, in order */
-	json_t *headers; /* set_header state */
-	int resets;
-	bool expired;     /* requests fail with a 404 until the next initialize */
-	bool forgetful;   /* ... and even after it */
-	bool refuse_init; /* initialize gets a JSON-RPC error */
+	struct fake_transport ft; /* first: the answer functions get it */
+	bool expired;             /* requests fail with a 404 until the next initialize */
+	bool forgetful;           /* ... and even after it */
+	bool refuse_init;         /* initialize gets a JSON-RPC error */
 	const char *server_version;
 	fake_script script;       /* tools/list and tools/call */
 	int pages;                /* tools/list calls answered */
@@ -34,171 +32,72 @@ struct fake {
 	int n_answers;
 };
 
-/* The exchange in progress, per thread (the threaded test runs many). */
-struct frame {
-	transport_on_message cb;
-	void *ctx;
-	struct err *e;
-	int rc;
-};
-static _Thread_local struct frame cur;
-
-/* Hands one server message (printf format; the request id is available as
- * an argument) to the session's callback, as a transport would. */
-static int deliver(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int deliver(const char *fmt, ...)
+static int fake_answer(struct fake_transport *ft, json_t *msg, const char *method, struct err *e)
 {
-	if (cur.rc != 0)
-		return cur.rc;
-	char *text;
-	va_list ap;
-	va_start(ap, fmt);
-	ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
-	va_end(ap);
-	cur.rc = cur.cb(text, strlen(text), cur.ctx, cur.e);
-	free(text);
-	return cur.rc;
-}
-
-static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
-		     void *ctx, struct err *e)
-{
-	struct fake *f = (struct fake *)t;
-	json_error_t jerr;
-	json_t *msg = json_loadb(body, len, 0, &jerr);
-	ck_assert_msg(msg != NULL, "we sent invalid JSON: %s", jerr.text);
-	pthread_mutex_lock(&f->lock);
-	json_array_append(f->sent, msg);
-	bool expire = false;
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	if (expect_reply && method && strcmp(method, "initialize") == 0)
+	struct fake *f = (struct fake *)ft;
+	pthread_mutex_lock(&ft->lock);
+	bool init = strcmp(method, "initialize") == 0;
+	if (init)
 		f->expired = false;
-	else if (expect_reply && (f->expired || f->forgetful))
-		expire = true;
-	pthread_mutex_unlock(&f->lock);
-	if (!expect_reply) {
-		if (!method) {
-			/* An answer to a server request: held as a slow server holds it. */
-			pthread_mutex_lock(&f->lock);
-			if (f->n_answers < 32)
-				f->answer_timeouts[f->n_answers] = transport_send_timeout(60000);
-			f->n_answers++;
-			pthread_mutex_unlock(&f->lock);
-			if (f->answer_hold_ms)
-				monotime_sleep_ms(f->answer_hold_ms);
-		}
-		json_decref(msg);
-		return 0;
-	}
-	ck_assert(cb != NULL);
+	bool expire = !init && (f->expired || f->forgetful);
+	pthread_mutex_unlock(&ft->lock);
 	if (expire) {
-		json_decref(msg);
 		err_set(e, ERR_PROTOCOL, "HTTP 404: session not found");
 		e->detail = ERR_DETAIL_SESSION_EXPIRED;
 		return -1;
 	}
 	long long id = json_integer_value(json_object_get(msg, "id"));
-	/* A nested exchange (an answer sent from inside the callback) must not
-	 * clobber ours. */
-	struct frame saved = cur;
-	cur.cb = cb;
-	cur.ctx = ctx;
-	cur.e = e;
-	cur.rc = 0;
-	if (strcmp(method, "initialize") == 0 && f->refuse_init)
-		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32602,\"message\":\"go away\"}}",
+	if (init && f->refuse_init)
+		fake_deliver(
+			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32602,\"message\":\"go away\"}}",
 			id);
-	else if (strcmp(method, "initialize") == 0)
-		deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"%s\","
+	else if (init)
+		fake_deliver(
+			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"%s\","
 			"\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"1\"}}}",
 			id, f->server_version);
 	else if (f->script)
 		f->script(f, msg, id);
-	int rc = cur.rc;
-	cur = saved;
-	json_decref(msg);
-	if (rc < 0)
-		return -1;
-	if (rc == 0)
-		return err_set(e, ERR_PROTOCOL, "the stream ended before the response");
 	return 0;
 }
 
-static int fake_set_header(struct transport *t, const char *name, const char *value)
+/* Our answer to a server request: held as a slow server holds it. */
+static void fake_note(struct fake_transport *ft, json_t *msg)
 {
-	struct fake *f = (struct fake *)t;
-	pthread_mutex_lock(&f->lock);
-	if (value)
-		json_object_set_new(f->headers, name, json_string(value));
-	else
-		json_object_del(f->headers, name);
-	pthread_mutex_unlock(&f->lock);
-	return 0;
+	struct fake *f = (struct fake *)ft;
+	if (json_object_get(msg, "method"))
+		return;
+	pthread_mutex_lock(&ft->lock);
+	if (f->n_answers < 32)
+		f->answer_timeouts[f->n_answers] = transport_send_timeout(60000);
+	f->n_answers++;
+	pthread_mutex_unlock(&ft->lock);
+	if (f->answer_hold_ms)
+		monotime_sleep_ms(f->answer_hold_ms);
 }
-
-static void fake_reset(struct transport *t)
-{
-	((struct fake *)t)->resets++;
-}
-
-static void fake_close(struct transport *t)
-{
-	(void)t;
-}
-
-static void fake_destroy(struct transport *t)
-{
-	(void)t;
-}
-
-static const struct transport_ops fake_ops = {
-	.name = "fake",
-	.send = fake_send,
-	.set_header = fake_set_header,
-	.reset_session = fake_reset,
-	.close = fake_close,
-	.destroy = fake_destroy,
-};
 
 static void fake_init(struct fake *f, const char *version, fake_script script)
 {
 	memset(f, 0, sizeof *f);
-	f->base.ops = &fake_ops;
-	pthread_mutex_init(&f->lock, NULL);
-	f->sent = json_array();
-	f->headers = json_object();
+	fake_transport_init(&f->ft, fake_answer);
+	f->ft.note = fake_note;
 	f->server_version = version;
 	f->script = script;
 }
 
 static void fake_finish(struct fake *f)
 {
-	json_decref(f->sent);
-	json_decref(f->headers);
-	pthread_mutex_destroy(&f->lock);
+	fake_transport_finish(&f->ft);
 }
 
-/* The n-th sent message with this method (or, for method NULL, the n-th
- * sent response). */
 static json_t *sent_nth(struct fake *f, const char *method, int n)
 {
-	size_t i;
-	json_t *m;
-	json_array_foreach(f->sent, i, m) {
-		const char *mm = json_string_value(json_object_get(m, "method"));
-		bool match = method ? mm && strcmp(mm, method) == 0 : !mm;
-		if (match && n-- == 0)
-			return m;
-	}
-	return NULL;
+	return fake_sent_nth(&f->ft, method, n);
 }
 
 static int count_sent(struct fake *f, const char *method)
 {
-	int n = 0;
-	while (sent_nth(f, method, n))
-		n++;
-	return n;
+	return fake_count_sent(&f->ft, method);
 }
 
 /* --- initialize ------------------------------------------------------- */
@@ -216,7 +115,7 @@ START_TEST(initialize_negotiates_version)
 	struct fake f;
 	fake_init(&f, versions[_i].server_version, NULL);
 	struct mcp_options o = {.client_name = "unit", .client_version = "9.9"};
-	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct mcp_session *s = mcp_session_new(&f.ft.base, &o);
 	struct err e;
 	err_clear(&e);
 	int rc = mcp_initialize(s, &e);
@@ -234,13 +133,13 @@ START_TEST(initialize_negotiates_version)
 	if (versions[_i].accepted) {
 		ck_assert_msg(rc == 0, "%s", e.msg);
 		ck_assert_str_eq(mcp_protocol_version(s), versions[_i].server_version);
-		ck_assert_str_eq(json_string_value(json_object_get(f.headers, "MCP-Protocol-Version")),
+		ck_assert_str_eq(json_string_value(json_object_get(f.ft.headers, "MCP-Protocol-Version")),
 				 versions[_i].server_version);
 		/* initialized comes after initialize, as a notification (no id). */
 		json_t *note = sent_nth(&f, "notifications/initialized", 0);
 		ck_assert_ptr_nonnull(note);
 		ck_assert_ptr_null(json_object_get(note, "id"));
-		ck_assert_ptr_eq(json_array_get(f.sent, 1), note);
+		ck_assert_ptr_eq(json_array_get(f.ft.sent, 1), note);
 		ck_assert_str_eq(json_string_value(json_object_get(
 					 json_object_get(mcp_server_info_get(s), "serverInfo"), "name")),
 				 "fake");
@@ -252,7 +151,7 @@ START_TEST(initialize_negotiates_version)
 		snprintf(quoted, sizeof quoted, "'%s'", versions[_i].server_version);
 		ck_assert_msg(strstr(e.msg, quoted), "%s", e.msg);
 		ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 0);
-		ck_assert_ptr_null(json_object_get(f.headers, "MCP-Protocol-Version"));
+		ck_assert_ptr_null(json_object_get(f.ft.headers, "MCP-Protocol-Version"));
 	}
 	mcp_session_free(s);
 	fake_finish(&f);
@@ -264,7 +163,7 @@ START_TEST(initialize_rpc_error)
 	struct fake f;
 	fake_init(&f, "2025-11-25", NULL);
 	f.refuse_init = true;
-	struct mcp_session *s = mcp_session_new(&f.base, NULL);
+	struct mcp_session *s = mcp_session_new(&f.ft.base, NULL);
 	struct err e;
 	err_clear(&e);
 	ck_assert_int_eq(mcp_initialize(s, &e), -1);
@@ -284,33 +183,33 @@ static int script_three_pages(struct fake *f, json_t *req, long long id)
 	json_t *cursor = json_object_get(json_object_get(req, "params"), "cursor");
 	f->pages++;
 	if (!cursor)
-		return deliver(
+		return fake_deliver(
 			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
 			"\"nextCursor\":\"p2\"}}",
 			id);
 	if (strcmp(json_string_value(cursor), "p2") == 0)
-		return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"c\"}],"
-			       "\"nextCursor\":\"p3\"}}",
-			       id);
+		return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"c\"}],"
+				    "\"nextCursor\":\"p3\"}}",
+				    id);
 	ck_assert_str_eq(json_string_value(cursor), "p3");
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"d\"}]}}", id);
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"d\"}]}}", id);
 }
 
 static int script_repeated_cursor(struct fake *f, json_t *req, long long id)
 {
 	(void)req;
 	f->pages++;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"x\"}],"
-		       "\"nextCursor\":\"%s\"}}",
-		       id, f->pages % 2 ? "odd" : "even");
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"x\"}],"
+			    "\"nextCursor\":\"%s\"}}",
+			    id, f->pages % 2 ? "odd" : "even");
 }
 
 static int script_endless(struct fake *f, json_t *req, long long id)
 {
 	(void)req;
 	f->pages++;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[],\"nextCursor\":\"c%d\"}}", id,
-		       f->pages);
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[],\"nextCursor\":\"c%d\"}}",
+			    id, f->pages);
 }
 
 /* 4,000 tools a page, a new cursor each page (the repeat check is not
@@ -328,7 +227,7 @@ static int script_many_tools(struct fake *f, json_t *req, long long id)
 				"tools", tools, "nextCursor", cursor);
 	char *text = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
-	int rc = deliver("%s", text);
+	int rc = fake_deliver("%s", text);
 	free(text);
 	return rc;
 }
@@ -343,9 +242,9 @@ static int script_fat_tools(struct fake *f, json_t *req, long long id)
 	ck_assert_ptr_nonnull(desc);
 	memset(desc, 'd', n);
 	desc[n] = '\0';
-	int rc = deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"fat\","
-			 "\"description\":\"%s\"}],\"nextCursor\":\"c%d\"}}",
-			 id, desc, f->pages);
+	int rc = fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tools\":[{\"name\":\"fat\","
+			      "\"description\":\"%s\"}],\"nextCursor\":\"c%d\"}}",
+			      id, desc, f->pages);
 	free(desc);
 	return rc;
 }
@@ -353,19 +252,19 @@ static int script_fat_tools(struct fake *f, json_t *req, long long id)
 static int script_no_tools_array(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tool\":[]}}", id);
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"tool\":[]}}", id);
 }
 
 static int script_list_refused(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
-	return deliver(
+	return fake_deliver(
 		"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"no tools here\"}}", id);
 }
 
 static struct mcp_session *session_up(struct fake *f)
 {
-	struct mcp_session *s = mcp_session_new(&f->base, NULL);
+	struct mcp_session *s = mcp_session_new(&f->ft.base, NULL);
 	struct err e;
 	err_clear(&e);
 	ck_assert_msg(mcp_initialize(s, &e) == 0, "%s", e.msg);
@@ -395,7 +294,7 @@ END_TEST
 static int script_null_id_error(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req, (void)id;
-	return deliver(
+	return fake_deliver(
 		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}");
 }
 
@@ -435,27 +334,32 @@ END_TEST
 static int script_busy_server(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
-	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}}");
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"srv-ping\",\"method\":\"ping\"}");
-	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+	fake_deliver(
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}}");
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":\"srv-ping\",\"method\":\"ping\"}");
+	fake_deliver(
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
 		"\"progress\":1,\"total\":4,\"message\":\"one\"}}",
 		id);
 	/* progress for somebody else's call: not ours to show */
-	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+	fake_deliver(
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
 		"\"progress\":3}}",
 		id + 100000);
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"elicitation/create\",\"params\":{\"message\":\"?\"}}");
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"sampling/createMessage\",\"params\":{}}");
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"roots/list\"}");
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"something/new\"}");
-	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}");
+	fake_deliver(
+		"{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"elicitation/create\",\"params\":{\"message\":\"?\"}}");
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"sampling/createMessage\",\"params\":{}}");
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"roots/list\"}");
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"something/new\"}");
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}");
 	/* a response to nothing we asked: ignored, the wait goes on */
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id + 7);
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"%lld\",\"result\":{\"content\":[]}}", id);
-	deliver("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id + 7);
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":\"%lld\",\"result\":{\"content\":[]}}", id);
+	fake_deliver(
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%lld,"
 		"\"progress\":4,\"total\":4}}",
 		id);
-	return deliver(
+	return fake_deliver(
 		"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}",
 		id);
 }
@@ -482,7 +386,7 @@ START_TEST(call_answers_server_requests)
 	fake_init(&f, "2025-11-25", script_busy_server);
 	struct progress_log log = {0};
 	struct mcp_options o = {.on_progress = on_progress, .progress_ctx = &log};
-	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct mcp_session *s = mcp_session_new(&f.ft.base, &o);
 	struct err e;
 	err_clear(&e);
 	ck_assert_int_eq(mcp_initialize(s, &e), 0);
@@ -532,7 +436,7 @@ static const char *call_answer;
 static int script_answer(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,%s}", id, call_answer);
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,%s}", id, call_answer);
 }
 
 static const struct {
@@ -561,11 +465,13 @@ static const struct {
 static int script_asks_a_lot(struct fake *f, json_t *req, long long id, int n)
 {
 	(void)f, (void)req;
-	for (int i = 0; i < n; i++)
-		if (deliver("{\"jsonrpc\":\"2.0\",\"id\":\"s%d\",\"method\":\"%s\"}", i,
-			    i % 2 ? "ping" : "sampling/createMessage") != 0)
-			return cur.rc;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id);
+	for (int i = 0; i < n; i++) {
+		int rc = fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":\"s%d\",\"method\":\"%s\"}", i,
+				      i % 2 ? "ping" : "sampling/createMessage");
+		if (rc != 0)
+			return rc;
+	}
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"content\":[]}}", id);
 }
 
 static int script_asks_17(struct fake *f, json_t *req, long long id)
@@ -621,7 +527,7 @@ START_TEST(call_deadline_counts_server_requests)
 	fake_init(&f, "2025-11-25", script_asks_10);
 	f.answer_hold_ms = 100;
 	struct mcp_options o = {.timeout_ms = 300};
-	struct mcp_session *s = mcp_session_new(&f.base, &o);
+	struct mcp_session *s = mcp_session_new(&f.ft.base, &o);
 	struct err e;
 	err_clear(&e);
 	ck_assert_int_eq(mcp_initialize(s, &e), 0);
@@ -772,7 +678,7 @@ END_TEST
 static int script_garbage(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req, (void)id;
-	return deliver("{\"jsonrpc\":\"2.0\",\"id\":1,\n\"result\":{\"x\":nope}}");
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":1,\n\"result\":{\"x\":nope}}");
 }
 
 START_TEST(call_garbage_is_protocol_error)
@@ -805,7 +711,7 @@ START_TEST(call_reinitializes_once_on_expiry)
 	f.expired = true;
 	ck_assert_msg(mcp_call_tool(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
 	mcp_tool_result_finish(&r);
-	ck_assert_int_eq(f.resets, 1);
+	ck_assert_int_eq(f.ft.resets, 1);
 	ck_assert_int_eq(count_sent(&f, "initialize"), 2);
 	ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 2);
 	ck_assert_int_eq(count_sent(&f, "tools/call"), 2);
@@ -815,7 +721,7 @@ START_TEST(call_reinitializes_once_on_expiry)
 	err_clear(&e);
 	ck_assert_int_eq(mcp_call_tool(s, "t", NULL, &r, &e), -1);
 	ck_assert_int_eq(e.detail, ERR_DETAIL_SESSION_EXPIRED);
-	ck_assert_int_eq(f.resets, 2);
+	ck_assert_int_eq(f.ft.resets, 2);
 	ck_assert_int_eq(count_sent(&f, "tools/call"), 4);
 	mcp_session_free(s);
 	fake_finish(&f);
@@ -829,8 +735,8 @@ static int script_echo(struct fake *f, json_t *req, long long id)
 	(void)f;
 	json_t *args = json_object_get(json_object_get(req, "params"), "arguments");
 	char *a = json_dumps(args, JSON_COMPACT);
-	deliver("{\"jsonrpc\":\"2.0\",\"id\":\"stray\",\"result\":{}}");
-	int rc = deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"structuredContent\":%s}}", id, a);
+	fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":\"stray\",\"result\":{}}");
+	int rc = fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"structuredContent\":%s}}", id, a);
 	free(a);
 	return rc;
 }
@@ -875,7 +781,7 @@ START_TEST(call_tool_from_many_threads)
 		pthread_join(th[i], NULL);
 		ck_assert_int_eq(w[i].ok, 50);
 	}
-	ck_assert_int_eq(f.resets, 1);
+	ck_assert_int_eq(f.ft.resets, 1);
 	ck_assert_int_eq(count_sent(&f, "initialize"), 2);
 	ck_assert_int_ge(count_sent(&f, "tools/call"), 8 * 50 + 1);
 	mcp_session_free(s);
