@@ -142,6 +142,25 @@ static int missing(struct err *e, const char *opt, const char *what, const char 
 		       what, how, n ? known : "none");
 }
 
+/* The names a list tool answers (in the project, of app when given), read
+ * under the first of keys an item has. NULL with *failed when the tool
+ * failed (le says why), NULL otherwise when out of memory. */
+static char **listed_names(struct audit_ctx *x, const char *tool, const char *app, const char *const *keys,
+			   size_t *n, bool *failed, struct err *le)
+{
+	const char *vals[CATALYST_ARG_COUNT] = {
+		[CATALYST_ARG_PROJECT] = x->project.value, [CATALYST_ARG_APP] = app};
+	unsigned required = x->project.defaulted ? 0 : CATALYST_BIT(CATALYST_ARG_PROJECT);
+	json_t *doc = NULL;
+	err_clear(le);
+	*failed = catalyst_invoke(x->c, tool, vals, required, NULL, &doc, NULL, NULL, le) < 0;
+	if (*failed)
+		return NULL;
+	char **names = item_names(doc, keys, n);
+	json_decref(doc);
+	return names;
+}
+
 /* The apps of the project, from catalyst_list_apps. An app id tells case
  * (Dapr's app ids do), so `Checkout` is not `checkout`. */
 static int check_apps(struct audit_ctx *x, struct runs_filters *rf, struct err *e)
@@ -158,18 +177,14 @@ static int check_apps(struct audit_ctx *x, struct runs_filters *rf, struct err *
 				list, tool);
 		return 0;
 	}
-	const char *vals[CATALYST_ARG_COUNT] = {[CATALYST_ARG_PROJECT] = x->project.value};
-	unsigned required = x->project.defaulted ? 0 : CATALYST_BIT(CATALYST_ARG_PROJECT);
-	json_t *doc = NULL;
 	struct err le;
-	err_clear(&le);
-	if (catalyst_invoke(x->c, tool, vals, required, NULL, &doc, NULL, NULL, &le) < 0) {
+	size_t n;
+	bool failed;
+	char **names = listed_names(x, tool, NULL, k_app, &n, &failed, &le);
+	if (failed) {
 		report_add_note(x->r, "--app %s was not checked against the project's apps (%s)", list, le.msg);
 		return 0;
 	}
-	size_t n;
-	char **names = item_names(doc, k_app, &n);
-	json_decref(doc);
 	if (!names)
 		return err_oom(e);
 	char where[300];
@@ -206,12 +221,6 @@ static int check_workflows(struct audit_ctx *x, struct runs_filters *rf, struct 
 		f->workflow_match = rf->workflows[0];
 	}
 	const char *app = rf->n_apps == 1 ? rf->apps[0] : NULL;
-	const char *vals[CATALYST_ARG_COUNT] = {
-		[CATALYST_ARG_PROJECT] = x->project.value, [CATALYST_ARG_APP] = app};
-	unsigned required = x->project.defaulted ? 0 : CATALYST_BIT(CATALYST_ARG_PROJECT);
-	json_t *doc = NULL;
-	struct err le;
-	err_clear(&le);
 	if (!catalyst_has_tool(x->c, tool)) {
 		report_add_note(
 			x->r,
@@ -220,14 +229,15 @@ static int check_workflows(struct audit_ctx *x, struct runs_filters *rf, struct 
 			list, tool);
 		return 0;
 	}
-	if (catalyst_invoke(x->c, tool, vals, required, NULL, &doc, NULL, NULL, &le) < 0) {
+	struct err le;
+	size_t n;
+	bool failed;
+	char **names = listed_names(x, tool, app, k_wf, &n, &failed, &le);
+	if (failed) {
 		report_add_note(x->r, "--workflow %s was matched here in any case over every listed run (%s)",
 				list, le.msg);
 		return 0;
 	}
-	size_t n;
-	char **names = item_names(doc, k_wf, &n);
-	json_decref(doc);
 	if (!names)
 		return err_oom(e);
 	char where[300];

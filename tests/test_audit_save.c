@@ -2,7 +2,6 @@
  * folder, files only the user can read in a folder only the user can open,
  * and the run document written with what `file` needs to audit it again. */
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -64,19 +63,6 @@ START_TEST(long_ids_get_a_bounded_name)
 }
 END_TEST
 
-static size_t entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 START_TEST(files_are_private_and_whole)
 {
 	char tmp[4096], dir[4200], path[4400];
@@ -97,8 +83,8 @@ START_TEST(files_are_private_and_whole)
 						 &e) == 0,
 			      "%s", e.msg);
 	/* every file in the folder, none beside it, each 0600 */
-	ck_assert_uint_eq(entries(dir), sizeof names / sizeof *names);
-	ck_assert_uint_eq(entries(tmp), 1);
+	ck_assert_uint_eq(testlib_count_entries(dir), sizeof names / sizeof *names);
+	ck_assert_uint_eq(testlib_count_entries(tmp), 1);
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i].name);
 		ck_assert_msg(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "%s", path);

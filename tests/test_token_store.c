@@ -55,19 +55,6 @@ static struct oauth_tokens sample(const char *access, const char *refresh)
 	return t;
 }
 
-static int count_entries(void)
-{
-	DIR *d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 START_TEST(save_modes_and_roundtrip)
 {
 	struct err e;
@@ -83,7 +70,7 @@ START_TEST(save_modes_and_roundtrip)
 	char *path = oauth_store_path(dir, t.issuer, t.client_id, t.resource);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);
-	ck_assert_int_eq(count_entries(), 1); /* no temp file left behind */
+	ck_assert_uint_eq(testlib_count_entries(dir), 1); /* no temp file left behind */
 
 	struct oauth_tokens got;
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 1);
@@ -134,7 +121,7 @@ START_TEST(rewrite_is_atomic_replacement)
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 1);
 	ck_assert_str_eq(got.refresh_token, "refresh-2-rotated");
 	oauth_tokens_finish(&got);
-	ck_assert_int_eq(count_entries(), 1);
+	ck_assert_uint_eq(testlib_count_entries(dir), 1);
 	free(path);
 }
 END_TEST
@@ -159,7 +146,7 @@ START_TEST(refuses_readable_file)
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
 	/* logout still removes it */
 	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 1);
-	ck_assert_int_eq(count_entries(), 0);
+	ck_assert_uint_eq(testlib_count_entries(dir), 0);
 	free(path);
 }
 END_TEST
@@ -180,7 +167,7 @@ START_TEST(refuses_open_folder)
 	err_clear(&e);
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 0);
 	ck_assert_int_eq(e.code, ERR_NONE);
-	ck_assert_int_eq(count_entries(), 0);
+	ck_assert_uint_eq(testlib_count_entries(dir), 0);
 	/* With a token file in it: refused, the fix named. */
 	ck_assert_int_eq(chmod(dir, 0700), 0);
 	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
@@ -192,7 +179,7 @@ START_TEST(refuses_open_folder)
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), -1);
 	ck_assert_msg(strstr(e.msg, "mode 0777"), "%s", e.msg);
 	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), -1);
-	ck_assert_int_eq(count_entries(), 1);
+	ck_assert_uint_eq(testlib_count_entries(dir), 1);
 	ck_assert_int_eq(chmod(dir, 0700), 0);
 	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 1);
 }
@@ -228,7 +215,7 @@ START_TEST(planted_token_files)
 	fclose(f);
 	chmod(big, 0600);
 	ck_assert_int_eq(oauth_store_delete(dir, NULL, t.resource, &e), 3);
-	ck_assert_int_eq(count_entries(), 0);
+	ck_assert_uint_eq(testlib_count_entries(dir), 0);
 }
 END_TEST
 
@@ -244,11 +231,11 @@ START_TEST(delete_matches_resource_and_client)
 	ck_assert_int_eq(oauth_store_save(dir, &a, &e), 0);
 	ck_assert_int_eq(oauth_store_save(dir, &b, &e), 0);
 	ck_assert_int_eq(oauth_store_save(dir, &c, &e), 0);
-	ck_assert_int_eq(count_entries(), 3);
+	ck_assert_uint_eq(testlib_count_entries(dir), 3);
 	ck_assert_int_eq(oauth_store_delete(dir, "client-2", a.resource, &e), 1);
-	ck_assert_int_eq(count_entries(), 2);
+	ck_assert_uint_eq(testlib_count_entries(dir), 2);
 	ck_assert_int_eq(oauth_store_delete(dir, NULL, a.resource, &e), 1);
-	ck_assert_int_eq(count_entries(), 1);
+	ck_assert_uint_eq(testlib_count_entries(dir), 1);
 	struct oauth_tokens got;
 	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, c.resource, &got, &e), 1);
 	ck_assert_str_eq(got.access_token, "a3");

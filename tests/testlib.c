@@ -374,6 +374,19 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 	return remove(path);
 }
 
+size_t testlib_count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
 void testlib_remove_tree(const char *path)
 {
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -66,6 +66,9 @@ void testlib_server_stop(struct testlib_server *s);
 /* Node from tests/npm (22, for the conformance suite) or the system's. */
 const char *testlib_node(void);
 
+/* How many entries a directory holds besides . and .. (asserts it opens). */
+size_t testlib_count_entries(const char *dir);
+
 /* Removes a directory tree (files first), ignoring what is already gone. */
 void testlib_remove_tree(const char *path);
 
