@@ -557,7 +557,7 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 }
 
 /* --app-id, the Dapr CLI's spelling of the app (issue 19), wherever an
- * app is named: runs' filter (as --app), run's and link's APP_ID in place
+ * app is named: the listing's filter of runs and stats (as --app), run's and link's APP_ID in place
  * of the positional, and the app a saved history belongs to. */
 static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct err *e)
 {
@@ -566,6 +566,7 @@ static int resolve_app_id(struct cli_values *v, enum audit_command cmd, struct e
 		return err_set(e, ERR_USAGE, "--app-id: the app id is empty");
 	switch (cmd) {
 	case CMD_RUNS:
+	case CMD_STATS:
 		/* --app-id is one more --app: repeatable filters mean any of them. */
 		for (size_t k = 0; k < rq->filters.app.n; k++)
 			if (strcmp(rq->filters.app.v[k], rq->app_id) == 0)

@@ -99,8 +99,9 @@ const struct cli_option cli_options[] = {
 	{"app", 0, "APP_ID", "only this app (repeatable, or a,b: either)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.app)},
 	{"app-id", 0, "APP_ID",
-	 "the app, as Dapr spells it: runs' filter, run's and link's APP_ID, the app a saved history is of",
-	 ON(CMD_RUN) | ON(CMD_RUNS) | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
+	 "the app, as Dapr spells it: the filter of runs and stats, run's and link's APP_ID, the app a saved "
+	 "history is of",
+	 ON(CMD_RUN) | ON_LISTING | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
 	 .at = RQ(app_id)},
 	{"workflow", 0, "NAME", "only this workflow, in any case (repeatable)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.workflow)},

@@ -162,6 +162,17 @@ START_TEST(fleet_ranked_first)
 	json_decref(doc);
 	testlib_output_free(&o);
 
+	/* --app-id, the Dapr CLI's spelling, is one more --app here too. */
+	cli(&o, (const char *[]){"--server", s.url, "--project", "fleet", "stats", "--since", "30d", "--app-id",
+				 "billing", "-o", "json", NULL});
+	ck_assert_msg(o.status == 1, "status %d: %s", o.status, o.err);
+	doc = parse(&o);
+	ck_assert_str_eq(rs(row(doc, 0), "app_id"), "billing");
+	for (size_t i = 0; i < json_array_size(json_object_get(doc, "activities")); i++)
+		ck_assert_str_eq(rs(row(doc, i), "app_id"), "billing");
+	json_decref(doc);
+	testlib_output_free(&o);
+
 	/* Text: the same order, the top entries with their link and remedy. */
 	cli(&o, (const char *[]){"--server", s.url, "--project", "fleet", "stats", "--since", "30d", "--fail-on",
 				 "never", NULL});
