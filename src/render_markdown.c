@@ -728,42 +728,110 @@ static void md_run_short(struct md_out *m, const struct report *r, const struct 
 	}
 }
 
-/* What a document that outlives the incident needs to say about itself:
- * the project and the data-sharing level the runs were read at. */
-static void md_context(struct md_out *m, const struct report *r)
+/* A project as "payments (name)"; its form unknown: "42 (name or uid:
+ * unresolved)". NULL value: NULL. */
+static const char *md_project(struct md_out *m, struct buf *b, enum project_form form, const char *value)
 {
-	const struct report_run *first = NULL;
-	bool same_project = true, same_level = true;
+	if (!value)
+		return NULL;
+	buf_reset(b);
+	buf_printf(b, NULL, "%s (%s)", md(m, value, ESCAPE_MD_CELL, 0),
+		   form == PROJECT_UID    ? "uid"
+		   : form == PROJECT_NAME ? "name"
+					  : "name or uid: unresolved");
+	if (!b->data)
+		m->oom = true;
+	return b->data;
+}
+
+/* Whether two runs name the same project the same way. */
+static bool same_project(enum project_form fa, const char *a, enum project_form fb, const char *b)
+{
+	return fa == fb && ((!a && !b) || (a && b && strcmp(a, b) == 0));
+}
+
+/* The project row: the one the command asked for (report meta), and the
+ * one the runs were found in when the server answered for another (a uid
+ * read as a name, doc/PRODUCT.md rule 3); a file's runs name their own. */
+static void md_project_row(struct md_out *m, const struct report *r)
+{
+	const struct report_meta *meta = &r->meta;
+	const struct report_run *first = r->n_runs ? &r->runs[0] : NULL;
+	bool runs_agree = first != NULL;
+	for (size_t i = 1; i < r->n_runs && runs_agree; i++)
+		runs_agree = same_project(r->runs[i].project_form, r->runs[i].project, first->project_form,
+					  first->project);
+	struct buf b, c;
+	buf_init(&b, 0);
+	buf_init(&c, 0);
+	const char *asked = md_project(m, &b, meta->project_form, meta->project);
+	const char *found = runs_agree ? md_project(m, &c, first->project_form, first->project) : NULL;
+	if (asked && found &&
+	    !same_project(meta->project_form, meta->project, first->project_form, first->project))
+		fprintf(m->f, "| Project | %s as asked; the server answered for %s |\n", asked, found);
+	else if (asked)
+		md_row(m, "Project", asked);
+	else if (found)
+		md_row(m, "Project", found);
+	else if (first && !runs_agree)
+		md_row(m, "Project", "differs by run (see each run)");
+	else
+		md_row(m, "Project", "not given");
+	buf_finish(&b);
+	buf_finish(&c);
+}
+
+/* A filter's values ("app orders, payouts"), escaped for a cell. */
+static void md_values(struct md_out *m, struct buf *b, const char *name, char *const *v, size_t n)
+{
+	if (!n)
+		return;
+	buf_printf(b, NULL, "%s%s ", b->len ? "; " : "", name);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, NULL, "%s%s", i ? ", " : "", md(m, v[i], ESCAPE_MD_CELL, MD_NAME_MAX));
+}
+
+/* `runs`: the window, absolute and UTC as the filters were applied, and
+ * the other filters. */
+static void md_filters(struct md_out *m, const struct report_meta *meta)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	if (meta->since)
+		buf_printf(&b, NULL, "started after %s", md(m, meta->since, ESCAPE_MD_CELL, 0));
+	if (meta->until)
+		buf_printf(&b, NULL, "%sstarted before %s", b.len ? ", " : "",
+			   md(m, meta->until, ESCAPE_MD_CELL, 0));
+	if (meta->ended_since)
+		buf_printf(&b, NULL, "%sended after %s", b.len ? "; " : "",
+			   md(m, meta->ended_since, ESCAPE_MD_CELL, 0));
+	md_row(m, "Window (UTC)", b.len ? b.data : "any time (no --since, --until or --ended-since)");
+	buf_reset(&b);
+	md_values(m, &b, "app", meta->apps, meta->n_apps);
+	md_values(m, &b, "workflow", meta->workflows, meta->n_workflows);
+	md_values(m, &b, "status", meta->statuses, meta->n_statuses);
+	if (meta->limit)
+		buf_printf(&b, NULL, "%slimit %ld", b.len ? "; " : "", meta->limit);
+	md_row(m, "Filters", b.len ? b.data : "none");
+	buf_finish(&b);
+}
+
+/* The data-sharing level the runs were read at. */
+static void md_sharing_row(struct md_out *m, const struct report *r)
+{
+	const struct analysis *a0 = NULL;
+	bool same_level = true;
 	size_t audited = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct report_run *run = &r->runs[i];
-		if (!first)
-			first = run;
-		else if (run->project_form != first->project_form ||
-			 !((!run->project && !first->project) ||
-			   (run->project && first->project && strcmp(run->project, first->project) == 0)))
-			same_project = false;
-		if (!run->analysis)
+		const struct analysis *a = r->runs[i].analysis;
+		if (!a)
 			continue;
-		if (audited++ && run->analysis->sharing != r->runs[0].analysis->sharing)
+		if (!a0)
+			a0 = a;
+		else if (a->sharing != a0->sharing)
 			same_level = false;
+		audited++;
 	}
-	if (!first)
-		return;
-	fprintf(m->f, "\n| About this report | |\n| --- | --- |\n");
-	if (!same_project)
-		md_row(m, "Project", "differs by run (see each run)");
-	else if (first->project_form == PROJECT_NONE && first->project)
-		fprintf(m->f, "| Project | %s (name or uid: unresolved) |\n",
-			md(m, first->project, ESCAPE_MD_CELL, 0));
-	else if (first->project_form == PROJECT_NONE || !first->project)
-		md_row(m, "Project", "not given");
-	else
-		fprintf(m->f, "| Project | %s (%s) |\n", md(m, first->project, ESCAPE_MD_CELL, 0),
-			first->project_form == PROJECT_UID ? "uid" : "name");
-	const struct analysis *a0 = NULL;
-	for (size_t i = 0; i < r->n_runs && !a0; i++)
-		a0 = r->runs[i].analysis;
 	if (!a0)
 		return;
 	if (!same_level) {
@@ -787,6 +855,30 @@ static void md_context(struct md_out *m, const struct report *r)
 		fprintf(m->f, "| Data sharing | %s (all %zu audited runs; how it was learned: each run) |\n",
 			data_sharing_level_name(a0->sharing), audited);
 	}
+}
+
+/* What a document that outlives the incident needs to say about itself
+ * (issue 21): when and by what it was made, the project, for `runs` the
+ * window and filters, and the data-sharing level the runs were read at. A
+ * field the report lacks is said to be unknown or left out, never shown
+ * empty. */
+static void md_context(struct md_out *m, const struct report *r)
+{
+	const struct report_meta *meta = &r->meta;
+	fprintf(m->f, "\n| About this report | |\n| --- | --- |\n");
+	md_row(m, "Generated (UTC)",
+	       *meta->generated_at ? md(m, meta->generated_at, ESCAPE_MD_CELL, 0) : "unknown");
+	fprintf(m->f, "| Tool | catalyst-audit %s",
+		meta->tool_version ? md(m, meta->tool_version, ESCAPE_MD_CELL, 0) : "(version unknown)");
+	if (meta->command)
+		fprintf(m->f, ", `%s`", meta->command);
+	fprintf(m->f, " |\n");
+	md_project_row(m, r);
+	if (meta->has_filters)
+		md_filters(m, meta);
+	if (meta->baseline)
+		md_row(m, "Baseline", md(m, meta->baseline, ESCAPE_MD_CELL, 0));
+	md_sharing_row(m, r);
 }
 
 static void md_remedies(struct md_out *m, const struct report *r)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "version.h"
 
 #define CLI_TIMEOUT_MS 60000
 
@@ -476,6 +477,50 @@ START_TEST(markdown_renders_as_written)
 		json_decref(sum);
 		testlib_output_free(&out);
 	}
+	testlib_server_stop(&s);
+}
+END_TEST
+
+/* The header a post-mortem keeps (issue 21): when and by what the report
+ * was made, the project, the window as absolute UTC times (an offset given
+ * is turned into UTC) and the filters, and the data-sharing level; each row
+ * once, and a table md-check reads. */
+START_TEST(markdown_header_says_when_what_and_which_runs)
+{
+	struct testlib_server s;
+	sim_start(&s, NULL);
+	struct testlib_output out;
+	cli(&s, &out,
+	    (const char *[]){"--project", "payments", "-o", "markdown", "runs", "--since",
+			     "2026-09-14T11:30:00+02:00", "--until", "2026-09-14T12:00:00Z", "--app", "checkout",
+			     "--app", "orders", "--status", "completed", "--limit", "50", NULL});
+	ck_assert_msg(out.status <= 1, "exit %d: %s", out.status, out.err);
+	static const char *const rows[] = {
+		"| About this report | |\n| --- | --- |\n| Generated (UTC) | 2025-12-04T00:00:00Z |\n",
+		"\n| Tool | catalyst-audit " CATALYST_AUDIT_VERSION ", `runs` |\n",
+		"\n| Project | payments (name) |\n",
+		"\n| Window (UTC) | started after 2026-09-14T09:30:00Z, started before 2026-09-14T12:00:00Z |\n",
+		"\n| Filters | app checkout, orders; status completed; limit 50 |\n",
+		"\n| Data sharing | ",
+	};
+	const char *at = out.out;
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const char *p = strstr(at, rows[i]);
+		ck_assert_msg(p, "no %s in\n%.1500s", rows[i], out.out);
+		at = p + 1;
+	}
+	json_t *sum = md_check(out.out, out.out_len);
+	ck_assert_int_ge(json_integer_value(json_object_get(sum, "tables")), 1);
+	json_decref(sum);
+	testlib_output_free(&out);
+	/* `run` has no filters: no window or filters row, never an empty one. */
+	cli(&s, &out, (const char *[]){"-o", "markdown", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(out.out, "\n| Tool | catalyst-audit " CATALYST_AUDIT_VERSION ", `run` |\n"));
+	ck_assert_ptr_null(strstr(out.out, "| Window"));
+	ck_assert_ptr_null(strstr(out.out, "| Filters"));
+	ck_assert_ptr_null(strstr(out.out, "|  |"));
+	testlib_output_free(&out);
 	testlib_server_stop(&s);
 }
 END_TEST
@@ -1827,6 +1872,7 @@ int main(void)
 	testlib_group_timeout(tc, 240);
 	add_test(tc, markdown_renders_as_written);
 	add_test(tc, markdown_fits_an_issue);
+	add_test(tc, markdown_header_says_when_what_and_which_runs);
 	add_test(tc, saved_histories_audit_the_same);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("link");
