@@ -115,6 +115,7 @@ struct audit_request {
 	enum fail_on fail_on;
 	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
 	bool all_runs;         /* --all-runs */
+	bool show_payloads;    /* --show-payloads: the payloads of the attempts in findings, kept and shown */
 	bool local_time;       /* --local-time: times in the local zone, offset printed */
 	bool no_pager;         /* --no-pager */
 	bool no_color;         /* --no-color: --color never, resolved by the CLI */

@@ -171,6 +171,9 @@ struct catalyst;
 /* The layer takes no ownership of the session. */
 struct catalyst *catalyst_new(struct mcp_session *s, const struct catalyst_options *o);
 void catalyst_free(struct catalyst *c);
+/* How the histories catalyst_get_run fetches are parsed (--show-payloads
+ * keeps payload texts); by default as event_log_from_json. */
+void catalyst_set_parse_options(struct catalyst *c, const struct event_parse_options *o);
 
 /* tools/list, then a binding for every allowed tool the server has. */
 int catalyst_load_tools(struct catalyst *c, struct err *e);

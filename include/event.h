@@ -202,7 +202,28 @@ const char *payload_state_name(enum payload_state s);
 /* How a history is parsed. */
 struct event_parse_options {
 	unsigned threads; /* the threads setting (parallel.h): 1 keeps the parse on one thread */
+	/* --show-payloads: keep each present payload's first
+	 * EVENT_PAYLOAD_TEXT_MAX bytes as text (event_log_payload_text).
+	 * Otherwise only its size and hash are kept, as always: a history's
+	 * payloads are most of its bytes. */
+	bool payload_text;
 };
+
+/* How much of one payload --show-payloads keeps and shows: enough to find
+ * an order or a charge at the payment provider, bounded so that a history
+ * of big payloads stays a small model. */
+#define EVENT_PAYLOAD_TEXT_MAX 1024
+
+/* The kept text of a present payload (the unescaped string, or the JSON of
+ * another value), cut to EVENT_PAYLOAD_TEXT_MAX bytes at a whole UTF-8
+ * character: its len bytes (it may hold a NUL) and whether it was cut
+ * (then p->size is the whole value's size). NULL when the log kept none
+ * (parsed without payload_text) or p is not present. Kept by payload, not
+ * by event: identical payloads share one text, and the texts outlive
+ * event_log_drop_events (the report reads them after the analysis). */
+const char *event_log_payload_text(const struct event_log *log, const struct payload *p, size_t *len, bool *cut);
+/* Whether the log was parsed with payload_text. */
+bool event_log_keeps_payload_text(const struct event_log *log);
 
 /* Parses a document (a file's bytes) in any dialect, detected automatically,
  * streaming the event array element by element (lists over 4 MB in two
@@ -231,3 +252,5 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
  * under "export") with no flat list beside it is read as its nodes' events
  * in document order. */
 struct event_log *event_log_from_json(const json_t *doc, struct err *e);
+/* The same under options (threads is not read: one thread). */
+struct event_log *event_log_from_json_opts(const json_t *doc, const struct event_parse_options *o, struct err *e);

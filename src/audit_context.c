@@ -53,6 +53,9 @@ int audit_ctx_connect(struct audit_ctx *x, struct err *e)
 		return -1;
 	x->session = audit_session_open(x->rq, SESSION_CATALYST, e);
 	x->c = session_catalyst(x->session);
+	if (x->c)
+		catalyst_set_parse_options(x->c,
+					   &(struct event_parse_options){.payload_text = x->rq->show_payloads});
 	return x->session ? 0 : -1;
 }
 

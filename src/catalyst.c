@@ -20,6 +20,7 @@
 struct catalyst {
 	struct mcp_session *s;
 	struct catalyst_options o;
+	struct event_parse_options parse;
 	struct catalyst_binding *bindings;
 	size_t n_bindings;
 };
@@ -39,6 +40,11 @@ struct catalyst *catalyst_new(struct mcp_session *s, const struct catalyst_optio
 	if (c->o.backoff_cap_s <= 0)
 		c->o.backoff_cap_s = 5;
 	return c;
+}
+
+void catalyst_set_parse_options(struct catalyst *c, const struct event_parse_options *o)
+{
+	c->parse = *o;
 }
 
 void catalyst_free(struct catalyst *c)
@@ -772,7 +778,7 @@ int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, 
 	out->sharing = catalyst_answer_sharing(doc, meta, out->sharing_key, sizeof out->sharing_key);
 	json_decref(meta);
 	/* The parser also reads an execution graph's nodes. */
-	out->log = event_log_from_json(doc, e);
+	out->log = event_log_from_json_opts(doc, &c->parse, e);
 	if (doc_out && out->log)
 		*doc_out = json_incref(doc);
 	json_decref(doc);

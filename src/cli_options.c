@@ -83,6 +83,8 @@ const struct cli_option cli_options[] = {
 	 GROUP_OUTPUT, .set = cli_set_view, .at = RQ(view), .value = "findings"},
 	{"all-runs", 0, NULL, "text/Markdown: a section for every run, not only those with findings", ON_REPORT,
 	 GROUP_OUTPUT, .set = cli_set_all_runs, .at = RQ(all_runs)},
+	{"show-payloads", 0, NULL, "at full: the inputs and outputs of the attempts in findings (first 1 KiB)",
+	 ON_REPORT, GROUP_OUTPUT, .set = cli_set_flag, .at = RQ(show_payloads)},
 	{"save-histories", 0, "DIR", "write each fetched history there, for `file DIR`",
 	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_OUTPUT, .set = cli_set_string, .at = RQ(save_histories)},
 	{"run-id", 0, "RUN_ID", "file: the run the saved history is of", ON(CMD_FILE), GROUP_PROJECT,

@@ -283,6 +283,22 @@ struct event_counter {
 	size_t n, cap;
 };
 
+/* A payload's kept text (--show-payloads), found by the payload's hash and
+ * size: open addressing, an empty slot has no text. */
+struct payload_text {
+	uint64_t hash;
+	size_t size;
+	const char *text; /* in the log's pool */
+	size_t len;
+	bool cut;
+};
+
+struct payload_texts {
+	struct payload_text *slots;
+	size_t cap, count;
+	bool on; /* the log was parsed to keep them */
+};
+
 struct event_log {
 	struct event_rec **blocks;
 	size_t nblocks_cap;
@@ -297,6 +313,7 @@ struct event_log {
 	struct event_run_info run;
 	struct event_counter unknown_kinds;
 	struct event_counter unknown_keys;
+	struct payload_texts texts;
 	struct event_pool pool;
 };
 
@@ -360,6 +377,7 @@ void event_log_free(struct event_log *log)
 	free_events(log);
 	free(log->unknown_kinds.items);
 	free(log->unknown_keys.items);
+	free(log->texts.slots);
 	event_pool_finish(&log->pool);
 	free(log);
 }
@@ -755,6 +773,91 @@ void event_log_set_run_info(struct event_log *log, const struct event_run_info *
 	/* On allocation failure a field stays NULL: run info is advisory. */
 }
 
+/* ---- Payload texts (--show-payloads) ---------------------------------- */
+
+static struct payload_text *text_slot(const struct payload_texts *t, uint64_t hash, size_t size)
+{
+	size_t j = hash & (t->cap - 1);
+	while (t->slots[j].text && !(t->slots[j].hash == hash && t->slots[j].size == size))
+		j = (j + 1) & (t->cap - 1);
+	return &t->slots[j];
+}
+
+static int texts_grow(struct payload_texts *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64;
+	struct payload_texts n = {
+		.slots = calloc(ncap, sizeof *n.slots), .cap = ncap, .count = t->count, .on = t->on};
+	if (!n.slots)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].text)
+			*text_slot(&n, t->slots[i].hash, t->slots[i].size) = t->slots[i];
+	free(t->slots);
+	*t = n;
+	return 0;
+}
+
+/* Adds v (a text in the log's pool, or one adopted with a pool) unless
+ * one of its payload is there. */
+static int texts_add(struct payload_texts *t, const struct payload_text *v)
+{
+	if ((t->count + 1) * 4 > t->cap * 3 && texts_grow(t) < 0)
+		return -1;
+	struct payload_text *s = text_slot(t, v->hash, v->size);
+	if (!s->text) {
+		*s = *v;
+		t->count++;
+	}
+	return 0;
+}
+
+int event_log_keep_payload_text(struct event_log *log, const struct payload *p, const char *s, size_t len)
+{
+	struct payload_texts *t = &log->texts;
+	t->on = true;
+	if (p->state != PAYLOAD_PRESENT)
+		return 0;
+	if (t->cap && text_slot(t, p->hash, p->size)->text)
+		return 0;
+	/* Cut at a whole UTF-8 character: a cut one would print as garbage. */
+	size_t keep = len;
+	if (keep > EVENT_PAYLOAD_TEXT_MAX) {
+		keep = EVENT_PAYLOAD_TEXT_MAX;
+		while (keep > 0 && ((unsigned char)s[keep] & 0xC0u) == 0x80u)
+			keep--;
+	}
+	const char *text = event_pool_store(&log->pool, s, keep);
+	if (!text)
+		return -1;
+	struct payload_text v = {.hash = p->hash, .size = p->size, .text = text, .len = keep, .cut = keep < len};
+	return texts_add(t, &v);
+}
+
+void event_log_set_keeps_payload_text(struct event_log *log)
+{
+	log->texts.on = true;
+}
+
+bool event_log_keeps_payload_text(const struct event_log *log)
+{
+	return log && log->texts.on;
+}
+
+const char *event_log_payload_text(const struct event_log *log, const struct payload *p, size_t *len, bool *cut)
+{
+	if (!log || !p || p->state != PAYLOAD_PRESENT || !log->texts.count)
+		return NULL;
+	const struct payload_text *s = text_slot(&log->texts, p->hash, p->size);
+	if (!s->text)
+		return NULL;
+	if (len)
+		*len = s->len;
+	if (cut)
+		*cut = s->cut;
+	return s->text;
+}
+
 static void forward(struct event_pool *into, const char **s)
 {
 	/* On allocation failure the string stays where it is: from's pool is
@@ -822,6 +925,12 @@ int event_log_take(struct event_log *into, struct event_log *from)
 		from->count = 0;
 	}
 	rc = 0;
+	/* The texts stay in from's pool, which into adopts below. */
+	if (from->texts.on)
+		into->texts.on = true;
+	for (size_t i = 0; i < from->texts.cap && rc == 0; i++)
+		if (from->texts.slots[i].text)
+			rc = texts_add(&into->texts, &from->texts.slots[i]);
 	for (size_t i = 0; i < from->unknown_kinds.n && rc == 0; i++) {
 		const struct event_count *c = &from->unknown_kinds.items[i];
 		rc = counter_add(into, &into->unknown_kinds, c->name, strlen(c->name), c->count);

@@ -187,6 +187,15 @@ static bool span_is_empty_container(const char *p, size_t len)
 	return true;
 }
 
+/* --show-payloads: the payload's text as its hash was taken (a string
+ * unescaped, another value as written), for the log to keep a prefix of. */
+static int keep_text(struct dec *d, const struct payload *p, const char *s, size_t len)
+{
+	if (!d->payload_text)
+		return 0;
+	return event_log_keep_payload_text(d->log, p, s, len) < 0 ? dec_oom(d) : 0;
+}
+
 int dec_get_payload(struct dec *d, const struct jscan_tok *v, struct payload *out)
 {
 	memset(out, 0, sizeof *out);
@@ -201,6 +210,13 @@ int dec_get_payload(struct dec *d, const struct jscan_tok *v, struct payload *ou
 		}
 		out->state = PAYLOAD_PRESENT;
 		jscan_str_hash(v, &out->hash, &out->size);
+		if (d->payload_text) {
+			size_t len;
+			const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);
+			if (!s)
+				return dec_oom(d);
+			return keep_text(d, out, s, len);
+		}
 		return 0;
 	case JSCAN_ARRAY:
 	case JSCAN_OBJECT:
@@ -220,15 +236,16 @@ int dec_get_payload(struct dec *d, const struct jscan_tok *v, struct payload *ou
 	if (!d->from_json) {
 		out->size = v->len;
 		out->hash = fnv(v->p, v->len);
-		return 0;
+		return keep_text(d, out, v->p, v->len);
 	}
 	char *t = json_dumps(v->j, JSON_ENCODE_ANY | JSON_COMPACT);
 	if (!t)
 		return dec_oom(d);
 	out->size = strlen(t);
 	out->hash = fnv(t, out->size);
+	int rc = keep_text(d, out, t, out->size);
 	free(t);
-	return 0;
+	return rc;
 }
 
 static int count_unknown_key(struct dec *d, const char *key, size_t key_len)

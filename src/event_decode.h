@@ -135,6 +135,7 @@ struct dec {
 	size_t index; /* of the event in the list */
 	size_t off;   /* of the event in the input */
 	bool from_json;
+	bool payload_text;          /* keep payloads' texts (event_parse_options) */
 	enum event_dialect dialect; /* of the first event */
 	struct event *ev;           /* &evbuf: filled, then packed into the log */
 	struct event evbuf;

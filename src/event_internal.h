@@ -45,6 +45,12 @@ void event_log_set_dialect(struct event_log *log, enum event_dialect d);
  * (interned or stored in its pool). -1 on allocation failure. */
 int event_log_store(struct event_log *log, const struct event *ev);
 int event_log_count_unknown_key(struct event_log *log, const char *name, size_t len, size_t n);
+/* Keeps the first EVENT_PAYLOAD_TEXT_MAX bytes of a present payload's text
+ * s (len bytes, whose hash and size are those of p) unless its text is
+ * kept already, and marks the log as one that keeps payload texts. -1 on
+ * allocation failure. */
+int event_log_keep_payload_text(struct event_log *log, const struct payload *p, const char *s, size_t len);
+void event_log_set_keeps_payload_text(struct event_log *log);
 int event_log_count_unknown_kind(struct event_log *log, const char *name, size_t len, size_t n);
 /* Appends from's events to into, taking over its event blocks as they are
  * and re-interning its ids in into's pool (for the second half of a parse

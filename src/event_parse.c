@@ -30,6 +30,7 @@ struct walk {
 	bool release;           /* the input is a private file mapping: drop what was read */
 	size_t released;        /* bytes before this were given back */
 	unsigned threads;       /* the threads setting (parallel.h) */
+	bool payload_text;      /* event_parse_options */
 	atomic_bool *cancel;
 };
 
@@ -154,6 +155,7 @@ static struct half *half_start(const struct walk *main, size_t start)
 	h->w.cancel = &h->cancel;
 	if (dec_init(&h->w.d, false, &h->err) < 0)
 		goto fail;
+	h->w.payload_text = h->w.d.payload_text = main->payload_text;
 	/* No thread to be had: this one reads the whole list. */
 	if (!(h->task = parallel_start(half_main, h)))
 		goto fail;
@@ -334,11 +336,18 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
 	return jscan_skip_value(s, w->d.e);
 }
 
-static struct event_log *parse_bytes(const char *buf, size_t len, bool release, unsigned threads, struct err *e)
+static struct event_log *parse_bytes(const char *buf, size_t len, bool release,
+				     const struct event_parse_options *o, struct err *e)
 {
-	struct walk w = {.s = {.buf = buf, .len = len}, .release = release, .threads = threads};
+	struct walk w = {.s = {.buf = buf, .len = len},
+			 .release = release,
+			 .threads = o ? o->threads : 0,
+			 .payload_text = o && o->payload_text};
 	if (dec_init(&w.d, false, e) < 0)
 		return NULL;
+	w.d.payload_text = w.payload_text;
+	if (w.payload_text)
+		event_log_set_keeps_payload_text(w.d.log);
 	/* A UTF-8 byte order mark (Windows editors, PowerShell) is no JSON, but
 	 * RFC 8259 section 8.1 lets a parser ignore it: skip it, and keep byte
 	 * offsets the file's own. */
@@ -354,7 +363,11 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release, 
 	if (dapr_table_header(buf + w.s.pos, len - w.s.pos)) {
 		dec_finish(&w.d);
 		event_log_free(w.d.log);
-		return dapr_table_parse(buf, len, w.s.pos, e);
+		struct event_log *t = dapr_table_parse(buf, len, w.s.pos, e);
+		/* It prints no payloads: each is absent, and says so. */
+		if (t && w.payload_text)
+			event_log_set_keeps_payload_text(t);
+		return t;
 	}
 	if (walk_value(&w, 0, NULL, 0) < 0)
 		goto fail;
@@ -379,20 +392,15 @@ fail:
 	return NULL;
 }
 
-static unsigned threads_of(const struct event_parse_options *o)
-{
-	return o ? o->threads : 0;
-}
-
 struct event_log *event_log_parse(const char *buf, size_t len, struct err *e)
 {
-	return parse_bytes(buf, len, false, 0, e);
+	return parse_bytes(buf, len, false, NULL, e);
 }
 
 struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct event_parse_options *o,
 				       struct err *e)
 {
-	return parse_bytes(buf, len, false, threads_of(o), e);
+	return parse_bytes(buf, len, false, o, e);
 }
 
 static int input_too_large(struct err *e)
@@ -413,7 +421,7 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map != MAP_FAILED) {
 			madvise(map, len, MADV_SEQUENTIAL);
-			struct event_log *log = parse_bytes(map, len, true, threads_of(o), e);
+			struct event_log *log = parse_bytes(map, len, true, o, e);
 			munmap(map, len);
 			return log;
 		}
@@ -451,7 +459,7 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 			break;
 		len += (size_t)r;
 	}
-	log = parse_bytes(data ? data : "", len, false, threads_of(o), e);
+	log = parse_bytes(data ? data : "", len, false, o, e);
 out:
 	free(data);
 	return log;

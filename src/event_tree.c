@@ -123,6 +123,11 @@ static json_t *graph_flattened(const json_t *doc)
 
 struct event_log *event_log_from_json(const json_t *doc, struct err *e)
 {
+	return event_log_from_json_opts(doc, NULL, e);
+}
+
+struct event_log *event_log_from_json_opts(const json_t *doc, const struct event_parse_options *o, struct err *e)
+{
 	struct jwalk w = {0};
 	if (!doc) {
 		err_set(e, ERR_INPUT, "%s", dec_no_list_msg);
@@ -130,6 +135,10 @@ struct event_log *event_log_from_json(const json_t *doc, struct err *e)
 	}
 	if (dec_init(&w.d, true, e) < 0)
 		return NULL;
+	if (o && o->payload_text) {
+		w.d.payload_text = true;
+		event_log_set_keeps_payload_text(w.d.log);
+	}
 	json_t *walked = graph_flattened(doc);
 	if (jwalk_value(&w, walked, 0, NULL) < 0)
 		goto fail;

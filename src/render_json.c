@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "json_writer.h"
+#include "report_payloads.h"
 
 /* An id: null when absent or empty (an empty id identifies nothing). */
 static void write_id(struct jw *w, const char *s)
@@ -279,6 +280,63 @@ static void write_counts(struct jw *w, const struct analysis *a)
 	jw_close(w, '}');
 }
 
+/* --show-payloads: one payload of an attempt in a finding, as shown. */
+static void write_shown_payload(struct jw *w, const struct report_run *run,
+				const struct report_payload_attempt *pa, bool output)
+{
+	static const char *const words[] = {
+		[REPORT_PAYLOAD_TEXT] = "present",      [REPORT_PAYLOAD_NOT_KEPT] = "present",
+		[REPORT_PAYLOAD_NULL] = "null",         [REPORT_PAYLOAD_EMPTY] = "empty",
+		[REPORT_PAYLOAD_WITHHELD] = "withheld", [REPORT_PAYLOAD_ABSENT] = "absent",
+	};
+	struct report_payload p;
+	if (!report_payload_of(run, pa, output, &p))
+		return;
+	jw_open(w, output ? "output" : "input", '{');
+	jw_k_cstr(w, "state", words[p.shown]);
+	if (p.shown == REPORT_PAYLOAD_TEXT || p.shown == REPORT_PAYLOAD_NOT_KEPT)
+		jw_k_int(w, "bytes", (int64_t)p.size);
+	if (p.history_cut)
+		jw_k_bool(w, "truncated", true);
+	if (p.shown == REPORT_PAYLOAD_TEXT) {
+		/* The first EVENT_PAYLOAD_TEXT_MAX bytes at most. */
+		jw_k_str(w, "text", p.text);
+		jw_k_bool(w, "text_cut", p.cut);
+	}
+	jw_close(w, '}');
+}
+
+/* --show-payloads (issue 19): the inputs and outputs of the attempts the
+ * run's findings name; at metadata the sentence that says why there are
+ * none. Written only when the run was read to show them. */
+static void write_payloads(struct jw *w, const struct report_run *run)
+{
+	struct report_payload_attempt *v;
+	long n = report_payload_attempts(run, &v);
+	struct buf b;
+	buf_init(&b, 0);
+	int rc = report_payloads_withheld(&b, run);
+	jw_open(w, "payloads", '{');
+	jw_k_str(w, "withheld", rc == 0 && b.len ? b.data : NULL);
+	jw_open(w, "attempts", '[');
+	for (long i = 0; i < n; i++) {
+		const struct report_payload_attempt *pa = &v[i];
+		jw_open(w, NULL, '{');
+		jw_k_cstr(w, "activity", pa->inv->name);
+		write_k_id(w, "task_execution_id", pa->at->task_execution_id);
+		jw_k_int(w, "attempt", (int64_t)pa->no);
+		jw_k_int(w, "task_scheduled_id", pa->at->scheduled_id);
+		jw_k_cstr(w, "outcome", attempt_outcome_name(pa->at->outcome));
+		write_shown_payload(w, run, pa, false);
+		write_shown_payload(w, run, pa, true);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+	buf_finish(&b);
+	free(v);
+}
+
 static void write_run(struct render_json_stream *s, const struct report_run *run)
 {
 	struct jw *w = &s->w;
@@ -356,6 +414,8 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_int(w, (int64_t)i);
 	}
 	jw_close(w, ']');
+	if (report_run_shows_payloads(run))
+		write_payloads(w, run);
 	jw_close(w, '}');
 }
 

@@ -21,6 +21,7 @@
 #include "classify.h"
 #include "escape.h"
 #include "report_fold.h"
+#include "report_payloads.h"
 #include "report_timeline.h"
 
 #define MD_SLOTS 6
@@ -31,11 +32,13 @@
 #define MD_TIMELINES 5     /* runs drawn as a gantt chart */
 #define MD_CHART_ACTIVITIES 3
 #define MD_CHART_ATTEMPTS 6
-#define MD_TABLE_ROWS 12      /* attempt rows of one run in the short view */
-#define MD_VERDICT_LINES 10   /* folded suspect lines under the verdict */
-#define MD_DETAILS_RUNS 200   /* run ids listed in the fold's <details> */
-#define MD_UNCHARTED_NAMED 10 /* suspect runs without a chart, named */
-#define MD_NAME_MAX 80        /* code points of a name in the verdict and the fold note: they bound its size */
+#define MD_TABLE_ROWS 12       /* attempt rows of one run in the short view */
+#define MD_VERDICT_LINES 10    /* folded suspect lines under the verdict */
+#define MD_DETAILS_RUNS 200    /* run ids listed in the fold's <details> */
+#define MD_UNCHARTED_NAMED 10  /* suspect runs without a chart, named */
+#define MD_NAME_MAX 80         /* code points of a name in the verdict and the fold note: they bound its size */
+#define MD_PAYLOAD_RUNS 5      /* runs whose payloads --show-payloads lists */
+#define MD_PAYLOAD_ATTEMPTS 12 /* attempts listed per run: each payload may be EVENT_PAYLOAD_TEXT_MAX bytes */
 
 struct md_out {
 	FILE *f;
@@ -1003,6 +1006,81 @@ static void md_head(struct md_out *m, const struct report *r, enum report_view v
 	md_context(m, r);
 }
 
+/* One payload of an attempt in a finding, as a list item. */
+static void md_payload_item(struct md_out *m, const struct report_run *run,
+			    const struct report_payload_attempt *pa, bool output)
+{
+	struct report_payload p;
+	if (!report_payload_of(run, pa, output, &p))
+		return;
+	struct buf note;
+	buf_init(&note, 0);
+	if (report_payload_note(&note, run, &p) < 0) {
+		m->oom = true;
+		buf_finish(&note);
+		return;
+	}
+	fprintf(m->f, "- %s attempt %u %s %s", md(m, pa->inv->name ? pa->inv->name : "-", ESCAPE_MD_INLINE, 0),
+		pa->no, output ? "output" : "input", md(m, note.data, ESCAPE_MD_INLINE, 0));
+	/* Inline and escaped, not fenced: a payload holding a fence would
+	 * close it. */
+	if (p.shown == REPORT_PAYLOAD_TEXT)
+		fprintf(m->f, ": %s%s", md(m, p.text, ESCAPE_MD_INLINE, 0), p.cut ? "..." : "");
+	fputc('\n', m->f);
+	buf_finish(&note);
+}
+
+/* --show-payloads (issue 19): the inputs and outputs of the attempts in
+ * findings of the first MD_PAYLOAD_RUNS runs, MD_PAYLOAD_ATTEMPTS each; at
+ * metadata the sentence that says why there are none. */
+static void md_payloads(struct md_out *m, const struct report *r)
+{
+	size_t runs = 0, more_runs = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct report_run *run = &r->runs[i];
+		if (!report_run_shows_payloads(run) || !run->analysis->n_findings)
+			continue;
+		if (runs == MD_PAYLOAD_RUNS) {
+			more_runs++;
+			continue;
+		}
+		struct report_payload_attempt *v;
+		long n = report_payload_attempts(run, &v);
+		if (n < 0) {
+			m->oom = true;
+			return;
+		}
+		if (n == 0)
+			continue;
+		if (runs++ == 0)
+			fprintf(m->f, "\n#### Payloads of the attempts in findings\n");
+		if (r->n_runs > 1)
+			fprintf(m->f, "\nRun %s:\n",
+				run->run_id ? md(m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");
+		fputc('\n', m->f);
+		struct buf b;
+		buf_init(&b, 0);
+		if (report_payloads_withheld(&b, run) < 0)
+			m->oom = true;
+		if (b.len) {
+			fprintf(m->f, "%s\n", md(m, b.data, ESCAPE_MD_INLINE, 0));
+		} else {
+			for (long k = 0; k < n && k < MD_PAYLOAD_ATTEMPTS; k++) {
+				md_payload_item(m, run, &v[k], false);
+				md_payload_item(m, run, &v[k], true);
+			}
+			if (n > MD_PAYLOAD_ATTEMPTS)
+				fprintf(m->f, "- %ld more attempts: `--format json` lists them all\n",
+					n - MD_PAYLOAD_ATTEMPTS);
+		}
+		buf_finish(&b);
+		free(v);
+	}
+	if (more_runs)
+		fprintf(m->f, "\n%zu more run%s with findings: `--format json` has their payloads.\n", more_runs,
+			more_runs == 1 ? "" : "s");
+}
+
 static void md_tail(struct md_out *m, const struct report *r, bool all)
 {
 	md_remedies(m, r);
@@ -1110,6 +1188,7 @@ static void md_short(struct md_out *m, FILE *out, const struct report *r, const 
 	}
 	if (!md_open(m, &tail))
 		goto out;
+	md_payloads(m, r);
 	md_tail(m, r, all);
 	md_notes(m, r);
 	md_close(m, &tail);
@@ -1289,6 +1368,7 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 			}
 		}
 	}
+	md_payloads(&m, r);
 	md_notes(&m, r);
 out:
 	free(shown);

@@ -403,6 +403,7 @@ static void render_short(struct text_out *t, const struct report *r, bool all_ru
 			fputc('\n', t->f);
 		print_run_short(t, &r->runs[i], true);
 	}
+	text_print_payloads(t, r);
 	print_remedies(t, r);
 	print_limits_line(t, r, sections);
 	text_print_notes(t, r);
@@ -432,6 +433,7 @@ static void render_findings_only(struct text_out *t, const struct report *r)
 			print_finding_short(t, &run->analysis->findings[k], true, id);
 		}
 	}
+	text_print_payloads(t, r);
 	fputc('\n', t->f);
 	text_print_summary(t, r);
 }

@@ -439,6 +439,7 @@ void text_render_full(struct text_out *t, const struct report *r)
 		print_withheld(t, run->analysis);
 		print_limits(t, run->analysis);
 	}
+	text_print_payloads(t, r);
 	text_print_notes(t, r);
 	fputc('\n', out);
 	text_print_summary(t, r);

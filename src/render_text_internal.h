@@ -6,6 +6,7 @@
  *   --findings-only, and the sections every view ends with;
  * - render_text_full.c: --verbose-report, every attempt of every run;
  * - render_text_overview.c: the table of runs;
+ * - render_text_payloads.c: --show-payloads;
  * - render_text_layout.c: colour, escaping and word-wrapping. */
 
 #include <stdbool.h>
@@ -63,3 +64,6 @@ void text_print_summary(struct text_out *t, const struct report *r);
 
 /* render_text_full.c */
 void text_render_full(struct text_out *t, const struct report *r);
+/* render_text_payloads.c: the payloads of the attempts in findings, when
+ * the report was read to show them (nothing otherwise). */
+void text_print_payloads(struct text_out *t, const struct report *r);
