@@ -1053,7 +1053,7 @@ static void md_payloads(struct md_out *m, const struct report *r)
 		if (n == 0)
 			continue;
 		if (runs++ == 0)
-			fprintf(m->f, "\n#### Payloads of the attempts in findings\n");
+			fprintf(m->f, "\n### Payloads of the attempts in findings\n");
 		if (r->n_runs > 1)
 			fprintf(m->f, "\nRun %s:\n",
 				run->run_id ? md(m, run->run_id, ESCAPE_MD_INLINE, 0) : "(unknown run id)");

@@ -481,6 +481,45 @@ START_TEST(markdown_renders_as_written)
 }
 END_TEST
 
+/* --show-payloads over the server (issue 19 item 7): at full the inputs
+ * and outputs of the attempts in findings, from the tool's answer; at
+ * metadata the sentence that says why there are none, who sets the level
+ * and where the run is; never by default. */
+START_TEST(show_payloads_over_the_server)
+{
+	struct testlib_server s;
+	sim_start(&s, (const char *[]){"--data-sharing", "full", NULL});
+	struct testlib_output out;
+	cli(&s, &out, (const char *[]){"--show-payloads", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	ck_assert_ptr_nonnull(strstr(
+		out.out,
+		"  ChargeCard attempt 1 input (44 bytes):\n    {\"workflow\":\"pay-20931\",\"step\":\"ChargeCard\"}\n"));
+	ck_assert_ptr_nonnull(
+		strstr(out.out,
+		       "  ChargeCard attempt 3 output (31 bytes):\n    {\"ok\":true,\"step\":\"ChargeCard\"}\n"));
+	testlib_output_free(&out);
+	cli(&s, &out, (const char *[]){"run", "checkout", "pay-20931", NULL});
+	ck_assert_ptr_null(strstr(out.out, "Payloads"));
+	ck_assert_ptr_null(strstr(out.out, "\"step\""));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+	sim_start(&s, NULL);
+	cli(&s, &out, (const char *[]){"--show-payloads", "run", "checkout", "pay-20931", NULL});
+	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
+	const char *p = strstr(out.out,
+			       "Payloads of the attempts in findings (--show-payloads)\n"
+			       "  The payloads were not shared at this organization's data-sharing level\n"
+			       "  (metadata");
+	ck_assert_msg(p, "%s", out.out);
+	ck_assert_ptr_nonnull(strstr(p, "an administrator can change it"));
+	ck_assert_ptr_nonnull(strstr(p, "the run's console link shows the run."));
+	ck_assert_ptr_null(strstr(out.out, "attempt 1 input"));
+	testlib_output_free(&out);
+	testlib_server_stop(&s);
+}
+END_TEST
+
 /* The header a post-mortem keeps (issue 21): when and by what the report
  * was made, the project, the window as absolute UTC times (an offset given
  * is turned into UTC) and the filters, and the data-sharing level; each row
@@ -1873,6 +1912,7 @@ int main(void)
 	add_test(tc, markdown_renders_as_written);
 	add_test(tc, markdown_fits_an_issue);
 	add_test(tc, markdown_header_says_when_what_and_which_runs);
+	add_test(tc, show_payloads_over_the_server);
 	add_test(tc, saved_histories_audit_the_same);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("link");

@@ -1172,6 +1172,71 @@ START_TEST(payload_states)
 }
 END_TEST
 
+/* --show-payloads: each present payload's first EVENT_PAYLOAD_TEXT_MAX
+ * bytes, as its hash was taken (a string unescaped, an object as written),
+ * cut at a whole character, kept only when asked and after the events go. */
+START_TEST(payload_texts_kept_only_when_asked)
+{
+	/* 1023 'a', an e-acute across byte 1024, then 'b's. */
+	char big[2100];
+	memset(big, 'a', 1023);
+	memcpy(big + 1023, "\xc3\xa9", 2);
+	memset(big + 1025, 'b', 1000);
+	big[2025] = '\0';
+	char doc[4096];
+	snprintf(doc, sizeof doc,
+		 "[{\"event_type\":\"TaskScheduled\",\"input\":\"{\\\"order\\\":\\\"o-1\\\"}\"},"
+		 "{\"event_type\":\"TaskScheduled\",\"input\":{\"order\": \"o-1\"}},"
+		 "{\"event_type\":\"TaskScheduled\",\"input\":\"{\\\"order\\\":\\\"o-1\\\"}\"},"
+		 "{\"event_type\":\"TaskCompleted\",\"result\":\"%s\"},"
+		 "{\"event_type\":\"TaskCompleted\",\"result\":null}]",
+		 big);
+	struct err e;
+	err_clear(&e);
+	struct event_log *plain = event_log_parse(doc, strlen(doc), &e);
+	ck_assert_ptr_nonnull(plain);
+	ck_assert(!event_log_keeps_payload_text(plain));
+	ck_assert_ptr_null(event_log_payload_text(plain, &at(plain, 0)->input, NULL, NULL));
+	struct event_log *log =
+		event_log_parse_opts(doc, strlen(doc), &(struct event_parse_options){.payload_text = true}, &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	ck_assert(event_log_keeps_payload_text(log));
+	struct event ev[5];
+	for (size_t i = 0; i < 5; i++)
+		ck_assert(event_log_get(log, i, &ev[i]));
+	event_log_drop_events(log); /* the report reads them after the analysis */
+	size_t len;
+	bool cut;
+	const char *t = event_log_payload_text(log, &ev[0].input, &len, &cut);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, "{\"order\":\"o-1\"}");
+	ck_assert(!cut);
+	/* Identical payloads share one text. */
+	ck_assert_ptr_eq(event_log_payload_text(log, &ev[2].input, NULL, NULL), t);
+	t = event_log_payload_text(log, &ev[1].input, &len, &cut);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, "{\"order\": \"o-1\"}");
+	t = event_log_payload_text(log, &ev[3].output, &len, &cut);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(len, 1023);
+	ck_assert(cut);
+	ck_assert_uint_eq(ev[3].output.size, 2025);
+	ck_assert_ptr_null(event_log_payload_text(log, &ev[4].output, NULL, NULL));
+	event_log_free(log);
+	event_log_free(plain);
+	/* A tool answer (an already decoded document) the same. */
+	json_t *j = json_loads(doc, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	log = event_log_from_json_opts(j, &(struct event_parse_options){.payload_text = true}, &e);
+	ck_assert_ptr_nonnull(log);
+	t = event_log_payload_text(log, &at(log, 1)->input, &len, &cut);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t, "{\"order\":\"o-1\"}"); /* jansson's compact form, as hashed */
+	event_log_free(log);
+	json_decref(j);
+}
+END_TEST
+
 /* The .NET SDK's exception chain, failureDetails.innerFailure, nested in
  * protojson and flattened by Catalyst (failure_details_inner_failure_*): the
  * innermost level's type and message are kept, with its depth. */
@@ -1920,6 +1985,40 @@ static void check_threads_agree(const char *poison)
 	free(doc);
 }
 
+/* Payload texts kept in the second half of a two-thread parse are the
+ * log's after the halves are joined. */
+START_TEST(two_threads_keep_payload_texts)
+{
+	size_t n_inv = 30000, cap = n_inv * 200 + 256, n = 0;
+	char *doc = malloc(cap);
+	ck_assert_ptr_nonnull(doc);
+	n += (size_t)sprintf(doc + n, "[{\"event_type\":\"ExecutionStarted\",\"name\":\"W\"}");
+	for (size_t i = 0; i < n_inv; i++)
+		n += (size_t)sprintf(
+			doc + n,
+			",\n{\"event_type\":\"TaskScheduled\",\"event_id\":%zu,\"name\":\"Step\","
+			"\"input\":\"order-%zu-padding-padding-padding-padding-padding-padding-padding\"}",
+			i, i);
+	n += (size_t)sprintf(doc + n, "]");
+	ck_assert_uint_gt(n, 4u << 20);
+	struct err e;
+	err_clear(&e);
+	struct event_log *log = event_log_parse_opts(
+		doc, n, &(struct event_parse_options){.threads = 2, .payload_text = true}, &e);
+	ck_assert_msg(log != NULL, "%s", e.msg);
+	ck_assert_uint_eq(event_log_count(log), n_inv + 1);
+	for (size_t i = 1; i <= n_inv; i += 997) {
+		const char *t = event_log_payload_text(log, &at(log, i)->input, NULL, NULL);
+		ck_assert_msg(t != NULL, "no text for event %zu", i);
+		char want[32];
+		snprintf(want, sizeof want, "order-%zu-", i - 1);
+		ck_assert_msg(strncmp(t, want, strlen(want)) == 0, "event %zu: %s", i, t);
+	}
+	event_log_free(log);
+	free(doc);
+}
+END_TEST
+
 START_TEST(two_threads_agree)
 {
 	check_threads_agree(NULL);
@@ -1995,6 +2094,7 @@ int main(void)
 	add_loop_test(tc, envelope_forms_agree, 0, sizeof envelope_forms / sizeof envelope_forms[0]);
 	add_test(tc, envelope_run_fields);
 	add_test(tc, payload_states);
+	add_test(tc, payload_texts_kept_only_when_asked);
 	add_test(tc, unknowns_are_counted);
 	add_test(tc, inner_failure_innermost_is_kept);
 	add_test(tc, empty_lists);
@@ -2025,6 +2125,7 @@ int main(void)
 	tc = testlib_group("threads");
 	testlib_group_tags(tc, "heavy");
 	add_test(tc, two_threads_agree);
+	add_test(tc, two_threads_keep_payload_texts);
 	add_test(tc, two_threads_bad_split_guess);
 	add_test(tc, duplicate_keys_in_second_half);
 	add_test(tc, cli_table_view_read);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "render.h"
 #include "testlib.h"
 
@@ -428,6 +429,9 @@ START_TEST(markdown_goldens_render)
 	}
 	argv[n++] = strdup("tests/golden-sim/runs.md");
 	argv[n++] = strdup("tests/golden-sim/runs.all-runs.md");
+	/* --show-payloads' own (show_payloads_match_goldens) */
+	argv[n++] = strdup("tests/golden-payloads/k2-retry-handler-no-timer-js.proto.md");
+	argv[n++] = strdup("tests/golden-payloads/b-retry-fail-fail-succeed.catalyst.md");
 	argv[n] = NULL;
 	static char *const env[] = {"TZ=UTC", NULL};
 	struct testlib_output o;
@@ -436,7 +440,7 @@ START_TEST(markdown_goldens_render)
 	size_t charts = 0, docs = 0;
 	for (const char *p = o.out; (p = strstr(p, "\"charts\":")); p++, docs++)
 		charts += strtoul(p + 9, NULL, 10);
-	ck_assert_uint_eq(docs, 2 * n_fixtures + 2);
+	ck_assert_uint_eq(docs, 2 * n_fixtures + 4);
 	ck_assert_uint_ge(charts, 10);
 	testlib_output_free(&o);
 	for (size_t i = 2; i < n; i++)
@@ -929,6 +933,159 @@ START_TEST(console_link_only_when_exact)
 }
 END_TEST
 
+/* --show-payloads (issue 19), against reviewed goldens of their own in
+ * tests/golden-payloads/ (the goldens of every fixture stay as they are):
+ * an SDK-derived history read at full (durabletask-js's retry handler test:
+ * input 21, result 42) shows the inputs and outputs of the attempts in
+ * findings; a metadata one says they were withheld, by whom the level is
+ * set and where the run is. CA_UPDATE_GOLDENS=1 writes them instead. */
+static const struct {
+	const char *fixture;
+	const char *sharing; /* an extra option */
+} payload_fixtures[] = {
+	{"k2-retry-handler-no-timer-js.proto", "--data-sharing=full"},
+	{"b-retry-fail-fail-succeed.catalyst", NULL},
+};
+static const char *const payload_exts[][2] = {{"text", "txt"}, {"json", "json"}, {"markdown", "md"}};
+
+START_TEST(show_payloads_match_goldens)
+{
+	list_fixtures();
+	for (size_t i = 0; i < sizeof payload_fixtures / sizeof *payload_fixtures; i++) {
+		char *fixture = path_of("tests/fixtures", payload_fixtures[i].fixture, "json");
+		for (size_t f = 0; f < 3; f++) {
+			char *golden =
+				path_of("tests/golden-payloads", payload_fixtures[i].fixture, payload_exts[f][1]);
+			struct testlib_output o;
+			run_file(payload_exts[f][0], fixture, "--show-payloads", payload_fixtures[i].sharing, NULL,
+				 &o);
+			ck_assert_msg(o.status <= 1 && o.err_len == 0, "%s: exit %d: %s", golden, o.status, o.err);
+			const char *update = getenv("CA_UPDATE_GOLDENS");
+			if (update && strcmp(update, "1") == 0) {
+				FILE *w = fopen(golden, "w");
+				ck_assert_ptr_nonnull(w);
+				ck_assert_uint_eq(fwrite(o.out, 1, o.out_len, w), o.out_len);
+				ck_assert_int_eq(fclose(w), 0);
+			}
+			size_t glen;
+			char *want = testlib_read_file(golden, &glen);
+			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
+				      golden);
+			if (o.out_len != glen || memcmp(o.out, want, glen) != 0) {
+				char *hint = diff_hint(golden, o.out, o.out_len);
+				ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
+			}
+			free(want);
+			free(golden);
+			testlib_output_free(&o);
+		}
+		free(fixture);
+	}
+	/* What the goldens hold, said outright: full shows the values... */
+	char *full = testlib_read_file("tests/golden-payloads/k2-retry-handler-no-timer-js.proto.txt", NULL);
+	ck_assert_ptr_nonnull(full);
+	ck_assert_ptr_nonnull(strstr(full, "flakyActivity attempt 1 input (2 bytes):\n    21\n"));
+	ck_assert_ptr_nonnull(strstr(full, "flakyActivity attempt 3 output (2 bytes):\n    42\n"));
+	free(full);
+	/* ... metadata says why there are none, and never "empty". */
+	char *meta = testlib_read_file("tests/golden-payloads/b-retry-fail-fail-succeed.catalyst.txt", NULL);
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_ptr_nonnull(strstr(meta, "administrator"));
+	ck_assert_ptr_nonnull(strstr(meta, "not shared at this organization's data-sharing"));
+	ck_assert_ptr_null(strstr(meta, "empty"));
+	free(meta);
+}
+END_TEST
+
+/* Never by default: the same fixture without the option shows no payload
+ * (its goldens, byte for byte, are every_fixture_matches_its_goldens'). */
+START_TEST(payloads_never_by_default)
+{
+	list_fixtures();
+	char *fixture = path_of("tests/fixtures", "k2-retry-handler-no-timer-js.proto", "json");
+	for (size_t f = 0; f < 3; f++) {
+		struct testlib_output o;
+		run_file(payload_exts[f][0], fixture, "--data-sharing=full", NULL, NULL, &o);
+		ck_assert_int_eq(o.status, 0); /* a notice: reexecuted */
+		ck_assert_ptr_null(strstr(o.out, "Payloads"));
+		ck_assert_ptr_null(strstr(o.out, "\"payloads\""));
+		ck_assert_ptr_null(strstr(o.out, "\"text\""));
+		testlib_output_free(&o);
+	}
+	free(fixture);
+}
+END_TEST
+
+/* A payload is customer data from the server: its control characters and
+ * ANSI sequences reach no terminal (text: visible escapes; Markdown: the
+ * same, inert; JSON: \u escapes), and it is bounded (the first 1 KiB, cut
+ * at a whole character, with the whole size and a cut mark). */
+START_TEST(shown_payloads_are_escaped_and_bounded)
+{
+	list_fixtures();
+	char *doc = testlib_read_file("tests/fixtures/k2-retry-handler-no-timer-js.proto.json", NULL);
+	ck_assert_ptr_nonnull(doc);
+	/* inputs: an ANSI colour, a carriage return, a bidi override; the
+	 * result: 1023 'a', an e-acute across byte 1024, then 3000 'b'. */
+	static const char hostile[] = "\"\\u001b[31mred\\u001b[0m\\r\\u202eevil\\u0007\"";
+	char big[4100];
+	size_t k = 0;
+	big[k++] = '"';
+	memset(big + k, 'a', 1023), k += 1023;
+	memcpy(big + k, "\xc3\xa9", 2), k += 2;
+	memset(big + k, 'b', 3000), k += 3000;
+	big[k++] = '"';
+	big[k] = '\0';
+	struct buf b;
+	buf_init(&b, 0);
+	for (const char *p = doc; *p;) {
+		if (strncmp(p, "\"21\"", 4) == 0) {
+			buf_append(&b, hostile, strlen(hostile), NULL);
+			p += 4;
+		} else if (strncmp(p, "\"42\"", 4) == 0) {
+			buf_append(&b, big, k, NULL);
+			p += 4;
+		} else {
+			buf_append(&b, p++, 1, NULL);
+		}
+	}
+	free(doc);
+	for (size_t f = 0; f < 3; f++) {
+		struct testlib_output o;
+		run_file(payload_exts[f][0], "-", "--show-payloads", "--data-sharing=full", b.data, &o);
+		ck_assert_msg(o.status == 0, "%s: exit %d: %s", payload_exts[f][0], o.status, o.err);
+		for (size_t i = 0; i < o.out_len; i++)
+			ck_assert_msg(o.out[i] != '\x1b' && o.out[i] != '\r' && o.out[i] != '\a',
+				      "%s: control character 0x%02x at %zu", payload_exts[f][0], o.out[i], i);
+		ck_assert_ptr_null(strstr(o.out, "\xe2\x80\xae"));
+		ck_assert_ptr_null(strstr(o.out, "aaab"));
+		char cut[1100];
+		memset(cut, 'a', 1023);
+		cut[1023] = '\0';
+		if (f == 1) {
+			ck_assert_ptr_nonnull(
+				strstr(o.out, "\"text\": \"\\u001B[31mred\\u001B[0m\\r\\u202Eevil\\u0007\""));
+			char want[1200];
+			snprintf(
+				want, sizeof want,
+				"\"bytes\": 4025,\n              \"text\": \"%s\",\n              \"text_cut\": true",
+				cut);
+			ck_assert_msg(strstr(o.out, want), "no cut text in %.3000s", o.out);
+		} else {
+			ck_assert_ptr_nonnull(
+				strstr(o.out, f == 0 ? "\\x1b[31mred\\x1b[0m\\r\\u202eevil\\x07"
+						     : "\\\\x1b\\[31mred\\\\x1b\\[0m\\\\r\\\\u202eevil\\\\x07"));
+			ck_assert_ptr_nonnull(strstr(o.out, "output (first 1023 of 4025 bytes shown)"));
+			char want[1100];
+			snprintf(want, sizeof want, "%s...\n", cut);
+			ck_assert_msg(strstr(o.out, want), "no cut text in %.3000s", o.out);
+		}
+		testlib_output_free(&o);
+	}
+	buf_finish(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("golden");
@@ -951,6 +1108,9 @@ int main(void)
 	add_test(tc, json_reports_have_every_required_field);
 	add_test(tc, console_link_only_when_exact);
 	add_test(tc, dapr_cli_children_and_cut_payloads);
+	add_test(tc, show_payloads_match_goldens);
+	add_test(tc, payloads_never_by_default);
+	add_test(tc, shown_payloads_are_escaped_and_bounded);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

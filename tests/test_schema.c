@@ -135,6 +135,44 @@ START_TEST(a_golden_that_breaks_it_is_rejected)
 }
 END_TEST
 
+/* --show-payloads' reports (tests/golden-payloads) are valid, and one whose
+ * payload says a state the schema does not have, or whose text is no
+ * string, is not. */
+START_TEST(payload_goldens_are_valid)
+{
+	char *files[] = {strdup(testlib_src("tests/golden-payloads/k2-retry-handler-no-timer-js.proto.json")),
+			 strdup(testlib_src("tests/golden-payloads/b-retry-fail-fail-succeed.catalyst.json"))};
+	struct testlib_output o;
+	int status = validate(files, 2, &o);
+	ck_assert_msg(status == 0, "%s%s", o.out, o.err);
+	ck_assert_str_eq(o.out, "2 files, 0 invalid\n");
+	testlib_output_free(&o);
+	free(files[0]);
+	free(files[1]);
+	static const struct {
+		const char *from, *to;
+	} cases[] = {
+		/* a state the shown payloads do not have */
+		{"\"state\": \"present\",\n              \"bytes\": 2,\n              \"text\"",
+		 "\"state\": \"shown\",\n              \"bytes\": 2,\n              \"text\""},
+		/* a text that is no string */
+		{"\"text\": \"21\"", "\"text\": 21"},
+		/* an attempt without its number */
+		{"\"attempt\": 1,\n            \"task_scheduled_id\": 0,\n            \"outcome\"",
+		 "\"task_scheduled_id\": 0,\n            \"outcome\""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *path = mutated("tests/golden-payloads/k2-retry-handler-no-timer-js.proto.json",
+				     cases[i].from, cases[i].to, ".json");
+		status = validate(&path, 1, &o);
+		ck_assert_msg(status == 1, "case %zu accepted: %s%s", i, o.out, o.err);
+		testlib_output_free(&o);
+		unlink(path);
+		free(path);
+	}
+}
+END_TEST
+
 /* `cmd -o json` (argv after --server URL when s is given) into a file of dir. */
 static char *json_of(const char *dir, const char *name, const struct testlib_server *s, const char *const *args)
 {
@@ -262,6 +300,7 @@ int main(void)
 	testlib_group_timeout(tc, 300);
 	add_test(tc, every_golden_is_valid);
 	add_test(tc, a_golden_that_breaks_it_is_rejected);
+	add_test(tc, payload_goldens_are_valid);
 	add_test(tc, link_and_whoami_documents_are_valid);
 	add_test(tc, stats_output_is_valid);
 	testlib_suite_add(s, tc);
