@@ -50,12 +50,45 @@ static void walk(const struct event_log *log)
 	(void)sink;
 }
 
+/* --show-payloads: every present payload's kept text is bounded, and says
+ * truly whether it was cut. */
+static void check_texts(const struct event_log *log)
+{
+	size_t n = event_log_count(log);
+	for (size_t i = 0; i < n; i++) {
+		struct event ev;
+		event_log_get(log, i, &ev);
+		const struct payload *ps[] = {&ev.input, &ev.output, &ev.custom_status};
+		for (size_t k = 0; k < 3; k++) {
+			size_t len;
+			bool cut;
+			const char *t = event_log_payload_text(log, ps[k], &len, &cut);
+			if (!t)
+				continue;
+			if (len > EVENT_PAYLOAD_TEXT_MAX || (cut ? len >= ps[k]->size : len != ps[k]->size) ||
+			    t[len] != '\0')
+				abort();
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct err e;
 	err_clear(&e);
 	struct event_log *log = event_log_parse((const char *)data, size, &e);
 	bool parsed = log != NULL, not_json = false, duplicate = false;
+	/* Keeping payload texts reads the same events, or fails alike. */
+	struct err te;
+	err_clear(&te);
+	struct event_log *texts = event_log_parse_opts((const char *)data, size,
+						       &(struct event_parse_options){.payload_text = true}, &te);
+	if (!texts != !log || (texts && event_log_count(texts) != event_log_count(log)))
+		abort();
+	if (texts) {
+		check_texts(texts);
+		event_log_free(texts);
+	}
 	if (log) {
 		walk(log);
 		event_log_free(log);
@@ -89,9 +122,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (doc) {
 		err_clear(&e);
-		log = event_log_from_json(doc, &e);
+		log = event_log_from_json_opts(doc, &(struct event_parse_options){.payload_text = true}, &e);
 		if (log) {
 			walk(log);
+			check_texts(log);
 			event_log_free(log);
 		} else if (e.code != ERR_INPUT) {
 			abort();
