@@ -1020,8 +1020,10 @@ static void md_payload_item(struct md_out *m, const struct report_run *run,
 		buf_finish(&note);
 		return;
 	}
-	fprintf(m->f, "- %s attempt %u %s %s", md(m, pa->inv->name ? pa->inv->name : "-", ESCAPE_MD_INLINE, 0),
-		pa->no, output ? "output" : "input", md(m, note.data, ESCAPE_MD_INLINE, 0));
+	/* The scheduled id tells apart the attempts of two calls of a name. */
+	fprintf(m->f, "- %s attempt %u (task\\_scheduled\\_id %" PRId64 ") %s %s",
+		md(m, pa->inv->name ? pa->inv->name : "-", ESCAPE_MD_INLINE, 0), pa->no, pa->at->scheduled_id,
+		output ? "output" : "input", md(m, note.data, ESCAPE_MD_INLINE, 0));
 	/* Inline and escaped, not fenced: a payload holding a fence would
 	 * close it. */
 	if (p.shown == REPORT_PAYLOAD_TEXT)

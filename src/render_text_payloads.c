@@ -3,6 +3,7 @@
  * of its own so that it copies whole into the payment provider's search,
  * escaped (it is customer data from the server) and bounded (the history
  * was read keeping EVENT_PAYLOAD_TEXT_MAX bytes of each). */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "render_text_internal.h"
@@ -19,7 +20,8 @@ static void print_payload(struct text_out *t, const struct report_run *run,
 	buf_init(&text, 0);
 	/* Raw here, escaped once as a whole below (the name and the level's
 	 * source are server text). */
-	int rc = buf_printf(&line, NULL, "%s attempt %u %s ", pa->inv->name ? pa->inv->name : "-", pa->no,
+	int rc = buf_printf(&line, NULL, "%s attempt %u (task_scheduled_id %" PRId64 ") %s ",
+			    pa->inv->name ? pa->inv->name : "-", pa->no, pa->at->scheduled_id,
 			    output ? "output" : "input");
 	rc |= report_payload_note(&line, run, &p);
 	if (p.shown == REPORT_PAYLOAD_TEXT) {

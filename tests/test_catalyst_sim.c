@@ -494,10 +494,10 @@ START_TEST(show_payloads_over_the_server)
 	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
 	ck_assert_ptr_nonnull(strstr(
 		out.out,
-		"  ChargeCard attempt 1 input (44 bytes):\n    {\"workflow\":\"pay-20931\",\"step\":\"ChargeCard\"}\n"));
-	ck_assert_ptr_nonnull(
-		strstr(out.out,
-		       "  ChargeCard attempt 3 output (31 bytes):\n    {\"ok\":true,\"step\":\"ChargeCard\"}\n"));
+		"  ChargeCard attempt 1 (task_scheduled_id 0) input (44 bytes):\n    {\"workflow\":\"pay-20931\",\"step\":\"ChargeCard\"}\n"));
+	ck_assert_ptr_nonnull(strstr(
+		out.out,
+		"  ChargeCard attempt 3 (task_scheduled_id 4) output (31 bytes):\n    {\"ok\":true,\"step\":\"ChargeCard\"}\n"));
 	testlib_output_free(&out);
 	cli(&s, &out, (const char *[]){"run", "checkout", "pay-20931", NULL});
 	ck_assert_ptr_null(strstr(out.out, "Payloads"));
