@@ -302,15 +302,12 @@ static const char *md_outcome(const struct attempt *at)
 	return attempt_outcome_name(at->outcome);
 }
 
-/* One run's attempts: a table of six columns (activity, attempt, scheduled
- * id, scheduled and ended in UTC, outcome), then what does not fit a cell
- * in lists under it: how the attempts are linked, the errors, payloads,
- * child instances and retry timers. all: every invocation (the full view),
- * else those report_timeline_wanted, at most MD_TABLE_ROWS rows. */
-static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
+/* The attempts' table (all, or those report_timeline_wanted, at most
+ * MD_TABLE_ROWS rows): the rows written, the attempts left out in *more,
+ * and whether any attempt carries a payload in *payloads. */
+static size_t md_attempt_table(struct md_out *m, const struct analysis *a, bool all, size_t *more, bool *payloads)
 {
-	size_t rows = 0, more = 0;
-	bool payloads = false;
+	size_t rows = 0;
 	for (size_t i = 0; i < a->n_invocations; i++) {
 		const struct invocation *inv = &a->invocations[i];
 		if (!all && !report_timeline_wanted(inv))
@@ -318,9 +315,9 @@ static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 		for (size_t k = 0; k < inv->n_attempts; k++) {
 			const struct attempt *at = &inv->attempts[k];
 			if (at->input.state != PAYLOAD_ABSENT || at->output.state != PAYLOAD_ABSENT)
-				payloads = true;
+				*payloads = true;
 			if (!all && rows == MD_TABLE_ROWS) {
-				more++;
+				(*more)++;
 				continue;
 			}
 			if (rows++ == 0)
@@ -340,6 +337,81 @@ static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 			fprintf(m->f, " |\n");
 		}
 	}
+	return rows;
+}
+
+/* An invocation's line under the table: its execution id, how its
+ * attempts are linked, its retry timers. */
+static void md_invocation_line(struct md_out *m, const struct invocation *inv)
+{
+	const char *name = inv->name ? md(m, inv->name, ESCAPE_MD_INLINE, 0) : "(unnamed)";
+	fprintf(m->f, "- %s: ", name);
+	if (inv->task_execution_id && *inv->task_execution_id)
+		fprintf(m->f, "execution %s", md(m, inv->task_execution_id, ESCAPE_MD_INLINE, 0));
+	else
+		fputs(inv->is_child_workflow ? "no execution id (a child workflow: see its instances)"
+					     : "no execution id recorded",
+		      m->f);
+	if (inv->link == LINK_SINGLE)
+		fprintf(m->f, ", one attempt");
+	else
+		fprintf(m->f, ", linked by %s", md_link(inv->link));
+	if (inv->n_retry_timers) {
+		fprintf(m->f, ", retry timer%s: event%s ", inv->n_retry_timers == 1 ? "" : "s",
+			inv->n_retry_timers == 1 ? "" : "s");
+		md_ids(m, inv->retry_timer_event_ids, inv->n_retry_timers);
+	}
+	fputc('\n', m->f);
+}
+
+/* What of an attempt does not fit a cell: its child instance, error and
+ * innermost cause, the failure class's note, its payloads (pay). */
+static void md_attempt_line(struct md_out *m, const struct invocation *inv, size_t k, bool pay)
+{
+	const struct attempt *at = &inv->attempts[k];
+	bool err = at->error_type || at->error_message || at->cause_type || at->cause_message;
+	bool inst = inv->is_child_workflow && at->instance_id;
+	fprintf(m->f, "  - attempt %zu:", k + 1);
+	if (inst)
+		fprintf(m->f, " instance %s%s", md(m, at->instance_id, ESCAPE_MD_INLINE, 0), err ? ";" : "");
+	if (at->error_type)
+		fprintf(m->f, " %s%s", md(m, at->error_type, ESCAPE_MD_INLINE, 80), at->error_message ? ":" : "");
+	if (at->error_message)
+		fprintf(m->f, " %s", md(m, at->error_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+	if (at->non_retriable)
+		fprintf(m->f, " (non-retriable)");
+	if (at->cause_type || at->cause_message) {
+		/* The innermost cause (innerFailure), which the class rests on. */
+		fprintf(m->f, "; caused by");
+		if (at->cause_type)
+			fprintf(m->f, " %s%s", md(m, at->cause_type, ESCAPE_MD_INLINE, 80),
+				at->cause_message ? ":" : "");
+		if (at->cause_message)
+			fprintf(m->f, " %s", md(m, at->cause_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+	}
+	const char *note = at->outcome == OUTCOME_FAILED ? failure_class_note((enum failure_class)at->failure)
+							 : NULL;
+	if (note)
+		fprintf(m->f, "; %s", note);
+	if (pay) {
+		fprintf(m->f, "%s input ", err || inst ? ";" : "");
+		md_payload_cell(m, &at->input);
+		fprintf(m->f, ", output ");
+		md_payload_cell(m, &at->output);
+	}
+	fputc('\n', m->f);
+}
+
+/* One run's attempts: a table of six columns (activity, attempt, scheduled
+ * id, scheduled and ended in UTC, outcome), then what does not fit a cell
+ * in lists under it: how the attempts are linked, the errors, payloads,
+ * child instances and retry timers. all: every invocation (the full view),
+ * else those report_timeline_wanted, at most MD_TABLE_ROWS rows. */
+static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
+{
+	size_t more = 0;
+	bool payloads = false;
+	size_t rows = md_attempt_table(m, a, all, &more, &payloads);
 	if (!rows) {
 		if (all)
 			fprintf(m->f, "\nNo activity was scheduled in this history.\n");
@@ -354,24 +426,7 @@ static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 		const struct invocation *inv = &a->invocations[i];
 		if (!all && !report_timeline_wanted(inv))
 			continue;
-		const char *name = inv->name ? md(m, inv->name, ESCAPE_MD_INLINE, 0) : "(unnamed)";
-		fprintf(m->f, "- %s: ", name);
-		if (inv->task_execution_id && *inv->task_execution_id)
-			fprintf(m->f, "execution %s", md(m, inv->task_execution_id, ESCAPE_MD_INLINE, 0));
-		else
-			fputs(inv->is_child_workflow ? "no execution id (a child workflow: see its instances)"
-						     : "no execution id recorded",
-			      m->f);
-		if (inv->link == LINK_SINGLE)
-			fprintf(m->f, ", one attempt");
-		else
-			fprintf(m->f, ", linked by %s", md_link(inv->link));
-		if (inv->n_retry_timers) {
-			fprintf(m->f, ", retry timer%s: event%s ", inv->n_retry_timers == 1 ? "" : "s",
-				inv->n_retry_timers == 1 ? "" : "s");
-			md_ids(m, inv->retry_timer_event_ids, inv->n_retry_timers);
-		}
-		fputc('\n', m->f);
+		md_invocation_line(m, inv);
 		for (size_t k = 0; k < inv->n_attempts; k++) {
 			const struct attempt *at = &inv->attempts[k];
 			bool err = at->error_type || at->error_message || at->cause_type || at->cause_message;
@@ -383,39 +438,7 @@ static void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 			if (!all && rows >= MD_TABLE_ROWS)
 				break;
 			rows++;
-			fprintf(m->f, "  - attempt %zu:", k + 1);
-			if (inst)
-				fprintf(m->f, " instance %s%s", md(m, at->instance_id, ESCAPE_MD_INLINE, 0),
-					err ? ";" : "");
-			if (at->error_type)
-				fprintf(m->f, " %s%s", md(m, at->error_type, ESCAPE_MD_INLINE, 80),
-					at->error_message ? ":" : "");
-			if (at->error_message)
-				fprintf(m->f, " %s", md(m, at->error_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
-			if (at->non_retriable)
-				fprintf(m->f, " (non-retriable)");
-			if (at->cause_type || at->cause_message) {
-				/* The innermost cause (innerFailure), which the class rests on. */
-				fprintf(m->f, "; caused by");
-				if (at->cause_type)
-					fprintf(m->f, " %s%s", md(m, at->cause_type, ESCAPE_MD_INLINE, 80),
-						at->cause_message ? ":" : "");
-				if (at->cause_message)
-					fprintf(m->f, " %s",
-						md(m, at->cause_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
-			}
-			const char *note = at->outcome == OUTCOME_FAILED
-						   ? failure_class_note((enum failure_class)at->failure)
-						   : NULL;
-			if (note)
-				fprintf(m->f, "; %s", note);
-			if (pay) {
-				fprintf(m->f, "%s input ", err || inst ? ";" : "");
-				md_payload_cell(m, &at->input);
-				fprintf(m->f, ", output ");
-				md_payload_cell(m, &at->output);
-			}
-			fputc('\n', m->f);
+			md_attempt_line(m, inv, k, pay);
 		}
 	}
 }
@@ -1164,6 +1187,80 @@ static void md_fold_note(struct md_out *m, const struct report *r, const bool *w
 	fprintf(m->f, "\n\n</details>\n");
 }
 
+/* The run table into rows: the runs in_table (NULL: every run), then the
+ * runs not audited among them. false when out of memory. */
+static bool md_table(struct md_out *m, const struct report *r, struct md_piece *rows, const bool *in_table)
+{
+	if (!md_open(m, rows))
+		return false;
+	md_overview_head(m);
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (!in_table || in_table[i])
+			md_overview_row(m, r, &r->runs[i]);
+	md_overview_failed(m, r, in_table);
+	md_close(m, rows);
+	return true;
+}
+
+/* Which runs the table holds within a third of avail: every run when they
+ * fit, else the runs with sections (findings, not audited) while they do
+ * (a run not audited counts thrice: its reason follows the table); the
+ * clean runs are a count. The table is left in rows. */
+static bool md_fit_table(struct md_out *m, const struct report *r, struct md_piece *rows, const bool *wanted,
+			 bool *in_table, size_t *row_len, size_t avail)
+{
+	if (!md_open(m, rows))
+		return false;
+	md_overview_head(m);
+	for (size_t i = 0; i < r->n_runs; i++) {
+		size_t before = md_pos(m, rows);
+		md_overview_row(m, r, &r->runs[i]);
+		row_len[i] = md_pos(m, rows) - before;
+	}
+	md_overview_failed(m, r, NULL);
+	size_t total = md_pos(m, rows);
+	md_close(m, rows);
+	if (total <= avail / 3)
+		return true;
+	size_t t = 200;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		size_t cost = row_len[i] + (r->runs[i].analysis ? 0 : 2 * row_len[i]);
+		in_table[i] = wanted[i] && t + cost <= avail / 3;
+		if (in_table[i])
+			t += cost;
+	}
+	return md_table(m, r, rows, in_table);
+}
+
+/* The wanted runs' sections in report order while they fit in avail;
+ * those that do not are not shown. The length kept. */
+static size_t md_fit_sections(struct md_out *m, const struct report *r, struct md_piece *sections,
+			      const bool *wanted, bool *shown, size_t avail)
+{
+	if (!md_open(m, sections))
+		return 0;
+	size_t kept = 0;
+	bool full = false;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (!wanted[i])
+			continue;
+		if (full) {
+			shown[i] = false;
+			continue;
+		}
+		md_run_short(m, r, &r->runs[i], r->n_runs > 1);
+		size_t now = md_pos(m, sections);
+		if (now > avail) {
+			full = true;
+			shown[i] = false;
+			continue;
+		}
+		kept = now;
+	}
+	md_close(m, sections);
+	return kept;
+}
+
 /* The short view of several runs within MD_LIMIT: the head (verdict,
  * summary, context), the run table, a section per run with findings (or
  * every run with --all-runs), the remedies and limits once. The table takes
@@ -1203,80 +1300,20 @@ static void md_short(struct md_out *m, FILE *out, const struct report *r, const 
 	size_t used = head.len + tail.len + MD_RESERVE;
 	size_t avail = used < MD_LIMIT ? MD_LIMIT - used : 0;
 	if (multi) {
-		if (!md_open(m, &rows))
+		if (!md_fit_table(m, r, &rows, wanted, in_table, row_len, avail))
 			goto out;
-		md_overview_head(m);
-		size_t total = md_pos(m, &rows);
-		for (size_t i = 0; i < n; i++) {
-			size_t before = md_pos(m, &rows);
-			md_overview_row(m, r, &r->runs[i]);
-			row_len[i] = md_pos(m, &rows) - before;
-			total += row_len[i];
-		}
-		md_overview_failed(m, r, NULL);
-		total = md_pos(m, &rows);
-		md_close(m, &rows);
-		if (total > avail / 3) {
-			/* Runs with sections (findings, not audited) first; the clean
-			 * runs are a count. */
-			size_t t = 200;
-			for (size_t i = 0; i < n; i++) {
-				in_table[i] = wanted[i] &&
-					      t + row_len[i] + (r->runs[i].analysis ? 0 : 2 * row_len[i]) <=
-						      avail / 3;
-				if (in_table[i])
-					t += row_len[i] + (r->runs[i].analysis ? 0 : 2 * row_len[i]);
-			}
-			if (!md_open(m, &rows))
-				goto out;
-			md_overview_head(m);
-			for (size_t i = 0; i < n; i++)
-				if (in_table[i])
-					md_overview_row(m, r, &r->runs[i]);
-			md_overview_failed(m, r, in_table);
-			md_close(m, &rows);
-		}
 		avail = avail > rows.len ? avail - rows.len : 0;
 	}
-	if (!md_open(m, &sections))
+	size_t kept = md_fit_sections(m, r, &sections, wanted, shown, avail);
+	if (m->oom)
 		goto out;
-	size_t kept = 0;
-	bool full = false;
-	for (size_t i = 0; i < n; i++) {
-		if (!wanted[i])
-			continue;
-		if (full) {
-			shown[i] = false;
-			continue;
-		}
-		md_run_short(m, r, &r->runs[i], multi);
-		size_t now = md_pos(m, &sections);
-		if (now > avail) {
-			full = true;
-			shown[i] = false;
-			continue;
-		}
-		kept = now;
-	}
-	md_close(m, &sections);
 	/* Written again with the links that now hold. */
 	if (!md_open(m, &head))
 		goto out;
 	md_head(m, r, REPORT_SHORT);
 	md_close(m, &head);
-	if (multi) {
-		if (!md_open(m, &rows))
-			goto out;
-		md_overview_head(m);
-		bool every = true;
-		for (size_t i = 0; i < n; i++) {
-			if (in_table[i])
-				md_overview_row(m, r, &r->runs[i]);
-			every = every && in_table[i];
-		}
-		md_overview_failed(m, r, every ? NULL : in_table);
-		md_close(m, &rows);
-	}
+	if (multi && !md_table(m, r, &rows, in_table))
+		goto out;
 	size_t so_far = head.len + rows.len + kept + tail.len;
 	if (!md_open(m, &note))
 		goto out;
