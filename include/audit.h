@@ -221,6 +221,10 @@ void audit_report_meta(const struct audit_request *rq, struct report *r);
  * an object whose keys are the ids (NULL without --baseline, or with e
  * set: ERR_USAGE for a file that cannot be read or is no report). */
 struct json_t *audit_load_baseline(const struct audit_request *rq, struct err *e);
+/* --source PATH: the code reviewed (review.h), NULL with e set when it
+ * cannot be read; audit_free_source frees it (NULL too). */
+struct review *audit_load_source(const struct audit_request *rq, struct err *e);
+void audit_free_source(struct review *rv);
 /* Closes the output of a command that writes no report (link, whoami,
  * tools) after rc (0, or -1 when writing failed): 0, or -1 on a write
  * error. */

@@ -2,6 +2,8 @@
  * needed. Exit status as for findings: every hazard counts at any
  * --fail-on but never. */
 
+#include <stdlib.h>
+
 #include "audit.h"
 #include "render_info.h"
 #include "review.h"
@@ -23,4 +25,26 @@ int audit_review(const struct audit_request *rq, struct err *e)
 out:
 	review_finish(&rv);
 	return rc;
+}
+
+struct review *audit_load_source(const struct audit_request *rq, struct err *e)
+{
+	struct review *rv = malloc(sizeof *rv);
+	if (!rv) {
+		err_oom(e);
+		return NULL;
+	}
+	review_init(rv);
+	const char *paths[] = {rq->source};
+	if (review_paths(rv, paths, 1, e) < 0) {
+		audit_free_source(rv);
+		return NULL;
+	}
+	return rv;
+}
+
+void audit_free_source(struct review *rv)
+{
+	review_finish(rv);
+	free(rv);
 }

@@ -211,8 +211,8 @@ const struct cli_command cli_commands[] = {
 	 "of the same key; and an orchestrator giving every activity call one retry\n"
 	 "policy. Each hazard with its file:line and fix. No server is needed; run,\n"
 	 "runs and file --source PATH join the hazards to the history's findings.",
-	 {"catalyst-audit review tests/fixtures/review/python",
-	  "catalyst-audit review tests/fixtures/review -o markdown --fail-on never"}},
+	 {"catalyst-audit review checkout/",
+	  "catalyst-audit review checkout/activities.py -o markdown --fail-on never"}},
 	{"file",
 	 CMD_FILE,
 	 audit_file,

@@ -297,8 +297,8 @@ static void post_without_key(struct body_walk *w, TSNode call)
 	}
 	if (!*url && n)
 		rv_text(f, args[0], url, sizeof url);
-	w->rc = hazard(w, HAZARD_POST_WITHOUT_KEY, call, "POSTs to %s%s without an idempotency-key header",
-		       *url ? url : "an address", "");
+	w->rc = hazard(w, HAZARD_POST_WITHOUT_KEY, rv_callee_name(call),
+		       "POSTs to %s%s without an idempotency-key header", *url ? url : "an address", "");
 }
 
 /* ---- retry loops -------------------------------------------------------- */
@@ -534,6 +534,26 @@ static bool body_visit(TSNode n, void *arg)
 	return true;
 }
 
+struct names_key {
+	const struct rv_file *f;
+	bool found;
+};
+
+/* Code (a name, a string), not a comment, that names an idempotency key. */
+static bool names_key_visit(TSNode n, void *arg)
+{
+	struct names_key *k = arg;
+	if (k->found || strstr(ts_node_type(n), "comment"))
+		return false;
+	if (ts_node_child_count(n) == 0 || strstr(ts_node_type(n), "string")) {
+		uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+		for (uint32_t i = a; i + 10 <= b && b <= k->f->len && !k->found; i++)
+			k->found = strncasecmp(k->f->src + i, "idempotenc", 10) == 0;
+		return false;
+	}
+	return true;
+}
+
 static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper)
 {
 	struct body_walk *w = calloc(1, sizeof *w);
@@ -546,13 +566,9 @@ static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, 
 	w->helper = helper;
 	w->follow = helper == NULL;
 	/* an idempotency key set anywhere in the function covers its POSTs */
-	const struct rv_file *f = &x->files[file];
-	uint32_t a = ts_node_start_byte(def), b = ts_node_end_byte(def);
-	for (uint32_t i = a; i + 11 <= b && b <= f->len; i++)
-		if (strncasecmp(f->src + i, "idempotency", 11) == 0) {
-			w->idempotency = true;
-			break;
-		}
+	struct names_key nk = {&x->files[file], false};
+	rv_walk(def, names_key_visit, &nk);
+	w->idempotency = nk.found;
 	retry_decorator(w, def);
 	if (w->rc == 0)
 		rv_walk(def, body_visit, w);
