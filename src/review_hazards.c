@@ -448,8 +448,8 @@ static void state_call(struct body_walk *w, TSNode call)
 	rv_text(f, call, text, sizeof text);
 	s->etag = strcasestr(text, "etag") != NULL;
 	s->write = write;
-	s->line = rv_line(call);
-	s->node = call;
+	s->line = rv_line(name); /* the call's name: a chain (client\n.getState) starts lines before */
+	s->node = name;
 	w->n_state++;
 }
 
