@@ -207,6 +207,7 @@ static int add_file(struct rv_ctx *x, const char *path, char *src, size_t len)
 	if (!p || !ts_parser_set_language(p, l->grammar())) {
 		ts_parser_delete(p);
 		free(f->path);
+		free(src);
 		return err_set(x->e, ERR_INTERNAL, "review: the %s grammar does not load", l->name);
 	}
 	f->tree = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
@@ -307,7 +308,8 @@ static int walk_dir(struct rv_ctx *x, const char *path, int depth)
 		}
 		n++;
 	}
-	qsort(names, n, sizeof *names, by_name); /* the same order on every machine */
+	if (n) /* the same order on every machine */
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *child;
 		if (asprintf(&child, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names[i]) < 0) {
