@@ -3,6 +3,7 @@
  * did anything twice (doc/hazards.md). One sentence per finding, worded
  * here once for every format. */
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,28 @@
 #include "report.h"
 #include "review.h"
 
-static char *sentence(const struct finding *f, const struct review *rv, const char *path)
+/* Whether the finding's name is a child workflow the run started (the
+ * analysis' invocations say): review reads activities, not workflows. */
+static bool child_workflow(const struct analysis *an, const char *name)
+{
+	for (size_t i = 0; i < an->n_invocations; i++)
+		if (an->invocations[i].is_child_workflow && an->invocations[i].name &&
+		    strcmp(an->invocations[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static char *sentence(const struct analysis *an, const struct finding *f, const struct review *rv,
+		      const char *path)
 {
 	struct buf b;
 	buf_init(&b, 0);
 	const struct review_activity *a = review_find_activity(rv, f->activity);
 	int rc = 0;
-	if (!a) {
+	if (!a && child_workflow(an, f->activity)) {
+		rc = buf_printf(&b, NULL, "%s is a child workflow: review reads activity bodies, not workflows",
+				f->activity);
+	} else if (!a) {
 		rc = buf_printf(&b, NULL,
 				"%s: not found in the source (%s): no activity of that name is registered there",
 				f->activity, path);
@@ -54,7 +70,7 @@ int report_attach_source(struct report_run *run, const struct review *rv, const 
 		const struct finding *f = &an->findings[k];
 		if (!f->activity)
 			continue; /* an orphan timer: no activity to look for */
-		if (!(run->source_notes[k] = sentence(f, rv, path)))
+		if (!(run->source_notes[k] = sentence(an, f, rv, path)))
 			return -1;
 	}
 	return 0;

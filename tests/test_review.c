@@ -272,6 +272,13 @@ START_TEST(findings_join_the_source)
 	ck_assert_ptr_nonnull(strstr(o.out, "ChargeCard: not found in the source"));
 	testlib_output_free(&o);
 
+	/* a retried child workflow is no activity: said so, not "not found" */
+	char *child[] = {"file", (char *)testlib_src("tests/fixtures/d-child-retry.parent.catalyst.json"),
+			 "--source", (char *)testlib_src("tests/fixtures/review/python"), NULL};
+	cli(&o, child);
+	ck_assert_ptr_nonnull(strstr(o.out, "is a child workflow: review reads activity bodies, not workflows"));
+	testlib_output_free(&o);
+
 	/* without --source, no finding carries one */
 	char *plain[] = {"file", (char *)history, "--format", "json", NULL};
 	cli(&o, plain);
