@@ -25,6 +25,7 @@ enum audit_command {
 	CMD_WHOAMI,
 	CMD_TOOLS,
 	CMD_STATS,
+	CMD_REVIEW,
 };
 
 enum fail_on {
@@ -130,11 +131,14 @@ struct audit_request {
 	time_t clock;               /* the report's generated_at: SOURCE_DATE_EPOCH, else now (the CLI's) */
 	const char *save_histories; /* run, runs --save-histories DIR */
 	/* file: the paths (files or folders), and the run a single saved
-	 * history is of (--app-id, --run-id) */
+	 * history is of (--app-id, --run-id); review: the source paths */
 	const char *const *files;
 	size_t n_files;
 	const char *file_app_id;
 	const char *file_run_id;
+	/* run, runs, file --source PATH: the activity code whose hazards each
+	 * finding is joined to (review.h); NULL: none */
+	const char *source;
 	/* where messages go (stderr normally, through the CLI's one printer,
 	 * which neutralises outside text); the library only writes there
 	 * through these callbacks. */
@@ -160,6 +164,7 @@ int audit_whoami(const struct audit_request *rq, struct err *e); /* audit_whoami
 int audit_login(const struct audit_request *rq, struct err *e);  /* audit_login.c */
 int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.c */
 int audit_stats(const struct audit_request *rq, struct err *e);  /* audit_stats.c */
+int audit_review(const struct audit_request *rq, struct err *e); /* audit_review.c */
 
 /* Messages to the user, through rq->warn and rq->notice (nothing when they
  * are NULL): the library's only way to the terminal. */
@@ -217,6 +222,10 @@ void audit_report_meta(const struct audit_request *rq, struct report *r);
  * an object whose keys are the ids (NULL without --baseline, or with e
  * set: ERR_USAGE for a file that cannot be read or is no report). */
 struct json_t *audit_load_baseline(const struct audit_request *rq, struct err *e);
+/* --source PATH: the code reviewed (review.h), NULL with e set when it
+ * cannot be read; audit_free_source frees it (NULL too). */
+struct review *audit_load_source(const struct audit_request *rq, struct err *e);
+void audit_free_source(struct review *rv);
 /* Closes the output of a command that writes no report (link, whoami,
  * tools) after rc (0, or -1 when writing failed): 0, or -1 on a write
  * error. */

@@ -44,6 +44,7 @@ struct audit_ctx {
 	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
 	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
 	json_t *baseline;            /* --baseline's finding ids -> true, or NULL */
+	struct review *source;       /* --source's reviewed code, or NULL */
 	int save_fd;                 /* --save-histories: the folder, else -1 */
 };
 

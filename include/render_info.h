@@ -33,3 +33,9 @@ struct tools_info {
 /* FORMAT_JSON: {server, protocolVersion, tools}; anything else: text, one
  * line a tool and one a property. */
 int render_tools(FILE *out, enum render_format f, const struct tools_info *t, struct err *e);
+
+struct review;
+/* `review`: the activities found and their hazards. FORMAT_JSON: the
+ * catalyst-audit.review/v1 object; FORMAT_MARKDOWN: a table a pull request
+ * shows; anything else: text (code quoted from the files escaped). */
+int render_review(FILE *out, enum render_format f, const struct review *rv, struct err *e);

@@ -47,6 +47,10 @@ struct report_run {
 	 * then: every finding new). */
 	char (*finding_ids)[REPORT_FINDING_ID_LEN];
 	bool *known;
+	/* --source: for each finding, its activity's code in one sentence
+	 * (report_attach_source); NULL without --source, and an entry is NULL
+	 * for a finding of no activity. */
+	char **source_notes;
 	/* When the run ended, else when it was last updated, as the run list
 	 * or the history says; NULL when neither says. */
 	char *ended_at;
@@ -116,6 +120,14 @@ void report_finding_short_id(const struct report_run *run, size_t k, char out[RE
  * (an object whose keys are finding ids; NULL: none known). -1 when
  * memory ran out. */
 int report_mark_known(struct report_run *run, const struct json_t *baseline_ids);
+
+struct review;
+/* --source PATH: fills run->source_notes from the reviewed code (review.h):
+ * the activity's hazards with their file:line, or that the activity was
+ * not found in the source. -1 when memory ran out. (report_source.c) */
+int report_attach_source(struct report_run *run, const struct review *rv, const char *path);
+/* The sentence of one of run's findings; NULL without --source. */
+const char *report_source_note(const struct report_run *run, const struct finding *f);
 
 /* The one wording of an absent payload (doc/PRODUCT.md rule 2), followed in
  * every format by "(<level>, <how known>)". Never "empty" or "no output". */

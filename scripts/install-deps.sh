@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what this project needs and the machine lacks: Debian packages
-# (only the missing ones) and the npm packages of the test peers.
+# (only the missing ones), the tree-sitter grammar sources `review` compiles
+# (grammars/, every mode: the build needs them) and the npm packages of the
+# test peers.
 # Usage: scripts/install-deps.sh [build|test|bench]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-test}
 
 pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libssl-dev python3
-      nodejs npm)
+      libtree-sitter-dev nodejs npm)
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
                clang-tools clang-format) ;;
@@ -34,13 +36,23 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# npm ci of a folder whenever its lock file changed since the last one.
+npm_ci() { # folder, npm ci options...
+  local dir=$1 stamp=$1/node_modules/.lock-stamp
+  shift
+  if [[ ! -f $stamp ]] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error "$@")
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+
+# The grammars' C sources (src/parser.c, src/scanner.c), compiled by meson:
+# no install script runs (their Node bindings are not wanted).
+npm_ci grammars --ignore-scripts
+
 if [[ $what != build ]]; then
   # The test peers (MCP SDK, server-everything, conformance suite, Node 22,
   # oidc-provider; marked, mermaid and jsdom for tests/sim/md-check.mjs):
   # reinstalled whenever the lock file changed.
-  stamp=tests/npm/node_modules/.lock-stamp
-  if [[ ! -f $stamp ]] || ! cmp -s tests/npm/package-lock.json "$stamp"; then
-    (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
-    cp tests/npm/package-lock.json "$stamp"
-  fi
+  npm_ci tests/npm
 fi

@@ -151,7 +151,7 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	/* The history's end time when the run list gave none (`run`). */
 	if (!rr->ended_at && rr->analysis->finished && rr->analysis->ended_at)
 		rr->ended_at = strdup(rr->analysis->ended_at);
-	if (report_mark_known(rr, x->baseline) < 0) {
+	if (report_mark_known(rr, x->baseline) < 0 || report_attach_source(rr, x->source, x->rq->source) < 0) {
 		err_oom(&e);
 		fail_run(rr, &e, NULL);
 	}

@@ -38,6 +38,7 @@ void audit_ctx_finish(struct audit_ctx *x)
 	x->c = NULL;
 	json_decref(x->seen);
 	json_decref(x->baseline);
+	audit_free_source(x->source);
 	free(x->unresolved);
 	free(x->project_said);
 	free(x->said_note);

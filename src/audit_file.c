@@ -84,7 +84,7 @@ static void file_project(const struct audit_request *rq, const struct event_run_
 
 /* One saved history as the next report run. */
 static int file_one(const struct audit_request *rq, struct report *r, const char *path, const json_t *baseline,
-		    struct err *e)
+		    const struct review *source, struct err *e)
 {
 	int fd = -1;
 	const char *display = strcmp(path, "-") == 0 ? "standard input" : path;
@@ -144,7 +144,7 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 	if (run->analysis->finished && run->analysis->ended_at &&
 	    !(run->ended_at = strdup(run->analysis->ended_at)))
 		return err_oom(e);
-	if (report_mark_known(run, baseline) < 0)
+	if (report_mark_known(run, baseline) < 0 || report_attach_source(run, source, rq->source) < 0)
 		return err_oom(e);
 	return 0;
 }
@@ -208,8 +208,10 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	report_init(&r);
 	int rc = -1;
 	json_t *baseline = NULL;
+	struct review *source = NULL;
 	audit_report_meta(rq, &r);
-	if (rq->baseline && !(baseline = audit_load_baseline(rq, e)))
+	if ((rq->baseline && !(baseline = audit_load_baseline(rq, e))) ||
+	    (rq->source && !(source = audit_load_source(rq, e))))
 		goto out;
 	for (size_t i = 0; i < n_paths; i++) {
 		struct stat st;
@@ -224,7 +226,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 			}
 			int bad = 0;
 			for (long k = 0; k < n; k++) {
-				if (!bad && file_one(rq, &r, files[k], baseline, e) < 0)
+				if (!bad && file_one(rq, &r, files[k], baseline, source, e) < 0)
 					bad = -1;
 				free(files[k]);
 			}
@@ -233,7 +235,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 				goto out;
 			continue;
 		}
-		if (file_one(rq, &r, paths[i], baseline, e) < 0)
+		if (file_one(rq, &r, paths[i], baseline, source, e) < 0)
 			goto out;
 	}
 	if ((rq->file_app_id || rq->file_run_id) && r.n_runs > 1) {
@@ -244,6 +246,7 @@ int audit_file(const struct audit_request *rq, struct err *e)
 	rc = audit_emit_report(rq, &r, e);
 out:
 	json_decref(baseline);
+	audit_free_source(source);
 	report_finish(&r);
 	return rc;
 }

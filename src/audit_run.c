@@ -19,7 +19,8 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	char *found_app = NULL;
 	int rc = -1;
 	audit_report_meta(rq, &r);
-	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
+	if ((rq->baseline && !(x.baseline = audit_load_baseline(rq, e))) ||
+	    (rq->source && !(x.source = audit_load_source(rq, e))))
 		goto out;
 	if (audit_ctx_connect(&x, e) < 0 || audit_probe_start(&x, &wp, e) < 0)
 		goto out;

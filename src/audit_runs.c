@@ -277,7 +277,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	m->workflows = l.rfs.workflows, m->n_workflows = l.rfs.n_workflows;
 	m->statuses = l.rfs.statuses, m->n_statuses = l.rfs.n_statuses;
 	m->since = l.f.since, m->until = l.f.until, m->ended_since = l.f.ended_since, m->limit = l.f.limit;
-	if (rq->baseline && !(x.baseline = audit_load_baseline(rq, e)))
+	if ((rq->baseline && !(x.baseline = audit_load_baseline(rq, e))) ||
+	    (rq->source && !(x.source = audit_load_source(rq, e))))
 		goto out;
 	x.stream = audit_stream_new(rq);
 	if (audit_listing_start(&x, &l, e) < 0)

@@ -461,7 +461,7 @@ static int pick_command(const struct line *l, struct audit_request *rq, const st
 		rq->reports = (const char *const *)(pos + first_arg);
 		rq->n_reports = nargs;
 	}
-	if (c->cmd == CMD_FILE) {
+	if (c->cmd == CMD_FILE || c->cmd == CMD_REVIEW) {
 		/* Every path; the list is kept until exit (cli_parse hands it to cfg). */
 		rq->files = (const char *const *)pos + first_arg;
 		rq->n_files = nargs;

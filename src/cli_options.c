@@ -45,16 +45,16 @@ const struct cli_option cli_options[] = {
 	/* -o/--output is the format, as in kubectl, temporal and the dapr CLI;
 	 * --format (the config file's key) and --json are other spellings. */
 	{"output", 'o', "FMT", "(default text)",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS), GROUP_OUTPUT,
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS) | ON(CMD_REVIEW), GROUP_OUTPUT,
 	 .set = cli_set_format, .at = RQ(format)},
 	{"format", 0, "FMT", "(same as --output)",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS), GROUP_OUTPUT, .config = true,
-	 .set = cli_set_format, .at = RQ(format)},
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS) | ON(CMD_REVIEW), GROUP_OUTPUT,
+	 .config = true, .set = cli_set_format, .at = RQ(format)},
 	{"json", 0, NULL, "same as --output json",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS), GROUP_OUTPUT,
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS) | ON(CMD_REVIEW), GROUP_OUTPUT,
 	 .set = cli_set_format, .at = RQ(format), .value = "json"},
 	{"output-file", 0, "PATH", "write to PATH; @EXTENSIONS@ pick the format",
-	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS), GROUP_OUTPUT,
+	 ON_REPORT | ON(CMD_LINK) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_STATS) | ON(CMD_REVIEW), GROUP_OUTPUT,
 	 .set = cli_set_string, .at = RQ(output_file)},
 	{"color", 0, "WHEN", "(honours NO_COLOR)", ON_REPORT | ON(CMD_STATS), GROUP_OUTPUT, .config = true,
 	 .set = cli_set_choice, .at = RQ(color),
@@ -67,8 +67,8 @@ const struct cli_option cli_options[] = {
 	 GROUP_OUTPUT, .set = cli_set_flag, .at = RQ(no_pager)},
 	{"local-time", 0, NULL, "text/Markdown: times in the local zone, not UTC", ON_REPORT, GROUP_OUTPUT,
 	 .set = cli_set_flag, .at = RQ(local_time)},
-	{"fail-on", 0, "LEVEL", "(default suspect)", ON_REPORT | ON(CMD_STATS), GROUP_OUTPUT, .config = true,
-	 .set = cli_set_choice, .at = RQ(fail_on),
+	{"fail-on", 0, "LEVEL", "(default suspect)", ON_REPORT | ON(CMD_STATS) | ON(CMD_REVIEW), GROUP_OUTPUT,
+	 .config = true, .set = cli_set_choice, .at = RQ(fail_on),
 	 .choices = (const struct cli_choice[]){{"never", FAIL_ON_NEVER},
 						{"reexecuted", FAIL_ON_REEXECUTED},
 						{"suspect", FAIL_ON_SUSPECT},
@@ -89,6 +89,8 @@ const struct cli_option cli_options[] = {
 	 ON(CMD_RUN) | ON(CMD_RUNS), GROUP_OUTPUT, .set = cli_set_string, .at = RQ(save_histories)},
 	{"run-id", 0, "RUN_ID", "file: the run the saved history is of", ON(CMD_FILE), GROUP_PROJECT,
 	 .set = cli_set_string, .at = RQ(file_run_id)},
+	{"source", 0, "PATH", "the activity code: each finding names its activity's hazards (see review)",
+	 ON_REPORT, GROUP_ANALYSIS, .set = cli_set_string, .at = RQ(source)},
 	{"data-sharing", 0, "LEVEL", "(assert the organization's level)",
 	 ON_REPORT | ON(CMD_WHOAMI) | ON(CMD_STATS), GROUP_ANALYSIS, .set = cli_set_choice, .at = RQ(sharing),
 	 .choices =
@@ -195,6 +197,24 @@ const struct cli_command cli_commands[] = {
 	 "counted once per (project, app, run), from the newest report that holds it.",
 	 {"catalyst-audit stats --since 30d",
 	  "catalyst-audit --project payments stats --app checkout -o markdown"}},
+	{"review",
+	 CMD_REVIEW,
+	 audit_review,
+	 WRITES(FORMAT_TEXT) | WRITES(FORMAT_JSON) | WRITES(FORMAT_MARKDOWN),
+	 1,
+	 1024,
+	 "PATH...",
+	 "flag idempotency hazards in activity code",
+	 "Read the workflow app's code (files or folders: Python, Go, Java, C#,\n"
+	 "JavaScript/TypeScript) with tree-sitter, find its activities (decorators,\n"
+	 "registrations, WorkflowActivity classes) and flag the hazards of their\n"
+	 "bodies that make a re-executed activity act twice: a key generated in the\n"
+	 "body, a POST without an idempotency key, a retry loop, a read then a write\n"
+	 "of the same key; and an orchestrator giving every activity call one retry\n"
+	 "policy. Each hazard with its file:line and fix. No server is needed; run,\n"
+	 "runs and file --source PATH join the hazards to the history's findings.",
+	 {"catalyst-audit review checkout/",
+	  "catalyst-audit review checkout/activities.py -o markdown --fail-on never"}},
 	{"file",
 	 CMD_FILE,
 	 audit_file,

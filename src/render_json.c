@@ -118,6 +118,9 @@ static void write_finding(struct jw *w, const struct report_run *run, size_t at)
 	jw_k_str(w, "message", f->message);
 	jw_k_str(w, "summary", f->summary);
 	jw_k_str(w, "remedy", f->remedy);
+	const char *note = report_source_note(run, f);
+	if (note) /* --source only: what the activity's code does */
+		jw_k_str(w, "source", note);
 	/* extra: positions in history, which also reach results (event_id -1) */
 	jw_open(w, "evidence_event_indexes", '[');
 	for (size_t i = 0; i < f->n_evidence_event_indexes; i++) {

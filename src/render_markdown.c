@@ -192,8 +192,9 @@ static void md_payload_cell(struct md_out *m, const struct payload *p)
 		fprintf(m->f, "%zu bytes", p->size);
 }
 
-static void md_findings(struct md_out *m, const struct analysis *a)
+static void md_findings(struct md_out *m, const struct report_run *run)
 {
+	const struct analysis *a = run->analysis;
 	fprintf(m->f, "\n#### Findings\n\n");
 	if (a->n_findings == 0) {
 		fprintf(m->f, "None: this history shows no activity executed more than once (it cannot show "
@@ -214,6 +215,9 @@ static void md_findings(struct md_out *m, const struct analysis *a)
 		fprintf(m->f, ".");
 		if (f->message)
 			fprintf(m->f, " %s", md(m, f->message, ESCAPE_MD_INLINE, 0));
+		const char *note = report_source_note(run, f);
+		if (note)
+			fprintf(m->f, "\n  Source: %s", md(m, note, ESCAPE_MD_INLINE, 0));
 		fputc('\n', m->f);
 	}
 }
@@ -625,6 +629,9 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
 					md(m, g->first->task_execution_id, ESCAPE_MD_INLINE, 0));
 			if (m->shown && m->shown[0])
 				fprintf(m->f, " ([details](#run-1))");
+			const char *note = report_source_note(&r->runs[g->runs[0]], g->first);
+			if (note)
+				fprintf(m->f, "\n  Source: %s", md(m, note, ESCAPE_MD_INLINE, 0));
 			fputc('\n', m->f);
 			continue;
 		}
@@ -652,7 +659,7 @@ static void md_verdict(struct md_out *m, const struct report *r, bool list_suspe
  * id, when given); then (unless one_line) its summary, cut to
  * MD_SUMMARY_MAX. */
 static void md_finding_line(struct md_out *m, const struct finding *f, bool one_line, size_t more,
-			    const char *short_id)
+			    const char *short_id, const char *source)
 {
 	fprintf(m->f, "- **%s** `%s`", severity_name(f->severity), finding_kind_id(f->kind));
 	if (f->activity)
@@ -674,12 +681,15 @@ static void md_finding_line(struct md_out *m, const struct finding *f, bool one_
 		fprintf(m->f, ", id `%s`", short_id);
 	if (!one_line && f->summary && *f->summary)
 		fprintf(m->f, ":\n  %s", md(m, f->summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));
+	if (source)
+		fprintf(m->f, "\n  Source: %s", md(m, source, ESCAPE_MD_INLINE, 0));
 	fprintf(m->f, "\n");
 }
 
-static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line, const char *short_id)
+static void md_finding_short(struct md_out *m, const struct finding *f, bool one_line, const char *short_id,
+			     const char *source)
 {
-	md_finding_line(m, f, one_line, 0, short_id);
+	md_finding_line(m, f, one_line, 0, short_id, source);
 }
 
 /* A run's findings, the same kind on the same activity folded into its
@@ -695,7 +705,8 @@ static void md_run_findings(struct md_out *m, const struct report_run *run)
 		return;
 	}
 	for (long i = 0; i < n; i++)
-		md_finding_line(m, v[i].first, false, v[i].n_findings - 1, NULL);
+		md_finding_line(m, v[i].first, false, v[i].n_findings - 1, NULL,
+				report_source_note(run, v[i].first));
 	free(v);
 }
 
@@ -1384,7 +1395,7 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 			md_attempts(&m, run->analysis, true);
 			if (charts[i])
 				md_chart(&m, run);
-			md_findings(&m, run->analysis);
+			md_findings(&m, run);
 			md_withheld(&m, run->analysis);
 			md_limits(&m, run->analysis);
 		}
@@ -1403,7 +1414,8 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
 			for (size_t k = 0; k < run->analysis->n_findings; k++) {
 				char id[REPORT_FINDING_SHORT_ID_LEN];
 				report_finding_short_id(run, k, id);
-				md_finding_short(&m, &run->analysis->findings[k], true, id);
+				md_finding_short(&m, &run->analysis->findings[k], true, id,
+						 report_source_note(run, &run->analysis->findings[k]));
 			}
 		}
 	}

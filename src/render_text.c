@@ -170,6 +170,9 @@ static void print_suspect(struct text_out *t, const struct report *r, const stru
 		print_cut(t, line.data, 4);
 	buf_finish(&line);
 	buf_finish(&tail);
+	const char *note = report_source_note(run, f);
+	if (note) /* --source: what the activity's code does twice */
+		text_wrap(t, text_esc(t, note, 0), 4);
 	if (run->console_link) {
 		fprintf(t->f, "    %s\n", text_esc(t, run->console_link, 0));
 	} else if (say_no_link) {
@@ -221,7 +224,8 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 /* "suspect kind  activity  (events ...)", then the summary under it. With
  * one_line, the execution id and the finding's short id in place of the
  * summary (--findings-only; short_id is then set). */
-static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line, const char *short_id)
+static void print_finding_short(struct text_out *t, const struct finding *f, bool one_line, const char *short_id,
+				const char *source)
 {
 	enum style s = f->severity == SEVERITY_SUSPECT ? STYLE_RED : STYLE_YELLOW;
 	struct buf line;
@@ -239,6 +243,8 @@ static void print_finding_short(struct text_out *t, const struct finding *f, boo
 	buf_finish(&line);
 	if (!one_line && f->summary && *f->summary)
 		text_wrap(t, text_esc(t, f->summary, 0), 10);
+	if (source)
+		text_wrap(t, text_esc(t, source, 0), 10);
 }
 
 /* The run's one header line, and where to look at it. */
@@ -314,7 +320,8 @@ static void print_run_short(struct text_out *t, const struct report_run *run, bo
 			run->n_suspect == 1 ? "" : "s");
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].severity != SEVERITY_SUSPECT)
-			print_finding_short(t, &a->findings[i], false, NULL);
+			print_finding_short(t, &a->findings[i], false, NULL,
+					    report_source_note(run, &a->findings[i]));
 	print_withheld_short(t, run, a);
 	for (size_t i = 0; own_limits && i < a->n_limits; i++)
 		if (a->limit_specific && a->limit_specific[i])
@@ -430,7 +437,8 @@ static void render_findings_only(struct text_out *t, const struct report *r)
 		for (size_t k = 0; k < run->analysis->n_findings; k++) {
 			char id[REPORT_FINDING_SHORT_ID_LEN];
 			report_finding_short_id(run, k, id);
-			print_finding_short(t, &run->analysis->findings[k], true, id);
+			print_finding_short(t, &run->analysis->findings[k], true, id,
+					    report_source_note(run, &run->analysis->findings[k]));
 		}
 	}
 	text_print_payloads(t, r);

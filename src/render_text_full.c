@@ -335,8 +335,9 @@ static void print_activities(struct text_out *t, const struct analysis *a)
 	}
 }
 
-static void print_findings(struct text_out *t, const struct analysis *a)
+static void print_findings(struct text_out *t, const struct report_run *run)
 {
+	const struct analysis *a = run->analysis;
 	fprintf(t->f, "\n%sFindings%s (%zu)\n", text_on(t, STYLE_BOLD), text_off(t), a->n_findings);
 	if (a->n_findings == 0)
 		fprintf(t->f, "  none: this history shows no activity executed more than once\n"
@@ -362,6 +363,9 @@ static void print_findings(struct text_out *t, const struct analysis *a)
 		}
 		if (f->message)
 			text_wrap(t, text_esc(t, f->message, 0), 10);
+		const char *note = report_source_note(run, f);
+		if (note)
+			text_wrap(t, text_esc(t, note, 0), 10);
 	}
 }
 
@@ -435,7 +439,7 @@ void text_render_full(struct text_out *t, const struct report *r)
 			continue;
 		}
 		print_activities(t, run->analysis);
-		print_findings(t, run->analysis);
+		print_findings(t, run);
 		print_withheld(t, run->analysis);
 		print_limits(t, run->analysis);
 	}

@@ -25,6 +25,9 @@ void report_run_finish(struct report_run *run)
 	free(run->source);
 	free(run->finding_ids);
 	free(run->known);
+	for (size_t k = 0; run->source_notes && run->analysis && k < run->analysis->n_findings; k++)
+		free(run->source_notes[k]);
+	free(run->source_notes);
 	free(run->ended_at);
 	free(run->updated_at);
 	free(run->parent_run_id);

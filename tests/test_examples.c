@@ -52,6 +52,10 @@ static const struct {
 	{"run.json", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"},
 	{"saved-history.json", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"},
 	{"saved-run.json", "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"},
+	/* the workflow app's code that review and --source read */
+	{"checkout/activities.py", "tests/fixtures/review/python/activities.py"},
+	{"checkout/workflow.py", "tests/fixtures/review/python/workflow.py"},
+	{"checkout/legacy.py", "tests/fixtures/review/python/legacy.py"},
 };
 
 struct example {
@@ -278,6 +282,9 @@ static void setup(void)
 	snprintf(shims, sizeof shims, "%s/bin", dir);
 	ck_assert_int_eq(mkdir(work, 0700), 0);
 	ck_assert_int_eq(mkdir(shims, 0700), 0);
+	char code[600];
+	snprintf(code, sizeof code, "%s/checkout", work);
+	ck_assert_int_eq(mkdir(code, 0700), 0);
 	for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
 		char to[600];
 		snprintf(to, sizeof to, "%s/%s", work, inputs[i].name);
@@ -489,7 +496,8 @@ START_TEST(every_documented_example_runs)
 		bool signin = cmd == CMD_LOGIN;
 		run_line(ex->line, work, signin ? mcp.url : sim.url, signin, strstr(plain, "--no-browser") != NULL,
 			 &o);
-		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE || cmd == CMD_STATS;
+		bool audit = cmd == CMD_RUN || cmd == CMD_RUNS || cmd == CMD_FILE || cmd == CMD_STATS ||
+			     cmd == CMD_REVIEW;
 		ck_assert_msg(o.status == 0 || (audit && o.status == 1),
 			      "%s: '%s' exited %d (the docs imply %s): %s", ex->where, ex->line, o.status,
 			      audit ? "0 or 1" : "0", o.err);

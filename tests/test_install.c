@@ -123,7 +123,7 @@ static const struct {
 	int cword;
 	const char *want;
 } bash_cases[] = {
-	{"catalyst-audit ''", 1, "run\nruns\nstats\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
+	{"catalyst-audit ''", 1, "run\nruns\nstats\nreview\nfile\nlink\nlogin\nlogout\nwhoami\ntools\nhelp\n"},
 	{"catalyst-audit --format ''", 2, "@FORMATS@"}, /* each of render_formats, a line each */
 	{"catalyst-audit runs -o j", 3, "json\njsonl\n"},
 	{"catalyst-audit help ru", 2, "run\nruns\n"},

@@ -293,6 +293,61 @@ START_TEST(stats_output_is_valid)
 }
 END_TEST
 
+/* `review -o json` over every per-language fixture (every hazard kind,
+ * a helper, an activity registered without a definition) holds for the
+ * review schema; a hazard whose kind is not one of the table's does not.
+ * `file --source` findings hold for the report schema. */
+START_TEST(review_output_is_valid)
+{
+	char *args[] = {"review", (char *)testlib_src("tests/fixtures/review"), "-o", "json", NULL};
+	struct testlib_output run;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &run), 0);
+	ck_assert_msg(run.status == 1, "%s", run.err);
+	ck_assert_ptr_nonnull(strstr(run.out, "\"helper\": \"send_sms()\""));
+	ck_assert_ptr_nonnull(strstr(run.out, "\"defined\": false"));
+	for (int broken = 0; broken < 2; broken++) {
+		char *path;
+		ck_assert_int_ge(asprintf(&path, "/tmp/schema-review-%d-%d.json", (int)getpid(), broken), 0);
+		FILE *out = fopen(path, "w");
+		ck_assert_ptr_nonnull(out);
+		char *text = strdup(run.out);
+		if (broken) {
+			char *at = strstr(text, "\"kind\": \"retry-loop\"");
+			ck_assert_ptr_nonnull(at);
+			memcpy(at, "\"kind\": \"retry-lorp\"", 20);
+		}
+		fputs(text, out);
+		fclose(out);
+		free(text);
+		struct testlib_output o;
+		int status = validate_with("doc/catalyst-audit.review.v1.schema.json", &path, 1, &o);
+		ck_assert_msg(status == broken, "broken %d: %s%s", broken, o.out, o.err);
+		testlib_output_free(&o);
+		unlink(path);
+		free(path);
+	}
+	testlib_output_free(&run);
+
+	char *path;
+	ck_assert_int_ge(asprintf(&path, "/tmp/schema-source-%d.json", (int)getpid()), 0);
+	char *joined[] = {"file",
+			  (char *)testlib_src("tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"),
+			  "--source",
+			  (char *)testlib_src("tests/fixtures/review/python"),
+			  "--output-file",
+			  path,
+			  NULL};
+	ck_assert_int_eq(testlib_run_cli(joined, NULL, NULL, TIMEOUT_MS, &run), 0);
+	ck_assert_msg(run.status == 1, "%s", run.err);
+	testlib_output_free(&run);
+	struct testlib_output o;
+	ck_assert_int_eq(validate_with(REPORT_SCHEMA, &path, 1, &o), 0);
+	testlib_output_free(&o);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("schema");
@@ -303,6 +358,7 @@ int main(void)
 	add_test(tc, payload_goldens_are_valid);
 	add_test(tc, link_and_whoami_documents_are_valid);
 	add_test(tc, stats_output_is_valid);
+	add_test(tc, review_output_is_valid);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }

@@ -1,0 +1,97 @@
+#pragma once
+/* `review`: the activity code read with tree-sitter. Finds the activities
+ * (across files: a registration often lives in another file than the
+ * function) and the idempotency hazards of their bodies, one level of
+ * helper calls deep, and the one retry policy an orchestrator gives every
+ * activity call (doc/hazards.md). A library module: it reads the files it
+ * is given and never prints. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+enum review_lang {
+	REVIEW_PYTHON = 0,
+	REVIEW_GO,
+	REVIEW_JAVA,
+	REVIEW_TYPESCRIPT, /* .ts and .js (the TypeScript grammar reads both) */
+	REVIEW_CSHARP,
+	REVIEW_LANG_COUNT,
+};
+
+/* The name of a language ("python"), for every format. */
+const char *review_lang_name(enum review_lang l);
+
+enum review_hazard_kind {
+	HAZARD_GENERATED_KEY = 0,   /* a key or id generated in the body */
+	HAZARD_POST_WITHOUT_KEY,    /* an HTTP POST without an idempotency-key header */
+	HAZARD_RETRY_LOOP,          /* a retry loop (or retry decorator) in the body */
+	HAZARD_READ_THEN_WRITE,     /* a read, then a write of the same key, not conditional */
+	HAZARD_SHARED_RETRY_POLICY, /* orchestrator: one retry policy for every activity call */
+	HAZARD_KIND_COUNT,
+};
+
+/* A hazard's row of doc/hazards.md: its id, what the body does, what a
+ * second run does, and the fix. */
+struct review_hazard_row {
+	enum review_hazard_kind kind;
+	const char *id;
+	const char *does;
+	const char *second_run;
+	const char *fix;
+};
+extern const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT];
+
+struct review_hazard {
+	enum review_hazard_kind kind;
+	char *file; /* as found under the path given */
+	unsigned line;
+	/* What the code does, in words, with code text quoted from the file
+	 * ("POSTs to \"/payments\" without an idempotency-key header"): a
+	 * renderer escapes it. */
+	char *detail;
+	char *helper; /* the helper it is in, one call from the body; NULL: the body itself */
+};
+
+struct review_activity {
+	char *name; /* as registered: the name the history carries, or the function's / class's */
+	enum review_lang lang;
+	char *file; /* its definition; the registration when the definition was not found */
+	unsigned line;
+	bool defined; /* false: registered, but no definition in the source */
+	struct review_hazard *hazards;
+	size_t n_hazards;
+};
+
+struct review {
+	struct review_activity *activities; /* in file, then line order */
+	size_t n_activities;
+	struct review_hazard *orchestrator; /* hazards of orchestrators (workflows) */
+	size_t n_orchestrator;
+	size_t n_files; /* source files read */
+	size_t n_by_lang[REVIEW_LANG_COUNT];
+	size_t n_skipped; /* files not read: too large, or beyond the file limit */
+	size_t n_hazards; /* of activities and orchestrators */
+};
+
+/* Largest file read, and most files read from one review. */
+#define REVIEW_MAX_FILE (2u << 20)
+#define REVIEW_MAX_FILES 20000u
+
+void review_init(struct review *rv);
+void review_finish(struct review *rv);
+
+/* Reviews the files and folders in paths (folders recursively, hidden
+ * folders and dependency folders such as node_modules left out; only the
+ * extensions of a language it reads). -1 with e set: ERR_USAGE for a path
+ * that cannot be read, ERR_OOM. */
+int review_paths(struct review *rv, const char *const *paths, size_t n, struct err *e);
+/* Reviews one file's bytes as if read from name (its extension picks the
+ * language; another extension reviews nothing). For the fuzzer and tests. */
+int review_buffer(struct review *rv, const char *name, const char *data, size_t len, struct err *e);
+
+/* The activity a history names: the same name, else the same in any case,
+ * else the last dotted part the same (Java registers a class's full name).
+ * NULL when the source has none. */
+const struct review_activity *review_find_activity(const struct review *rv, const char *name);

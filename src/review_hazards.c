@@ -1,0 +1,591 @@
+/* The hazards of an activity's body (doc/hazards.md): a key or id
+ * generated in the body, an HTTP POST without an idempotency key, a retry
+ * loop, a read then a write of the same key. Calls into the project's own
+ * functions are followed one level deep. Only activity bodies are read:
+ * everywhere else the same code is mostly harmless. */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "review_internal.h"
+
+const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
+	{HAZARD_GENERATED_KEY, "generated-key",
+	 "generates a key inside the body (uuid4(), uuid.New(), Guid.NewGuid(), UUID.randomUUID(), "
+	 "crypto.randomUUID(), the current time) and uses it as the key or id",
+	 "a new key every run, so it deduplicates nothing",
+	 "derive the key from the input or the activity context"},
+	{HAZARD_POST_WITHOUT_KEY, "post-without-idempotency-key", "POSTs a payment (amount, card)",
+	 "charges twice", "send the provider's idempotency-key header"},
+	{HAZARD_RETRY_LOOP, "retry-loop", "retries in a loop inside the body",
+	 "multiplies the engine's retries, invisible to history, lost on a crash",
+	 "retry at the call site (the engine's policy, durable timers)"},
+	{HAZARD_READ_THEN_WRITE, "read-then-write", "reads, then writes if absent (check-then-act)",
+	 "two attempts can both read \"absent\" and both write; attempts can overlap",
+	 "make the write itself refuse the duplicate (unique constraint, upsert, compare-and-swap, conditional "
+	 "PUT, INSERT ... IF NOT EXISTS); the read may stay in front as a shortcut"},
+	{HAZARD_SHARED_RETRY_POLICY, "one-retry-policy",
+	 "in the orchestrator: one retry policy object applied to every activity call",
+	 "retries permanent rejections on the same schedule as transient failures",
+	 "one policy per failure class; return a business rejection as a value"},
+};
+
+#define MAX_STATE 64
+
+/* A state call of the body: which key, read or write. */
+struct state_call {
+	char key[128];
+	unsigned line;
+	bool write;
+	bool etag;
+	TSNode node;
+};
+
+struct body_walk {
+	struct rv_ctx *x;
+	size_t act;  /* index into out->activities */
+	size_t file; /* the file of the body walked */
+	TSNode root; /* the body walked (its function) */
+	const char *helper;
+	bool follow;      /* calls into the project's functions are followed (the body, not a helper) */
+	bool idempotency; /* the function names an idempotency key somewhere */
+	struct state_call state[MAX_STATE];
+	size_t n_state;
+	int rc;
+};
+
+static int hazard(struct body_walk *w, enum review_hazard_kind k, TSNode at, const char *fmt, const char *a,
+		  const char *b)
+{
+	struct review_activity *act = &w->x->out->activities[w->act];
+	return rv_add_hazard(w->x, &act->hazards, &act->n_hazards, k, w->file, at, w->helper, fmt, a, b);
+}
+
+/* ---- generated keys ----------------------------------------------------- */
+
+/* A callee's text ends with one of these (after a '.' or at its start). */
+static const char *const generators[] = {"uuid4",
+					 "uuid1",
+					 "uuid.New",
+					 "uuid.NewString",
+					 "uuid.NewRandom",
+					 "NewGuid",
+					 "randomUUID",
+					 "uuidv4",
+					 "uuid.v4",
+					 "v4",
+					 "time.time",
+					 "time.time_ns",
+					 "time.Now",
+					 "datetime.now",
+					 "datetime.utcnow",
+					 "Date.now",
+					 "currentTimeMillis",
+					 "nanoTime",
+					 "Instant.now",
+					 "ulid",
+					 "nanoid",
+					 "ObjectId",
+					 "random.random",
+					 "random.randint",
+					 "token_hex",
+					 "token_urlsafe",
+					 "Math.random",
+					 NULL};
+/* C# reads the clock as a property, not a call. */
+static const char *const clock_properties[] = {"DateTime.Now", "DateTime.UtcNow", "DateTimeOffset.Now",
+					       "DateTimeOffset.UtcNow", NULL};
+
+static bool ends_with_part(const char *s, const char *part)
+{
+	size_t n = strlen(s), m = strlen(part);
+	return n >= m && strcmp(s + n - m, part) == 0 && (n == m || s[n - m - 1] == '.');
+}
+
+static bool is_generator(const struct rv_file *f, TSNode n)
+{
+	char buf[128];
+	if (rv_type(n, f->lang->call)) {
+		rv_text(f, rv_callee(n), buf, sizeof buf);
+		if (rv_type(n, "method_invocation")) { /* Java: object.name */
+			char obj[96];
+			TSNode o = rv_field(n, "object");
+			if (!ts_node_is_null(o))
+				snprintf(buf, sizeof buf, "%s.%s", rv_text(f, o, obj, sizeof obj),
+					 rv_text(f, rv_field(n, "name"), (char[64]){0}, 64));
+		}
+		for (const char *const *g = generators; *g; g++)
+			if (ends_with_part(buf, *g))
+				return true;
+		return false;
+	}
+	if (rv_type(n, "member_access_expression")) {
+		rv_text(f, n, buf, sizeof buf);
+		for (const char *const *g = clock_properties; *g; g++)
+			if (ends_with_part(buf, *g))
+				return true;
+	}
+	return false;
+}
+
+/* orderId, order_id, id, idempotency_key, reference: a name a key goes by. */
+static bool key_like(const char *name)
+{
+	char low[128];
+	size_t n = strlen(name);
+	if (n == 0 || n >= sizeof low)
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	if (strstr(low, "key") || strstr(low, "idempot") || strstr(low, "uuid") || strstr(low, "guid") ||
+	    strcmp(low, "id") == 0 || strcmp(low, "ref") == 0 || strstr(low, "reference"))
+		return true;
+	/* ends in id as a word: order_id, order-id, orderId, orderID */
+	return n > 2 && (strcmp(low + n - 3, "_id") == 0 || strcmp(low + n - 3, "-id") == 0 ||
+			 strcmp(name + n - 2, "Id") == 0 || strcmp(name + n - 2, "ID") == 0);
+}
+
+/* The name the generated value is bound to: climbs from the generator to
+ * the nearest assignment, declaration, keyword argument or object key. */
+static bool bound_name(const struct rv_file *f, TSNode gen, TSNode stop, char *out, size_t size)
+{
+	TSNode prev = gen;
+	for (TSNode p = ts_node_parent(gen); !ts_node_is_null(p) && !ts_node_eq(p, stop);
+	     prev = p, p = ts_node_parent(p)) {
+		const char *t = ts_node_type(p);
+		TSNode name = {0};
+		if (!strcmp(t, "assignment") || !strcmp(t, "assignment_expression") ||
+		    !strcmp(t, "short_var_declaration") || !strcmp(t, "assignment_statement")) {
+			name = rv_field(p, "left");
+		} else if (!strcmp(t, "variable_declarator") || !strcmp(t, "var_spec") ||
+			   !strcmp(t, "keyword_argument") || !strcmp(t, "argument")) {
+			name = rv_field(p, "name");
+		} else if (!strcmp(t, "pair")) {
+			name = rv_field(p, "key");
+		} else if (!strcmp(t, "keyed_element") && ts_node_named_child_count(p) == 2) {
+			if (ts_node_eq(ts_node_named_child(p, 0), prev))
+				return false; /* the generator is the key expression itself */
+			name = ts_node_named_child(p, 0);
+		} else if (!strcmp(t, "block") || !strcmp(t, "statement_block") ||
+			   !strcmp(t, "expression_statement")) {
+			return false;
+		}
+		if (ts_node_is_null(name))
+			continue;
+		/* order.id, self.order_id, data["order_id"]: the last part */
+		char buf[128];
+		rv_unquote(f, name, buf, sizeof buf);
+		const char *last = buf;
+		for (const char *c = buf; *c; c++)
+			if ((*c == '.' || *c == '[' || *c == '"' || *c == '\'' || *c == ',') && c[1] &&
+			    (isalnum((unsigned char)c[1]) || c[1] == '_'))
+				last = c + 1;
+		snprintf(out, size, "%.*s", (int)strcspn(last, "\"']) ,"), last);
+		return true;
+	}
+	return false;
+}
+
+static void generated_key(struct body_walk *w, TSNode n)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	char name[128], gen[96];
+	if (!is_generator(f, n) || !bound_name(f, n, w->root, name, sizeof name) || !key_like(name))
+		return;
+	rv_text(f, rv_type(n, f->lang->call) ? rv_callee(n) : n, gen, sizeof gen);
+	TSNode obj = rv_field(n, "object"); /* Java: UUID.randomUUID */
+	if (rv_type(n, "method_invocation") && !ts_node_is_null(obj)) {
+		char o[48], m[40];
+		snprintf(gen, sizeof gen, "%s.%s", rv_text(f, obj, o, sizeof o),
+			 rv_text(f, rv_callee(n), m, sizeof m));
+	}
+	w->rc = hazard(w, HAZARD_GENERATED_KEY, n, "`%s` is generated in the body (%s()) and used as a key or id",
+		       name, gen);
+}
+
+/* ---- POST without an idempotency key ----------------------------------- */
+
+static bool arg_says_post(const struct rv_file *f, TSNode call)
+{
+	TSNode args[6];
+	size_t n = rv_args(call, args, 6);
+	char buf[64];
+	for (size_t i = 0; i < n; i++) {
+		rv_unquote(f, args[i], buf, sizeof buf);
+		if (strcasecmp(buf, "POST") == 0 || strcmp(buf, "http.MethodPost") == 0 ||
+		    strcmp(buf, "HttpMethod.Post") == 0)
+			return true;
+		/* fetch(url, {method: "POST"}) */
+		uint32_t k = rv_type(args[i], "object") ? ts_node_named_child_count(args[i]) : 0;
+		for (uint32_t j = 0; j < k; j++) {
+			TSNode pair = ts_node_named_child(args[i], j);
+			if (rv_is(f, rv_field(pair, "key"), "method") &&
+			    strcasecmp(rv_unquote(f, rv_field(pair, "value"), buf, sizeof buf), "POST") == 0)
+				return true;
+		}
+	}
+	TSNode verb = rv_named_arg(f, call, "http_verb");
+	return !ts_node_is_null(verb) && strcasecmp(rv_unquote(f, verb, buf, sizeof buf), "POST") == 0;
+}
+
+/* requests.post, http.Post, client.PostAsync, PostAsJsonAsync,
+ * postForObject, HttpRequest...POST(...), axios.post; fetch, request,
+ * NewRequest and invoke_method with "POST". */
+static bool is_post(const struct rv_file *f, TSNode call)
+{
+	char name[64];
+	rv_text(f, rv_callee_name(call), name, sizeof name);
+	static const char *const posts[] = {
+		"post", "PostAsync", "PostAsJsonAsync", "postForObject", "postForEntity", "postForLocation", NULL};
+	bool member = !ts_node_is_null(rv_field(call, "object")) ||
+		      !ts_node_eq(rv_callee(call), rv_callee_name(call)); /* x.post, not a bare post() */
+	for (const char *const *p = posts; *p; p++)
+		if (strcasecmp(name, *p) == 0 && member)
+			return true;
+	static const char *const by_arg[] = {
+		"fetch",         "request",      "NewRequest",        "NewRequestWithContext",
+		"invoke_method", "invokeMethod", "InvokeMethodAsync", NULL};
+	for (const char *const *p = by_arg; *p; p++)
+		if (strcmp(name, *p) == 0)
+			return arg_says_post(f, call);
+	return false;
+}
+
+struct first_string {
+	TSNode node;
+	bool found;
+};
+
+static bool first_string_visit(TSNode n, void *arg)
+{
+	struct first_string *fs = arg;
+	if (fs->found)
+		return false;
+	if (rv_type(n, "string_literal") || rv_type(n, "string") || rv_type(n, "interpreted_string_literal")) {
+		fs->node = n;
+		fs->found = true;
+		return false;
+	}
+	return true;
+}
+
+static void post_without_key(struct body_walk *w, TSNode call)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->idempotency || !is_post(f, call))
+		return;
+	TSNode args[3];
+	size_t n = rv_args(call, args, 3);
+	char url[80] = "";
+	/* the first string argument is the address (NewRequest's first is the method) */
+	for (size_t i = 0; i < n && !*url; i++) {
+		char buf[80];
+		if (strstr(ts_node_type(args[i]), "string") &&
+		    strcasecmp(rv_unquote(f, args[i], buf, sizeof buf), "POST") != 0)
+			snprintf(url, sizeof url, "%s", buf);
+	}
+	/* a builder's POST(body): the address is in the chain before it (.uri(...)) */
+	TSNode chain = rv_field(call, "object");
+	if (!*url && !ts_node_is_null(chain)) {
+		struct first_string fs = {.found = false};
+		rv_walk(chain, first_string_visit, &fs);
+		if (fs.found)
+			rv_unquote(f, fs.node, url, sizeof url);
+	}
+	if (!*url && n)
+		rv_text(f, args[0], url, sizeof url);
+	w->rc = hazard(w, HAZARD_POST_WITHOUT_KEY, rv_callee_name(call),
+		       "POSTs to %s%s without an idempotency-key header", *url ? url : "an address", "");
+}
+
+/* ---- retry loops -------------------------------------------------------- */
+
+static const char *const sleeps[] = {"sleep", "Sleep", "Delay", "setTimeout", "delay", NULL};
+
+struct loop_scan {
+	const struct rv_file *f;
+	bool sleep, guard;
+};
+
+static bool loop_visit(TSNode n, void *arg)
+{
+	struct loop_scan *s = arg;
+	if (rv_type(n, s->f->lang->call)) {
+		TSNode name = rv_callee_name(n);
+		for (const char *const *p = sleeps; *p; p++)
+			if (rv_is(s->f, name, *p))
+				s->sleep = true;
+	}
+	if ((s->f->lang->try_statement && rv_type(n, s->f->lang->try_statement)) ||
+	    (s->f->lang->lang == REVIEW_GO && rv_type(n, "if_statement")))
+		s->guard = true;
+	return true;
+}
+
+/* A loop whose header counts attempts or retries, or that sleeps between
+ * guarded tries. */
+static bool retry_loop(struct body_walk *w, TSNode loop, char *why, size_t size)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	TSNode body = rv_field(loop, "body");
+	uint32_t a = ts_node_start_byte(loop), b = ts_node_is_null(body) ? a : ts_node_start_byte(body);
+	char head[160];
+	size_t len = b - a < sizeof head - 1 ? b - a : sizeof head - 1;
+	memcpy(head, f->src + a, len);
+	head[len] = '\0';
+	for (char *c = head; *c; c++)
+		if (*c == '\n' || *c == '\t' || *c == '\r')
+			*c = ' ';
+	char low[160];
+	for (size_t i = 0; i <= len; i++)
+		low[i] = (char)tolower((unsigned char)head[i]);
+	struct loop_scan s = {f, false, false};
+	rv_walk(body, loop_visit, &s);
+	bool counted = strstr(low, "retr") || strstr(low, "attempt") || strstr(low, "tries");
+	if (!counted && !(s.sleep && s.guard))
+		return false;
+	/* the header as written, trimmed: "for attempt in range(3):" */
+	/* a comment after the header is not the header */
+	for (const char *cm = strstr(head, "  #") ? strstr(head, "  #") : strstr(head, "//"); cm; cm = NULL) {
+		len = (size_t)(cm - head);
+		head[len] = '\0';
+	}
+	while (len && (head[len - 1] == ' ' || head[len - 1] == '{' || head[len - 1] == ':'))
+		head[--len] = '\0';
+	snprintf(why, size, "%s", head);
+	return true;
+}
+
+/* tenacity's @retry, backoff's @backoff.on_exception on the function */
+static void retry_decorator(struct body_walk *w, TSNode def)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	TSNode dd = ts_node_parent(def);
+	if (!rv_type(dd, "decorated_definition"))
+		return;
+	uint32_t count = ts_node_named_child_count(dd);
+	for (uint32_t i = 0; i < count && w->rc == 0; i++) {
+		TSNode d = ts_node_named_child(dd, i), expr = ts_node_named_child(d, 0);
+		if (!rv_type(d, "decorator"))
+			continue;
+		if (rv_type(expr, "call"))
+			expr = rv_field(expr, "function");
+		TSNode last = rv_type(expr, "attribute") ? rv_field(expr, "attribute") : expr;
+		char name[64];
+		rv_text(f, last, name, sizeof name);
+		if (!strcmp(name, "retry") || !strcmp(name, "on_exception") || !strcmp(name, "on_predicate"))
+			w->rc = hazard(w, HAZARD_RETRY_LOOP, d, "retries in the body through the @%s%s decorator",
+				       name, "");
+	}
+}
+
+/* ---- read, then write the same key --------------------------------------- */
+
+static const char *const reads[] = {
+	"get_state", "GetState", "getState", "GetStateAsync", "GetStateAndETagAsync", "GetStateEntryAsync", NULL};
+static const char *const writes[] = {"save_state",        "SaveState",       "saveState",     "SaveStateAsync",
+				     "TrySaveStateAsync", "save_bulk_state", "SaveBulkState", NULL};
+
+static bool in_list(const struct rv_file *f, TSNode n, const char *const *list)
+{
+	for (; *list; list++)
+		if (rv_is(f, n, *list))
+			return true;
+	return false;
+}
+
+/* The key argument of a state call: key=, else the one after the store's
+ * name (after Go's context); JavaScript's client.state.save(store, [{key}]). */
+static void state_key(const struct rv_file *f, TSNode call, char *out, size_t size)
+{
+	TSNode kw = rv_named_arg(f, call, "key"), args[4];
+	if (!ts_node_is_null(kw)) {
+		rv_text(f, kw, out, size);
+		return;
+	}
+	size_t n = rv_args(call, args, 4), skip = 0;
+	char buf[64];
+	if (n && (strstr(rv_text(f, args[0], buf, sizeof buf), "ctx") || strstr(buf, "context") ||
+		  strstr(buf, "Context")))
+		skip = 1;
+	*out = '\0';
+	if (n <= skip + 1)
+		return;
+	TSNode k = args[skip + 1];
+	if (rv_type(k, "array") && ts_node_named_child_count(k))
+		k = ts_node_named_child(k, 0);
+	if (rv_type(k, "object")) {
+		uint32_t m = ts_node_named_child_count(k);
+		for (uint32_t j = 0; j < m; j++) {
+			TSNode pair = ts_node_named_child(k, j);
+			if (rv_is(f, rv_field(pair, "key"), "key"))
+				k = rv_field(pair, "value");
+			else if (rv_type(pair, "shorthand_property_identifier") && rv_is(f, pair, "key"))
+				k = pair; /* {key, value} */
+		}
+	}
+	rv_text(f, k, out, size);
+}
+
+static void state_call(struct body_walk *w, TSNode call)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	TSNode name = rv_callee_name(call);
+	char obj[64];
+	bool js_state = strstr(rv_text(f, rv_callee(call), obj, sizeof obj), "state.") != NULL;
+	bool read = in_list(f, name, reads) || (js_state && rv_is(f, name, "get"));
+	bool write = in_list(f, name, writes) || (js_state && rv_is(f, name, "save"));
+	if ((!read && !write) || w->n_state == MAX_STATE)
+		return;
+	struct state_call *s = &w->state[w->n_state];
+	state_key(f, call, s->key, sizeof s->key);
+	if (!*s->key)
+		return;
+	char text[512];
+	rv_text(f, call, text, sizeof text);
+	s->etag = strcasestr(text, "etag") != NULL;
+	s->write = write;
+	s->line = rv_line(name); /* the call's name: a chain (client\n.getState) starts lines before */
+	s->node = name;
+	w->n_state++;
+}
+
+static void read_then_write(struct body_walk *w)
+{
+	for (size_t i = 0; i < w->n_state && w->rc == 0; i++) {
+		if (!w->state[i].write)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (w->state[j].write || strcmp(w->state[j].key, w->state[i].key) != 0)
+				continue;
+			char line[32];
+			snprintf(line, sizeof line, "%u", w->state[j].line);
+			w->rc = hazard(
+				w, HAZARD_READ_THEN_WRITE, w->state[i].node,
+				w->state[i].etag || w->state[j].etag
+					? "reads state key `%s` (line %s), then writes it: the etag does not "
+					  "make a re-run safe (the retry reads the new etag)"
+					: "reads state key `%s` (line %s), then writes it without a conditional "
+					  "write",
+				w->state[i].key, line);
+			break;
+		}
+	}
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper);
+
+/* A call into one of the project's functions (a bare name, or through
+ * self/this): that helper's body is read too, once. */
+static void follow(struct body_walk *w, TSNode call)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	TSNode callee = rv_callee(call), name = rv_callee_name(call), obj = rv_field(call, "object");
+	if (ts_node_is_null(obj) && !ts_node_eq(callee, name)) {
+		obj = rv_field(callee, "object");
+		if (ts_node_is_null(obj))
+			obj = rv_field(callee, "operand");
+		if (ts_node_is_null(obj))
+			obj = rv_field(callee, "expression");
+	}
+	if (!ts_node_is_null(obj) && !rv_is(f, obj, "self") && !rv_is(f, obj, "this") && !rv_is(f, obj, "cls"))
+		return;
+	char buf[128];
+	rv_text(f, name, buf, sizeof buf);
+	const struct rv_func *def = rv_func_named(w->x, buf, w->file);
+	if (!def || (def->file == w->file && ts_node_eq(def->node, ts_node_parent(w->root))))
+		return;
+	if (ts_node_start_byte(def->node) <= ts_node_start_byte(call) &&
+	    ts_node_end_byte(def->node) >= ts_node_end_byte(call) && def->file == w->file)
+		return; /* recursion */
+	char label[160];
+	snprintf(label, sizeof label, "%s()", buf);
+	w->rc = scan_function(w->x, w->act, def->file, def->node, label);
+}
+
+static bool body_visit(TSNode n, void *arg)
+{
+	struct body_walk *w = arg;
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->rc < 0)
+		return false;
+	/* a function defined in the body is not the body (a callback may be) */
+	if (!ts_node_eq(n, w->root) && rv_type_in(n, f->lang->functions))
+		return false;
+	generated_key(w, n);
+	if (w->rc == 0 && rv_type(n, f->lang->call)) {
+		post_without_key(w, n);
+		state_call(w, n);
+		if (w->follow && w->rc == 0)
+			follow(w, n);
+	}
+	if (w->rc == 0 && rv_type_in(n, f->lang->loops)) {
+		char why[160];
+		if (retry_loop(w, n, why, sizeof why)) {
+			w->rc = hazard(w, HAZARD_RETRY_LOOP, n, "retries in a loop in the body (%s)%s", why, "");
+			return false; /* one hazard for the outermost retry loop */
+		}
+	}
+	return true;
+}
+
+struct names_key {
+	const struct rv_file *f;
+	bool found;
+};
+
+/* Code (a name, a string), not a comment, that names an idempotency key. */
+static bool names_key_visit(TSNode n, void *arg)
+{
+	struct names_key *k = arg;
+	if (k->found || strstr(ts_node_type(n), "comment"))
+		return false;
+	if (ts_node_child_count(n) == 0 || strstr(ts_node_type(n), "string")) {
+		uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+		for (uint32_t i = a; i + 10 <= b && b <= k->f->len && !k->found; i++)
+			k->found = strncasecmp(k->f->src + i, "idempotenc", 10) == 0;
+		return false;
+	}
+	return true;
+}
+
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper)
+{
+	struct body_walk *w = calloc(1, sizeof *w);
+	if (!w)
+		return err_oom(x->e);
+	w->x = x;
+	w->act = act;
+	w->file = file;
+	w->root = def;
+	w->helper = helper;
+	w->follow = helper == NULL;
+	/* an idempotency key set anywhere in the function covers its POSTs */
+	struct names_key nk = {&x->files[file], false};
+	rv_walk(def, names_key_visit, &nk);
+	w->idempotency = nk.found;
+	retry_decorator(w, def);
+	if (w->rc == 0)
+		rv_walk(def, body_visit, w);
+	if (w->rc == 0)
+		read_then_write(w);
+	int rc = w->rc;
+	free(w);
+	return rc;
+}
+
+int rv_activity_hazards(struct rv_ctx *x)
+{
+	for (size_t i = 0; i < x->out->n_activities; i++) {
+		if (!x->out->activities[i].defined)
+			continue;
+		if (scan_function(x, i, x->acts[i].file, x->acts[i].def, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
