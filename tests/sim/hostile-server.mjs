@@ -15,8 +15,9 @@
 //   runs-fat-ids    the same with --id-bytes long run ids
 //   runs-cycle      cursors B, C, B, C, ... (two runs a page), run fetches answered
 //   runs-dup        three pages of runs that repeat runs of earlier pages (and of their own);
-//                   the second page is held until a run is fetched (at most 20 s), so
-//                   whether fetches overlap listing does not depend on the scheduler
+//                   the second page and the first page's fetches wait for each other
+//                   (at most 20 s), so whether fetching overlaps listing does not
+//                   depend on the scheduler
 //   deep            catalyst_get_workflow_run answers 3,000 nested arrays
 //   huge            catalyst_get_workflow_run answers 17 MiB
 //   server-requests catalyst_get_workflow_run: --requests server requests at once on an
@@ -45,8 +46,19 @@ const holdMs = Number(option('hold-ms', '0'));
 
 // overlap: a run was asked for while a list page was still being answered
 const stats = { methods: {}, tools: {}, answers: 0, order: [], listPages: 0, overlap: false };
+// runs-dup: the second list page and the first page's fetches are each
+// held until the other is asked for (at most 20 s), so that a client that
+// fetches while it lists is seen doing so however the scheduler runs it.
 let listsInFlight = 0;
-let releaseList = null; // ends the hold on a held list page
+let getsInFlight = 0;
+let secondPageAsked = false;
+let releaseList = null; // ends the hold on the held list page
+const releaseGets = []; // end the holds on held fetches
+const holdUntil = (register) =>
+	new Promise((r) => {
+		register(r);
+		setTimeout(r, 20000);
+	});
 const waiting = new Map(); // our request id -> resolve
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -228,13 +240,16 @@ async function handle(msg, req, res) {
 		if (name === 'catalyst_list_workflow_runs') {
 			const cursor = msg.params.arguments?.cursor;
 			if (scenario === 'runs-dup' && cursor === 'q2') {
-				listsInFlight++;
-				await new Promise((r) => {
-					releaseList = r;
-					setTimeout(r, 20000);
-				});
-				releaseList = null;
-				listsInFlight--;
+				secondPageAsked = true;
+				if (getsInFlight > 0) {
+					stats.overlap = true;
+					releaseGets.splice(0).forEach((r) => r());
+				} else {
+					listsInFlight++;
+					await holdUntil((r) => (releaseList = r));
+					releaseList = null;
+					listsInFlight--;
+				}
 			}
 			res.writeHead(200, { 'Content-Type': 'application/json' });
 			res.end(reply(msg, toolResult(runsPage(cursor))));
@@ -244,6 +259,10 @@ async function handle(msg, req, res) {
 			if (listsInFlight > 0) {
 				stats.overlap = true;
 				releaseList?.();
+			} else if (scenario === 'runs-dup' && !secondPageAsked) {
+				getsInFlight++;
+				await holdUntil((r) => releaseGets.push(r));
+				getsInFlight--;
 			}
 			return getRun(msg, res);
 		}
