@@ -130,6 +130,27 @@ static char *diff_hint(const char *golden, const char *actual, size_t len)
 	return hint ? hint : strdup("(diff unavailable)");
 }
 
+/* The output against its golden file (written instead with
+ * CA_UPDATE_GOLDENS=1, as scripts/update-goldens does). */
+static void golden_check(const char *fixture, const char *golden, const struct testlib_output *o)
+{
+	const char *update = getenv("CA_UPDATE_GOLDENS");
+	if (update && strcmp(update, "1") == 0) {
+		FILE *w = fopen(golden, "w");
+		ck_assert_ptr_nonnull(w);
+		ck_assert_uint_eq(fwrite(o->out, 1, o->out_len, w), o->out_len);
+		ck_assert_int_eq(fclose(w), 0);
+	}
+	size_t glen;
+	char *want = testlib_read_file(golden, &glen);
+	ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)", golden);
+	if (o->out_len != glen || memcmp(o->out, want, glen) != 0) {
+		char *hint = diff_hint(golden, o->out, o->out_len);
+		ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
+	}
+	free(want);
+}
+
 START_TEST(every_fixture_matches_its_goldens)
 {
 	list_fixtures();
@@ -137,7 +158,6 @@ START_TEST(every_fixture_matches_its_goldens)
 		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
 		for (size_t f = 0; f < n_formats; f++) {
 			char *golden = path_of("tests/golden", fixtures[i], formats[f].ext);
-			size_t glen;
 			struct testlib_output o;
 			/* Under memcheck, one view per fixture, in turn: every
 			 * renderer and every fixture pass through it. */
@@ -147,22 +167,8 @@ START_TEST(every_fixture_matches_its_goldens)
 			ck_assert_msg(o.status == 0 || o.status == 1, "%s --format %s: exit %d: %s", fixture,
 				      formats[f].format, o.status, o.err);
 			ck_assert_msg(o.err_len == 0, "%s: unexpected stderr: %s", fixture, o.err);
-			const char *update = getenv("CA_UPDATE_GOLDENS");
-			if (update && strcmp(update, "1") == 0) {
-				FILE *w = fopen(golden, "w");
-				ck_assert_ptr_nonnull(w);
-				ck_assert_uint_eq(fwrite(o.out, 1, o.out_len, w), o.out_len);
-				ck_assert_int_eq(fclose(w), 0);
-			}
-			char *want = testlib_read_file(golden, &glen);
-			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
-				      golden);
-			if (o.out_len != glen || memcmp(o.out, want, glen) != 0) {
-				char *hint = diff_hint(golden, o.out, o.out_len);
-				ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
-			}
+			golden_check(fixture, golden, &o);
 			testlib_output_free(&o);
-			free(want);
 			free(golden);
 		}
 		free(fixture);
@@ -960,22 +966,7 @@ START_TEST(show_payloads_match_goldens)
 			run_file(payload_exts[f][0], fixture, "--show-payloads", payload_fixtures[i].sharing, NULL,
 				 &o);
 			ck_assert_msg(o.status <= 1 && o.err_len == 0, "%s: exit %d: %s", golden, o.status, o.err);
-			const char *update = getenv("CA_UPDATE_GOLDENS");
-			if (update && strcmp(update, "1") == 0) {
-				FILE *w = fopen(golden, "w");
-				ck_assert_ptr_nonnull(w);
-				ck_assert_uint_eq(fwrite(o.out, 1, o.out_len, w), o.out_len);
-				ck_assert_int_eq(fclose(w), 0);
-			}
-			size_t glen;
-			char *want = testlib_read_file(golden, &glen);
-			ck_assert_msg(want, "no golden %s (run scripts/update-goldens BUILD_DIR, then review it)",
-				      golden);
-			if (o.out_len != glen || memcmp(o.out, want, glen) != 0) {
-				char *hint = diff_hint(golden, o.out, o.out_len);
-				ck_abort_msg("%s differs from its golden %s:\n%s", fixture, golden, hint);
-			}
-			free(want);
+			golden_check(fixture, golden, &o);
 			free(golden);
 			testlib_output_free(&o);
 		}
