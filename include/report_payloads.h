@@ -15,6 +15,8 @@
 
 /* Whether the run's history was read to show its payloads. */
 bool report_run_shows_payloads(const struct report_run *run);
+/* Whether it shows payloads and has findings, whose attempts they are. */
+bool report_run_has_payloads_to_show(const struct report_run *run);
 
 /* An attempt a finding names (its scheduling event is among the
  * finding's evidence). */

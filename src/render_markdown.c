@@ -1074,7 +1074,7 @@ static void md_payloads(struct md_out *m, const struct report *r)
 	size_t runs = 0, more_runs = 0;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
-		if (!report_run_shows_payloads(run) || !run->analysis->n_findings)
+		if (!report_run_has_payloads_to_show(run))
 			continue;
 		if (runs == MD_PAYLOAD_RUNS) {
 			more_runs++;

@@ -73,7 +73,7 @@ void text_print_payloads(struct text_out *t, const struct report *r)
 {
 	bool any = false;
 	for (size_t i = 0; i < r->n_runs && !any; i++)
-		any = report_run_shows_payloads(&r->runs[i]) && r->runs[i].analysis->n_findings;
+		any = report_run_has_payloads_to_show(&r->runs[i]);
 	if (!any)
 		return;
 	fprintf(t->f, "\n%sPayloads%s of the attempts in findings (--show-payloads)\n", text_on(t, STYLE_BOLD),

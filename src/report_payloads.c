@@ -10,6 +10,11 @@ bool report_run_shows_payloads(const struct report_run *run)
 	return run->analysis && event_log_keeps_payload_text(run->log);
 }
 
+bool report_run_has_payloads_to_show(const struct report_run *run)
+{
+	return report_run_shows_payloads(run) && run->analysis->n_findings;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
