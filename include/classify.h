@@ -28,11 +28,17 @@
  * message proving nothing was sent wins over an ambiguous type
  * ("ConnectionError: ... Connection refused"). Some types decide nothing
  * alone: a TypeError is a bug in Python but how JavaScript's fetch reports
- * a network failure, so its message decides. */
+ * a network failure, so its message decides.
+ *
+ * Each text is read up to its first CLASSIFY_WINDOW bytes: what lies beyond
+ * does not change the class. */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "analysis.h"
+
+enum { CLASSIFY_WINDOW = 64 * 1024 };
 
 enum failure_class classify_failure(const char *error_type, const char *error_message, bool non_retriable);
 /* The same for a failure with an innermost cause (NULL, NULL: none): the

@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -330,15 +331,32 @@ static bool pattern_matches(const struct pattern *p, const char *s)
 	return false;
 }
 
-static enum verdict classify_text(const char *s)
+static enum verdict classify_whole_text(const char *s)
 {
-	if (!s || !*s)
-		return VERDICT_NONE;
 	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 		if (pattern_matches(&patterns[i], s))
 			return patterns[i].verdict;
 	}
 	return VERDICT_NONE;
+}
+
+/* Only the first CLASSIFY_WINDOW bytes of a text are read. The type and the
+ * qualifier lead a failure text; what runs past 64 KiB is a stack trace or
+ * a payload echoed back, and scanning it with every pattern took a minute
+ * for a 100 MB message (tests/test_hostile.c). */
+static enum verdict classify_text(const char *s)
+{
+	if (!s || !*s)
+		return VERDICT_NONE;
+	size_t len = strnlen(s, CLASSIFY_WINDOW + 1);
+	if (len <= CLASSIFY_WINDOW)
+		return classify_whole_text(s);
+	char *head = strndup(s, CLASSIFY_WINDOW);
+	if (!head) /* out of memory: the class is not known, said as such */
+		return VERDICT_NONE;
+	enum verdict v = classify_whole_text(head);
+	free(head);
+	return v;
 }
 
 /* One level of a failure: its type and its message, classified separately.

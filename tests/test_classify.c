@@ -1,5 +1,6 @@
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
@@ -719,6 +720,29 @@ START_TEST(every_language_covers_every_class)
 }
 END_TEST
 
+/* A real text padded past the window: the qualifier at its head decides,
+ * one past the window is not read, and a long text whose head says nothing
+ * is still unknown. */
+START_TEST(only_the_head_of_a_long_text_is_read)
+{
+	const char *head = "context deadline exceeded";
+	size_t big = (size_t)CLASSIFY_WINDOW * 4;
+	char *text = malloc(big + 1);
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'x', big);
+	text[big] = '\0';
+	memcpy(text, head, strlen(head));
+	ck_assert_int_eq(classify_failure(NULL, text, false), FAILURE_AMBIGUOUS);
+	memset(text, 'x', strlen(head));
+	memcpy(text + CLASSIFY_WINDOW - strlen(head), head, strlen(head));
+	ck_assert_int_eq(classify_failure(NULL, text, false), FAILURE_AMBIGUOUS);
+	memset(text + CLASSIFY_WINDOW - strlen(head), 'x', strlen(head));
+	memcpy(text + CLASSIFY_WINDOW + 1, head, strlen(head));
+	ck_assert_int_eq(classify_failure(NULL, text, false), FAILURE_UNKNOWN);
+	free(text);
+}
+END_TEST
+
 START_TEST(names)
 {
 	ck_assert_str_eq(failure_class_name(FAILURE_NONE), "none");
@@ -735,6 +759,7 @@ int main(void)
 	struct testlib_group *tc = testlib_group("classify");
 	add_loop_test(tc, table, 0, (int)N_CASES);
 	add_test(tc, every_language_covers_every_class);
+	add_test(tc, only_the_head_of_a_long_text_is_read);
 	add_test(tc, names);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
