@@ -484,21 +484,25 @@ START_TEST(verbose_trace_redacts_the_token)
 }
 END_TEST
 
+/* --timeout: 3 s where only the timeout can end the wait (the server sends
+ * nothing the client can take), 30 s where the server does answer: a 10 MB
+ * message from a Node process took over 3 s on a loaded CI machine. */
 static const struct {
 	const char *mode;
 	int status;
 	const char *expect; /* in stderr (exit != 0) or stdout */
+	const char *timeout;
 } bad_servers[] =
 	{
-		{"nested", 5, "maximum parsing depth"},
-		{"badutf8", 5, "UTF-8"},
-		{"version", 5, "'2024-11-05'"},
-		{"wrongid", 5, "before the response"},
-		{"notjson", 5, "no response"}, /* stdio skips non-JSON lines: bounded by --timeout */
-		{"hugegarbage", 5, "no response"},
-		{"huge", 0, "bad-stdio-server"}, /* a 10 MB message is fine */
-		{"strayid", 0, "bad-stdio-server"},
-		{"asks", 0, "bad-stdio-server"}, /* the server exits 9 unless every request was answered right */
+		{"nested", 5, "maximum parsing depth", "30"},
+		{"badutf8", 5, "UTF-8", "30"},
+		{"version", 5, "'2024-11-05'", "30"},
+		{"wrongid", 5, "before the response", "30"},
+		{"notjson", 5, "no response", "3"}, /* stdio skips non-JSON lines: bounded by --timeout */
+		{"hugegarbage", 5, "no response", "3"},
+		{"huge", 0, "bad-stdio-server", "30"}, /* a 10 MB message is fine */
+		{"strayid", 0, "bad-stdio-server", "30"},
+		{"asks", 0, "bad-stdio-server", "30"}, /* the server exits 9 unless every request was answered right */
 };
 
 START_TEST(stdio_bad_servers)
@@ -507,9 +511,9 @@ START_TEST(stdio_bad_servers)
 	ck_assert_int_ge(asprintf(&cmd, "%s %s %s", testlib_node(), testlib_src("tests/sim/bad-stdio-server.mjs"),
 				  bad_servers[_i].mode),
 			 0);
-	char *args[] = {"--timeout", "3", "--stdio", cmd, "tools", NULL};
+	char *args[] = {"--timeout", (char *)bad_servers[_i].timeout, "--stdio", cmd, "tools", NULL};
 	struct testlib_output o;
-	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 30000, &o), 0);
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, 60000, &o), 0);
 	ck_assert_msg(!o.timed_out, "%s: hung", bad_servers[_i].mode);
 	ck_assert_msg(o.status == bad_servers[_i].status, "%s: exit %d: %s", bad_servers[_i].mode, o.status,
 		      o.err);
