@@ -1,4 +1,4 @@
-/* meson-test: integration slow */
+/* meson-test: integration slow peers */
 /* run, runs, link and whoami against the Catalyst simulator on loopback:
  * both schema profiles, both data-sharing levels, every refusal kind in
  * every envelope, every fault switch, JSON and SSE, stateless and stateful.
@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
+#include "buf.h"
 #include "testlib.h"
 #include "version.h"
 
@@ -27,24 +30,75 @@
 static char writes_file[4096];
 static char calls_file[4096];
 
-/* Starts the simulator with extra arguments (NULL terminated). */
+/* One Node process, started by main(), serves every case's simulator
+ * (catalyst-sim.mjs --hub): Node took 2 to 3 s to start on a CI machine,
+ * for each of this binary's hundred cases. */
+static struct testlib_server hub;
+
+static size_t collect(char *data, size_t size, size_t n, void *user)
+{
+	struct buf *b = user;
+	struct err e = {0};
+	int rc = buf_append(b, data, size * n, &e);
+	err_clear(&e);
+	return rc == 0 ? size * n : 0;
+}
+
+/* A request to the hub: POST (body) or DELETE (body NULL); its status. */
+static long hub_request(const char *url, const char *body, struct buf *answer)
+{
+	CURL *c = curl_easy_init();
+	ck_assert_ptr_nonnull(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
+	if (body)
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	else
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+	CURLcode rc = curl_easy_perform(c);
+	ck_assert_msg(rc == CURLE_OK, "the simulator hub: %s", curl_easy_strerror(rc));
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(c);
+	return status;
+}
+
+/* Makes a simulator with extra arguments (NULL terminated) in the hub. */
 static void sim_start(struct testlib_server *s, const char *const *extra)
 {
-	const char *argv[64];
-	int n = 0;
-	argv[n++] = testlib_node();
-	argv[n++] = testlib_src("tests/sim/catalyst-sim.mjs");
-	argv[n++] = "--record-writes";
-	argv[n++] = writes_file;
-	argv[n++] = "--record-calls";
-	argv[n++] = calls_file;
-	argv[n++] = "--max-seconds";
-	argv[n++] = "120";
-	for (; extra && *extra && n < 62; extra++)
-		argv[n++] = *extra;
-	argv[n] = NULL;
-	ck_assert_int_eq(testlib_server_start(s, (char *const *)argv, NULL, "LISTENING", 20000), 0);
+	json_t *args = json_pack("[ssss]", "--record-writes", writes_file, "--record-calls", calls_file);
+	for (; extra && *extra; extra++)
+		json_array_append_new(args, json_string(*extra));
+	char *body = json_dumps(json_pack("{so}", "args", args), JSON_COMPACT);
+	ck_assert_ptr_nonnull(body);
+	struct buf answer;
+	buf_init(&answer, 1 << 20);
+	long status = hub_request(hub.url, body, &answer);
+	free(body);
+	json_t *doc = json_loadb(answer.data ? answer.data : "", answer.len, 0, NULL);
+	const char *url = json_string_value(json_object_get(doc, "url"));
+	ck_assert_msg(status == 201 && url, "the simulator hub answered %ld: %.*s", status, (int)answer.len,
+		      answer.data ? answer.data : "");
+	memset(s, 0, sizeof *s);
+	snprintf(s->url, sizeof s->url, "%s", url);
+	json_decref(doc);
+	buf_finish(&answer);
 	ck_assert(strncmp(s->url, "http://127.0.0.1:", 17) == 0);
+}
+
+/* Stops a simulator of the hub: DELETE /hub/instances/N for .../i/N/mcp. */
+static void sim_stop(struct testlib_server *s)
+{
+	const char *n = strstr(s->url, "/i/");
+	ck_assert_ptr_nonnull(n);
+	char url[512];
+	snprintf(url, sizeof url, "%s/%.*s", hub.url, (int)strcspn(n + 3, "/"), n + 3);
+	struct buf answer;
+	buf_init(&answer, 1 << 20);
+	ck_assert_int_eq(hub_request(url, NULL, &answer), 204);
+	buf_finish(&answer);
 }
 
 /* Runs catalyst-audit --server URL ARGS... */
@@ -221,7 +275,7 @@ START_TEST(runs_every_mode)
 	ck_assert_uint_eq(n_runs(doc), 1);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -249,7 +303,7 @@ START_TEST(level_named_by_a_field)
 	ck_assert_ptr_nonnull(
 		strstr(out.out, "data sharing: full (field data_sharing_level in the catalyst_whoami answer)"));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 
 	sim_start(&s, (const char *[]){"--meta-names-level", NULL});
 	cli(&s, &out, (const char *[]){"--format", "json", "whoami", NULL});
@@ -268,7 +322,7 @@ START_TEST(level_named_by_a_field)
 	testlib_output_free(&out);
 
 	/* --data-sharing is used when nothing names the level */
-	testlib_server_stop(&s);
+	sim_stop(&s);
 	sim_start(&s, NULL);
 	cli(&s, &out,
 	    (const char *[]){"--format", "json", "--data-sharing", "metadata", "--no-children", "run", "checkout",
@@ -279,7 +333,7 @@ START_TEST(level_named_by_a_field)
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ds, "source")), "--data-sharing"));
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -375,7 +429,7 @@ START_TEST(short_report_fits_one_screen)
 	testlib_output_free(&text);
 	testlib_output_free(&js);
 	testlib_output_free(&jl);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -429,7 +483,7 @@ START_TEST(multi_run_views_match_goldens)
 		free(want);
 		testlib_output_free(&out);
 	}
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -477,7 +531,7 @@ START_TEST(markdown_renders_as_written)
 		json_decref(sum);
 		testlib_output_free(&out);
 	}
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -503,7 +557,7 @@ START_TEST(show_payloads_over_the_server)
 	ck_assert_ptr_null(strstr(out.out, "Payloads"));
 	ck_assert_ptr_null(strstr(out.out, "\"step\""));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 	sim_start(&s, NULL);
 	cli(&s, &out, (const char *[]){"--show-payloads", "run", "checkout", "pay-20931", NULL});
 	ck_assert_msg(out.status == 1, "exit %d: %s", out.status, out.err);
@@ -516,7 +570,7 @@ START_TEST(show_payloads_over_the_server)
 	ck_assert_ptr_nonnull(strstr(p, "the run's console link shows the run."));
 	ck_assert_ptr_null(strstr(out.out, "attempt 1 input"));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -560,7 +614,7 @@ START_TEST(markdown_header_says_when_what_and_which_runs)
 	ck_assert_ptr_null(strstr(out.out, "| Filters"));
 	ck_assert_ptr_null(strstr(out.out, "|  |"));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -587,7 +641,7 @@ START_TEST(markdown_fits_an_issue)
 	ck_assert_ptr_nonnull(strstr(out.out, " runs: [gen-000426](#run-1)"));
 	json_decref(sum);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -664,7 +718,7 @@ START_TEST(saved_histories_audit_the_same)
 	ck_assert_int_eq(off.status, 2);
 	testlib_output_free(&off);
 	testlib_remove_tree(tmp);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -730,7 +784,7 @@ START_TEST(filters_and_pages)
 	ck_assert_int_eq(out.status, 5);
 	ck_assert_ptr_nonnull(strstr(out.err, "no managed workflow store"));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -840,7 +894,7 @@ START_TEST(link_resolved_by_the_server)
 			json_decref(doc);
 			testlib_output_free(&out);
 		}
-		testlib_server_stop(&s);
+		sim_stop(&s);
 	}
 }
 END_TEST
@@ -908,7 +962,7 @@ START_TEST(uid_read_as_a_name_links_the_project_meant)
 			json_decref(doc);
 			testlib_output_free(&out);
 		}
-		testlib_server_stop(&s);
+		sim_stop(&s);
 	}
 }
 END_TEST
@@ -1026,7 +1080,7 @@ START_TEST(first_screen_answers_the_page)
 	/* The suspect's three lines come right after the verdict. */
 	ck_assert(strstr(text, "Verdict: SUSPECT") < strstr(text, want[1]));
 	free(text);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1093,7 +1147,7 @@ START_TEST(run_without_app_id)
 				     "default; in project payments (app checkout): add --project payments"),
 			      "%s", out.err);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1148,7 +1202,7 @@ START_TEST(rerun_source_fetched)
 	free(limits);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1194,7 +1248,7 @@ START_TEST(run_missing_says_where)
 			      out.err);
 		testlib_output_free(&out);
 	}
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1228,7 +1282,7 @@ START_TEST(workflow_in_any_case)
 	ck_assert_uint_eq(n_runs(doc), 0); /* ShipOrder runs are children: not listed */
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1276,7 +1330,7 @@ START_TEST(filter_naming_nothing_exits_7)
 	ck_assert_uint_eq(n_runs(doc), 0);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1338,7 +1392,7 @@ START_TEST(repeatable_filters_mean_or)
 	cli(&s, &out, (const char *[]){"--since", "24h", "runs", "--since", "24h", "--no-children", NULL});
 	ck_assert_msg(out.status == 0 || out.status == 1, "%d %s", out.status, out.err);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1429,7 +1483,7 @@ START_TEST(ended_since_on_the_server_or_here)
 	struct stat sb;
 	ck_assert_msg(lstat(gone, &sb) < 0, "the dangling link's target was created");
 	testlib_remove_tree(dir);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1464,7 +1518,7 @@ START_TEST(limit_counts_top_level_runs)
 	free(notes);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 
 	/* child runs found through their parent: on top, and said */
 	sim_start(&s, NULL);
@@ -1477,7 +1531,7 @@ START_TEST(limit_counts_top_level_runs)
 	free(notes);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1532,7 +1586,7 @@ START_TEST(link_checks_that_the_run_exists)
 	ck_assert_int_eq(out.status, 2);
 	ck_assert_str_eq(out.err, "catalyst-audit: error: -o markdown: link writes text or json\n");
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1622,7 +1676,7 @@ START_TEST(web_opens_the_link_with_browser)
 	ck_assert_ptr_nonnull(strstr(out.err, "--web: no link is opened: the link carries no project"));
 	ck_assert_ptr_null(browser_log(script));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 	testlib_remove_tree(dir);
 }
 END_TEST
@@ -1655,7 +1709,7 @@ START_TEST(web_browser_gets_nothing_of_ours)
 	char *env[] = {"CATALYST_TOKEN=sim-secret-token", "CATALYST_LOGIN_TIMEOUT=5", browser_env, NULL};
 	struct testlib_output out;
 	ck_assert_int_eq(testlib_run_cli(args, env, NULL, CLI_TIMEOUT_MS, &out), 0);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
 	assert_browser_got_nothing(log);
 	testlib_output_free(&out);
@@ -1703,7 +1757,7 @@ START_TEST(refusal_every_kind_every_envelope)
 	ck_assert_msg(strstr(out.err, refusals[k].instruction) != NULL, "%s: %s", rule, out.err);
 	ck_assert_str_eq(out.out, "");
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1730,7 +1784,7 @@ START_TEST(refusal_of_one_run_loses_no_run)
 	}
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1745,7 +1799,7 @@ START_TEST(retryable_refusal_once)
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_msg(out.status == 1, "status %d: %s", out.status, out.err);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 
 	/* retryable twice: retried once only, then exit 3 */
 	sim_start(&s, (const char *[]){"--refuse",
@@ -1758,7 +1812,7 @@ START_TEST(retryable_refusal_once)
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 1);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 
 	/* not retryable: one call, exit 3, and the next call succeeds */
 	sim_start(&s, (const char *[]){"--refuse",
@@ -1769,7 +1823,7 @@ START_TEST(retryable_refusal_once)
 	cli(&s, &out, (const char *[]){"--format", "json", "--no-children", "run", "checkout", "pay-20931", NULL});
 	ck_assert_int_eq(out.status, 1);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 
 	/* whoami stops at a connection refusal */
 	sim_start(&s, (const char *[]){"--refuse", "NO_ORG:iserror:catalyst_whoami", NULL});
@@ -1777,7 +1831,7 @@ START_TEST(retryable_refusal_once)
 	ck_assert_int_eq(out.status, 3);
 	ck_assert_ptr_nonnull(strstr(out.err, "NO_ORG"));
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1808,7 +1862,7 @@ START_TEST(fault_recovered)
 	ck_assert_uint_eq(n_failed(doc), 0);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1835,7 +1889,7 @@ START_TEST(fault_persistent)
 	ck_assert_ptr_nonnull(strstr(out.err, "1 of 15 runs could not be audited"));
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1855,7 +1909,7 @@ START_TEST(many_runs_concurrently)
 		ck_assert_uint_eq(n_failed(doc), 0);
 	json_decref(doc);
 	testlib_output_free(&out);
-	testlib_server_stop(&s);
+	sim_stop(&s);
 }
 END_TEST
 
@@ -1889,6 +1943,12 @@ int main(void)
 	snprintf(calls_file, sizeof calls_file, "%s/catalyst-sim-calls.jsonl", testlib_env("CA_BUILD_DIR"));
 	unlink(writes_file);
 	unlink(calls_file);
+	char *hub_argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/catalyst-sim.mjs"), "--hub",
+			    "--max-seconds", "1800", NULL};
+	if (testlib_server_start(&hub, hub_argv, NULL, "LISTENING", 60000) != 0) {
+		fprintf(stderr, "the simulator hub did not start\n");
+		return EXIT_FAILURE;
+	}
 
 	Suite *s = suite_create("catalyst_sim");
 	struct testlib_group *tc = testlib_group("modes");
@@ -1950,5 +2010,7 @@ int main(void)
 	tc = testlib_group("read-only");
 	add_test(tc, no_write_tool_was_ever_called);
 	testlib_suite_add(s, tc);
-	return testlib_main(s);
+	int status = testlib_main(s);
+	testlib_server_stop(&hub);
+	return status;
 }

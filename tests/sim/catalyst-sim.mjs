@@ -77,13 +77,19 @@ Faults (tools/call requests only):
 Lifetime:
   --max-seconds N            exit by itself after N seconds (default 600)
   --help
+Many simulators in one process (for test binaries that start dozens):
+  --hub                      serve no project; POST /hub/instances {"args": [OPTIONS...]} makes a
+                             simulator with those options at http://127.0.0.1:PORT/i/N/mcp (answer
+                             {"url": ...}), DELETE /hub/instances/N stops it; only --port and
+                             --max-seconds apply to the hub itself, and it exits when its parent does
 `;
 
 const FAULT_KINDS = ['500', '503', 'reset', 'truncate', 'expire', 'slow', 'unfilterable'];
 
+// A bad option: the command line prints it and exits 2, the hub answers 400.
+class OptionError extends Error {}
 function die(msg) {
-	process.stderr.write(`catalyst-sim: ${msg}\n`);
-	process.exit(2);
+	throw new OptionError(msg);
 }
 
 function parseArgs(argv) {
@@ -92,7 +98,7 @@ function parseArgs(argv) {
 		resultEnvelope: null, eventsMode: null, runs: 0, fleet: 0, reexecute: {}, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, finishLater: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
-		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600,
+		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600, hub: false,
 	};
 	const num = (name, v) => {
 		const n = Number(v);
@@ -116,6 +122,7 @@ function parseArgs(argv) {
 		const next = () => (val !== undefined ? val : argv[++i]);
 		switch (arg) {
 		case '--help': case '-h': process.stdout.write(HELP); process.exit(0); break;
+		case '--hub': cfg.hub = true; break;
 		case '--profile': cfg.profile = oneOf(arg, next(), ['a', 'b']); break;
 		case '--data-sharing': cfg.dataSharing = oneOf(arg, next(), ['metadata', 'full']); break;
 		case '--whoami-names-level': cfg.whoamiNamesLevel = true; break;
@@ -190,53 +197,13 @@ function parseArgs(argv) {
 	return cfg;
 }
 
-const cfg = parseArgs(process.argv.slice(2));
 const log = (msg) => process.stderr.write(`catalyst-sim: ${msg}\n`);
-const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
-			   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater });
-const catalyst = new Catalyst(cfg, world);
-const tools = toolList(cfg.profile);
-const faultRng = mulberry32(cfg.seed ^ 0x5eed);
-const faultStats = {};
-let faultSeq = 0;
 
-if ((cfg.failFirst.some((f) => f.kind === 'expire') || (cfg.failRate > 0 && cfg.failKinds.includes('expire'))) &&
-    cfg.stateless)
-	log('warning: the expire fault needs sessions; it does nothing with --stateless');
-
-function makeServer() {
-	const server = new Server({ name: 'catalyst-sim', version: '0.1.0' },
-		{ capabilities: { tools: { listChanged: false } } });
-	server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-	server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-		const forced = req.params?._meta?.['catalyst-sim/fault'];
-		return catalyst.call(req.params.name, req.params.arguments, { sessionId: extra.sessionId, forced });
-	});
-	return server;
-}
-
-// --- faults at the HTTP layer ------------------------------------------------
+// --- pure helpers --------------------------------------------------------------
 
 function toolCallsIn(body) {
 	const msgs = Array.isArray(body) ? body : [body];
 	return msgs.filter((m) => m && m.method === 'tools/call');
-}
-
-function pickFault(calls) {
-	const matching = calls.some((m) => (!cfg.failTool || m.params?.name === cfg.failTool) &&
-		(!cfg.failMatch || JSON.stringify(m.params?.arguments ?? {}).includes(cfg.failMatch)));
-	if (!matching)
-		return null;
-	const n = ++faultSeq;
-	let acc = 0;
-	for (const f of cfg.failFirst) {
-		acc += f.n;
-		if (n <= acc)
-			return f.kind;
-	}
-	if (cfg.failRate > 0 && faultRng() < cfg.failRate)
-		return cfg.failKinds[Math.floor(faultRng() * cfg.failKinds.length)];
-	return null;
 }
 
 // Cut the response body after half of its first non-empty chunk.  `reset`
@@ -306,23 +273,18 @@ function cutResponse(res, kind) {
 	};
 }
 
-// --- sessions and routing ----------------------------------------------------
-
-const sessions = new Map(); // id -> { transport, server }
-const MAX_SESSIONS = 2000;
-
 function jsonError(res, status, code, message, headers = {}) {
 	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
 	res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-function readBody(req) {
+function readBody(req, limit = 8 * 1024 * 1024) {
 	return new Promise((resolve, reject) => {
 		const chunks = [];
 		let size = 0;
 		req.on('data', (c) => {
 			size += c.length;
-			if (size > 8 * 1024 * 1024) {
+			if (size > limit) {
 				reject(new Error('body too large'));
 				req.destroy();
 				return;
@@ -334,150 +296,298 @@ function readBody(req) {
 	});
 }
 
-async function closeSession(id) {
-	const s = sessions.get(id);
-	if (!s)
-		return;
-	sessions.delete(id);
-	try {
-		await s.transport.close();
-		await s.server.close();
-	} catch {
-		/* already closed */
-	}
-}
+// --- one simulator: a world, its tools, its faults and its sessions -----------
 
-async function handleMcp(req, res, body) {
-	const sid = req.headers['mcp-session-id'];
-	if (cfg.stateless) {
-		if (req.method !== 'POST') {
-			res.writeHead(405, { Allow: 'POST' }).end();
+const MAX_SESSIONS = 2000;
+
+function createSimulator(cfg, baseUrl) {
+	const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
+				   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater });
+	const catalyst = new Catalyst(cfg, world);
+	const tools = toolList(cfg.profile);
+	const faultRng = mulberry32(cfg.seed ^ 0x5eed);
+	const faultStats = {};
+	let faultSeq = 0;
+	const sessions = new Map(); // id -> { transport, server }
+
+	if ((cfg.failFirst.some((f) => f.kind === 'expire') || (cfg.failRate > 0 && cfg.failKinds.includes('expire'))) &&
+	    cfg.stateless)
+		log('warning: the expire fault needs sessions; it does nothing with --stateless');
+
+	function makeServer() {
+		const server = new Server({ name: 'catalyst-sim', version: '0.1.0' },
+			{ capabilities: { tools: { listChanged: false } } });
+		server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+		server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+			const forced = req.params?._meta?.['catalyst-sim/fault'];
+			return catalyst.call(req.params.name, req.params.arguments, { sessionId: extra.sessionId, forced });
+		});
+		return server;
+	}
+
+	function pickFault(calls) {
+		const matching = calls.some((m) => (!cfg.failTool || m.params?.name === cfg.failTool) &&
+			(!cfg.failMatch || JSON.stringify(m.params?.arguments ?? {}).includes(cfg.failMatch)));
+		if (!matching)
+			return null;
+		const n = ++faultSeq;
+		let acc = 0;
+		for (const f of cfg.failFirst) {
+			acc += f.n;
+			if (n <= acc)
+				return f.kind;
+		}
+		if (cfg.failRate > 0 && faultRng() < cfg.failRate)
+			return cfg.failKinds[Math.floor(faultRng() * cfg.failKinds.length)];
+		return null;
+	}
+
+	async function closeSession(id) {
+		const s = sessions.get(id);
+		if (!s)
+			return;
+		sessions.delete(id);
+		try {
+			await s.transport.close();
+			await s.server.close();
+		} catch {
+			/* already closed */
+		}
+	}
+
+	async function handleMcp(req, res, body) {
+		const sid = req.headers['mcp-session-id'];
+		if (cfg.stateless) {
+			if (req.method !== 'POST') {
+				res.writeHead(405, { Allow: 'POST' }).end();
+				return;
+			}
+			const server = makeServer();
+			const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: cfg.json });
+			res.on('close', () => {
+				transport.close().catch(() => {});
+				server.close().catch(() => {});
+			});
+			await server.connect(transport);
+			await transport.handleRequest(req, res, body);
+			return;
+		}
+		if (sid) {
+			const s = sessions.get(sid);
+			if (!s) {
+				jsonError(res, 404, -32001, 'Session not found');
+				return;
+			}
+			await s.transport.handleRequest(req, res, body);
+			return;
+		}
+		const msgs = Array.isArray(body) ? body : [body];
+		if (req.method !== 'POST' || !msgs.some((m) => m && m.method === 'initialize')) {
+			jsonError(res, 400, -32000, 'Bad Request: No valid session ID provided');
 			return;
 		}
 		const server = makeServer();
-		const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: cfg.json });
-		res.on('close', () => {
-			transport.close().catch(() => {});
-			server.close().catch(() => {});
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: () => randomUUID(),
+			enableJsonResponse: cfg.json,
+			onsessioninitialized: (id) => {
+				sessions.set(id, { transport, server });
+				if (sessions.size > MAX_SESSIONS)
+					closeSession(sessions.keys().next().value);
+			},
 		});
+		transport.onclose = () => {
+			if (transport.sessionId)
+				sessions.delete(transport.sessionId);
+		};
 		await server.connect(transport);
 		await transport.handleRequest(req, res, body);
-		return;
 	}
-	if (sid) {
-		const s = sessions.get(sid);
-		if (!s) {
-			jsonError(res, 404, -32001, 'Session not found');
+
+	async function onRequest(req, res) {
+		const url = new URL(req.url, 'http://127.0.0.1');
+		if (url.pathname === '/.well-known/oauth-protected-resource' || url.pathname === '/.well-known/oauth-protected-resource/mcp') {
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify({ resource: baseUrl, authorization_servers: [], scopes_supported: ['catalyst:read', 'catalyst:write', 'offline_access'],
+						 bearer_methods_supported: ['header'] }));
 			return;
 		}
-		await s.transport.handleRequest(req, res, body);
-		return;
-	}
-	const msgs = Array.isArray(body) ? body : [body];
-	if (req.method !== 'POST' || !msgs.some((m) => m && m.method === 'initialize')) {
-		jsonError(res, 400, -32000, 'Bad Request: No valid session ID provided');
-		return;
-	}
-	const server = makeServer();
-	const transport = new StreamableHTTPServerTransport({
-		sessionIdGenerator: () => randomUUID(),
-		enableJsonResponse: cfg.json,
-		onsessioninitialized: (id) => {
-			sessions.set(id, { transport, server });
-			if (sessions.size > MAX_SESSIONS)
-				closeSession(sessions.keys().next().value);
-		},
-	});
-	transport.onclose = () => {
-		if (transport.sessionId)
-			sessions.delete(transport.sessionId);
-	};
-	await server.connect(transport);
-	await transport.handleRequest(req, res, body);
-}
-
-let baseUrl = '';
-
-async function onRequest(req, res) {
-	const url = new URL(req.url, 'http://127.0.0.1');
-	if (url.pathname === '/.well-known/oauth-protected-resource' || url.pathname === '/.well-known/oauth-protected-resource/mcp') {
-		res.writeHead(200, { 'Content-Type': 'application/json' });
-		res.end(JSON.stringify({ resource: baseUrl, authorization_servers: [], scopes_supported: ['catalyst:read', 'catalyst:write', 'offline_access'],
-					 bearer_methods_supported: ['header'] }));
-		return;
-	}
-	if (url.pathname !== '/mcp') {
-		res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
-		return;
-	}
-	if (cfg.requireToken !== null && req.headers.authorization !== `Bearer ${cfg.requireToken}`) {
-		const origin = baseUrl.replace(/\/mcp$/, '');
-		res.writeHead(401, { 'WWW-Authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
-				     'Content-Type': 'application/json' });
-		res.end(JSON.stringify({ error: 'invalid_token', error_description: 'missing or invalid bearer token' }));
-		return;
-	}
-	let body;
-	if (req.method === 'POST') {
-		let raw;
-		try {
-			raw = await readBody(req);
-			body = JSON.parse(raw);
-		} catch {
-			jsonError(res, 400, -32700, 'Parse error');
+		if (url.pathname !== '/mcp') {
+			res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
 			return;
 		}
-		const calls = toolCallsIn(body);
-		const fault = calls.length ? pickFault(calls) : null;
-		if (fault) {
-			faultStats[fault] = (faultStats[fault] ?? 0) + 1;
-			log(`fault ${fault} on tools/call ${calls.map((c) => c.params?.name).join(',')} (faulted call ${faultSeq})`);
-			switch (fault) {
-			case '500':
-			case '503':
-				res.writeHead(Number(fault), { 'Retry-After': '1', 'Content-Type': 'text/plain' });
-				res.end(fault === '503' ? 'upstream unavailable\n' : 'internal server error\n');
+		if (cfg.requireToken !== null && req.headers.authorization !== `Bearer ${cfg.requireToken}`) {
+			const origin = baseUrl.replace(/\/mcp$/, '');
+			res.writeHead(401, { 'WWW-Authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+					     'Content-Type': 'application/json' });
+			res.end(JSON.stringify({ error: 'invalid_token', error_description: 'missing or invalid bearer token' }));
+			return;
+		}
+		let body;
+		if (req.method === 'POST') {
+			let raw;
+			try {
+				raw = await readBody(req);
+				body = JSON.parse(raw);
+			} catch {
+				jsonError(res, 400, -32700, 'Parse error');
 				return;
-			case 'expire': {
-				const sid = req.headers['mcp-session-id'];
-				if (sid && !cfg.stateless) {
-					await closeSession(sid);
-					jsonError(res, 404, -32001, 'Session not found');
-					return;
-				}
-				break;
 			}
-			case 'slow': {
-				let gone = false;
-				res.on('close', () => { gone = true; });
-				await new Promise((resolve) => {
-					const t = setTimeout(resolve, cfg.slowMs);
-					res.on('close', () => { clearTimeout(t); resolve(); });
-				});
-				if (gone)
+			const calls = toolCallsIn(body);
+			const fault = calls.length ? pickFault(calls) : null;
+			if (fault) {
+				faultStats[fault] = (faultStats[fault] ?? 0) + 1;
+				log(`fault ${fault} on tools/call ${calls.map((c) => c.params?.name).join(',')} (faulted call ${faultSeq})`);
+				switch (fault) {
+				case '500':
+				case '503':
+					res.writeHead(Number(fault), { 'Retry-After': '1', 'Content-Type': 'text/plain' });
+					res.end(fault === '503' ? 'upstream unavailable\n' : 'internal server error\n');
 					return;
-				break;
-			}
-			case 'reset':
-			case 'truncate':
-				cutResponse(res, fault);
-				break;
-			case 'unfilterable':
-				for (const c of calls) {
-					c.params._meta = { ...(c.params._meta ?? {}), 'catalyst-sim/fault': 'unfilterable' };
+				case 'expire': {
+					const sid = req.headers['mcp-session-id'];
+					if (sid && !cfg.stateless) {
+						await closeSession(sid);
+						jsonError(res, 404, -32001, 'Session not found');
+						return;
+					}
+					break;
 				}
-				break;
-			default:
-				break;
+				case 'slow': {
+					let gone = false;
+					res.on('close', () => { gone = true; });
+					await new Promise((resolve) => {
+						const t = setTimeout(resolve, cfg.slowMs);
+						res.on('close', () => { clearTimeout(t); resolve(); });
+					});
+					if (gone)
+						return;
+					break;
+				}
+				case 'reset':
+				case 'truncate':
+					cutResponse(res, fault);
+					break;
+				case 'unfilterable':
+					for (const c of calls) {
+						c.params._meta = { ...(c.params._meta ?? {}), 'catalyst-sim/fault': 'unfilterable' };
+					}
+					break;
+				default:
+					break;
+				}
 			}
 		}
+		await handleMcp(req, res, body);
 	}
-	await handleMcp(req, res, body);
+
+	function summary() {
+		const runCount = world.projects.reduce((n, p) => n + p.runs.length, 0);
+		return `profile=${cfg.profile} data-sharing=${cfg.dataSharing} ${cfg.stateless ? 'stateless' : 'stateful'} ` +
+		       `${cfg.json ? 'json' : 'sse'} tools=${tools.length} runs=${runCount} refusals=${cfg.refuse.length}`;
+	}
+
+	function stats() {
+		const st = catalyst.stats;
+		return `stats calls=${st.calls} writes=${st.writes} refusals=${st.refusals} faults=${JSON.stringify(faultStats)} ` +
+		       `by_tool=${JSON.stringify(st.byTool)}`;
+	}
+
+	async function close() {
+		for (const id of [...sessions.keys()])
+			await closeSession(id);
+	}
+
+	if (cfg.recordWrites)
+		appendFileSync(cfg.recordWrites, '');
+	return { onRequest, summary, stats, close };
 }
 
+// --- the hub: many simulators behind one port -----------------------------------
+
+const MAX_HUB_INSTANCES = 10000; // made over the hub's life
+const MAX_HUB_LIVE = 200;
+
+function createHub(origin) {
+	const live = new Map(); // n -> simulator
+	let made = 0;
+
+	async function control(req, res, path) {
+		if (req.method === 'POST' && path === '/hub/instances') {
+			let args;
+			try {
+				args = JSON.parse(await readBody(req, 64 * 1024)).args;
+				if (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))
+					throw new OptionError('the body is {"args": [strings]}');
+				if (made >= MAX_HUB_INSTANCES || live.size >= MAX_HUB_LIVE)
+					throw new OptionError('too many simulators');
+				const cfg = parseArgs(args);
+				if (cfg.hub)
+					throw new OptionError('--hub inside the hub');
+				const n = ++made;
+				const url = `${origin}/i/${n}/mcp`;
+				const sim = createSimulator(cfg, url);
+				live.set(n, sim);
+				log(`#${n} ${sim.summary()}`);
+				res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ url }));
+			} catch (err) {
+				res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: String(err.message ?? err) }));
+			}
+			return;
+		}
+		const m = /^\/hub\/instances\/(\d+)$/.exec(path);
+		if (req.method === 'DELETE' && m && live.has(Number(m[1]))) {
+			const sim = live.get(Number(m[1]));
+			live.delete(Number(m[1]));
+			log(`#${m[1]} ${sim.stats()}`);
+			await sim.close();
+			res.writeHead(204).end();
+			return;
+		}
+		res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+	}
+
+	async function onRequest(req, res) {
+		const url = new URL(req.url, 'http://127.0.0.1');
+		if (url.pathname.startsWith('/hub/')) {
+			await control(req, res, url.pathname);
+			return;
+		}
+		// /i/N/REST, and RFC 9728's /.well-known/oauth-protected-resource/i/N/mcp
+		const wk = '/.well-known/oauth-protected-resource';
+		const m = /^\/i\/(\d+)(\/.*)$/.exec(url.pathname.startsWith(wk + '/') ? url.pathname.slice(wk.length) : url.pathname);
+		const sim = m && live.get(Number(m[1]));
+		if (!sim) {
+			res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+			return;
+		}
+		req.url = (url.pathname.startsWith(wk + '/') ? wk + m[2] : m[2]) + url.search;
+		await sim.onRequest(req, res);
+	}
+
+	function stats() {
+		for (const [n, sim] of live)
+			log(`#${n} ${sim.stats()}`);
+	}
+	return { onRequest, stats };
+}
+
+// --- the process ---------------------------------------------------------------------
+
+let cfg;
+try {
+	cfg = parseArgs(process.argv.slice(2));
+} catch (err) {
+	if (!(err instanceof OptionError))
+		throw err;
+	log(err.message);
+	process.exit(2);
+}
+
+let handler = null; // the simulator, or the hub, once the port is known
 const sockets = new Set();
 const httpServer = http.createServer((req, res) => {
-	onRequest(req, res).catch((err) => {
+	handler.onRequest(req, res).catch((err) => {
 		log(`request failed: ${err?.stack ?? err}`);
 		if (!res.headersSent)
 			jsonError(res, 500, -32603, 'Internal error');
@@ -490,19 +600,16 @@ httpServer.on('connection', (s) => {
 	s.on('close', () => sockets.delete(s));
 });
 
-function printStats() {
-	const st = catalyst.stats;
-	log(`stats calls=${st.calls} writes=${st.writes} refusals=${st.refusals} faults=${JSON.stringify(faultStats)} ` +
-	    `by_tool=${JSON.stringify(st.byTool)}`);
-}
-
 let stopping = false;
 function stop(why, code = 0) {
 	if (stopping)
 		return;
 	stopping = true;
 	log(`stopping (${why})`);
-	printStats();
+	if (handler && cfg.hub)
+		handler.stats();
+	else if (handler)
+		log(handler.stats());
 	httpServer.close();
 	for (const s of sockets)
 		s.destroy();
@@ -514,16 +621,26 @@ process.on('SIGHUP', () => stop('SIGHUP'));
 // The parent's pipe closing means nobody is listening any more.
 process.stdout.on('error', () => stop('stdout closed'));
 setTimeout(() => stop(`--max-seconds ${cfg.maxSeconds} elapsed`), cfg.maxSeconds * 1000);
-
-if (cfg.recordWrites)
-	appendFileSync(cfg.recordWrites, '');
+if (cfg.hub) {
+	// A test binary killed outright leaves no one to stop the hub: it
+	// notices that its parent is gone.
+	const parent = process.ppid;
+	setInterval(() => {
+		if (process.ppid !== parent)
+			stop('parent gone');
+	}, 1000).unref();
+}
 
 httpServer.listen(cfg.port, '127.0.0.1', () => {
 	const { port } = httpServer.address();
-	baseUrl = `http://127.0.0.1:${port}/mcp`;
-	const runCount = world.projects.reduce((n, p) => n + p.runs.length, 0);
-	log(`profile=${cfg.profile} data-sharing=${cfg.dataSharing} ${cfg.stateless ? 'stateless' : 'stateful'} ` +
-	    `${cfg.json ? 'json' : 'sse'} tools=${tools.length} runs=${runCount} refusals=${cfg.refuse.length} ` +
-	    `max-seconds=${cfg.maxSeconds}`);
-	process.stdout.write(`LISTENING ${baseUrl}\n`);
+	const origin = `http://127.0.0.1:${port}`;
+	if (cfg.hub) {
+		handler = createHub(origin);
+		log(`hub max-seconds=${cfg.maxSeconds}`);
+		process.stdout.write(`LISTENING ${origin}/hub/instances\n`);
+		return;
+	}
+	handler = createSimulator(cfg, `${origin}/mcp`);
+	log(`${handler.summary()} max-seconds=${cfg.maxSeconds}`);
+	process.stdout.write(`LISTENING ${origin}/mcp\n`);
 });

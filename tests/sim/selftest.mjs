@@ -650,6 +650,48 @@ test('bad switches are usage errors (exit 2)', async () => {
 	}
 });
 
+test('--hub: simulators made and stopped over HTTP, each with its own options', async () => {
+	const proc = spawn(simNode, [SIM, '--hub', '--max-seconds', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+	running.add(proc);
+	const hub = await new Promise((resolve, reject) => {
+		let out = '';
+		proc.stdout.on('data', (d) => {
+			out += d;
+			const m = /^LISTENING (http:\/\/127\.0\.0\.1:\d+\/hub\/instances)$/m.exec(out);
+			if (m)
+				resolve(m[1]);
+		});
+		proc.on('exit', (code) => reject(new Error(`hub exited (${code})`)));
+	});
+	const make = (args) => fetch(hub, { method: 'POST', body: JSON.stringify({ args }) });
+	try {
+		const a = await (await make(['--profile', 'a'])).json();
+		const b = await (await make(['--profile', 'b', '--refuse', 'denied:rpc:catalyst_whoami'])).json();
+		assert.match(a.url, /\/i\/1\/mcp$/);
+		assert.match(b.url, /\/i\/2\/mcp$/);
+		const ca = await connect(a.url);
+		const cb = await connect(b.url);
+		// catalyst_list_apps: profile a spells projectId, profile b project_id; b refuses whoami.
+		const schema = async (c) => (await c.listTools()).tools.find((t) => t.name === 'catalyst_list_apps').inputSchema;
+		assert.ok('projectId' in (await schema(ca)).properties);
+		assert.ok('project_id' in (await schema(cb)).properties);
+		await ca.callTool({ name: 'catalyst_whoami', arguments: {} });
+		await assert.rejects(cb.callTool({ name: 'catalyst_whoami', arguments: {} }));
+		await ca.close();
+		await cb.close();
+		// A bad option is a 400 naming it; a stopped simulator is gone.
+		const bad = await make(['--profile', 'c']);
+		assert.equal(bad.status, 400);
+		assert.match((await bad.json()).error, /--profile/);
+		assert.equal((await fetch(`${hub}/1`, { method: 'DELETE' })).status, 204);
+		assert.equal((await fetch(a.url, { method: 'POST', body: '{}' })).status, 404);
+		assert.equal((await fetch(`${hub}/1`, { method: 'DELETE' })).status, 404);
+	} finally {
+		proc.kill('SIGTERM');
+		running.delete(proc);
+	}
+});
+
 // --- runner ------------------------------------------------------------------
 
 const selected = tests.filter((t) => !filter || t.name.includes(filter));
