@@ -1,4 +1,4 @@
-/* meson-test: integration slow serial */
+/* meson-test: integration slow serial peers */
 /* The official MCP client conformance suite (@modelcontextprotocol/conformance)
  * run against tests/conformance/conformance-client, the adapter built on
  * the core library. The suite passes a client that does nothing in some

@@ -591,7 +591,8 @@ START_TEST(full_never_says_not_shared)
 		for (size_t f = 0; f < n_formats; f++) {
 			struct testlib_output o;
 			/* A wording sweep: every_fixture_matches_its_goldens
-			 * already runs each fixture under memcheck. */
+			 * already runs each fixture under memcheck, when this
+			 * suite is run with CA_VALGRIND_CLI=1. */
 			testlib_cli_memcheck = false;
 			run_file(formats[f].format, fixture, "--data-sharing", "full", NULL, &o);
 			testlib_cli_memcheck = true;

@@ -1,4 +1,4 @@
-/* meson-test: integration slow serial */
+/* meson-test: integration slow serial peers */
 /* The official MCP conformance suite's auth/ scenarios, run against
  * tests/conformance/conformance-auth-client (the core library's transport,
  * MCP and OAuth sessions). The browser is tests/sim/follow-redirect.sh via

@@ -1,4 +1,4 @@
-/* meson-test: integration slow */
+/* meson-test: integration slow peers */
 /* Sign-in end to end with the built binary against a real authorization
  * server (oidc-provider: PKCE required, resource indicators, rotating
  * refresh tokens; tests/sim/oidc-server.mjs) in front of a protected MCP

@@ -1,4 +1,4 @@
-/* meson-test: integration slow serial */
+/* meson-test: integration slow serial peers */
 /* Fault-injection soak: `catalyst-audit runs --format json` over 200 and
  * then 1,000 generated runs of the Catalyst simulator, with 5% of tool
  * calls failing at random (503 + Retry-After, reset mid-body, truncated
