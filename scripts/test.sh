@@ -62,11 +62,15 @@ run_suite "valgrind" build --setup valgrind --suite unit
 CA_VALGRIND_CLI=1 run_suite "valgrind-cli" build cli
 
 # 3. AddressSanitizer + UndefinedBehaviorSanitizer: every suite but those
-#    whose time goes to Node peers (suite "peers", see scripts/list-tests);
-#    their C paths run here through the session, transport, interop,
-#    hostile, golden and stats tests
+#    whose time goes to Node peers or to starting the binary hundreds of
+#    times (suites "peers" and "spawns", see scripts/list-tests); their C
+#    paths run here through the unit, session, transport, interop, hostile,
+#    schema and stats tests. Without the cases tagged heavy (inputs of
+#    100 MB and more: their bounds are the plain pass's), and with twice the
+#    time limits: the binary starts and runs several times slower under ASan.
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false || exit 1
-run_suite "asan+ubsan" build-asan --no-suite node --no-suite peers
+CK_EXCLUDE_TAGS=heavy CK_TIMEOUT_MULTIPLIER=2 \
+  run_suite "asan+ubsan" build-asan --no-suite node --no-suite peers --no-suite spawns --timeout-multiplier 2
 
 # 4. libFuzzer harnesses, each for a bounded time, seeded from the fixtures
 if CC=clang setup build-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false; then

@@ -1,4 +1,4 @@
-/* meson-test: integration slow */
+/* meson-test: integration slow spawns */
 /* The command line as a user meets it: help (general and per command),
  * "did you mean", options that do not apply, the output format (text
  * unless asked, -o, --json, --output's name), and the context taken from
@@ -127,6 +127,7 @@ END_TEST
  * it (and no other), and two examples that are valid command lines. */
 START_TEST(per_command_help)
 {
+	testlib_memcheck_row(_i);
 	if (cli_commands[_i].cmd == CMD_NONE)
 		return; /* `help help`: the usage summary, help_lists_commands_and_exits_0 */
 	const char *cmd = cli_commands[_i].name;
@@ -300,6 +301,7 @@ static const struct {
 
 START_TEST(usage_errors_exit_2)
 {
+	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;
@@ -342,6 +344,7 @@ static const struct {
 
 START_TEST(did_you_mean)
 {
+	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;
@@ -394,6 +397,7 @@ static const struct {
 
 START_TEST(inapplicable_options_exit_2)
 {
+	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;
@@ -769,6 +773,7 @@ static const struct {
 
 START_TEST(config_errors_name_file_and_line)
 {
+	testlib_memcheck_row(_i);
 	char dir[256];
 	testlib_make_tmpdir(dir, sizeof dir, "cli-cfgerr");
 	const char *path = write_file(dir, "config", config_error_cases[_i].text);
@@ -853,6 +858,7 @@ static const struct {
 
 START_TEST(precedence_table)
 {
+	testlib_memcheck_row(_i);
 	char dir[256];
 	testlib_make_tmpdir(dir, sizeof dir, "cli-prec");
 	const char *cfgpath = precedence_cases[_i].config ? write_file(dir, "config", precedence_cases[_i].config)
@@ -1197,6 +1203,7 @@ static const char *command_name(enum audit_command cmd)
  * behaviour tests' to say). */
 START_TEST(every_option_row_reaches_the_request)
 {
+	testlib_memcheck_row(_i);
 	const struct cli_option *o = &cli_options[_i];
 	if (o->special != CLI_VALUE || o->set == cli_set_project || o->set == cli_set_project_id)
 		return; /* read by cli_parse; the project is resolved into rq.project (project_precedence_*) */

@@ -1,4 +1,4 @@
-/* meson-test: integration slow */
+/* meson-test: integration slow spawns */
 /* `catalyst-audit file` end to end: every fixture in every format against
  * its reviewed golden output, the exit statuses scripts branch on, bad
  * input, the data-sharing wording rule, escaping of hostile histories, and
@@ -585,26 +585,52 @@ END_TEST
 /* Never "not shared" next to the level full, whatever the fixture. */
 START_TEST(full_never_says_not_shared)
 {
+	/* One report of every fixture per output format and view (the
+	 * multi-run view, a section for every run, every activity and
+	 * attempt of every run): 12 runs of the binary instead of one per
+	 * fixture and format. */
 	list_fixtures();
-	for (size_t i = 0; i < n_fixtures; i++) {
-		char *fixture = path_of("tests/fixtures", fixtures[i], "json");
-		for (size_t f = 0; f < n_formats; f++) {
+	static const char *const views[] = {NULL, "--all-runs", "--verbose-report"};
+	char *paths[MAX_FIXTURES];
+	for (size_t i = 0; i < n_fixtures; i++)
+		paths[i] = path_of("tests/fixtures", fixtures[i], "json");
+	for (size_t f = 0; f < n_formats; f++) {
+		if (formats[f].extra) /* a view, not a format */
+			continue;
+		for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
+			char *args[MAX_FIXTURES + 12] = {"--color",        "never",
+							 "--format",       (char *)formats[f].format,
+							 "--data-sharing", "full"};
+			int n = 6;
+			if (views[v])
+				args[n++] = (char *)views[v];
+			args[n++] = "file";
+			for (size_t i = 0; i < n_fixtures; i++)
+				args[n++] = paths[i];
+			args[n] = NULL;
 			struct testlib_output o;
-			/* A wording sweep: every_fixture_matches_its_goldens
-			 * already runs each fixture under memcheck, when this
-			 * suite is run with CA_VALGRIND_CLI=1. */
-			testlib_cli_memcheck = false;
-			run_file(formats[f].format, fixture, "--data-sharing", "full", NULL, &o);
-			testlib_cli_memcheck = true;
-			ck_assert_msg(o.status == 0 || o.status == 1, "%s: exit %d", fixture, o.status);
+			ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+			ck_assert_msg(!o.timed_out, "--format %s %s: timed out", formats[f].format,
+				      views[v] ? views[v] : "");
+			ck_assert_msg(o.status == 0 || o.status == 1, "--format %s %s: exit %d: %.400s",
+				      formats[f].format, views[v] ? views[v] : "", o.status, o.err);
 			ck_assert_msg(!strstr(o.out, "not shared"),
-				      "%s --data-sharing full --format %s says \"not "
-				      "shared\"",
-				      fixture, formats[f].format);
+				      "--data-sharing full --format %s %s says \"not shared\"", formats[f].format,
+				      views[v] ? views[v] : "");
 			testlib_output_free(&o);
 		}
-		free(fixture);
 	}
+	/* The control: at metadata the same report does say it. */
+	char *args[MAX_FIXTURES + 12] = {"--color",        "never",    "--format",         "text",
+					 "--data-sharing", "metadata", "--verbose-report", "file"};
+	for (size_t i = 0; i < n_fixtures; i++)
+		args[8 + i] = paths[i];
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	ck_assert_ptr_nonnull(strstr(o.out, "not shared"));
+	testlib_output_free(&o);
+	for (size_t i = 0; i < n_fixtures; i++)
+		free(paths[i]);
 }
 END_TEST
 

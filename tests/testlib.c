@@ -230,6 +230,17 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 }
 
 bool testlib_cli_memcheck = true;
+
+void testlib_memcheck_row(int row)
+{
+	testlib_cli_memcheck = row % 4 == 0;
+}
+
+/* A checked fixture of every case: CK_FORK=no runs them in one process. */
+static void memcheck_on(void)
+{
+	testlib_cli_memcheck = true;
+}
 bool testlib_stdin_tty = false;
 
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
@@ -630,6 +641,7 @@ void testlib_suite_add(Suite *s, struct testlib_group *g)
 		/* Every case brings its group up, so the group before it is
 		 * torn down first, as its TCase's teardown would have been. */
 		tcase_add_unchecked_fixture(tc, group_ups[g - groups], group_noop);
+		tcase_add_checked_fixture(tc, memcheck_on, NULL);
 		if (g->setup || g->teardown)
 			tcase_add_checked_fixture(tc, g->setup, g->teardown);
 		_tcase_add_test(tc, g->tests[i].t, 0, 0, g->tests[i].from, g->tests[i].to);

@@ -41,6 +41,12 @@ extern bool testlib_stdin_tty;
  * sweep that repeats, over every fixture, runs another sweep already
  * checked under memcheck (the CI budget cannot afford each one twice). */
 extern bool testlib_cli_memcheck;
+/* First in a loop test that sweeps a table: under CA_VALGRIND_CLI=1 one row
+ * in four runs the binary under memcheck (rows 0, 4, 8, ...). The rows
+ * differ in their arguments more than in the code memcheck watches, and a
+ * memcheck start of the binary alone costs seconds; the plain and ASan
+ * passes run every row. Every case starts with memcheck on again. */
+void testlib_memcheck_row(int row);
 /* Runs the built catalyst-audit with args (NULL terminated). */
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
 		    struct testlib_output *out);
