@@ -38,7 +38,9 @@
 
 #include "analysis.h"
 
-enum { CLASSIFY_WINDOW = 64 * 1024 };
+enum {
+	CLASSIFY_WINDOW = 64 * 1024
+};
 
 enum failure_class classify_failure(const char *error_type, const char *error_message, bool non_retriable);
 /* The same for a failure with an innermost cause (NULL, NULL: none): the

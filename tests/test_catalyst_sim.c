@@ -1943,8 +1943,12 @@ int main(void)
 	snprintf(calls_file, sizeof calls_file, "%s/catalyst-sim-calls.jsonl", testlib_env("CA_BUILD_DIR"));
 	unlink(writes_file);
 	unlink(calls_file);
-	char *hub_argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/catalyst-sim.mjs"), "--hub",
-			    "--max-seconds", "1800", NULL};
+	char *hub_argv[] = {(char *)testlib_node(),
+			    (char *)testlib_src("tests/sim/catalyst-sim.mjs"),
+			    "--hub",
+			    "--max-seconds",
+			    "1800",
+			    NULL};
 	if (testlib_server_start(&hub, hub_argv, NULL, "LISTENING", 60000) != 0) {
 		fprintf(stderr, "the simulator hub did not start\n");
 		return EXIT_FAILURE;

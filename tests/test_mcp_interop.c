@@ -492,17 +492,16 @@ static const struct {
 	int status;
 	const char *expect; /* in stderr (exit != 0) or stdout */
 	const char *timeout;
-} bad_servers[] =
-	{
-		{"nested", 5, "maximum parsing depth", "30"},
-		{"badutf8", 5, "UTF-8", "30"},
-		{"version", 5, "'2024-11-05'", "30"},
-		{"wrongid", 5, "before the response", "30"},
-		{"notjson", 5, "no response", "3"}, /* stdio skips non-JSON lines: bounded by --timeout */
-		{"hugegarbage", 5, "no response", "3"},
-		{"huge", 0, "bad-stdio-server", "30"}, /* a 10 MB message is fine */
-		{"strayid", 0, "bad-stdio-server", "30"},
-		{"asks", 0, "bad-stdio-server", "30"}, /* the server exits 9 unless every request was answered right */
+} bad_servers[] = {
+	{"nested", 5, "maximum parsing depth", "30"},
+	{"badutf8", 5, "UTF-8", "30"},
+	{"version", 5, "'2024-11-05'", "30"},
+	{"wrongid", 5, "before the response", "30"},
+	{"notjson", 5, "no response", "3"}, /* stdio skips non-JSON lines: bounded by --timeout */
+	{"hugegarbage", 5, "no response", "3"},
+	{"huge", 0, "bad-stdio-server", "30"}, /* a 10 MB message is fine */
+	{"strayid", 0, "bad-stdio-server", "30"},
+	{"asks", 0, "bad-stdio-server", "30"}, /* the server exits 9 unless every request was answered right */
 };
 
 START_TEST(stdio_bad_servers)
