@@ -16,17 +16,21 @@ status=0
 if [[ $what == all || $what == format ]]; then
   echo "=== clang-format"
   files=(src/*.c src/*.h include/*.h tests/*.c tests/*.h tests/fuzz/*.c tests/conformance/*.c)
+  # One clang-format for every file (a process each took 131 s on a CI
+  # machine); its violations name file:line, counted here per file.
+  out=$(clang-format --dry-run --Werror "${files[@]}" 2>&1)
+  [[ -n ${LINT_VERBOSE:-} && -n $out ]] && echo "$out"
+  counts=$(grep 'clang-format-violations' <<<"$out" | cut -d: -f1 | sort | uniq -c)
   bad=0
-  for f in "${files[@]}"; do
-    [[ -f $f ]] || continue
-    out=$(clang-format --dry-run --Werror "$f" 2>&1)
-    if [[ -n $out ]]; then
-      n=$(grep -c 'clang-format-violations' <<<"$out")
-      echo "$f: $n place(s) differ from .clang-format"
-      bad=$((bad + 1))
-      [[ -n ${LINT_VERBOSE:-} ]] && echo "$out"
-    fi
-  done
+  while read -r n f; do
+    [[ -n $f ]] || continue
+    echo "$f: $n place(s) differ from .clang-format"
+    bad=$((bad + 1))
+  done <<<"$counts"
+  if [[ $bad -eq 0 && -n $out ]]; then
+    echo "$out"
+    bad=1
+  fi
   if [[ $bad -gt 0 ]]; then
     echo "clang-format: $bad of ${#files[@]} files differ (LINT_VERBOSE=1 shows where; clang-format -i FILE fixes)"
     status=1
