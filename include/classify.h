@@ -34,7 +34,6 @@
  * does not change the class. */
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "analysis.h"
 

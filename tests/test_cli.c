@@ -301,7 +301,6 @@ static const struct {
 
 START_TEST(usage_errors_exit_2)
 {
-	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;
@@ -344,7 +343,6 @@ static const struct {
 
 START_TEST(did_you_mean)
 {
-	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;
@@ -397,7 +395,6 @@ static const struct {
 
 START_TEST(inapplicable_options_exit_2)
 {
-	testlib_memcheck_row(_i);
 	struct testlib_output o;
 	/* One parser behind every row: memcheck runs the first (CI budget). */
 	testlib_cli_memcheck = _i == 0;

@@ -582,6 +582,26 @@ START_TEST(no_withheld_outside_catalyst)
 }
 END_TEST
 
+/* One report of every fixture (paths) at a data-sharing level, in a format
+ * and a view (NULL: the default one). */
+static void report_of_all(const char *format, const char *level, const char *view, char *const paths[],
+			  struct testlib_output *o)
+{
+	char *args[MAX_FIXTURES + 12] = {"--color",      "never",          "--format",
+					 (char *)format, "--data-sharing", (char *)level};
+	int n = 6;
+	if (view)
+		args[n++] = (char *)view;
+	args[n++] = "file";
+	for (size_t i = 0; i < n_fixtures; i++)
+		args[n++] = paths[i];
+	args[n] = NULL;
+	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, o), 0);
+	ck_assert_msg(!o->timed_out, "--format %s %s: timed out", format, view ? view : "");
+	ck_assert_msg(o->status == 0 || o->status == 1, "--format %s %s: exit %d: %.400s", format,
+		      view ? view : "", o->status, o->err);
+}
+
 /* Never "not shared" next to the level full, whatever the fixture. */
 START_TEST(full_never_says_not_shared)
 {
@@ -594,26 +614,12 @@ START_TEST(full_never_says_not_shared)
 	char *paths[MAX_FIXTURES];
 	for (size_t i = 0; i < n_fixtures; i++)
 		paths[i] = path_of("tests/fixtures", fixtures[i], "json");
+	struct testlib_output o;
 	for (size_t f = 0; f < n_formats; f++) {
 		if (formats[f].extra) /* a view, not a format */
 			continue;
 		for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
-			char *args[MAX_FIXTURES + 12] = {"--color",        "never",
-							 "--format",       (char *)formats[f].format,
-							 "--data-sharing", "full"};
-			int n = 6;
-			if (views[v])
-				args[n++] = (char *)views[v];
-			args[n++] = "file";
-			for (size_t i = 0; i < n_fixtures; i++)
-				args[n++] = paths[i];
-			args[n] = NULL;
-			struct testlib_output o;
-			ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
-			ck_assert_msg(!o.timed_out, "--format %s %s: timed out", formats[f].format,
-				      views[v] ? views[v] : "");
-			ck_assert_msg(o.status == 0 || o.status == 1, "--format %s %s: exit %d: %.400s",
-				      formats[f].format, views[v] ? views[v] : "", o.status, o.err);
+			report_of_all(formats[f].format, "full", views[v], paths, &o);
 			ck_assert_msg(!strstr(o.out, "not shared"),
 				      "--data-sharing full --format %s %s says \"not shared\"", formats[f].format,
 				      views[v] ? views[v] : "");
@@ -621,12 +627,7 @@ START_TEST(full_never_says_not_shared)
 		}
 	}
 	/* The control: at metadata the same report does say it. */
-	char *args[MAX_FIXTURES + 12] = {"--color",        "never",    "--format",         "text",
-					 "--data-sharing", "metadata", "--verbose-report", "file"};
-	for (size_t i = 0; i < n_fixtures; i++)
-		args[8 + i] = paths[i];
-	struct testlib_output o;
-	ck_assert_int_eq(testlib_run_cli(args, NULL, NULL, TIMEOUT_MS, &o), 0);
+	report_of_all("text", "metadata", "--verbose-report", paths, &o);
 	ck_assert_ptr_nonnull(strstr(o.out, "not shared"));
 	testlib_output_free(&o);
 	for (size_t i = 0; i < n_fixtures; i++)

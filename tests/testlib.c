@@ -230,6 +230,7 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 }
 
 bool testlib_cli_memcheck = true;
+bool testlib_stdin_tty = false;
 
 void testlib_memcheck_row(int row)
 {
@@ -241,7 +242,6 @@ static void memcheck_on(void)
 {
 	testlib_cli_memcheck = true;
 }
-bool testlib_stdin_tty = false;
 
 int testlib_run_cli(char *const args[], char *const envp_extra[], const char *stdin_data, int timeout_ms,
 		    struct testlib_output *out)

@@ -555,13 +555,14 @@ function createHub(origin) {
 		}
 		// /i/N/REST, and RFC 9728's /.well-known/oauth-protected-resource/i/N/mcp
 		const wk = '/.well-known/oauth-protected-resource';
-		const m = /^\/i\/(\d+)(\/.*)$/.exec(url.pathname.startsWith(wk + '/') ? url.pathname.slice(wk.length) : url.pathname);
+		const prefix = url.pathname.startsWith(wk + '/') ? wk : '';
+		const m = /^\/i\/(\d+)(\/.*)$/.exec(url.pathname.slice(prefix.length));
 		const sim = m && live.get(Number(m[1]));
 		if (!sim) {
 			res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
 			return;
 		}
-		req.url = (url.pathname.startsWith(wk + '/') ? wk + m[2] : m[2]) + url.search;
+		req.url = prefix + m[2] + url.search;
 		await sim.onRequest(req, res);
 	}
 
