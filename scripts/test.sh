@@ -26,17 +26,7 @@ setup() { # dir, meson args...
 count() { # dir: that build's results from its newest test log
   local log
   log=$(ls -t "$1"/meson-logs/testlog*.json | head -n 1)
-  python3 - "$log" <<'PY'
-import json, sys
-ok = bad = 0
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("result") in ("OK", "EXPECTEDFAIL"):
-        ok += 1
-    else:
-        bad += 1
-print(ok, bad)
-PY
+  python3 scripts/testlog-count "$log"
 }
 
 passed=0
@@ -45,7 +35,7 @@ run_suite() { # label, dir, meson test args...
   local label=$1 dir=$2 start=$SECONDS; shift 2
   echo "=== $label"
   meson test -C "$dir" --print-errorlogs -v "$@" || status=1
-  read -r ok bad < <(count "$dir")
+  read -r ok bad _ < <(count "$dir")
   passed=$((passed + ok))
   failed=$((failed + bad))
   summary+=("$label: $ok passed, $bad failed ($((SECONDS - start)) s)")
