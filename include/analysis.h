@@ -205,6 +205,21 @@ struct analysis_options {
 	unsigned threads;
 };
 
+/* What a note claims of the findings: the limit at index limit says the
+ * attempt at event_index of activity was retried and counted by a finding
+ * of kind (a retry timer linked by order: analysis_limits.c). Kept as data
+ * so analysis_contradiction checks the claim, not the note's words. */
+struct note_claim {
+	size_t limit;
+	enum finding_kind kind;
+	const char *activity;
+	uint32_t event_index;
+};
+
+enum {
+	NOTE_CLAIMS_MAX = 2
+};
+
 struct analysis {
 	const char *workflow; /* from ExecutionStarted, may be NULL */
 	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
@@ -230,6 +245,8 @@ struct analysis {
 	const char **child_instances; /* child instance ids found (to audit too) */
 	size_t n_child_instances;
 	size_t n_events;
+	struct note_claim claims[NOTE_CLAIMS_MAX];
+	size_t n_claims;
 };
 
 /* Whether a saved history has a Catalyst shape: the flattened dialect of
@@ -265,6 +282,14 @@ struct analysis *analysis_run(const struct event_log *log, const struct analysis
 void analysis_free(struct analysis *a); /* accepts NULL */
 
 const char *finding_kind_id(enum finding_kind k); /* "reexecuted", ... */
+/* The analysis checked against itself: NULL when its findings, counts and
+ * notes agree (every chain of two or more attempts has one re-executed
+ * finding, the re-executed count is the number of such chains, and every
+ * note's claim names a finding this run has), else what contradicts, in
+ * buf. For the tests and the fuzzers: a contradiction is a bug here. The
+ * notes are checked through their claims, never their words: a note quotes
+ * ids the server sent. */
+const char *analysis_contradiction(const struct analysis *a, char *buf, size_t size);
 /* Whether an error type adds something to its message: not a generic type
  * every failure of that language has (Go's *errors.errorString), nor one
  * the message already starts with. */

@@ -204,14 +204,18 @@ static void findings_of(struct finding_ctx *c, size_t from, size_t to)
 	for (size_t v = from; v < to && !*c->fs.oom; v++) {
 		const struct invocation *inv = &an->invocations[v];
 		/* A rerun's copies ran in the source run: not this run's
-		 * executions (they come first in each invocation). */
+		 * executions (they come first in each invocation). When the
+		 * rest begins with the re-driven call, its rerun finding speaks
+		 * for the copy; any other attempt of a copied call ran it again
+		 * here, and the whole chain is this run's re-execution (the
+		 * summary counts it: issue 28, no count without its finding). */
 		size_t n_copied = 0;
 		while (n_copied < inv->n_attempts && att_copied(c->w, &inv->attempts[n_copied]))
 			n_copied++;
 		if (n_copied == inv->n_attempts)
 			continue;
 		struct invocation own;
-		if (n_copied) {
+		if (n_copied && inv->attempts[n_copied].event_index == c->w->rerun_index) {
 			own = *inv;
 			own.attempts += n_copied;
 			own.n_attempts -= (uint32_t)n_copied;

@@ -188,6 +188,22 @@ struct unpaired {
 	bool failed;
 };
 
+/* The first retry timer of a kind that was linked by order (see work). */
+struct order_link {
+	size_t n;       /* how many timers of the kind */
+	uint32_t timer; /* the first one, in w->tim, until the invocations exist */
+	int64_t timer_id;
+	const char *origin; /* the origin id it named (unmatched only) */
+	bool child;
+	/* Filled by analysis_group_invocations: the call whose failure it
+	 * follows, and whether a retry came after it fired. */
+	const char *name;
+	int64_t scheduled_id;
+	uint32_t event_index;
+	bool fired;
+	bool retried;
+};
+
 struct link_node {
 	uint32_t target;
 	uint32_t next;
@@ -276,10 +292,12 @@ struct work {
 	size_t n_orphans;
 	/* Retry timers whose origin named no attempt, linked by order to the
 	 * failure they answer: the first one, for the limit. */
-	size_t n_origin_unmatched;
-	int64_t first_unmatched_timer;
-	const char *first_unmatched_origin;
-	bool first_unmatched_child;
+	/* Retry timers linked by order, not by a recorded origin: those whose
+	 * origin named no attempt, and those without one in a history where
+	 * other timers record one. The limit that says so names the first of
+	 * each and what it was paired with (filled once the invocations are
+	 * built), so it never claims a link the findings do not show. */
+	struct order_link unmatched, missing;
 
 	/* What the data-sharing level is decided on, also gathered by the scan. */
 	size_t ds_slots, ds_absent;

@@ -475,34 +475,81 @@ static int limit_unrecorded(struct finding_ctx *c, const struct run_shape *r)
 	return 0;
 }
 
-/* 7b. Retry timers whose origin named no attempt, linked by order. */
+/* What a timer linked by order was paired with, and what came of it: the
+ * note names the call and, when a retry followed, the finding that counts
+ * it, and says "linked" of nothing the findings do not show. */
+static void sb_order_link(struct sb *s, const struct order_link *l, struct analysis *an)
+{
+	const char *what = l->child ? "child workflow" : "activity";
+	if (!l->name) {
+		sb_printf(s, "; it answers no failure here.");
+		return;
+	}
+	sb_printf(s, "; by order, it answers the failure it follows, of %s %s (%s %" PRId64 "): ", what, l->name,
+		  l->child ? "event" : "task_scheduled_id", l->scheduled_id);
+	if (l->retried && an->n_claims < NOTE_CLAIMS_MAX)
+		an->claims[an->n_claims++] = (struct note_claim){
+			.limit = an->n_limits, /* the note this sentence becomes */
+			.kind = l->child ? FINDING_CHILD_WORKFLOW_RETRIED : FINDING_REEXECUTED,
+			.activity = l->name,
+			.event_index = l->event_index,
+		};
+	if (l->retried)
+		sb_printf(s,
+			  "the next schedule of that name after it fired is counted as that call's retry "
+			  "(finding %s), an inference, not a recorded link.",
+			  l->child ? "child_workflow_retried" : "reexecuted");
+	else if (l->fired)
+		sb_printf(s, "it fired, but no new schedule of that name followed, so no retry is counted.");
+	else
+		sb_printf(s, "it has not fired, so no retry has followed it yet.");
+}
+
+/* 7b. Retry timers linked by order although the history records origins:
+ * one whose origin named no attempt, one that records none. */
 static int limit_unmatched_origins(struct finding_ctx *c, const struct run_shape *r)
 {
 	struct work *w = c->w;
+	const struct order_link *u = &w->unmatched, *m = &w->missing;
 	(void)r;
-	if (!w->n_origin_unmatched)
-		return 0;
-	struct sb s;
-	sb_init(&s, &w->oom);
-	sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", w->first_unmatched_timer,
-		  w->first_unmatched_child ? "child instance" : "task_execution_id",
-		  or_none(w->first_unmatched_origin));
-	if (w->n_origin_unmatched > 1)
-		sb_printf(&s, " (and %zu more timer%s name%s an origin)", w->n_origin_unmatched - 1,
-			  w->n_origin_unmatched > 2 ? "s" : "", w->n_origin_unmatched > 2 ? "" : "s");
-	if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS)
-		sb_printf(&s,
-			  ", which matches no attempt in this history (%s prints no execution id "
-			  "on an attempt), so the ",
-			  event_dialect_origin(w->dialect));
-	else
-		sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a "
-			      "child's retries after an instance id it never starts when none is "
-			      "given), so the ");
-	sb_printf(&s, "retry was linked to the failure it follows by order: a failure, that "
-		      "timer, then a new schedule of the same name, an inference, not a recorded "
-		      "link.");
-	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+	if (u->n) {
+		struct sb s;
+		sb_init(&s, &w->oom);
+		sb_printf(&s, "Retry timer %" PRId64 " names %s %s as its origin", u->timer_id,
+			  u->child ? "child instance" : "task_execution_id", or_none(u->origin));
+		if (u->n > 1)
+			sb_printf(&s, " (and %zu more timer%s name%s such an origin)", u->n - 1,
+				  u->n > 2 ? "s" : "", u->n > 2 ? "" : "s");
+		if (w->caps & DIALECT_CAP_NO_FAILURE_DETAILS)
+			sb_printf(&s,
+				  ", which matches no attempt in this history (%s prints no execution id "
+				  "on an attempt)",
+				  event_dialect_origin(w->dialect));
+		else if (u->child)
+			sb_printf(&s, ", which matches no attempt in this history (the .NET SDK names a "
+				      "child's retries after an instance id it never starts when none is "
+				      "given)");
+		else
+			sb_printf(&s, ", which matches no attempt in this history (no attempt carries "
+				      "that task_execution_id: the .NET SDK names the chain after one it "
+				      "made, and this history left the attempts' ids out)");
+		sb_order_link(&s, u, &c->ao->pub);
+		if (limit_add(c->ao, &w->oom, sb_steal(&s), true) < 0)
+			return -1;
+	}
+	if (m->n) {
+		struct sb s;
+		sb_init(&s, &w->oom);
+		sb_printf(&s, "Timer %" PRId64 " records no origin", m->timer_id);
+		if (m->n > 1)
+			sb_printf(&s, " (and %zu more timer%s)", m->n - 1, m->n > 2 ? "s" : "");
+		sb_printf(&s, ", though other timers of this history do (an SDK or a runtime before Dapr 1.18 "
+			      "wrote it, or the history was assembled by hand)");
+		sb_order_link(&s, m, &c->ao->pub);
+		if (limit_add(c->ao, &w->oom, sb_steal(&s), true) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* 7c. Retries linked by order in a run with no retry timer: those whose

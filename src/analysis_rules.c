@@ -86,7 +86,8 @@ static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins
 	case LINK_PATTERN:
 		if (has_origins)
 			sb_printf(s, "linked by inference only (failure, retry timer, then a new schedule of "
-				     "the same name; the timer's origin names no attempt in this history)");
+				     "the same name; that timer records no origin, or one that names no "
+				     "attempt in this history)");
 		else
 			sb_printf(s, "linked by inference only (failure, timer, then a new schedule of the "
 				     "same name; this history records no retry origin)");
@@ -141,8 +142,8 @@ static const char remedy_key_stable[] =
 	"Check the remote side for a duplicate; key the side effect on task_execution_id or a natural key from "
 	"the input and make the write conditional on it (upsert, unique constraint).";
 static const char remedy_key_natural[] =
-	"Key the side effect on a natural key from the input (task_execution_id differs per call or attempt "
-	"here) and make the write conditional on it.";
+	"Key the side effect on a natural key from the input (task_execution_id is not one stable id across "
+	"these attempts) and make the write conditional on it.";
 static const char remedy_child[] =
 	"Key the child's side effects on an input key or the parent run, never on its instance id, make the "
 	"writes conditional, and audit the child runs too.";

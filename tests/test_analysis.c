@@ -806,8 +806,11 @@ START_TEST(activity_origin_matches_nothing)
 	size_t want[FINDING_KIND_COUNT] = {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1};
 	expect_kinds(a, want);
 	expect_ids(get_kind(a, FINDING_REEXECUTED), (int64_t[]){0, 1, 2}, 3);
-	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "origin names no attempt"));
+	ck_assert(has_text(get_kind(a, FINDING_REEXECUTED)->message, "names no attempt in this history"));
 	ck_assert(limits_mention(a, "task_execution_id never-scheduled as its origin"));
+	/* The note names the finding that counts the link (issue 28). */
+	ck_assert(limits_mention(a, "(task_scheduled_id 0): the next schedule of that name after it fired is "
+				    "counted as that call's retry (finding reexecuted)"));
 	ck_assert(!limits_mention(a, "records no retry-timer origins"));
 	analysis_free(a);
 	event_log_free(log);
@@ -1136,9 +1139,13 @@ START_TEST(pattern_inferred_link)
 }
 END_TEST
 
-/* The pattern is not used where the history records origins (a plain timer
- * after a failure is the workflow's own), nor when another action came
- * between the failure and the timer. */
+/* The pattern is not used for a timer the history marks as the workflow's
+ * own (origin createTimer: every SDK that records retry origins marks its
+ * own timers so), nor when another action came between the failure and the
+ * timer. A timer with no origin at all, in a history whose other timers
+ * record one, is linked by order (issue 28: the .NET SDK's TimerOriginTests
+ * build exactly that, and leaving it out counted a two-attempt chain as
+ * nothing). */
 START_TEST(pattern_not_applied)
 {
 	struct event_log *log = log_new();
@@ -1151,7 +1158,7 @@ START_TEST(pattern_not_applied)
 	completed(log, 2);
 	sched(log, 3, "Charge", "x1");
 	failed(log, 3, "ValueError", "bad", false);
-	timer(log, 4, ORIGIN_NONE, NULL, "t4");
+	timer(log, 4, ORIGIN_CREATE_TIMER, NULL, "t4");
 	fired(log, 4, "t4");
 	sched(log, 5, "Charge", "x2");
 	completed(log, 5);
@@ -2694,7 +2701,7 @@ static const struct fixture_case {
 	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
 	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
 	 3,
-	 "as its origin (and 1 more timer names an origin), which matches no attempt",
+	 "as its origin (and 1 more timer names such an origin), which matches no attempt",
 	 "whose origin names no attempt in this history",
 	 {"records no retry-timer origins", "earlier continue-as-new"}},
 	/* Issue 16, item 2: durabletask-js's retry handler retries with no

@@ -2,12 +2,18 @@
  * log or an ERR_INPUT with a message, never a crash, a leak or a hang. The
  * decoded-document path is fed the same bytes when jansson accepts them,
  * and jansson's JSON_REJECT_DUPLICATES is the reference for duplicate
- * keys: we refuse a document exactly when it has one. */
+ * keys: we refuse a document exactly when it has one. Whatever history
+ * parses is analysed at every data-sharing level, and the analysis must
+ * agree with itself (analysis_contradiction: every chain of attempts
+ * reported as re-executed, the count what the findings say, no note naming
+ * a finding the run lacks). */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -72,6 +78,25 @@ static void check_texts(const struct event_log *log)
 	}
 }
 
+static void check_analysis(const struct event_log *log)
+{
+	static const enum data_sharing_level levels[] = {SHARING_UNKNOWN, SHARING_METADATA, SHARING_FULL};
+	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+		struct err e;
+		err_clear(&e);
+		struct analysis_options o = {.sharing = levels[l], .sharing_source = "fuzz"};
+		struct analysis *a = analysis_run(log, &o, &e);
+		if (!a)
+			continue; /* out of memory, or too many events: said, not a contradiction */
+		char why[1024];
+		if (analysis_contradiction(a, why, sizeof why)) {
+			fprintf(stderr, "contradiction (sharing %d): %s\n", (int)levels[l], why);
+			abort();
+		}
+		analysis_free(a);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct err e;
@@ -91,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (log) {
 		walk(log);
+		check_analysis(log);
 		event_log_free(log);
 	} else if (e.code != ERR_INPUT || e.msg[0] == '\0') {
 		abort();
