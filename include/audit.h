@@ -199,9 +199,11 @@ enum link_source {
 
 /* The report's console link and link note for rr (its app_id and run_id
  * set), and the project it names (doc/PRODUCT.md rule 3), for both sources.
- * -1 only for what the file source calls an error. (audit_link.c) */
+ * note goes beside a link; unvouched, when set, is why there is none: the
+ * server did not confirm the project (issue 28). -1 only for what the file
+ * source calls an error. (audit_link.c) */
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
-		 const struct project_ref *project, const char *unresolved, struct err *e);
+		 const struct project_ref *project, const char *note, const char *unvouched, struct err *e);
 
 /* Shared tail of every auditing command: render the report to --output-file or
  * stdout in the requested format and turn findings into the exit status. */

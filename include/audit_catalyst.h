@@ -35,6 +35,12 @@ struct audit_ctx {
 	 * is, and the sentence that says so; NULL otherwise. */
 	char *project_said;
 	char *said_note;
+	/* Why no console link is vouched for (issue 28): the server's answer
+	 * about the project named another one, or none, or could not be had.
+	 * NULL when it named the very project asked, uid for uid, name for
+	 * name. */
+	char *unconfirmed;
+	bool unconfirmed_missing; /* because the server says it does not exist */
 	struct report *r;     /* NULL for link and whoami */
 	pthread_mutex_t lock; /* guards the sharing fields below and the report notes */
 	enum data_sharing_level sharing;

@@ -101,7 +101,7 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	struct err le;
 	err_clear(&le);
 	link_for_run(rr, LINK_FROM_SERVER, x->rq->console, &x->project,
-		     x->unresolved ? x->unresolved : x->said_note, &le);
+		     x->unresolved ? x->unresolved : x->said_note, x->unconfirmed, &le);
 	if (!rr->app_id || !*rr->app_id || !rr->run_id || !*rr->run_id) {
 		err_set(&e, ERR_PROTOCOL, "the run list gave no %s for this run",
 			rr->run_id ? "app id" : "run id");

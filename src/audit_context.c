@@ -42,6 +42,7 @@ void audit_ctx_finish(struct audit_ctx *x)
 	free(x->unresolved);
 	free(x->project_said);
 	free(x->said_note);
+	free(x->unconfirmed);
 	if (x->save_fd >= 0)
 		close(x->save_fd);
 	pthread_mutex_destroy(&x->lock);

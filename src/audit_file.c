@@ -139,7 +139,7 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 	}
 	struct project_ref project;
 	file_project(rq, ri, &project);
-	if (link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, e) < 0)
+	if (link_for_run(run, LINK_FROM_FILE, rq->console, &project, NULL, NULL, e) < 0)
 		return -1;
 	if (run->analysis->finished && run->analysis->ended_at &&
 	    !(run->ended_at = strdup(run->analysis->ended_at)))

@@ -56,20 +56,24 @@ static int link_from_file(struct report_run *rr, const char *console, const stru
 }
 
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
-		 const struct project_ref *project, const char *unresolved, struct err *e)
+		 const struct project_ref *project, const char *note, const char *unvouched, struct err *e)
 {
 	if (from == LINK_FROM_FILE)
 		return link_from_file(rr, console, project, e);
 	if ((project->form == PROJECT_NAME || project->form == PROJECT_UID) &&
 	    keep_project(rr, project->form, project->value, e) < 0)
 		return -1;
+	if (unvouched) {
+		rr->link_note = strdup(unvouched);
+		return 0;
+	}
 	struct err le;
 	err_clear(&le);
 	rr->console_link = console_link_run(console, project, rr->app_id, rr->run_id, &le);
 	if (!rr->console_link)
 		rr->link_note = strdup(le.msg);
-	else if (unresolved)
-		rr->link_note = strdup(unresolved);
+	else if (note)
+		rr->link_note = strdup(note);
 	return 0;
 }
 
@@ -110,6 +114,10 @@ static int check_with_server(struct audit_ctx *x, const char **app, char **found
 	if (audit_ctx_connect(x, e) < 0)
 		return err_prefix(e, "%s", why);
 	audit_resolve_project(x);
+	/* No link the server did not vouch for (issue 28): the status of a
+	 * project that is not there, and which project it answered about. */
+	if (x->unconfirmed && !x->unconfirmed_missing)
+		return err_set(e, ERR_NOT_FOUND, "%s (--no-check prints the link unchecked)", x->unconfirmed);
 	if (!*app) {
 		if (audit_locate_run(x, run_id, found_app, e) < 0)
 			return -1;

@@ -100,6 +100,90 @@ static void uid_read_as_name(struct audit_ctx *x)
 	catalyst_projects_finish(&l);
 }
 
+/* Whether the server's answer about a project names the one asked: uid for
+ * uid, name for name. A uid answer without a uid, or a name answer without
+ * a name, confirms nothing. */
+static bool names_asked(const struct project_ref *asked, const struct catalyst_project *p)
+{
+	if (asked->form == PROJECT_UID)
+		return p->uid && project_same_uid(p->uid, asked->value);
+	return p->name && strcmp(p->name, asked->value) == 0;
+}
+
+static const char *form_word(const struct project_ref *p)
+{
+	return p->form == PROJECT_UID ? "uid" : "name";
+}
+
+/* A console link names the project asked; only the server can say that the
+ * runs it answers with are that project's (issue 28: asked for uid 999, a
+ * server that read it as a name answered about uid 165, and the link said
+ * ?projectId=999). catalyst_get_project is asked first (it is the server's
+ * reading of the very value sent), else the project list is searched. When
+ * neither names the project asked, x->unconfirmed says which project the
+ * server answered about, and no link is printed for it. */
+static void confirm_project(struct audit_ctx *x)
+{
+	const struct project_ref *asked = &x->project;
+	if ((asked->form != PROJECT_NAME && asked->form != PROJECT_UID) || x->project_said)
+		return; /* no project, or the one the server's own list named */
+	char why[900];
+	struct err e;
+	err_clear(&e);
+	if (catalyst_has_tool(x->c, "catalyst_get_project")) {
+		struct catalyst_project p = {0};
+		if (catalyst_get_project(x->c, asked->value, &p, &e) < 0) {
+			/* A project that is not there: the calls that need it
+			 * say so, with the projects there are (status 7). */
+			x->unconfirmed_missing = e.code == ERR_NOT_FOUND;
+			snprintf(why, sizeof why, "the server did not confirm project %s %s: %s", form_word(asked),
+				 asked->value, e.msg);
+		} else if (names_asked(asked, &p)) {
+			catalyst_project_finish(&p);
+			return;
+		} else {
+			snprintf(
+				why, sizeof why,
+				"asked about project %s %s, the server answered about project %s (uid %s): a link "
+				"naming %s %s cannot be vouched for",
+				form_word(asked), asked->value, p.name ? p.name : "(no name given)",
+				p.uid ? p.uid : "not given", form_word(asked), asked->value);
+		}
+		catalyst_project_finish(&p);
+	} else if (catalyst_has_tool(x->c, "catalyst_list_projects")) {
+		struct catalyst_projects l;
+		if (catalyst_list_projects(x->c, &l, &e) < 0) {
+			snprintf(why, sizeof why, "the server did not confirm project %s %s: %s", form_word(asked),
+				 asked->value, e.msg);
+		} else {
+			bool found = false;
+			char *names[MAX_PROJECT_NAMES];
+			size_t n = 0;
+			for (size_t i = 0; i < l.n; i++) {
+				found |= names_asked(asked, &l.items[i]);
+				if (l.items[i].name && n < MAX_PROJECT_NAMES)
+					names[n++] = l.items[i].name;
+			}
+			char known[600];
+			audit_join_names(names, n, l.n > n, known, sizeof known);
+			snprintf(why, sizeof why, "the server's project list has no project with %s %s%s%s",
+				 form_word(asked), asked->value, *known ? " (it lists " : "", *known ? known : "");
+			if (*known)
+				strncat(why, ")", sizeof why - strlen(why) - 1);
+			catalyst_projects_finish(&l);
+			if (found)
+				return;
+		}
+	} else {
+		snprintf(
+			why, sizeof why,
+			"the server offers neither catalyst_get_project nor catalyst_list_projects, so project %s "
+			"%s cannot be confirmed",
+			form_word(asked), asked->value);
+	}
+	x->unconfirmed = strdup(why);
+}
+
 void audit_resolve_project(struct audit_ctx *x)
 {
 	uid_read_as_name(x);
@@ -108,9 +192,12 @@ void audit_resolve_project(struct audit_ctx *x)
 		if (x->r)
 			report_add_note(x->r, "%s", x->said_note);
 	}
-	if (!project_ref_unresolved(&x->project))
+	if (!project_ref_unresolved(&x->project)) {
+		confirm_project(x);
 		return;
+	}
 	char why[600];
+	/* Resolved from the server's own answer: confirmed by it. */
 	x->project.form = resolve_number(x, x->project.value, why, sizeof why);
 	if (x->project.form != PROJECT_NONE)
 		return;

@@ -33,6 +33,7 @@ static const struct {
 	const char *console;
 	struct project_ref project;
 	const char *unresolved;
+	const char *unvouched; /* the server did not confirm the project */
 	const char *app, *run;
 	int rc;
 	const char *link;       /* NULL: none */
@@ -41,28 +42,38 @@ static const struct {
 	const char *shown;      /* the report's project value */
 } cases[] = {
 	/* a file */
-	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, "orders", "o-1", 0,
+	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, NULL, "orders", "o-1", 0,
 	 "https://catalyst.diagrid.io/workflows/orders/o-1?project=shop", NULL, PROJECT_NAME, "shop"},
-	{LINK_FROM_FILE, NULL, UID("prj-165"), NULL, "orders", "o-1", 0,
+	{LINK_FROM_FILE, NULL, UID("prj-165"), NULL, NULL, "orders", "o-1", 0,
 	 "https://catalyst.diagrid.io/workflows/orders/o-1?projectId=prj-165", NULL, PROJECT_UID, "prj-165"},
-	{LINK_FROM_FILE, NULL, BARE("165"), NULL, "orders", "o-1", 0, NULL, "bare number", PROJECT_NONE, "165"},
-	{LINK_FROM_FILE, NULL, NONE, NULL, "orders", "o-1", 0, NULL, "no project given", PROJECT_NONE, NULL},
-	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, NULL, "o-1", 0, NULL, "the file does not name the app id",
+	{LINK_FROM_FILE, NULL, BARE("165"), NULL, NULL, "orders", "o-1", 0, NULL, "bare number", PROJECT_NONE,
+	 "165"},
+	{LINK_FROM_FILE, NULL, NONE, NULL, NULL, "orders", "o-1", 0, NULL, "no project given", PROJECT_NONE, NULL},
+	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, NULL, NULL, "o-1", 0, NULL, "the file does not name the app id",
 	 PROJECT_NAME, "shop"},
-	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, "orders", NULL, 0, NULL, "the file does not name the run id",
-	 PROJECT_NAME, "shop"},
-	{LINK_FROM_FILE, "ftp://x", NAME("shop"), NULL, "orders", "o-1", -1, NULL, NULL, PROJECT_NAME, "shop"},
+	{LINK_FROM_FILE, NULL, NAME("shop"), NULL, NULL, "orders", NULL, 0, NULL,
+	 "the file does not name the run id", PROJECT_NAME, "shop"},
+	{LINK_FROM_FILE, "ftp://x", NAME("shop"), NULL, NULL, "orders", "o-1", -1, NULL, NULL, PROJECT_NAME,
+	 "shop"},
 	/* the server */
-	{LINK_FROM_SERVER, NULL, DEFAULT, NULL, "orders", "o-1", 0,
+	{LINK_FROM_SERVER, NULL, DEFAULT, NULL, NULL, "orders", "o-1", 0,
 	 "https://catalyst.diagrid.io/workflows/orders/o-1?project=default", NULL, PROJECT_NAME, "default"},
-	{LINK_FROM_SERVER, "http://127.0.0.1:9/", UID("165"), NULL, "orders", "o:2", 0,
+	{LINK_FROM_SERVER, "http://127.0.0.1:9/", UID("165"), NULL, NULL, "orders", "o:2", 0,
 	 "http://127.0.0.1:9/workflows/orders/o%3A2?projectId=165", NULL, PROJECT_UID, "165"},
-	{LINK_FROM_SERVER, NULL, BARE("42"), "console links carry no project: --project 42 ...", "orders", "o-1",
-	 0, "https://catalyst.diagrid.io/workflows/orders/o-1", "--project 42", PROJECT_NONE, NULL},
-	{LINK_FROM_SERVER, NULL, DEFAULT, NULL, NULL, "o-1", 0, NULL, "the app id is unknown", PROJECT_NAME,
+	{LINK_FROM_SERVER, NULL, BARE("42"), "console links carry no project: --project 42 ...", NULL, "orders",
+	 "o-1", 0, "https://catalyst.diagrid.io/workflows/orders/o-1", "--project 42", PROJECT_NONE, NULL},
+	{LINK_FROM_SERVER, NULL, DEFAULT, NULL, NULL, NULL, "o-1", 0, NULL, "the app id is unknown", PROJECT_NAME,
 	 "default"},
-	{LINK_FROM_SERVER, "ftp://x", DEFAULT, NULL, "orders", "o-1", 0, NULL, "--console", PROJECT_NAME,
+	{LINK_FROM_SERVER, "ftp://x", DEFAULT, NULL, NULL, "orders", "o-1", 0, NULL, "--console", PROJECT_NAME,
 	 "default"},
+	/* Issue 28: the server answered about another project, or listed no
+	 * such uid: no link, the reason as the note, the project as asked. */
+	{LINK_FROM_SERVER, NULL, UID("999"), NULL,
+	 "asked about project uid 999, the server answered about project default (uid prj-165): a link naming uid "
+	 "999 cannot be vouched for",
+	 "checkout", "pay-77", 0, NULL, "answered about project default (uid prj-165)", PROJECT_UID, "999"},
+	{LINK_FROM_SERVER, NULL, NAME("shop"), NULL, "the server's project list has no project with name shop",
+	 "checkout", "pay-77", 0, NULL, "no project with name shop", PROJECT_NAME, "shop"},
 };
 
 START_TEST(link_table)
@@ -73,8 +84,8 @@ START_TEST(link_table)
 	rr.run_id = cases[_i].run ? strdup(cases[_i].run) : NULL;
 	struct err e;
 	err_clear(&e);
-	int rc =
-		link_for_run(&rr, cases[_i].from, cases[_i].console, &cases[_i].project, cases[_i].unresolved, &e);
+	int rc = link_for_run(&rr, cases[_i].from, cases[_i].console, &cases[_i].project, cases[_i].unresolved,
+			      cases[_i].unvouched, &e);
 	ck_assert_int_eq(rc, cases[_i].rc);
 	if (rc < 0) {
 		ck_assert_int_eq(e.code, ERR_USAGE);

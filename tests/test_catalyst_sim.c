@@ -967,6 +967,75 @@ START_TEST(uid_read_as_a_name_links_the_project_meant)
 }
 END_TEST
 
+/* Issue 28: asked for uid 999, a server that reads a value it does not know
+ * as project default answers about uid 165. No link names 999 as checked:
+ * `link` exits 7 saying which project the server answered about, `run`
+ * prints no console link with that reason, `--no-check` still prints it,
+ * marked unchecked. The same asked by name and by the right uid links. */
+START_TEST(unconfirmed_project_gets_no_link)
+{
+	static const char *const profiles[] = {"a", "b"};
+	for (size_t i = 0; i < 2; i++) {
+		struct testlib_server s;
+		sim_start(&s, (const char *[]){"--profile", profiles[i], "--lenient-project", NULL});
+		struct testlib_output out;
+		cli(&s, &out, (const char *[]){"--project-id", "999", "link", "orders", "order-7804", NULL});
+		ck_assert_msg(out.status == 7, "%s: %d %s", profiles[i], out.status, out.err);
+		ck_assert_msg(!strstr(out.out, "projectId=999"), "%s", out.out);
+		ck_assert_msg(strstr(out.err,
+				     "asked about project uid 999, the server answered about project default"),
+			      "%s", out.err);
+		ck_assert_msg(strstr(out.err, "165"), "%s", out.err);
+		testlib_output_free(&out);
+
+		cli(&s, &out,
+		    (const char *[]){"--project-id", "999", "--format", "json", "run", "orders", "order-7804",
+				     NULL});
+		json_t *doc = report_of(&out);
+		json_t *r = run_by_id(doc, "order-7804");
+		ck_assert_ptr_nonnull(r);
+		ck_assert(json_is_null(json_object_get(r, "console_link")));
+		const char *note = json_string_value(json_object_get(r, "link_note"));
+		ck_assert_msg(note && strstr(note, "answered about project default"), "%s",
+			      note ? note : "(none)");
+		json_decref(doc);
+		testlib_output_free(&out);
+
+		cli(&s, &out, (const char *[]){"--project-id", "999", "run", "orders", "order-7804", NULL});
+		ck_assert_msg(strstr(out.out, "no console link: asked about project uid 999"), "%s", out.out);
+		ck_assert_ptr_null(strstr(out.out, "projectId=999"));
+		testlib_output_free(&out);
+
+		cli(&s, &out,
+		    (const char *[]){"--no-check", "--project-id", "999", "--format", "json", "link", "orders",
+				     "order-7804", NULL});
+		ck_assert_int_eq(out.status, 0);
+		doc = json_loads(out.out, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_str_eq(json_string_value(json_object_get(doc, "console_link")),
+				 "https://catalyst.diagrid.io/workflows/orders/order-7804?projectId=999");
+		ck_assert(json_is_false(json_object_get(doc, "checked")));
+		json_decref(doc);
+		testlib_output_free(&out);
+
+		/* Confirmed: the uid the server answers with, and the name. */
+		static const char *const asked[][2] = {{"--project-id", "165"}, {"--project", "default"}};
+		static const char *const want[] = {
+			"https://catalyst.diagrid.io/workflows/orders/order-7804?projectId=165",
+			"https://catalyst.diagrid.io/workflows/orders/order-7804?project=default"};
+		for (size_t k = 0; k < 2; k++) {
+			cli(&s, &out,
+			    (const char *[]){asked[k][0], asked[k][1], "link", "orders", "order-7804", NULL});
+			ck_assert_msg(out.status == 0, "%s %s: %d %s", asked[k][0], asked[k][1], out.status,
+				      out.err);
+			ck_assert_msg(strncmp(out.out, want[k], strlen(want[k])) == 0, "%s", out.out);
+			testlib_output_free(&out);
+		}
+		sim_stop(&s);
+	}
+}
+END_TEST
+
 /* ---- the first screen (issue 19) ---------------------------------------- */
 
 /* Runs catalyst-audit --server URL ARGS... on a pseudo-terminal of rows x
@@ -1984,6 +2053,7 @@ int main(void)
 	add_test(tc, link_without_a_server);
 	add_test(tc, link_resolved_by_the_server);
 	add_test(tc, uid_read_as_a_name_links_the_project_meant);
+	add_test(tc, unconfirmed_project_gets_no_link);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("lookup");
 	testlib_group_timeout(tc, 120);

@@ -37,6 +37,8 @@ Data and shape:
   --shift-now                move every timestamp so the newest run ended 10 minutes ago
   --max-page N               page sizes above N are refused as "unfilterable" (default 50)
   --list-children            the run list lists child runs too (each with its parent's id)
+  --lenient-project          a project value it does not know is read as project "default",
+                             whose answers (and uid) it gives instead of "not found"
   --finish-later             add order-7750 (started 30 h before the newest run, ended 1 h before it),
                              and order-7801 (running) completes when the run list is asked a second time
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
@@ -145,6 +147,7 @@ function parseArgs(argv) {
 			break;
 		case '--shift-now': cfg.shiftNow = true; break;
 		case '--list-children': cfg.listChildren = true; break;
+		case '--lenient-project': cfg.lenientProject = true; break;
 		case '--finish-later': cfg.finishLater = true; break;
 		case '--max-page': cfg.maxPage = Math.floor(num(arg, next())); break;
 		case '--arg-errors': cfg.argErrors = oneOf(arg, next(), ['rpc', 'iserror']); break;

@@ -457,7 +457,12 @@ export class Catalyst {
 	}
 
 	project(v) {
-		const p = findProject(this.world, v);
+		let p = findProject(this.world, v);
+		// --lenient-project: a server that reads a value it does not know
+		// as some project anyway (here `default`) and answers about that
+		// one, its own uid in the answer (issue 28).
+		if (!p && this.cfg.lenientProject)
+			p = findProject(this.world, 'default');
 		if (!p)
 			return [null, this.notFound(`project '${v}' not found`)];
 		return [p, null];
