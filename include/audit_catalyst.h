@@ -41,8 +41,8 @@ struct audit_ctx {
 	 * name. */
 	char *unconfirmed;
 	bool unconfirmed_missing; /* because the server says it does not exist */
-	struct report *r;     /* NULL for link and whoami */
-	pthread_mutex_t lock; /* guards the sharing fields below and the report notes */
+	struct report *r;         /* NULL for link and whoami */
+	pthread_mutex_t lock;     /* guards the sharing fields below and the report notes */
 	enum data_sharing_level sharing;
 	char sharing_source[200];
 	enum sharing_rank rank;
