@@ -20,7 +20,10 @@
  *
  * The qualifier decides, not the word: a timeout while connecting or while
  * waiting for a pooled connection is safe, a connection lost in the middle
- * of a statement is ambiguous.
+ * of a statement is ambiguous, a Redis timeout with nothing sent (qs: 0) is
+ * safe. The rules, with an example of each, are in doc/history.md
+ * ("Failure classes"); tests/classify/error-texts.json holds the real texts
+ * they are checked against, with their sources.
  *
  * Matching is case-insensitive. The type and the message are classified
  * separately; a decisive type wins over the message (a ValueError whose

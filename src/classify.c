@@ -59,6 +59,14 @@ static const struct pattern patterns[] = {
 	{"is not a function", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"is not a constructor", MATCH_SUBSTRING, VERDICT_PERMANENT},
 
+	/* 0b. The server refused the login or the channel: a refusal, though
+	 * the text also names the connect step it happened in ("failed to
+	 * connect to ...: server error (FATAL: password authentication
+	 * failed)", pgx pgconn). */
+	{"password authentication failed", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* PostgreSQL 28P01 */
+	{"Access denied for user", MATCH_SUBSTRING, VERDICT_PERMANENT},         /* MySQL 1045 */
+	{"ACCESS_REFUSED", MATCH_SUBSTRING, VERDICT_PERMANENT},                 /* AMQP 403 */
+
 	/* 1. Nothing reached the remote side. Refused connections. */
 	{"connection refused", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"ECONNREFUSED", MATCH_SUBSTRING, VERDICT_SAFE},
@@ -101,6 +109,61 @@ static const struct pattern patterns[] = {
 	{"remote_addr=", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"waiting_for_connection", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"Connection is not available, request timed out", MATCH_SUBSTRING, VERDICT_SAFE}, /* HikariCP */
+	/* No connection to send on: the pool had none to give, or the client
+	 * never got one (tests/classify/error-texts.json has each text). A
+	 * "Timeout" in these texts names the wait or a setting, not a reply
+	 * that did not come. */
+	{"connection pool has been exhausted", MATCH_SUBSTRING, VERDICT_SAFE}, /* Npgsql */
+	{"checking out a connection", MATCH_SUBSTRING, VERDICT_SAFE},          /* the Mongo drivers */
+	{"couldn't get a connection", MATCH_SUBSTRING, VERDICT_SAFE},          /* psycopg_pool */
+	{"QueuePool limit", MATCH_SUBSTRING, VERDICT_SAFE},                    /* SQLAlchemy */
+	{"Pool is empty", MATCH_SUBSTRING, VERDICT_SAFE},                      /* urllib3 EmptyPoolError */
+	{"No connection available", MATCH_SUBSTRING, VERDICT_SAFE},            /* redis-py */
+	{"No connection is available", MATCH_SUBSTRING, VERDICT_SAFE},         /* StackExchange.Redis */
+	{"No connection is active", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Too many connections", MATCH_SUBSTRING, VERDICT_SAFE},   /* redis-py pool; MySQL 1040 */
+	{"waiting for connection", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go net/http */
+	{"while waiting for a connection", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"while connecting", MATCH_SUBSTRING, VERDICT_SAFE},                  /* Npgsql */
+	{"Timeout connecting", MATCH_SUBSTRING, VERDICT_SAFE},                /* redis-py */
+	{"connection timeout expired", MATCH_SUBSTRING, VERDICT_SAFE},        /* psycopg 3 */
+	{"not possible to connect", MATCH_SUBSTRING, VERDICT_SAFE},           /* StackExchange.Redis */
+	{"Unable to connect", MATCH_SUBSTRING, VERDICT_SAFE},                 /* Lettuce */
+	{"Could not connect to the endpoint", MATCH_SUBSTRING, VERDICT_SAFE}, /* botocore */
+	{"Connect timeout on endpoint", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"failed to connect to all addresses", MATCH_SUBSTRING, VERDICT_SAFE}, /* gRPC C-core */
+	{"while waiting to connect", MATCH_SUBSTRING, VERDICT_SAFE},           /* Mongo Java server selection */
+	{"waiting for a server that matches", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Server selection timed out", MATCH_SUBSTRING, VERDICT_SAFE}, /* Mongo Node */
+	{"server selection error", MATCH_SUBSTRING, VERDICT_SAFE},     /* Mongo Go */
+	/* MySQL's handshake packet comes first: none received, no query sent. */
+	{"has not received any packets from the server", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"rejected establishment of connection", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"None of the specified endpoints were reachable", MATCH_SUBSTRING, VERDICT_SAFE}, /* RabbitMQ .NET */
+	{"no healthy upstream", MATCH_SUBSTRING, VERDICT_SAFE},                            /* Envoy 503 */
+	{"reset reason: connection failure", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Currently not connected", MATCH_SUBSTRING, VERDICT_SAFE}, /* Lettuce REJECT */
+	{"client is closed", MATCH_SUBSTRING, VERDICT_SAFE},        /* go-redis ErrClosed */
+	/* Still in the client: queued, not written, or waiting for what
+	 * sending needs. StackExchange.Redis counts its commands in every
+	 * timeout text (docs/Timeouts.md): qu queued unsent, qs sent and
+	 * awaiting a reply; with qs 0 nothing awaits one, so the timed-out
+	 * command never left. */
+	{"qs: 0", MATCH_WORD, VERDICT_SAFE},
+	{"before the message could be written", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"it was not sent", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"in the backlog", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"Request queue size exceeded", MATCH_SUBSTRING, VERDICT_SAFE}, /* Lettuce */
+	{"Queue full", MATCH_SUBSTRING, VERDICT_SAFE},                  /* librdkafka */
+	{"Failed to allocate memory within the configured max blocking time", MATCH_SUBSTRING,
+	 VERDICT_SAFE},                                             /* Kafka BufferPool */
+	{"not present in metadata", MATCH_SUBSTRING, VERDICT_SAFE}, /* Kafka producer */
+	{"Failed to update metadata", MATCH_SUBSTRING, VERDICT_SAFE},
+	/* The request's body never finished arriving: the storage service
+	 * closed it and stored nothing (S3 RequestTimeout, IncompleteBody). */
+	{"not read from or written to within the timeout period", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"did not provide the number of bytes specified", MATCH_SUBSTRING, VERDICT_SAFE},
+	{"reduce your request rate", MATCH_SUBSTRING, VERDICT_SAFE}, /* S3 SlowDown */
 	/* Name resolution. */
 	{"no such host", MATCH_SUBSTRING, VERDICT_SAFE}, /* Go; .NET/Windows "No such host is known" */
 	{"name or service not known", MATCH_SUBSTRING, VERDICT_SAFE},           /* glibc EAI_NONAME */
@@ -153,7 +216,17 @@ static const struct pattern patterns[] = {
 	{"RESOURCE_EXHAUSTED", MATCH_SUBSTRING, VERDICT_SAFE},
 	{"429", MATCH_WORD, VERDICT_SAFE},
 
-	/* 2. The request may have been acted on: timeouts. */
+	/* 2. The request may have been acted on: the connection ended in the
+	 * middle of an operation (before the generic timeout rows, so that
+	 * "closed prematurely" is not lost to a later "timeout" or a 503). */
+	{"prematurely", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},               /* Mongo Java, Lettuce, .NET */
+	{"Unexpected end of file", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},    /* java.net HttpClient */
+	{"unexpectedly lost", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},         /* MySQL Connector/J */
+	{"closed before we received", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* botocore */
+	{"operation was interrupted", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* RabbitMQ .NET */
+	{"since batch creation", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},      /* Kafka batch expiry */
+	{"unexpected error when processing", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
+	/* ... timeouts. */
 	{"timeout", MATCH_SUBSTRING, VERDICT_AMBIGUOUS}, /* ReadTimeout, TimeoutError, ... */
 	{"timed out", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
 	{"deadline exceeded", MATCH_SUBSTRING, VERDICT_AMBIGUOUS},
@@ -236,7 +309,16 @@ static const struct pattern patterns[] = {
 	 VERDICT_AMBIGUOUS},                            /* requests "503 Server Error", httpx "Server error" */
 	{"Unavailable", MATCH_WORD, VERDICT_AMBIGUOUS}, /* gRPC code Unavailable */
 
-	/* 3. A retry cannot succeed. */
+	/* 3. A retry cannot succeed: the server answered no. */
+	{"duplicate key", MATCH_SUBSTRING, VERDICT_PERMANENT},   /* PostgreSQL 23505, Mongo E11000 */
+	{"Duplicate entry", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* MySQL 1062 */
+	{"unique constraint", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"conditional request failed", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* DynamoDB */
+	{"ConditionalCheckFailed", MATCH_SUBSTRING, VERDICT_PERMANENT},
+	{"WRONGTYPE", MATCH_WORD, VERDICT_PERMANENT},                                    /* Redis */
+	{"max message size the server will accept", MATCH_SUBSTRING, VERDICT_PERMANENT}, /* Kafka */
+	{"Message size too large", MATCH_SUBSTRING, VERDICT_PERMANENT},                  /* librdkafka */
+	{"does not host this topic-partition", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"NonRetryable", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"NonRetriable", MATCH_SUBSTRING, VERDICT_PERMANENT},
 	{"non-retryable", MATCH_SUBSTRING, VERDICT_PERMANENT},
@@ -370,6 +452,10 @@ static enum verdict classify_level(const char *error_type, const char *error_mes
 	enum verdict m = classify_text(error_message);
 	if (m == VERDICT_SAFE && t != VERDICT_PERMANENT)
 		return VERDICT_SAFE;
+	/* A connect-step type (pgx's *pgconn.ConnectError) around the server's
+	 * refusal of the login: the refusal is what happened there. */
+	if (m == VERDICT_PERMANENT && t == VERDICT_SAFE)
+		return VERDICT_PERMANENT;
 	return t != VERDICT_NONE ? t : m;
 }
 
@@ -403,8 +489,14 @@ enum failure_class classify_failure_chain(const char *error_type, const char *er
 	 * sending the request" wraps "An existing connection was forcibly
 	 * closed"); when it says nothing we know, the outer failure decides. */
 	enum verdict v = classify_level(cause_type, cause_message);
-	if (v == VERDICT_NONE)
-		v = classify_level(error_type, error_message);
+	enum verdict outer = classify_level(error_type, error_message);
+	/* ... except that a wrapper saying nothing was sent decides: it names
+	 * a step the operation would have passed before anything went out
+	 * ("Exception while connecting" around "The operation has timed
+	 * out", a pool that gave no connection around the connect that
+	 * failed). */
+	if (v == VERDICT_NONE || (outer == VERDICT_SAFE && v != VERDICT_PERMANENT))
+		v = outer;
 	return verdict_class(v);
 }
 

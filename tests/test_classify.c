@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "classify.h"
 #include "testlib.h"
 
@@ -753,6 +755,101 @@ START_TEST(names)
 }
 END_TEST
 
+/* tests/classify/error-texts.json (issue 28): real error texts of the
+ * client libraries activities call, each with its library, language, the
+ * public source where the text is made or was seen, the class it must get
+ * and why. Every row is classified; the table must stay wide enough to mean
+ * something (80 rows, 12 libraries, 6 languages, every class), and every
+ * library has its section in tests/classify/PROVENANCE.md. */
+static json_t *error_texts(void)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(testlib_src("tests/classify/error-texts.json"), 0, &je);
+	ck_assert_msg(json_is_array(doc), "tests/classify/error-texts.json: %s (line %d)", je.text, je.line);
+	return doc;
+}
+
+static enum failure_class class_named(const char *name)
+{
+	if (strcmp(name, "not-sent") == 0)
+		return FAILURE_SAFE;
+	if (strcmp(name, "ambiguous") == 0)
+		return FAILURE_AMBIGUOUS;
+	if (strcmp(name, "refused") == 0)
+		return FAILURE_PERMANENT;
+	ck_assert_str_eq(name, "unknown");
+	return FAILURE_UNKNOWN;
+}
+
+static const char *field(json_t *row, const char *key)
+{
+	return json_string_value(json_object_get(row, key));
+}
+
+START_TEST(error_text_table)
+{
+	json_t *doc = error_texts();
+	size_t i, wrong = 0;
+	json_t *row;
+	char report[3000] = "";
+	json_array_foreach(doc, i, row) {
+		const char *cls = field(row, "class");
+		ck_assert_msg(cls && field(row, "library") && field(row, "language") && field(row, "source") &&
+				      field(row, "why") && *field(row, "source") && *field(row, "why"),
+			      "row %zu lacks library, language, source, class or why", i);
+		enum failure_class want = class_named(cls);
+		enum failure_class got = classify_failure_chain(field(row, "type"), field(row, "message"),
+								field(row, "cause_type"),
+								field(row, "cause_message"), false);
+		if (got != want) {
+			wrong++;
+			size_t used = strlen(report);
+			snprintf(report + used, sizeof report - used, "\n  row %zu (%s): got %s, want %s: %.60s",
+				 i, field(row, "library"), failure_class_name(got), cls, field(row, "message"));
+		}
+	}
+	ck_assert_msg(wrong == 0, "%zu of %zu error texts classed against their words:%s", wrong,
+		      json_array_size(doc), report);
+	json_decref(doc);
+}
+END_TEST
+
+START_TEST(error_text_table_is_wide)
+{
+	json_t *doc = error_texts();
+	json_t *libs = json_object(), *langs = json_object();
+	size_t per[5] = {0};
+	size_t i;
+	json_t *row;
+	json_array_foreach(doc, i, row) {
+		json_object_set_new(libs, field(row, "library"), json_true());
+		json_object_set_new(langs, field(row, "language"), json_true());
+		per[class_named(field(row, "class"))]++;
+	}
+	ck_assert_uint_ge(json_array_size(doc), 80);
+	ck_assert_uint_ge(json_object_size(libs), 12);
+	ck_assert_uint_ge(json_object_size(langs), 6);
+	ck_assert_uint_ge(per[FAILURE_SAFE], 20);
+	ck_assert_uint_ge(per[FAILURE_AMBIGUOUS], 20);
+	ck_assert_uint_ge(per[FAILURE_PERMANENT], 10);
+	/* Each library's section in the provenance file. */
+	size_t len;
+	char *prov = testlib_read_file(testlib_src("tests/classify/PROVENANCE.md"), &len);
+	ck_assert_ptr_nonnull(prov);
+	const char *lib;
+	json_t *v;
+	json_object_foreach(libs, lib, v) {
+		char heading[256];
+		snprintf(heading, sizeof heading, "\n## %s\n", lib);
+		ck_assert_msg(strstr(prov, heading), "PROVENANCE.md has no section \"## %s\"", lib);
+	}
+	free(prov);
+	json_decref(libs);
+	json_decref(langs);
+	json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("classify");
@@ -761,6 +858,8 @@ int main(void)
 	add_test(tc, every_language_covers_every_class);
 	add_test(tc, only_the_head_of_a_long_text_is_read);
 	add_test(tc, names);
+	add_test(tc, error_text_table);
+	add_test(tc, error_text_table_is_wide);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
