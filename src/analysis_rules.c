@@ -230,6 +230,18 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_finish(c, b, &s, &t, key_remedy(inv));
 }
 
+/* A failure after which the side effect may have landed: ambiguous by its
+ * words, or with words that decide nothing (issue 28: "boom" says nothing
+ * of what was sent, so the retry stays a suspect and the finding says the
+ * class is unknown). A failure with no text at all (`dapr workflow
+ * history` prints none) is no evidence either way: reexecuted only. */
+static bool may_have_landed(const struct attempt *a)
+{
+	return a->outcome == OUTCOME_FAILED &&
+	       (a->failure == FAILURE_AMBIGUOUS ||
+		(a->failure == FAILURE_UNKNOWN && (str_set(a->error_type) || str_set(a->error_message))));
+}
+
 static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 {
 	/* Linked by order with inputs unknown: maybe a loop's next item. */
@@ -238,7 +250,7 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 	size_t first = NONE, n_amb = 0;
 	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
 		const struct attempt *a = &inv->attempts[i];
-		if (a->outcome == OUTCOME_FAILED && a->failure == FAILURE_AMBIGUOUS) {
+		if (may_have_landed(a)) {
 			if (first == NONE)
 				first = i;
 			n_amb++;
@@ -269,21 +281,27 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 		sb_printf(&s, "Attempt %zu of %s (task_scheduled_id %" PRId64 ") failed with ", first + 1,
 			  or_none(inv->name), a->scheduled_id);
 	sb_error(&s, a);
+	/* Said as it is: a timeout/connection-class error, or words that do
+	 * not say whether the request went out. */
+	const char *cls = a->failure == FAILURE_UNKNOWN
+				  ? ", whose words do not say whether anything was sent (failure class unknown),"
+				  : ", a timeout/connection-class error";
 	if (inv->is_child_workflow)
 		sb_printf(&s,
-			  ", a timeout/connection-class error after which the side effects of its "
+			  "%s after which the side effects of its "
 			  "activities may already have landed, and it was started again (event %" PRId64
 			  ", instance %s)",
-			  inv->attempts[first + 1].scheduled_id, or_none(inv->attempts[first + 1].instance_id));
+			  cls, inv->attempts[first + 1].scheduled_id,
+			  or_none(inv->attempts[first + 1].instance_id));
 	else
 		sb_printf(&s,
-			  ", a timeout/connection-class error after which the side effect may "
+			  "%s after which the side effect may "
 			  "already have landed, and attempt %zu (task_scheduled_id %" PRId64 ") ran again",
-			  first + 2, inv->attempts[first + 1].scheduled_id);
+			  cls, first + 2, inv->attempts[first + 1].scheduled_id);
 	if (n_amb > 1) {
 		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
 			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
-		sb_ids_where(&s, inv, first + 1, inv->n_attempts - 1, OUTCOME_FAILED, FAILURE_AMBIGUOUS);
+		sb_ids_where(&s, inv, first + 1, inv->n_attempts - 1, OUTCOME_FAILED, a->failure);
 		sb_printf(&s, ")");
 	}
 	if (inv->is_child_workflow) {
@@ -311,7 +329,7 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 		for (size_t i = first; i < inv->n_attempts; i++) {
 			const struct attempt *x = &inv->attempts[i];
 			analysis_evidence_attempt(c, b, x);
-			if (x->outcome == OUTCOME_FAILED && x->failure == FAILURE_AMBIGUOUS)
+			if (may_have_landed(x))
 				analysis_evidence_add(c, b, x->result_index, -1);
 		}
 	}

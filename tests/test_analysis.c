@@ -833,7 +833,8 @@ static struct event_log *untimed(struct payload in0, struct payload in1, const c
 	completed(log, 1);
 	if (retry_timer_elsewhere) {
 		sched(log, 3, "Other", "o-1");
-		failed(log, 3, "Error", "boom", false);
+		/* Refused by its words: no ambiguous finding of its own. */
+		failed(log, 3, "Error", "400 Bad Request", false);
 		timer(log, 4, ORIGIN_ACTIVITY_RETRY, "o-1", "t4");
 		fired(log, 4, "t4");
 		sched(log, 5, "Other", "o-1");
@@ -2543,7 +2544,7 @@ static const struct fixture_case {
 	 true,
 	 SHARING_METADATA,
 	 10,
-	 {[FINDING_REEXECUTED] = 2},
+	 {[FINDING_REEXECUTED] = 2, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 2},
 	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
 	 0,
 	 "Payloads were not shared",
@@ -2555,7 +2556,7 @@ static const struct fixture_case {
 	 true,
 	 SHARING_UNKNOWN,
 	 0,
-	 {[FINDING_REEXECUTED] = 2},
+	 {[FINDING_REEXECUTED] = 2, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 2},
 	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
 	 0,
 	 "Payloads are absent from this history, which is not from Catalyst",
@@ -2567,7 +2568,7 @@ static const struct fixture_case {
 	 true,
 	 SHARING_UNKNOWN,
 	 0,
-	 {[FINDING_REEXECUTED] = 2},
+	 {[FINDING_REEXECUTED] = 2, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 2},
 	 {{FINDING_REEXECUTED, {0, 2, 4, 6, 8}, 5}},
 	 0,
 	 NULL,
@@ -2698,11 +2699,11 @@ static const struct fixture_case {
 	 true,
 	 SHARING_UNKNOWN,
 	 0,
-	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1},
+	 {[FINDING_CHILD_WORKFLOW_RETRIED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_CHILD_WORKFLOW_RETRIED, {0, 1, 2, 3, 4}, 5}},
 	 3,
 	 "as its origin (and 1 more timer names such an origin), which matches no attempt",
-	 "whose origin names no attempt in this history",
+	 "whose words do not say whether anything was sent (failure class unknown)",
 	 {"records no retry-timer origins", "earlier continue-as-new"}},
 	/* Issue 16, item 2: durabletask-js's retry handler retries with no
 	 * timer; equal inputs link by order. */
@@ -2712,7 +2713,7 @@ static const struct fixture_case {
 	 true,
 	 SHARING_UNKNOWN,
 	 0,
-	 {[FINDING_REEXECUTED] = 1},
+	 {[FINDING_REEXECUTED] = 1, [FINDING_AMBIGUOUS_FAILURE_RETRIED] = 1},
 	 {{FINDING_REEXECUTED, {0, 1, 2}, 3}},
 	 0,
 	 "linked by order, no retry timer. Each failure",

@@ -244,9 +244,12 @@ START_TEST(exit_status_follows_fail_on)
 		{"i1-fan-out-when-all.dapr-cli", NULL, NULL, 0},
 		{"i3-rolling-fan-out.catalyst", NULL, NULL, 0},
 		{"i4-activity-sequence.catalyst", NULL, NULL, 0},
-		{"i5-parallel-retries-no-payloads.catalyst", NULL, NULL, 0},
-		{"i5-parallel-retries-no-payloads.proto", NULL, NULL, 0},
-		{"i5-parallel-retries-no-payloads.dapr-cli", NULL, NULL, 0},
+		/* Retried after "activity failure": words that do not say
+		 * whether anything was sent stay a suspect (issue 28). */
+		{"i5-parallel-retries-no-payloads.catalyst", NULL, NULL, 1},
+		{"i5-parallel-retries-no-payloads.proto", NULL, NULL, 1},
+		{"i5-parallel-retries-no-payloads.dapr-cli", NULL, NULL, 1},
+		{"i5-parallel-retries-no-payloads.catalyst", "--fail-on", "never", 0},
 		/* when_any's loser never gets a result, by design: a limit, no finding. */
 		{"i2-when-any-first-wins.catalyst", NULL, NULL, 0},
 		/* only a notice: below the default threshold, at the strict one */
@@ -1027,7 +1030,8 @@ START_TEST(payloads_never_by_default)
 	for (size_t f = 0; f < 3; f++) {
 		struct testlib_output o;
 		run_file(payload_exts[f][0], fixture, "--data-sharing=full", NULL, NULL, &o);
-		ck_assert_int_eq(o.status, 0); /* a notice: reexecuted */
+		/* "Transient failure" decides no class: a suspect (issue 28). */
+		ck_assert_int_eq(o.status, 1);
 		ck_assert_ptr_null(strstr(o.out, "Payloads"));
 		ck_assert_ptr_null(strstr(o.out, "\"payloads\""));
 		ck_assert_ptr_null(strstr(o.out, "\"text\""));
@@ -1074,7 +1078,7 @@ START_TEST(shown_payloads_are_escaped_and_bounded)
 	for (size_t f = 0; f < 3; f++) {
 		struct testlib_output o;
 		run_file(payload_exts[f][0], "-", "--show-payloads", "--data-sharing=full", b.data, &o);
-		ck_assert_msg(o.status == 0, "%s: exit %d: %s", payload_exts[f][0], o.status, o.err);
+		ck_assert_msg(o.status == 1, "%s: exit %d: %s", payload_exts[f][0], o.status, o.err);
 		for (size_t i = 0; i < o.out_len; i++)
 			ck_assert_msg(o.out[i] != '\x1b' && o.out[i] != '\r' && o.out[i] != '\a',
 				      "%s: control character 0x%02x at %zu", payload_exts[f][0], o.out[i], i);
