@@ -205,6 +205,11 @@ enum link_source {
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
 		 const struct project_ref *project, const char *note, const char *unvouched, struct err *e);
 
+/* The render options of rq, for every command that renders (one place:
+ * issue 29 found `stats --color` accepted and dropped by a hand-built
+ * copy). */
+struct render_options audit_render_options(const struct audit_request *rq);
+
 /* Shared tail of every auditing command: render the report to --output-file or
  * stdout in the requested format and turn findings into the exit status. */
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e);

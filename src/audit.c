@@ -121,6 +121,17 @@ static int emit_paged(const struct audit_request *rq, struct file_out *fo, struc
 	return audit_close_output(rq, fo, rc, r, e);
 }
 
+struct render_options audit_render_options(const struct audit_request *rq)
+{
+	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
+	return (struct render_options){.color = rq->format == FORMAT_TEXT && rq->color == COLOR_ALWAYS,
+				       .width = 80,
+				       .view = rq->view,
+				       .all_runs = rq->all_runs,
+				       .threads = rq->threads,
+				       .local_time = rq->local_time};
+}
+
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)
 {
 	report_summarize(r);
@@ -128,13 +139,7 @@ int audit_emit_report(const struct audit_request *rq, struct report *r, struct e
 	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
-	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
-	struct render_options ro = {.color = rq->format == FORMAT_TEXT && rq->color == COLOR_ALWAYS,
-				    .width = 80,
-				    .view = rq->view,
-				    .all_runs = rq->all_runs,
-				    .threads = rq->threads,
-				    .local_time = rq->local_time};
+	struct render_options ro = audit_render_options(rq);
 	if (rq->pager && out == stdout)
 		return emit_paged(rq, &fo, r, &ro, e);
 	int rc = render_report(out, rq->format, r, &ro, e);

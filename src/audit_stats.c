@@ -384,7 +384,7 @@ int audit_stats(const struct audit_request *rq, struct err *e)
 	struct file_out fo;
 	FILE *out = audit_open_output(rq, &fo, e);
 	if (out) {
-		struct render_options ro = {.width = 80, .threads = rq->threads};
+		struct render_options ro = audit_render_options(rq);
 		int wrc = render_stats(out, rq->format, &st, &ro, e);
 		/* Only the counts --fail-on reads: stats knows no baseline. */
 		struct report counts = {0};

@@ -342,7 +342,7 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
-	struct render_options ro = {.width = 80, .threads = rq->threads};
+	struct render_options ro = audit_render_options(rq);
 	struct render_json_stream *rs = render_json_begin(out, x->r, &ro, e);
 	int rc = rs ? 0 : -1;
 	if (rs && x->r->n_runs && fflush(st->runs) != 0)

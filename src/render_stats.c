@@ -7,6 +7,7 @@
 
 #include "escape.h"
 #include "render.h"
+#include "render_text_internal.h"
 #include "stats.h"
 
 /* Rows that get a detail section (findings, failures, the latest suspect
@@ -142,6 +143,7 @@ static int render_stats_json(FILE *out, const struct stats *st, bool one_line, s
 struct out {
 	FILE *f;
 	bool md;
+	bool color; /* text on a terminal that takes it: --color */
 	struct buf tmp[4];
 	size_t next;
 };
@@ -218,8 +220,9 @@ static void text_table(struct out *o, const struct stats *st)
 	fprintf(o->f, "\n%4s  ", "#");
 	if (projects)
 		fprintf(o->f, "%-*s  ", (int)wp, "project");
-	fprintf(o->f, "%-*s  %-*s  %11s  %16s  %11s  %7s  %6s\n", (int)wa, "app", (int)wn, "activity",
-		"invocations", "re-executed", "attempts*", "suspect", "notice");
+	fprintf(o->f, "%s%-*s  %-*s  %11s  %16s  %11s  %7s  %6s%s\n", render_style(o->color, STYLE_BOLD), (int)wa,
+		"app", (int)wn, "activity", "invocations", "re-executed", "attempts*", "suspect", "notice",
+		render_style_off(o->color));
 	for (size_t i = 0; i < st->n_rows; i++) {
 		const struct stats_row *r = st->rows[i];
 		char sh[48], at[64];
@@ -233,9 +236,14 @@ static void text_table(struct out *o, const struct stats *st)
 		const char *a = esc(o, r->app_id ? r->app_id : "-", 0, 0);
 		const char *n = esc(o, row_name(r), 0, 0);
 		size_t nc = escape_columns(n) + (r->child_workflow ? 8 : 0);
-		fprintf(o->f, "%s%*s  %s%s%*s  %11zu  %16s  %11s  %7zu  %6zu\n", a, (int)(wa - escape_columns(a)),
-			"", n, r->child_workflow ? " (child)" : "", (int)(wn - nc), "", r->invocations, sh, at,
-			r->suspect, r->notice);
+		/* Colour only around counts that are not zero: the padding is
+		 * the numbers' own, so the columns stay aligned. */
+		bool red = o->color && r->suspect, yellow = o->color && r->notice;
+		fprintf(o->f, "%s%*s  %s%s%*s  %11zu  %16s  %11s  %s%7zu%s  %s%6zu%s\n", a,
+			(int)(wa - escape_columns(a)), "", n, r->child_workflow ? " (child)" : "", (int)(wn - nc),
+			"", r->invocations, sh, at, render_style(red, STYLE_RED), r->suspect,
+			render_style_off(red), render_style(yellow, STYLE_YELLOW), r->notice,
+			render_style_off(yellow));
 	}
 	fprintf(o->f, "\n* attempts per invocation: median/p95/max\n");
 }
@@ -321,9 +329,9 @@ static void detail(struct out *o, const struct stats *st, size_t i)
 			esc(o, r->remedy, 0, ESCAPE_MD_INLINE));
 }
 
-static int render_stats_human(FILE *f, bool md, const struct stats *st, struct err *e)
+static int render_stats_human(FILE *f, bool md, bool color, const struct stats *st, struct err *e)
 {
-	struct out o = {.f = f, .md = md};
+	struct out o = {.f = f, .md = md, .color = color && !md};
 	for (int i = 0; i < 4; i++)
 		buf_init(&o.tmp[i], 0);
 	if (md)
@@ -361,15 +369,15 @@ static int render_stats_human(FILE *f, bool md, const struct stats *st, struct e
 int render_stats(FILE *out, enum render_format f, const struct stats *st, const struct render_options *o,
 		 struct err *e)
 {
-	(void)o;
+	bool color = o && o->color;
 	switch (f) {
 	case FORMAT_JSON:
 	case FORMAT_JSONL:
 		return render_stats_json(out, st, f == FORMAT_JSONL, e);
 	case FORMAT_MARKDOWN:
-		return render_stats_human(out, true, st, e);
+		return render_stats_human(out, true, false, st, e);
 	case FORMAT_TEXT:
 		break;
 	}
-	return render_stats_human(out, false, st, e);
+	return render_stats_human(out, false, color, st, e);
 }

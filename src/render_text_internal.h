@@ -39,6 +39,10 @@ enum style {
 };
 
 /* render_text_layout.c */
+/* The ANSI codes of s, "" without colour: the text report's and the
+ * stats table's one palette. */
+const char *render_style(bool color, enum style s);
+const char *render_style_off(bool color);
 const char *text_on(struct text_out *t, enum style s);
 const char *text_off(struct text_out *t);
 /* s escaped for the terminal (and cut to max characters when max > 0);

@@ -9,14 +9,24 @@ static const char *const style_codes[] = {
 	[STYLE_YELLOW] = "\033[33m", [STYLE_DIM] = "\033[2m",
 };
 
+const char *render_style(bool color, enum style s)
+{
+	return color ? style_codes[s] : "";
+}
+
+const char *render_style_off(bool color)
+{
+	return color ? "\033[0m" : "";
+}
+
 const char *text_on(struct text_out *t, enum style s)
 {
-	return t->color ? style_codes[s] : "";
+	return render_style(t->color, s);
 }
 
 const char *text_off(struct text_out *t)
 {
-	return t->color ? "\033[0m" : "";
+	return render_style_off(t->color);
 }
 
 /* s escaped for the terminal (and cut to max characters when max > 0);

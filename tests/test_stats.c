@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "testlib.h"
 
 #define CLI_TIMEOUT_MS 120000
@@ -182,6 +183,34 @@ START_TEST(fleet_ranked_first)
 	ck_assert_msg(a && b && c && a < b && b < c, "%s", o.out);
 	ck_assert_ptr_nonnull(strstr(o.out, "remedy (ambiguous_failure_retried): "));
 	ck_assert_ptr_nonnull(strstr(o.out, "https://catalyst.diagrid.io/workflows/billing/"));
+	char *plain = strdup(o.out);
+	testlib_output_free(&o);
+
+	/* --color always (issue 29: accepted, and dropped on the way to the
+	 * table): the header bold, non-zero suspect counts red, notices
+	 * yellow; with the codes taken out, the very same table. */
+	cli(&o, (const char *[]){"--server", s.url, "--project", "fleet", "--color", "always", "stats", "--since",
+				 "30d", "--fail-on", "never", NULL});
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_msg(strstr(o.out, "\033[1m") && strstr(o.out, "\033[1;31m"), "%s", o.out);
+	struct buf stripped;
+	buf_init(&stripped, 0);
+	for (const char *p = o.out; *p;) {
+		if (*p == '\033') {
+			p += strcspn(p, "m");
+			p += *p != '\0';
+			continue;
+		}
+		buf_append(&stripped, p++, 1, NULL);
+	}
+	ck_assert_str_eq(stripped.data ? stripped.data : "", plain);
+	buf_finish(&stripped);
+	testlib_output_free(&o);
+	cli(&o, (const char *[]){"--server", s.url, "--project", "fleet", "--color", "never", "stats", "--since",
+				 "30d", "--fail-on", "never", NULL});
+	ck_assert_ptr_null(strchr(o.out, '\033'));
+	ck_assert_str_eq(o.out, plain);
+	free(plain);
 	testlib_output_free(&o);
 	testlib_server_stop(&s);
 }
