@@ -117,13 +117,36 @@ static void sb_timers(struct sb *s, const struct invocation *inv)
 
 /* The scheduled ids of inv's attempts [from, to) with that outcome (and
  * that failure class, unless FAILURE_NONE), the first LIST_MAX of them. */
+static bool is_failed(const struct attempt *a)
+{
+	return a->outcome == OUTCOME_FAILED;
+}
+
+static bool is_pending(const struct attempt *a)
+{
+	return a->outcome == OUTCOME_PENDING;
+}
+
+/* A failure after which the side effect may have landed: ambiguous by its
+ * words, or with words that decide nothing (issue 28: "boom" says nothing
+ * of what was sent, so the retry stays a suspect and the finding says the
+ * class is unknown). A failure with no text at all (`dapr workflow
+ * history` prints none) is no evidence either way: reexecuted only. */
+static bool may_have_landed(const struct attempt *a)
+{
+	return a->outcome == OUTCOME_FAILED &&
+	       (a->failure == FAILURE_AMBIGUOUS ||
+		(a->failure == FAILURE_UNKNOWN && (str_set(a->error_type) || str_set(a->error_message))));
+}
+
+/* The scheduled ids of inv's attempts [from, to) that keep holds for. */
 static void sb_ids_where(struct sb *s, const struct invocation *inv, size_t from, size_t to,
-			 enum attempt_outcome outcome, enum failure_class failure)
+			 bool (*keep)(const struct attempt *))
 {
 	size_t listed = 0;
 	for (size_t i = from; i < to; i++) {
 		const struct attempt *x = &inv->attempts[i];
-		if (x->outcome != outcome || (failure != FAILURE_NONE && x->failure != failure))
+		if (!keep(x))
 			continue;
 		if (listed < LIST_MAX)
 			sb_printf(s, "%s%" PRId64, listed ? ", " : "", x->scheduled_id);
@@ -230,18 +253,6 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	analysis_finding_finish(c, b, &s, &t, key_remedy(inv));
 }
 
-/* A failure after which the side effect may have landed: ambiguous by its
- * words, or with words that decide nothing (issue 28: "boom" says nothing
- * of what was sent, so the retry stays a suspect and the finding says the
- * class is unknown). A failure with no text at all (`dapr workflow
- * history` prints none) is no evidence either way: reexecuted only. */
-static bool may_have_landed(const struct attempt *a)
-{
-	return a->outcome == OUTCOME_FAILED &&
-	       (a->failure == FAILURE_AMBIGUOUS ||
-		(a->failure == FAILURE_UNKNOWN && (str_set(a->error_type) || str_set(a->error_message))));
-}
-
 static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 {
 	/* Linked by order with inputs unknown: maybe a loop's next item. */
@@ -301,7 +312,7 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 	if (n_amb > 1) {
 		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
 			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
-		sb_ids_where(&s, inv, first + 1, inv->n_attempts - 1, OUTCOME_FAILED, a->failure);
+		sb_ids_where(&s, inv, first + 1, inv->n_attempts - 1, may_have_landed);
 		sb_printf(&s, ")");
 	}
 	if (inv->is_child_workflow) {
@@ -467,7 +478,7 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 	} else {
 		sb_printf(&s, "%s %zu failed attempt%s (task_scheduled_id ", n_failed > 1 ? "all" : "its",
 			  n_failed, n_failed > 1 ? "s" : "");
-		sb_ids_where(&s, inv, 0, inv->n_attempts, OUTCOME_FAILED, FAILURE_NONE);
+		sb_ids_where(&s, inv, 0, inv->n_attempts, is_failed);
 		sb_printf(&s, ") failed with the same permanent-class error, ");
 		sb_error(&s, a);
 	}
@@ -604,7 +615,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 		sb_printf(&t, " (%s)", an->status ? an->status : "ended");
 	sb_printf(&s, "%s %s (task_scheduled_id ", inv->is_child_workflow ? "Child workflow" : "Attempt",
 		  or_none(inv->name));
-	sb_ids_where(&s, inv, 0, inv->n_attempts, OUTCOME_PENDING, FAILURE_NONE);
+	sb_ids_where(&s, inv, 0, inv->n_attempts, is_pending);
 	for (size_t i = 0; b && i < inv->n_attempts; i++) {
 		if (inv->attempts[i].outcome == OUTCOME_PENDING)
 			analysis_evidence_attempt(c, b, &inv->attempts[i]);

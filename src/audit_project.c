@@ -100,6 +100,17 @@ static void uid_read_as_name(struct audit_ctx *x)
 	catalyst_projects_finish(&l);
 }
 
+/* The names of the projects in l, joined, into out. */
+static void list_names(const struct catalyst_projects *l, char *out, size_t size)
+{
+	char *names[MAX_PROJECT_NAMES];
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].name && n < MAX_PROJECT_NAMES)
+			names[n++] = l->items[i].name;
+	audit_join_names(names, n, l->n > n, out, size);
+}
+
 /* Whether the server's answer about a project names the one asked: uid for
  * uid, name for name. A uid answer without a uid, or a name answer without
  * a name, confirms nothing. */
@@ -157,19 +168,13 @@ static void confirm_project(struct audit_ctx *x)
 				 asked->value, e.msg);
 		} else {
 			bool found = false;
-			char *names[MAX_PROJECT_NAMES];
-			size_t n = 0;
-			for (size_t i = 0; i < l.n; i++) {
+			for (size_t i = 0; i < l.n; i++)
 				found |= names_asked(asked, &l.items[i]);
-				if (l.items[i].name && n < MAX_PROJECT_NAMES)
-					names[n++] = l.items[i].name;
-			}
 			char known[600];
-			audit_join_names(names, n, l.n > n, known, sizeof known);
-			snprintf(why, sizeof why, "the server's project list has no project with %s %s%s%s",
-				 form_word(asked), asked->value, *known ? " (it lists " : "", *known ? known : "");
-			if (*known)
-				strncat(why, ")", sizeof why - strlen(why) - 1);
+			list_names(&l, known, sizeof known);
+			snprintf(why, sizeof why, "the server's project list has no project with %s %s%s%s%s",
+				 form_word(asked), asked->value, *known ? " (it lists " : "", known,
+				 *known ? ")" : "");
 			catalyst_projects_finish(&l);
 			if (found)
 				return;
@@ -227,12 +232,7 @@ static void project_names(struct audit_ctx *x, char *out, size_t size)
 	struct catalyst_projects l;
 	if (audit_projects(x, &l) < 0)
 		return;
-	char *names[MAX_PROJECT_NAMES];
-	size_t n = 0;
-	for (size_t i = 0; i < l.n; i++)
-		if (l.items[i].name && n < MAX_PROJECT_NAMES)
-			names[n++] = l.items[i].name;
-	audit_join_names(names, n, l.n > n, out, size);
+	list_names(&l, out, size);
 	catalyst_projects_finish(&l);
 }
 
