@@ -201,7 +201,7 @@ enum link_source {
  * set), and the project it names (doc/PRODUCT.md rule 3), for both sources.
  * note goes beside a link; unvouched, when set, is why there is none: the
  * server did not confirm the project (issue 28). -1 only for what the file
- * source calls an error. (audit_link.c) */
+ * source calls an error. (audit_run_link.c) */
 int link_for_run(struct report_run *rr, enum link_source from, const char *console,
 		 const struct project_ref *project, const char *note, const char *unvouched, struct err *e);
 
@@ -209,6 +209,9 @@ int link_for_run(struct report_run *rr, enum link_source from, const char *conso
  * issue 29 found `stats --color` accepted and dropped by a hand-built
  * copy). */
 struct render_options audit_render_options(const struct audit_request *rq);
+/* How rq's histories are parsed, from the server or from files: one place
+ * too, so the two paths cannot read --threads or --show-payloads apart. */
+struct event_parse_options audit_parse_options(const struct audit_request *rq);
 
 /* Shared tail of every auditing command: render the report to --output-file or
  * stdout in the requested format and turn findings into the exit status. */

@@ -23,10 +23,6 @@
 #define ON_SIGNIN (ON_SERVER | ON(CMD_LOGIN))     /* may sign in: everything that connects over HTTP */
 #define ON_ALL 0xffffu
 
-/* The formats a command writes, as bits of enum render_format. */
-#define WRITES(f) (1u << (f))
-#define WRITES_ALL RENDER_FORMATS_ALL
-
 enum option_group {
 	GROUP_CONNECTION,
 	GROUP_PROJECT,
@@ -136,7 +132,9 @@ struct cli_command {
 	const char *name;
 	enum audit_command cmd;                                    /* CMD_NONE: `help` */
 	int (*run)(const struct audit_request *rq, struct err *e); /* the pipeline's command (audit.h) */
-	unsigned formats; /* WRITES() bits: the formats it writes; another asked for is a usage error */
+	/* what it writes: the formats whose row has that writer
+	 * (render_formats_for); another asked for is a usage error */
+	enum render_subject writes;
 	int min_args, max_args;
 	const char *args;    /* after the command word in its usage line */
 	const char *summary; /* one line, for the command list */

@@ -34,6 +34,9 @@ struct render_options {
 	/* the threads setting (parallel.h): 1 keeps the JSON render on one thread */
 	unsigned threads;
 	bool local_time; /* --local-time: times in the local zone, offset printed */
+	/* --show-payloads: the payloads of the attempts in findings, for the
+	 * runs whose history was read to keep them (report_payloads.h) */
+	bool show_payloads;
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
@@ -62,7 +65,7 @@ void render_json_abort(struct render_json_stream *s);
  * as its next run, separator first. Spliced in order, the runs come out byte
  * for byte as render_json_run would write them. A segment is written on one
  * thread: the workers that render segments already keep the cores busy. */
-struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e);
+struct render_json_stream *render_json_begin_segment(FILE *out, const struct render_options *o, struct err *e);
 int render_json_splice(struct render_json_stream *s, int fd, off_t off, size_t len, struct err *e);
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
 /* JSON Lines: each run as render_json writes it, on one line, then one
@@ -72,17 +75,49 @@ int render_markdown(FILE *out, const struct report *r, const struct render_optio
  * render_jsonl_end the summary line, from r's counts and notes (r->runs is
  * not read; "runs" is n_runs). */
 int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
-int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e);
+int render_jsonl_run(FILE *out, const struct report_run *run, const struct render_options *o, struct err *e);
 int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e);
+
+/* What a format is, beside what it writes: bits of a row's traits. The
+ * pipeline asks a row, never compares formats. */
+#define FORMAT_FOR_PEOPLE (1u << 0)   /* read on a screen: paged on a terminal, --local-time, a width */
+#define FORMAT_TAKES_COLOR (1u << 1)  /* --color colours it */
+#define FORMAT_STREAMS_RUNS (1u << 2) /* a `runs` report written run by run, memory flat in runs */
+#define FORMAT_LINE_PER_RUN (1u << 3) /* each run a line of its own, written as soon as it is audited */
+
+/* What a command writes; a format writes it when its row has the writer
+ * (render_formats_for): the command table names a subject, not formats. */
+enum render_subject {
+	RENDER_NOTHING = 0,
+	RENDER_REPORT, /* run, runs, file */
+	RENDER_STATS,
+	RENDER_REVIEW,
+	RENDER_LINK,
+	RENDER_WHOAMI,
+	RENDER_TOOLS,
+};
+
+struct stats;
+struct review;
+struct link_info;
+struct whoami_info;
+struct tools_info;
 
 /* The output formats, one row each (src/render_format.c): the one list the
  * option table, --output-file's extensions, the help, the completions and the
- * tests read. A renderer is its enum value, its row and its file. */
+ * tests read. A format is its enum value, its row, its file (the writers it
+ * has) and meson.build; a NULL writer: the format does not write that. */
 struct render_format_row {
 	enum render_format format;
 	const char *name;      /* for -o/--output and the config file */
 	const char *extension; /* --output-file FILE with it picks the format; NULL: none */
+	unsigned traits;       /* FORMAT_ bits */
 	int (*render)(FILE *out, const struct report *r, const struct render_options *o, struct err *e);
+	int (*stats)(FILE *out, const struct stats *st, const struct render_options *o, struct err *e);
+	int (*review)(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
+	int (*link)(FILE *out, const struct link_info *l, const struct render_options *o, struct err *e);
+	int (*whoami)(FILE *out, const struct whoami_info *w, const struct render_options *o, struct err *e);
+	int (*tools)(FILE *out, const struct tools_info *t, const struct render_options *o, struct err *e);
 };
 extern const struct render_format_row render_formats[]; /* {.name = NULL}-ended */
 /* The row of a name, of a format, of a file name's extension (any case);
@@ -90,6 +125,10 @@ extern const struct render_format_row render_formats[]; /* {.name = NULL}-ended 
 const struct render_format_row *render_format_by_name(const char *name);
 const struct render_format_row *render_format_row(enum render_format f);
 const struct render_format_row *render_format_of_path(const char *path);
+/* Whether format f has every trait of traits. */
+bool render_format_is(enum render_format f, unsigned traits);
+/* The formats that write subject, as bits (1u << format). */
+unsigned render_formats_for(enum render_subject subject);
 /* "text|json": the names of the formats in bits (1u << format), '|'-joined. */
 void render_format_list(unsigned bits, char *buf, size_t size);
 #define RENDER_FORMATS_ALL 0xffffu
@@ -97,7 +136,10 @@ void render_format_list(unsigned bits, char *buf, size_t size);
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);
 
-struct stats;
 /* The fleet view (render_stats.c): it formats, never computes. */
 int render_stats(FILE *out, enum render_format f, const struct stats *st, const struct render_options *o,
 		 struct err *e);
+int render_stats_text(FILE *out, const struct stats *st, const struct render_options *o, struct err *e);
+int render_stats_markdown(FILE *out, const struct stats *st, const struct render_options *o, struct err *e);
+int render_stats_json(FILE *out, const struct stats *st, const struct render_options *o, struct err *e);
+int render_stats_jsonl(FILE *out, const struct stats *st, const struct render_options *o, struct err *e);

@@ -55,9 +55,10 @@ int audit_ctx_connect(struct audit_ctx *x, struct err *e)
 		return -1;
 	x->session = audit_session_open(x->rq, SESSION_CATALYST, e);
 	x->c = session_catalyst(x->session);
-	if (x->c)
-		catalyst_set_parse_options(x->c,
-					   &(struct event_parse_options){.payload_text = x->rq->show_payloads});
+	if (x->c) {
+		struct event_parse_options po = audit_parse_options(x->rq);
+		catalyst_set_parse_options(x->c, &po);
+	}
 	return x->session ? 0 : -1;
 }
 

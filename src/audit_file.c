@@ -93,8 +93,8 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 		return err_oom(e);
 	if (input_open(path, &fd, e) < 0)
 		return -1;
-	run->log = event_log_parse_fd(
-		fd, &(struct event_parse_options){.threads = rq->threads, .payload_text = rq->show_payloads}, e);
+	struct event_parse_options po = audit_parse_options(rq);
+	run->log = event_log_parse_fd(fd, &po, e);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (!run->log) {

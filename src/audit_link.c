@@ -9,7 +9,7 @@
 #include "audit_catalyst.h"
 #include "browser.h"
 #include "console_link.h"
-#include "escape.h"
+#include "render_info.h"
 
 void audit_open_web(const struct audit_request *rq, const char *link, const char *why_not)
 {
@@ -24,19 +24,6 @@ void audit_open_web(const struct audit_request *rq, const char *link, const char
 }
 
 /* ---- the link command ------------------------------------------------ */
-
-/* The report's shape of the project a link names. */
-static json_t *link_project(const struct project_ref *p)
-{
-	switch (p->form) {
-	case PROJECT_NAME:
-		return json_pack("{s:s}", "name", p->value);
-	case PROJECT_UID:
-		return json_pack("{s:s}", "uid", p->value);
-	default:
-		return NULL;
-	}
-}
 
 /* The server says the run exists (and, for a bare number as --project,
  * which project is meant): no link to a run that is not there. *app is
@@ -73,31 +60,12 @@ static int print_link(const struct audit_ctx *x, FILE *out, const char *app, con
 		      const char *note, struct err *e)
 {
 	const struct audit_request *rq = x->rq;
-	if (rq->format == FORMAT_JSON) {
-		json_t *doc = json_pack("{s:s, s:s?, s:s?, s:o?, s:s?, s:s?, s:b}", "schema",
-					"catalyst-audit.link/v1", "app_id", app, "run_id", run_id, "project",
-					link_project(&x->project), "console_link", link, "link_note", note,
-					"checked", !rq->no_check);
-		if (!doc || json_dumpf(doc, out, JSON_INDENT(2)) < 0) {
-			json_decref(doc);
-			return err_oom(e);
-		}
-		fputc('\n', out);
-		json_decref(doc);
-		if (note && note != x->said_note) /* that one was said already */
-			audit_warnf(rq, "%s", note);
-	} else if (link) {
-		if (note && note != x->said_note)
-			audit_warnf(rq, "%s", note);
-		fprintf(out, "%s\n", link);
-	} else {
-		char *sapp = escape_terminal_dup(app ? app : "", 0), *srun = escape_terminal_dup(run_id, 0);
-		audit_warnf(rq, "%s; the ids follow in plain text", note); /* why there is no link */
-		fprintf(out, "app id: %s  run id: %s\n", sapp ? sapp : "", srun ? srun : "");
-		free(sapp);
-		free(srun);
-	}
-	return 0;
+	struct link_info l = {app, run_id, &x->project, link, note, !rq->no_check};
+	/* What the link cannot say, or why there is none, before the output
+	 * (once: x->said_note was said already). */
+	if (note && note != x->said_note)
+		audit_warnf(rq, "%s%s", note, link ? "" : "; the ids follow instead");
+	return render_link(out, rq->format, &l, e);
 }
 
 int audit_link(const struct audit_request *rq, struct err *e)

@@ -47,6 +47,7 @@ struct audit_stream {
 	FILE *out;
 	struct file_out fo; /* what out is: --output's file, or stdout */
 	size_t next_out;
+	struct render_options ro;
 };
 
 /* Streams when the report is JSON and a temporary file can be had;
@@ -54,12 +55,13 @@ struct audit_stream {
  * (text and Markdown open with the verdict over all runs). */
 struct audit_stream *audit_stream_new(const struct audit_request *rq)
 {
-	if (rq->format != FORMAT_JSON && rq->format != FORMAT_JSONL)
+	if (!render_format_is(rq->format, FORMAT_STREAMS_RUNS))
 		return NULL;
 	struct audit_stream *st = calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
-	if (rq->format == FORMAT_JSONL) {
+	st->ro = audit_render_options(rq);
+	if (render_format_is(rq->format, FORMAT_LINE_PER_RUN)) {
 		/* Where the lines go, now: they are written as runs finish. A
 		 * FILE that cannot be opened leaves the report whole, and its
 		 * error to audit_emit_report. */
@@ -133,9 +135,9 @@ static int render_one(const struct audit_stream *st, const struct report_run *rr
 		return err_oom(e);
 	int rc;
 	if (st->out) {
-		rc = render_jsonl_run(m, rr, e);
+		rc = render_jsonl_run(m, rr, &st->ro, e);
 	} else {
-		struct render_json_stream *rs = render_json_begin_segment(m, e);
+		struct render_json_stream *rs = render_json_begin_segment(m, &st->ro, e);
 		rc = rs ? render_json_run(rs, rr, e) : -1;
 		if (rs) {
 			if (rc < 0)
@@ -342,8 +344,7 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 	FILE *out = audit_open_output(rq, &fo, e);
 	if (!out)
 		return -1;
-	struct render_options ro = audit_render_options(rq);
-	struct render_json_stream *rs = render_json_begin(out, x->r, &ro, e);
+	struct render_json_stream *rs = render_json_begin(out, x->r, &st->ro, e);
 	int rc = rs ? 0 : -1;
 	if (rs && x->r->n_runs && fflush(st->runs) != 0)
 		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));

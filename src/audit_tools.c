@@ -32,13 +32,12 @@ int audit_tools(const struct audit_request *rq, struct err *e)
 		goto out;
 	/* Without --format this lists for a person, even into a pipe; the CLI
 	 * refuses a format tools does not write. */
-	bool json = rq->format == FORMAT_JSON;
 	struct tools_info info = {
 		.server_info = mcp_server_info_get(session_mcp(s)),
 		.protocol_version = mcp_protocol_version(session_mcp(s)),
 		.tools = tools,
 	};
-	rc = audit_close_plain(&fo, render_tools(out, json ? FORMAT_JSON : FORMAT_TEXT, &info, e), e);
+	rc = audit_close_plain(&fo, render_tools(out, rq->format, &info, e), e);
 out:
 	if (rc < 0 && rq->progress)
 		rq->progress("", rq->msg_ctx);

@@ -124,7 +124,7 @@ static void resolve_pager(struct audit_request *rq, enum audit_command cmd)
 {
 	rq->pager = NULL;
 	if (rq->no_pager || !(ON(cmd) & ON_REPORT) || rq->output_file || !isatty(STDOUT_FILENO) ||
-	    (rq->format != FORMAT_TEXT && rq->format != FORMAT_MARKDOWN))
+	    !render_format_is(rq->format, FORMAT_FOR_PEOPLE))
 		return;
 	const char *p = getenv("CATALYST_PAGER");
 	if (!p)
@@ -537,15 +537,16 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 	struct audit_request *rq = &v->rq;
 	if (!(cli_option_by_name("format")->commands & ON(cmd->cmd)))
 		return 0;
-	if (v->line_format_set && !(cmd->formats & WRITES(v->line_format))) {
+	unsigned formats = render_formats_for(cmd->writes);
+	if (v->line_format_set && !(formats & (1u << v->line_format))) {
 		char words[128];
-		format_words(cmd->formats, words, sizeof words);
+		format_words(formats, words, sizeof words);
 		return err_set(e, ERR_USAGE, "%s %s: %s writes %s", v->line_format_label,
 			       render_format_row(v->line_format)->name, cmd->name, words);
 	}
 	const struct render_format_row *by_name = rq->output_file ? render_format_of_path(rq->output_file) : NULL;
 	bool by_line = v->line_format_set;
-	if (!by_line && by_name && (cmd->formats & WRITES(by_name->format))) {
+	if (!by_line && by_name && (formats & (1u << by_name->format))) {
 		rq->format = by_name->format;
 		rq->format_given = by_line = true;
 	}

@@ -232,6 +232,7 @@ struct render_json_stream {
 	struct jw w;
 	bool segment;     /* runs only, each without its separator (render_json_begin_segment) */
 	unsigned threads; /* the threads setting for big arrays */
+	bool payloads;    /* --show-payloads: each run's payloads, where its history kept them */
 	size_t n_runs;    /* runs written or spliced so far */
 };
 
@@ -417,7 +418,7 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_int(w, (int64_t)i);
 	}
 	jw_close(w, ']');
-	if (report_run_shows_payloads(run))
+	if (s->payloads && report_run_shows_payloads(run))
 		write_payloads(w, run);
 	jw_close(w, '}');
 }
@@ -526,6 +527,7 @@ struct render_json_stream *render_json_begin(FILE *out, const struct report *r, 
 	struct render_json_stream *s = stream_new(out, o ? o->threads : 0, e);
 	if (!s)
 		return NULL;
+	s->payloads = o && o->show_payloads;
 	jw_open(&s->w, NULL, '{');
 	jw_k_str(&s->w, "schema", "catalyst-audit.report/v1");
 	write_meta(&s->w, &r->meta);
@@ -534,11 +536,12 @@ struct render_json_stream *render_json_begin(FILE *out, const struct report *r, 
 }
 
 /* One thread: segments are rendered by `runs`' workers, several at once. */
-struct render_json_stream *render_json_begin_segment(FILE *out, struct err *e)
+struct render_json_stream *render_json_begin_segment(FILE *out, const struct render_options *o, struct err *e)
 {
 	struct render_json_stream *s = stream_new(out, 1, e);
 	if (!s)
 		return NULL;
+	s->payloads = o && o->show_payloads;
 	/* Where render_json_begin leaves a stream: inside "runs". */
 	s->w.depth = 2;
 	s->segment = true;
@@ -602,12 +605,13 @@ int render_json(FILE *out, const struct report *r, const struct render_options *
 
 /* ---- JSON Lines -------------------------------------------------------- */
 
-static int jsonl_run(FILE *out, const struct report_run *run, unsigned threads, struct err *e)
+static int jsonl_run(FILE *out, const struct report_run *run, unsigned threads, bool payloads, struct err *e)
 {
 	struct render_json_stream *s = stream_new(out, threads, e);
 	if (!s)
 		return -1;
 	s->w.compact = true;
+	s->payloads = payloads;
 	write_run(s, run);
 	jw_lit(&s->w, "\n");
 	return stream_close(s, e);
@@ -615,9 +619,9 @@ static int jsonl_run(FILE *out, const struct report_run *run, unsigned threads, 
 
 /* One thread: `runs` renders a line as soon as its run is audited, on the
  * worker that audited it, several at once. */
-int render_jsonl_run(FILE *out, const struct report_run *run, struct err *e)
+int render_jsonl_run(FILE *out, const struct report_run *run, const struct render_options *o, struct err *e)
 {
-	return jsonl_run(out, run, 1, e);
+	return jsonl_run(out, run, 1, o && o->show_payloads, e);
 }
 
 int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct err *e)
@@ -641,7 +645,7 @@ int render_jsonl_end(FILE *out, const struct report *r, size_t n_runs, struct er
 int render_jsonl(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
 	for (size_t i = 0; i < r->n_runs; i++)
-		if (jsonl_run(out, &r->runs[i], o ? o->threads : 0, e) < 0)
+		if (jsonl_run(out, &r->runs[i], o ? o->threads : 0, o && o->show_payloads, e) < 0)
 			return -1;
 	return render_jsonl_end(out, r, r->n_runs, e);
 }

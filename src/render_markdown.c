@@ -45,6 +45,7 @@ struct md_out {
 	struct buf slot[MD_SLOTS];
 	size_t next_slot;
 	bool oom;
+	bool show_payloads; /* --show-payloads */
 	const bool *shown;  /* per run: its section is in the document (anchor run-N) */
 	const bool *charts; /* per run: its gantt chart is drawn */
 };
@@ -1072,7 +1073,7 @@ static void md_payload_item(struct md_out *m, const struct report_run *run,
 static void md_payloads(struct md_out *m, const struct report *r)
 {
 	size_t runs = 0, more_runs = 0;
-	for (size_t i = 0; i < r->n_runs; i++) {
+	for (size_t i = 0; m->show_payloads && i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
 		if (!report_run_has_payloads_to_show(run))
 			continue;
@@ -1352,7 +1353,7 @@ out: /* every piece is closed by then: md_open fails with none open */
 
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct md_out m = {.f = out};
+	struct md_out m = {.f = out, .show_payloads = o && o->show_payloads};
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_init(&m.slot[i], 0);
 	enum report_view view = o ? o->view : REPORT_SHORT;

@@ -155,20 +155,30 @@ static json_t *json_review(const struct review *rv)
 			 (json_int_t)rv->n_files, "files_skipped", (json_int_t)rv->n_skipped, "languages", langs);
 }
 
-int render_review(FILE *out, enum render_format f, const struct review *rv, struct err *e)
+int render_review_json(FILE *out, const struct review *rv, const struct render_options *o, struct err *e)
 {
-	if (f == FORMAT_JSON) {
-		json_t *doc = json_review(rv);
-		if (!doc)
-			return err_oom(e);
-		int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		json_decref(doc);
-		fputc('\n', out);
-		return rc < 0 ? err_set(e, ERR_INTERNAL, "review: the JSON could not be written") : 0;
-	}
-	if (f == FORMAT_MARKDOWN)
-		print_markdown(out, rv);
-	else
-		print_text(out, rv);
+	(void)o;
+	json_t *doc = json_review(rv);
+	if (!doc)
+		return err_oom(e);
+	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	fputc('\n', out);
+	return rc < 0 ? err_set(e, ERR_INTERNAL, "review: the JSON could not be written") : 0;
+}
+
+int render_review_markdown(FILE *out, const struct review *rv, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	(void)e;
+	print_markdown(out, rv);
+	return 0;
+}
+
+int render_review_text(FILE *out, const struct review *rv, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	(void)e;
+	print_text(out, rv);
 	return 0;
 }

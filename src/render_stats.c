@@ -108,7 +108,7 @@ static json_t *row_json(const struct stats_row *r, size_t rank)
 }
 
 /* JSON Lines: the same document on one line. */
-static int render_stats_json(FILE *out, const struct stats *st, bool one_line, struct err *e)
+static int stats_json(FILE *out, const struct stats *st, bool one_line, struct err *e)
 {
 	json_t *rows = json_array();
 	for (size_t i = 0; i < st->n_rows; i++) {
@@ -366,18 +366,25 @@ static int render_stats_human(FILE *f, bool md, bool color, const struct stats *
 	return 0;
 }
 
-int render_stats(FILE *out, enum render_format f, const struct stats *st, const struct render_options *o,
-		 struct err *e)
+int render_stats_text(FILE *out, const struct stats *st, const struct render_options *o, struct err *e)
 {
-	bool color = o && o->color;
-	switch (f) {
-	case FORMAT_JSON:
-	case FORMAT_JSONL:
-		return render_stats_json(out, st, f == FORMAT_JSONL, e);
-	case FORMAT_MARKDOWN:
-		return render_stats_human(out, true, false, st, e);
-	case FORMAT_TEXT:
-		break;
-	}
-	return render_stats_human(out, false, color, st, e);
+	return render_stats_human(out, false, o && o->color, st, e);
+}
+
+int render_stats_markdown(FILE *out, const struct stats *st, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	return render_stats_human(out, true, false, st, e);
+}
+
+int render_stats_json(FILE *out, const struct stats *st, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	return stats_json(out, st, false, e);
+}
+
+int render_stats_jsonl(FILE *out, const struct stats *st, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	return stats_json(out, st, true, e);
 }

@@ -451,7 +451,8 @@ int render_text(FILE *out, const struct report *r, const struct render_options *
 	struct text_out t = {.f = out,
 			     .color = o && o->color,
 			     .width = o && o->width >= 40 ? (size_t)o->width : 80,
-			     .local_time = o && o->local_time};
+			     .local_time = o && o->local_time,
+			     .show_payloads = o && o->show_payloads};
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_init(&t.slot[i], 0);
 

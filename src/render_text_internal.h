@@ -23,7 +23,8 @@ struct text_out {
 	FILE *f;
 	bool color;
 	size_t width;
-	bool local_time; /* --local-time */
+	bool local_time;    /* --local-time */
+	bool show_payloads; /* --show-payloads */
 	/* Escaped strings live in rotating slots until the next few calls. */
 	struct buf slot[ESC_SLOTS];
 	size_t next_slot;

@@ -161,10 +161,16 @@ static int print_json(FILE *out, const struct tools_info *t, struct err *e)
 	return 0;
 }
 
-int render_tools(FILE *out, enum render_format f, const struct tools_info *t, struct err *e)
+int render_tools_json(FILE *out, const struct tools_info *t, const struct render_options *o, struct err *e)
 {
-	if (f == FORMAT_JSON)
-		return print_json(out, t, e);
+	(void)o;
+	return print_json(out, t, e);
+}
+
+int render_tools_text(FILE *out, const struct tools_info *t, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	(void)e;
 	print_text(out, t);
 	return 0;
 }

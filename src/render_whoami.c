@@ -53,10 +53,16 @@ static int print_json(FILE *out, const struct whoami_info *w, struct err *e)
 	return 0;
 }
 
-int render_whoami(FILE *out, enum render_format f, const struct whoami_info *w, struct err *e)
+int render_whoami_json(FILE *out, const struct whoami_info *w, const struct render_options *o, struct err *e)
 {
-	if (f == FORMAT_JSON)
-		return print_json(out, w, e);
+	(void)o;
+	return print_json(out, w, e);
+}
+
+int render_whoami_text(FILE *out, const struct whoami_info *w, const struct render_options *o, struct err *e)
+{
+	(void)o;
+	(void)e;
 	print_text(out, w);
 	return 0;
 }

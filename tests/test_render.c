@@ -654,7 +654,7 @@ START_TEST(json_segments_splice_to_the_whole_report)
 	size_t len[2];
 	for (size_t k = r.n_runs; k-- > 0;) {
 		off[k] = ftello(tmp);
-		struct render_json_stream *seg = render_json_begin_segment(tmp, &e);
+		struct render_json_stream *seg = render_json_begin_segment(tmp, NULL, &e);
 		ck_assert_ptr_nonnull(seg);
 		ck_assert_int_eq(render_json_run(seg, &r.runs[k], &e), 0);
 		ck_assert_int_eq(render_json_end(seg, NULL, &e), 0);
