@@ -2,6 +2,7 @@
  * server command builds from the request (the session module's HTTP
  * transport takes it too). */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,20 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->hint = hint_buf;
 }
 
+/* A --cacert that cannot be read is a mistake to say at once, whatever the
+ * server's scheme: libcurl reads it only for https, and a typo would pass
+ * unseen until the server moved to TLS. */
+static int check_cacert(const struct audit_request *rq, struct err *e)
+{
+	if (!rq->cacert || rq->stdio_cmd || access(rq->cacert, R_OK) == 0)
+		return 0;
+	return err_set(e, ERR_USAGE, "--cacert %s: %s", rq->cacert, strerror(errno));
+}
+
 struct session *audit_session_open(const struct audit_request *rq, enum session_kind kind, struct err *e)
 {
+	if (check_cacert(rq, e) < 0)
+		return NULL;
 	struct oauth_config c;
 	char hint[1024];
 	oauth_config_from_request(&c, rq, hint, sizeof hint);
@@ -89,6 +102,8 @@ int audit_login(const struct audit_request *rq, struct err *e)
 {
 	char hint[1024];
 	struct oauth_config c;
+	if (check_cacert(rq, e) < 0)
+		return -1;
 	oauth_config_from_request(&c, rq, hint, sizeof hint);
 	/* `login` is the explicit request to sign in: only --no-login stops it. */
 	c.interactive = !rq->no_login;
@@ -141,7 +156,9 @@ int audit_logout(const struct audit_request *rq, struct err *e)
 	/* no token folder: the store says so */
 	int n = oauth_store_delete(rq->token_dir, rq->client_id && *rq->client_id ? rq->client_id : NULL,
 				   rq->server, e);
+	bool one = rq->client_id && *rq->client_id;
 	if (n >= 0)
-		audit_notef(rq, "%s for %s", n ? "stored tokens deleted" : "no stored tokens", rq->server);
+		audit_notef(rq, "%s for %s%s%s%s", n ? "stored tokens deleted" : "no stored tokens", rq->server,
+			    one ? " (client " : "", one ? rq->client_id : "", one ? ")" : "");
 	return n < 0 ? -1 : 0;
 }

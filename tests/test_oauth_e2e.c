@@ -330,6 +330,35 @@ START_TEST(tools_refresh_rotation_logout)
 }
 END_TEST
 
+/* --redirect-path is the path of the redirect URI the authorization server
+ * was told, and of the listener that waits for it: a path the client was
+ * not registered with is refused by the server, and the sign-in fails. And
+ * --no-browser prints the address without starting one. */
+START_TEST(redirect_path_and_no_browser_are_used)
+{
+	char marker[400], env_b[600];
+	snprintf(marker, sizeof marker, "%s/browser-was-opened", home);
+	snprintf(env_b, sizeof env_b, "BROWSER=touch %s", marker);
+	struct testlib_output o;
+	const char *nargs[] = {"login", "--client-id", CLIENT_ID, "--no-browser", NULL};
+	const char *extras[] = {env_b, "CATALYST_LOGIN_TIMEOUT=2", NULL};
+	run_env(mcp.url, nargs, extras, &o);
+	ck_assert_int_ne(o.status, 0); /* nobody opened the address */
+	ck_assert_ptr_nonnull(strstr(o.err, "open this address"));
+	ck_assert_ptr_nonnull(strstr(o.err, "%2Fcallback"));
+	ck_assert_int_ne(access(marker, F_OK), 0);
+	testlib_output_free(&o);
+
+	const char *args[] = {"login", "--client-id", CLIENT_ID, "--redirect-path", "/elsewhere", NULL};
+	const char *extras2[] = {"CATALYST_LOGIN_TIMEOUT=5", NULL};
+	run_env(mcp.url, args, extras2, &o);
+	ck_assert_msg(o.status != 0, "signed in with an unregistered redirect path:\n%s", o.err);
+	ck_assert_ptr_nonnull(strstr(o.err, "%2Felsewhere"));
+	ck_assert_ptr_null(token_file());
+	testlib_output_free(&o);
+}
+END_TEST
+
 START_TEST(no_login_never_opens_a_browser)
 {
 	char marker[400], env_b[600];
@@ -880,6 +909,7 @@ int main(void)
 	add_test(tc, login_browser_gets_nothing_of_ours);
 	add_test(tc, tools_refresh_rotation_logout);
 	add_test(tc, no_login_never_opens_a_browser);
+	add_test(tc, redirect_path_and_no_browser_are_used);
 	add_test(tc, login_without_a_person_exits_3);
 	add_test(tc, readable_token_file_refused);
 	add_test(tc, tampered_state_refused);
