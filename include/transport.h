@@ -38,6 +38,13 @@ struct transport_ops {
 	/* End the session politely (HTTP DELETE; stdio: close stdin, wait, TERM). */
 	void (*close)(struct transport *t);
 	void (*destroy)(struct transport *t);
+	/* Sign-in, for a transport whose kind signs in (NULL otherwise): the
+	 * bearer token sent from now on (NULL: none), registered as a secret
+	 * so that it is never traced in clear; and the WWW-Authenticate value
+	 * of the last 401/403 answer (the OAuth discovery's start), malloc'd,
+	 * NULL when none. OAuth (oauth.c) uses these alone. */
+	int (*set_bearer)(struct transport *t, const char *token);
+	char *(*www_authenticate)(struct transport *t);
 };
 
 struct transport {
@@ -117,12 +124,16 @@ void transport_free(struct transport *t);
 /* Every message handed to on_message is NUL-terminated at msg[len] and
  * valid UTF-8. */
 
-/* The value of WWW-Authenticate from the last 401/403 answer (for the OAuth
- * discovery), malloc'd; NULL when none or when t is not an HTTP transport. */
-char *transport_http_www_authenticate(struct transport *t);
-/* Replaces the bearer token (NULL: none). set_header(t, "Authorization",
- * "Bearer ...") does the same; either way it is never traced in clear. */
-int transport_http_set_bearer(struct transport *t, const char *token);
+/* The sign-in ops (struct transport_ops): -1 and NULL for a transport
+ * that takes no bearer. */
+static inline int transport_set_bearer(struct transport *t, const char *token)
+{
+	return t && t->ops->set_bearer ? t->ops->set_bearer(t, token) : -1;
+}
+static inline char *transport_www_authenticate(struct transport *t)
+{
+	return t && t->ops->www_authenticate ? t->ops->www_authenticate(t) : NULL;
+}
 /* The Mcp-Session-Id in force, malloc'd; NULL when none. */
 char *transport_http_session_id(struct transport *t);
 

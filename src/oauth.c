@@ -347,8 +347,8 @@ int oauth_session_authorizations(const struct oauth_session *s)
 
 static int set_bearer(struct transport *t, const char *token, struct err *e)
 {
-	if (transport_http_set_bearer(t, token) < 0)
-		return err_set(e, ERR_USAGE, "a bearer token can only be sent over HTTP");
+	if (transport_set_bearer(t, token) < 0)
+		return err_set(e, ERR_USAGE, "a bearer token cannot be sent over %s", t->ops->name);
 	return 0;
 }
 
@@ -439,7 +439,7 @@ int oauth_session_recover(struct oauth_session *s, struct transport *t, const st
 {
 	struct err f = *failed;
 	bool forbidden = f.detail == ERR_DETAIL_FORBIDDEN || f.http_status == 403;
-	char *header = transport_http_www_authenticate(t);
+	char *header = transport_www_authenticate(t);
 	struct oauth_challenge ch = {0};
 	bool have_ch = header && oauth_challenge_parse(header, &ch, NULL) == 0;
 	free(header);

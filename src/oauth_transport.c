@@ -59,6 +59,18 @@ static void auth_destroy(struct transport *t)
 	free(a);
 }
 
+static int auth_set_bearer(struct transport *t, const char *token)
+{
+	struct auth_transport *a = (struct auth_transport *)t;
+	return transport_set_bearer(a->inner, token);
+}
+
+static char *auth_www_authenticate(struct transport *t)
+{
+	struct auth_transport *a = (struct auth_transport *)t;
+	return transport_www_authenticate(a->inner);
+}
+
 static const struct transport_ops auth_ops = {
 	.name = "http+oauth",
 	.send = auth_send,
@@ -66,6 +78,8 @@ static const struct transport_ops auth_ops = {
 	.reset_session = auth_reset_session,
 	.close = auth_close,
 	.destroy = auth_destroy,
+	.set_bearer = auth_set_bearer,
+	.www_authenticate = auth_www_authenticate,
 };
 
 struct transport *oauth_transport_new(struct transport *inner, struct oauth_session *s, bool own_session,
@@ -73,6 +87,12 @@ struct transport *oauth_transport_new(struct transport *inner, struct oauth_sess
 {
 	if (!inner || !s) {
 		err_set(e, ERR_INTERNAL, "oauth_transport_new without a transport or session");
+		return NULL;
+	}
+	/* Sign-in is two ops of the transport: one that lacks them cannot. */
+	if (!inner->ops->set_bearer || !inner->ops->www_authenticate) {
+		err_set(e, ERR_INTERNAL, "the %s transport takes no bearer token: it cannot sign in",
+			inner->ops->name);
 		return NULL;
 	}
 	if (oauth_session_attach(s, inner, e) < 0)

@@ -504,6 +504,9 @@ static void http_destroy(struct transport *t)
 	free(ht);
 }
 
+static int http_set_bearer(struct transport *t, const char *token);
+static char *http_www_authenticate(struct transport *t);
+
 static const struct transport_ops http_ops = {
 	.name = "http",
 	.send = http_send,
@@ -511,6 +514,8 @@ static const struct transport_ops http_ops = {
 	.reset_session = http_reset_session,
 	.close = http_close,
 	.destroy = http_destroy,
+	.set_bearer = http_set_bearer,
+	.www_authenticate = http_www_authenticate,
 };
 
 /* A copy of one of ht's strings, taken under the lock; NULL when t is not
@@ -528,7 +533,7 @@ static char *copy_locked(struct transport *t, size_t field)
 	return v;
 }
 
-char *transport_http_www_authenticate(struct transport *t)
+static char *http_www_authenticate(struct transport *t)
 {
 	return copy_locked(t, offsetof(struct http_transport, www_authenticate));
 }
@@ -538,7 +543,7 @@ char *transport_http_session_id(struct transport *t)
 	return copy_locked(t, offsetof(struct http_transport, session_id));
 }
 
-int transport_http_set_bearer(struct transport *t, const char *token)
+static int http_set_bearer(struct transport *t, const char *token)
 {
 	if (!t || t->ops != &http_ops)
 		return -1;
@@ -604,7 +609,7 @@ struct transport *transport_http_new(const struct transport_http_options *o, str
 	curl_share_setopt(ht->share, CURLSHOPT_USERDATA, ht);
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	curl_share_setopt(ht->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-	if (o->bearer_token && transport_http_set_bearer(&ht->base, o->bearer_token) < 0) {
+	if (o->bearer_token && http_set_bearer(&ht->base, o->bearer_token) < 0) {
 		err_oom(e);
 		goto fail;
 	}

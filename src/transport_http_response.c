@@ -286,7 +286,7 @@ static void body_excerpt(const struct buf *b, char *out, size_t cap)
 }
 
 /* The challenge of a 401 or 403, kept for sign-in to read
- * (transport_http_www_authenticate). */
+ * (the www_authenticate op). */
 static void keep_challenge(struct http_exchange *ex)
 {
 	struct http_transport *ht = ex->ht;

@@ -621,6 +621,82 @@ START_TEST(trace_redacts_oauth_traffic)
 }
 END_TEST
 
+/* Sign-in is the transport's two ops, not HTTP's (issue 29): a transport
+ * that is not libcurl's gets the bearer through them, and its challenge
+ * is what recovery reads; one without them is refused by the wrapper. */
+struct signing_transport {
+	struct transport base;
+	char bearer[64];
+	int sends;
+};
+
+static int signing_send(struct transport *t, const char *body, size_t len, bool expect_reply,
+			transport_on_message on_message, void *ctx, struct err *e)
+{
+	(void)body, (void)len, (void)expect_reply, (void)on_message, (void)ctx;
+	((struct signing_transport *)t)->sends++;
+	return err_set(e, ERR_AUTH, "refused");
+}
+static int signing_set_header(struct transport *t, const char *name, const char *value)
+{
+	(void)t, (void)name, (void)value;
+	return 0;
+}
+static void signing_noop(struct transport *t)
+{
+	(void)t;
+}
+static void signing_free(struct transport *t)
+{
+	free(t);
+}
+static int signing_set_bearer(struct transport *t, const char *token)
+{
+	snprintf(((struct signing_transport *)t)->bearer, 64, "%s", token ? token : "");
+	return 0;
+}
+static char *signing_challenge(struct transport *t)
+{
+	(void)t;
+	return strdup("Bearer error=\"invalid_token\"");
+}
+
+START_TEST(any_transport_with_the_ops_signs_in)
+{
+	static const struct transport_ops with = {"signing", signing_send, signing_set_header, signing_noop,
+						  signing_noop, signing_free, signing_set_bearer, signing_challenge};
+	static const struct transport_ops without = {"plain", signing_send, signing_set_header, signing_noop,
+						     signing_noop, signing_noop, NULL, NULL};
+	char dir[] = "/tmp/ca-oauth-ops-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct oauth_config c = {.resource = "http://127.0.0.1:9/mcp", .env_token = "env-token-1", .store_dir = dir};
+	struct err e;
+	err_clear(&e);
+	struct oauth_session *s = oauth_session_new(&c, &e);
+	ck_assert_msg(s, "%s", e.msg);
+
+	struct signing_transport *plain = calloc(1, sizeof *plain);
+	plain->base.ops = &without;
+	ck_assert_ptr_null(oauth_transport_new(&plain->base, s, false, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "the plain transport takes no bearer token"));
+	free(plain);
+
+	struct signing_transport *inner = calloc(1, sizeof *inner);
+	inner->base.ops = &with;
+	struct transport *t = oauth_transport_new(&inner->base, s, true, &e);
+	ck_assert_msg(t, "%s", e.msg);
+	ck_assert_str_eq(inner->bearer, "env-token-1");
+	/* a refusal of the environment's token is said, not retried */
+	err_clear(&e);
+	ck_assert_int_lt(transport_send(t, "{}", 2, true, NULL, NULL, &e), 0);
+	ck_assert_int_eq(e.code, ERR_AUTH);
+	ck_assert_ptr_nonnull(strstr(e.msg, "CATALYST_TOKEN"));
+	ck_assert_int_eq(inner->sends, 1);
+	transport_free(t);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("oauth");
@@ -647,6 +723,7 @@ int main(void)
 	add_loop_test(tc, listener_silent_connections_block_nothing, 0, N(loiterer_counts));
 	add_test(tc, listener_times_out);
 	testlib_suite_add(s, tc);
+	add_test(tc, any_transport_with_the_ops_signs_in);
 	tc = testlib_group("redaction");
 	add_test(tc, trace_redacts_oauth_traffic);
 	testlib_suite_add(s, tc);

@@ -146,7 +146,7 @@ START_TEST(headers_bearer_and_trace)
 	ck_assert_str_eq(json_string_value(json_object_get(r, "authorization")), "Bearer other");
 	ck_assert(json_is_null(json_object_get(r, "protocolVersion")));
 	json_decref(c.msgs);
-	ck_assert_int_eq(transport_http_set_bearer(t, NULL), 0);
+	ck_assert_int_eq(transport_set_bearer(t, NULL), 0);
 	ck_assert_msg(call(t, "tools/list", &c, &e) == 0, "%s", e.msg);
 	ck_assert(json_is_null(json_object_get(testlib_last_result(&c), "authorization")));
 	json_decref(c.msgs);
@@ -412,10 +412,10 @@ START_TEST(retry_after_and_www_authenticate)
 	transport_free(t);
 
 	t = http_new("/401", 0, 0);
-	ck_assert_ptr_null(transport_http_www_authenticate(t));
+	ck_assert_ptr_null(transport_www_authenticate(t));
 	ck_assert_int_eq(call(t, "tools/call", &c, &e), -1);
 	json_decref(c.msgs);
-	char *w = transport_http_www_authenticate(t);
+	char *w = transport_www_authenticate(t);
 	ck_assert_ptr_nonnull(w);
 	ck_assert_str_eq(w, "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\"");
 	free(w);
