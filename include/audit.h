@@ -171,10 +171,6 @@ int audit_review(const struct audit_request *rq, struct err *e); /* audit_review
 void audit_warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void audit_notef(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Tokens are about to live in this process's memory: no core file may
- * carry them to disk. (audit_login.c) */
-void audit_no_core_dumps(void);
-
 /* Builds the OAuth config the server commands use (audit_login.c):
  * scope OAUTH_DEFAULT_SCOPE; interactive unless --no-login or the request
  * says no one can answer a prompt (stdin not a TTY, or CI set); the token

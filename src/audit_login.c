@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -27,12 +26,6 @@ static void to_notice(const char *msg, void *ctx)
 	const struct audit_request *rq = ctx;
 	if (rq->notice)
 		rq->notice(msg, rq->msg_ctx);
-}
-
-void audit_no_core_dumps(void)
-{
-	struct rlimit rl = {0, 0};
-	setrlimit(RLIMIT_CORE, &rl);
 }
 
 void oauth_config_from_request(struct oauth_config *c, const struct audit_request *rq, char *hint_buf,
@@ -93,8 +86,6 @@ struct session *audit_session_open(const struct audit_request *rq, enum session_
 		.progress = rq->progress,
 		.progress_ctx = rq->msg_ctx,
 	};
-	if (!rq->stdio_cmd)
-		audit_no_core_dumps();
 	return session_open(&o, kind, e);
 }
 
@@ -136,7 +127,6 @@ int audit_login(const struct audit_request *rq, struct err *e)
 			rq->ci ? "CI is set" : "standard input is not a terminal", hint);
 		goto out;
 	}
-	audit_no_core_dumps();
 	s = oauth_session_new(&c, e);
 	if (!s)
 		goto out;

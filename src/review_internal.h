@@ -81,6 +81,10 @@ void rv_walk(TSNode root, bool (*visit)(TSNode n, void *arg), void *arg);
 
 /* The function index: a function's definition by name, in the file's
  * language, the same file first. */
+/* Indexes the functions of files[file] (review.c); 0 or -1. */
+int rv_index_file(struct rv_ctx *x, size_t file);
+/* Frees what the context holds (not the result). */
+void rv_ctx_finish(struct rv_ctx *x);
 const struct rv_func *rv_func_named(const struct rv_ctx *x, const char *name, size_t file);
 /* The body a definition's node holds (its `body` field, else the node). */
 TSNode rv_func_body(TSNode def);

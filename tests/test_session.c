@@ -11,7 +11,7 @@
 
 #include "catalyst.h"
 #include "event.h"
-#include "audit_catalyst.h"
+#include "src/audit_catalyst.h" /* the pipeline's private calls */
 #include "testlib.h"
 
 static void sim_start(struct testlib_server *s, const char *profile)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "audit_catalyst.h"
+#include "src/audit_catalyst.h" /* the pipeline's private calls */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
