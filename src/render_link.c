@@ -24,8 +24,8 @@ int render_link_json(FILE *out, const struct link_info *l, const struct render_o
 	(void)o;
 	/* jansson escapes every control character of the server's ids. */
 	json_t *doc = json_pack("{s:s, s:s?, s:s?, s:o?, s:s?, s:s?, s:b}", "schema", "catalyst-audit.link/v1",
-				"app_id", l->app_id, "run_id", l->run_id, "project", link_project(l->project), "console_link",
-				l->link, "link_note", l->note, "checked", l->checked);
+				"app_id", l->app_id, "run_id", l->run_id, "project", link_project(l->project),
+				"console_link", l->link, "link_note", l->note, "checked", l->checked);
 	if (!doc)
 		return err_oom(e);
 	int rc = json_dumpf(doc, out, JSON_INDENT(2));

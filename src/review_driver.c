@@ -222,4 +222,3 @@ int review_buffer(struct review *rv, const char *name, const char *data, size_t 
 	}
 	return review_run(&x);
 }
-

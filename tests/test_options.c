@@ -75,7 +75,8 @@ static const struct probe probes[] = {
 	 .base = {"--config", "@TMP@/config", "--server", "http://127.0.0.1:@HOLE@/mcp", "--client-id", "probe"},
 	 .config = "timeout = 2\n"},
 	{"timeout", 0, .args = {"--timeout", "1"},
-	 .base = {"--config", "@TMP@/config", "--server", "http://127.0.0.1:@HOLE@/mcp"}, .config = "timeout = 2\n"},
+	 .base = {"--config", "@TMP@/config", "--server", "http://127.0.0.1:@HOLE@/mcp"},
+	 .config = "timeout = 2\n"},
 	/* a file's run gets a link when its app is known: the clean one, shown with --all-runs */
 	{"project", ON(CMD_FILE), .args = {"--project", "probe"}, .base = {"--all-runs"}},
 	{"project", 0, .args = {"--project", "no-such-project"}},
@@ -124,9 +125,11 @@ static const struct probe probes[] = {
 	/* a server that asks for a token: what to run to sign in names them */
 	{"client-id", ON(CMD_LOGOUT), .args = {"--client-id", "probe"}},
 	{"client-id", 0, .args = {"--client-id", "probe"}, .base = {"--server", "@AUTH@"}},
-	{"redirect-path", 0, .args = {"--redirect-path", "/probe"}, .base = {"--server", "@AUTH@", "--client-id", "probe"}},
+	{"redirect-path", 0, .args = {"--redirect-path", "/probe"},
+	 .base = {"--server", "@AUTH@", "--client-id", "probe"}},
 	/* at a terminal, a server that asks for a token starts a sign-in */
-	{"no-login", 0, .args = {"--no-login"}, .base = {"--server", "@AUTH@", "--client-id", "probe"}, .tty = true},
+	{"no-login", 0, .args = {"--no-login"}, .base = {"--server", "@AUTH@", "--client-id", "probe"},
+	 .tty = true},
 	{"config", ON(CMD_FILE), .args = {"--config", "@TMP@/config"}, .config = "format = json\n"},
 	{"config", ON(CMD_REVIEW), .args = {"--config", "@TMP@/config"}, .config = "fail-on = never\n"},
 	{"config", 0, .args = {"--config", "@TMP@/config"},
@@ -149,17 +152,23 @@ struct unseen {
 };
 
 static const struct unseen unseen[] = {
-	{"no-pager", ON_ALL, .why = "the pager starts only when standard output is a terminal (test_cli: pager cases)"},
-	{"jobs", ON_ALL, .why = "how many runs are audited at once, never what is printed (test_catalyst_sim: same "
-			 "bytes at --jobs 1 and 8)"},
-	{"no-browser", ON_ALL, .why = "read at a sign-in's browser step only (oauth_login.c), which needs an "
-				      "authorization server: test_oauth_e2e redirect_path_and_no_browser_are_used"},
-	{"client-id", ON(CMD_LOGIN), .why = "sent once an authorization server is found; the simulator names none: "
-					    "test_oauth_e2e signs in as its client"},
-	{"redirect-path", ON(CMD_LOGIN), .why = "sent once an authorization server is found: test_oauth_e2e "
-						"redirect_path_and_no_browser_are_used"},
-	{"quiet", ON(CMD_LOGIN), .why = "login keeps its notices under --quiet (the address to open, main.c); the "
-					"simulator gives it no warning to silence"},
+	{"no-pager", ON_ALL,
+	 .why = "the pager starts only when standard output is a terminal (test_cli: pager cases)"},
+	{"jobs", ON_ALL,
+	 .why = "how many runs are audited at once, never what is printed (test_catalyst_sim: same "
+		"bytes at --jobs 1 and 8)"},
+	{"no-browser", ON_ALL,
+	 .why = "read at a sign-in's browser step only (oauth_login.c), which needs an "
+		"authorization server: test_oauth_e2e redirect_path_and_no_browser_are_used"},
+	{"client-id", ON(CMD_LOGIN),
+	 .why = "sent once an authorization server is found; the simulator names none: "
+		"test_oauth_e2e signs in as its client"},
+	{"redirect-path", ON(CMD_LOGIN),
+	 .why = "sent once an authorization server is found: test_oauth_e2e "
+		"redirect_path_and_no_browser_are_used"},
+	{"quiet", ON(CMD_LOGIN),
+	 .why = "login keeps its notices under --quiet (the address to open, main.c); the "
+		"simulator gives it no warning to silence"},
 	{"quiet", ON(CMD_RUNS) | ON(CMD_STATS) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_REVIEW),
 	 .why = "they say nothing on standard error against a healthy server or code; --quiet is one switch of "
 		"the sinks (main.c), seen on run, link, file and logout"},
@@ -281,8 +290,8 @@ static char *run_cli(enum audit_command c, const struct probe *p, bool with_prob
 	snprintf(url, sizeof url, "CATALYST_AUDIT_CONFIG=%s/base.conf", testlib_tmpdir);
 	snprintf(home, sizeof home, "HOME=%s/home", testlib_tmpdir);
 	snprintf(env_extra, sizeof env_extra, "%s", p && p->env ? p->env : "CATALYST_SIM_PROBE=0");
-	char *env[] = {url, home, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "CATALYST_TOKEN=", "BROWSER=",
-		       env_extra, NULL};
+	char *env[] = {
+		url, home, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "CATALYST_TOKEN=", "BROWSER=", env_extra, NULL};
 	struct testlib_output o;
 	/* login refuses at once without a person at a terminal */
 	testlib_stdin_tty = (p && p->tty) || c == CMD_LOGIN;
@@ -324,8 +333,8 @@ START_TEST(every_option_is_read)
 		if (u)
 			continue;
 		if (!p) {
-			buf_printf(&failures, NULL, "--%s on %s: no probe and no reason it cannot be seen\n", o->name,
-				   baselines[c][0]);
+			buf_printf(&failures, NULL, "--%s on %s: no probe and no reason it cannot be seen\n",
+				   o->name, baselines[c][0]);
 			continue;
 		}
 		testlib_memcheck_row((int)i);
@@ -381,10 +390,20 @@ int main(void)
 		return EXIT_FAILURE;
 	}
 	/* full: payloads to show and to measure */
-	char *argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/catalyst-sim.mjs"), "--data-sharing",
-			"full", "--max-seconds", "900", NULL};
-	char *auth_argv[] = {(char *)testlib_node(), (char *)testlib_src("tests/sim/catalyst-sim.mjs"),
-			     "--require-token", "probe-token", "--max-seconds", "900", NULL};
+	char *argv[] = {(char *)testlib_node(),
+			(char *)testlib_src("tests/sim/catalyst-sim.mjs"),
+			"--data-sharing",
+			"full",
+			"--max-seconds",
+			"900",
+			NULL};
+	char *auth_argv[] = {(char *)testlib_node(),
+			     (char *)testlib_src("tests/sim/catalyst-sim.mjs"),
+			     "--require-token",
+			     "probe-token",
+			     "--max-seconds",
+			     "900",
+			     NULL};
 	if (testlib_server_start(&sim, argv, NULL, "LISTENING", 60000) != 0 ||
 	    testlib_server_start(&auth, auth_argv, NULL, "LISTENING", 60000) != 0) {
 		fprintf(stderr, "the simulator did not start\n");
