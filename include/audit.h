@@ -114,10 +114,12 @@ struct audit_request {
 	const char *output_file; /* --output-file PATH, NULL: stdout */
 	enum color_mode color;   /* resolved by the CLI (NO_COLOR, TERM=dumb, whether the output is a terminal) */
 	enum fail_on fail_on;
-	enum report_view view; /* text and Markdown: --verbose-report, --findings-only */
-	bool all_runs;         /* --all-runs */
-	bool show_payloads;    /* --show-payloads: the payloads of the attempts in findings, kept and shown */
-	bool local_time;       /* --local-time: times in the local zone, offset printed */
+	/* What the report options set as they are (--verbose-report,
+	 * --findings-only, --all-runs, --local-time, --show-payloads):
+	 * their rows write here, and audit_render_options adds what the
+	 * format and the terminal decide (colour, width, threads). A new
+	 * render option is its row, its field and the renderer that reads it. */
+	struct render_options render;
 	bool no_pager;         /* --no-pager */
 	bool no_color;         /* --no-color: --color never, resolved by the CLI */
 	const char *app_id;    /* --app-id: the CLI puts it where the command names an app */

@@ -123,7 +123,7 @@ cli_setter cli_set_int;       /* int, in [min, max] */
 cli_setter cli_set_size;      /* size_t, in [min, max] */
 cli_setter cli_set_choice;    /* an enum: the value of the choice named */
 cli_setter cli_set_format;    /* rq.format: a format's name, or the row's value */
-cli_setter cli_set_view;      /* rq.view: the row's value, "full" or "findings" */
+cli_setter cli_set_view;      /* rq.render.view: the row's value, "full" or "findings" */
 cli_setter cli_set_all_runs;
 cli_setter cli_set_project;    /* project[level]: a name, not empty */
 cli_setter cli_set_project_id; /* project_id[level]: a uid */

@@ -123,21 +123,18 @@ static int emit_paged(const struct audit_request *rq, struct file_out *fo, struc
 
 struct render_options audit_render_options(const struct audit_request *rq)
 {
+	struct render_options o = rq->render;
 	/* COLOR_AUTO was the CLI's to resolve: here no terminal is asked. */
-	bool people = render_format_is(rq->format, FORMAT_FOR_PEOPLE);
-	return (struct render_options){.color = render_format_is(rq->format, FORMAT_TAKES_COLOR) &&
-						rq->color == COLOR_ALWAYS,
-				       .width = 80,
-				       .view = rq->view,
-				       .all_runs = rq->all_runs,
-				       .threads = rq->threads,
-				       .local_time = people && rq->local_time,
-				       .show_payloads = rq->show_payloads};
+	o.color = render_format_is(rq->format, FORMAT_TAKES_COLOR) && rq->color == COLOR_ALWAYS;
+	o.width = 80;
+	o.threads = rq->threads;
+	o.local_time = o.local_time && render_format_is(rq->format, FORMAT_FOR_PEOPLE);
+	return o;
 }
 
 struct event_parse_options audit_parse_options(const struct audit_request *rq)
 {
-	return (struct event_parse_options){.threads = rq->threads, .payload_text = rq->show_payloads};
+	return (struct event_parse_options){.threads = rq->threads, .payload_text = rq->render.show_payloads};
 }
 
 int audit_emit_report(const struct audit_request *rq, struct report *r, struct err *e)

@@ -160,9 +160,9 @@ int cli_set_view(const struct cli_option *o, void *field, const char *value, con
 {
 	struct audit_request *rq = &at->v->rq;
 	enum report_view want = strcmp(value, "findings") == 0 ? REPORT_FINDINGS : REPORT_FULL;
-	if (rq->view != REPORT_SHORT && rq->view != want)
+	if (rq->render.view != REPORT_SHORT && rq->render.view != want)
 		return err_set(e, ERR_USAGE, "--verbose-report and --findings-only ask for two views: give one");
-	if (want == REPORT_FINDINGS && rq->all_runs)
+	if (want == REPORT_FINDINGS && rq->render.all_runs)
 		return err_set(e, ERR_USAGE, "--all-runs and --findings-only ask for two views: give one");
 	*(enum report_view *)field = want;
 	return 0;
@@ -171,7 +171,7 @@ int cli_set_view(const struct cli_option *o, void *field, const char *value, con
 int cli_set_all_runs(const struct cli_option *o, void *field, const char *value, const struct cli_at *at,
 		     struct err *e)
 {
-	if (at->v->rq.view == REPORT_FINDINGS)
+	if (at->v->rq.render.view == REPORT_FINDINGS)
 		return err_set(e, ERR_USAGE, "--all-runs and --findings-only ask for two views: give one");
 	*(bool *)field = true;
 	return 0;
