@@ -324,7 +324,9 @@ out: /* every piece is closed by then: md_open fails with none open */
 
 int render_markdown(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct md_out m = {.f = out, .show_payloads = o && o->show_payloads};
+	struct md_out m = {.f = out};
+	if (o)
+		m.o = *o;
 	for (size_t i = 0; i < MD_SLOTS; i++)
 		buf_init(&m.slot[i], 0);
 	enum report_view view = o ? o->view : REPORT_SHORT;

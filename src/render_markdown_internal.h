@@ -38,9 +38,9 @@ struct md_out {
 	struct buf slot[MD_SLOTS];
 	size_t next_slot;
 	bool oom;
-	bool show_payloads; /* --show-payloads */
-	const bool *shown;  /* per run: its section is in the document (anchor run-N) */
-	const bool *charts; /* per run: its gantt chart is drawn */
+	struct render_options o; /* as given: a new option is read as m->o.<name> */
+	const bool *shown;       /* per run: its section is in the document (anchor run-N) */
+	const bool *charts;      /* per run: its gantt chart is drawn */
 };
 
 /* s cut to max code points (0: whole) and escaped for ctx; "" for NULL.

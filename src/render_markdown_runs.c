@@ -404,7 +404,7 @@ static void md_payload_item(struct md_out *m, const struct report_run *run,
 void md_payloads(struct md_out *m, const struct report *r)
 {
 	size_t runs = 0, more_runs = 0;
-	for (size_t i = 0; m->show_payloads && i < r->n_runs; i++) {
+	for (size_t i = 0; m->o.show_payloads && i < r->n_runs; i++) {
 		const struct report_run *run = &r->runs[i];
 		if (!report_run_has_payloads_to_show(run))
 			continue;

@@ -214,7 +214,7 @@ void text_print_verdict(struct text_out *t, const struct report *r, bool list_su
 		w_run = w_act = 0;
 	/* Why a run has no link is said once, under its first suspect. */
 	for (long i = 0; i < n; i++)
-		print_suspect(t, r, &v[i], w_run, w_act, with_run, t->local_time,
+		print_suspect(t, r, &v[i], w_run, w_act, with_run, t->o.local_time,
 			      i == 0 || v[i - 1].runs[0] != v[i].runs[0]);
 	free(v);
 }
@@ -448,11 +448,9 @@ static void render_findings_only(struct text_out *t, const struct report *r)
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e)
 {
-	struct text_out t = {.f = out,
-			     .color = o && o->color,
-			     .width = o && o->width >= 40 ? (size_t)o->width : 80,
-			     .local_time = o && o->local_time,
-			     .show_payloads = o && o->show_payloads};
+	struct text_out t = {.f = out, .width = o && o->width >= 40 ? (size_t)o->width : 80};
+	if (o)
+		t.o = *o;
 	for (size_t i = 0; i < ESC_SLOTS; i++)
 		buf_init(&t.slot[i], 0);
 

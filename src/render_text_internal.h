@@ -21,10 +21,10 @@
 
 struct text_out {
 	FILE *f;
-	bool color;
+	/* The render options as given (a new one is read as t->o.<name>:
+	 * no copy field by field), and the width they come to. */
+	struct render_options o;
 	size_t width;
-	bool local_time;    /* --local-time */
-	bool show_payloads; /* --show-payloads */
 	/* Escaped strings live in rotating slots until the next few calls. */
 	struct buf slot[ESC_SLOTS];
 	size_t next_slot;

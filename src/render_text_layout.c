@@ -21,12 +21,12 @@ const char *render_style_off(bool color)
 
 const char *text_on(struct text_out *t, enum style s)
 {
-	return render_style(t->color, s);
+	return render_style(t->o.color, s);
 }
 
 const char *text_off(struct text_out *t)
 {
-	return render_style_off(t->color);
+	return render_style_off(t->o.color);
 }
 
 /* s escaped for the terminal (and cut to max characters when max > 0);

@@ -72,7 +72,7 @@ static void print_run(struct text_out *t, const struct report *r, const struct r
 void text_print_payloads(struct text_out *t, const struct report *r)
 {
 	bool any = false;
-	for (size_t i = 0; t->show_payloads && i < r->n_runs && !any; i++)
+	for (size_t i = 0; t->o.show_payloads && i < r->n_runs && !any; i++)
 		any = report_run_has_payloads_to_show(&r->runs[i]);
 	if (!any)
 		return;
