@@ -1967,6 +1967,31 @@ END_TEST
 /* The kinds' ids are the JSON Schema's `kind` enum, in its order: the one
  * published list (the man page's FINDING KINDS, with the severities, is
  * test_man's). */
+/* The first {"kind": {"enum": [...]}} under v, depth first (borrowed). */
+static json_t *kind_enum_in(json_t *v)
+{
+	json_t *k = json_object_get(json_object_get(v, "kind"), "enum");
+	if (json_is_array(k))
+		return k;
+	const char *key;
+	json_t *child;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, child)
+		{
+			if ((k = kind_enum_in(child)))
+				return k;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, child)
+		{
+			if ((k = kind_enum_in(child)))
+				return k;
+		}
+	}
+	return NULL;
+}
+
 START_TEST(names)
 {
 	json_error_t jerr;
@@ -1978,6 +2003,16 @@ START_TEST(names)
 				"kind"),
 		"enum");
 	ck_assert_msg(json_is_array(kinds), "the schema's finding.kind enum");
+	ck_assert_uint_eq(json_array_size(kinds), FINDING_KIND_COUNT);
+	for (int k = 0; k < FINDING_KIND_COUNT; k++)
+		ck_assert_str_eq(finding_kind_id((enum finding_kind)k),
+				 json_string_value(json_array_get(kinds, (size_t)k)));
+	json_decref(schema);
+	/* the stats schema lists the kinds a second time (by_kind) */
+	schema = json_load_file(testlib_src("doc/catalyst-audit.stats.v1.schema.json"), 0, &jerr);
+	ck_assert_msg(schema, "stats schema: %s", jerr.text);
+	kinds = kind_enum_in(schema);
+	ck_assert_msg(kinds, "the stats schema's kind enum");
 	ck_assert_uint_eq(json_array_size(kinds), FINDING_KIND_COUNT);
 	for (int k = 0; k < FINDING_KIND_COUNT; k++)
 		ck_assert_str_eq(finding_kind_id((enum finding_kind)k),
