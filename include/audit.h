@@ -3,6 +3,7 @@
  * source (Catalyst tools or a file) -> event model -> analysis -> renderer —
  * so no command grows its own copy of it. */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
@@ -120,6 +121,14 @@ struct audit_request {
 	 * format and the terminal decide (colour, width, threads). A new
 	 * render option is its row, its field and the renderer that reads it. */
 	struct render_options render;
+	/* run --follow (issue 30): read the run again until it ends, at most
+	 * follow_interval_s apart (0: 5), for at most follow_for_s (0: no
+	 * bound); stop, when set, is raised by SIGINT or SIGTERM (main.c). */
+	bool follow;
+	int follow_interval_s;
+	long follow_for_s;
+	const volatile sig_atomic_t *stop;
+	bool live; /* standard output is a terminal: the text follow keeps a status line current */
 	bool no_pager;         /* --no-pager */
 	bool no_color;         /* --no-color: --color never, resolved by the CLI */
 	const char *app_id;    /* --app-id: the CLI puts it where the command names an app */

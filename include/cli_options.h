@@ -121,6 +121,7 @@ cli_setter cli_set_int_const; /* an int-sized enum: the row's .min (--no-color) 
 cli_setter cli_set_long;      /* long, in [min, max] */
 cli_setter cli_set_int;       /* int, in [min, max] */
 cli_setter cli_set_size;      /* size_t, in [min, max] */
+cli_setter cli_set_duration;  /* long seconds: 90, 90s, 10m, 2h, 1d, in [min, max] */
 cli_setter cli_set_choice;    /* an enum: the value of the choice named */
 cli_setter cli_set_format;    /* rq.format: a format's name, or the row's value */
 cli_setter cli_set_view;      /* rq.render.view: the row's value, "full" or "findings" */

@@ -95,11 +95,37 @@ enum render_subject {
 	RENDER_LINK,
 	RENDER_WHOAMI,
 	RENDER_TOOLS,
+	RENDER_FOLLOW, /* run --follow */
 };
 
 struct stats;
 struct review;
 struct link_info;
+struct follow_run;
+struct follow_event;
+
+/* run --follow's lines (issue 30), for the formats that follow a run: an
+ * event that matters, a finding the moment it becomes true, a note (a
+ * retried connection, a run that vanished), and the end: the verdict and
+ * summary of r (a report of the one run), after `unfinished` (why the
+ * run's end was not seen: "Still running: ...") when it is not NULL. */
+struct render_follow_writer {
+	int (*event)(FILE *out, const struct follow_run *fr, const struct follow_event *ev,
+		     const struct render_options *o, struct err *e);
+	int (*finding)(FILE *out, const struct follow_run *fr, const struct report_run *run, size_t at,
+		       const struct render_options *o, struct err *e);
+	int (*note)(FILE *out, const struct follow_run *fr, const char *text, const struct render_options *o,
+		    struct err *e);
+	int (*end)(FILE *out, const struct report *r, const char *unfinished, const struct render_options *o,
+		   struct err *e);
+	/* On a terminal (text only; NULL otherwise): the verdict so far on a
+	 * line kept current under the others, and its erasure before a line
+	 * is written or the follow ends. */
+	int (*status)(FILE *out, const struct report *r, long next_ms, const struct render_options *o,
+		      struct err *e);
+	void (*unstatus)(FILE *out);
+};
+extern const struct render_follow_writer render_follow_text, render_follow_jsonl;
 struct whoami_info;
 struct tools_info;
 
@@ -118,6 +144,7 @@ struct render_format_row {
 	int (*link)(FILE *out, const struct link_info *l, const struct render_options *o, struct err *e);
 	int (*whoami)(FILE *out, const struct whoami_info *w, const struct render_options *o, struct err *e);
 	int (*tools)(FILE *out, const struct tools_info *t, const struct render_options *o, struct err *e);
+	const struct render_follow_writer *follow;
 };
 extern const struct render_format_row render_formats[]; /* {.name = NULL}-ended */
 /* The row of a name, of a format, of a file name's extension (any case);
@@ -131,7 +158,12 @@ bool render_format_is(enum render_format f, unsigned traits);
 unsigned render_formats_for(enum render_subject subject);
 /* "text|json": the names of the formats in bits (1u << format), '|'-joined. */
 void render_format_list(unsigned bits, char *buf, size_t size);
+/* "text or json", "text, json or markdown": the same in words. */
+void render_format_words(unsigned bits, char *buf, size_t size);
 #define RENDER_FORMATS_ALL 0xffffu
+
+/* The format's follow writer; NULL: it does not follow a run. */
+const struct render_follow_writer *render_follow_writer(enum render_format f);
 
 int render_report(FILE *out, enum render_format f, const struct report *r, const struct render_options *o,
 		  struct err *e);

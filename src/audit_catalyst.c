@@ -93,6 +93,11 @@ out:
 
 void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 {
+	audit_one_run_keep(x, rr, false);
+}
+
+void audit_one_run_keep(struct audit_ctx *x, struct report_run *rr, bool keep_events)
+{
 	struct err e;
 	err_clear(&e);
 	struct catalyst_refusal rf;
@@ -138,7 +143,8 @@ void audit_one_run(struct audit_ctx *x, struct report_run *rr)
 	 * memory grow with the number of runs. They go between the analysis'
 	 * scan and its findings. */
 	struct analysis_pending *scanned = analysis_scan(run.log, &ao, &e);
-	event_log_drop_events(run.log);
+	if (!keep_events)
+		event_log_drop_events(run.log);
 	struct rerun_source src = {0};
 	rerun_source_fetch(x, rr, scanned, &ao, &src);
 	rr->analysis = analysis_finish(scanned, &e);

@@ -104,6 +104,17 @@ int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, 
 /* Fetches and audits one run into rr (already holding app_id, run_id).
  * Never fails: a run that cannot be audited is a failed report entry. */
 void audit_one_run(struct audit_ctx *x, struct report_run *rr);
+/* The same, keeping the history's events in rr->log (run --follow compares
+ * them with the last reading; it drops them itself). */
+void audit_one_run_keep(struct audit_ctx *x, struct report_run *rr, bool keep_events);
+
+/* ---- audit_follow.c: run --follow ---------------------------------------- */
+
+/* A usage error when --follow is asked of a format that cannot follow. */
+int audit_follow_check(const struct audit_request *rq, struct err *e);
+/* Follows the run until it ends (or is stopped, or disappears): lines as
+ * it changes, then the verdict. Returns run's status, or -1 with e set. */
+int audit_follow_run(struct audit_ctx *x, const char *app, const char *run_id, struct err *e);
 
 /* Fetches and audits report runs [from, to) with --jobs workers over the
  * one session; `what` names them in the progress line. */

@@ -19,6 +19,8 @@ int audit_run(const struct audit_request *rq, struct err *e)
 	char *found_app = NULL;
 	int rc = -1;
 	audit_report_meta(rq, &r);
+	if (audit_follow_check(rq, e) < 0)
+		goto out;
 	if ((rq->baseline && !(x.baseline = audit_load_baseline(rq, e))) ||
 	    (rq->source && !(x.source = audit_load_source(rq, e))))
 		goto out;
@@ -44,6 +46,10 @@ int audit_run(const struct audit_request *rq, struct err *e)
 		audit_say_found(&x, app, run_id);
 	}
 
+	if (rq->follow) {
+		rc = audit_follow_run(&x, app, run_id, e);
+		goto out;
+	}
 	struct report_run *rr = report_add_run(&r);
 	if (!rr) {
 		err_oom(e);

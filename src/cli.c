@@ -509,23 +509,6 @@ static int given_twice(const struct line *l, struct err *e)
 	return 0;
 }
 
-/* "text or json", "text, json or markdown": the formats a command writes. */
-static void format_words(unsigned bits, char *buf, size_t size)
-{
-	char list[128];
-	render_format_list(bits, list, sizeof list);
-	buf[0] = '\0';
-	char *save = NULL;
-	size_t n = 0, total = 0;
-	for (const char *p = list; *p; p++)
-		total += *p == '|';
-	total++;
-	for (char *w = strtok_r(list, "|", &save); w; w = strtok_r(NULL, "|", &save), n++) {
-		size_t used = strlen(buf);
-		snprintf(buf + used, size - used, "%s%s", n == 0 ? "" : n + 1 == total ? " or " : ", ", w);
-	}
-}
-
 /* The format, from what asked for it: the command line (-o, --output, --format,
  * --json), else --output-file's name (a command-line choice too, so it beats the
  * config file), else the config file, whose `format` is a default for
@@ -540,7 +523,7 @@ static int resolve_format(struct cli_values *v, const struct cli_command *cmd, s
 	unsigned formats = render_formats_for(cmd->writes);
 	if (v->line_format_set && !(formats & (1u << v->line_format))) {
 		char words[128];
-		format_words(formats, words, sizeof words);
+		render_format_words(formats, words, sizeof words);
 		return err_set(e, ERR_USAGE, "%s %s: %s writes %s", v->line_format_label,
 			       render_format_row(v->line_format)->name, cmd->name, words);
 	}

@@ -2,6 +2,7 @@
  * run it, turn the outcome into the exit status. The CLI layer owns the
  * terminal: every line on stderr goes through msg. */
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -11,6 +12,26 @@
 #include "process.h"
 #include "secret.h"
 #include "trace.h"
+
+/* run --follow: Ctrl-C or SIGTERM ends the follow with the verdict so
+ * far (the loop reads the flag between readings and while it waits). */
+static volatile sig_atomic_t stop_follow;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_follow = 1;
+}
+
+static void catch_stop(struct audit_request *rq)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a wait in progress returns at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rq->stop = &stop_follow;
+}
 
 static int run(int argc, char **argv)
 {
@@ -41,6 +62,10 @@ static int run(int argc, char **argv)
 	rq.notice = rq.quiet && rq.command != CMD_LOGIN ? NULL : msg_note_sink;
 	if (isatty(STDERR_FILENO) && !rq.quiet)
 		rq.progress = msg_progress_sink;
+	if (rq.follow) {
+		catch_stop(&rq);
+		rq.live = !rq.output_file && isatty(STDOUT_FILENO);
+	}
 
 	int status = audit_execute(&rq, &e);
 	if (status < 0) {

@@ -8,14 +8,14 @@
 
 const struct render_format_row render_formats[] = {
 	{FORMAT_TEXT, "text", NULL, FORMAT_FOR_PEOPLE | FORMAT_TAKES_COLOR, render_text, render_stats_text,
-	 render_review_text, render_link_text, render_whoami_text, render_tools_text},
+	 render_review_text, render_link_text, render_whoami_text, render_tools_text, &render_follow_text},
 	{FORMAT_JSON, "json", ".json", FORMAT_STREAMS_RUNS, render_json, render_stats_json, render_review_json,
-	 render_link_json, render_whoami_json, render_tools_json},
+	 render_link_json, render_whoami_json, render_tools_json, NULL},
 	{FORMAT_JSONL, "jsonl", ".jsonl", FORMAT_STREAMS_RUNS | FORMAT_LINE_PER_RUN, render_jsonl,
-	 render_stats_jsonl, NULL, NULL, NULL, NULL},
+	 render_stats_jsonl, NULL, NULL, NULL, NULL, &render_follow_jsonl},
 	{FORMAT_MARKDOWN, "markdown", ".md", FORMAT_FOR_PEOPLE, render_markdown, render_stats_markdown,
-	 render_review_markdown, NULL, NULL, NULL},
-	{0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+	 render_review_markdown, NULL, NULL, NULL, NULL},
+	{0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 const struct render_format_row *render_format_by_name(const char *name)
@@ -59,6 +59,23 @@ void render_format_list(unsigned bits, char *buf, size_t size)
 	}
 }
 
+/* "text or json", "text, json or markdown": the formats a command writes. */
+void render_format_words(unsigned bits, char *buf, size_t size)
+{
+	char list[128];
+	render_format_list(bits, list, sizeof list);
+	buf[0] = '\0';
+	char *save = NULL;
+	size_t n = 0, total = 0;
+	for (const char *p = list; *p; p++)
+		total += *p == '|';
+	total++;
+	for (char *w = strtok_r(list, "|", &save); w; w = strtok_r(NULL, "|", &save), n++) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, size - used, "%s%s", n == 0 ? "" : n + 1 == total ? " or " : ", ", w);
+	}
+}
+
 bool render_format_is(enum render_format format, unsigned traits)
 {
 	const struct render_format_row *f = render_format_row(format);
@@ -83,6 +100,8 @@ static bool writes(const struct render_format_row *f, enum render_subject subjec
 		return f->whoami;
 	case RENDER_TOOLS:
 		return f->tools;
+	case RENDER_FOLLOW:
+		return f->follow;
 	}
 	return false;
 }
@@ -107,6 +126,12 @@ static const struct render_format_row *writer_row(enum render_format format, enu
 		return NULL;
 	}
 	return f;
+}
+
+const struct render_follow_writer *render_follow_writer(enum render_format format)
+{
+	const struct render_format_row *f = render_format_row(format);
+	return f ? f->follow : NULL;
 }
 
 int render_report(FILE *out, enum render_format format, const struct report *r, const struct render_options *o,

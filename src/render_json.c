@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "json_writer.h"
+#include "report_follow.h"
 #include "report_payloads.h"
 
 /* An id: null when absent or empty (an empty id identifies nothing). */
@@ -649,3 +650,108 @@ int render_jsonl(FILE *out, const struct report *r, const struct render_options 
 			return -1;
 	return render_jsonl_end(out, r, r->n_runs, e);
 }
+
+/* ---- JSON Lines of run --follow ------------------------------------------ */
+
+static struct render_json_stream *line_open(FILE *out, const struct follow_run *fr, const char *type, struct err *e)
+{
+	struct render_json_stream *s = stream_new(out, 1, e);
+	if (!s)
+		return NULL;
+	s->w.compact = true;
+	jw_open(&s->w, NULL, '{');
+	jw_k_cstr(&s->w, "type", type);
+	jw_k_str(&s->w, "app_id", fr->app_id);
+	jw_k_str(&s->w, "run_id", fr->run_id);
+	return s;
+}
+
+static int line_close(struct render_json_stream *s, struct err *e)
+{
+	jw_close(&s->w, '}');
+	jw_lit(&s->w, "\n");
+	/* A follower reads each line as it comes. */
+	return stream_close(s, e);
+}
+
+static int follow_event_jsonl(FILE *out, const struct follow_run *fr, const struct follow_event *ev,
+			      const struct render_options *o, struct err *e)
+{
+	(void)o;
+	struct render_json_stream *s = line_open(out, fr, "event", e);
+	if (!s)
+		return -1;
+	struct jw *w = &s->w;
+	jw_k_cstr(w, "what", follow_what_name(ev->what));
+	jw_k_int(w, "index", (int64_t)ev->index);
+	if (ev->has_event_id)
+		jw_k_int(w, "event_id", ev->event_id);
+	else
+		jw_k_null(w, "event_id");
+	jw_k_str(w, "timestamp", ev->timestamp);
+	jw_k_str(w, "name", ev->name);
+	if (ev->attempt)
+		jw_k_int(w, "attempt", (int64_t)ev->attempt);
+	else
+		jw_k_null(w, "attempt");
+	if (ev->what == FOLLOW_FAILED || ev->what == FOLLOW_CHILD_FAILED) {
+		jw_k_cstr(w, "failure_class", failure_class_name(ev->failure));
+		jw_k_str(w, "error_type", ev->error_type);
+		jw_k_str(w, "error_message", ev->error_message);
+	}
+	if (ev->what == FOLLOW_RETRY_TIMER || ev->what == FOLLOW_TIMER)
+		jw_k_str(w, "fire_at", ev->fire_at);
+	if (ev->what == FOLLOW_ENDED)
+		jw_k_str(w, "status", ev->status);
+	jw_k_bool(w, "late", ev->late);
+	return line_close(s, e);
+}
+
+static int follow_finding_jsonl(FILE *out, const struct follow_run *fr, const struct report_run *run, size_t at,
+				const struct render_options *o, struct err *e)
+{
+	(void)o;
+	struct render_json_stream *s = line_open(out, fr, "finding", e);
+	if (!s)
+		return -1;
+	jw_key(&s->w, "finding");
+	s->w.has_items[s->w.depth] = false; /* the key's value, not an item after it */
+	write_finding(&s->w, run, at);
+	return line_close(s, e);
+}
+
+static int follow_note_jsonl(FILE *out, const struct follow_run *fr, const char *text,
+			     const struct render_options *o, struct err *e)
+{
+	(void)o;
+	struct render_json_stream *s = line_open(out, fr, "note", e);
+	if (!s)
+		return -1;
+	jw_k_str(&s->w, "text", text);
+	return line_close(s, e);
+}
+
+/* The run's line and the summary line, as `-o jsonl` ends. */
+static int follow_end_jsonl(FILE *out, const struct report *r, const char *unfinished,
+			    const struct render_options *o, struct err *e)
+{
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (unfinished) {
+			struct follow_run fr = {r->runs[i].app_id, r->runs[i].run_id, false};
+			if (follow_note_jsonl(out, &fr, unfinished, o, e) < 0)
+				return -1;
+		}
+		if (jsonl_run(out, &r->runs[i], 1, o && o->show_payloads, e) < 0)
+			return -1;
+	}
+	return render_jsonl_end(out, r, r->n_runs, e);
+}
+
+const struct render_follow_writer render_follow_jsonl = {
+	follow_event_jsonl,
+	follow_finding_jsonl,
+	follow_note_jsonl,
+	follow_end_jsonl,
+	NULL,
+	NULL,
+};

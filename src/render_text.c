@@ -54,7 +54,7 @@ void text_print_summary(struct text_out *t, const struct report *r)
 
 /* ---- the verdict ------------------------------------------------------- */
 
-static void print_verdict_line(struct text_out *t, const struct report *r)
+void text_print_verdict_line(struct text_out *t, const struct report *r)
 {
 	struct buf b;
 	buf_init(&b, 0);
@@ -189,7 +189,7 @@ static void print_suspect(struct text_out *t, const struct report *r, const stru
  * (report_fold_findings), each in at most three lines. */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects)
 {
-	print_verdict_line(t, r);
+	text_print_verdict_line(t, r);
 	if (!list_suspects || !r->n_suspect)
 		return;
 	struct report_fold *v;

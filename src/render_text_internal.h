@@ -65,6 +65,8 @@ void text_print_overview(struct text_out *t, const struct report *r);
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects);
 void text_print_failed_run(struct text_out *t, const struct report_run *run);
 void text_print_notes(struct text_out *t, const struct report *r);
+/* "Verdict: WORD  sentence", wrapped. */
+void text_print_verdict_line(struct text_out *t, const struct report *r);
 void text_print_summary(struct text_out *t, const struct report *r);
 
 /* render_text_full.c */

@@ -1155,7 +1155,8 @@ static const char *sample_value(const struct cli_option *o, char *buf, size_t si
 		return "markdown";
 	if (o->set == cli_set_project_id)
 		return "165";
-	if (o->set == cli_set_long || o->set == cli_set_int || o->set == cli_set_size) {
+	if (o->set == cli_set_long || o->set == cli_set_int || o->set == cli_set_size ||
+	    o->set == cli_set_duration) {
 		snprintf(buf, size, "%ld", o->max);
 		return buf;
 	}
@@ -1170,7 +1171,7 @@ static size_t field_size(const struct cli_option *o)
 	if (o->set == cli_set_int || o->set == cli_set_choice || o->set == cli_set_view ||
 	    o->set == cli_set_format)
 		return sizeof(int);
-	if (o->set == cli_set_long)
+	if (o->set == cli_set_long || o->set == cli_set_duration)
 		return sizeof(long);
 	if (o->set == cli_set_size)
 		return sizeof(size_t);

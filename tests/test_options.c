@@ -102,6 +102,9 @@ static const struct probe probes[] = {
 	{"all-runs", 0, .args = {"--all-runs"}},
 	{"show-payloads", 0, .args = {"--show-payloads"}},
 	{"save-histories", 0, .args = {"--save-histories", "@TMP@/saved"}},
+	/* the simulator's live runs grow while they are read */
+	{"follow", 0, .args = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
+	{"follow-for", 0, .args = {"--follow-for", "1"}, .base = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
 	{"run-id", 0, .args = {"--run-id", "probe-run"}, .argv = {"file", ONE_FILE}},
 	{"source", 0, .args = {"--source", "@SRC@/tests/fixtures/review/python"}},
 	/* the simulator's organization shares full payloads; a file's level is inferred */
@@ -157,6 +160,8 @@ static const struct unseen unseen[] = {
 	{"jobs", ON_ALL,
 	 .why = "how many runs are audited at once, never what is printed (test_catalyst_sim: same "
 		"bytes at --jobs 1 and 8)"},
+	{"interval", ON_ALL, .why = "the longest wait between two readings: when lines come, not what they say "
+				    "(test_follow follows with the default and a bound)"},
 	{"no-browser", ON_ALL,
 	 .why = "read at a sign-in's browser step only (oauth_login.c), which needs an "
 		"authorization server: test_oauth_e2e redirect_path_and_no_browser_are_used"},
@@ -394,6 +399,7 @@ int main(void)
 			(char *)testlib_src("tests/sim/catalyst-sim.mjs"),
 			"--data-sharing",
 			"full",
+			"--live",
 			"--max-seconds",
 			"900",
 			NULL};

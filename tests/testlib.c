@@ -172,6 +172,7 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 	size_t out_cap = 0, err_cap = 0;
 	long long deadline = now_ms() + timeout_ms;
 	int open_fds = 2;
+	bool signalled = false;
 	while (open_fds > 0) {
 		struct pollfd p[3] = {{o[0], POLLIN, 0}, {er[0], POLLIN, 0}, {in[1], POLLOUT, 0}};
 		long long left = deadline - now_ms();
@@ -197,6 +198,10 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 				open_fds--;
 			} else if (i == 0) {
 				append(&out->out, &out->out_len, &out_cap, chunk, (size_t)n);
+				if (testlib_signal_when && !signalled && strstr(out->out, testlib_signal_when)) {
+					kill(pid, testlib_signal_sig);
+					signalled = true;
+				}
 			} else {
 				append(&out->err, &out->err_len, &err_cap, chunk, (size_t)n);
 			}
@@ -231,6 +236,8 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
 
 bool testlib_cli_memcheck = true;
 bool testlib_stdin_tty = false;
+const char *testlib_signal_when = NULL;
+int testlib_signal_sig = 0;
 
 void testlib_memcheck_row(int row)
 {

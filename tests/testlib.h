@@ -35,6 +35,11 @@ int testlib_run(char *const argv[], char *const envp_extra[], const char *stdin_
  * input (stdin_data NULL): a person at a terminal, as `login` needs
  * (issue 19). Off by default: tests run as a script would. */
 extern bool testlib_stdin_tty;
+/* When set, testlib_run sends the child testlib_signal_sig the first time
+ * its standard output holds testlib_signal_when (Ctrl-C in the middle of
+ * run --follow). The caller sets both and clears them after. */
+extern const char *testlib_signal_when;
+extern int testlib_signal_sig;
 
 /* Whether testlib_run_cli runs the binary under memcheck when the suite
  * asks for it (CA_VALGRIND_CLI=1): true unless a test turns it off for a

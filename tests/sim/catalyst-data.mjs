@@ -71,7 +71,7 @@ function derive(events, opts) {
 	return out;
 }
 
-function lastTimestamp(events) {
+export function lastTimestamp(events) {
 	let t = 0;
 	for (const e of events)
 		if (e.timestamp)
@@ -79,7 +79,7 @@ function lastTimestamp(events) {
 	return new Date(t).toISOString();
 }
 
-function statusOf(events) {
+export function statusOf(events) {
 	for (let i = events.length - 1; i >= 0; i--) {
 		const e = events[i];
 		if (e.event_type === 'ExecutionCompleted' && e.workflow_status)
@@ -265,7 +265,7 @@ function fleetRuns(n, reexecute, rng) {
 }
 
 export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default', fleet = 0,
-			     reexecute = {}, finishLater = false } = {}) {
+			     reexecute = {}, finishLater = false, live = null } = {}) {
 	const rng = mulberry32(seed);
 	const fx = {
 		a: loadFixture('a-clean-activity'),
@@ -288,6 +288,35 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 	const def = [];
 	def.push(makeRun('orders', clone(fx.a)));
 	def.push(makeRun('checkout', clone(fx.b)));
+	// --live: runs whose history grows while they are read (run --follow).
+	// Each is b's history (an ambiguous failure, then retries) under its
+	// own id, shown one event more every live.stepMs from the first time
+	// a session asks for it: live-7001 runs to its end; live-7002 is purged once
+	// 4 of its events are shown; live-7003 shows its first failure five
+	// steps late, after the retry timer it caused and the next attempt (an
+	// event out of order, late enough that a reading falls between).
+	if (live) {
+		const liveRun = (id, extra) => {
+			const r = makeRun('checkout', derive(fx.b, { instanceId: id, oldInstanceId: 'pay-20931' }));
+			r.liveSpec = { stepMs: live.stepMs, first: 2, ...extra };
+			return r;
+		};
+		def.push(liveRun('live-7001', {}));
+		def.push(liveRun('live-7002', { purgeAt: 4 }));
+		const late = fx.b.findIndex((e) => e.event_type === 'TaskFailed');
+		const order = fx.b.map((_, i) => i);
+		order.splice(late, 1);
+		order.splice(late + 5, 0, late);
+		def.push(liveRun('live-7003', { order }));
+		if (live.bulk) {
+			const ev = generateHistory({ instanceId: 'live-9000', workflowName: 'BulkImport', activity: 'ImportRecord',
+						     target: live.bulk, rng, startMs: Date.parse('2026-09-14T12:00:00Z'),
+						     retryEvery: 25 });
+			const r = makeRun('onboarding', ev);
+			r.liveSpec = { stepMs: (live.bulkSeconds * 1000) / ev.length, first: 2 };
+			def.push(r);
+		}
+	}
 	def.push(makeRun('payouts', clone(fx.c1)));
 	def.push(makeRun('payouts', clone(fx.c2)));
 	def.push(makeRun('orders', clone(fx.dParent)));
@@ -471,6 +500,14 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 					if (e.event_type === 'TaskCompleted')
 						e.result = '';
 
+	for (const p of projects)
+		for (const r of p.runs)
+			if (r.liveSpec) {
+				const n = r.events.length;
+				r.live = { all: r.events, allFull: r.full, order: r.liveSpec.order ?? [...Array(n).keys()],
+					   ...r.liveSpec };
+				delete r.liveSpec;
+			}
 	for (const p of projects) {
 		p.apps = [...new Set(p.runs.map((r) => r.appId))].sort();
 		p.runs.sort((x, y) => (Date.parse(y.createdAt) - Date.parse(x.createdAt)) ||

@@ -39,6 +39,11 @@ Data and shape:
   --list-children            the run list lists child runs too (each with its parent's id)
   --lenient-project          a project value it does not know is read as project "default",
                              whose answers (and uid) it gives instead of "not found"
+  --live                     add runs whose history grows while read (run --follow): live-7001
+                             runs to its end, live-7002 is purged after 4 events, live-7003
+                             shows an event out of order; one more event every --live-step-ms
+                             (default 300) from the first time a session asks for each
+  --live-bulk N:SECONDS      and live-9000 (app onboarding): N events shown over SECONDS
   --finish-later             add order-7750 (started 30 h before the newest run, ended 1 h before it),
                              and order-7801 (running) completes when the run list is asked a second time
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
@@ -67,6 +72,7 @@ Transport:
 Faults (tools/call requests only):
   --latency-ms N             add N ms to every tool call
   --fail-first N:KIND        the first N matching tool calls fail with KIND (repeatable, in order)
+  --fail-nth N:KIND          the Nth matching tool call fails with KIND (repeatable)
   --fail-rate P              each matching tool call fails with probability P ...
   --fail-kinds K1,K2,...     ... with a kind picked from this list (default 503)
   --seed N                   seed of the fault and data generators (default 1)
@@ -100,7 +106,8 @@ function parseArgs(argv) {
 		resultEnvelope: null, eventsMode: null, runs: 0, fleet: 0, reexecute: {}, runsProject: 'default', shiftNow: false, maxPage: 50, listChildren: false, finishLater: false, autoEnvelope: 'iserror', argErrors: 'rpc', notFound: 'iserror',
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
-		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600, hub: false,
+		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600, hub: false, failNth: [],
+		live: false, liveStepMs: 300, liveBulk: 0, liveBulkSeconds: 1800,
 	};
 	const num = (name, v) => {
 		const n = Number(v);
@@ -183,6 +190,20 @@ function parseArgs(argv) {
 		case '--fail-first': {
 			const [n, kind] = (next() ?? '').split(':');
 			cfg.failFirst.push({ n: Math.floor(num('--fail-first', n)), kind: oneOf('--fail-first kind', kind, FAULT_KINDS) });
+			break;
+		}
+		case '--fail-nth': {
+			const [n, kind] = (next() ?? '').split(':');
+			cfg.failNth.push({ n: Math.floor(num('--fail-nth', n)), kind: oneOf('--fail-nth kind', kind, FAULT_KINDS) });
+			break;
+		}
+		case '--live': cfg.live = true; break;
+		case '--live-step-ms': cfg.liveStepMs = num(arg, next()); break;
+		case '--live-bulk': {
+			const [n, secs] = (next() ?? '').split(':');
+			cfg.live = true;
+			cfg.liveBulk = Math.floor(num('--live-bulk', n));
+			cfg.liveBulkSeconds = num('--live-bulk seconds', secs ?? '1800');
 			break;
 		}
 		case '--fail-rate': cfg.failRate = num(arg, next()); break;
@@ -305,7 +326,8 @@ const MAX_SESSIONS = 2000;
 
 function createSimulator(cfg, baseUrl) {
 	const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
-				   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater });
+				   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater,
+				   live: cfg.live && { stepMs: cfg.liveStepMs, bulk: cfg.liveBulk, bulkSeconds: cfg.liveBulkSeconds } });
 	const catalyst = new Catalyst(cfg, world);
 	const tools = toolList(cfg.profile);
 	const faultRng = mulberry32(cfg.seed ^ 0x5eed);
@@ -334,6 +356,9 @@ function createSimulator(cfg, baseUrl) {
 		if (!matching)
 			return null;
 		const n = ++faultSeq;
+		const nth = cfg.failNth.find((f) => f.n === n);
+		if (nth)
+			return nth.kind;
 		let acc = 0;
 		for (const f of cfg.failFirst) {
 			acc += f.n;

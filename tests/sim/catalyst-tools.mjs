@@ -4,7 +4,7 @@
 // in catalyst-sim.mjs.
 
 import { appendFileSync } from 'node:fs';
-import { findProject, STATUSES } from './catalyst-data.mjs';
+import { findProject, lastTimestamp, statusOf, STATUSES } from './catalyst-data.mjs';
 
 export const PAYLOAD_KEYS = new Set(['input', 'output', 'result', 'customStatus', 'custom_status']);
 
@@ -405,6 +405,7 @@ export class Catalyst {
 			return refusalResult(rule.kind, rule.envelope, { retryable: rule.retryable, minimal: rule.minimal });
 		}
 		let answer;
+		this.session = ctx.sessionId ?? null; /* a --live run's clock is per session */
 		try {
 			answer = this.answer(tool, bindArgs(tool, cfg.profile, args));
 		} catch (err) {
@@ -478,7 +479,34 @@ export class Catalyst {
 	}
 
 	findRun(p, app, id) {
-		return p.runs.find((r) => r.appId === app && r.instanceId === id) || null;
+		return this.liveView(p.runs.find((r) => r.appId === app && r.instanceId === id) || null);
+	}
+
+	// A --live run as it stands now: the events shown so far (in history
+	// order, whatever order they were shown in), its status from them;
+	// null once it is purged. Its clock starts the first time a session
+	// asks for it, so every client that follows it sees it from the start.
+	liveView(r) {
+		if (!r || !r.live)
+			return r;
+		const L = r.live;
+		const now = Date.now();
+		L.t0 ??= new Map();
+		const key = this.session ?? '';
+		if (!L.t0.has(key))
+			L.t0.set(key, now);
+		const shown = Math.min(L.all.length, L.first + Math.floor((now - L.t0.get(key)) / L.stepMs));
+		if (L.purgeAt !== undefined && shown >= L.purgeAt)
+			return null;
+		const idx = L.order.slice(0, shown).sort((x, y) => x - y);
+		const view = { ...r, events: idx.map((i) => L.all[i]), full: idx.map((i) => L.allFull[i]) };
+		view.status = statusOf(view.events);
+		view.lastUpdatedAt = lastTimestamp(view.events);
+		if (view.status === 'running' || view.status === 'suspended')
+			delete view.completedAt;
+		else
+			view.completedAt = view.lastUpdatedAt;
+		return view;
 	}
 
 	events(r) {
@@ -638,7 +666,7 @@ export class Catalyst {
 		}
 		// Child runs are listed only with --list-children; a filter by
 		// instance id is a lookup and finds them too.
-		const all = p.runs.filter((r) => (r.listed || cfg.listChildren || a.run !== undefined) &&
+		const all = p.runs.map((r) => this.liveView(r)).filter((r) => r && (r.listed || cfg.listChildren || a.run !== undefined) &&
 			(a.run === undefined || r.instanceId === a.run) &&
 			(!a.app || r.appId === a.app) &&
 			(!status || r.status === status) &&
