@@ -63,8 +63,9 @@ say "catalyst-audit is built in $build (the binary: $bin)"
 # 4. The simulator, on loopback, with the realistic project "payments": a
 #    double-charged payment, a timed-out shipment retried, a retried child
 #    workflow, a clean run; its runs moved to the last hours (--since 24h
-#    finds them).  Stateless, like the production server; at the default
-#    data-sharing level; it records any write-tool call.
+#    finds them), and live runs that grow while read (run --follow).
+#    Stateless, like the production server; at the default data-sharing
+#    level; it records any write-tool call.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/catalyst-demo.XXXXXX")
 sim_pid=
 kept=false
@@ -84,7 +85,7 @@ trap 'exit 130' INT TERM
 
 lifetime=300
 $keep && lifetime=3600
-"$node" tests/sim/catalyst-sim.mjs --profile a --data-sharing metadata --stateless --shift-now \
+"$node" tests/sim/catalyst-sim.mjs --profile a --data-sharing metadata --stateless --shift-now --live --live-step-ms 500 \
 	--max-seconds "$lifetime" --record-writes "$tmp/writes.jsonl" >"$tmp/sim.out" 2>"$tmp/sim.err" </dev/null &
 sim_pid=$!
 
@@ -121,6 +122,17 @@ case $status in
 *) say "catalyst-audit failed with exit status $status"; exit "$status" ;;
 esac
 
+# 6. The incident itself: a run still running (the simulator's live-7001:
+#    an ambiguous failure, then retries), followed for ten seconds.
+say "following a run while it runs: $bin --server $url run checkout live-7001 --follow --follow-for 10s"
+echo >&2
+fstatus=0
+env -u CATALYST_TOKEN "$bin" --server "$url" run checkout live-7001 --follow --follow-for 10s || fstatus=$?
+case $fstatus in
+0 | 1) ;;
+*) say "the follow failed with exit status $fstatus"; exit "$fstatus" ;;
+esac
+
 if $keep; then
 	kept=true
 	say "the simulator keeps running (pid $sim_pid, log $tmp/sim.err); it stops by itself in an hour,"
@@ -137,6 +149,7 @@ if $keep; then
   catalyst-audit --project payments run pay-20931
   catalyst-audit --project payments runs --workflow paymentworkflow --limit 5
   catalyst-audit --project payments link pay-20931 --web
+  catalyst-audit run checkout live-7003 --follow       # a run while it runs
   catalyst-audit --project 42 run order-9001          # one run id in two apps: exit 2
   catalyst-audit whoami
 TRY

@@ -165,9 +165,7 @@ static int first_reading(struct follower *f, struct report *r, struct err *e)
 		return -1;
 	if (f->r->runs[0].analysis->finished)
 		return 1;
-	if (screen && note(f, e, "following %s: each change as it happens, the verdict when it ends (Ctrl-C: the "
-				  "verdict so far)",
-			   f->fr.run_id) < 0)
+	if (screen && note(f, e, "following %s until it ends (Ctrl-C: the verdict so far)", f->fr.run_id) < 0)
 		return -1;
 	return 0;
 }

@@ -3,6 +3,7 @@
  * the run's id when several are followed), then the verdict and summary
  * lines of the report once the run ends or the follow is stopped. Server
  * text (names, error messages) is escaped for the terminal. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
@@ -10,7 +11,8 @@
 #include "report_follow.h"
 #include "report_timeline.h"
 
-#define FOLLOW_MESSAGE_MAX 100 /* characters of an error message on a line */
+#define FOLLOW_MESSAGE_MIN 20 /* characters of an error message shown, however narrow the line */
+#define CLOCK_COLUMNS 11      /* "10:00:02Z  " */
 
 static struct text_out open_out(FILE *f, const struct render_options *o)
 {
@@ -35,10 +37,14 @@ static int close_out(struct text_out *t, struct err *e)
 
 /* "10:00:02Z  " (or the local time), or blanks when the event has none;
  * the run's id first when several runs are followed. */
-static void line_start(struct text_out *t, const struct follow_run *fr, const char *ts)
+static size_t line_start(struct text_out *t, const struct follow_run *fr, const char *ts)
 {
-	if (fr->prefix)
-		fprintf(t->f, "%s  ", text_esc(t, fr->run_id, 40));
+	size_t used = CLOCK_COLUMNS;
+	if (fr->prefix) {
+		const char *id = text_esc(t, fr->run_id, 40);
+		fprintf(t->f, "%s  ", id);
+		used += strlen(id) + 2;
+	}
 	int64_t ms;
 	char clock[40];
 	if (ts && report_time_parse(ts, &ms))
@@ -46,31 +52,38 @@ static void line_start(struct text_out *t, const struct follow_run *fr, const ch
 	else
 		snprintf(clock, sizeof clock, "%s", "");
 	fprintf(t->f, "%-9s  ", clock);
+	return used;
 }
 
-static void attempt_words(struct text_out *t, const struct follow_event *ev, const char *verb)
+/* "ChargeCard  attempt 2 failed"; returns the columns it took. */
+static size_t attempt_words(struct text_out *t, const struct follow_event *ev, const char *verb)
 {
-	fprintf(t->f, "%s%s%s  ", text_on(t, STYLE_BOLD), ev->name ? text_esc(t, ev->name, 60) : "(unnamed)",
-		text_off(t));
-	if (ev->attempt)
-		fprintf(t->f, "attempt %u %s", (unsigned)ev->attempt, verb);
-	else
-		fprintf(t->f, "%s", verb);
+	const char *name = ev->name ? text_esc(t, ev->name, 60) : "(unnamed)";
+	fprintf(t->f, "%s%s%s  ", text_on(t, STYLE_BOLD), name, text_off(t));
+	int n = ev->attempt ? fprintf(t->f, "attempt %u %s", (unsigned)ev->attempt, verb) : fprintf(t->f, "%s", verb);
+	return strlen(name) + 2 + (n > 0 ? (size_t)n : 0);
 }
 
-static void failure_words(struct text_out *t, const struct follow_event *ev)
+/* The class, then the error cut so that the line stays within the width
+ * (used: the columns the line has taken so far). */
+static void failure_words(struct text_out *t, const struct follow_event *ev, size_t used)
 {
 	enum style s = ev->failure == FAILURE_AMBIGUOUS ? STYLE_RED
 		       : ev->failure == FAILURE_SAFE   ? STYLE_GREEN
 						       : STYLE_YELLOW;
-	fprintf(t->f, " %s[%s]%s", text_on(t, s), failure_class_name(ev->failure), text_off(t));
-	if (ev->error_type || ev->error_message)
-		fprintf(t->f, " %s%s%s", ev->error_type ? text_esc(t, ev->error_type, 40) : "",
-			ev->error_type && ev->error_message ? ": " : "",
-			ev->error_message ? text_esc(t, ev->error_message, FOLLOW_MESSAGE_MAX) : "");
+	const char *cls = failure_class_name(ev->failure);
+	fprintf(t->f, " %s[%s]%s", text_on(t, s), cls, text_off(t));
+	used += strlen(cls) + 3;
+	if (!ev->error_type && !ev->error_message)
+		return;
+	const char *type = ev->error_type ? text_esc(t, ev->error_type, 40) : "";
+	used += 1 + strlen(type) + (ev->error_type && ev->error_message ? 2 : 0);
+	size_t room = t->width > used + FOLLOW_MESSAGE_MIN ? t->width - used : FOLLOW_MESSAGE_MIN;
+	fprintf(t->f, " %s%s%s", type, ev->error_type && ev->error_message ? ": " : "",
+		ev->error_message ? text_esc(t, ev->error_message, room) : "");
 }
 
-static void event_words(struct text_out *t, const struct follow_event *ev)
+static void event_words(struct text_out *t, const struct follow_event *ev, size_t used)
 {
 	switch (ev->what) {
 	case FOLLOW_RUN_STARTED:
@@ -83,8 +96,7 @@ static void event_words(struct text_out *t, const struct follow_event *ev)
 		attempt_words(t, ev, "completed");
 		break;
 	case FOLLOW_FAILED:
-		attempt_words(t, ev, "failed");
-		failure_words(t, ev);
+		failure_words(t, ev, used + attempt_words(t, ev, "failed"));
 		break;
 	case FOLLOW_RETRY_TIMER:
 	case FOLLOW_TIMER: {
@@ -105,8 +117,7 @@ static void event_words(struct text_out *t, const struct follow_event *ev)
 		attempt_words(t, ev, "completed (child workflow)");
 		break;
 	case FOLLOW_CHILD_FAILED:
-		attempt_words(t, ev, "failed (child workflow)");
-		failure_words(t, ev);
+		failure_words(t, ev, used + attempt_words(t, ev, "failed (child workflow)"));
 		break;
 	case FOLLOW_SUSPENDED:
 		fprintf(t->f, "run suspended");
@@ -125,16 +136,69 @@ static void event_words(struct text_out *t, const struct follow_event *ev)
 	}
 }
 
+/* line (escaped already, with our own colour sequences) cut to width
+ * columns, "..." marking the cut. */
+static void put_fit(FILE *out, const char *line, size_t width, bool color)
+{
+	size_t visible = 0;
+	for (const char *p = line; *p; p++) {
+		if (*p == '\033') {
+			while (*p && *p != 'm')
+				p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		visible += ((unsigned char)*p & 0xc0) != 0x80;
+	}
+	if (visible <= width) {
+		fputs(line, out);
+		return;
+	}
+	size_t shown = 0;
+	for (const char *p = line; *p; p++) {
+		if (*p == '\033') {
+			const char *q = p;
+			while (*q && *q != 'm')
+				q++;
+			fwrite(p, 1, (size_t)(q - p) + (*q ? 1 : 0), out);
+			p = *q ? q : q - 1;
+			continue;
+		}
+		bool starts = ((unsigned char)*p & 0xc0) != 0x80;
+		if (starts && shown == width - 3)
+			break;
+		shown += starts;
+		fputc(*p, out);
+	}
+	fputs(color ? "...\033[0m" : "...", out);
+}
+
 static int follow_event_text(FILE *out, const struct follow_run *fr, const struct follow_event *ev,
 			     const struct render_options *o, struct err *e)
 {
-	struct text_out t = open_out(out, o);
-	line_start(&t, fr, ev->timestamp);
-	event_words(&t, ev);
+	char *line = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&line, &len);
+	if (!mem)
+		return err_oom(e);
+	struct text_out t = open_out(mem, o);
+	/* the late mark is never what the cut takes */
+	char late[64] = "";
 	if (ev->late)
-		fprintf(out, "  (arrived late: event %u of the history)", (unsigned)ev->index);
-	fputc('\n', out);
-	return close_out(&t, e);
+		snprintf(late, sizeof late, "  (late: event %u)", (unsigned)ev->index);
+	size_t used = line_start(&t, fr, ev->timestamp);
+	t.width = t.width > strlen(late) + 60 ? t.width - strlen(late) : 60;
+	event_words(&t, ev, used);
+	int rc = close_out(&t, e);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = err_oom(e);
+	if (rc == 0) {
+		put_fit(out, line, t.width, t.o.color);
+		fprintf(out, "%s\n", late);
+	}
+	free(line);
+	return rc;
 }
 
 /* "suspect  ChargeCard  ambiguous_failure_retried: attempt 2 ran 5.0s later" */
@@ -143,12 +207,22 @@ static int follow_finding_text(FILE *out, const struct follow_run *fr, const str
 {
 	struct text_out t = open_out(out, o);
 	const struct finding *f = &run->analysis->findings[at];
-	if (fr->prefix)
-		fprintf(out, "%s  ", text_esc(&t, fr->run_id, 40));
+	size_t col = CLOCK_COLUMNS;
+	if (fr->prefix) {
+		const char *id = text_esc(&t, fr->run_id, 40);
+		fprintf(out, "%s  ", id);
+		col += strlen(id) + 2;
+	}
 	bool suspect = f->severity == SEVERITY_SUSPECT;
-	fprintf(out, "%s%-9s%s  %s  %s: %s\n", text_on(&t, suspect ? STYLE_RED : STYLE_YELLOW),
-		severity_name(f->severity), text_off(&t), f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
-		finding_kind_id(f->kind), text_esc(&t, f->summary ? f->summary : f->message, 160));
+	fprintf(out, "%s%-9s%s  ", text_on(&t, suspect ? STYLE_RED : STYLE_YELLOW), severity_name(f->severity),
+		text_off(&t));
+	/* the finding whole: wrapped under itself, never cut */
+	struct buf b;
+	buf_init(&b, 0);
+	int rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
+			    finding_kind_id(f->kind), text_esc(&t, f->summary ? f->summary : f->message, 0));
+	text_wrap_at(&t, rc == 0 ? b.data : NULL, CLOCK_COLUMNS, col);
+	buf_finish(&b);
 	return close_out(&t, e);
 }
 
@@ -156,9 +230,14 @@ static int follow_note_text(FILE *out, const struct follow_run *fr, const char *
 			    struct err *e)
 {
 	struct text_out t = open_out(out, o);
-	if (fr->prefix)
-		fprintf(out, "%s  ", text_esc(&t, fr->run_id, 40));
-	fprintf(out, "%-9s  %s\n", "note", text_esc(&t, text, 0));
+	size_t col = CLOCK_COLUMNS;
+	if (fr->prefix) {
+		const char *id = text_esc(&t, fr->run_id, 40);
+		fprintf(out, "%s  ", id);
+		col += strlen(id) + 2;
+	}
+	fprintf(out, "%-9s  ", "note");
+	text_wrap_at(&t, text_esc(&t, text, 0), CLOCK_COLUMNS, col);
 	return close_out(&t, e);
 }
 
