@@ -41,9 +41,9 @@ struct follow_event {
 	uint32_t index; /* in the history as read now (0-based) */
 	int64_t event_id;
 	bool has_event_id;
-	const char *timestamp; /* NULL: the history gives none */
-	const char *name;      /* the activity or child workflow; NULL when the history names none */
-	uint32_t attempt;      /* 1-based attempt of its invocation; 0: not an attempt */
+	const char *timestamp;      /* NULL: the history gives none */
+	const char *name;           /* the activity or child workflow; NULL when the history names none */
+	uint32_t attempt;           /* 1-based attempt of its invocation; 0: not an attempt */
 	enum failure_class failure; /* FOLLOW_FAILED, FOLLOW_CHILD_FAILED */
 	const char *error_type;     /* may be NULL */
 	const char *error_message;  /* may be NULL */

@@ -115,6 +115,9 @@ int audit_follow_check(const struct audit_request *rq, struct err *e);
 /* Follows the run until it ends (or is stopped, or disappears): lines as
  * it changes, then the verdict. Returns run's status, or -1 with e set. */
 int audit_follow_run(struct audit_ctx *x, const char *app, const char *run_id, struct err *e);
+/* runs --follow: every run of x's report (as the listing audited them),
+ * followed at once, each line prefixed by its run. */
+int audit_follow_runs(struct audit_ctx *x, struct err *e);
 
 /* Fetches and audits report runs [from, to) with --jobs workers over the
  * one session; `what` names them in the progress line. */

@@ -1,12 +1,14 @@
-/* `run … --follow` (issue 30): the run read again and again until it ends.
- * Catalyst's run tool answers the whole history and pages from no event
- * index (doc/catalyst-mcp.md), so each reading is the whole history,
- * compared with what was said before (report_follow.h): the new events that
- * matter and the findings that became true are written as lines. Readings
- * start 1 s apart and back off to --interval while nothing changes; a
- * reading that fails for the transport or the server is tried again, with
- * a line saying so. The follow ends with the run (the verdict and summary,
- * and run's exit status), when the run disappears (exit 7), at
+/* `run … --follow` and `runs … --follow` (issue 30): runs read again and
+ * again until they end. Catalyst's run tool answers the whole history and
+ * pages from no event index (doc/catalyst-mcp.md), so each reading is the
+ * whole history, compared with what was said before (report_follow.h):
+ * the new events that matter and the findings that became true are
+ * written as lines, prefixed by the run when several are followed.
+ * Readings start 1 s apart and back off to --interval while nothing
+ * changes; a reading that fails for the transport or the server is tried
+ * again, with a line saying so. The follow ends when every run has ended
+ * (the verdict and summary, and the command's exit status), when the one
+ * run followed disappears (exit 7; of several, a line says so), at
  * --follow-for or on SIGINT/SIGTERM (the verdict so far, still running). */
 
 #include <stdarg.h>
@@ -22,16 +24,28 @@
 #define FOLLOW_FIRST_WAIT_MS 1000L
 #define FOLLOW_SLICE_MS 100L /* how often a wait looks at the stop flag */
 
+static const char still_running[] = "Still running: the follow was stopped; the verdict is of the history so far.";
+
+/* One run followed. */
 struct follower {
+	struct follow_run fr;
+	struct report_follow *said;
+	struct report *r; /* its last reading that could be audited (one run), or NULL */
+	bool ended, gone;
+};
+
+struct follow_set {
 	struct audit_ctx *x;
 	const struct render_follow_writer *w;
 	struct render_options ro;
 	FILE *out;
-	struct follow_run fr;
-	struct report_follow *said;
-	struct report *r;  /* the last reading that could be audited (one run) */
-	bool quiet_news;   /* the first reading on a screen: its report says it all */
-	bool status_shown; /* a status line is on the terminal */
+	struct follower *v;
+	size_t n;
+	struct follower *cur; /* whose news is being said */
+	bool quiet_news;      /* the first readings on a screen: the report says them */
+	bool said_all;        /* every run had ended at the first readings, and the screen said so */
+	bool status_shown;    /* a status line is on the terminal */
+	struct report view;   /* the last readings together (borrowed runs), for the status and the end */
 };
 
 int audit_follow_check(const struct audit_request *rq, struct err *e)
@@ -43,61 +57,98 @@ int audit_follow_check(const struct audit_request *rq, struct err *e)
 	return err_set(e, ERR_USAGE, "--follow writes %s, not %s", words, render_format_row(rq->format)->name);
 }
 
-static void unstatus(struct follower *f)
+static void unstatus(struct follow_set *s)
 {
-	if (f->status_shown && f->w->unstatus)
-		f->w->unstatus(f->out);
-	f->status_shown = false;
+	if (s->status_shown && s->w->unstatus)
+		s->w->unstatus(s->out);
+	s->status_shown = false;
 }
 
 static int on_event(const struct follow_event *ev, void *ctx, struct err *e)
 {
-	struct follower *f = ctx;
-	if (f->quiet_news)
+	struct follow_set *s = ctx;
+	if (s->quiet_news)
 		return 0;
-	unstatus(f);
-	return f->w->event(f->out, &f->fr, ev, &f->ro, e);
+	unstatus(s);
+	return s->w->event(s->out, &s->cur->fr, ev, &s->ro, e);
 }
 
 static int on_finding(const struct analysis *a, size_t at, void *ctx, struct err *e)
 {
-	struct follower *f = ctx;
+	struct follow_set *s = ctx;
 	(void)a;
-	if (f->quiet_news)
+	if (s->quiet_news)
 		return 0;
-	unstatus(f);
-	return f->w->finding(f->out, &f->fr, &f->r->runs[0], at, &f->ro, e);
+	unstatus(s);
+	return s->w->finding(s->out, &s->cur->fr, &s->cur->r->runs[0], at, &s->ro, e);
 }
 
-static int note(struct follower *f, struct err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int note(struct follower *f, struct err *e, const char *fmt, ...)
+static int note(struct follow_set *s, const struct follower *f, struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int note(struct follow_set *s, const struct follower *f, struct err *e, const char *fmt, ...)
 {
 	char text[600];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	unstatus(f);
-	return f->w->note(f->out, &f->fr, text, &f->ro, e);
+	unstatus(s);
+	return s->w->note(s->out, &f->fr, text, &s->ro, e);
 }
 
-/* One reading into a report of its own: 1 when it was audited (*out
- * holds it), 0 when it failed in a way another reading may mend (rr's
- * failure in *why), -1 when the follow must stop (e set). */
-static int read_once(struct follower *f, struct report **out, char *why, size_t why_size, struct err *e)
+/* The last readings as one report (its runs borrowed from the followers,
+ * in their order), summarized: what the status line and the end say. */
+static void drop_view(struct follow_set *s);
+
+static int make_view(struct follow_set *s, struct err *e)
+{
+	drop_view(s);
+	struct report_meta meta = s->x->r->meta;
+	report_init(&s->view);
+	s->view.meta = meta;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->v[i].r)
+			continue;
+		struct report_run *rr = report_add_run(&s->view);
+		if (!rr)
+			return err_oom(e);
+		*rr = s->v[i].r->runs[0];
+	}
+	report_summarize(&s->view);
+	return 0;
+}
+
+/* The view is borrowed: only its array is its own. */
+static void drop_view(struct follow_set *s)
+{
+	free(s->view.runs);
+	s->view.runs = NULL;
+	s->view.n_runs = 0;
+	for (size_t i = 0; i < s->view.n_notes; i++)
+		free(s->view.notes[i]);
+	free(s->view.notes);
+	s->view.notes = NULL;
+	s->view.n_notes = 0;
+}
+
+/* One reading of f into a report of its own: 1 when it was audited (*out
+ * holds it), 0 when it failed in a way another reading may mend (its
+ * failure in why), -1 when it failed for good (e set). */
+static int read_once(struct follow_set *s, struct follower *f, struct report **out, char *why, size_t why_size,
+		     struct err *e)
 {
 	struct report *r = calloc(1, sizeof *r);
 	if (!r)
 		return err_oom(e);
 	report_init(r);
-	audit_report_meta(f->x->rq, r);
+	audit_report_meta(s->x->rq, r);
 	struct report_run *rr = report_add_run(r);
 	if (!rr || !(rr->app_id = strdup(f->fr.app_id)) || !(rr->run_id = strdup(f->fr.run_id))) {
 		report_finish(r);
 		free(r);
 		return err_oom(e);
 	}
-	audit_one_run_keep(f->x, rr, true);
+	audit_one_run_keep(s->x, rr, true);
 	if (rr->analysis) {
 		*out = r;
 		return 1;
@@ -114,23 +165,48 @@ static int read_once(struct follower *f, struct report **out, char *why, size_t 
 	return rc;
 }
 
-/* Says what the reading r holds that was not said, then keeps it as the
- * last reading. Returns how many events were new, or -1. */
-static long take(struct follower *f, struct report *r, struct err *e)
+/* Says what the reading r of f holds that was not said, then keeps it as
+ * f's last reading. Returns how many events were new, or -1. */
+static long take(struct follow_set *s, struct follower *f, struct report *r, struct err *e)
 {
 	struct report *old = f->r;
 	f->r = r;
 	report_summarize(r);
 	struct report_run *rr = &r->runs[0];
-	struct follow_sink sink = {on_event, on_finding, f};
+	struct follow_sink sink = {on_event, on_finding, s};
+	s->cur = f;
 	long n = report_follow_news(f->said, rr->log, rr->analysis, &sink, e);
 	/* The events were kept for this comparison only. */
 	event_log_drop_events(rr->log);
+	f->ended = rr->analysis->finished;
 	if (old) {
 		report_finish(old);
 		free(old);
 	}
 	return n;
+}
+
+/* Reads f once and says it: 1 when the history changed, 0 when not (or
+ * the reading failed and was said), -1 on an error that ends the follow.
+ * A run that is gone is said and left (gone). */
+static int read_and_say(struct follow_set *s, struct follower *f, long next_ms, struct err *e)
+{
+	struct report *r = NULL;
+	char why[512] = "";
+	int got = read_once(s, f, &r, why, sizeof why, e);
+	if (got == 0)
+		return note(s, f, e, "reading failed (%s); again in %lds", why, (next_ms + 999) / 1000) < 0 ? -1
+													    : 0;
+	if (got < 0 && e->code == ERR_NOT_FOUND && f->r) {
+		f->gone = true;
+		struct err gone = *e;
+		err_clear(e);
+		return note(s, f, e, "the run is gone: %s", gone.msg) < 0 ? -1 : 0;
+	}
+	if (got < 0)
+		return -1;
+	long n = take(s, f, r, e);
+	return n < 0 ? -1 : n > 0;
 }
 
 /* Waits ms, or less when stopped or at the deadline (0: none). */
@@ -149,131 +225,177 @@ static void wait_ms(const struct audit_request *rq, long ms, long long deadline)
 	}
 }
 
-/* The first reading: on a screen, the report's first screen (its events
- * and findings are then said); for a script, every event and finding as
- * lines. 1: the run has ended already, 0: follow on, -1: error. */
-static int first_reading(struct follower *f, struct report *r, struct err *e)
+static bool all_done(const struct follow_set *s)
 {
-	const struct audit_request *rq = f->x->rq;
-	bool screen = render_format_is(rq->format, FORMAT_FOR_PEOPLE);
-	f->quiet_news = screen;
-	long n = take(f, r, e);
-	f->quiet_news = false;
-	if (n < 0)
-		return -1;
-	if (screen && render_report(f->out, rq->format, f->r, &f->ro, e) < 0)
-		return -1;
-	if (f->r->runs[0].analysis->finished)
-		return 1;
-	if (screen && note(f, e, "following %s until it ends (Ctrl-C: the verdict so far)", f->fr.run_id) < 0)
-		return -1;
-	return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->v[i].ended && !s->v[i].gone)
+			return false;
+	return true;
 }
 
-/* Reads until the run ends, is stopped or fails for good. *ended: it
- * ended; *gone: it disappeared. */
-static int follow_loop(struct follower *f, bool *ended, struct err *e)
+/* The first readings: on a screen, the report's first screen (their
+ * events and findings are then said); for a script, every event and
+ * finding as lines. */
+static int first_readings(struct follow_set *s, struct err *e)
 {
-	const struct audit_request *rq = f->x->rq;
+	const struct audit_request *rq = s->x->rq;
+	bool screen = render_format_is(rq->format, FORMAT_FOR_PEOPLE);
+	s->quiet_news = screen;
+	for (size_t i = 0; i < s->n; i++) {
+		struct follower *f = &s->v[i];
+		struct report *r = NULL;
+		char why[512] = "";
+		int got = read_once(s, f, &r, why, sizeof why, e);
+		if (got == 0)
+			err_set(e, ERR_PROTOCOL, "%s", why); /* a first reading says whether there is a run */
+		if (got <= 0)
+			return -1;
+		if (take(s, f, r, e) < 0)
+			return -1;
+	}
+	s->quiet_news = false;
+	if (make_view(s, e) < 0)
+		return -1;
+	if (screen && render_report(s->out, rq->format, &s->view, &s->ro, e) < 0)
+		return -1;
+	s->said_all = screen && all_done(s);
+	if (all_done(s) || !screen)
+		return 0;
+	struct follower *first = &s->v[0];
+	if (s->n == 1)
+		return note(s, first, e, "following %s until it ends (Ctrl-C: the verdict so far)",
+			    first->fr.run_id);
+	size_t open = 0;
+	for (size_t i = 0; i < s->n; i++)
+		open += !s->v[i].ended;
+	struct follower all = {.fr = {"", "", false}};
+	return note(s, &all, e, "following %zu runs until they end (Ctrl-C: the verdict so far)", open);
+}
+
+/* Reads until every run has ended, the follow is stopped, or it fails. */
+static int follow_loop(struct follow_set *s, struct err *e)
+{
+	const struct audit_request *rq = s->x->rq;
 	long long deadline = rq->follow_for_s ? monotime_ms() + rq->follow_for_s * 1000LL : 0;
 	long most = (rq->follow_interval_s > 0 ? rq->follow_interval_s : 5) * 1000L;
 	long next = FOLLOW_FIRST_WAIT_MS;
-	for (;;) {
-		if (f->w->status && rq->live) {
-			if (f->w->status(f->out, f->r, next, &f->ro, e) < 0)
+	while (!all_done(s)) {
+		if (s->w->status && rq->live) {
+			if (make_view(s, e) < 0 || s->w->status(s->out, &s->view, next, &s->ro, e) < 0)
 				return -1;
-			f->status_shown = true;
+			s->status_shown = true;
 		}
-		fflush(f->out);
+		fflush(s->out);
 		wait_ms(rq, next, deadline);
 		if ((rq->stop && *rq->stop) || (deadline && monotime_ms() >= deadline))
 			return 0;
-		struct report *r = NULL;
-		char why[512] = "";
-		int got = read_once(f, &r, why, sizeof why, e);
-		if (got < 0)
-			return -1;
-		if (got == 0) {
-			/* The connection dropped or the server failed: again,
-			 * later, and said. */
-			next = next * 2 > most ? most : next * 2;
-			if (note(f, e, "reading failed (%s); again in %lds", why, (next + 999) / 1000) < 0)
+		long grown = next * 2 > most ? most : next * 2;
+		bool changed = false;
+		for (size_t i = 0; i < s->n; i++) {
+			struct follower *f = &s->v[i];
+			if (f->ended || f->gone)
+				continue;
+			int rc = read_and_say(s, f, grown, e);
+			if (rc < 0)
 				return -1;
-			continue;
+			changed |= rc > 0;
 		}
-		long n = take(f, r, e);
-		if (n < 0)
-			return -1;
-		if (f->r->runs[0].analysis->finished) {
-			*ended = true;
-			return 0;
-		}
+		fflush(s->out);
 		/* Back off while nothing changes; start over when it does. */
-		next = n ? FOLLOW_FIRST_WAIT_MS : (next * 2 > most ? most : next * 2);
+		next = changed ? FOLLOW_FIRST_WAIT_MS : grown;
 	}
+	return 0;
+}
+
+/* The verdict of the last readings, then the status: 7 when the one run
+ * followed is gone (after its verdict so far), else the command's. */
+static int follow_end(struct follow_set *s, struct file_out *fo, struct err *e)
+{
+	const struct audit_request *rq = s->x->rq;
+	unstatus(s);
+	bool gone = s->n == 1 && s->v[0].gone;
+	bool over = all_done(s) && !gone;
+	int rc = make_view(s, e);
+	if (rc == 0 && !s->said_all)
+		rc = s->w->end(
+			s->out, &s->view,
+			over   ? NULL
+			: gone ? "Gone: the run disappeared while followed; the verdict is of what was read."
+			       : still_running,
+			&s->ro, e);
+	rc = audit_close_output(rq, fo, rc, &s->view, e);
+	if (rc >= 0 && gone) {
+		err_set(e, ERR_NOT_FOUND, "run %s disappeared while it was followed (purged?)", s->v[0].fr.run_id);
+		return -1;
+	}
+	return rc;
+}
+
+/* Follows the runs (app, id) of ids, n of them. */
+static int follow_set_run(struct audit_ctx *x, const char *const (*ids)[2], size_t n, struct err *e)
+{
+	const struct audit_request *rq = x->rq;
+	struct follow_set s = {
+		.x = x, .w = render_follow_writer(rq->format), .ro = audit_render_options(rq), .n = n};
+	if (!s.w)
+		return audit_follow_check(rq, e);
+	struct file_out fo;
+	int rc = -1;
+	s.v = calloc(n ? n : 1, sizeof *s.v);
+	if (!s.v)
+		return err_oom(e);
+	for (size_t i = 0; i < n; i++) {
+		s.v[i].fr = (struct follow_run){ids[i][0], ids[i][1], n > 1};
+		if (!(s.v[i].said = report_follow_new())) {
+			rc = err_oom(e);
+			goto out;
+		}
+	}
+	if (!(s.out = audit_open_output(rq, &fo, e)))
+		goto out;
+	if (first_readings(&s, e) < 0 || follow_loop(&s, e) < 0) {
+		if (n == 1 && e->code == ERR_NOT_FOUND && !s.v[0].r)
+			audit_explain_missing(x, ids[0][0], ids[0][1], e);
+		unstatus(&s);
+		audit_close_output(rq, &fo, -1, &s.view, e);
+		goto out;
+	}
+	rc = follow_end(&s, &fo, e);
+out:
+	drop_view(&s);
+	for (size_t i = 0; i < n; i++) {
+		if (s.v[i].r) {
+			report_finish(s.v[i].r);
+			free(s.v[i].r);
+		}
+		report_follow_free(s.v[i].said);
+	}
+	free(s.v);
+	return rc;
 }
 
 int audit_follow_run(struct audit_ctx *x, const char *app, const char *run_id, struct err *e)
 {
-	const struct audit_request *rq = x->rq;
-	struct follower f = {.x = x, .w = render_follow_writer(rq->format), .ro = audit_render_options(rq)};
-	f.fr = (struct follow_run){app, run_id, false};
-	struct file_out fo;
-	int rc = -1;
-	if (!f.w)
-		return audit_follow_check(rq, e);
-	if (!(f.said = report_follow_new()))
+	const char *const ids[1][2] = {{app, run_id}};
+	return follow_set_run(x, ids, 1, e);
+}
+
+int audit_follow_runs(struct audit_ctx *x, struct err *e)
+{
+	const struct report *r = x->r;
+	const char *(*ids)[2] = calloc(r->n_runs ? r->n_runs : 1, sizeof *ids);
+	if (!ids)
 		return err_oom(e);
-	if (!(f.out = audit_open_output(rq, &fo, e))) {
-		report_follow_free(f.said);
-		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		/* those the listing could not audit stay out, said by the report */
+		if (!r->runs[i].app_id || !r->runs[i].run_id)
+			continue;
+		ids[n][0] = r->runs[i].app_id;
+		ids[n][1] = r->runs[i].run_id;
+		n++;
 	}
-	struct report *r = NULL;
-	char why[512] = "";
-	int got = read_once(&f, &r, why, sizeof why, e);
-	if (got == 0)
-		err_set(e, ERR_PROTOCOL, "%s", why); /* the first reading says whether there is a run at all */
-	else if (got < 0 && e->code == ERR_NOT_FOUND)
-		audit_explain_missing(x, app, run_id, e);
-	bool ended = false;
-	int step = got > 0 ? first_reading(&f, r, e) : -1;
-	if (step == 1) {
-		/* Over already: the report said it all. */
-		rc = audit_close_output(rq, &fo, 0, f.r, e);
-		goto out;
-	}
-	if (step == 0)
-		step = follow_loop(&f, &ended, e);
-	if (step < 0 && e->code == ERR_NOT_FOUND && f.r) {
-		/* Purged while followed: said, with the verdict of what was read. */
-		struct err gone = *e;
-		err_clear(e);
-		if (note(&f, e, "the run is gone: %s", gone.msg) < 0 ||
-		    f.w->end(f.out, f.r, "Gone: the run disappeared while followed; the verdict is of what was read.",
-			     &f.ro, e) < 0) {
-			rc = audit_close_output(rq, &fo, -1, f.r, e);
-			goto out;
-		}
-		audit_close_output(rq, &fo, 0, f.r, e);
-		*e = gone;
-		rc = -1;
-		goto out;
-	}
-	if (step < 0) {
-		unstatus(&f);
-		rc = audit_close_output(rq, &fo, -1, f.r, e);
-		goto out;
-	}
-	unstatus(&f);
-	rc = f.w->end(f.out, f.r,
-		      ended ? NULL : "Still running: the follow was stopped; the verdict is of the history so far.",
-		      &f.ro, e);
-	rc = audit_close_output(rq, &fo, rc, f.r, e);
-out:
-	if (f.r) {
-		report_finish(f.r);
-		free(f.r);
-	}
-	report_follow_free(f.said);
+	int rc = follow_set_run(x, (const char *const(*)[2])ids, n, e);
+	free(ids);
 	return rc;
 }

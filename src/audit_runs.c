@@ -268,7 +268,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	struct catalyst_run_item *kept = NULL;
 	size_t n_kept = 0;
 
-	if (audit_listing_filters(&x, &l, e) < 0 || checkpoint_start(rq, &cp, &l.f, e) < 0)
+	if (audit_follow_check(rq, e) < 0 || audit_listing_filters(&x, &l, e) < 0 ||
+	    checkpoint_start(rq, &cp, &l.f, e) < 0)
 		goto out;
 	audit_report_meta(rq, &r);
 	struct report_meta *m = &r.meta;
@@ -280,7 +281,8 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	if ((rq->baseline && !(x.baseline = audit_load_baseline(rq, e))) ||
 	    (rq->source && !(x.source = audit_load_source(rq, e))))
 		goto out;
-	x.stream = audit_stream_new(rq);
+	/* a follow writes its own lines once the runs are listed */
+	x.stream = rq->follow ? NULL : audit_stream_new(rq);
 	if (audit_listing_start(&x, &l, e) < 0)
 		goto out;
 	m->project_form = x.project.form, m->project = x.project.value;
@@ -326,6 +328,10 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 			"--limit %ld counts top-level runs (%zu audited); %zu child run(s) were added on top, "
 			"listed with their parent or started by an audited run",
 			rq->filters.limit, l.list.top_level, r.n_runs - l.list.top_level);
+	if (rq->follow) {
+		rc = audit_follow_runs(&x, e);
+		goto out;
+	}
 	rc = audit_finish_report(&x, "runs", e);
 	/* The checkpoint moves only past an audit that is whole: a run that
 	 * could not be audited is listed again next time. */

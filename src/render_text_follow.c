@@ -60,7 +60,8 @@ static size_t attempt_words(struct text_out *t, const struct follow_event *ev, c
 {
 	const char *name = ev->name ? text_esc(t, ev->name, 60) : "(unnamed)";
 	fprintf(t->f, "%s%s%s  ", text_on(t, STYLE_BOLD), name, text_off(t));
-	int n = ev->attempt ? fprintf(t->f, "attempt %u %s", (unsigned)ev->attempt, verb) : fprintf(t->f, "%s", verb);
+	int n = ev->attempt ? fprintf(t->f, "attempt %u %s", (unsigned)ev->attempt, verb)
+			    : fprintf(t->f, "%s", verb);
 	return strlen(name) + 2 + (n > 0 ? (size_t)n : 0);
 }
 
@@ -69,8 +70,8 @@ static size_t attempt_words(struct text_out *t, const struct follow_event *ev, c
 static void failure_words(struct text_out *t, const struct follow_event *ev, size_t used)
 {
 	enum style s = ev->failure == FAILURE_AMBIGUOUS ? STYLE_RED
-		       : ev->failure == FAILURE_SAFE   ? STYLE_GREEN
-						       : STYLE_YELLOW;
+		       : ev->failure == FAILURE_SAFE    ? STYLE_GREEN
+							: STYLE_YELLOW;
 	const char *cls = failure_class_name(ev->failure);
 	fprintf(t->f, " %s[%s]%s", text_on(t, s), cls, text_off(t));
 	used += strlen(cls) + 3;
@@ -106,8 +107,8 @@ static void event_words(struct text_out *t, const struct follow_event *ev, size_
 			report_time_format_in(ms, REPORT_TIME_HMS, t->o.local_time, at, sizeof at);
 		fprintf(t->f, "%s%s%s%s%s", ev->what == FOLLOW_RETRY_TIMER ? "retry timer" : "timer",
 			ev->what == FOLLOW_RETRY_TIMER && ev->name ? " for " : "",
-			ev->what == FOLLOW_RETRY_TIMER && ev->name ? text_esc(t, ev->name, 60) : "", *at ? ", fires " : "",
-			at);
+			ev->what == FOLLOW_RETRY_TIMER && ev->name ? text_esc(t, ev->name, 60) : "",
+			*at ? ", fires " : "", at);
 		break;
 	}
 	case FOLLOW_CHILD_STARTED:
@@ -221,13 +222,13 @@ static int follow_finding_text(FILE *out, const struct follow_run *fr, const str
 	buf_init(&b, 0);
 	int rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
 			    finding_kind_id(f->kind), text_esc(&t, f->summary ? f->summary : f->message, 0));
-	text_wrap_at(&t, rc == 0 ? b.data : NULL, CLOCK_COLUMNS, col);
+	text_wrap_at(&t, rc == 0 ? b.data : NULL, col, col);
 	buf_finish(&b);
 	return close_out(&t, e);
 }
 
-static int follow_note_text(FILE *out, const struct follow_run *fr, const char *text, const struct render_options *o,
-			    struct err *e)
+static int follow_note_text(FILE *out, const struct follow_run *fr, const char *text,
+			    const struct render_options *o, struct err *e)
 {
 	struct text_out t = open_out(out, o);
 	size_t col = CLOCK_COLUMNS;
@@ -237,7 +238,7 @@ static int follow_note_text(FILE *out, const struct follow_run *fr, const char *
 		col += strlen(id) + 2;
 	}
 	fprintf(out, "%-9s  ", "note");
-	text_wrap_at(&t, text_esc(&t, text, 0), CLOCK_COLUMNS, col);
+	text_wrap_at(&t, text_esc(&t, text, 0), col, col);
 	return close_out(&t, e);
 }
 
@@ -259,9 +260,9 @@ static int follow_status_text(FILE *out, const struct report *r, long next_ms, c
 			      struct err *e)
 {
 	struct text_out t = open_out(out, o);
-	fprintf(out, "\r\033[K%sfollowing%s  %s  %zu finding%s (%zu suspect); next reading in %lds", text_on(&t, STYLE_BOLD),
-		text_off(&t), report_verdict(r), r->n_findings, r->n_findings == 1 ? "" : "s", r->n_suspect,
-		(next_ms + 999) / 1000);
+	fprintf(out, "\r\033[K%sfollowing%s  %s  %zu finding%s (%zu suspect); next reading in %lds",
+		text_on(&t, STYLE_BOLD), text_off(&t), report_verdict(r), r->n_findings,
+		r->n_findings == 1 ? "" : "s", r->n_suspect, (next_ms + 999) / 1000);
 	fflush(out);
 	return close_out(&t, e);
 }
@@ -272,5 +273,6 @@ static void follow_unstatus_text(FILE *out)
 }
 
 const struct render_follow_writer render_follow_text = {
-	follow_event_text, follow_finding_text, follow_note_text, follow_end_text, follow_status_text, follow_unstatus_text,
+	follow_event_text, follow_finding_text, follow_note_text,
+	follow_end_text,   follow_status_text,  follow_unstatus_text,
 };

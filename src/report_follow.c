@@ -264,8 +264,8 @@ static bool describe(const struct event *ev, const struct attempt_at *by, const 
 		out->what = FOLLOW_ENDED;
 		/* the analysis' status is the recorded one, normalised */
 		out->status = ev->kind == EVENT_EXECUTION_TERMINATED ? "terminated"
-			       : a && a->status                    ? a->status
-								   : ev->workflow_status;
+			      : a && a->status                       ? a->status
+								     : ev->workflow_status;
 		return true;
 	default:
 		return false;
@@ -275,8 +275,8 @@ static bool describe(const struct event *ev, const struct attempt_at *by, const 
 /* Which events of the reading are new: fresh[i] for each; *last_said the
  * position after the last one said before (events before it that are new
  * arrived late). */
-static int mark_fresh(struct report_follow *f, const struct event_log *log, size_t n, bool *fresh,
-		      uint64_t *keys, size_t *last_said)
+static int mark_fresh(struct report_follow *f, const struct event_log *log, size_t n, bool *fresh, uint64_t *keys,
+		      size_t *last_said)
 {
 	struct keyset seen = {0};
 	*last_said = 0;

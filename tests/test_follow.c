@@ -229,7 +229,8 @@ END_TEST
 START_TEST(follow_for_bounds_the_follow)
 {
 	struct testlib_output o;
-	follow(&slow, (const char *[]){"run", "checkout", "live-7001", "--follow", "--follow-for", "3s", NULL}, &o);
+	follow(&slow, (const char *[]){"run", "checkout", "live-7001", "--follow", "--follow-for", "3s", NULL},
+	       &o);
 	ck_assert_ptr_nonnull(strstr(o.out, "Still running: the follow was stopped"));
 	ck_assert_ptr_null(strstr(o.out, "run ended"));
 	ck_assert_int_eq(o.status, 0);
@@ -263,6 +264,24 @@ START_TEST(an_ended_run_is_its_report)
 }
 END_TEST
 
+/* runs --follow: every running run of the app at once, each line
+ * prefixed by its run; the purged one said gone; the verdict over all. */
+START_TEST(runs_follow_every_matching_run)
+{
+	struct testlib_output o;
+	follow(&sim, (const char *[]){"runs", "--status", "running", "--app", "checkout", "--follow", NULL}, &o);
+	ck_assert_ptr_nonnull(strstr(o.out, "following 3 runs until they end"));
+	ck_assert_uint_eq(count(o.out, "live-7001  10:00:20Z  run ended: completed"), 1);
+	ck_assert_uint_eq(count(o.out, "live-7003  10:00:20Z  run ended: completed"), 1);
+	ck_assert_uint_eq(count(o.out, "live-7001  10:00:19Z  ChargeCard  attempt 3 scheduled"), 1);
+	ck_assert_ptr_nonnull(strstr(o.out, "live-7002  note       the run is gone: "));
+	ck_assert_uint_eq(count(o.out, "ambiguous_failure_retried:"), 2);
+	ck_assert_ptr_nonnull(strstr(o.out, "Verdict: SUSPECT  2 suspect findings in 2 of 3 runs"));
+	ck_assert_int_eq(o.status, 1);
+	testlib_output_free(&o);
+}
+END_TEST
+
 START_TEST(follow_refuses_what_it_cannot_write)
 {
 	struct testlib_output o;
@@ -285,8 +304,9 @@ static void servers_start(void)
 	testlib_tmpdir_make();
 	start(&sim, (const char *[]){"--live-step-ms", "400", NULL});
 	/* one reading's three tries (the tool layer's) all dropped */
-	start(&faulty, (const char *[]){"--live-step-ms", "400", "--fail-tool", "catalyst_get_workflow_run",
-					"--fail-nth", "3:reset", "--fail-nth", "4:reset", "--fail-nth", "5:reset", NULL});
+	start(&faulty,
+	      (const char *[]){"--live-step-ms", "400", "--fail-tool", "catalyst_get_workflow_run", "--fail-nth",
+			       "3:reset", "--fail-nth", "4:reset", "--fail-nth", "5:reset", NULL});
 	start(&slow, (const char *[]){"--live-step-ms", "1500", NULL});
 }
 
@@ -313,6 +333,7 @@ int main(void)
 	add_test(g, follow_for_bounds_the_follow);
 	add_test(g, a_vanished_run_ends_with_7);
 	add_test(g, an_ended_run_is_its_report);
+	add_test(g, runs_follow_every_matching_run);
 	add_test(g, follow_refuses_what_it_cannot_write);
 	testlib_suite_add(s, g);
 	return testlib_main(s);

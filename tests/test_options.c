@@ -57,7 +57,7 @@ struct probe {
 	const char *option;
 	unsigned commands;
 	const char *args[4];
-	const char *argv[4];
+	const char *argv[6];
 	const char *base[6];
 	const char *env;
 	const char *config; /* written to @TMP@/config before both runs */
@@ -103,7 +103,10 @@ static const struct probe probes[] = {
 	{"show-payloads", 0, .args = {"--show-payloads"}},
 	{"save-histories", 0, .args = {"--save-histories", "@TMP@/saved"}},
 	/* the simulator's live runs grow while they are read */
+	{"follow", ON(CMD_RUNS), .args = {"--follow"}, .argv = {"runs", "--app", "checkout", "--status", "running"}},
 	{"follow", 0, .args = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
+	{"follow-for", ON(CMD_RUNS), .args = {"--follow-for", "1"}, .base = {"--follow"},
+	 .argv = {"runs", "--app", "checkout", "--status", "running"}},
 	{"follow-for", 0, .args = {"--follow-for", "1"}, .base = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
 	{"run-id", 0, .args = {"--run-id", "probe-run"}, .argv = {"file", ONE_FILE}},
 	{"source", 0, .args = {"--source", "@SRC@/tests/fixtures/review/python"}},
