@@ -83,7 +83,3 @@ struct follow_run {
  * not change), or -1 with e set (memory, or the sink's error). */
 long report_follow_news(struct report_follow *f, const struct event_log *log, const struct analysis *a,
 			const struct follow_sink *sink, struct err *e);
-
-/* Events and findings said so far. */
-size_t report_follow_events_said(const struct report_follow *f);
-size_t report_follow_findings_said(const struct report_follow *f);

@@ -76,7 +76,6 @@ static uint32_t keyset_add(struct keyset *s, uint64_t k)
 struct report_follow {
 	struct keyset events;   /* what each said event is, with how many of it were said */
 	struct keyset findings; /* the findings said */
-	size_t n_events, n_findings;
 };
 
 struct report_follow *report_follow_new(void)
@@ -91,16 +90,6 @@ void report_follow_free(struct report_follow *f)
 	keyset_free(&f->events);
 	keyset_free(&f->findings);
 	free(f);
-}
-
-size_t report_follow_events_said(const struct report_follow *f)
-{
-	return f->n_events;
-}
-
-size_t report_follow_findings_said(const struct report_follow *f)
-{
-	return f->n_findings;
 }
 
 static const char *const what_names[FOLLOW_WHAT_COUNT] = {
@@ -346,7 +335,6 @@ static int say_due(struct report_follow *f, const struct analysis *a, struct due
 		if (!keyset_add(&f->findings, v[k].key))
 			return err_oom(e);
 		v[k].key = 0; /* said */
-		f->n_findings++;
 	}
 	return 0;
 }
@@ -381,7 +369,6 @@ long report_follow_news(struct report_follow *f, const struct event_log *log, co
 				n_new = err_oom(e);
 				goto out;
 			}
-			f->n_events++;
 			n_new++;
 		}
 		if (say_due(f, a, due, (size_t)n_due, i, sink, e) < 0) {

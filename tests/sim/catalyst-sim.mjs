@@ -43,7 +43,8 @@ Data and shape:
                              runs to its end, live-7002 is purged after 4 events, live-7003
                              shows an event out of order; one more event every --live-step-ms
                              (default 300) from the first time a session asks for each
-  --live-bulk N:SECONDS      and live-9000 (app onboarding): N events shown over SECONDS
+  --live-bulk N:SECONDS      and live-9000 (app onboarding): N events shown over SECONDS, then
+                             running still (it never ends: a follow that lasts)
   --finish-later             add order-7750 (started 30 h before the newest run, ended 1 h before it),
                              and order-7801 (running) completes when the run list is asked a second time
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
