@@ -128,10 +128,10 @@ struct audit_request {
 	int follow_interval_s;
 	long follow_for_s;
 	const volatile sig_atomic_t *stop;
-	bool live; /* standard output is a terminal: the text follow keeps a status line current */
-	bool no_pager;         /* --no-pager */
-	bool no_color;         /* --no-color: --color never, resolved by the CLI */
-	const char *app_id;    /* --app-id: the CLI puts it where the command names an app */
+	bool live;          /* standard output is a terminal: the text follow keeps a status line current */
+	bool no_pager;      /* --no-pager */
+	bool no_color;      /* --no-color: --color never, resolved by the CLI */
+	const char *app_id; /* --app-id: the CLI puts it where the command names an app */
 	/* The pager for a text or Markdown report on a terminal, as the CLI
 	 * resolved it (CATALYST_PAGER, PAGER, less; never piped, never for
 	 * JSON, --output or --no-pager): NULL for none. Used when the report

@@ -52,9 +52,9 @@ struct link_info {
 	const char *app_id; /* NULL: not known */
 	const char *run_id;
 	const struct project_ref *project; /* the project the link names: a name, a uid or none */
-	const char *link;    /* NULL: none can be vouched for */
-	const char *note;    /* what the link cannot say, or why there is none */
-	bool checked;        /* the server was asked that the run exists */
+	const char *link;                  /* NULL: none can be vouched for */
+	const char *note;                  /* what the link cannot say, or why there is none */
+	bool checked;                      /* the server was asked that the run exists */
 };
 /* Through the format's row: the catalyst-audit.link/v1 object, or the link
  * alone on a line (without one, the ids in plain text, escaped). */

@@ -137,16 +137,19 @@ static void drop_view(struct follow_set *s)
 static int read_once(struct follow_set *s, struct follower *f, struct report **out, char *why, size_t why_size,
 		     struct err *e)
 {
+	*out = NULL;
 	struct report *r = calloc(1, sizeof *r);
-	if (!r)
-		return err_oom(e);
+	if (!r) {
+		err_oom(e);
+		return -1;
+	}
 	report_init(r);
 	audit_report_meta(s->x->rq, r);
 	struct report_run *rr = report_add_run(r);
+	int rc = -1;
 	if (!rr || !(rr->app_id = strdup(f->fr.app_id)) || !(rr->run_id = strdup(f->fr.run_id))) {
-		report_finish(r);
-		free(r);
-		return err_oom(e);
+		err_oom(e);
+		goto fail;
 	}
 	audit_one_run_keep(s->x, rr, true);
 	if (rr->analysis) {
@@ -154,12 +157,13 @@ static int read_once(struct follow_set *s, struct follower *f, struct report **o
 		return 1;
 	}
 	/* Only what a transport or a server gets wrong may mend itself. */
-	bool transient = rr->failure_code == ERR_PROTOCOL && !rr->refusal_kind;
-	int rc = 0;
-	if (transient)
+	if (rr->failure_code == ERR_PROTOCOL && !rr->refusal_kind) {
 		snprintf(why, why_size, "%s", rr->failure ? rr->failure : "the reading failed");
-	else
-		rc = err_set(e, rr->failure_code, "%s", rr->failure ? rr->failure : "the run could not be read");
+		rc = 0;
+	} else {
+		err_set(e, rr->failure_code, "%s", rr->failure ? rr->failure : "the run could not be read");
+	}
+fail:
 	report_finish(r);
 	free(r);
 	return rc;

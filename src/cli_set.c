@@ -83,12 +83,16 @@ int cli_set_duration(const struct cli_option *o, void *field, const char *value,
 	char *end;
 	errno = 0;
 	long v = strtol(value, &end, 10);
-	long unit = !*end ? 1 : strcmp(end, "s") == 0 ? 1 : strcmp(end, "m") == 0 ? 60 : strcmp(end, "h") == 0 ? 3600
+	long unit = !*end                   ? 1
+		    : strcmp(end, "s") == 0 ? 1
+		    : strcmp(end, "m") == 0 ? 60
+		    : strcmp(end, "h") == 0 ? 3600
 		    : strcmp(end, "d") == 0 ? 86400
 					    : 0;
 	if (errno || end == value || !unit || v < 0 || v > o->max / unit || v * unit < o->min)
-		return err_set(e, ERR_USAGE, "%s: expected a duration (90s, 10m, 2h, 1d) from %lds to %lds, got '%s'",
-			       at->label, o->min, o->max, value);
+		return err_set(e, ERR_USAGE,
+			       "%s: expected a duration (90s, 10m, 2h, 1d) from %lds to %lds, got '%s'", at->label,
+			       o->min, o->max, value);
 	*(long *)field = v * unit;
 	return 0;
 }

@@ -653,7 +653,8 @@ int render_jsonl(FILE *out, const struct report *r, const struct render_options 
 
 /* ---- JSON Lines of run --follow ------------------------------------------ */
 
-static struct render_json_stream *line_open(FILE *out, const struct follow_run *fr, const char *type, struct err *e)
+static struct render_json_stream *line_open(FILE *out, const struct follow_run *fr, const char *type,
+					    struct err *e)
 {
 	struct render_json_stream *s = stream_new(out, 1, e);
 	if (!s)
@@ -748,10 +749,5 @@ static int follow_end_jsonl(FILE *out, const struct report *r, const char *unfin
 }
 
 const struct render_follow_writer render_follow_jsonl = {
-	follow_event_jsonl,
-	follow_finding_jsonl,
-	follow_note_jsonl,
-	follow_end_jsonl,
-	NULL,
-	NULL,
+	follow_event_jsonl, follow_finding_jsonl, follow_note_jsonl, follow_end_jsonl, NULL, NULL,
 };

@@ -1977,14 +1977,12 @@ static json_t *kind_enum_in(json_t *v)
 	json_t *child;
 	size_t i;
 	if (json_is_object(v)) {
-		json_object_foreach(v, key, child)
-		{
+		json_object_foreach(v, key, child) {
 			if ((k = kind_enum_in(child)))
 				return k;
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, child)
-		{
+		json_array_foreach(v, i, child) {
 			if ((k = kind_enum_in(child)))
 				return k;
 		}

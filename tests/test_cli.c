@@ -1266,8 +1266,9 @@ START_TEST(option_table_vocabularies)
 		}
 	/* a command that writes nothing in a format takes no --format */
 	for (size_t i = 0; i < cli_n_commands; i++)
-		ck_assert_msg(!render_formats_for(cli_commands[i].writes) == !(cli_option_by_name("format")->commands &
-							    ON(cli_commands[i].cmd)) ||
+		ck_assert_msg(!render_formats_for(cli_commands[i].writes) ==
+					      !(cli_option_by_name("format")->commands &
+						ON(cli_commands[i].cmd)) ||
 				      cli_commands[i].cmd == CMD_NONE,
 			      "%s", cli_commands[i].name);
 }

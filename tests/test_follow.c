@@ -101,6 +101,41 @@ START_TEST(follows_a_run_to_its_end)
 }
 END_TEST
 
+/* On a terminal the text view keeps a status line current under the
+ * others (util-linux's script gives the follow a terminal for stdout):
+ * written over with \r and erased (ESC [K) before each line and at the
+ * end, so the verdict is the last thing on the screen. */
+START_TEST(a_terminal_keeps_a_status_line)
+{
+	char ts[600], cmd[1600];
+	snprintf(ts, sizeof ts, "%s/typescript", testlib_tmpdir);
+	snprintf(cmd, sizeof cmd, "%s --server %s run checkout live-7001 --follow", testlib_env("CA_BINARY"),
+		 sim.url);
+	char *argv[] = {"script", "-qfec", cmd, ts, NULL};
+	static char *const env[] = {"CATALYST_TOKEN=", NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run(argv, env, NULL, 0, CLI_TIMEOUT_MS, &o), 0);
+	ck_assert_int_eq(o.status, 1);
+	testlib_output_free(&o);
+	size_t len = 0;
+	char *screen = testlib_read_file(ts, &len);
+	ck_assert_ptr_nonnull(screen);
+	ck_assert_msg(strstr(screen, "\r\033[Kfollowing  CLEAN  0 findings (0 suspect); next reading in 1s"), "%s",
+		      screen);
+	ck_assert_ptr_nonnull(strstr(screen, "\r\033[Kfollowing  SUSPECT  2 findings (1 suspect)"));
+	/* the last status erased before the verdict */
+	const char *verdict = strstr(screen, "Verdict: SUSPECT  1 suspect finding");
+	ck_assert_ptr_nonnull(verdict);
+	const char *last = NULL;
+	for (const char *p = screen; (p = strstr(p, "following  ")) && p < verdict; p++)
+		last = p;
+	ck_assert_ptr_nonnull(last);
+	const char *erase = strstr(last, "\r\033[K");
+	ck_assert_msg(erase && erase < verdict, "the status line is left above the verdict");
+	free(screen);
+}
+END_TEST
+
 /* The run's app found through the run list, as `run RUN_ID` does. */
 START_TEST(follows_a_run_named_by_id_alone)
 {
@@ -326,6 +361,7 @@ int main(void)
 	testlib_group_unchecked_fixture(g, servers_start, servers_stop);
 	add_test(g, follows_a_run_to_its_end);
 	add_test(g, follows_a_run_named_by_id_alone);
+	add_test(g, a_terminal_keeps_a_status_line);
 	add_test(g, jsonl_lines_are_typed_and_valid);
 	add_test(g, a_late_event_is_said_once_where_it_belongs);
 	add_test(g, a_failed_reading_is_retried_and_said);

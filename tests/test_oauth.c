@@ -663,13 +663,15 @@ static char *signing_challenge(struct transport *t)
 
 START_TEST(any_transport_with_the_ops_signs_in)
 {
-	static const struct transport_ops with = {"signing", signing_send, signing_set_header, signing_noop,
-						  signing_noop, signing_free, signing_set_bearer, signing_challenge};
-	static const struct transport_ops without = {"plain", signing_send, signing_set_header, signing_noop,
-						     signing_noop, signing_noop, NULL, NULL};
+	static const struct transport_ops with = {"signing",          signing_send,     signing_set_header,
+						  signing_noop,       signing_noop,     signing_free,
+						  signing_set_bearer, signing_challenge};
+	static const struct transport_ops without = {
+		"plain", signing_send, signing_set_header, signing_noop, signing_noop, signing_noop, NULL, NULL};
 	char dir[] = "/tmp/ca-oauth-ops-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	struct oauth_config c = {.resource = "http://127.0.0.1:9/mcp", .env_token = "env-token-1", .store_dir = dir};
+	struct oauth_config c = {
+		.resource = "http://127.0.0.1:9/mcp", .env_token = "env-token-1", .store_dir = dir};
 	struct err e;
 	err_clear(&e);
 	struct oauth_session *s = oauth_session_new(&c, &e);

@@ -103,11 +103,13 @@ static const struct probe probes[] = {
 	{"show-payloads", 0, .args = {"--show-payloads"}},
 	{"save-histories", 0, .args = {"--save-histories", "@TMP@/saved"}},
 	/* the simulator's live runs grow while they are read */
-	{"follow", ON(CMD_RUNS), .args = {"--follow"}, .argv = {"runs", "--app", "checkout", "--status", "running"}},
+	{"follow", ON(CMD_RUNS), .args = {"--follow"},
+	 .argv = {"runs", "--app", "checkout", "--status", "running"}},
 	{"follow", 0, .args = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
 	{"follow-for", ON(CMD_RUNS), .args = {"--follow-for", "1"}, .base = {"--follow"},
 	 .argv = {"runs", "--app", "checkout", "--status", "running"}},
-	{"follow-for", 0, .args = {"--follow-for", "1"}, .base = {"--follow"}, .argv = {"run", "checkout", "live-7001"}},
+	{"follow-for", 0, .args = {"--follow-for", "1"}, .base = {"--follow"},
+	 .argv = {"run", "checkout", "live-7001"}},
 	{"run-id", 0, .args = {"--run-id", "probe-run"}, .argv = {"file", ONE_FILE}},
 	{"source", 0, .args = {"--source", "@SRC@/tests/fixtures/review/python"}},
 	/* the simulator's organization shares full payloads; a file's level is inferred */
@@ -163,8 +165,9 @@ static const struct unseen unseen[] = {
 	{"jobs", ON_ALL,
 	 .why = "how many runs are audited at once, never what is printed (test_catalyst_sim: same "
 		"bytes at --jobs 1 and 8)"},
-	{"interval", ON_ALL, .why = "the longest wait between two readings: when lines come, not what they say "
-				    "(test_follow follows with the default and a bound)"},
+	{"interval", ON_ALL,
+	 .why = "the longest wait between two readings: when lines come, not what they say "
+		"(test_follow follows with the default and a bound)"},
 	{"no-browser", ON_ALL,
 	 .why = "read at a sign-in's browser step only (oauth_login.c), which needs an "
 		"authorization server: test_oauth_e2e redirect_path_and_no_browser_are_used"},
