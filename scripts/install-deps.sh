@@ -12,7 +12,7 @@ pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libss
       libtree-sitter-dev nodejs npm)
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
-               clang-tools clang-format) ;;
+               clang-tools clang-format bsdutils) ;;  # bsdutils: script(1), a terminal for test_follow
   bench) pkgs+=(hyperfine time jq python3) ;;
 esac
 

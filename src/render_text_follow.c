@@ -84,56 +84,43 @@ static void failure_words(struct text_out *t, const struct follow_event *ev, siz
 		ev->error_message ? text_esc(t, ev->error_message, room) : "");
 }
 
+/* The words of the events said the same way: of an attempt ("ChargeCard
+ * attempt 2 failed"), with the failure when failed, or of the run. */
+static const struct {
+	const char *words;
+	bool of_attempt, failure;
+} said[FOLLOW_WHAT_COUNT] = {
+	[FOLLOW_SCHEDULED] = {"scheduled", true, false},
+	[FOLLOW_COMPLETED] = {"completed", true, false},
+	[FOLLOW_FAILED] = {"failed", true, true},
+	[FOLLOW_CHILD_STARTED] = {"started (child workflow)", true, false},
+	[FOLLOW_CHILD_COMPLETED] = {"completed (child workflow)", true, false},
+	[FOLLOW_CHILD_FAILED] = {"failed (child workflow)", true, true},
+	[FOLLOW_SUSPENDED] = {"run suspended", false, false},
+	[FOLLOW_RESUMED] = {"run resumed", false, false},
+	[FOLLOW_CONTINUED_AS_NEW] = {"run continued as new", false, false},
+};
+
 static void event_words(struct text_out *t, const struct follow_event *ev, size_t used)
 {
-	switch (ev->what) {
-	case FOLLOW_RUN_STARTED:
+	if (ev->what == FOLLOW_RUN_STARTED) {
 		fprintf(t->f, "run started%s%s", ev->name ? ": " : "", ev->name ? text_esc(t, ev->name, 60) : "");
-		break;
-	case FOLLOW_SCHEDULED:
-		attempt_words(t, ev, "scheduled");
-		break;
-	case FOLLOW_COMPLETED:
-		attempt_words(t, ev, "completed");
-		break;
-	case FOLLOW_FAILED:
-		failure_words(t, ev, used + attempt_words(t, ev, "failed"));
-		break;
-	case FOLLOW_RETRY_TIMER:
-	case FOLLOW_TIMER: {
+	} else if (ev->what == FOLLOW_RETRY_TIMER || ev->what == FOLLOW_TIMER) {
 		int64_t ms;
 		char at[40] = "";
 		if (ev->fire_at && report_time_parse(ev->fire_at, &ms))
 			report_time_format_in(ms, REPORT_TIME_HMS, t->o.local_time, at, sizeof at);
-		fprintf(t->f, "%s%s%s%s%s", ev->what == FOLLOW_RETRY_TIMER ? "retry timer" : "timer",
-			ev->what == FOLLOW_RETRY_TIMER && ev->name ? " for " : "",
-			ev->what == FOLLOW_RETRY_TIMER && ev->name ? text_esc(t, ev->name, 60) : "",
-			*at ? ", fires " : "", at);
-		break;
-	}
-	case FOLLOW_CHILD_STARTED:
-		attempt_words(t, ev, "started (child workflow)");
-		break;
-	case FOLLOW_CHILD_COMPLETED:
-		attempt_words(t, ev, "completed (child workflow)");
-		break;
-	case FOLLOW_CHILD_FAILED:
-		failure_words(t, ev, used + attempt_words(t, ev, "failed (child workflow)"));
-		break;
-	case FOLLOW_SUSPENDED:
-		fprintf(t->f, "run suspended");
-		break;
-	case FOLLOW_RESUMED:
-		fprintf(t->f, "run resumed");
-		break;
-	case FOLLOW_CONTINUED_AS_NEW:
-		fprintf(t->f, "run continued as new");
-		break;
-	case FOLLOW_ENDED:
+		bool retry = ev->what == FOLLOW_RETRY_TIMER;
+		fprintf(t->f, "%s%s%s%s%s", retry ? "retry timer" : "timer", retry && ev->name ? " for " : "",
+			retry && ev->name ? text_esc(t, ev->name, 60) : "", *at ? ", fires " : "", at);
+	} else if (ev->what == FOLLOW_ENDED) {
 		fprintf(t->f, "run ended: %s", ev->status ? text_esc(t, ev->status, 40) : "status not recorded");
-		break;
-	case FOLLOW_WHAT_COUNT:
-		break;
+	} else if ((unsigned)ev->what < FOLLOW_WHAT_COUNT && said[ev->what].of_attempt) {
+		size_t took = attempt_words(t, ev, said[ev->what].words);
+		if (said[ev->what].failure)
+			failure_words(t, ev, used + took);
+	} else if ((unsigned)ev->what < FOLLOW_WHAT_COUNT && said[ev->what].words) {
+		fputs(said[ev->what].words, t->f);
 	}
 }
 

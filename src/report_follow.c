@@ -193,72 +193,50 @@ static const struct invocation *retried_by(const struct analysis *a, const struc
 	return NULL;
 }
 
-/* What ev is worth saying as, or false when it is not worth a line
+/* What each kind of event is said as, plus one; 0: it is not worth a line
  * (orchestrator turns, fired timers, sent and raised events). */
+static const uint8_t said_as[EVENT_KIND_COUNT] = {
+	[EVENT_EXECUTION_STARTED] = FOLLOW_RUN_STARTED + 1, [EVENT_TASK_SCHEDULED] = FOLLOW_SCHEDULED + 1,
+	[EVENT_TASK_COMPLETED] = FOLLOW_COMPLETED + 1,      [EVENT_TASK_FAILED] = FOLLOW_FAILED + 1,
+	[EVENT_TIMER_CREATED] = FOLLOW_TIMER + 1, /* or a retry timer: describe */
+	[EVENT_CHILD_CREATED] = FOLLOW_CHILD_STARTED + 1,   [EVENT_CHILD_COMPLETED] = FOLLOW_CHILD_COMPLETED + 1,
+	[EVENT_CHILD_FAILED] = FOLLOW_CHILD_FAILED + 1,     [EVENT_EXECUTION_SUSPENDED] = FOLLOW_SUSPENDED + 1,
+	[EVENT_EXECUTION_RESUMED] = FOLLOW_RESUMED + 1,     [EVENT_CONTINUE_AS_NEW] = FOLLOW_CONTINUED_AS_NEW + 1,
+	[EVENT_EXECUTION_COMPLETED] = FOLLOW_ENDED + 1,     [EVENT_EXECUTION_TERMINATED] = FOLLOW_ENDED + 1,
+};
+
+/* What ev is worth saying as, or false when it is not worth a line. */
 static bool describe(const struct event *ev, const struct attempt_at *by, const struct analysis *a,
 		     struct follow_event *out)
 {
+	unsigned as = (unsigned)ev->kind < EVENT_KIND_COUNT ? said_as[ev->kind] : 0;
+	if (!as)
+		return false;
 	memset(out, 0, sizeof *out);
+	out->what = (enum follow_what)(as - 1);
 	out->event_id = ev->event_id;
 	out->has_event_id = ev->has_event_id;
 	out->timestamp = ev->timestamp;
-	out->name = ev->name;
+	out->name = by->inv ? by->inv->name : ev->name;
+	out->attempt = by->inv ? by->no : 0;
 	out->fire_at = ev->fire_at;
-	if (by->inv) {
-		out->name = by->inv->name;
-		out->attempt = by->no;
-	}
-	switch (ev->kind) {
-	case EVENT_EXECUTION_STARTED:
-		out->what = FOLLOW_RUN_STARTED;
-		return true;
-	case EVENT_TASK_SCHEDULED:
-		out->what = FOLLOW_SCHEDULED;
-		return true;
-	case EVENT_TASK_COMPLETED:
-		out->what = FOLLOW_COMPLETED;
-		return true;
-	case EVENT_TASK_FAILED:
-	case EVENT_CHILD_FAILED:
-		out->what = ev->kind == EVENT_TASK_FAILED ? FOLLOW_FAILED : FOLLOW_CHILD_FAILED;
+	if (out->what == FOLLOW_FAILED || out->what == FOLLOW_CHILD_FAILED) {
 		out->error_type = ev->error_type;
 		out->error_message = ev->error_message;
 		out->failure = by->at ? (enum failure_class)by->at->failure : FAILURE_UNKNOWN;
-		return true;
-	case EVENT_TIMER_CREATED: {
+	} else if (out->what == FOLLOW_TIMER) {
 		const struct invocation *inv = retried_by(a, ev);
-		bool retry = inv || ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY;
-		out->what = retry ? FOLLOW_RETRY_TIMER : FOLLOW_TIMER;
+		if (inv || ev->origin == ORIGIN_ACTIVITY_RETRY || ev->origin == ORIGIN_CHILD_RETRY)
+			out->what = FOLLOW_RETRY_TIMER;
 		if (inv)
 			out->name = inv->name;
-		return true;
-	}
-	case EVENT_CHILD_CREATED:
-		out->what = FOLLOW_CHILD_STARTED;
-		return true;
-	case EVENT_CHILD_COMPLETED:
-		out->what = FOLLOW_CHILD_COMPLETED;
-		return true;
-	case EVENT_EXECUTION_SUSPENDED:
-		out->what = FOLLOW_SUSPENDED;
-		return true;
-	case EVENT_EXECUTION_RESUMED:
-		out->what = FOLLOW_RESUMED;
-		return true;
-	case EVENT_CONTINUE_AS_NEW:
-		out->what = FOLLOW_CONTINUED_AS_NEW;
-		return true;
-	case EVENT_EXECUTION_COMPLETED:
-	case EVENT_EXECUTION_TERMINATED:
-		out->what = FOLLOW_ENDED;
+	} else if (out->what == FOLLOW_ENDED) {
 		/* the analysis' status is the recorded one, normalised */
 		out->status = ev->kind == EVENT_EXECUTION_TERMINATED ? "terminated"
 			      : a && a->status                       ? a->status
 								     : ev->workflow_status;
-		return true;
-	default:
-		return false;
 	}
+	return true;
 }
 
 /* Which events of the reading are new: fresh[i] for each; *last_said the
