@@ -31,6 +31,7 @@ count() { # dir: that build's results from its newest test log
 
 passed=0
 failed=0
+failures=()
 run_suite() { # label, dir, meson test args...
   local label=$1 dir=$2 start=$SECONDS; shift 2
   echo "=== $label"
@@ -39,6 +40,10 @@ run_suite() { # label, dir, meson test args...
   passed=$((passed + ok))
   failed=$((failed + bad))
   summary+=("$label: $ok passed, $bad failed ($((SECONDS - start)) s)")
+  # kept for the end of the run, where a reader of only its tail looks
+  if ((bad > 0)); then
+    failures+=("=== $label failures" "$(python3 scripts/testlog-count --failed 25 "$(ls -t "$dir"/meson-logs/testlog*.json | head -n 1)")")
+  fi
 }
 
 # 1. plain build, whole suite
@@ -111,6 +116,7 @@ for check in format analyze; do
 done
 
 summary+=("total: $SECONDS s")
+((${#failures[@]} > 0)) && printf '%s\n' "${failures[@]}"
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"
 exit $status
