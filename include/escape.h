@@ -17,10 +17,16 @@
  * valid, shortest-form sequence of a scalar value. */
 size_t escape_utf8_next(const char *s, size_t len, uint32_t *cp);
 
-/* Whether a valid code point must not reach a terminal raw: C0, DEL, C1,
- * bidi embedding/override/isolate/mark controls, line/paragraph separators,
- * zero-width characters (U+200B-U+200D, U+2060) and U+FEFF. */
+/* Whether a valid code point must not reach a terminal raw: every code
+ * point of general category Cc, Cf, Co, Cn (unassigned, noncharacters), Zl
+ * or Zp, every default-ignorable one and every bidi control, by the Unicode
+ * data the build read (escape_unicode_version()). */
 bool escape_is_unsafe(uint32_t cp);
+/* The Unicode version of that table, e.g. "15.0.0". */
+const char *escape_unicode_version(void);
+/* The table itself, sorted and disjoint ranges: for the test that walks it. */
+size_t escape_unsafe_range_count(void);
+void escape_unsafe_range(size_t i, uint32_t *from, uint32_t *to);
 
 /* Appends s made safe for a terminal: every unsafe code point or invalid
  * byte becomes a visible escape (\n \r \t \x1b \u202e, \xff for a bad byte)
@@ -58,7 +64,10 @@ enum escape_md_context {
 /* Appends s made inert as Markdown: punctuation with meaning (| ` * _ [ ]
  * ~ \ and # at a line start) backslash-escaped, < > & as HTML entities,
  * newlines per ctx, and control characters as visible escapes as in
- * escape_terminal (written as \x1b text, which Markdown shows literally). */
+ * escape_terminal (written as \x1b text, which Markdown shows literally).
+ * A word GitHub would turn into a mention, an issue reference or a mail
+ * link ("@org/team", "#123", "a@b.co") goes out whole as a code span, where
+ * GitHub links nothing. */
 int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e);
 char *escape_markdown_dup(const char *s, enum escape_md_context ctx);
 

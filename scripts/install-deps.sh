@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 what=${1:-test}
 
 pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libssl-dev python3
-      libtree-sitter-dev nodejs npm)
+      libtree-sitter-dev unicode-data nodejs npm)  # unicode-data: escape.c's table
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
-               clang-tools clang-format bsdutils) ;;  # bsdutils: script(1), a terminal for test_follow
+               clang-tools clang-format bsdutils cmark-gfm) ;;
+    # bsdutils: script(1), a terminal for test_follow; cmark-gfm: GitHub's Markdown, for test_markdown_gfm
   bench) pkgs+=(hyperfine time jq python3) ;;
 esac
 

@@ -40,36 +40,47 @@ size_t escape_utf8_next(const char *str, size_t len, uint32_t *cp)
 	return n;
 }
 
+/* Generated at build time from the Unicode data files (scripts/
+ * gen-unsafe-table): general categories Cc Cf Co Cn Zl Zp, every
+ * Default_Ignorable_Code_Point and every Bidi_Control. A property rather
+ * than a hand-made list, so no invisible character is left out because
+ * nobody thought of it (U+FFFB was). */
+static const struct {
+	uint32_t from, to;
+} unsafe_ranges[] = {
+#include "escape_unsafe_ranges.inc"
+};
+
+const char *escape_unicode_version(void)
+{
+	return ESCAPE_UNICODE_VERSION;
+}
+
+size_t escape_unsafe_range_count(void)
+{
+	return sizeof unsafe_ranges / sizeof *unsafe_ranges;
+}
+
+void escape_unsafe_range(size_t i, uint32_t *from, uint32_t *to)
+{
+	*from = unsafe_ranges[i].from;
+	*to = unsafe_ranges[i].to;
+}
+
 bool escape_is_unsafe(uint32_t cp)
 {
-	if (cp < 0x20 || cp == 0x7f)
-		return true;
-	if (cp >= 0x80 && cp <= 0x9f) /* C1: 0x9b is a one-byte CSI on some terminals */
-		return true;
-	if (cp == 0x061c || cp == 0x200e || cp == 0x200f) /* bidi marks */
-		return true;
-	if (cp >= 0x202a && cp <= 0x202e) /* bidi embeddings and overrides */
-		return true;
-	if (cp >= 0x2066 && cp <= 0x2069) /* bidi isolates */
-		return true;
-	if (cp == 0x2028 || cp == 0x2029) /* line and paragraph separators */
-		return true;
-	/* The rest of Unicode's Default_Ignorable_Code_Point set
-	 * (DerivedCoreProperties.txt): zero-width characters, the BOM,
-	 * invisible operators (U+2061-U+2064), fillers (U+115F, U+3164,
-	 * U+FFA0), the soft hyphen, variation selectors and tag characters
-	 * (U+E0000-U+E0FFF). Nothing shows them, so two names that differ only
-	 * in them would look the same. */
-	static const struct {
-		uint32_t from, to;
-	} ignorable[] = {
-		{0x00ad, 0x00ad}, {0x034f, 0x034f}, {0x115f, 0x1160},   {0x17b4, 0x17b5},   {0x180b, 0x180f},
-		{0x200b, 0x200f}, {0x2060, 0x206f}, {0x3164, 0x3164},   {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},
-		{0xffa0, 0xffa0}, {0xfff0, 0xfff8}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
-	};
-	for (size_t i = 0; i < sizeof ignorable / sizeof *ignorable; i++)
-		if (cp >= ignorable[i].from && cp <= ignorable[i].to)
+	if (cp >= 0x20 && cp < 0x7f) /* printable ASCII: nearly all of what we print */
+		return false;
+	size_t lo = 0, hi = sizeof unsafe_ranges / sizeof *unsafe_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp < unsafe_ranges[mid].from)
+			hi = mid;
+		else if (cp > unsafe_ranges[mid].to)
+			lo = mid + 1;
+		else
 			return true;
+	}
 	return false;
 }
 
@@ -225,9 +236,10 @@ void escape_message_into(char *out, size_t cap, const char *s)
 	out[k] = '\0';
 }
 
-int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e)
+static int md_plain(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, bool *at_line_start,
+		    struct err *e)
 {
-	bool line_start = true;
+	bool line_start = *at_line_start;
 	size_t i = 0;
 	while (i < len) {
 		uint32_t cp;
@@ -304,6 +316,95 @@ int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_c
 			return -1;
 		line_start = next_line_start;
 		i += n;
+	}
+	*at_line_start = line_start;
+	return 0;
+}
+
+static bool md_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool ascii_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Whether GitHub would make something of the word when the report is
+ * pasted there: "@org/team" notifies a team, "#123" and "repo#123" link
+ * an issue, "a@b.co" becomes a mail link. Backslash escapes and HTML
+ * entities do not stop it (GitHub finds them in the rendered text), a code
+ * span does. */
+static bool md_references(const char *w, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++)
+		if ((w[i] == '@' || w[i] == '#') && ascii_alnum(w[i + 1]))
+			return true;
+	return false;
+}
+
+/* The word as a code span: its control characters and bad bytes as visible
+ * escapes (one backslash: nothing is an escape inside a code span), "|" as
+ * "\|" in a table cell (GFM reads the cell boundaries first), fenced by one
+ * backtick more than its longest run of them and padded with a space where
+ * it starts or ends with one (CommonMark 6.1). */
+static int md_code(struct buf *out, const char *w, size_t len, enum escape_md_context ctx, struct err *e)
+{
+	size_t run = 0, longest = 0;
+	for (size_t i = 0; i < len; i++) {
+		run = w[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	bool pad = len && (w[0] == '`' || w[len - 1] == '`');
+	for (size_t k = 0; k <= longest; k++)
+		if (buf_append(out, "`", 1, e) < 0)
+			return -1;
+	if (pad && buf_append(out, " ", 1, e) < 0)
+		return -1;
+	size_t i = 0;
+	while (i < len) {
+		char tmp[16];
+		struct unit u;
+		size_t n = next_unit(w + i, len - i, false, tmp, &u);
+		if (u.len == 1 && *u.text == '|' && ctx == ESCAPE_MD_CELL)
+			u.text = "\\|", u.len = 2;
+		if (buf_append(out, u.text, u.len, e) < 0)
+			return -1;
+		i += n;
+	}
+	if (pad && buf_append(out, " ", 1, e) < 0)
+		return -1;
+	for (size_t k = 0; k <= longest; k++)
+		if (buf_append(out, "`", 1, e) < 0)
+			return -1;
+	return 0;
+}
+
+int escape_markdown(struct buf *out, const char *s, size_t len, enum escape_md_context ctx, struct err *e)
+{
+	bool line_start = true;
+	size_t i = 0;
+	while (i < len) {
+		/* a run of spaces, then a word: each word that GitHub would
+		 * turn into a mention or a reference goes out as a code span */
+		size_t j = i;
+		while (j < len && md_space(s[j]))
+			j++;
+		if (j > i && md_plain(out, s + i, j - i, ctx, &line_start, e) < 0)
+			return -1;
+		size_t k = j;
+		while (k < len && !md_space(s[k]))
+			k++;
+		if (k > j) {
+			int rc = md_references(s + j, k - j) ? md_code(out, s + j, k - j, ctx, e)
+							     : md_plain(out, s + j, k - j, ctx, &line_start, e);
+			if (rc < 0)
+				return -1;
+			line_start = false;
+		}
+		i = k;
 	}
 	if (!out->data && buf_append(out, "", 0, e) < 0)
 		return -1;

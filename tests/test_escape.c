@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +43,16 @@ static const struct esc_case terminal_cases[] = {
 	{"tag\xf3\xa0\x81\x81\xf3\xa0\x81\xbf|\xe2\x81\xa3\xe2\x81\xa1|\xe3\x85\xa4|\xc2\xad|\xef\xb8\x8f"
 	 "\xf3\xa0\x84\x80|\xe1\xa0\x8e",
 	 0, 0, "tag\\U000e0041\\U000e007f|\\u2063\\u2061|\\u3164|\\u00ad|\\ufe0f\\U000e0100|\\u180e"},
-	/* their neighbours stay: en quad, hyphen, U+FEFE, (R), U+3165, U+FE10,
-	 * U+E1000 */
-	{"\xe2\x80\x80\xe2\x80\x90\xef\xbb\xbe\xc2\xae\xe3\x85\xa5\xef\xb8\x90\xf3\xa1\x80\x80", 0, 0,
-	 "\xe2\x80\x80\xe2\x80\x90\xef\xbb\xbe\xc2\xae\xe3\x85\xa5\xef\xb8\x90\xf3\xa1\x80\x80"},
+	/* their neighbours stay: en quad, hyphen, (R), U+3165, U+FE10 */
+	{"\xe2\x80\x80\xe2\x80\x90\xc2\xae\xe3\x85\xa5\xef\xb8\x90", 0, 0,
+	 "\xe2\x80\x80\xe2\x80\x90\xc2\xae\xe3\x85\xa5\xef\xb8\x90"},
+	/* by property, not by list (issue 31): the interlinear annotation
+	 * characters U+FFF9-U+FFFB (Cf), the Arabic number sign U+0600 (Cf),
+	 * private use U+E000 and U+F0000 (Co), unassigned U+0378, U+FEFE and
+	 * U+E1000 (Cn), the noncharacters U+FDD0 and U+FFFF (Cn) */
+	{"a\xef\xbf\xb9\xef\xbf\xba\xef\xbf\xbb"
+	 "b\xd8\x80|\xee\x80\x80\xf3\xb0\x80\x80|\xcd\xb8\xef\xbb\xbe\xf3\xa1\x80\x80|\xef\xb7\x90\xef\xbf\xbf",
+	 0, 0, "a\\ufff9\\ufffa\\ufffbb\\u0600|\\ue000\\U000f0000|\\u0378\\ufefe\\U000e1000|\\ufdd0\\uffff"},
 	{"raw c1 \x9b", 0, 0, "raw c1 \\x9b"},
 	{"bad \xff\xfe", 0, 0, "bad \\xff\\xfe"},
 	{"overlong \xc0\xaf", 0, 0, "overlong \\xc0\\xaf"},
@@ -88,7 +95,8 @@ static const struct {
 	{"`code` *b* _i_ [l](u) ~s~", ESCAPE_MD_INLINE, "\\`code\\` \\*b\\* \\_i\\_ \\[l\\](u) \\~s\\~"},
 	{"<script>&amp;", ESCAPE_MD_INLINE, "&lt;script&gt;&amp;amp;"},
 	{"# title", ESCAPE_MD_INLINE, "\\# title"},
-	{"issue #4", ESCAPE_MD_INLINE, "issue #4"},
+	{"issue #4", ESCAPE_MD_INLINE, "issue `#4`"}, /* issue 31: GitHub would link it */
+	{"cc @org/team", ESCAPE_MD_CELL, "cc `@org/team`"},
 	{"one\ntwo", ESCAPE_MD_CELL, "one<br>two"},
 	{"one\r\ntwo", ESCAPE_MD_CELL, "one<br>two"},
 	{"one\n# two", ESCAPE_MD_INLINE, "one \\# two"},
@@ -258,6 +266,157 @@ START_TEST(terminal_output_never_has_controls)
 }
 END_TEST
 
+/* The generated table (scripts/gen-unsafe-table) walked whole: sorted,
+ * disjoint ranges of scalar values, and escape_is_unsafe says yes exactly
+ * for the code points in them, every one of the 1,112,064; each of those
+ * comes out of escape_terminal and escape_markdown as its visible escape. */
+START_TEST(unsafe_table_walked_whole)
+{
+	size_t n = escape_unsafe_range_count();
+	ck_assert_uint_gt(n, 100);
+	uint32_t prev_to = 0;
+	size_t r = 0;
+	for (uint32_t cp = 0; cp <= 0x10ffff; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		uint32_t from, to;
+		while (r < n) {
+			escape_unsafe_range(r, &from, &to);
+			if (cp <= to)
+				break;
+			r++;
+		}
+		bool in = false;
+		if (r < n) {
+			escape_unsafe_range(r, &from, &to);
+			in = cp >= from;
+		}
+		ck_assert_msg(escape_is_unsafe(cp) == in, "U+%04X: table says %d", (unsigned)cp, in);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t from, to;
+		escape_unsafe_range(i, &from, &to);
+		ck_assert_msg(from <= to && to <= 0x10ffff, "range %zu", i);
+		ck_assert_msg(i == 0 || from > prev_to + 1, "range %zu not sorted, disjoint and merged", i);
+		prev_to = to;
+		/* the range's first and last code point, escaped in both dialects */
+		uint32_t ends[2] = {from, to};
+		for (int k = 0; k < 2; k++) {
+			uint32_t cp = ends[k];
+			if (cp < 0x80 || (cp >= 0xd800 && cp <= 0xdfff))
+				continue;
+			char in[5] = {0}, want[16];
+			if (cp < 0x800) {
+				in[0] = (char)(0xc0 | (cp >> 6)), in[1] = (char)(0x80 | (cp & 0x3f));
+			} else if (cp < 0x10000) {
+				in[0] = (char)(0xe0 | (cp >> 12)), in[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				in[2] = (char)(0x80 | (cp & 0x3f));
+			} else {
+				in[0] = (char)(0xf0 | (cp >> 18)), in[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+				in[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), in[3] = (char)(0x80 | (cp & 0x3f));
+			}
+			snprintf(want, sizeof want, cp <= 0xffff ? "\\u%04x" : "\\U%08x", (unsigned)cp);
+			char *t = escape_terminal_dup(in, 0), *m = escape_markdown_dup(in, ESCAPE_MD_INLINE);
+			ck_assert_msg(t && strcmp(t, want) == 0, "U+%04X: terminal %s", (unsigned)cp, t);
+			ck_assert_msg(m && strstr(m, want + 0) != NULL, "U+%04X: markdown %s", (unsigned)cp, m);
+			free(t);
+			free(m);
+		}
+	}
+}
+END_TEST
+
+/* The table against the Unicode data files themselves, read here apart
+ * from the generator: every Cc Cf Co Zl Zp code point of UnicodeData.txt is
+ * unsafe, every Default_Ignorable_Code_Point and Bidi_Control is, and a
+ * letter, mark, number, punctuation, symbol or space that is neither is
+ * printed as it is. */
+static void each_property(const char *file, const char *prop, void (*fn)(uint32_t))
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", testlib_env("CA_UNICODE_DATA"), file);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f, "%s", path);
+	char line[512];
+	size_t seen = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned lo, hi;
+		char name[64];
+		int k = sscanf(line, "%x..%x ; %63[A-Za-z_]", &lo, &hi, name);
+		if (k != 3) {
+			if (sscanf(line, "%x ; %63[A-Za-z_]", &lo, name) != 2)
+				continue;
+			hi = lo;
+		}
+		if (strcmp(name, prop) != 0)
+			continue;
+		for (uint32_t c = lo; c <= hi; c++)
+			fn(c);
+		seen++;
+	}
+	fclose(f);
+	ck_assert_msg(seen > 0, "no %s in %s", prop, file);
+}
+
+static unsigned char special[0x110000];
+static void mark_special(uint32_t cp)
+{
+	special[cp] = 1;
+	ck_assert_msg(escape_is_unsafe(cp), "U+%04X is %s", (unsigned)cp, "ignorable or a bidi control");
+}
+
+START_TEST(unsafe_table_matches_unicode_data)
+{
+	memset(special, 0, sizeof special);
+	each_property("DerivedCoreProperties.txt", "Default_Ignorable_Code_Point", mark_special);
+	each_property("PropList.txt", "Bidi_Control", mark_special);
+	char path[600];
+	snprintf(path, sizeof path, "%s/UnicodeData.txt", testlib_env("CA_UNICODE_DATA"));
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f, "%s", path);
+	char line[512];
+	size_t unsafe = 0, safe = 0;
+	uint32_t first = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned cp;
+		char name[128], gc[8];
+		if (sscanf(line, "%x;%127[^;];%7[^;]", &cp, name, gc) != 3)
+			continue;
+		if (strstr(name, ", First>")) {
+			first = cp;
+			continue;
+		}
+		uint32_t lo = strstr(name, ", Last>") ? first : cp;
+		bool bad = gc[0] == 'C' || strcmp(gc, "Zl") == 0 || strcmp(gc, "Zp") == 0;
+		for (uint32_t c = lo; c <= cp; c++) {
+			if (c >= 0xd800 && c <= 0xdfff)
+				continue;
+			if (bad) {
+				ck_assert_msg(escape_is_unsafe(c), "U+%04X (%s) printed raw", (unsigned)c, gc);
+				unsafe++;
+			} else if (!special[c]) {
+				ck_assert_msg(!escape_is_unsafe(c), "U+%04X (%s) escaped", (unsigned)c, gc);
+				safe++;
+			}
+		}
+	}
+	fclose(f);
+	ck_assert_uint_gt(safe, 100000);
+	ck_assert_uint_gt(unsafe, 100000); /* the private use planes */
+	/* the version the build read is the version read here */
+	snprintf(path, sizeof path, "%s/DerivedCoreProperties.txt", testlib_env("CA_UNICODE_DATA"));
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char want[64];
+	ck_assert_int_eq(fscanf(f, "# DerivedCoreProperties-%63[0-9.]", want), 1);
+	fclose(f);
+	size_t wl = strlen(want);
+	if (wl && want[wl - 1] == '.')
+		want[wl - 1] = '\0';
+	ck_assert_str_eq(escape_unicode_version(), want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("escape");
@@ -270,6 +429,8 @@ int main(void)
 	add_test(tc, columns_count_code_points);
 	add_test(tc, repair_and_null);
 	add_test(tc, terminal_output_never_has_controls);
+	add_test(tc, unsafe_table_walked_whole);
+	add_test(tc, unsafe_table_matches_unicode_data);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
