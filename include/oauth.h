@@ -69,6 +69,13 @@ int oauth_as_metadata_urls(const char *issuer, char *out[3], struct err *e);
  * in the message. Returns 0, or -1 with ERR_AUTH (the URL shown without
  * its user information, which may be a password). */
 int oauth_url_check(const char *url, const char *what, struct err *e);
+/* Whether token is an RFC 6750 b64token, the only form an Authorization:
+ * Bearer header carries: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" /
+ * "/" ) *"=". Returns 0, or -1 with `code` and a message that names `what`
+ * (e.g. "CATALYST_TOKEN"), the first offending character by its position
+ * and kind (a line break, a space, a control character...), never the
+ * token or any part of it. */
+int oauth_token_check(const char *token, const char *what, enum err_code code, struct err *e);
 /* True when the protected resource metadata's `resource` names the MCP
  * URL: equal byte for byte, or the same origin with a path that is a
  * segment prefix (metadata served at the root describes the origin). */

@@ -600,6 +600,11 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 			       "RUN_ID",
 			       rq->args[1]);
 	resolve_sign_in_env(rq);
+	/* Checked where it is read, so a token pasted with its line break is
+	 * said as that, not as a transport that cannot send it. */
+	if (rq->env_token && (cli_option_by_name("server")->commands & ON(cmd->cmd)) &&
+	    oauth_token_check(rq->env_token, "CATALYST_TOKEN", ERR_USAGE, e) < 0)
+		return -1;
 	resolve_terminal(rq, cmd->cmd);
 	/* The report's clock: SOURCE_DATE_EPOCH (reproducible-builds.org) when
 	 * set, so that a report made twice is the same bytes (the tests' goldens). */

@@ -375,6 +375,12 @@ int oauth_session_attach(struct oauth_session *s, struct transport *t, struct er
 		 * to sign-in or to the message saying how. */
 		refresh(s, &ignored);
 	}
+	/* A store written by hand or by another tool: said as such, never
+	 * sent as a header it would break. */
+	if (oauth_token_check(s->tok.access_token, "the stored access token", ERR_AUTH, e) < 0) {
+		rc = -1;
+		goto out;
+	}
 	rc = set_bearer(t, s->tok.access_token, e) < 0 ? -1 : 1;
 out:
 	pthread_mutex_unlock(&s->lock);

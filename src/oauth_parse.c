@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -616,4 +617,58 @@ out:
 	curl_free(shown);
 	curl_url_cleanup(u);
 	return rc;
+}
+
+static bool b64token_char(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+	       c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+}
+
+/* What a character that cannot be in a token is, in words: never the
+ * character itself when it could be part of a secret. */
+static const char *non_token_char(unsigned char c)
+{
+	if (c == '\n' || c == '\r')
+		return "a line break";
+	if (c == ' ' || c == '\t')
+		return "a space or tab";
+	if (c < 0x20 || c == 0x7f)
+		return "a control character";
+	if (c >= 0x80)
+		return "a non-ASCII byte";
+	if (c == '"' || c == '\'')
+		return "a quotation mark";
+	if (c == '=')
+		return "an '=' before the end";
+	return "a character a token cannot hold";
+}
+
+int oauth_token_check(const char *token, const char *what, enum err_code code, struct err *e)
+{
+	size_t len = token ? strlen(token) : 0;
+	if (len == 0)
+		return err_set(e, code, "%s is empty", what);
+	size_t i = 0;
+	while (i < len && b64token_char((unsigned char)token[i]))
+		i++;
+	size_t body = i;
+	while (i < len && token[i] == '=')
+		i++;
+	if (i == len && body > 0)
+		return 0;
+	unsigned char c = (unsigned char)token[i == len ? 0 : i];
+	if (body == 0 && i == len)
+		return err_set(e, code, "%s is not a bearer token: it holds only '=' (RFC 6750 b64token)", what);
+	/* an '=' in the middle is met where the padding run stops */
+	const char *kind = i > body && i < len ? non_token_char('=') : non_token_char(c);
+	size_t at = i > body && i < len ? body : i;
+	const char *where = at + 1 == len ? "the last" : at == 0 ? "the first" : NULL;
+	char pos[48];
+	if (!where)
+		snprintf(pos, sizeof pos, "character %zu of %zu", at + 1, len);
+	return err_set(e, code,
+		       "%s is not a bearer token: %s%s is %s (RFC 6750: letters, digits, - . _ ~ + / and '=' "
+		       "only at the end); set it to the access token alone, with no quotes, spaces or line breaks",
+		       what, where ? where : pos, where ? " character" : "", kind);
 }

@@ -1274,12 +1274,36 @@ START_TEST(option_table_vocabularies)
 }
 END_TEST
 
+/* CATALYST_TOKEN pasted with its line break or as "Bearer x" (issue 31,
+ * item 2): a usage error that says what is wrong, where it is read, before
+ * any connection; never the old "cannot be sent over HTTP"; never the
+ * token. A command that connects nowhere is not held up by it. */
+START_TEST(bad_env_token_said_where_read)
+{
+	static char *const bad[][2] = {{"CATALYST_TOKEN=secret-abc\n", NULL},
+				       {"CATALYST_TOKEN=Bearer secret-abc", NULL}};
+	for (size_t i = 0; i < 2; i++) {
+		struct testlib_output o;
+		cli(&o, bad[i], (char *[]){"--server", "http://127.0.0.1:9/mcp", "runs", NULL});
+		ck_assert_int_eq(o.status, 2);
+		ck_assert_msg(strstr(o.err, "CATALYST_TOKEN is not a bearer token"), "%s", o.err);
+		ck_assert_msg(!strstr(o.err, "over HTTP") && !strstr(o.err, "secret-abc"), "%s", o.err);
+		testlib_output_free(&o);
+	}
+	struct testlib_output o;
+	cli(&o, bad[0], (char *[]){"file", (char *)testlib_src(FIXTURE), NULL});
+	ck_assert_int_eq(o.status, 1);
+	testlib_output_free(&o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
 	struct testlib_group *tc = testlib_group("cli");
 	testlib_group_timeout(tc, 120);
 	add_test(tc, help_lists_commands_and_exits_0);
+	add_test(tc, bad_env_token_said_where_read);
 	add_loop_test(tc, per_command_help, 0, (int)cli_n_commands);
 	add_test(tc, help_despite_bad_options);
 	add_loop_test(tc, usage_errors_exit_2, 0, (int)(sizeof usage_cases / sizeof *usage_cases));

@@ -81,6 +81,48 @@ START_TEST(challenge_table)
 }
 END_TEST
 
+/* RFC 6750 section 2.1's b64token, and what the message says of the rest:
+ * the offending character by place and kind, never the token. */
+static const struct {
+	const char *token;
+	const char *said; /* NULL: accepted */
+} token_cases[] = {
+	{"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl", NULL},
+	{"mF_9.B5f-4.1JqM", NULL}, /* RFC 6750's own example */
+	{"a+b/c~d==", NULL},
+	{"abc\n", "the last character is a line break"},
+	{"abc\r\n", "character 4 of 5 is a line break"},
+	{"Bearer abc", "character 7 of 10 is a space or tab"},
+	{" abc", "the first character is a space or tab"},
+	{"\"abc\"", "the first character is a quotation mark"},
+	{"ab=c", "character 3 of 4 is an '=' before the end"},
+	{"===", "it holds only '='"},
+	{"caf\xc3\xa9", "character 4 of 5 is a non-ASCII byte"},
+	{"a\x01"
+	 "b",
+	 "character 2 of 3 is a control character"},
+	{"a,b", "character 2 of 3 is a character a token cannot hold"},
+	{"", "CATALYST_TOKEN is empty"},
+};
+
+START_TEST(token_check_table)
+{
+	struct err e;
+	err_clear(&e);
+	int rc = oauth_token_check(token_cases[_i].token, "CATALYST_TOKEN", ERR_USAGE, &e);
+	if (!token_cases[_i].said) {
+		ck_assert_msg(rc == 0, "case %d refused: %s", _i, e.msg);
+		return;
+	}
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_eq(e.code, ERR_USAGE);
+	ck_assert_msg(strstr(e.msg, token_cases[_i].said), "case %d: %s", _i, e.msg);
+	/* the token itself is not in the message */
+	if (strlen(token_cases[_i].token) >= 3)
+		ck_assert_msg(!strstr(e.msg, token_cases[_i].token), "case %d shows the token: %s", _i, e.msg);
+}
+END_TEST
+
 START_TEST(pkce_rfc7636_vector)
 {
 	char out[OAUTH_CHALLENGE_LEN + 1];
@@ -726,6 +768,9 @@ int main(void)
 	add_test(tc, listener_times_out);
 	testlib_suite_add(s, tc);
 	add_test(tc, any_transport_with_the_ops_signs_in);
+	tc = testlib_group("token_check");
+	add_loop_test(tc, token_check_table, 0, N(token_cases));
+	testlib_suite_add(s, tc);
 	tc = testlib_group("redaction");
 	add_test(tc, trace_redacts_oauth_traffic);
 	testlib_suite_add(s, tc);
