@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -322,41 +323,106 @@ static char *run_cli(enum audit_command c, const struct probe *p, bool with_prob
 	return s;
 }
 
+/* One pair, in a child of its own (so that the pairs of a command wait on
+ * their servers side by side: the --timeout and --follow probes are most
+ * of this test's time, and all of it waiting), in a folder of its own that
+ * @TMP@ names. What it found wrong goes to dir/result, empty when nothing. */
+static pid_t probe_in_child(enum audit_command c, const struct cli_option *o, const struct probe *p,
+			    const char *plain, const char *dir)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	snprintf(testlib_tmpdir, sizeof testlib_tmpdir, "%s", dir);
+	char home[600];
+	snprintf(home, sizeof home, "%s/home", dir);
+	mkdir(home, 0700);
+	struct buf failures;
+	buf_init(&failures, 1 << 20);
+	testlib_memcheck_row((int)(o - cli_options));
+	bool own_base = p->base[0] || p->env || p->config || p->argv[0] || p->tty;
+	char *base = own_base ? run_cli(c, p, false, &failures) : NULL;
+	char *probed = run_cli(c, p, true, &failures);
+	if (probed && (!own_base || base) && strcmp(base ? base : plain, probed) == 0)
+		buf_printf(&failures, NULL, "--%s on %s: accepted and changed nothing\n%s\n", o->name,
+			   baselines[c][0], getenv("CA_OPTIONS_TERSE") ? "" : probed);
+	char path[700];
+	snprintf(path, sizeof path, "%s/../result-%s", dir, o->name);
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(failures.data ? failures.data : "", f) < 0 || fclose(f) != 0)
+		_exit(3);
+	_exit(0);
+}
+
+#define PAIRS_AT_ONCE 8
+
 /* One command, every option its rows enable. */
 START_TEST(every_option_is_read)
 {
 	enum audit_command c = (enum audit_command)_i;
 	if (!baselines[c][0])
 		return;
+	char top[256];
+	snprintf(top, sizeof top, "%s", testlib_tmpdir);
 	char home[600];
-	snprintf(home, sizeof home, "%s/home", testlib_tmpdir);
+	snprintf(home, sizeof home, "%s/home", top);
 	mkdir(home, 0700);
 	struct buf failures;
 	buf_init(&failures, 1 << 20);
 	char *plain = run_cli(c, NULL, false, &failures);
 	ck_assert_msg(plain, "%s", failures.data);
-	for (size_t i = 0; i < cli_n_options; i++) {
-		const struct cli_option *o = &cli_options[i];
-		if (!in(o->commands, c))
+	struct {
+		pid_t pid;
+		const struct cli_option *o;
+	} running[PAIRS_AT_ONCE];
+	size_t n_running = 0;
+	for (size_t i = 0; i <= cli_n_options; i++) {
+		const struct cli_option *o = i < cli_n_options ? &cli_options[i] : NULL;
+		/* at the end, or with every slot taken: wait for one */
+		while (n_running > 0 && (!o || n_running == PAIRS_AT_ONCE)) {
+			int st = 0;
+			pid_t done = wait(&st);
+			ck_assert_int_gt(done, 0);
+			size_t k = 0;
+			while (k < n_running && running[k].pid != done)
+				k++;
+			if (k == n_running)
+				continue; /* not a probe's (without CK_FORK the servers are children too) */
+			char path[700];
+			snprintf(path, sizeof path, "%s/result-%s", top, running[k].o->name);
+			size_t len = 0;
+			char *said = testlib_read_file(path, &len);
+			ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && said,
+				      "the probe of --%s on %s ended with status %d", running[k].o->name,
+				      baselines[c][0], st);
+			buf_printf(&failures, NULL, "%s", said);
+			free(said);
+			unlink(path);
+			running[k] = running[--n_running];
+		}
+		if (!o)
+			break;
+		if (!in(o->commands, c) || unseen_of(o->name, c))
 			continue;
-		const struct unseen *u = unseen_of(o->name, c);
 		const struct probe *p = probe_of(o->name, c);
-		if (u)
-			continue;
 		if (!p) {
 			buf_printf(&failures, NULL, "--%s on %s: no probe and no reason it cannot be seen\n",
 				   o->name, baselines[c][0]);
 			continue;
 		}
-		testlib_memcheck_row((int)i);
-		bool own_base = p->base[0] || p->env || p->config || p->argv[0] || p->tty;
-		char *base = own_base ? run_cli(c, p, false, &failures) : NULL;
-		char *probed = run_cli(c, p, true, &failures);
-		if (probed && (!own_base || base) && strcmp(base ? base : plain, probed) == 0)
-			buf_printf(&failures, NULL, "--%s on %s: accepted and changed nothing\n%s\n", o->name,
-				   baselines[c][0], getenv("CA_OPTIONS_TERSE") ? "" : probed);
-		free(base);
-		free(probed);
+		char dir[300];
+		snprintf(dir, sizeof dir, "%s/%s", top, o->name);
+		ck_assert_int_eq(mkdir(dir, 0700), 0);
+		pid_t pid = probe_in_child(c, o, p, plain, dir);
+		ck_assert_int_gt(pid, 0);
+		running[n_running].pid = pid;
+		running[n_running++].o = o;
+	}
+	for (size_t i = 0; i < cli_n_options; i++) {
+		char dir[300];
+		snprintf(dir, sizeof dir, "%s/%s", top, cli_options[i].name);
+		testlib_remove_tree(dir);
 	}
 	ck_assert_msg(failures.len == 0, "%s", failures.data);
 	buf_finish(&failures);
