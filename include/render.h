@@ -5,6 +5,7 @@
  * (the report layer sits above the renderers). */
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -156,6 +157,13 @@ const struct render_format_row *render_format_of_path(const char *path);
 bool render_format_is(enum render_format f, unsigned traits);
 /* The formats that write subject, as bits (1u << format). */
 unsigned render_formats_for(enum render_subject subject);
+
+/* The one way a document built with jansson (stats, review, link, whoami,
+ * tools) is written: with `flags`, always JSON_ENSURE_ASCII, so a bidi
+ * override or an invisible character from a server or a file goes out as
+ * \uXXXX as in the report writer (json_writer.h), then a newline. Returns
+ * 0, or -1 when the write failed. */
+int render_json_dump(const json_t *doc, FILE *out, size_t flags);
 /* "text|json": the names of the formats in bits (1u << format), '|'-joined. */
 void render_format_list(unsigned bits, char *buf, size_t size);
 /* "text or json", "text, json or markdown": the same in words. */

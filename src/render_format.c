@@ -171,3 +171,10 @@ int render_tools(FILE *out, enum render_format format, const struct tools_info *
 	const struct render_format_row *f = writer_row(format, RENDER_TOOLS, e);
 	return f ? f->tools(out, t, NULL, e) : -1;
 }
+
+int render_json_dump(const json_t *doc, FILE *out, size_t flags)
+{
+	if (json_dumpf(doc, out, flags | JSON_ENSURE_ASCII) < 0)
+		return -1;
+	return fputc('\n', out) == EOF ? -1 : 0;
+}

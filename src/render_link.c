@@ -28,9 +28,9 @@ int render_link_json(FILE *out, const struct link_info *l, const struct render_o
 				"console_link", l->link, "link_note", l->note, "checked", l->checked);
 	if (!doc)
 		return err_oom(e);
-	int rc = json_dumpf(doc, out, JSON_INDENT(2));
+	int rc = render_json_dump(doc, out, JSON_INDENT(2));
 	json_decref(doc);
-	if (rc < 0 || fputc('\n', out) == EOF)
+	if (rc < 0)
 		return err_set(e, ERR_USAGE, "cannot write the link");
 	return 0;
 }

@@ -52,8 +52,8 @@ static void print_text(FILE *out, const struct review *rv)
 		}
 	fprintf(out, "%s), %zu hazard%s.\n", first ? "none" : "", rv->n_hazards, rv->n_hazards == 1 ? "" : "s");
 	if (rv->n_skipped)
-		fprintf(out, "%zu file%s not read (larger than %u bytes, or beyond %u files).\n", rv->n_skipped,
-			rv->n_skipped == 1 ? "" : "s", REVIEW_MAX_FILE, REVIEW_MAX_FILES);
+		fprintf(out, "%zu file%s not read (not regular files: FIFOs, devices, sockets).\n", rv->n_skipped,
+			rv->n_skipped == 1 ? "" : "s");
 	for (size_t i = 0; i < rv->n_activities; i++) {
 		const struct review_activity *a = &rv->activities[i];
 		fputs("\n", out);
@@ -161,9 +161,8 @@ int render_review_json(FILE *out, const struct review *rv, const struct render_o
 	json_t *doc = json_review(rv);
 	if (!doc)
 		return err_oom(e);
-	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = render_json_dump(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
-	fputc('\n', out);
 	return rc < 0 ? err_set(e, ERR_INTERNAL, "review: the JSON could not be written") : 0;
 }
 

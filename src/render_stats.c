@@ -129,11 +129,11 @@ static int stats_json(FILE *out, const struct stats *st, bool one_line, struct e
 				notes);
 	if (!doc)
 		return err_oom(e);
-	int rc = json_dumpf(doc, out,
-			    (one_line ? JSON_COMPACT : JSON_INDENT(2)) | JSON_PRESERVE_ORDER |
-				    JSON_REAL_PRECISION(6));
+	int rc = render_json_dump(doc, out,
+				  (one_line ? JSON_COMPACT : JSON_INDENT(2)) | JSON_PRESERVE_ORDER |
+					  JSON_REAL_PRECISION(6));
 	json_decref(doc);
-	if (rc < 0 || fputc('\n', out) == EOF)
+	if (rc < 0)
 		return err_set(e, ERR_USAGE, "cannot write the report");
 	return 0;
 }

@@ -153,11 +153,10 @@ static int print_json(FILE *out, const struct tools_info *t, struct err *e)
 		return err_set(e, ERR_INTERNAL, "cannot build the tools document");
 	/* The document goes to a script: escaping is JSON's job, and jansson
 	 * escapes every control character. */
-	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = render_json_dump(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	if (rc < 0)
 		return err_set(e, ERR_USAGE, "cannot write the tools document");
-	fputc('\n', out);
 	return 0;
 }
 

@@ -45,11 +45,10 @@ static int print_json(FILE *out, const struct whoami_info *w, struct err *e)
 				w->sharing_source);
 	if (!doc)
 		return err_set(e, ERR_INTERNAL, "cannot build the whoami document");
-	int rc = json_dumpf(doc, out, JSON_INDENT(2));
+	int rc = render_json_dump(doc, out, JSON_INDENT(2));
 	json_decref(doc);
 	if (rc < 0)
 		return err_set(e, ERR_USAGE, "cannot write the whoami document");
-	fputc('\n', out);
 	return 0;
 }
 
