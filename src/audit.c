@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "file_in.h"
 #include "render.h"
 #include "version.h"
 
@@ -180,13 +182,27 @@ static int baseline_run(const json_t *run, json_t *ids)
 	return 0;
 }
 
+/* A report of a large project is tens of MiB; a baseline past this is not one. */
+#define BASELINE_MAX_BYTES ((size_t)1 << 30)
+
 json_t *audit_load_baseline(const struct audit_request *rq, struct err *e)
 {
 	if (!rq->baseline)
 		return NULL;
-	FILE *f = fopen(rq->baseline, "r");
+	/* What it lists is not reported as new: a file that can silence
+	 * findings is yours and writable by nobody else. */
+	const struct file_in rules = {
+		.what = "--baseline", .code = ERR_USAGE, .max = BASELINE_MAX_BYTES, .own = true, .text = true};
+	char *text = NULL;
+	size_t len = 0;
+	int got = file_in_read(rq->baseline, &rules, &text, &len, e);
+	if (got == -2)
+		err_set(e, ERR_USAGE, "--baseline %s: %s", rq->baseline, strerror(ENOENT));
+	FILE *f = got == 0 ? fmemopen(text, len ? len : 1, "r") : NULL;
 	if (!f) {
-		err_set(e, ERR_USAGE, "--baseline %s: %s", rq->baseline, strerror(errno));
+		if (got == 0)
+			err_oom(e);
+		free(text);
 		return NULL;
 	}
 	json_t *ids = json_object();
@@ -223,6 +239,7 @@ json_t *audit_load_baseline(const struct audit_request *rq, struct err *e)
 		json_decref(doc);
 	}
 	fclose(f);
+	free(text);
 	if (!failed && !report) {
 		err_set(e, ERR_USAGE,
 			"--baseline %s: not a catalyst-audit report (no \"schema\": "

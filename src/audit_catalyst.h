@@ -192,9 +192,14 @@ void runs_filters_finish(struct runs_filters *rf);
 struct runs_state {
 	char *ended_at; /* the largest end time audited; NULL: no checkpoint yet */
 	json_t *runs;   /* catalyst_run_key() of the runs audited at it -> true */
+	int lock_fd;    /* PATH.lock, held until runs_state_finish */
+	bool waited;    /* another job held the lock first */
 };
-/* Reads the checkpoint: none yet (no file) is 0 with st->ended_at NULL; a
- * file that is not one (or a symbolic link) is ERR_INPUT, never reset. */
+/* Takes the checkpoint's lock (waiting while another job holds it) and
+ * reads it: none yet (no file) is 0 with st->ended_at NULL; a file that is
+ * not one (or a symbolic link, or not a regular file) is ERR_INPUT, never
+ * reset; one that another user owns or can write is refused. The lock is
+ * held until runs_state_finish, after runs_state_save. */
 int runs_state_load(const char *path, struct runs_state *st, struct err *e);
 /* Writes it atomically (0600, a temporary file renamed over it). */
 int runs_state_save(const char *path, const char *ended_at, const json_t *runs, struct err *e);

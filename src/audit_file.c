@@ -15,28 +15,24 @@
 
 #include "escape.h"
 #include "event.h"
+#include "file_in.h"
 #include "trace.h"
 
-/* Opens PATH ("-": standard input) for event_log_parse_fd, which maps a
- * regular file and gives its pages back as the parse moves on. */
+/* Opens PATH ("-": standard input) for event_log_parse_fd, which reads a
+ * regular file whole and a pipe or device as a stream. Never blocks in
+ * open() (a FIFO nobody writes to); a folder or a socket is refused. */
 static int input_open(const char *path, int *fd, struct err *e)
 {
 	if (strcmp(path, "-") == 0) {
 		*fd = STDIN_FILENO;
 		return 0;
 	}
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	const struct file_in rules = {.what = "input", .code = ERR_INPUT, .stream = true};
 	struct stat st;
-	if (fstat(*fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-		err_set(e, ERR_INPUT, "cannot read %s: %s", path,
-			S_ISDIR(st.st_mode) ? "it is a directory" : strerror(errno));
-		close(*fd);
-		*fd = -1;
-		return -1;
-	}
-	return 0;
+	*fd = file_in_open(path, &rules, &st, e);
+	if (*fd == -2)
+		err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(ENOENT));
+	return *fd < 0 ? -1 : 0;
 }
 
 /* Unknown event types and keys are kept and counted by the parser; under

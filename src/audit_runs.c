@@ -75,6 +75,9 @@ static int checkpoint_start(const struct audit_request *rq, struct checkpoint *c
 		return 0;
 	if (runs_state_load(rq->filters.state, &cp->old, e) < 0)
 		return -1;
+	if (cp->old.waited)
+		audit_warnf(rq, "--state %s: waited for another catalyst-audit that was using it",
+			    rq->filters.state);
 	cp->on = true;
 	if (!(cp->at_max = json_object()))
 		return err_oom(e);
@@ -265,6 +268,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	int rc = -1;
 	struct checkpoint cp;
 	memset(&cp, 0, sizeof cp);
+	cp.old.lock_fd = -1;
 	struct catalyst_run_item *kept = NULL;
 	size_t n_kept = 0;
 

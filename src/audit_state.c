@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit_catalyst.h"
+#include "file_in.h"
 #include "file_out.h"
 
 #define STATE_SCHEMA "catalyst-audit.state/v1"
@@ -23,9 +25,13 @@
 
 void runs_state_finish(struct runs_state *st)
 {
+	int lock = st->lock_fd;
 	free(st->ended_at);
 	json_decref(st->runs);
 	memset(st, 0, sizeof *st);
+	st->lock_fd = -1;
+	if (lock >= 0)
+		close(lock); /* the lock goes with it */
 }
 
 static int damaged(const char *path, const char *why, struct err *e)
@@ -36,24 +42,76 @@ static int damaged(const char *path, const char *why, struct err *e)
 		       path, why);
 }
 
+/* Two `runs --state` of the same file at once would each read the
+ * checkpoint before either wrote it, and audit the same runs twice: the
+ * second waits on a lock beside it (PATH.lock, 0600, never through a
+ * link) that the first holds from reading the checkpoint to writing it. */
+static int take_lock(const char *path, struct runs_state *st, struct err *e)
+{
+	char *lock = NULL;
+	if (asprintf(&lock, "%s.lock", path) < 0)
+		return err_oom(e);
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err_set(e, ERR_USAGE, "--state %s: its lock %s: %s", path, lock,
+			errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
+		free(lock);
+		return -1;
+	}
+	struct stat sb;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		err_set(e, ERR_USAGE, "--state %s: its lock %s is not a regular file", path, lock);
+		goto fail;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			err_set(e, ERR_USAGE, "--state %s: locking %s: %s", path, lock, strerror(errno));
+			goto fail;
+		}
+		st->waited = true;
+		while (flock(fd, LOCK_EX) < 0) {
+			if (errno != EINTR) {
+				err_set(e, ERR_USAGE, "--state %s: locking %s: %s", path, lock, strerror(errno));
+				goto fail;
+			}
+		}
+	}
+	free(lock);
+	st->lock_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	free(lock);
+	return -1;
+}
+
 int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 {
 	memset(st, 0, sizeof *st);
-	/* Never through a symbolic link: the checkpoint is the job's own file. */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	st->lock_fd = -1;
+	if (take_lock(path, st, e) < 0)
+		return -1;
+	/* Never through a symbolic link: the checkpoint is the job's own
+	 * file; and it says which runs are not audited again, so it is yours
+	 * and writable by nobody else. */
+	const struct file_in rules = {.what = "--state",
+				      .code = ERR_INPUT,
+				      .max = STATE_MAX_BYTES,
+				      .own = true,
+				      .nofollow = true,
+				      .text = true};
+	char *text = NULL;
+	size_t len = 0;
+	int got = file_in_read(path, &rules, &text, &len, e);
+	if (got == -2)
 		return 0; /* the first run: no checkpoint yet */
-	if (fd < 0)
-		return err_set(e, errno == ELOOP ? ERR_INPUT : ERR_USAGE, "--state %s: %s", path,
-			       errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
-	struct stat sb;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)STATE_MAX_BYTES) {
-		close(fd);
-		return damaged(path, "not a regular file of at most 4 MiB", e);
+	if (got < 0) {
+		runs_state_finish(st);
+		return -1;
 	}
 	json_error_t je;
-	json_t *doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-	close(fd);
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!doc) {
 		char why[200];
 		snprintf(why, sizeof why, "%s, line %d", je.text, je.line);

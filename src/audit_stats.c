@@ -23,10 +23,13 @@
 #include <time.h>
 
 #include "audit_catalyst.h"
+#include "file_in.h"
 #include "render.h"
 #include "stats.h"
 
 #define MAX_JOBS 64
+/* One saved report (JSON or JSON Lines): a large project's is tens of MiB. */
+#define REPORT_MAX_BYTES ((size_t)1 << 30)
 
 /* ---- from the server ------------------------------------------------------- */
 
@@ -339,13 +342,36 @@ static int stats_from_reports(const struct audit_request *rq, struct stats *st, 
 	if (rc == 0 && l.n > 1)
 		qsort(l.f, l.n, sizeof *l.f, newest_first);
 	for (size_t i = 0; i < l.n && rc == 0; i++) {
-		FILE *in = fopen(l.f[i].path, "r");
+		/* Read whole first: a pipe (`stats <(zcat r.json.gz)`) cannot be
+		 * read twice, and an input not read whole (/dev/zero, a file
+		 * that changed) is an error, never "0 runs". */
+		const struct file_in rules = {.what = "report",
+					      .code = ERR_INPUT,
+					      .max = REPORT_MAX_BYTES,
+					      .stream = true,
+					      .text = true};
+		char *text = NULL;
+		size_t len = 0;
+		int got = file_in_read(l.f[i].path, &rules, &text, &len, e);
+		if (got < 0) {
+			rc = got == -2 ? err_set(e, ERR_USAGE, "cannot read %s: %s", l.f[i].path, strerror(ENOENT))
+				       : -1;
+			break;
+		}
+		if (strspn(text, " \t\r\n") == len) {
+			free(text);
+			rc = err_set(e, ERR_INPUT, "%s is empty: not a catalyst-audit report", l.f[i].path);
+			break;
+		}
+		FILE *in = fmemopen(text, len, "r");
 		if (!in) {
-			rc = err_set(e, ERR_USAGE, "cannot read %s: %s", l.f[i].path, strerror(errno));
+			free(text);
+			rc = err_oom(e);
 			break;
 		}
 		rc = stats_read_report(st, in, l.f[i].path, &sf, e);
 		fclose(in);
+		free(text);
 		st->reports++;
 	}
 	for (size_t i = 0; i < l.n; i++)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_in.h"
 #include "suggest.h"
 
 void config_init(struct config *c)
@@ -196,40 +197,30 @@ static int check_private(const char *path, const struct stat *st, struct err *e)
 
 int config_load(struct config *c, const char *path, bool must_exist, const char *const *keys, struct err *e)
 {
-	int rc = -1;
-	char *text = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (errno == ENOENT && !must_exist)
-			return 0;
-		return err_set(e, ERR_USAGE, "config file %s: %s", path, strerror(errno));
-	}
+	/* the config names the server the token goes to: yours, and
+	 * writable by nobody else; /dev/null is the documented "none" */
+	const struct file_in rules = {.what = "config file",
+				      .code = ERR_USAGE,
+				      .max = CONFIG_MAX_BYTES,
+				      .own = true,
+				      .dev_null = true,
+				      .text = true};
 	struct stat sb;
-	if (fstat(fileno(f), &sb) < 0) {
-		err_set(e, ERR_USAGE, "config file %s: %s", path, strerror(errno));
-		goto out;
+	int fd = file_in_open(path, &rules, &sb, e);
+	if (fd == -2) {
+		if (!must_exist)
+			return 0;
+		return err_set(e, ERR_USAGE, "config file %s: %s", path, strerror(ENOENT));
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		err_set(e, ERR_USAGE, "config file %s: is a directory", path);
+	if (fd < 0)
+		return -1;
+	char *text = NULL;
+	size_t n = 0;
+	int rc = -1;
+	if (S_ISREG(sb.st_mode) && check_private(path, &sb, e) < 0)
 		goto out;
-	}
-	if (check_private(path, &sb, e) < 0)
+	if (file_in_read_fd(fd, path, &rules, &sb, &text, &n, e) < 0)
 		goto out;
-	text = malloc(CONFIG_MAX_BYTES + 1);
-	if (!text) {
-		err_oom(e);
-		goto out;
-	}
-	size_t n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
-	if (ferror(f)) {
-		err_set(e, ERR_USAGE, "config file %s: cannot read it", path);
-		goto out;
-	}
-	if (n > CONFIG_MAX_BYTES) {
-		err_set(e, ERR_USAGE, "config file %s: over %d KiB, not a config file", path,
-			CONFIG_MAX_BYTES / 1024);
-		goto out;
-	}
 	if (!(c->path = strdup(path))) {
 		err_oom(e);
 		goto out;
@@ -237,7 +228,7 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 	rc = config_parse(c, path, text, n, keys, e);
 out:
 	free(text);
-	fclose(f);
+	close(fd);
 	return rc;
 }
 

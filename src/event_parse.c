@@ -409,16 +409,52 @@ static int input_too_large(struct err *e)
 		       EVENT_INPUT_MAX >> 20);
 }
 
+/* What a stream's bytes so far decide: a NUL (no history holds one: JSON
+ * and the CLI's table are text), or a first byte that starts none of the
+ * dialects ('[' or '{' of JSON, the table's header word). Returns 0 while
+ * undecided or plausible, -1 with e set. */
+static int stream_check(const char *data, size_t from, size_t len, size_t *first, struct err *e)
+{
+	const char *nul = memchr(data + from, '\0', len - from);
+	if (nul)
+		return err_set(e, ERR_INPUT,
+			       "not a history: byte %zu is a NUL, which no history holds (stopped there)",
+			       (size_t)(nul - data) + 1);
+	while (*first < len) {
+		unsigned char c = (unsigned char)data[*first];
+		if (*first == 0 && c == 0xef && len < 3)
+			return 0; /* a byte order mark, maybe: the next bytes say */
+		bool bom = *first == 0 && len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0;
+		if (bom) {
+			*first = 3;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			(*first)++;
+			continue;
+		}
+		if (c == '[' || c == '{' || c == 'T' || c == 'P')
+			return 0;
+		return err_set(
+			e, ERR_INPUT,
+			"not a history: byte %zu (0x%02x) starts neither JSON nor the table of `dapr workflow "
+			"history` (stopped there)",
+			*first + 1, c);
+	}
+	return 0;
+}
+
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e)
 {
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > EVENT_INPUT_MAX) {
-		input_too_large(e);
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (st.st_size > EVENT_INPUT_MAX) {
+			input_too_large(e);
+			return NULL;
+		}
+		/* mapped, and the pages the parse has passed given back */
 		size_t len = (size_t)st.st_size;
-		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
 		if (map != MAP_FAILED) {
 			madvise(map, len, MADV_SEQUENTIAL);
 			struct event_log *log = parse_bytes(map, len, true, o, e);
@@ -426,13 +462,15 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 			return log;
 		}
 	}
-	/* A pipe, or a file that cannot be mapped: read it whole. */
-	size_t len = 0, cap = 0;
+	/* A pipe, a device or standard input: read as it comes, stopping at
+	 * the first byte that decides it is no history (/dev/zero stops at its
+	 * first byte, not after a GiB). */
+	size_t len = 0, cap = 0, first = 0;
 	char *data = NULL;
 	struct event_log *log = NULL;
 	for (;;) {
 		if (len > EVENT_INPUT_MAX) {
-			/* /dev/zero, or a pipe that never ends */
+			/* a pipe that never ends */
 			input_too_large(e);
 			goto out;
 		}
@@ -457,7 +495,10 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 		}
 		if (r == 0)
 			break;
+		size_t from = len;
 		len += (size_t)r;
+		if (stream_check(data, from, len, &first, e) < 0)
+			goto out;
 	}
 	log = parse_bytes(data ? data : "", len, false, o, e);
 out:

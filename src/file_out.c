@@ -51,9 +51,19 @@ int file_out_open(struct file_out *fo, const char *path, struct err *e)
 			return err_set(e, ERR_USAGE, "cannot write %s: it is a folder", path);
 		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
 			/* A pipe or a device: written in place, as a shell's > would. */
-			fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+			/* O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO)
+			 * instead of holding the tool in open() */
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 			if (fd < 0)
-				return err_set(e, ERR_USAGE, "cannot write %s: %s", path, strerror(errno));
+				return err_set(e, ERR_USAGE, "cannot write %s: %s", path,
+					       errno == ENXIO ? "a FIFO that no process is reading"
+							      : strerror(errno));
+			int fl = fcntl(fd, F_GETFL);
+			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+				int saved = errno;
+				close(fd);
+				return err_set(e, ERR_USAGE, "cannot write %s: %s", path, strerror(saved));
+			}
 		} else if (!S_ISREG(st.st_mode)) {
 			return err_set(e, ERR_USAGE, "cannot write %s: it is not a regular file", path);
 		}

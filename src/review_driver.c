@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_in.h"
 #include "review.h"
 #include "review_internal.h"
 
@@ -59,35 +61,42 @@ oom:
 
 static int read_file(struct rv_ctx *x, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Never blocks on a FIFO in the tree; what is not a regular file is
+	 * no source and is counted as not read. A source file too large to
+	 * read is an error: a gate must not pass on code it did not read. */
+	const struct file_in rules = {
+		.what = "review:", .code = ERR_INPUT, .stream = true, .max = REVIEW_MAX_FILE};
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int saved = errno;
-		if (fd >= 0)
-			close(fd);
-		return err_set(x->e, ERR_USAGE, "review: %s: %s", path, strerror(saved));
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)REVIEW_MAX_FILE || x->n_files >= REVIEW_MAX_FILES) {
+	/* the bound is said below, in review's words */
+	int fd = file_in_open(path, &(const struct file_in){.what = "review:", .code = ERR_INPUT, .stream = true},
+			      &st, x->e);
+	if (fd < 0)
+		return fd == -2 ? err_set(x->e, ERR_USAGE, "review: %s: %s", path, strerror(ENOENT)) : -1;
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		x->out->n_skipped++;
 		return 0;
 	}
-	size_t len = (size_t)st.st_size, got = 0;
-	char *src = malloc(len + 1);
-	if (!src) {
+	if (x->n_files >= REVIEW_MAX_FILES) {
 		close(fd);
-		return err_oom(x->e);
+		return err_set(x->e, ERR_INPUT,
+			       "review: over %u source files; name the folders that hold the activities",
+			       REVIEW_MAX_FILES);
 	}
-	while (got < len) {
-		ssize_t r = read(fd, src + got, len - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
+	if ((uintmax_t)st.st_size > REVIEW_MAX_FILE) {
+		close(fd);
+		return err_set(
+			x->e, ERR_INPUT,
+			"review: %s is %jd bytes, over the %u a source file is read to: not reviewed, so no "
+			"gate can pass on it; move it out of the tree or name the folders to review",
+			path, (intmax_t)st.st_size, REVIEW_MAX_FILE);
 	}
+	char *src = NULL;
+	size_t got = 0;
+	int rc = file_in_read_fd(fd, path, &rules, &st, &src, &got, x->e);
 	close(fd);
-	src[got] = '\0';
+	if (rc < 0)
+		return -1;
 	return add_file(x, path, src, got);
 }
 

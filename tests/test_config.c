@@ -148,13 +148,13 @@ START_TEST(load_from_disk)
 	/* a directory, and a file too big to be a config file */
 	config_init(&c);
 	ck_assert_int_eq(config_load(&c, dir, true, keys, &e), -1);
-	ck_assert_ptr_nonnull(strstr(e.msg, "is a directory"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "is a folder, not a regular file"));
 	f = fopen(path, "w");
 	for (int i = 0; i < CONFIG_MAX_BYTES / 10 + 1; i++)
 		fputs("#########\n", f);
 	fclose(f);
 	ck_assert_int_eq(config_load(&c, path, true, keys, &e), -1);
-	ck_assert_ptr_nonnull(strstr(e.msg, "not a config file"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "this tool reads"));
 	config_finish(&c);
 
 	/* /dev/null: an empty file, so no config at all */
