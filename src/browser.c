@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
+
 #define MAX_COMMANDS 8
 #define MAX_WORDS 32
-
-extern char **environ;
 
 struct command {
 	char *argv[MAX_WORDS + 2];
@@ -54,37 +54,6 @@ static size_t parse_browser(char *text, const char *url, struct command *cmds)
 	return n + 1;
 }
 
-/* Our environment without CATALYST_*: the pointers only (the strings stay
- * environ's), made before fork since the child may not allocate. */
-static char **browser_environment(void)
-{
-	size_t n = 0;
-	while (environ && environ[n])
-		n++;
-	char **env = calloc(n + 1, sizeof *env);
-	if (!env)
-		return NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "CATALYST_", 9) != 0)
-			env[k++] = environ[i];
-	env[k] = NULL;
-	return env;
-}
-
-/* In the child, before exec: every descriptor from 3 up closed on exec,
- * whoever opened it without O_CLOEXEC (libcurl's sockets are). max_fd is
- * the descriptor limit, read before fork, for kernels without close_range. */
-static void close_on_exec_from_3(long max_fd)
-{
-#ifdef CLOSE_RANGE_CLOEXEC
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return;
-#endif
-	for (long fd = 3; fd < max_fd; fd++)
-		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -114,7 +83,7 @@ static int judge(pid_t pid, long wait_ms, struct err *e)
 int browser_open(const char *browser, const char *url, long wait_ms, struct err *e)
 {
 	char *text = browser && *browser ? strdup(browser) : NULL;
-	char **env = browser_environment();
+	char **env = child_environment(true, NULL);
 	struct command cmds[MAX_COMMANDS];
 	int rc = -1, fds[2] = {-1, -1}, null = -1;
 	if ((browser && *browser && !text) || !env) {
@@ -122,9 +91,7 @@ int browser_open(const char *browser, const char *url, long wait_ms, struct err 
 		goto out;
 	}
 	size_t n = parse_browser(text, url, cmds);
-	struct rlimit lim = {1024, 1024};
-	getrlimit(RLIMIT_NOFILE, &lim);
-	long max_fd = lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 65536 ? 65536 : (long)lim.rlim_cur;
+	long max_fd = child_fd_limit();
 	/* The child reports a failed exec through a pipe that a successful
 	 * one closes: EOF means the browser is running. */
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -141,8 +108,7 @@ int browser_open(const char *browser, const char *url, long wait_ms, struct err 
 		/* Only async-signal-safe calls until exec. */
 		dup2(null, STDIN_FILENO);
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-		close_on_exec_from_3(max_fd);
-		environ = env; /* execvp searches the PATH kept in it */
+		child_exec_prepare(max_fd, env); /* execvp searches the PATH kept in env */
 		int err[MAX_COMMANDS] = {0};
 		size_t i;
 		for (i = 0; i < n; i++) {

@@ -3,12 +3,15 @@
 #include "pager.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "child.h"
 
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -28,24 +31,29 @@ int pager_write(const char *pager, const char *data, size_t len, struct err *e)
 {
 	int fds[2];
 	fflush(stdout);
-	if (pipe(fds) < 0)
+	/* git's defaults, only where the user set none; never the token */
+	static const char *const defaults[] = {"LESS=FRX", "LV=-c", NULL};
+	char **env = child_environment(false, defaults);
+	long max_fd = child_fd_limit();
+	if (!env || pipe2(fds, O_CLOEXEC) < 0) {
+		free(env);
 		goto direct;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		free(env);
 		goto direct;
 	}
 	if (pid == 0) {
-		dup2(fds[0], STDIN_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		/* git's defaults, only where the user set none. */
-		setenv("LESS", "FRX", 0);
-		setenv("LV", "-c", 0);
+		/* Only async-signal-safe calls until exec. */
+		dup2(fds[0], STDIN_FILENO); /* dup2 clears close-on-exec on 0 */
+		child_exec_prepare(max_fd, env);
 		execl("/bin/sh", "sh", "-c", pager, (char *)NULL);
 		_exit(127);
 	}
+	free(env);
 	close(fds[0]);
 	/* A reader that quits before the end (q in less) closes the pipe:
 	 * EPIPE, not a signal that would kill us before the exit status. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "child.h"
 #include "trace.h"
 
 struct stdio_transport {
@@ -438,23 +439,30 @@ static int stdio_spawn(struct stdio_transport *st, const struct transport_stdio_
 		err_set(e, ERR_INTERNAL, "preparing the server's pipes: %s", strerror(errno));
 		goto fail;
 	}
+	/* the server is the user's own command: it gets our environment but
+	 * the token, which it did not ask for */
+	char **env = child_environment(false, NULL);
+	long max_fd = child_fd_limit();
+	if (!env) {
+		err_oom(e);
+		goto fail;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
+		free(env);
 		err_set(e, ERR_INTERNAL, "fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls until exec. */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
 		setpgid(0, 0);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(errfd, 2) < 0)
 			_exit(127);
+		child_exec_prepare(max_fd, env);
 		execl("/bin/sh", "sh", "-c", o->command, (char *)NULL);
 		_exit(127);
 	}
+	free(env);
 	/* Both sides set the group, so signals reach it whoever runs first. */
 	setpgid(pid, pid);
 	st->pid = pid;

@@ -136,6 +136,38 @@ START_TEST(a_terminal_keeps_a_status_line)
 }
 END_TEST
 
+/* Children inherit nothing of ours (issue 31, item 8): the pager, started
+ * while the client holds its connections to the simulator, records what
+ * it got: no CATALYST_TOKEN in its environment (git's LESS default is
+ * there), and no descriptor but 0, 1 and 2 (it got 26 sockets). The
+ * shell execs ls, so what ls holds is what the pager's shell got. */
+START_TEST(the_pager_gets_nothing_of_ours)
+{
+	char ts[600], cmd[2400], envf[600], fdsf[600];
+	snprintf(ts, sizeof ts, "%s/typescript", testlib_tmpdir);
+	snprintf(envf, sizeof envf, "%s/pager-env", testlib_tmpdir);
+	snprintf(fdsf, sizeof fdsf, "%s/pager-fds", testlib_tmpdir);
+	snprintf(
+		cmd, sizeof cmd,
+		"CATALYST_TOKEN=secret-token-31 LINES=3 CATALYST_PAGER='env > %s; cat >/dev/null; exec ls /proc/self/fd > %s' "
+		"%s --server %s run checkout pay-20931",
+		envf, fdsf, testlib_env("CA_BINARY"), sim.url);
+	char *argv[] = {"script", "-qfec", cmd, ts, NULL};
+	struct testlib_output o;
+	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, CLI_TIMEOUT_MS, &o), 0);
+	testlib_output_free(&o);
+	char *env = testlib_read_file(envf, NULL), *fds = testlib_read_file(fdsf, NULL);
+	ck_assert_msg(env && fds, "the pager did not run");
+	ck_assert_msg(!strstr(env, "secret-token-31") && !strstr(env, "CATALYST_TOKEN"), "%s", env);
+	ck_assert_msg(strstr(env, "LESS=FRX"), "%s", env);
+	/* ls itself holds one more: the folder it lists, 3 */
+	for (char *line = strtok(fds, "\n"); line; line = strtok(NULL, "\n"))
+		ck_assert_msg(atoi(line) <= 3, "the pager got descriptor %s", line);
+	free(env);
+	free(fds);
+}
+END_TEST
+
 /* The run's app found through the run list, as `run RUN_ID` does. */
 START_TEST(follows_a_run_named_by_id_alone)
 {
@@ -362,6 +394,7 @@ int main(void)
 	add_test(g, follows_a_run_to_its_end);
 	add_test(g, follows_a_run_named_by_id_alone);
 	add_test(g, a_terminal_keeps_a_status_line);
+	add_test(g, the_pager_gets_nothing_of_ours);
 	add_test(g, jsonl_lines_are_typed_and_valid);
 	add_test(g, a_late_event_is_said_once_where_it_belongs);
 	add_test(g, a_failed_reading_is_retried_and_said);
