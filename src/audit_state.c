@@ -115,6 +115,7 @@ int runs_state_load(const char *path, struct runs_state *st, struct err *e)
 	if (!doc) {
 		char why[200];
 		snprintf(why, sizeof why, "%s, line %d", je.text, je.line);
+		runs_state_finish(st); /* and its lock */
 		return damaged(path, why, e);
 	}
 	const char *schema = json_string_value(json_object_get(doc, "schema"));

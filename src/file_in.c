@@ -48,6 +48,7 @@ int file_in_check_own(const char *path, const struct file_in *r, const struct st
 int file_in_open(const char *path, const struct file_in *r, struct stat *st, struct err *e)
 {
 	/* O_NONBLOCK: opening a FIFO for reading waits for a writer without it */
+	memset(st, 0, sizeof *st); /* defined on every return, for the analyzer too */
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (r->nofollow ? O_NOFOLLOW : 0);
 	int fd = open(path, flags);
 	if (fd < 0) {

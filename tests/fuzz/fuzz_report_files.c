@@ -47,5 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(ids);
 	}
 	unlink(path);
+	char lock[sizeof path + 8];
+	snprintf(lock, sizeof lock, "%s.lock", path);
+	unlink(lock); /* runs_state_load's, beside the checkpoint */
 	return 0;
 }
