@@ -18,9 +18,10 @@
 #include "file_in.h"
 #include "trace.h"
 
-/* Opens PATH ("-": standard input) for event_log_parse_fd, which reads a
- * regular file whole and a pipe or device as a stream. Never blocks in
- * open() (a FIFO nobody writes to); a folder or a socket is refused. */
+/* Opens PATH ("-": standard input) for event_log_parse_fd, which maps a
+ * regular file (giving its pages back as the parse moves on) and reads a
+ * pipe or a device as a stream. Never blocks in open() (a FIFO nobody
+ * writes to); a socket is refused. */
 static int input_open(const char *path, int *fd, struct err *e)
 {
 	if (strcmp(path, "-") == 0) {
