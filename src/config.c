@@ -156,41 +156,31 @@ int config_parse(struct config *c, const char *path, const char *text, size_t le
 	return 0;
 }
 
-/* The config names the server the token is sent to: a file (or its
- * folder) that another user could write, or that someone other than you or
- * root owns, could send it elsewhere. A sticky folder (/tmp) lets nobody
- * else replace a file of yours. Pipes and devices (--config <(...),
- * /dev/null) are what the user named, read as they are. */
-static int check_owner_and_mode(const char *what, const char *path, const struct stat *st, bool folder,
-				struct err *e)
+/* The config names the server the token is sent to: a file that another
+ * user could write or replace could send it elsewhere. The file itself is
+ * checked where it is opened (file_in, .own); here its folder: yours or
+ * root's, and writable by nobody else unless sticky (/tmp lets nobody
+ * replace a file of yours). */
+static int check_folder(const char *path, struct err *e)
 {
-	if (st->st_uid != geteuid() && st->st_uid != 0)
-		return err_set(e, ERR_USAGE,
-			       "config %s %s is owned by user %u, not by you: not read; use a config file of your "
-			       "own",
-			       what, path, (unsigned)st->st_uid);
-	if ((st->st_mode & 022) && !(folder && (st->st_mode & S_ISVTX)))
-		return err_set(e, ERR_USAGE,
-			       "config %s %s can be written by other users (mode %04o): not read; run `chmod go-w "
-			       "%s`",
-			       what, path, (unsigned)(st->st_mode & 07777), path);
-	return 0;
-}
-
-static int check_private(const char *path, const struct stat *st, struct err *e)
-{
-	if (!S_ISREG(st->st_mode))
-		return 0;
-	if (check_owner_and_mode("file", path, st, false, e) < 0)
-		return -1;
 	char *copy = strdup(path);
 	if (!copy)
 		return err_oom(e);
 	const char *dir = dirname(copy);
-	struct stat ds;
+	struct stat st;
 	int rc = 0;
-	if (stat(dir, &ds) == 0)
-		rc = check_owner_and_mode("folder", dir, &ds, true, e);
+	if (stat(dir, &st) != 0)
+		rc = 0;
+	else if (st.st_uid != geteuid() && st.st_uid != 0)
+		rc = err_set(
+			e, ERR_USAGE,
+			"config folder %s is owned by user %u, not by you: not read; use a config file of your own",
+			dir, (unsigned)st.st_uid);
+	else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		rc = err_set(
+			e, ERR_USAGE,
+			"config folder %s can be written by other users (mode %04o): not read; run `chmod go-w %s`",
+			dir, (unsigned)(st.st_mode & 07777), dir);
 	free(copy);
 	return rc;
 }
@@ -217,7 +207,7 @@ int config_load(struct config *c, const char *path, bool must_exist, const char 
 	char *text = NULL;
 	size_t n = 0;
 	int rc = -1;
-	if (S_ISREG(sb.st_mode) && check_private(path, &sb, e) < 0)
+	if (S_ISREG(sb.st_mode) && check_folder(path, e) < 0)
 		goto out;
 	if (file_in_read_fd(fd, path, &rules, &sb, &text, &n, e) < 0)
 		goto out;

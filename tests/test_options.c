@@ -162,7 +162,8 @@ struct unseen {
 
 static const struct unseen unseen[] = {
 	{"no-pager", ON_ALL,
-	 .why = "the pager starts only when standard output is a terminal (test_cli: pager cases)"},
+	 .why = "the pager starts only when standard output is a terminal (test_follow: "
+		"the_pager_gets_nothing_of_ours runs one under script(1))"},
 	{"jobs", ON_ALL,
 	 .why = "how many runs are audited at once, never what is printed (test_catalyst_sim: same "
 		"bytes at --jobs 1 and 8)"},
