@@ -594,11 +594,21 @@ static int parse_duration(const char *s, long long *secs)
 	return 0;
 }
 
+/* s holds digits where pattern has 'D' and pattern's other bytes as they
+ * are (sscanf's %d alone would take a sign or a space for a digit). */
+static bool shaped(const char *s, const char *pattern)
+{
+	for (; *pattern; s++, pattern++)
+		if (*pattern == 'D' ? !isdigit((unsigned char)*s) : *s != *pattern)
+			return false;
+	return true;
+}
+
 int catalyst_time_parse(const char *s, time_t *out)
 {
 	int y, mo, d, h = 0, mi = 0, sec = 0, n = 0;
 	struct tm tm = {0};
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+	if (!shaped(s, "DDDD-DD-DD") || sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
 		return -1;
 	const char *p = s + n;
 	long offset = 0;
@@ -607,7 +617,7 @@ int catalyst_time_parse(const char *s, time_t *out)
 			return -1;
 		p++;
 		int m = 0;
-		if (sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &m) != 3 || m != 8)
+		if (!shaped(p, "DD:DD:DD") || sscanf(p, "%2d:%2d:%2d%n", &h, &mi, &sec, &m) != 3 || m != 8)
 			return -1;
 		p += m;
 		if (*p == '.') {
@@ -621,7 +631,8 @@ int catalyst_time_parse(const char *s, time_t *out)
 			p++;
 		} else if (*p == '+' || *p == '-') {
 			int oh, om, k = 0;
-			if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 || k != 5 || oh > 23 || om > 59)
+			if (!shaped(p + 1, "DD:DD") || sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 || k != 5 ||
+			    oh > 23 || om > 59)
 				return -1;
 			offset = (oh * 3600L + om * 60L) * (*p == '+' ? 1 : -1);
 			p += 1 + k;
@@ -665,7 +676,10 @@ int catalyst_time_arg(const char *opt, const char *when, time_t now, char out[32
 			       "(2026-12-01T09:00:00Z), got '%s'",
 			       opt, when);
 	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* RFC 3339 has four-digit years: strftime's %Y would print 159 */
+	if (!gmtime_r(&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+		return err_set(e, ERR_USAGE, "--%s: %s is outside the years 0000 to 9999", opt, when);
+	snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec);
 	return 0;
 }

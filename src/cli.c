@@ -624,8 +624,13 @@ static int resolve(struct cli_values *v, const struct line *l, const struct cli_
 int cli_parse(int argc, char **argv, struct audit_request *rq, struct config *cfg, struct err *e)
 {
 	config_init(cfg);
-	size_t n = (size_t)(argc > 0 ? argc : 1);
-	struct line l = {.settings = calloc(n, sizeof *l.settings), .positional = calloc(n, sizeof *l.positional)};
+	size_t n = (size_t)(argc > 0 ? argc : 1), most = 1;
+	/* A cluster of short options ("-vvv") is several settings in one
+	 * element: at most one per byte. */
+	for (int i = 0; i < argc; i++)
+		most += strlen(argv[i]) + 1;
+	struct line l = {.settings = calloc(most, sizeof *l.settings),
+			 .positional = calloc(n, sizeof *l.positional)};
 	struct cli_values *v = calloc(1, sizeof *v);
 	int rc = -1;
 	if (!l.settings || !l.positional || !v) {

@@ -415,6 +415,14 @@ START_TEST(time_table)
 		{"yesterday", NULL},
 		{"", NULL},
 		{"5y", NULL},
+		/* found by fuzz_cli_args: a year under 1000 came out in three
+		 * digits, and sscanf took a sign or a space for a digit */
+		{"0159-12-01T14:00:00Z", "0159-12-01T14:00:00Z"},
+		{"0000-01-01T00:00:00+01:00", NULL},
+		{" +15-12-01", NULL},
+		{"+026-12-01", NULL},
+		{"2026-12-01T 9:00:00Z", NULL},
+		{"2026-12-01T09:00:00+-1:00", NULL},
 	};
 	struct tm tm = {.tm_year = 126, .tm_mon = 11, .tm_mday = 2, .tm_hour = 12}; /* 2026-12-02T12:00Z */
 	time_t now = timegm(&tm);
