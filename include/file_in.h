@@ -25,6 +25,12 @@ struct file_in {
 	bool dev_null;      /* /dev/null is accepted, and reads as empty */
 	bool nofollow;      /* a symbolic link at the path is refused, not followed */
 	bool text;          /* a NUL byte ends the read at once: no text holds one (/dev/zero) */
+	bool secret;        /* it holds a secret: no buffer is freed or left behind unwiped */
+	/* Each piece read, bytes [from, len) of data, is given here first, so
+	 * that what the first bytes already refuse stops the read there (-1,
+	 * e set). NULL: none. */
+	int (*check)(const char *data, size_t from, size_t len, void *ctx, struct err *e);
+	void *check_ctx;
 };
 
 /* Opens path for reading by r's rules, without blocking, close-on-exec;

@@ -4,6 +4,7 @@
  * list is read by two threads, each from its half. Nothing is decoded into
  * a tree: a mapped file's pages are given back as the walk passes them. */
 #include "event_decode.h"
+#include "file_in.h"
 #include "parallel.h"
 
 #include <errno.h>
@@ -413,8 +414,9 @@ static int input_too_large(struct err *e)
  * and the CLI's table are text), or a first byte that starts none of the
  * dialects ('[' or '{' of JSON, the table's header word). Returns 0 while
  * undecided or plausible, -1 with e set. */
-static int stream_check(const char *data, size_t from, size_t len, size_t *first, struct err *e)
+static int stream_check(const char *data, size_t from, size_t len, void *ctx, struct err *e)
 {
+	size_t *first = ctx;
 	const char *nul = memchr(data + from, '\0', len - from);
 	if (nul)
 		return err_set(e, ERR_INPUT,
@@ -447,7 +449,11 @@ static int stream_check(const char *data, size_t from, size_t len, size_t *first
 struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o, struct err *e)
 {
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		err_set(e, ERR_INPUT, "cannot read the input: %s", strerror(errno));
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode)) {
 		if (st.st_size > EVENT_INPUT_MAX) {
 			input_too_large(e);
 			return NULL;
@@ -465,43 +471,17 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 	/* A pipe, a device or standard input: read as it comes, stopping at
 	 * the first byte that decides it is no history (/dev/zero stops at its
 	 * first byte, not after a GiB). */
-	size_t len = 0, cap = 0, first = 0;
-	char *data = NULL;
-	struct event_log *log = NULL;
-	for (;;) {
-		if (len > EVENT_INPUT_MAX) {
-			/* a pipe that never ends */
-			input_too_large(e);
-			goto out;
-		}
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 1u << 16;
-			if (ncap > (size_t)EVENT_INPUT_MAX + 1)
-				ncap = (size_t)EVENT_INPUT_MAX + 1;
-			char *n = ncap > cap ? realloc(data, ncap) : NULL;
-			if (!n) {
-				err_set(e, ERR_INPUT, "input too large to hold in memory (over %zu bytes)", len);
-				goto out;
-			}
-			data = n;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, data + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err_set(e, ERR_INPUT, "reading input at byte %zu: %s", len, strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		size_t from = len;
-		len += (size_t)r;
-		if (stream_check(data, from, len, &first, e) < 0)
-			goto out;
-	}
-	log = parse_bytes(data ? data : "", len, false, o, e);
-out:
+	size_t first = 0, len;
+	char *data;
+	const struct file_in rule = {.what = "input",
+				     .code = ERR_INPUT,
+				     .max = EVENT_INPUT_MAX,
+				     .stream = true,
+				     .check = stream_check,
+				     .check_ctx = &first};
+	if (file_in_read_fd(fd, S_ISREG(st.st_mode) ? "(a file)" : "(a stream)", &rule, &st, &data, &len, e) < 0)
+		return NULL;
+	struct event_log *log = parse_bytes(data, len, false, o, e);
 	free(data);
 	return log;
 }

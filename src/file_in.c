@@ -87,6 +87,14 @@ fail:
 	return -1;
 }
 
+/* Frees buf (cap bytes), wiped first when it holds a secret. */
+static void drop(const struct file_in *r, char *buf, size_t cap)
+{
+	if (buf && r->secret)
+		explicit_bzero(buf, cap);
+	free(buf);
+}
+
 int file_in_read_fd(int fd, const char *path, const struct file_in *r, const struct stat *st, char **data,
 		    size_t *len, struct err *e)
 {
@@ -103,16 +111,21 @@ int file_in_read_fd(int fd, const char *path, const struct file_in *r, const str
 	for (;;) {
 		if (n == cap) {
 			if (cap > max) {
-				free(buf);
+				drop(r, buf, cap + 1);
 				return err_set(e, r->code, "%s %s: over the %zu bytes this tool reads%s", r->what,
 					       path, max,
 					       S_ISREG(st->st_mode) ? " (it grew while it was read)" : "");
 			}
 			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			char *nb = realloc(buf, ncap + 1);
+			/* realloc would leave a secret's old copy behind */
+			char *nb = r->secret ? malloc(ncap + 1) : realloc(buf, ncap + 1);
 			if (!nb) {
-				free(buf);
+				drop(r, buf, cap + 1);
 				return err_oom(e);
+			}
+			if (r->secret) {
+				memcpy(nb, buf, n);
+				drop(r, buf, cap + 1);
 			}
 			buf = nb;
 			cap = ncap;
@@ -122,7 +135,7 @@ int file_in_read_fd(int fd, const char *path, const struct file_in *r, const str
 			continue;
 		if (got < 0) {
 			int err = errno;
-			free(buf);
+			drop(r, buf, cap + 1);
 			return err_set(e, r->code, "%s %s: reading at byte %zu: %s", r->what, path, n,
 				       strerror(err));
 		}
@@ -131,14 +144,18 @@ int file_in_read_fd(int fd, const char *path, const struct file_in *r, const str
 		const char *nul = r->text ? memchr(buf + n, '\0', (size_t)got) : NULL;
 		if (nul) {
 			size_t at = (size_t)(nul - buf);
-			free(buf);
+			drop(r, buf, cap + 1);
 			return err_set(e, r->code, "%s %s: byte %zu is a NUL, which no text holds: not read",
 				       r->what, path, at + 1);
 		}
 		n += (size_t)got;
+		if (r->check && r->check(buf, n - (size_t)got, n, r->check_ctx, e) < 0) {
+			drop(r, buf, cap + 1);
+			return -1;
+		}
 	}
 	if (S_ISREG(st->st_mode) && n != (size_t)st->st_size) {
-		free(buf);
+		drop(r, buf, cap + 1);
 		return err_set(e, r->code, "%s %s changed while it was read (%jd bytes, then %zu): not read",
 			       r->what, path, (intmax_t)st->st_size, n);
 	}

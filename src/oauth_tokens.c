@@ -3,6 +3,7 @@
  * concurrent reader never sees half a token, and the rotated refresh token
  * is never lost between the server issuing it and the disk holding it. */
 
+#include "file_in.h"
 #include "oauth_internal.h"
 
 #include "secret.h"
@@ -260,17 +261,16 @@ static enum entry read_entry(int dirfd, const char *dir, const char *name, bool 
 			dir, name, (unsigned)(st.st_mode & 07777), dir, name);
 		goto out;
 	}
-	char *text = malloc((size_t)st.st_size + 1);
-	if (!text)
+	/* Read as every file is (file_in.h): whole or not at all; the one
+	 * that changes while it is read is unreadable, as a damaged one. */
+	static const struct file_in rule = {
+		.what = "token file", .code = ERR_AUTH, .max = TOKEN_FILE_MAX, .secret = true};
+	char *text;
+	size_t got;
+	struct err re;
+	err_clear(&re);
+	if (file_in_read_fd(fd, name, &rule, &st, &text, &got, &re) < 0)
 		goto out;
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	text[got] = '\0';
 	*out = json_loads(text, 0, NULL);
 	OPENSSL_cleanse(text, got);
 	free(text);
@@ -373,8 +373,12 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 		}
 		if (r == ENTRY_UNREADABLE)
 			continue;
+		/* Every file this store writes names its issuer and client (a
+		 * refresh needs both): one that does not is not one of ours. */
 		bool match = field_is(doc, "resource", resource) && (!issuer || field_is(doc, "issuer", issuer)) &&
 			     (!client_id || field_is(doc, "client_id", client_id)) &&
+			     json_is_string(json_object_get(doc, "issuer")) &&
+			     json_is_string(json_object_get(doc, "client_id")) &&
 			     json_is_string(json_object_get(doc, "access_token"));
 		if (match) {
 			out->issuer = dup_field(doc, "issuer");

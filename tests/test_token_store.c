@@ -317,6 +317,39 @@ START_TEST(lock_creates_private_folder)
 }
 END_TEST
 
+/* A file without its issuer or client is none this store wrote: it is
+ * not found (a refresh from it would send no client id; found by
+ * fuzz_token_store), and a whole one beside it still is. */
+START_TEST(incomplete_token_file_not_used)
+{
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	struct oauth_tokens t = sample("access-1", "refresh-1"), got;
+	static const char *const files[] = {
+		"{\"issuer\":\"https://api.example/mcp-auth\",\"resource\":\"https://mcp.example/mcp\","
+		"\"access_token\":\"a\",\"refresh_token\":\"r\"}",
+		"{\"client_id\":\"client-1\",\"resource\":\"https://mcp.example/mcp\",\"access_token\":\"a\"}",
+		"{\"issuer\":7,\"client_id\":\"client-1\",\"resource\":\"https://mcp.example/mcp\","
+		"\"access_token\":\"a\"}",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char path[600];
+		snprintf(path, sizeof path, "%s/tokens-0000000000000000000000000000000%zu.json", dir, i);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(files[i], f);
+		fclose(f);
+		chmod(path, 0600);
+		ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 0);
+	}
+	ck_assert_int_eq(oauth_store_save(dir, &t, &e), 0);
+	ck_assert_int_eq(oauth_store_load(dir, NULL, NULL, t.resource, &got, &e), 1);
+	ck_assert_str_eq(got.client_id, "client-1");
+	oauth_tokens_finish(&got);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("token_store");
@@ -331,6 +364,7 @@ int main(void)
 	add_test(tc, default_dir_follows_xdg);
 	add_test(tc, no_dir_is_refused_where_needed);
 	add_test(tc, lock_creates_private_folder);
+	add_test(tc, incomplete_token_file_not_used);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
