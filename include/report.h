@@ -39,6 +39,7 @@ struct report_run {
 	struct analysis *analysis;  /* NULL when the run could not be audited */
 	struct event_log *log;      /* owned: the analysis borrows from it */
 	enum err_code failure_code; /* when analysis == NULL */
+	bool failure_final;         /* no retry can mend it (a limit passed: ERR_DETAIL_FINAL) */
 	char *failure;              /* the reason, one line */
 	char *refusal_kind;         /* when a refusal stopped it */
 	char *refusal_instruction;

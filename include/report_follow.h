@@ -83,3 +83,15 @@ struct follow_run {
  * not change), or -1 with e set (memory, or the sink's error). */
 long report_follow_news(struct report_follow *f, const struct event_log *log, const struct analysis *a,
 			const struct follow_sink *sink, struct err *e);
+
+/* Of the events and findings said before the last reading, how many it no
+ * longer held: a history that shrank, or an event rewritten after it was
+ * sent (its new form is then a new event, said late). A server that does
+ * this has changed what was said; the caller says so. */
+void report_follow_gone(const struct report_follow *f, size_t *events, size_t *findings);
+
+/* Whether the last reading began a new generation (the run continued as
+ * new: its history starts over, from an ExecutionStarted of another
+ * execution id), which loses nothing; *findings_before: how many findings
+ * were said of the generations before the current one. */
+bool report_follow_new_generation(const struct report_follow *f, size_t *findings_before);

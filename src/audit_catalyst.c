@@ -22,6 +22,7 @@
 static void fail_run(struct report_run *rr, const struct err *e, const struct catalyst_refusal *rf)
 {
 	rr->failure_code = e->code ? e->code : ERR_PROTOCOL;
+	rr->failure_final = e->detail == ERR_DETAIL_FINAL;
 	rr->failure = strdup(e->msg);
 	if (e->detail == ERR_DETAIL_REFUSAL && rf && *rf->kind) {
 		rr->refusal_kind = strdup(rf->kind);

@@ -32,6 +32,11 @@ struct follower {
 	struct report_follow *said;
 	struct report *r; /* its last reading that could be audited (one run), or NULL */
 	bool ended, gone;
+	bool failed; /* a reading failed in a way no other reading mends: s->failure */
+	/* The most events and findings said before that a reading no longer
+	 * held (report_follow_gone): said when they grow. */
+	size_t lost_events, lost_findings;
+	size_t findings_before; /* said of generations before its last (continue-as-new) */
 };
 
 struct follow_set {
@@ -46,6 +51,7 @@ struct follow_set {
 	bool said_all;        /* every run had ended at the first readings, and the screen said so */
 	bool status_shown;    /* a status line is on the terminal */
 	struct report view;   /* the last readings together (borrowed runs), for the status and the end */
+	struct err failure;   /* the first reading that failed for good, after a first reading */
 };
 
 int audit_follow_check(const struct audit_request *rq, struct err *e)
@@ -115,6 +121,24 @@ static int make_view(struct follow_set *s, struct err *e)
 		*rr = s->v[i].r->runs[0];
 	}
 	report_summarize(&s->view);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct follower *f = &s->v[i];
+		if ((f->lost_events || f->lost_findings) &&
+		    report_add_note(&s->view,
+				    "run %s: while it was followed, the server's history dropped or rewrote %zu "
+				    "event%s it had shown%s; the verdict is of the last reading, not of all that "
+				    "was said",
+				    f->fr.run_id, f->lost_events, f->lost_events == 1 ? "" : "s",
+				    f->lost_findings ? ", and findings said before no longer hold" : "") < 0)
+			return err_oom(e);
+		if (f->findings_before &&
+		    report_add_note(&s->view,
+				    "run %s continued as new while it was followed: the verdict is of its last "
+				    "generation; %zu finding%s said of the generations before %s not in it",
+				    f->fr.run_id, f->findings_before, f->findings_before == 1 ? "" : "s",
+				    f->findings_before == 1 ? "is" : "are") < 0)
+			return err_oom(e);
+	}
 	return 0;
 }
 
@@ -156,8 +180,10 @@ static int read_once(struct follow_set *s, struct follower *f, struct report **o
 		*out = r;
 		return 1;
 	}
-	/* Only what a transport or a server gets wrong may mend itself. */
-	if (rr->failure_code == ERR_PROTOCOL && !rr->refusal_kind) {
+	/* Only what a transport or a server gets wrong may mend itself; a
+	 * limit passed (a history grown past what one answer may hold) stays
+	 * passed. */
+	if (rr->failure_code == ERR_PROTOCOL && !rr->refusal_kind && !rr->failure_final) {
 		snprintf(why, why_size, "%s", rr->failure ? rr->failure : "the reading failed");
 		rc = 0;
 	} else {
@@ -167,6 +193,30 @@ fail:
 	report_finish(r);
 	free(r);
 	return rc;
+}
+
+/* What a reading no longer held of what was said: a line when it is more
+ * than any reading before lacked. */
+static int say_lost(struct follow_set *s, struct follower *f, struct err *e)
+{
+	size_t events, findings;
+	if (report_follow_new_generation(f->said, &f->findings_before) && !s->quiet_news &&
+	    note(s, f, e,
+		 "the run continued as new: its history starts over with a new generation (what was "
+		 "said of the one before stands)") < 0)
+		return -1;
+	report_follow_gone(f->said, &events, &findings);
+	if (events <= f->lost_events && findings <= f->lost_findings)
+		return 0;
+	f->lost_events = events > f->lost_events ? events : f->lost_events;
+	f->lost_findings = findings > f->lost_findings ? findings : f->lost_findings;
+	char also[96] = "";
+	if (findings)
+		snprintf(also, sizeof also, "; %zu finding%s said before no longer hold%s", findings,
+			 findings == 1 ? "" : "s", findings == 1 ? "s" : "");
+	return note(s, f, e,
+		    "the history no longer holds %zu event%s said before (the server dropped or rewrote them)%s",
+		    events, events == 1 ? "" : "s", also);
 }
 
 /* Says what the reading r of f holds that was not said, then keeps it as
@@ -180,6 +230,8 @@ static long take(struct follow_set *s, struct follower *f, struct report *r, str
 	struct follow_sink sink = {on_event, on_finding, s};
 	s->cur = f;
 	long n = report_follow_news(f->said, rr->log, rr->analysis, &sink, e);
+	if (n >= 0 && say_lost(s, f, e) < 0)
+		n = -1;
 	/* The events were kept for this comparison only. */
 	event_log_drop_events(rr->log);
 	f->ended = rr->analysis->finished;
@@ -207,6 +259,16 @@ static int read_and_say(struct follow_set *s, struct follower *f, long next_ms, 
 		err_clear(e);
 		return note(s, f, e, "the run is gone: %s", gone.msg) < 0 ? -1 : 0;
 	}
+	if (got < 0 && f->r && e->code != ERR_INTERNAL) {
+		/* What was said stands: the follow of this run ends with its
+		 * verdict so far, and the command with this error's status. */
+		f->failed = true;
+		if (!s->failure.code)
+			s->failure = *e;
+		struct err failed = *e;
+		err_clear(e);
+		return note(s, f, e, "reading failed for good: %s", failed.msg) < 0 ? -1 : 0;
+	}
 	if (got < 0)
 		return -1;
 	long n = take(s, f, r, e);
@@ -232,7 +294,7 @@ static void wait_ms(const struct audit_request *rq, long ms, long long deadline)
 static bool all_done(const struct follow_set *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->v[i].ended && !s->v[i].gone)
+		if (!s->v[i].ended && !s->v[i].gone && !s->v[i].failed)
 			return false;
 	return true;
 }
@@ -297,7 +359,7 @@ static int follow_loop(struct follow_set *s, struct err *e)
 		bool changed = false;
 		for (size_t i = 0; i < s->n; i++) {
 			struct follower *f = &s->v[i];
-			if (f->ended || f->gone)
+			if (f->ended || f->gone || f->failed)
 				continue;
 			int rc = read_and_say(s, f, grown, e);
 			if (rc < 0)
@@ -318,20 +380,36 @@ static int follow_end(struct follow_set *s, struct file_out *fo, struct err *e)
 	const struct audit_request *rq = s->x->rq;
 	unstatus(s);
 	bool gone = s->n == 1 && s->v[0].gone;
-	bool over = all_done(s) && !gone;
+	bool failed = s->failure.code != ERR_NONE;
+	bool over = all_done(s) && !gone && !failed;
 	int rc = make_view(s, e);
 	if (rc == 0 && !s->said_all)
 		rc = s->w->end(
 			s->out, &s->view,
-			over   ? NULL
-			: gone ? "Gone: the run disappeared while followed; the verdict is of what was read."
-			       : still_running,
+			over     ? NULL
+			: gone   ? "Gone: the run disappeared while followed; the verdict is of what was read."
+			: failed ? "Stopped: a reading failed for good; the verdict is of what was read before it."
+				 : still_running,
 			&s->ro, e);
 	rc = audit_close_output(rq, fo, rc, &s->view, e);
 	if (rc >= 0 && gone) {
 		err_set(e, ERR_NOT_FOUND, "run %s disappeared while it was followed (purged?)", s->v[0].fr.run_id);
 		return -1;
 	}
+	if (rc >= 0 && failed) {
+		*e = s->failure;
+		return -1;
+	}
+	/* A history is only ever added to: one that lost what it showed is a
+	 * server error, whatever its last reading found (the notes say what). */
+	for (size_t i = 0; rc >= 0 && i < s->n; i++)
+		if (s->v[i].lost_events || s->v[i].lost_findings) {
+			err_set(e, ERR_PROTOCOL,
+				"the server's history of run %s dropped or rewrote %zu event%s while it was "
+				"followed: the verdict is not of all that was said",
+				s->v[i].fr.run_id, s->v[i].lost_events, s->v[i].lost_events == 1 ? "" : "s");
+			return -1;
+		}
 	return rc;
 }
 

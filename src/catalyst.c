@@ -765,6 +765,24 @@ int catalyst_get_run(struct catalyst *c, const struct project_ref *project, cons
 	return catalyst_get_run_doc(c, project, app_id, run_id, out, NULL, ref, e);
 }
 
+/* The run a history says it is: its envelope's instance id, or its first
+ * ExecutionStarted's (NULL when it names none). A rerun's start names the
+ * rerun, a continued run's every generation the one id. */
+static const char *history_run_id(const struct event_log *log)
+{
+	const struct event_run_info *info = event_log_run_info(log);
+	if (info && info->instance_id && *info->instance_id)
+		return info->instance_id;
+	size_t n = event_log_count(log);
+	for (size_t i = 0; i < n; i++) {
+		struct event ev;
+		event_log_get(log, i, &ev);
+		if (ev.kind == EVENT_EXECUTION_STARTED)
+			return ev.instance_id && *ev.instance_id ? ev.instance_id : NULL;
+	}
+	return NULL;
+}
+
 int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, const char *app_id,
 			 const char *run_id, struct catalyst_run *out, json_t **doc_out,
 			 struct catalyst_refusal *ref, struct err *e)
@@ -784,6 +802,19 @@ int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, 
 	json_decref(doc);
 	if (!out->log)
 		return err_prefix(e, "%s answer for %s", CATALYST_TOOL_GET_RUN, run_id);
+	const char *about = history_run_id(out->log);
+	if (about && strcmp(about, run_id) != 0) {
+		/* Analysed, it would be reported (and linked) as the run asked
+		 * for; a later answer may be the right one. */
+		event_log_free(out->log);
+		out->log = NULL;
+		if (doc_out) {
+			json_decref(*doc_out);
+			*doc_out = NULL;
+		}
+		return err_set(e, ERR_PROTOCOL, "%s answered about run %s, not %s", CATALYST_TOOL_GET_RUN, about,
+			       run_id);
+	}
 	/* The history's own envelope may name the level where the answer's
 	 * fields did not. */
 	const struct event_run_info *info = event_log_run_info(out->log);

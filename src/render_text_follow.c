@@ -237,6 +237,11 @@ static int follow_end_text(FILE *out, const struct report *r, const char *unfini
 	if (unfinished)
 		fprintf(out, "%s%s%s\n", text_on(&t, STYLE_BOLD), unfinished, text_off(&t));
 	text_print_verdict_line(&t, r);
+	if (r->n_notes) {
+		/* what the follow saw that the last reading cannot show */
+		text_print_notes(&t, r);
+		fputc('\n', out);
+	}
 	text_print_summary(&t, r);
 	return close_out(&t, e);
 }

@@ -76,6 +76,14 @@ static uint32_t keyset_add(struct keyset *s, uint64_t k)
 struct report_follow {
 	struct keyset events;   /* what each said event is, with how many of it were said */
 	struct keyset findings; /* the findings said */
+	size_t n_events_said, n_findings_said;
+	/* Of those, how many the last reading no longer held. */
+	size_t events_gone, findings_gone;
+	/* The generation (continue-as-new) the said events are of: the hash
+	 * of its ExecutionStarted's execution id, 0 while none was read. */
+	uint64_t generation;
+	bool new_generation;    /* the last reading began one */
+	size_t findings_before; /* said of the generations before it */
 };
 
 struct report_follow *report_follow_new(void)
@@ -239,6 +247,39 @@ static bool describe(const struct event *ev, const struct attempt_at *by, const 
 	return true;
 }
 
+/* The execution id of the reading's generation, hashed (0: it names none).
+ * A run that continued as new shows its last generation only, from a new
+ * ExecutionStarted. */
+static uint64_t generation_of(const struct event_log *log, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct event ev;
+		event_log_get(log, i, &ev);
+		if (ev.kind == EVENT_EXECUTION_STARTED) {
+			if (!ev.execution_id || !*ev.execution_id)
+				return 0;
+			uint64_t h = mix_str(0xcbf29ce484222325ull, ev.execution_id);
+			return h ? h : 1;
+		}
+	}
+	return 0;
+}
+
+/* A new generation: what was said of the one before is no longer in the
+ * history, and is not lost either. */
+static void start_generation(struct report_follow *f, uint64_t g)
+{
+	if (f->generation && g && g != f->generation) {
+		keyset_free(&f->events);
+		keyset_free(&f->findings);
+		f->findings_before += f->n_findings_said;
+		f->n_events_said = f->n_findings_said = 0;
+		f->new_generation = true;
+	}
+	if (g)
+		f->generation = g;
+}
+
 /* Which events of the reading are new: fresh[i] for each; *last_said the
  * position after the last one said before (events before it that are new
  * arrived late). */
@@ -246,6 +287,7 @@ static int mark_fresh(struct report_follow *f, const struct event_log *log, size
 		      size_t *last_said)
 {
 	struct keyset seen = {0};
+	size_t held = 0;
 	*last_said = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct event ev;
@@ -257,10 +299,13 @@ static int mark_fresh(struct report_follow *f, const struct event_log *log, size
 			return -1;
 		}
 		fresh[i] = nth > keyset_get(&f->events, keys[i]);
-		if (!fresh[i])
+		if (!fresh[i]) {
 			*last_said = i + 1;
+			held++;
+		}
 	}
 	keyset_free(&seen);
+	f->events_gone = f->n_events_said - held;
 	return 0;
 }
 
@@ -273,21 +318,24 @@ struct due_finding {
 	uint64_t key;
 };
 
-static long new_findings(const struct report_follow *f, const struct analysis *a, size_t n_events,
+static long new_findings(struct report_follow *f, const struct analysis *a, size_t n_events,
 			 struct due_finding **out)
 {
 	*out = NULL;
+	f->findings_gone = f->n_findings_said;
 	if (!a || !a->n_findings)
 		return 0;
 	struct due_finding *v = calloc(a->n_findings, sizeof *v);
 	if (!v)
 		return -1;
-	size_t n = 0;
+	size_t n = 0, held = 0;
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct finding *fd = &a->findings[i];
 		uint64_t k = finding_key(fd);
-		if (keyset_get(&f->findings, k))
+		if (keyset_get(&f->findings, k)) {
+			held++;
 			continue;
+		}
 		size_t due = n_events ? n_events - 1 : 0;
 		if (fd->n_evidence_event_indexes) {
 			due = 0;
@@ -297,6 +345,8 @@ static long new_findings(const struct report_follow *f, const struct analysis *a
 		}
 		v[n++] = (struct due_finding){i, due, k};
 	}
+	/* Two findings of one key would be held twice. */
+	f->findings_gone = held < f->n_findings_said ? f->n_findings_said - held : 0;
 	*out = v;
 	return (long)n;
 }
@@ -312,6 +362,7 @@ static int say_due(struct report_follow *f, const struct analysis *a, struct due
 			return -1;
 		if (!keyset_add(&f->findings, v[k].key))
 			return err_oom(e);
+		f->n_findings_said++;
 		v[k].key = 0; /* said */
 	}
 	return 0;
@@ -321,6 +372,8 @@ long report_follow_news(struct report_follow *f, const struct event_log *log, co
 			const struct follow_sink *sink, struct err *e)
 {
 	size_t n = event_log_count(log), last_said;
+	f->new_generation = false;
+	start_generation(f, generation_of(log, n));
 	bool *fresh = calloc(n ? n : 1, sizeof *fresh);
 	uint64_t *keys = calloc(n ? n : 1, sizeof *keys);
 	struct attempt_at *by = attempts_by_index(a, n);
@@ -347,6 +400,7 @@ long report_follow_news(struct report_follow *f, const struct event_log *log, co
 				n_new = err_oom(e);
 				goto out;
 			}
+			f->n_events_said++;
 			n_new++;
 		}
 		if (say_due(f, a, due, (size_t)n_due, i, sink, e) < 0) {
@@ -362,4 +416,16 @@ out:
 	free(by);
 	free(due);
 	return n_new;
+}
+
+void report_follow_gone(const struct report_follow *f, size_t *events, size_t *findings)
+{
+	*events = f->events_gone;
+	*findings = f->findings_gone;
+}
+
+bool report_follow_new_generation(const struct report_follow *f, size_t *findings_before)
+{
+	*findings_before = f->findings_before;
+	return f->new_generation;
 }

@@ -1411,6 +1411,9 @@ START_TEST(no_core_dumps)
 	if (pid == 0) {
 		struct rlimit all = {RLIM_INFINITY, RLIM_INFINITY};
 		setrlimit(RLIMIT_CORE, &all);
+		/* A shell's background job ignores SIGQUIT, and exec keeps it
+		 * ignored: the signal this test sends. */
+		signal(SIGQUIT, SIG_DFL);
 		if (chdir(testlib_tmpdir) < 0)
 			_exit(126);
 		dup2(in[0], 0);
@@ -1466,6 +1469,243 @@ START_TEST(closed_stdout_reopened)
 }
 END_TEST
 
+/* ---- a history that changes under run --follow ---------------------------
+ *
+ * The follow scenarios of tests/sim/hostile-server.mjs answer the run's
+ * history differently at each reading (see there). The follow is read as
+ * JSON Lines: each line's type and `what` counted. */
+
+/* The JSON Lines of out, each as an object (the caller frees them). */
+static size_t jsonl_lines(const char *out, json_t **v, size_t max)
+{
+	size_t n = 0;
+	char *copy = strdup(out), *save = NULL;
+	ck_assert_ptr_nonnull(copy);
+	for (char *line = strtok_r(copy, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+		json_error_t je;
+		v[n] = json_loads(line, 0, &je);
+		ck_assert_msg(v[n], "not JSON: %s", line);
+		n++;
+	}
+	free(copy);
+	return n;
+}
+
+/* How many lines of type (and of what, when not NULL; and naming name,
+ * when not NULL) there are. */
+static size_t lines_of(json_t **v, size_t n, const char *type, const char *what, const char *name)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_string_value(json_object_get(v[i], "type"));
+		const char *w = json_string_value(json_object_get(v[i], "what"));
+		const char *nm = json_string_value(json_object_get(v[i], "name"));
+		k += t && !strcmp(t, type) && (!what || (w && !strcmp(w, what))) &&
+		     (!name || (nm && !strcmp(nm, name)));
+	}
+	return k;
+}
+
+/* The note lines that hold text. */
+static size_t notes_with(json_t **v, size_t n, const char *text)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_string_value(json_object_get(v[i], "type"));
+		const char *m = json_string_value(json_object_get(v[i], "text"));
+		k += t && !strcmp(t, "note") && m && strstr(m, text);
+	}
+	return k;
+}
+
+struct followed {
+	struct measured m;
+	json_t *v[600];
+	size_t n;
+	long asked; /* how many times the server was asked for the run */
+};
+
+static void follow_hostile(const char *scenario, struct followed *f)
+{
+	struct hostile h;
+	hostile_start(&h, scenario, NULL);
+	char *args[] = {"--server", h.srv.url, "run",          "orders", "r1", "--follow",
+			"-o",       "jsonl",   "--follow-for", "2m",     NULL};
+	run_cli(args, &f->m);
+	json_t *stats = hostile_stats(&h);
+	f->asked = stat_count(stats, NULL, "runAsked");
+	json_decref(stats);
+	hostile_stop(&h);
+	f->n = jsonl_lines(f->m.out ? f->m.out : "", f->v, sizeof f->v / sizeof *f->v);
+	fprintf(stderr, "follow %s: %ld readings, %zu lines, %.2f s, peak RSS %ld KiB, status %d: %.300s\n",
+		scenario, f->asked, f->n, f->m.run.wall_s, f->m.run.maxrss_kb, f->m.run.status, f->m.err);
+}
+
+static void followed_free(struct followed *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		json_decref(f->v[i]);
+	measured_free(&f->m);
+}
+
+/* The summary line's notes, joined (empty when there are none). */
+static bool summary_notes_hold(json_t **v, size_t n, const char *text)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_string_value(json_object_get(v[i], "type"));
+		if (!t || strcmp(t, "summary"))
+			continue;
+		char *all = json_dumps(v[i], 0);
+		bool found = all && strstr(all, text);
+		free(all);
+		return found;
+	}
+	return false;
+}
+
+/* Five activities said, a duplicate result found; then a reading of two:
+ * the seven events and the finding it no longer holds are said once, the
+ * events that come back are not said again, the verdict's note says the
+ * history was dropped or rewritten under the follow, and the command
+ * fails as for a server error (5), whatever the last reading found. */
+START_TEST(follow_history_shrinks)
+{
+	struct followed f;
+	follow_hostile("follow-shrink", &f);
+	ck_assert_msg(f.m.run.status == 5, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_msg(strstr(f.m.err, "history of run r1 dropped or rewrote 7 events"), "%s", f.m.err);
+	ck_assert_int_eq(f.asked, 4);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", NULL), 6);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", "A3"), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "completed", NULL), 7); /* A1's twice, then once */
+	ck_assert_uint_eq(lines_of(f.v, f.n, "finding", NULL, NULL), 1);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "no longer holds 7 events said before"), 1);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "1 finding said before no longer holds"), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "ended", NULL), 1);
+	ck_assert_msg(summary_notes_hold(f.v, f.n, "dropped or rewrote 7 events it had shown"), "%s", f.m.out);
+	followed_free(&f);
+}
+END_TEST
+
+/* An answer about another run than the one asked for is refused (5),
+ * never reported (or linked) as the run asked for. */
+START_TEST(answer_about_another_run_refused)
+{
+	struct hostile h;
+	hostile_start(&h, "other-run", NULL);
+	char *args[] = {"--server", h.srv.url, "-o", "json", "run", "orders", "r1", NULL};
+	struct measured m;
+	run_cli(args, &m);
+	hostile_stop(&h);
+	ck_assert_msg(m.run.status == 5, "status %d: %s", m.run.status, m.err);
+	ck_assert_msg(strstr(m.err, "answered about run someone-else, not r1"), "%s", m.err);
+	ck_assert_msg(!m.out || !strstr(m.out, "\"workflow\":\"W\""), "the other run's history was reported: %s",
+		      m.out);
+	measured_free(&m);
+}
+END_TEST
+
+/* A completion already said comes back as a failure: the failure is said
+ * once, and that the history lost what was said, once; exit 5. */
+START_TEST(follow_event_rewritten)
+{
+	struct followed f;
+	follow_hostile("follow-rewrite", &f);
+	ck_assert_msg(f.m.run.status == 5, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_int_eq(f.asked, 3);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "failed", "A1"), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "completed", "A1"), 1);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "no longer holds 1 event said before"), 1);
+	/* K=3 gives back the completion: nothing more is lost, nothing said */
+	ck_assert_uint_eq(notes_with(f.v, f.n, "no longer holds"), 1);
+	followed_free(&f);
+}
+END_TEST
+
+/* A history that grows by 3 MiB a reading: the reading past the 16 MiB an
+ * answer may hold (the sixth) ends the follow, not tried again, with a
+ * line, the verdict of what was read and exit 5; the client's memory
+ * stays that of about one answer. */
+START_TEST(follow_history_grows_without_end)
+{
+	struct followed f;
+	follow_hostile("follow-grow", &f);
+	ck_assert_msg(f.m.run.status == 5, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_msg(strstr(f.m.err, "over 16777216 bytes"), "%s", f.m.err);
+	ck_assert_int_eq(f.asked, 6);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "reading failed for good: "), 1);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "Stopped: a reading failed for good"), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", NULL), 160);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "run", NULL, NULL), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "summary", NULL, NULL), 1);
+	long bound = server_rss_bound_kb(96);
+	ck_assert_msg(f.m.run.maxrss_kb < bound, "peak RSS %ld KiB, bound %ld", f.m.run.maxrss_kb, bound);
+	followed_free(&f);
+}
+END_TEST
+
+/* Every other reading answers about another run (ended), and the run's
+ * own status goes RUNNING, PENDING and back: those readings are said as
+ * failed and tried again, nothing of the other run is said, and the follow
+ * ends when the run's own history ends. */
+START_TEST(follow_run_id_and_status_flip)
+{
+	struct followed f;
+	follow_hostile("follow-flip", &f);
+	ck_assert_msg(f.m.run.status == 0, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_int_eq(f.asked, 7);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "answered about run someone-else, not r1"), 3);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", NULL), 4);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", "Other"), 0);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "ended", NULL), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "run_started", NULL), 1);
+	followed_free(&f);
+}
+END_TEST
+
+/* A run that continues as new shows its new generation alone: nothing is
+ * lost (a line says the history starts over), the new generation's events
+ * are said, and the end says the finding of the generation before is not
+ * in the verdict. */
+START_TEST(follow_continued_as_new)
+{
+	struct followed f;
+	follow_hostile("follow-continue", &f);
+	ck_assert_msg(f.m.run.status == 0, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_int_eq(f.asked, 4);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "no longer holds"), 0);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "the run continued as new"), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "finding", NULL, NULL), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "run_started", NULL), 2);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", NULL), 5);
+	ck_assert_msg(summary_notes_hold(f.v, f.n, "1 finding said of the generations before is not in it"), "%s",
+		      f.m.out);
+	followed_free(&f);
+}
+END_TEST
+
+/* Each reading in another order: every event is said once, whatever order
+ * it comes in, and the follow ends with the run. */
+START_TEST(follow_events_far_out_of_order)
+{
+	struct followed f;
+	follow_hostile("follow-shuffle", &f);
+	ck_assert_msg(f.m.run.status == 0 || f.m.run.status == 1, "status %d: %s", f.m.run.status, f.m.err);
+	ck_assert_int_eq(f.asked, 6);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", NULL), 6);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "completed", NULL), 6);
+	for (int i = 0; i < 6; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "A%d", i);
+		ck_assert_uint_eq(lines_of(f.v, f.n, "event", "scheduled", name), 1);
+	}
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "run_started", NULL), 1);
+	ck_assert_uint_eq(lines_of(f.v, f.n, "event", "ended", NULL), 1);
+	ck_assert_uint_eq(notes_with(f.v, f.n, "no longer holds"), 0);
+	followed_free(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -1507,6 +1747,18 @@ int main(void)
 	add_loop_test(tc, final_errors_not_retried, 0, (int)(sizeof final_cases / sizeof *final_cases));
 	add_test(tc, server_requests_within_timeout);
 	add_test(tc, server_requests_capped);
+	testlib_suite_add(s, tc);
+	/* A history that changes under run --follow. */
+	tc = testlib_group("follow");
+	testlib_group_timeout(tc, 300);
+	testlib_group_unchecked_fixture(tc, testlib_tmpdir_make, testlib_tmpdir_remove);
+	add_test(tc, answer_about_another_run_refused);
+	add_test(tc, follow_history_shrinks);
+	add_test(tc, follow_event_rewritten);
+	add_test(tc, follow_history_grows_without_end);
+	add_test(tc, follow_run_id_and_status_flip);
+	add_test(tc, follow_continued_as_new);
+	add_test(tc, follow_events_far_out_of_order);
 	testlib_suite_add(s, tc);
 	/* The third round of attacks (CK_RUN_CASE=round3). */
 	tc = testlib_group("round3");

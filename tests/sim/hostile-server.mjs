@@ -29,6 +29,24 @@
 //                   of comment lines
 //   gzip-drain      notifications answered 200 with the 20 GiB body of gzip-error
 //   bad-utf8        catalyst_get_workflow_run answers a string holding the byte 0xff
+//   other-run       catalyst_get_workflow_run answers the history of run someone-else
+//
+// Histories that change under run --follow (K: how many times the run was
+// asked for, from 1; the run is running until its last answer):
+//   follow-shrink   K=1 three activities; K=2 five, the second completed twice (a
+//                   duplicate result); K=3 two; K=4 six, without the duplicate, ended
+//   follow-rewrite  K=1 two activities; K=2 the second one's completion rewritten as a
+//                   failure, and a third; K=3 four, ended
+//   follow-grow     each answer 32 activities more, each with a 48 KiB input (3 MiB
+//                   more an answer): 15.1 MiB at K=5, past 16 MiB at K=6, growing still
+//   follow-flip     odd K: the run asked for, one activity more each time, its status
+//                   RUNNING or PENDING by turns; even K: another run's ended history
+//                   (someone-else); K=7: ended
+//   follow-shuffle  one activity more each time, every answer in another order
+//                   (seeded), ended at K=6
+//   follow-continue K=1 two activities; K=2 three, the second completed twice; then
+//                   it continues as new: K=3 a new generation (another execution id) of
+//                   one activity; K=4 two, ended
 import http from 'node:http';
 import zlib from 'node:zlib';
 
@@ -101,6 +119,74 @@ function history(id) {
 	];
 }
 
+// A run of n activities A0..A(n-1), each scheduled and completed in turn,
+// and ended when `ended`. dup: the activity completed twice; failed: the
+// activity whose completion is a failure instead; input: a payload that
+// big on each scheduling.
+function activities(id, n, { ended = false, dup = -1, failed = -1, input = 0, execution = 'e1' } = {}) {
+	const t = (s) => `2026-09-14T09:${String(12 + Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}.000Z`;
+	const out = [{ timestamp: t(0), event_id: -1, event_type: 'ExecutionStarted', name: 'W', workflow_instance_instance_id: id,
+		       workflow_instance_execution_id: `${id}-${execution}` }];
+	const pad = input ? 'p'.repeat(input) : undefined;
+	for (let i = 0; i < n; i++) {
+		const tex = `${id}-t${i}`;
+		out.push({ timestamp: t(2 * i + 1), event_id: i, event_type: 'TaskScheduled', name: `A${i}`, task_execution_id: tex,
+			   ...(pad ? { input: JSON.stringify(pad) } : {}) });
+		const result = i === failed
+			? { event_type: 'TaskFailed', failure_details_error_type: 'TimeoutError', failure_details_error_message: 'read timed out' }
+			: { event_type: 'TaskCompleted', result: '"ok"' };
+		out.push({ timestamp: t(2 * i + 2), event_id: -1, task_scheduled_id: i, task_execution_id: tex, ...result });
+		if (i === dup)
+			out.push({ timestamp: t(2 * i + 2), event_id: -1, task_scheduled_id: i, task_execution_id: tex, ...result });
+	}
+	if (ended)
+		out.push({ timestamp: t(2 * n + 1), event_id: -1, event_type: 'ExecutionCompleted', orchestration_status: 'ORCHESTRATION_STATUS_COMPLETED' });
+	return out;
+}
+
+// A small seeded shuffle (mulberry32), so that a failure can be replayed.
+function shuffled(v, seed) {
+	let a = seed >>> 0;
+	const rnd = () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+	const out = [...v];
+	for (let i = out.length - 1; i > 0; i--) {
+		const j = Math.floor(rnd() * (i + 1));
+		[out[i], out[j]] = [out[j], out[i]];
+	}
+	return out;
+}
+
+// What the follow scenarios answer the K-th time the run is asked for.
+function followAnswer(id, k) {
+	const run = (rid, h, status) => toolResult({ run: { instanceId: rid, appId: 'orders', runtimeStatus: status }, history: h });
+	const live = (h) => run(id, h, h.at(-1).event_type === 'ExecutionCompleted' ? 'COMPLETED' : 'RUNNING');
+	switch (scenario) {
+	case 'follow-shrink':
+		return live([activities(id, 3), activities(id, 5, { dup: 1 }), activities(id, 2)][k - 1] ?? activities(id, 6, { ended: true }));
+	case 'follow-rewrite':
+		return live([activities(id, 2), activities(id, 3, { failed: 1 })][k - 1] ?? activities(id, 4, { ended: true }));
+	case 'follow-grow':
+		return live(activities(id, 32 * k, { input: 48 << 10 }));
+	case 'follow-flip':
+		if (k % 2 === 0)
+			return run('someone-else', activities('someone-else', 1, { ended: true }).map((e) => ({ ...e, name: e.name && 'Other' })), 'COMPLETED');
+		return k >= 7 ? live(activities(id, 4, { ended: true })) : run(id, activities(id, (k + 1) / 2), k % 4 === 1 ? 'RUNNING' : 'PENDING');
+	case 'follow-continue':
+		if (k <= 2)
+			return live(activities(id, k + 1, { dup: k === 2 ? 1 : -1 }));
+		return live(activities(id, k - 2, { ended: k >= 4, execution: 'e2' }));
+	case 'follow-shuffle':
+		return live(shuffled(activities(id, k, { ended: k >= 6 }), 1234 + k));
+	}
+	return null;
+}
+
 function toolsPage(cursor) {
 	const page = cursor ? Number(cursor.slice(1)) : 0;
 	stats.listPages++;
@@ -168,6 +254,17 @@ const bombOf = (unit) => bombs[unit];
 
 async function getRun(msg, res) {
 	const args = msg.params.arguments ?? {};
+	if (scenario === 'other-run') {
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(reply(msg, toolResult({ run: { instanceId: 'someone-else', appId: args.appId }, history: history('someone-else') })));
+		return;
+	}
+	if (scenario.startsWith('follow-')) {
+		stats.runAsked = (stats.runAsked ?? 0) + 1;
+		res.writeHead(200, { 'Content-Type': 'application/json' });
+		res.end(reply(msg, followAnswer(args.instanceId, stats.runAsked)));
+		return;
+	}
 	if (scenario === 'bad-utf8') {
 		res.writeHead(200, { 'Content-Type': 'application/json' });
 		const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":{"structuredContent":{"x":"`;
