@@ -805,15 +805,16 @@ int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, 
 	const char *about = history_run_id(out->log);
 	if (about && strcmp(about, run_id) != 0) {
 		/* Analysed, it would be reported (and linked) as the run asked
-		 * for; a later answer may be the right one. */
+		 * for; a later answer may be the right one. The message first:
+		 * the id is the log's. */
+		err_set(e, ERR_PROTOCOL, "%s answered about run %s, not %s", CATALYST_TOOL_GET_RUN, about, run_id);
 		event_log_free(out->log);
 		out->log = NULL;
 		if (doc_out) {
 			json_decref(*doc_out);
 			*doc_out = NULL;
 		}
-		return err_set(e, ERR_PROTOCOL, "%s answered about run %s, not %s", CATALYST_TOOL_GET_RUN, about,
-			       run_id);
+		return -1;
 	}
 	/* The history's own envelope may name the level where the answer's
 	 * fields did not. */
