@@ -220,6 +220,28 @@ enum {
 	NOTE_CLAIMS_MAX = 2
 };
 
+/* A workflow start that named a version or patches (Dapr 1.17+
+ * versioning): the version's name (NULL when it names none) and the
+ * patches it added, one a line (Dapr keeps on each start only those no
+ * earlier one named; NULL when none). */
+struct run_version {
+	const char *name;
+	const char *patches;
+	const char *at; /* its timestamp, may be NULL */
+	uint32_t event_index;
+	int64_t event_id;
+};
+
+/* An ExecutionStalled event (Dapr 1.17+): the run stopped until a worker
+ * with the right version or patches (or a larger body limit) takes it
+ * up; its replay then re-runs no activity. */
+struct run_stall {
+	const char *reason;      /* PATCH_MISMATCH, VERSION_NOT_AVAILABLE, PAYLOAD_SIZE_EXCEEDED */
+	const char *description; /* the runtime's words, may be NULL */
+	const char *at;
+	uint32_t event_index;
+};
+
 struct analysis {
 	const char *workflow; /* from ExecutionStarted, may be NULL */
 	const char *status;   /* from ExecutionCompleted (normalised), or NULL */
@@ -247,6 +269,17 @@ struct analysis {
 	size_t n_events;
 	struct note_claim claims[NOTE_CLAIMS_MAX];
 	size_t n_claims;
+	struct run_version *versions; /* in history order */
+	size_t n_versions;
+	struct run_stall *stalls; /* in history order */
+	size_t n_stalls;
+	/* Results of activities and children, and how many of them carry the
+	 * runtime's attestation (Dapr 1.18 signed histories). */
+	size_t n_results, n_attested;
+	/* The runtime failed the run because its history's signatures did
+	 * not verify (error type DAPR_WORKFLOW_HISTORY_TAMPERED): its
+	 * message (or its type, when it gives none); NULL otherwise. */
+	const char *tampered;
 };
 
 /* Whether a saved history has a Catalyst shape: the flattened dialect of

@@ -35,6 +35,9 @@ enum event_kind {
 	EVENT_EVENT_RAISED,
 	EVENT_GENERIC,
 	EVENT_HISTORY_STATE,
+	/* A workflow started with no parent link (Dapr after 1.18): not a
+	 * child, its instance in instance_id. */
+	EVENT_DETACHED_CREATED,
 	EVENT_KIND_COUNT
 };
 
@@ -91,6 +94,8 @@ struct event {
 	const char *retry_parent_instance_id;
 	const char *rerun_parent_instance_id;
 	const char *workflow_status; /* EXECUTION_COMPLETED */
+	/* A failure's; an EXECUTION_STALLED's reason ("PATCH_MISMATCH",
+	 * which protojson leaves out as the enum's zero) and description. */
 	const char *error_type;
 	const char *error_message;
 	/* The innermost failureDetails.innerFailure (the .NET SDK records an
@@ -99,6 +104,10 @@ struct event {
 	 * (1: failureDetails.innerFailure); 0 when the failure has none. */
 	const char *cause_type;
 	const char *cause_message;
+	/* WORKFLOW_STARTED (Dapr 1.17+): the patches its version names, one a
+	 * line (Dapr keeps on each only those no earlier one named), NULL
+	 * when none; the version's name is the event's name. */
+	const char *patches;
 	struct payload input;
 	struct payload output; /* result / output */
 	struct payload custom_status;
@@ -108,6 +117,9 @@ struct event {
 	bool has_timer_id;
 	bool has_non_retriable;
 	bool non_retriable;
+	/* A result that carries the runtime's attestation (Dapr 1.18 signed
+	 * histories): TASK_COMPLETED/FAILED, CHILD_COMPLETED/FAILED. */
+	bool attested;
 	uint8_t cause_depth;
 };
 
@@ -154,6 +166,9 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 /* The kind of event i without unpacking the rest, for passes that skip most
  * events; EVENT_UNKNOWN past the end. */
 enum event_kind event_log_kind(const struct event_log *log, size_t i);
+/* Whether event i is a WORKFLOW_STARTED that names a version or patches:
+ * read without unpacking (most turns name neither). */
+bool event_log_names_version(const struct event_log *log, size_t i);
 enum event_dialect event_log_dialect(const struct event_log *log);
 const char *event_dialect_name(enum event_dialect d);
 

@@ -30,6 +30,8 @@ void analysis_free(struct analysis *a)
 	free(a->limits);
 	free(a->limit_specific);
 	free(a->child_instances);
+	free(a->versions);
+	free(a->stalls);
 	free(ao->status);
 	analysis_texts_free(ao->texts);
 	free(ao);

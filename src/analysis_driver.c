@@ -63,6 +63,15 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	size_t n = w->n_events;
 	const struct event_run_info *ri = event_log_run_info(w->log);
 	an->n_events = n;
+	an->versions = w->versions;
+	an->n_versions = w->n_versions;
+	an->stalls = w->stalls;
+	an->n_stalls = w->n_stalls;
+	w->versions = NULL;
+	w->stalls = NULL;
+	an->n_results = w->n_results;
+	an->n_attested = w->n_attested;
+	an->tampered = w->tampered;
 	an->n_generations = n ? (size_t)w->gen + 1 : 0;
 	an->workflow = w->first_workflow;
 	an->started_at = w->first_started_at;
@@ -114,6 +123,10 @@ static void work_finish(struct work *w, const struct analysis_owned *ao)
 	w->n_unp = w->cap_unp = 0;
 	free(w->wh);
 	free(w->race_loser);
+	free(w->versions);
+	free(w->stalls);
+	w->versions = NULL;
+	w->stalls = NULL;
 	imap_free(&w->timers);
 	w->race_loser = NULL;
 	w->att = NULL;

@@ -275,6 +275,12 @@ struct work {
 	bool has_origins;
 
 	/* Run facts, gathered by the scan: the events may be gone after it. */
+	struct run_version *versions; /* handed to the analysis by run_facts */
+	size_t n_versions, cap_versions;
+	struct run_stall *stalls;
+	size_t n_stalls, cap_stalls;
+	size_t n_results, n_attested;
+	const char *tampered;
 	size_t n_events;
 	size_t n_started;
 	size_t n_continue_as_new;

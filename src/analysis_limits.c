@@ -344,12 +344,35 @@ static struct run_shape run_shape(const struct analysis *an)
  * memory; the order of the steps is the order of the report. */
 typedef int limit_step(struct finding_ctx *c, const struct run_shape *r);
 
-/* 1. Crash or redelivery after commit: always, with its measure here. */
+/* Whether an attempt of the run has more than one result: a runtime
+ * before Dapr 1.17.7 wrote it, which kept duplicate completions. */
+static bool shows_duplicate_results(const struct analysis *an)
+{
+	for (size_t i = 0; i < an->n_invocations; i++)
+		for (uint32_t k = 0; k < an->invocations[i].n_attempts; k++)
+			if (an->invocations[i].attempts[k].n_results > 1)
+				return true;
+	return false;
+}
+
+/* 1. Crash or redelivery after commit: always, with its measure here. From
+ * Dapr 1.17.7 the runtime also drops a duplicate completion before it is
+ * written (dapr/dapr#9875, in 1.17.7 and 1.18; #9903 keeps a redelivery
+ * from dispatching an activity running already), so a second run that
+ * completed leaves no event either; a history that shows duplicate
+ * results was written by a runtime before that, and the sentence without
+ * it is the true one. */
 static int limit_redelivery(struct finding_ctx *c, const struct run_shape *r)
 {
 	bool *oom = &c->w->oom;
-	if (limit_generic(c->ao, oom,
-			  "A re-run after a worker crash or a redelivery after commit leaves no event.") < 0)
+	if (limit_generic(
+		    c->ao, oom,
+		    shows_duplicate_results(&c->ao->pub)
+			    ? "A re-run after a worker crash or a redelivery after commit leaves no event."
+			    : "A re-run after a worker crash or a redelivery after commit leaves no event, and "
+			      "from Dapr 1.17.7 on the runtime drops a second completion of an activity before "
+			      "it reaches history (dapr/dapr#9875), so an activity that ran twice that way "
+			      "leaves no trace here: its own logs or its idempotency store would show it.") < 0)
 		return -1;
 	/* Its measure in this run: a sentence of its own, which stays with the run. */
 	if (r->gap < LONG_GAP_MS || !r->gap_at)
@@ -673,12 +696,31 @@ static int limit_unmatched_results(struct finding_ctx *c, const struct run_shape
 	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
 }
 
+/* Dapr 1.18 signed histories: a run the runtime failed because its
+ * history's signatures did not verify. Its events are then no evidence. */
+static int limit_tampered(struct finding_ctx *c, const struct run_shape *r)
+{
+	struct work *w = c->w;
+	(void)r;
+	if (!w->tampered)
+		return 0;
+	struct sb s;
+	sb_init(&s, &w->oom);
+	sb_printf(&s,
+		  "The runtime failed this run because its history's signature did not verify "
+		  "(DAPR_WORKFLOW_HISTORY_TAMPERED: %s): the history was altered or damaged in the state "
+		  "store, so no event of it can be taken as evidence, and the failure is not one of the "
+		  "workflow's code.",
+		  w->tampered);
+	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
+}
+
 void analysis_limits(struct finding_ctx *c)
 {
 	static limit_step *const steps[] = {
 		limit_redelivery, limit_dialect,           limit_payloads,    limit_generations,
 		limit_unrecorded, limit_unmatched_origins, limit_order_links, limit_children,
-		limit_rerun,      limit_unmatched_results,
+		limit_rerun,      limit_unmatched_results, limit_tampered,
 	};
 	const struct run_shape r = run_shape(&c->ao->pub);
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)

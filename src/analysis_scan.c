@@ -529,11 +529,47 @@ static int scan_allocate(struct work *w)
 	return 0;
 }
 
+/* Versioning (Dapr 1.17+): a workflow start that names a version or
+ * patches, or the run stalled. Kept for the report, in history order. */
+static void note_version(struct work *w, size_t i, enum event_kind k)
+{
+	struct event ev;
+	event_log_get(w->log, i, &ev);
+	if (k == EVENT_WORKFLOW_STARTED) {
+		if (w->n_versions == w->cap_versions) {
+			size_t cap = w->cap_versions ? 2 * w->cap_versions : 4;
+			struct run_version *v = realloc(w->versions, cap * sizeof *v);
+			if (!v) {
+				w->oom = true;
+				return;
+			}
+			w->versions = v;
+			w->cap_versions = cap;
+		}
+		w->versions[w->n_versions++] = (struct run_version){ev.name, ev.patches, ev.timestamp, (uint32_t)i,
+								    ev.has_event_id ? ev.event_id : -1};
+		return;
+	}
+	if (w->n_stalls == w->cap_stalls) {
+		size_t cap = w->cap_stalls ? 2 * w->cap_stalls : 4;
+		struct run_stall *v = realloc(w->stalls, cap * sizeof *v);
+		if (!v) {
+			w->oom = true;
+			return;
+		}
+		w->stalls = v;
+		w->cap_stalls = cap;
+	}
+	w->stalls[w->n_stalls++] = (struct run_stall){ev.error_type, ev.error_message, ev.timestamp, (uint32_t)i};
+}
+
 /* One event of the history, read for what the analysis keeps of it. */
 static void scan_event(struct work *w, size_t i)
 {
 	enum event_kind k = event_log_kind(w->log, i);
 	turn_note(w, k);
+	if (k == EVENT_EXECUTION_STALLED || (k == EVENT_WORKFLOW_STARTED && event_log_names_version(w->log, i)))
+		note_version(w, i, k);
 	if (!kind_read(k) && w->ds_first_present != NONE) {
 		/* Kinds seen only for their kind. */
 		if (k == EVENT_EXECUTION_TERMINATED) {
@@ -560,16 +596,13 @@ static void scan_event(struct work *w, size_t i)
 		add_attempt(w, at, ev, true);
 		break;
 	case EVENT_TASK_COMPLETED:
-		add_result(w, at, ev, false, false);
-		break;
 	case EVENT_TASK_FAILED:
-		add_result(w, at, ev, false, true);
-		break;
 	case EVENT_CHILD_COMPLETED:
-		add_result(w, at, ev, true, false);
-		break;
 	case EVENT_CHILD_FAILED:
-		add_result(w, at, ev, true, true);
+		w->n_results++;
+		w->n_attested += ev->attested;
+		add_result(w, at, ev, ev->kind == EVENT_CHILD_COMPLETED || ev->kind == EVENT_CHILD_FAILED,
+			   ev->kind == EVENT_TASK_FAILED || ev->kind == EVENT_CHILD_FAILED);
 		break;
 	case EVENT_TIMER_CREATED:
 		add_timer(w, at, ev);
@@ -583,6 +616,10 @@ static void scan_event(struct work *w, size_t i)
 		w->completed_status = ev->workflow_status;
 		w->completed_at = ev->timestamp;
 		w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
+		/* Dapr 1.18 (wfengine/state MarkAsTamperFailed): the runtime's
+		 * verdict on the history, not a failure of the workflow's code */
+		if (str_set(ev->error_type) && strcmp(ev->error_type, "DAPR_WORKFLOW_HISTORY_TAMPERED") == 0)
+			w->tampered = str_set(ev->error_message) ? ev->error_message : ev->error_type;
 		analysis_link_break(w);
 		break;
 	case EVENT_EXECUTION_TERMINATED:

@@ -239,6 +239,7 @@ enum xfield {
 	X_ERROR_MESSAGE,
 	X_CAUSE_TYPE,
 	X_CAUSE_MESSAGE,
+	X_PATCHES,
 	X_CAUSE_DEPTH,
 	X_INPUT, /* payloads take two slots: size, hash */
 	X_OUTPUT,
@@ -255,6 +256,7 @@ enum {
 	B_HAS_NON_RETRIABLE = 1u << 9,
 	B_NON_RETRIABLE = 1u << 10,
 	B_TRUNCATED = 1u << 11, /* three bits: input, output, custom status */
+	B_ATTESTED = 1u << 14,
 };
 
 union xslot {
@@ -452,6 +454,9 @@ static inline void unpack_slots(struct event *out, const union xslot *x, uint32_
 		case X_CAUSE_MESSAGE:
 			out->cause_message = (x++)->s;
 			break;
+		case X_PATCHES:
+			out->patches = (x++)->s;
+			break;
 		case X_CAUSE_DEPTH:
 			out->cause_depth = (uint8_t)(x++)->u;
 			break;
@@ -501,6 +506,7 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 		.has_timer_id = r->bits & B_HAS_TIMER_ID,
 		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
 		.non_retriable = r->bits & B_NON_RETRIABLE,
+		.attested = r->bits & B_ATTESTED,
 		.input.truncated = r->bits & B_TRUNCATED,
 		.output.truncated = r->bits & B_TRUNCATED << 1,
 		.custom_status.truncated = r->bits & B_TRUNCATED << 2,
@@ -515,6 +521,14 @@ enum event_kind event_log_kind(const struct event_log *log, size_t i)
 	if (!log || i >= log->count)
 		return EVENT_UNKNOWN;
 	return (enum event_kind)rec_at(log, i)->kind;
+}
+
+bool event_log_names_version(const struct event_log *log, size_t i)
+{
+	if (!log || i >= log->count)
+		return false;
+	const struct event_rec *r = rec_at(log, i);
+	return r->kind == EVENT_WORKFLOW_STARTED && (r->name || r->xmask & 1u << X_PATCHES);
 }
 
 enum event_dialect event_log_dialect(const struct event_log *log)
@@ -685,8 +699,9 @@ int event_log_store(struct event_log *log, const struct event *ev)
 		[X_ERROR_MESSAGE] = ev->error_message,
 		[X_CAUSE_TYPE] = ev->cause_type,
 		[X_CAUSE_MESSAGE] = ev->cause_message,
+		[X_PATCHES] = ev->patches,
 	};
-	for (unsigned f = X_FIRE_AT; f <= X_CAUSE_MESSAGE; f++)
+	for (unsigned f = X_FIRE_AT; f <= X_PATCHES; f++)
 		if (strs[f])
 			PUT(f, s, strs[f]);
 	if (ev->cause_depth)
@@ -718,7 +733,7 @@ int event_log_store(struct event_log *log, const struct event *ev)
 				   (ev->has_task_scheduled_id ? B_HAS_TASK_SCHEDULED_ID : 0) |
 				   (ev->has_timer_id ? B_HAS_TIMER_ID : 0) |
 				   (ev->has_non_retriable ? B_HAS_NON_RETRIABLE : 0) |
-				   (ev->non_retriable ? B_NON_RETRIABLE : 0) |
+				   (ev->non_retriable ? B_NON_RETRIABLE : 0) | (ev->attested ? B_ATTESTED : 0) |
 				   (ev->input.truncated ? B_TRUNCATED : 0) |
 				   (ev->output.truncated ? B_TRUNCATED << 1 : 0) |
 				   (ev->custom_status.truncated ? B_TRUNCATED << 2 : 0)),
@@ -750,6 +765,7 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 	copy.error_message = intern_cstr(log, ev->error_message, &fail);
 	copy.cause_type = intern_cstr(log, ev->cause_type, &fail);
 	copy.cause_message = intern_cstr(log, ev->cause_message, &fail);
+	copy.patches = intern_cstr(log, ev->patches, &fail);
 	if (fail)
 		return err_oom(e);
 	if (event_log_store(log, &copy) < 0)
@@ -969,6 +985,7 @@ static const char *const kind_names[EVENT_KIND_COUNT] = {
 	[EVENT_EVENT_RAISED] = "EventRaised",
 	[EVENT_GENERIC] = "GenericEvent",
 	[EVENT_HISTORY_STATE] = "HistoryState",
+	[EVENT_DETACHED_CREATED] = "DetachedWorkflowInstanceCreated",
 };
 
 const char *event_kind_name(enum event_kind k)

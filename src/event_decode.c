@@ -7,6 +7,8 @@
  * in the envelope around the list. */
 #include "event_decode.h"
 
+#include "buf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +334,45 @@ static int get_cause(struct dec *d, const char *key, size_t key_len, const struc
 	return 0;
 }
 
+/* workflowStarted.version.patches: an array of strings (a string alone
+ * is taken as one), kept one a line. The array is one opaque token: read
+ * from its text, or from the decoded document it was made from. */
+static int get_patches(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v)
+{
+	if (v->type == JSCAN_NULL)
+		return 0;
+	if (v->type == JSCAN_STRING)
+		return dec_get_str(d, key, key_len, v, &d->ev->patches);
+	if (v->type != JSCAN_ARRAY)
+		return bad_type(d, key, key_len, v, "an array of strings");
+	json_t *own = v->j ? NULL : json_loadb(v->p, v->len, 0, NULL);
+	const json_t *a = v->j ? v->j : own;
+	if (!json_is_array(a)) {
+		json_decref(own);
+		return bad_type(d, key, key_len, v, "an array of strings");
+	}
+	struct buf b;
+	buf_init(&b, 0);
+	int rc = 0;
+	size_t i;
+	const json_t *p;
+	json_array_foreach(a, i, p) {
+		if (!json_is_string(p)) {
+			rc = bad_type(d, key, key_len, v, "an array of strings");
+			break;
+		}
+		if (buf_printf(&b, NULL, "%s%s", i ? "\n" : "", json_string_value(p)) < 0) {
+			rc = dec_oom(d);
+			break;
+		}
+	}
+	if (rc == 0 && b.len && !(d->ev->patches = event_pool_intern(d->pool, b.data, b.len)))
+		rc = dec_oom(d);
+	buf_finish(&b);
+	json_decref(own);
+	return rc;
+}
+
 /* A member's key, resolved: as the input spells it, normalised under the
  * prefix of the groups it sits in, and the field it names. */
 struct member_key {
@@ -496,6 +537,17 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 		return dec_get_str(d, key, key_len, v, &d->app_id);
 	case F_STATUS:
 		return dec_get_str(d, key, key_len, v, &d->status);
+	case F_VERSION_NAME:
+		return dec_get_str(d, key, key_len, v, &d->version_name);
+	case F_PATCHES:
+		return get_patches(d, key, key_len, v);
+	case F_REASON:
+		return dec_get_str(d, key, key_len, v, &d->reason);
+	case F_DESCRIPTION:
+		return dec_get_str(d, key, key_len, v, &d->description);
+	case F_ATTESTATION:
+		ev->attested |= v->type != JSCAN_NULL;
+		return 0;
 	}
 	return 0;
 }
@@ -674,6 +726,14 @@ static void dec_event_implicit(struct dec *d, enum event_dialect dialect)
 	}
 	if (d->status && ev->kind == EVENT_EXECUTION_COMPLETED && !ev->workflow_status)
 		ev->workflow_status = d->status;
+	if (ev->kind == EVENT_WORKFLOW_STARTED && d->version_name && !ev->name)
+		ev->name = d->version_name;
+	if (ev->kind == EVENT_EXECUTION_STALLED) {
+		/* protojson leaves the enum's zero out */
+		ev->error_type = d->reason ? d->reason : "PATCH_MISMATCH";
+		if (d->description)
+			ev->error_message = d->description;
+	}
 	if (d->app_id && !d->run[RUN_APP].set) {
 		d->run[RUN_APP].set = true;
 		d->run[RUN_APP].depth = 1 << 20;
@@ -698,6 +758,7 @@ int dec_event(struct dec *d)
 	memset(ev, 0, sizeof *ev);
 	d->ev = ev;
 	d->raw_execution_id = NULL;
+	d->version_name = d->reason = d->description = NULL;
 	d->attrs_task_exec_id = NULL;
 	d->attrs_instance_id = NULL;
 	d->status = NULL;

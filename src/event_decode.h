@@ -50,6 +50,11 @@ enum field {
 	F_ATTRS,
 	F_APP_ID,
 	F_STATUS,
+	F_VERSION_NAME, /* workflowStarted.version.name (Dapr 1.17+) */
+	F_PATCHES,      /* workflowStarted.version.patches */
+	F_REASON,       /* executionStalled.reason */
+	F_DESCRIPTION,  /* executionStalled.description */
+	F_ATTESTATION,  /* a result's attestation (Dapr 1.18) */
 };
 
 enum field event_field_lookup(const char *nk, size_t len);
@@ -141,6 +146,7 @@ struct dec {
 	struct event evbuf;
 	enum event_dialect ev_dialect;
 	const char *raw_execution_id;
+	const char *version_name, *reason, *description; /* put in place by kind */
 	const char *attrs_task_exec_id;
 	const char *attrs_instance_id;
 	const char *status;

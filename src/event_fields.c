@@ -55,9 +55,18 @@ static const struct name_map field_names[] = {
 	{"play", F_IGNORED},
 	{"elapsed", F_IGNORED},
 	{"tags", F_IGNORED},
+	/* a string on a scheduling or a start; a group on a workflowStarted */
 	{"version", F_IGNORED},
+	{"versionname", F_VERSION_NAME},
+	{"versionpatches", F_PATCHES},
 	{"scheduledstarttimestamp", F_IGNORED},
-	{"reason", F_IGNORED},
+	{"reason", F_REASON},
+	{"description", F_DESCRIPTION},
+	{"attestation", F_ATTESTATION},
+	{"attestationpayload", F_ATTESTATION},
+	{"attestationsignature", F_ATTESTATION},
+	{"signercertificate", F_IGNORED},
+	{"historypropagationscope", F_IGNORED},
 	{"workflowspanid", F_IGNORED},
 	{"orchestrationspanid", F_IGNORED},
 };
@@ -101,6 +110,7 @@ static const struct name_map kind_names[] = {
 	{"eventraised", EVENT_EVENT_RAISED},
 	{"genericevent", EVENT_GENERIC},
 	{"historystate", EVENT_HISTORY_STATE},
+	{"detachedworkflowinstancecreated", EVENT_DETACHED_CREATED},
 };
 
 static int map_lookup(const struct name_map *m, size_t n, const char *s, size_t len)

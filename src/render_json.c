@@ -247,6 +247,66 @@ static void write_array(struct render_json_stream *s, const struct report_run *r
 	jw_items(&s->w, &it, s->threads);
 }
 
+/* A patch list ("p1\np2") as an array. */
+static void write_patches(struct jw *w, const char *patches)
+{
+	jw_open(w, "patches", '[');
+	for (const char *p = patches; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *one = strndup(p, n);
+		jw_next(w);
+		jw_str(w, one); /* out of memory: null, never a name cut short */
+		free(one);
+		p += n + (nl != NULL);
+	}
+	jw_close(w, ']');
+}
+
+/* Dapr 1.17+ run facts (report_facts.h): the version and its changes
+ * (null: the history names none), the stalls, and the signing. */
+static void write_facts(struct jw *w, const struct analysis *a)
+{
+	if (!a->n_versions) {
+		jw_k_null(w, "version");
+	} else {
+		const char *name = NULL;
+		for (size_t i = 0; i < a->n_versions; i++)
+			if (a->versions[i].name && *a->versions[i].name)
+				name = a->versions[i].name;
+		jw_open(w, "version", '{');
+		jw_k_str(w, "name", name);
+		jw_open(w, "starts", '[');
+		for (size_t i = 0; i < a->n_versions; i++) {
+			const struct run_version *v = &a->versions[i];
+			jw_open(w, NULL, '{');
+			jw_k_int(w, "event_index", v->event_index);
+			jw_k_str(w, "at", v->at);
+			jw_k_str(w, "name", v->name && *v->name ? v->name : NULL);
+			write_patches(w, v->patches);
+			jw_close(w, '}');
+		}
+		jw_close(w, ']');
+		jw_close(w, '}');
+	}
+	jw_open(w, "stalls", '[');
+	for (size_t i = 0; i < a->n_stalls; i++) {
+		const struct run_stall *st = &a->stalls[i];
+		jw_open(w, NULL, '{');
+		jw_k_int(w, "event_index", st->event_index);
+		jw_k_str(w, "at", st->at);
+		jw_k_str(w, "reason", st->reason);
+		jw_k_str(w, "description", st->description);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_open(w, "signing", '{');
+	jw_k_int(w, "results", (int64_t)a->n_results);
+	jw_k_int(w, "attested", (int64_t)a->n_attested);
+	jw_k_str(w, "tampered", a->tampered);
+	jw_close(w, '}');
+}
+
 static void write_strings(struct jw *w, const char *key, char *const *v, size_t n)
 {
 	jw_open(w, key, '[');
@@ -382,6 +442,7 @@ static void write_run(struct render_json_stream *s, const struct report_run *run
 		jw_k_int(w, "events", (int64_t)a->n_events);
 		jw_k_str(w, "started_at", a->started_at);
 		write_counts(w, a);
+		write_facts(w, a);
 	} else {
 		jw_open(w, "data_sharing", '{');
 		jw_k_str(w, "level", "unknown");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "report_facts.h"
 #include "report_payloads.h"
 #include "render_markdown_internal.h"
 
@@ -322,6 +323,25 @@ void md_anchor(struct md_out *m, const struct report *r, const struct report_run
 	fprintf(m->f, "\n<a id=\"run-%zu\"></a>\n", (size_t)(run - r->runs) + 1);
 }
 
+/* The run's version, stalls and signing (report_facts.h), an item each. */
+static void md_facts(struct md_out *m, const struct analysis *a)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	bool any = false;
+	for (size_t k = 0; k < a->n_stalls + 2; k++) {
+		buf_reset(&b);
+		int said = k == 0   ? report_version_sentence(&b, a)
+			   : k == 1 ? report_signed_sentence(&b, a)
+				    : report_stall_sentence(&b, &a->stalls[k - 2]);
+		if (!said)
+			continue;
+		fprintf(m->f, "%s- %s\n", any ? "" : "\n", md(m, b.data, ESCAPE_MD_INLINE, 0));
+		any = true;
+	}
+	buf_finish(&b);
+}
+
 void md_run_short(struct md_out *m, const struct report *r, const struct report_run *run, bool own_limits)
 {
 	const char *workflow = report_run_workflow(run);
@@ -352,6 +372,7 @@ void md_run_short(struct md_out *m, const struct report *r, const struct report_
 	fputc('\n', m->f);
 	if (!a->n_findings)
 		fprintf(m->f, "No findings: this history shows no activity executed more than once.\n");
+	md_facts(m, a);
 	md_run_findings(m, run);
 	md_attempts(m, a, false);
 	if (m->charts && m->charts[run - r->runs])

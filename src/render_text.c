@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render_text_internal.h"
+#include "report_facts.h"
 #include "report_fold.h"
 
 void text_print_failed_run(struct text_out *t, const struct report_run *run)
@@ -301,6 +302,23 @@ static void print_withheld_short(struct text_out *t, const struct report_run *ru
 	buf_finish(&b);
 }
 
+void text_print_facts(struct text_out *t, const struct analysis *a)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	if (report_version_sentence(&b, a))
+		text_wrap(t, text_esc(t, b.data, 0), 2);
+	for (size_t i = 0; i < a->n_stalls; i++) {
+		buf_reset(&b);
+		report_stall_sentence(&b, &a->stalls[i]);
+		text_wrap(t, text_esc(t, b.data, 0), 2);
+	}
+	buf_reset(&b);
+	if (report_signed_sentence(&b, a))
+		text_wrap(t, text_esc(t, b.data, 0), 2);
+	buf_finish(&b);
+}
+
 /* A run's section in the short view: where to look, what was withheld,
  * its notices (its suspects are in the verdict) and, in a report of several
  * runs, the limits that name its own data. */
@@ -318,6 +336,7 @@ static void print_run_short(struct text_out *t, const struct report_run *run, bo
 	else if (run->n_suspect)
 		fprintf(t->f, "  %zu suspect finding%s: see the verdict above\n", run->n_suspect,
 			run->n_suspect == 1 ? "" : "s");
+	text_print_facts(t, a);
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].severity != SEVERITY_SUSPECT)
 			print_finding_short(t, &a->findings[i], false, NULL,

@@ -85,6 +85,7 @@ static void print_header(struct text_out *t, const struct report_run *run)
 			snprintf(line + strlen(line), sizeof line - strlen(line), ", %zu generations",
 				 a->n_generations);
 		field(t, "history", line);
+		text_print_facts(t, a);
 	}
 }
 

@@ -64,6 +64,8 @@ void text_print_overview(struct text_out *t, const struct report *r);
 /* render_text.c: what the full view shares with the others */
 void text_print_verdict(struct text_out *t, const struct report *r, bool list_suspects);
 void text_print_failed_run(struct text_out *t, const struct report_run *run);
+/* The run's version, stalls and signing (report_facts.h), a line each. */
+void text_print_facts(struct text_out *t, const struct analysis *a);
 void text_print_notes(struct text_out *t, const struct report *r);
 /* "Verdict: WORD  sentence", wrapped. */
 void text_print_verdict_line(struct text_out *t, const struct report *r);

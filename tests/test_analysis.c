@@ -2875,6 +2875,75 @@ static const struct fixture_case {
 	 NULL,
 	 NULL,
 	 {"rerun", NULL}},
+	/* Issue 32: Dapr 1.17-1.19. A run that ran under v1, took patch1,
+	 * stalled on a worker without it (patching/stalled/patchmissing.go's
+	 * words) and ended under v2: no finding, nothing re-executed. */
+	{"l1-versioned-patched-stall.proto.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 "drops a second completion of an activity",
+	 NULL,
+	 {"re-executed", NULL}},
+	{"l1-versioned-patched-stall.catalyst.json",
+	 2,
+	 "completed",
+	 true,
+	 SHARING_METADATA,
+	 6,
+	 {0},
+	 {{0}},
+	 0,
+	 "drops a second completion of an activity",
+	 NULL,
+	 {"re-executed", NULL}},
+	/* still stalled: its version is on no worker
+	 * (versioning/stalled/notavailable.go) */
+	{"l2-stalled-version-not-available.catalyst.json",
+	 1,
+	 "stalled",
+	 false,
+	 SHARING_METADATA,
+	 3,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
+	/* a signed history the runtime failed as tampered
+	 * (signing/tamperedrunning.go): named so, and the call it left
+	 * pending is unresolved */
+	{"l3-history-tampered.proto.json",
+	 2,
+	 "failed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {[FINDING_UNRESOLVED_ATTEMPT] = 1},
+	 {{FINDING_UNRESOLVED_ATTEMPT, {1}, 1}},
+	 0,
+	 "DAPR_WORKFLOW_HISTORY_TAMPERED",
+	 NULL,
+	 {NULL, NULL}},
+	/* a detached workflow started (workflow/detached/single.go): no child */
+	{"l4-detached-workflow.proto.json",
+	 1,
+	 "completed",
+	 true,
+	 SHARING_UNKNOWN,
+	 0,
+	 {0},
+	 {{0}},
+	 0,
+	 NULL,
+	 NULL,
+	 {NULL, NULL}},
 	/* ... and the source run itself: nothing. */
 	{"k5-rerun-from-event-1.source.proto.json",
 	 5,
@@ -3415,11 +3484,106 @@ START_TEST(empty_log)
 }
 END_TEST
 
+/* Issue 32: what a Dapr 1.17-1.19 history says beyond its calls. */
+static struct analysis *fixture_analysis(const char *name, struct event_log **log)
+{
+	char rel[256];
+	snprintf(rel, sizeof rel, "tests/fixtures/%s", name);
+	size_t len;
+	char *text = testlib_read_file(testlib_src(rel), &len);
+	ck_assert_ptr_nonnull(text);
+	struct err e;
+	err_clear(&e);
+	*log = event_log_parse(text, len, &e);
+	free(text);
+	ck_assert_msg(*log, "%s: %s", name, e.msg);
+	return run(*log, NULL);
+}
+
+START_TEST(versions_stalls_and_signing_read)
+{
+	static const char *const l1[] = {"l1-versioned-patched-stall.proto.json",
+					 "l1-versioned-patched-stall.catalyst.json"};
+	for (size_t f = 0; f < 2; f++) {
+		struct event_log *log;
+		struct analysis *a = fixture_analysis(l1[f], &log);
+		ck_assert_uint_eq(a->n_versions, 3);
+		ck_assert_str_eq(a->versions[0].name, "v1");
+		ck_assert_ptr_null(a->versions[0].patches);
+		ck_assert_str_eq(a->versions[1].patches, "patch1");
+		ck_assert_str_eq(a->versions[2].name, "v2");
+		ck_assert_uint_eq(a->versions[2].event_index, 8);
+		ck_assert_uint_eq(a->n_stalls, 1);
+		/* protojson leaves PATCH_MISMATCH, the enum's zero, out */
+		ck_assert_str_eq(a->stalls[0].reason, "PATCH_MISMATCH");
+		ck_assert_str_eq(a->stalls[0].description,
+				 "Patch mismatch. History patches: [patch1], current patches: []. ");
+		ck_assert_uint_eq(a->n_attested, 0);
+		ck_assert_ptr_null(a->tampered);
+		analysis_free(a);
+		event_log_free(log);
+	}
+	struct event_log *log;
+	struct analysis *a = fixture_analysis("l2-stalled-version-not-available.catalyst.json", &log);
+	ck_assert_uint_eq(a->n_stalls, 1);
+	ck_assert_str_eq(a->stalls[0].reason, "VERSION_NOT_AVAILABLE");
+	ck_assert_str_eq(a->stalls[0].description, "Version not available: v1");
+	ck_assert(!a->finished);
+	analysis_free(a);
+	event_log_free(log);
+	a = fixture_analysis("l3-history-tampered.proto.json", &log);
+	ck_assert_uint_eq(a->n_results, 1);
+	ck_assert_uint_eq(a->n_attested, 1);
+	ck_assert_ptr_nonnull(a->tampered);
+	ck_assert_ptr_nonnull(strstr(a->tampered, "signature verification failed"));
+	analysis_free(a);
+	event_log_free(log);
+	a = fixture_analysis("l4-detached-workflow.proto.json", &log);
+	struct event ev;
+	ck_assert(event_log_get(log, 2, &ev));
+	ck_assert_int_eq(ev.kind, EVENT_DETACHED_CREATED);
+	ck_assert_str_eq(ev.instance_id, "spawned-1");
+	ck_assert_uint_eq(a->n_child_instances, 0);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
+/* Dapr 1.17.7 and 1.18 drop a second completion before it reaches
+ * history (dapr/dapr#9875): the limit says so, in one sentence, unless
+ * the history shows duplicate completions (a runtime before that wrote
+ * it, and the blind spot is not there). */
+START_TEST(dedup_blind_spot_said_unless_duplicates_shown)
+{
+	static const struct {
+		const char *file;
+		bool said;
+	} cases[] = {
+		{"a-clean-activity.proto.json", true},
+		{"f-legacy-duplicate-completion.proto.json", false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct event_log *log;
+		struct analysis *a = fixture_analysis(cases[i].file, &log);
+		bool said = false;
+		for (size_t k = 0; k < a->n_limits; k++)
+			said |= strstr(a->limits[k], "dapr/dapr#9875") != NULL &&
+				strstr(a->limits[k], "idempotency store") != NULL;
+		ck_assert_msg(said == cases[i].said, "%s: blind spot %s", cases[i].file,
+			      said ? "said" : "not said");
+		analysis_free(a);
+		event_log_free(log);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analysis");
 	struct testlib_group *tc = testlib_group("grouping");
 	add_test(tc, go_python_same_execution_id);
+	add_test(tc, versions_stalls_and_signing_read);
+	add_test(tc, dedup_blind_spot_said_unless_duplicates_shown);
 	add_test(tc, dotnet_ids_linked_by_origin);
 	add_test(tc, missing_timer_id_matches_fire_at);
 	add_test(tc, same_fire_at_matched_in_order);

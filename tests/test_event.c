@@ -1,8 +1,10 @@
 /* The history event model and its dialect parsers. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -2061,12 +2063,86 @@ START_TEST(duplicate_keys_in_second_half)
 }
 END_TEST
 
+/* Every event type of durabletask's HistoryEvent (the list
+ * scripts/proto-event-types took from the protobuf, in
+ * tests/fixtures/durabletask/history-event-types.txt) is read, in its
+ * key of today and of Dapr 1.17 and before, in protojson and in the
+ * flattened dialect; a reserved number's old event is read too (generic
+ * and history-state events) or named as unknown and counted (the entity
+ * events, which Dapr never wrote), never dropped. */
+START_TEST(every_proto_event_type_is_read)
+{
+	size_t len = 0;
+	char *list = testlib_read_file(testlib_src("tests/fixtures/durabletask/history-event-types.txt"), &len);
+	ck_assert_ptr_nonnull(list);
+	size_t n_types = 0, n_reserved = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		int number = 0;
+		char key[64] = "", before[64] = "";
+		ck_assert_int_ge(sscanf(line, "%d %63s %63s", &number, key, before), 2);
+		bool reserved = strcmp(key, "reserved") == 0;
+		const char *keys[] = {reserved ? NULL : key, *before ? before : NULL};
+		for (size_t k = 0; k < 2; k++) {
+			if (!keys[k])
+				continue;
+			char proto[256], flat[256], type[64];
+			/* after a start, as in any history: a list is known by its events */
+			snprintf(proto, sizeof proto,
+				 "{\"events\":[{\"eventId\":-1,\"timestamp\":\"2026-05-04T12:00:00Z\","
+				 "\"executionStarted\":{\"name\":\"W\"}},"
+				 "{\"eventId\":1,\"timestamp\":\"2026-05-04T12:00:01Z\",\"%s\":{}}]}",
+				 keys[k]);
+			/* the flattened dialect names the type in PascalCase */
+			snprintf(type, sizeof type, "%c%s", toupper((unsigned char)keys[k][0]), keys[k] + 1);
+			snprintf(flat, sizeof flat,
+				 "[{\"event_id\":-1,\"timestamp\":\"2026-05-04T12:00:00Z\","
+				 "\"event_type\":\"ExecutionStarted\",\"name\":\"W\"},"
+				 "{\"event_id\":1,\"timestamp\":\"2026-05-04T12:00:01Z\",\"event_type\":\"%s\"}]",
+				 type);
+			const char *docs[] = {proto, flat};
+			for (size_t d = 0; d < 2; d++) {
+				struct err e;
+				err_clear(&e);
+				struct event_log *log = event_log_parse(docs[d], strlen(docs[d]), &e);
+				ck_assert_msg(log, "%d %s: %s", number, keys[k], e.msg);
+				ck_assert_uint_eq(event_log_count(log), 2);
+				struct event ev;
+				event_log_get(log, 1, &ev);
+				if (reserved && ev.kind == EVENT_UNKNOWN) {
+					const struct event_count *c;
+					size_t nc = event_log_unknown_kinds(log, &c);
+					ck_assert_msg(ev.kind == EVENT_UNKNOWN && nc == 1 && c[0].count == 1,
+						      "%d %s (%s): kind %s, %zu unknown kinds", number, keys[k],
+						      d ? "flattened" : "protojson", event_kind_name(ev.kind), nc);
+					ck_assert_msg(strcasecmp(c[0].name, keys[k]) == 0, "%s named %s", keys[k],
+						      c[0].name);
+				} else {
+					ck_assert_msg(ev.kind != EVENT_UNKNOWN, "%d %s (%s) is not read", number,
+						      keys[k], d ? "flattened" : "protojson");
+				}
+				event_log_free(log);
+			}
+		}
+		n_types += !reserved;
+		n_reserved += reserved;
+	}
+	free(list);
+	/* the list as the protobuf of 2026-06-30 has it */
+	ck_assert_uint_eq(n_types, 20);
+	ck_assert_uint_eq(n_reserved, 9);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
 	struct testlib_group *tc = testlib_group("model");
 	add_test(tc, model_append_copies_and_interns);
 	add_test(tc, model_packs_every_field);
+	add_test(tc, every_proto_event_type_is_read);
 	add_test(tc, model_many_events_stay_put);
 	add_test(tc, model_drop_events_keeps_strings);
 	add_test(tc, model_names);

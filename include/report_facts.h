@@ -1,0 +1,22 @@
+#pragma once
+/* What a Dapr 1.17+ history says of the run beyond its calls, in one
+ * sentence each, for the text and Markdown reports (JSON writes the same
+ * facts as members): the version and patches it ran under and where they
+ * changed, each stall and why it is no re-execution, and whether its
+ * results are signed. Server-supplied words stay raw here: the renderer
+ * escapes the sentence whole. Computes only. */
+
+#include "analysis.h"
+#include "buf.h"
+
+/* "version v2, patches p1, p2; changed within the run: v1 from event 3,
+ * v2 from event 17": 1 when written, 0 when the run names no version. */
+int report_version_sentence(struct buf *b, const struct analysis *a);
+
+/* "stalled at T (event N): REASON, "description". A stall is no
+ * re-execution: ...". */
+int report_stall_sentence(struct buf *b, const struct run_stall *st);
+
+/* "signed: 4 of 4 results carry the runtime's attestation": 1 when
+ * written, 0 when none does. */
+int report_signed_sentence(struct buf *b, const struct analysis *a);
