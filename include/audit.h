@@ -86,6 +86,8 @@ struct audit_request {
 	bool quiet; /* -q/--quiet: main gives no warn, notice or progress sink */
 	/* sign-in */
 	const char *client_id;
+	/* --client-metadata-url; default the build's (CATALYST_CLIENT_METADATA_URL), "" none */
+	const char *client_metadata_url;
 	const char *redirect_path;
 	bool no_browser;
 	bool no_login;

@@ -125,7 +125,10 @@ void oauth_listener_close(struct oauth_listener *l);
 struct oauth_tokens {
 	char *issuer;
 	char *client_id;
-	char *resource;
+	char *resource; /* the MCP URL: what the store is searched by */
+	/* The protected resource metadata's `resource`, sent as RFC 8707's
+	 * `resource` (NULL in files written before it: then `resource`). */
+	char *resource_indicator;
 	char *access_token;   /* secret */
 	char *refresh_token;  /* secret, may be NULL */
 	char *token_endpoint; /* kept so a refresh needs no discovery */
@@ -167,8 +170,12 @@ void oauth_store_unlock(int fd);
 /* ---- Sessions: what the commands call ---- */
 
 struct oauth_config {
-	const char *resource;      /* the MCP URL, sent byte for byte as `resource` */
-	const char *client_id;     /* pre-registered; NULL: stored tokens or env_token only */
+	const char *resource;  /* the MCP URL, sent byte for byte as `resource` */
+	const char *client_id; /* pre-registered; NULL: stored tokens or env_token only */
+	/* An https URL with a path where the client's Client ID Metadata
+	 * Document is published: the client id, with no registration, where
+	 * the authorization server says it takes them and client_id is NULL. */
+	const char *client_metadata_url;
 	const char *client_secret; /* NULL: public client (Catalyst); else client_secret_basic/post */
 	const char *redirect_path; /* NULL: "/callback" */
 	const char *scope;         /* wanted scopes, asked only when advertised;
@@ -197,6 +204,9 @@ struct oauth_session;
  * environment variable: all it uses is in the config. */
 struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err *e);
 void oauth_session_free(struct oauth_session *s); /* accepts NULL */
+/* The client id of the tokens held (a metadata document's URL when the
+ * sign-in used one), else the configured one; NULL for none. Borrowed. */
+const char *oauth_session_client_id(const struct oauth_session *s);
 
 /* Before the first request: the config's env_token, else the stored token
  * (refreshed first when it expires within a minute), onto t. Returns 1

@@ -116,6 +116,27 @@ static inline int transport_send(struct transport *t, const char *body, size_t l
 void transport_set_send_deadline(long long at_ms);
 long transport_send_timeout(long timeout_ms);
 
+/* What the MCP layer adds to the POSTs the calling thread sends until it
+ * clears it (HTTP only; stdio has no headers): header lines that hold for
+ * this one request (MCP 2026-07-28's Mcp-Method, Mcp-Name, Mcp-Param-*,
+ * which a transport shared by several threads cannot keep as its own),
+ * and whether a 4xx answer whose body is a whole JSON text is delivered
+ * to on_message as the answer (MCP 2026-07-28 answers an unsupported
+ * version or a missing field so; a legacy server's 4xx stays an error).
+ * Names and values must hold no CR or LF; an empty value is sent empty.
+ * Borrowed: it must outlive the sends. NULL clears. */
+struct transport_header {
+	const char *name;
+	const char *value;
+};
+struct transport_request {
+	const struct transport_header *headers;
+	size_t n_headers;
+	bool error_bodies;
+};
+void transport_set_request(const struct transport_request *r);
+const struct transport_request *transport_request_get(void);
+
 /* Closes and frees; accepts NULL. */
 void transport_free(struct transport *t);
 

@@ -281,6 +281,7 @@ struct work {
 	size_t n_stalls, cap_stalls;
 	size_t n_results, n_attested;
 	const char *tampered;
+	const char *tampered_type; /* its error type, as the history spells it */
 	size_t n_events;
 	size_t n_started;
 	size_t n_continue_as_new;

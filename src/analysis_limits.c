@@ -708,10 +708,10 @@ static int limit_tampered(struct finding_ctx *c, const struct run_shape *r)
 	sb_init(&s, &w->oom);
 	sb_printf(&s,
 		  "The runtime failed this run because its history's signature did not verify "
-		  "(DAPR_WORKFLOW_HISTORY_TAMPERED: %s): the history was altered or damaged in the state "
+		  "(%s: %s): the history was altered or damaged in the state "
 		  "store, so no event of it can be taken as evidence, and the failure is not one of the "
 		  "workflow's code.",
-		  w->tampered);
+		  w->tampered_type, w->tampered);
 	return limit_add(c->ao, &w->oom, sb_steal(&s), true);
 }
 

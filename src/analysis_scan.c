@@ -617,9 +617,14 @@ static void scan_event(struct work *w, size_t i)
 		w->completed_at = ev->timestamp;
 		w->completed_error = str_set(ev->error_type) || str_set(ev->error_message);
 		/* Dapr 1.18 (wfengine/state MarkAsTamperFailed): the runtime's
-		 * verdict on the history, not a failure of the workflow's code */
-		if (str_set(ev->error_type) && strcmp(ev->error_type, "DAPR_WORKFLOW_HISTORY_TAMPERED") == 0)
+		 * verdict on the history, not a failure of the workflow's code.
+		 * SignatureVerificationFailed is the name issue 32 gives it; the
+		 * runtime's own is the first. */
+		if (str_set(ev->error_type) && (strcmp(ev->error_type, "DAPR_WORKFLOW_HISTORY_TAMPERED") == 0 ||
+						strcmp(ev->error_type, "SignatureVerificationFailed") == 0)) {
 			w->tampered = str_set(ev->error_message) ? ev->error_message : ev->error_type;
+			w->tampered_type = ev->error_type;
+		}
 		analysis_link_break(w);
 		break;
 	case EVENT_EXECUTION_TERMINATED:

@@ -17,6 +17,7 @@ void audit_request_init(struct audit_request *rq)
 {
 	memset(rq, 0, sizeof *rq);
 	rq->server = CATALYST_DEFAULT_SERVER;
+	rq->client_metadata_url = CATALYST_CLIENT_METADATA_URL;
 	rq->console = CATALYST_DEFAULT_CONSOLE;
 	rq->redirect_path = "/callback";
 	rq->timeout_s = 60;

@@ -36,6 +36,8 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	memset(c, 0, sizeof *c);
 	c->resource = rq->server;
 	c->client_id = rq->client_id && *rq->client_id ? rq->client_id : NULL;
+	c->client_metadata_url = rq->client_metadata_url && *rq->client_metadata_url ? rq->client_metadata_url
+										     : NULL;
 	c->redirect_path = rq->redirect_path;
 	c->scope = OAUTH_DEFAULT_SCOPE;
 	c->cacert = rq->cacert;
@@ -52,10 +54,16 @@ void oauth_config_from_request(struct oauth_config *c, const struct audit_reques
 	c->notice_ctx = (void *)rq;
 	bool default_server = strcmp(rq->server, CATALYST_DEFAULT_SERVER) == 0;
 	bool default_path = !rq->redirect_path || strcmp(rq->redirect_path, "/callback") == 0;
-	snprintf(hint_buf, hint_len, "catalyst-audit%s%s%s login --client-id %s%s%s",
-		 default_server ? "" : " --server '", default_server ? "" : rq->server, default_server ? "" : "'",
-		 c->client_id ? c->client_id : "CLIENT_ID", default_path ? "" : " --redirect-path ",
-		 default_path ? "" : rq->redirect_path);
+	/* With no client id, a metadata document may serve as one. */
+	bool cimd = !c->client_id && c->client_metadata_url;
+	snprintf(hint_buf, hint_len, "catalyst-audit%s%s%s login %s %s%s%s%s", default_server ? "" : " --server '",
+		 default_server ? "" : rq->server, default_server ? "" : "'",
+		 cimd ? "--client-metadata-url" : "--client-id",
+		 cimd           ? c->client_metadata_url
+		 : c->client_id ? c->client_id
+				: "CLIENT_ID",
+		 default_path ? "" : " --redirect-path ", default_path ? "" : rq->redirect_path,
+		 cimd ? " (or --client-id ID, where the authorization server takes no metadata documents)" : "");
 	c->hint = hint_buf;
 }
 
@@ -123,9 +131,10 @@ int audit_login(const struct audit_request *rq, struct err *e)
 		if (oauth_store_load(rq->token_dir, NULL, NULL, c.resource, &stored, NULL) == 1)
 			c.client_id = stored.client_id;
 	}
-	if (!c.client_id) {
+	if (!c.client_id && !c.client_metadata_url) {
 		err_set(e, ERR_USAGE,
-			"login needs --client-id: %s accepts only OAuth clients registered in advance (no dynamic "
+			"login needs --client-id (or --client-metadata-url, where its authorization server takes "
+			"client metadata documents): %s accepts only OAuth clients registered in advance (no dynamic "
 			"client registration), each with a fixed redirect path. Pass the client id your Catalyst "
 			"administrator or Diagrid's documentation gives you, and its --redirect-path if it is not "
 			"/callback",
@@ -147,7 +156,7 @@ int audit_login(const struct audit_request *rq, struct err *e)
 		goto out;
 	if (oauth_session_login(s, e) < 0)
 		goto out;
-	audit_notef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, c.client_id,
+	audit_notef(rq, "signed in to %s (client %s); tokens stored in %s", rq->server, oauth_session_client_id(s),
 		    rq->token_dir ? rq->token_dir : "the token folder");
 	rc = 0;
 out:

@@ -8,6 +8,7 @@
 
 #include "json_scan.h"
 #include "jsonrpc.h"
+#include "mcp_wire.h"
 #include "monotime.h"
 #include "trace.h"
 #include "version.h"
@@ -40,8 +41,14 @@ struct mcp_session {
 	pthread_mutex_t lock;
 	unsigned generation; /* bumped by every successful initialize */
 	char version[16];
-	json_t *server_info; /* the current initialize result */
-	json_t *retired;     /* earlier results: borrowed pointers stay valid */
+	/* 2026-07-28: no handshake, every request carries the version. */
+	bool modern;
+	/* server/discover was refused once: the server is of the legacy era,
+	 * and a re-initialize after an expiry need not ask again. */
+	bool legacy_known;
+	json_t *server_info;  /* the current initialize result */
+	json_t *retired;      /* earlier results: borrowed pointers stay valid */
+	json_t *tool_headers; /* modern: tool name -> its x-mcp-header designations */
 };
 
 struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_options *o)
@@ -56,8 +63,9 @@ struct mcp_session *mcp_session_new(struct transport *t, const struct mcp_option
 	s->progress_ctx = o ? o->progress_ctx : NULL;
 	s->timeout_ms = o && o->timeout_ms > 0 ? o->timeout_ms : MCP_DEFAULT_TIMEOUT_MS;
 	s->retired = json_array();
+	s->tool_headers = json_object();
 	pthread_mutex_init(&s->lock, NULL);
-	if (!s->client_name || !s->client_version || !s->retired) {
+	if (!s->client_name || !s->client_version || !s->retired || !s->tool_headers) {
 		mcp_session_free(s);
 		return NULL;
 	}
@@ -71,6 +79,7 @@ void mcp_session_free(struct mcp_session *s)
 	pthread_mutex_destroy(&s->lock);
 	json_decref(s->server_info);
 	json_decref(s->retired);
+	json_decref(s->tool_headers);
 	free(s->client_name);
 	free(s->client_version);
 	free(s);
@@ -310,36 +319,85 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 	return rc;
 }
 
+/* One request as exchange() sends it. */
+struct request {
+	const char *method;
+	json_t *params;
+	unsigned flags;
+	/* The 2026-07-28 wire: the version every request names; NULL for the
+	 * legacy era (initialize negotiated it, the header says it). */
+	const char *modern;
+	const json_t *designations; /* tools/call: the tool's x-mcp-header ones */
+};
+
+/* 2026-07-28 results say what they are; an absent resultType is a legacy
+ * server's complete one. We declare no capabilities, so a server that
+ * needs input from us has nothing to get. */
+static int result_type_check(const char *method, const json_t *result, struct err *e)
+{
+	const json_t *rt = json_object_get(result, "resultType");
+	if (!rt || (json_is_string(rt) && strcmp(json_string_value(rt), "complete") == 0))
+		return 0;
+	if (json_is_string(rt) && strcmp(json_string_value(rt), "input_required") == 0)
+		return err_set_final(e, ERR_PROTOCOL,
+				     "%s: the server asks for input (resultType input_required) that this client, "
+				     "which declares no capabilities, cannot give",
+				     method);
+	return err_set_final(e, ERR_PROTOCOL, "%s: the result's resultType is not one MCP %s defines", method,
+			     MCP_MODERN_VERSION);
+}
+
 /* Sends one request and waits for its answer: 0 with exactly one of
  * *result / *rpc_error set (new references), or -1. */
-static int exchange(struct mcp_session *s, const char *method, json_t *params, json_t *meta, unsigned flags,
-		    json_t **result, json_t **rpc_error, size_t *answer_len, struct err *e)
+static int exchange(struct mcp_session *s, const struct request *q, json_t **result, json_t **rpc_error,
+		    size_t *answer_len, struct err *e)
 {
 	struct jsonrpc_request r;
 	*result = *rpc_error = NULL;
 	long long id = jsonrpc_next_id();
-	json_t *m = meta ? json_copy(meta) : NULL;
-	if (flags & EX_PROGRESS) {
+	json_t *m = q->modern ? mcp_wire_meta(q->modern, s->client_name, s->client_version) : NULL;
+	if (q->flags & EX_PROGRESS) {
 		/* The request id doubles as the progress token. */
 		if (!m)
 			m = json_object();
 		json_object_set_new(m, "progressToken", json_integer(id));
 	}
-	int built = jsonrpc_request_build_id(&r, id, method, params, m, e);
+	/* 2026-07-28 requests carry params, if only for _meta. */
+	json_t *empty = q->modern && !q->params ? json_object() : NULL;
+	int built = jsonrpc_request_build_id(&r, id, q->method, empty ? empty : q->params, m, e);
 	json_decref(m);
+	json_decref(empty);
 	if (built < 0)
 		return -1;
-	struct exchange x = {
-		.s = s, .id = r.id, .method = method, .flags = flags, .deadline = monotime_ms() + s->timeout_ms};
+	struct mcp_wire_headers wh = {0};
+	struct transport_request tr = {0};
+	if (q->modern) {
+		if (mcp_wire_headers_build(&wh, q->modern, q->method, q->params, q->designations, e) < 0) {
+			jsonrpc_request_finish(&r);
+			return -1;
+		}
+		tr = (struct transport_request){.headers = wh.h, .n_headers = wh.n, .error_bodies = true};
+	}
+	struct exchange x = {.s = s,
+			     .id = r.id,
+			     .method = q->method,
+			     .flags = q->flags,
+			     .deadline = monotime_ms() + s->timeout_ms};
+	const struct transport_request *outer = transport_request_get();
+	transport_set_request(q->modern ? &tr : NULL);
 	int rc = transport_send(s->t, r.body, r.len, true, on_message, &x, e);
+	transport_set_request(outer);
+	mcp_wire_headers_finish(&wh);
 	jsonrpc_request_finish(&r);
+	if (rc == 0 && !x.result && !x.rpc_error)
+		rc = err_set(e, ERR_PROTOCOL, "%s: the server ended the exchange without answering", q->method);
+	if (rc == 0 && x.result && q->modern)
+		rc = result_type_check(q->method, x.result, e);
 	if (rc < 0) {
 		json_decref(x.result);
 		json_decref(x.rpc_error);
 		return -1;
 	}
-	if (!x.result && !x.rpc_error)
-		return err_set(e, ERR_PROTOCOL, "%s: the server ended the exchange without answering", method);
 	*result = x.result;
 	*rpc_error = x.rpc_error;
 	if (answer_len)
@@ -355,6 +413,15 @@ static int rpc_error_set(struct err *e, const char *method, const json_t *error)
 		       json_is_string(message) ? json_string_value(message) : "(no message)");
 }
 
+/* Rewritten only when it changes: other threads read it unlocked while
+ * their requests go out. */
+static void set_version(struct mcp_session *s, const char *v, bool modern)
+{
+	if (strcmp(s->version, v) != 0)
+		snprintf(s->version, sizeof s->version, "%s", v);
+	s->modern = modern;
+}
+
 static bool version_accepted(const char *v)
 {
 	for (size_t i = 0; i < sizeof accepted_versions / sizeof *accepted_versions; i++)
@@ -363,8 +430,8 @@ static bool version_accepted(const char *v)
 	return false;
 }
 
-/* Called with s->lock held. */
-static int initialize_locked(struct mcp_session *s, struct err *e)
+/* The legacy era's handshake. Called with s->lock held. */
+static int handshake_locked(struct mcp_session *s, struct err *e)
 {
 	json_t *result = NULL, *rpc_error = NULL;
 	int rc = -1;
@@ -375,7 +442,8 @@ static int initialize_locked(struct mcp_session *s, struct err *e)
 				   s->client_version);
 	if (!params)
 		return err_oom(e);
-	if (exchange(s, "initialize", params, NULL, 0, &result, &rpc_error, NULL, e) < 0)
+	struct request q = {.method = "initialize", .params = params};
+	if (exchange(s, &q, &result, &rpc_error, NULL, e) < 0)
 		goto out;
 	if (rpc_error) {
 		rpc_error_set(e, "initialize", rpc_error);
@@ -394,7 +462,8 @@ static int initialize_locked(struct mcp_session *s, struct err *e)
 			v);
 		goto out;
 	}
-	snprintf(s->version, sizeof s->version, "%s", v);
+	set_version(s, v, false);
+	trace_printf("mcp", "MCP %s, negotiated by initialize", s->version);
 	if (s->t->ops->set_header(s->t, "MCP-Protocol-Version", s->version) < 0) {
 		err_set(e, ERR_INTERNAL, "cannot set the MCP-Protocol-Version header");
 		goto out;
@@ -419,6 +488,141 @@ out:
 	json_decref(result);
 	json_decref(rpc_error);
 	return rc;
+}
+
+/* server/discover's answer, a modern era's: what mcp_server_info_get
+ * gives, in the shape of an initialize result (the server's name is in
+ * the result's _meta; some servers put it in the body). */
+static json_t *discovered_info(const json_t *result, const char *version)
+{
+	json_t *info = json_pack("{s:s}", "protocolVersion", version);
+	const json_t *meta = json_object_get(result, "_meta");
+	const json_t *who = json_object_get(meta, "io.modelcontextprotocol/serverInfo");
+	if (!json_is_object(who))
+		who = json_object_get(result, "serverInfo");
+	static const char *const keep[] = {"capabilities", "instructions", "supportedVersions"};
+	for (size_t i = 0; info && i < sizeof keep / sizeof *keep; i++) {
+		json_t *v = json_object_get(result, keep[i]);
+		if (v)
+			json_object_set(info, keep[i], v);
+	}
+	if (info && json_is_object(who))
+		json_object_set(info, "serverInfo", (json_t *)who);
+	return info;
+}
+
+static bool lists(const json_t *versions, const char *v)
+{
+	size_t i;
+	const json_t *x;
+	json_array_foreach(versions, i, x)
+		if (json_is_string(x) && strcmp(json_string_value(x), v) == 0)
+			return true;
+	return false;
+}
+
+/* A refusal of the probe that a server of the legacy era gives: its 4xx
+ * to a request it cannot place (the SDK's "Server not initialized", a 404
+ * or 405 of its router). Not sign-in, throttling or an outage, which no
+ * handshake would get past either. */
+static bool legacy_refusal(const struct err *pe)
+{
+	long st = pe->http_status;
+	return st >= 400 && st <= 499 && st != 401 && st != 403 && st != 429;
+}
+
+/* 2026-07-28's probe. 0: the server speaks it (s->modern); -1 with
+ * *legacy: it does not, by its own answer (any JSON-RPC error but an
+ * unsupported-version one that names a modern version, or a result that
+ * lists none; never its name); -1 otherwise: e says why. Called with
+ * s->lock held. */
+static int discover_locked(struct mcp_session *s, bool *legacy, struct err *e)
+{
+	*legacy = false;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		json_t *result = NULL, *rpc_error = NULL;
+		struct err pe;
+		err_clear(&pe);
+		struct request q = {.method = "server/discover", .modern = MCP_MODERN_VERSION};
+		if (exchange(s, &q, &result, &rpc_error, NULL, &pe) < 0) {
+			if (legacy_refusal(&pe)) {
+				trace_printf("mcp", "server/discover refused (%s): a server of the legacy era",
+					     pe.msg);
+				*legacy = true;
+				return -1;
+			}
+			*e = pe;
+			return -1;
+		}
+		if (rpc_error) {
+			long long code = json_integer_value(json_object_get(rpc_error, "code"));
+			const json_t *supported = json_object_get(json_object_get(rpc_error, "data"), "supported");
+			/* -32022 names the versions the server takes: one more try
+			 * with ours when it is listed (a server may refuse the
+			 * first request it sees so). */
+			bool retry = code == MCP_UNSUPPORTED_VERSION && lists(supported, MCP_MODERN_VERSION);
+			char *text = json_dumps(rpc_error, JSON_COMPACT);
+			json_decref(rpc_error);
+			if (retry && attempt == 0) {
+				trace_printf("mcp", "server/discover: %s; asking again", text ? text : "?");
+				free(text);
+				continue;
+			}
+			if (retry) {
+				err_set(e, ERR_PROTOCOL,
+					"server/discover: the server refuses MCP %s twice though it lists it: %.200s",
+					MCP_MODERN_VERSION, text ? text : "?");
+				free(text);
+				return -1;
+			}
+			trace_printf("mcp", "server/discover answered %s: a server of the legacy era",
+				     text ? text : "an error");
+			free(text);
+			*legacy = true;
+			return -1;
+		}
+		const json_t *versions = json_object_get(result, "supportedVersions");
+		if (!lists(versions, MCP_MODERN_VERSION)) {
+			char *text = json_dumps(versions, JSON_COMPACT | JSON_ENCODE_ANY);
+			trace_printf("mcp", "server/discover lists versions %s, not %s: initialize",
+				     text ? text : "(none)", MCP_MODERN_VERSION);
+			free(text);
+			json_decref(result);
+			*legacy = true;
+			return -1;
+		}
+		json_t *info = discovered_info(result, MCP_MODERN_VERSION);
+		json_decref(result);
+		if (!info)
+			return err_oom(e);
+		set_version(s, MCP_MODERN_VERSION, true);
+		/* Each request names its version in its own headers. */
+		s->t->ops->set_header(s->t, "MCP-Protocol-Version", NULL);
+		if (s->server_info)
+			json_array_append_new(s->retired, s->server_info);
+		s->server_info = info;
+		s->generation++;
+		trace_printf("mcp", "MCP %s, learned from server/discover (no initialize handshake)", s->version);
+		return 0;
+	}
+	return err_set(e, ERR_INTERNAL, "server/discover: unreachable");
+}
+
+/* The session's era, from the server's own answers: 2026-07-28 when
+ * server/discover says so, else the initialize handshake of 2025-11-25
+ * (which settles on 2025-06-18 or 2025-03-26 when the server offers
+ * those). Called with s->lock held. */
+static int initialize_locked(struct mcp_session *s, struct err *e)
+{
+	if (!s->legacy_known) {
+		bool legacy;
+		if (discover_locked(s, &legacy, e) == 0)
+			return 0;
+		if (!legacy)
+			return -1;
+		s->legacy_known = true;
+	}
+	return handshake_locked(s, e);
 }
 
 int mcp_initialize(struct mcp_session *s, struct err *e)
@@ -452,12 +656,33 @@ static unsigned generation(struct mcp_session *s)
 	return g;
 }
 
+/* The version a modern session's requests name, NULL for a legacy one.
+ * The string lives in the session and only an initialize rewrites it. */
+static const char *modern_version(struct mcp_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	const char *v = s->modern ? s->version : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* The tool's designations from the last listing (a new reference), NULL
+ * when it has none or the session is legacy. */
+static json_t *tool_designations(struct mcp_session *s, const char *name)
+{
+	pthread_mutex_lock(&s->lock);
+	json_t *d = s->modern ? json_incref(json_object_get(s->tool_headers, name)) : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return d;
+}
+
 /* exchange(), with one re-initialize and retry on a session expiry. */
-static int exchange_retry(struct mcp_session *s, const char *method, json_t *params, unsigned flags,
-			  json_t **result, json_t **rpc_error, size_t *answer_len, struct err *e)
+static int exchange_retry(struct mcp_session *s, struct request *q, json_t **result, json_t **rpc_error,
+			  size_t *answer_len, struct err *e)
 {
 	unsigned seen = generation(s);
-	int rc = exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
+	q->modern = modern_version(s);
+	int rc = exchange(s, q, result, rpc_error, answer_len, e);
 	/* Another thread re-initialized while this request was being sent:
 	 * it may have gone out between the old session's reset and the new
 	 * one, with no session id, and been refused unread (the SDK answers
@@ -471,7 +696,8 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 			break;
 		seen = now;
 		err_clear(e);
-		rc = exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
+		q->modern = modern_version(s);
+		rc = exchange(s, q, result, rpc_error, answer_len, e);
 	}
 	if (rc == 0)
 		return 0;
@@ -481,7 +707,39 @@ static int exchange_retry(struct mcp_session *s, const char *method, json_t *par
 	err_clear(e);
 	if (reinitialize(s, seen, e) < 0)
 		return err_prefix(e, "re-initializing after '%s'", first.msg);
-	return exchange(s, method, params, NULL, flags, result, rpc_error, answer_len, e);
+	q->modern = modern_version(s);
+	return exchange(s, q, result, rpc_error, answer_len, e);
+}
+
+/* 2026-07-28 over HTTP: a tool whose x-mcp-header designations cannot be
+ * sent is not one a client may call, and leaves the listing (said under
+ * --verbose); the others' designations are kept for tools/call. Over
+ * stdio there are no headers to send. -1: no memory. */
+static int keep_sendable_tools(struct mcp_session *s, json_t *list, json_t *designations)
+{
+	bool headers = strcmp(s->t->ops->name, "stdio") != 0;
+	for (size_t i = 0; i < json_array_size(list);) {
+		json_t *tool = json_array_get(list, i);
+		const char *name = json_string_value(json_object_get(tool, "name"));
+		json_t *d = NULL;
+		char why[200];
+		if (!headers || !name) {
+			i++;
+			continue;
+		}
+		if (mcp_wire_tool_headers(tool, &d, why, sizeof why) < 0) {
+			trace_printf("mcp", "tools/list: leaving out tool '%.80s': %s", name, why);
+			json_array_remove(list, i);
+			continue;
+		}
+		if (json_array_size(d) && json_object_set(designations, name, d) < 0) {
+			json_decref(d);
+			return -1;
+		}
+		json_decref(d);
+		i++;
+	}
+	return 0;
 }
 
 json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
@@ -489,9 +747,10 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	json_t *tools = json_array();
 	json_t *cursors = json_object(); /* every cursor seen, to stop a loop */
 	json_t *params = json_object();
+	json_t *designations = json_object(); /* this listing's, for tools/call */
 	json_t *result = NULL, *rpc_error = NULL;
 	size_t bytes = 0; /* of the answers kept, cursors included */
-	if (!tools || !cursors || !params) {
+	if (!tools || !cursors || !params || !designations) {
 		err_oom(e);
 		goto fail;
 	}
@@ -502,7 +761,8 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 			goto fail;
 		}
 		size_t len = 0;
-		if (exchange_retry(s, "tools/list", params, 0, &result, &rpc_error, &len, e) < 0)
+		struct request q = {.method = "tools/list", .params = params};
+		if (exchange_retry(s, &q, &result, &rpc_error, &len, e) < 0)
 			goto fail;
 		if (rpc_error) {
 			rpc_error_set(e, "tools/list", rpc_error);
@@ -527,6 +787,10 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 				MCP_MAX_LIST_MIB, bytes, page);
 			goto fail;
 		}
+		if (modern_version(s) && keep_sendable_tools(s, list, designations) < 0) {
+			err_oom(e);
+			goto fail;
+		}
 		json_array_extend(tools, list);
 		json_t *next = json_object_get(result, "nextCursor");
 		if (!json_is_string(next) || !*json_string_value(next))
@@ -546,12 +810,17 @@ json_t *mcp_list_tools(struct mcp_session *s, struct err *e)
 	json_decref(result);
 	json_decref(cursors);
 	json_decref(params);
+	pthread_mutex_lock(&s->lock);
+	json_decref(s->tool_headers);
+	s->tool_headers = designations;
+	pthread_mutex_unlock(&s->lock);
 	return tools;
 fail:
 	json_decref(result);
 	json_decref(rpc_error);
 	json_decref(cursors);
 	json_decref(params);
+	json_decref(designations);
 	json_decref(tools);
 	return NULL;
 }
@@ -595,7 +864,11 @@ static int call_tool(struct mcp_session *s, const char *name, json_t *arguments,
 		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
 	json_t *result = NULL, *rpc_error = NULL;
 	unsigned flags = (s->on_progress ? EX_PROGRESS : 0) | (lazy_text ? EX_SKIP_TEXT : 0);
-	int rc = exchange_retry(s, "tools/call", params, flags, &result, &rpc_error, NULL, e);
+	json_t *designations = tool_designations(s, name);
+	struct request q = {
+		.method = "tools/call", .params = params, .flags = flags, .designations = designations};
+	int rc = exchange_retry(s, &q, &result, &rpc_error, NULL, e);
+	json_decref(designations);
 	json_decref(params);
 	if (rc < 0)
 		return err_prefix(e, "tools/call %s", name);

@@ -276,7 +276,7 @@ static int refresh(struct oauth_session *s, struct err *e)
 	oauth_form_add(&form, "grant_type", "refresh_token");
 	oauth_form_add(&form, "refresh_token", s->tok.refresh_token);
 	oauth_form_add(&form, "client_id", s->tok.client_id);
-	oauth_form_add(&form, "resource", s->tok.resource);
+	oauth_form_add(&form, "resource", s->tok.resource_indicator ? s->tok.resource_indicator : s->tok.resource);
 	rc = oauth_token_request(s, s->tok.token_endpoint, NULL, &form, &s->tok, e);
 	buf_finish_secure(&form);
 	if (rc < 0) {
@@ -297,10 +297,31 @@ out:
 
 /* ---- Sessions ---- */
 
+/* draft-ietf-oauth-client-id-metadata-document: an https URL with a path
+ * component, no fragment, no credentials, no dot segments. */
+static bool client_metadata_url_ok(const char *u)
+{
+	if (strncmp(u, "https://", 8) != 0 || strpbrk(u, "#@ \t\r\n") || strstr(u, "/./") || strstr(u, "/../"))
+		return false;
+	const char *path = strchr(u + 8, '/');
+	return path && path > u + 8 && path[1];
+}
+
+const char *oauth_session_client_id(const struct oauth_session *s)
+{
+	return s->tok.client_id ? s->tok.client_id : s->cfg.client_id;
+}
+
 struct oauth_session *oauth_session_new(const struct oauth_config *c, struct err *e)
 {
 	if (!c->resource || !*c->resource) {
 		err_set(e, ERR_USAGE, "no server URL to sign in to");
+		return NULL;
+	}
+	if (c->client_metadata_url && !client_metadata_url_ok(c->client_metadata_url)) {
+		err_set(e, ERR_USAGE,
+			"the client metadata document's URL must be https with a path (it is the client id): '%.200s'",
+			c->client_metadata_url);
 		return NULL;
 	}
 	struct oauth_session *s = calloc(1, sizeof *s);

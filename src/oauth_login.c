@@ -5,6 +5,7 @@
  * the server's challenge. */
 
 #include "oauth_internal.h"
+#include "trace.h"
 
 #include "browser.h"
 #include "monotime.h"
@@ -24,6 +25,7 @@
 #include "version.h"
 
 struct oauth_metadata {
+	char *resource; /* the protected resource metadata's own */
 	char *issuer;
 	char *authorization_endpoint;
 	char *token_endpoint;
@@ -31,10 +33,12 @@ struct oauth_metadata {
 	json_t *as_scopes;    /* AS scopes_supported, or NULL */
 	json_t *auth_methods; /* token_endpoint_auth_methods_supported, or NULL */
 	bool iss_supported;   /* authorization_response_iss_parameter_supported */
+	bool cimd_supported;  /* client_id_metadata_document_supported */
 };
 
 static void metadata_finish(struct oauth_metadata *m)
 {
+	free(m->resource);
 	free(m->issuer);
 	free(m->authorization_endpoint);
 	free(m->token_endpoint);
@@ -142,6 +146,9 @@ static int discover_resource(struct oauth_session *s, const struct oauth_challen
 			got, resource);
 		goto out;
 	}
+	/* RFC 9728 §3.3: the token is asked for the resource exactly as its
+	 * metadata names it (it matched the URL above). */
+	m->resource = strdup(prm_resource);
 	json_t *servers = json_object_get(prm, "authorization_servers");
 	const char *issuer = json_string_value(json_array_get(servers, 0));
 	if (oauth_url_check(issuer, "authorization server (issuer) the resource metadata names", e) < 0)
@@ -150,7 +157,7 @@ static int discover_resource(struct oauth_session *s, const struct oauth_challen
 	json_t *ps = json_object_get(prm, "scopes_supported");
 	if (json_is_array(ps))
 		m->prm_scopes = json_incref(ps);
-	rc = m->issuer ? 0 : err_oom(e);
+	rc = m->issuer && m->resource ? 0 : err_oom(e);
 out:
 	for (int i = 0; i < 3; i++)
 		free(cand[i]);
@@ -212,6 +219,7 @@ static int discover_server(struct oauth_session *s, struct oauth_metadata *m, st
 		m->auth_methods = json_incref(am);
 	m->iss_supported =
 		json_is_true(json_object_get(asm_doc, "authorization_response_iss_parameter_supported"));
+	m->cimd_supported = json_is_true(json_object_get(asm_doc, "client_id_metadata_document_supported"));
 	rc = 0;
 out:
 	for (int i = 0; i < 3; i++)
@@ -284,19 +292,20 @@ static char *choose_scope(const struct oauth_session *s, const struct oauth_meta
 
 /* The authorization request's URL: the endpoint and the PKCE query. */
 static void authorize_url(struct buf *url, const struct oauth_session *s, const struct oauth_metadata *m,
-			  const char *redirect, const char *challenge, const char *state, const char *scope)
+			  const char *client_id, const char *redirect, const char *challenge, const char *state,
+			  const char *scope)
 {
 	buf_printf(url, NULL, "%s%c", m->authorization_endpoint,
 		   strchr(m->authorization_endpoint, '?') ? '&' : '?');
 	struct buf q;
 	buf_init(&q, 0);
 	oauth_form_add(&q, "response_type", "code");
-	oauth_form_add(&q, "client_id", s->cfg.client_id);
+	oauth_form_add(&q, "client_id", client_id);
 	oauth_form_add(&q, "redirect_uri", redirect);
 	oauth_form_add(&q, "code_challenge", challenge);
 	oauth_form_add(&q, "code_challenge_method", "S256");
 	oauth_form_add(&q, "state", state);
-	oauth_form_add(&q, "resource", s->cfg.resource);
+	oauth_form_add(&q, "resource", m->resource);
 	if (scope)
 		oauth_form_add(&q, "scope", scope);
 	buf_append(url, q.data, q.len, NULL);
@@ -305,16 +314,16 @@ static void authorize_url(struct buf *url, const struct oauth_session *s, const 
 
 /* The code for tokens at the token endpoint; the tokens kept (and stored
  * when there is a store). form is the caller's, wiped after. */
-static int exchange_code(struct oauth_session *s, const struct oauth_metadata *m, const struct oauth_callback *cb,
-			 const char *redirect, const char *verifier, const char *scope, struct buf *form,
-			 struct err *e)
+static int exchange_code(struct oauth_session *s, const struct oauth_metadata *m, const char *client_id,
+			 const struct oauth_callback *cb, const char *redirect, const char *verifier,
+			 const char *scope, struct buf *form, struct err *e)
 {
 	oauth_form_add(form, "grant_type", "authorization_code");
 	oauth_form_add(form, "code", cb->code);
 	oauth_form_add(form, "redirect_uri", redirect);
-	oauth_form_add(form, "client_id", s->cfg.client_id);
+	oauth_form_add(form, "client_id", client_id);
 	oauth_form_add(form, "code_verifier", verifier);
-	oauth_form_add(form, "resource", s->cfg.resource);
+	oauth_form_add(form, "resource", m->resource);
 	struct oauth_tokens fresh = {0};
 	if (oauth_token_request(s, m->token_endpoint, m->auth_methods, form, &fresh, e) < 0) {
 		oauth_tokens_finish(&fresh);
@@ -322,8 +331,9 @@ static int exchange_code(struct oauth_session *s, const struct oauth_metadata *m
 		return -1;
 	}
 	fresh.issuer = strdup(m->issuer);
-	fresh.client_id = strdup(s->cfg.client_id);
+	fresh.client_id = strdup(client_id);
 	fresh.resource = strdup(s->cfg.resource);
+	fresh.resource_indicator = strdup(m->resource);
 	fresh.token_endpoint = strdup(m->token_endpoint);
 	if (!fresh.scope && scope)
 		fresh.scope = strdup(scope);
@@ -336,6 +346,14 @@ static int exchange_code(struct oauth_session *s, const struct oauth_metadata *m
 		return -1;
 	}
 	return 0;
+}
+
+static int no_client_id(const struct oauth_session *s, struct err *e)
+{
+	return err_set(e, ERR_AUTH,
+		       "signing in to %s needs a pre-registered OAuth client id (the server has no dynamic "
+		       "client registration): run %s",
+		       s->cfg.resource, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
 }
 
 int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, const char *extra_scope,
@@ -352,12 +370,8 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	int rc = -1;
 	const char *path = s->cfg.redirect_path && *s->cfg.redirect_path ? s->cfg.redirect_path : "/callback";
 
-	if (!s->cfg.client_id)
-		return err_set(
-			e, ERR_AUTH,
-			"signing in to %s needs a pre-registered OAuth client id (the server has no dynamic "
-			"client registration): run %s",
-			s->cfg.resource, s->cfg.hint ? s->cfg.hint : "catalyst-audit login --client-id ID");
+	if (!s->cfg.client_id && !s->cfg.client_metadata_url)
+		return no_client_id(s, e);
 	if (path[0] != '/')
 		return err_set(e, ERR_USAGE, "--redirect-path must start with '/', got '%s'", path);
 	if (s->authorizations >= OAUTH_MAX_AUTHORIZATIONS)
@@ -368,6 +382,18 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 			s->authorizations, s->scope_requested ? s->scope_requested : "(none)");
 	if (discover(s, ch, &m, e) < 0)
 		return -1;
+	/* Pre-registered first; else the Client ID Metadata Document's URL,
+	 * where the authorization server takes one (MCP 2025-11-25). */
+	const char *client_id = s->cfg.client_id;
+	if (!client_id && m.cimd_supported)
+		client_id = s->cfg.client_metadata_url;
+	if (!client_id) {
+		no_client_id(s, e);
+		err_prefix(e, "%s accepts no client metadata documents", m.issuer);
+		goto out;
+	}
+	trace_printf("oauth", "client id %s (%s)", client_id,
+		     client_id == s->cfg.client_id ? "pre-registered" : "client metadata document");
 	scope = choose_scope(s, &m, ch, extra_scope);
 	if (oauth_random_string(verifier, OAUTH_VERIFIER_LEN, e) < 0 ||
 	    oauth_pkce_challenge(verifier, challenge, e) < 0 || oauth_random_string(state, 32, e) < 0)
@@ -379,7 +405,7 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 		err_oom(e);
 		goto out;
 	}
-	authorize_url(&url, s, &m, redirect, challenge, state, scope);
+	authorize_url(&url, s, &m, client_id, redirect, challenge, state, scope);
 	s->authorizations++;
 	free(s->scope_requested);
 	s->scope_requested = scope ? strdup(scope) : NULL;
@@ -402,7 +428,7 @@ int oauth_authorize(struct oauth_session *s, const struct oauth_challenge *ch, c
 	if (oauth_callback_check(&cb, state, m.issuer, m.iss_supported, e) < 0)
 		goto out;
 
-	if (exchange_code(s, &m, &cb, redirect, verifier, scope, &form, e) < 0)
+	if (exchange_code(s, &m, client_id, &cb, redirect, verifier, scope, &form, e) < 0)
 		goto out;
 	rc = 0;
 out:

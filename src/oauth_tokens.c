@@ -41,6 +41,7 @@ void oauth_tokens_finish(struct oauth_tokens *t)
 	oauth_free_secret(t->access_token);
 	oauth_free_secret(t->refresh_token);
 	free(t->token_endpoint);
+	free(t->resource_indicator);
 	free(t->scope);
 	memset(t, 0, sizeof *t);
 }
@@ -164,10 +165,11 @@ int oauth_store_save(const char *dir, const struct oauth_tokens *t, struct err *
 	char *tmp = NULL;
 	char *text = NULL;
 	int fd = -1;
-	json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:I}", "issuer", t->issuer, "client_id",
-				t->client_id, "resource", t->resource, "access_token", t->access_token,
-				"refresh_token", t->refresh_token, "token_endpoint", t->token_endpoint, "scope",
-				t->scope, "expires_at", (json_int_t)t->expires_at);
+	json_t *doc = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:I}", "issuer", t->issuer,
+				"client_id", t->client_id, "resource", t->resource, "resource_indicator",
+				t->resource_indicator, "access_token", t->access_token, "refresh_token",
+				t->refresh_token, "token_endpoint", t->token_endpoint, "scope", t->scope,
+				"expires_at", (json_int_t)t->expires_at);
 	if (!path || !doc || asprintf(&tmp, "%s/.tokens-XXXXXX", dir) < 0) {
 		tmp = NULL;
 		err_oom(e);
@@ -384,6 +386,7 @@ int oauth_store_load(const char *dir, const char *issuer, const char *client_id,
 			out->issuer = dup_field(doc, "issuer");
 			out->client_id = dup_field(doc, "client_id");
 			out->resource = dup_field(doc, "resource");
+			out->resource_indicator = dup_field(doc, "resource_indicator");
 			out->access_token = dup_field(doc, "access_token");
 			out->refresh_token = dup_field(doc, "refresh_token");
 			out->token_endpoint = dup_field(doc, "token_endpoint");

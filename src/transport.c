@@ -118,6 +118,18 @@ long transport_send_timeout(long timeout_ms)
 	return left < timeout_ms ? (long)left : timeout_ms;
 }
 
+static _Thread_local const struct transport_request *request_now;
+
+void transport_set_request(const struct transport_request *r)
+{
+	request_now = r;
+}
+
+const struct transport_request *transport_request_get(void)
+{
+	return request_now;
+}
+
 /* One element of a batch, copied out NUL-terminated (the callback's
  * contract) and handed on. */
 static int deliver_span(const char *p, size_t len, transport_on_message cb, void *ctx, struct err *e)

@@ -120,6 +120,14 @@ static void exchange_finish(struct http_exchange *ex)
 
 /* ---- requests ---- */
 
+static bool header_text_ok(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '\r' || *s == '\n')
+			return false;
+	return true;
+}
+
 /* The request headers, built under the lock from the shared state. The
  * session id sent is remembered: a 404 means expiry only when one went. */
 static struct curl_slist *request_headers(struct http_transport *ht, const char *method, const char *last_event_id,
@@ -127,7 +135,7 @@ static struct curl_slist *request_headers(struct http_transport *ht, const char 
 {
 	struct curl_slist *list = NULL, *t;
 	char *line = NULL;
-	bool ok = true;
+	bool ok = true, bad = false;
 #define ADD(s)                                    \
 	do {                                      \
 		t = curl_slist_append(list, (s)); \
@@ -168,7 +176,28 @@ static struct curl_slist *request_headers(struct http_transport *ht, const char 
 	if (ht->authorization)
 		ADD(ht->authorization);
 	pthread_mutex_unlock(&ht->lock);
+	const struct transport_request *rq = strcmp(method, "POST") == 0 ? transport_request_get() : NULL;
+	for (size_t i = 0; rq && i < rq->n_headers; i++) {
+		const struct transport_header *h = &rq->headers[i];
+		if (!header_text_ok(h->name) || !header_text_ok(h->value)) {
+			bad = true;
+			continue;
+		}
+		/* libcurl drops "Name:" (it means "remove"); "Name;" sends it empty. */
+		int n = *h->value ? asprintf(&line, "%s: %s", h->name, h->value) : asprintf(&line, "%s;", h->name);
+		if (n >= 0) {
+			ADD(line);
+			free(line);
+			line = NULL;
+		} else {
+			ok = false;
+		}
+	}
 #undef ADD
+	if (bad) {
+		curl_slist_free_all(list);
+		return err_set(e, ERR_INTERNAL, "a request header holds a line break"), NULL;
+	}
 	if (!ok) {
 		curl_slist_free_all(list);
 		err_oom(e);
@@ -418,14 +447,6 @@ static int set_header_locked(struct http_transport *ht, const char *name, const 
 	ht->headers[ht->n_headers].value = v;
 	ht->n_headers++;
 	return 0;
-}
-
-static bool header_text_ok(const char *s)
-{
-	for (; s && *s; s++)
-		if (*s == '\r' || *s == '\n')
-			return false;
-	return true;
 }
 
 static int http_set_header(struct transport *t, const char *name, const char *value)

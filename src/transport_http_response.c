@@ -335,6 +335,38 @@ static int status_error(struct http_exchange *ex, const char *session_sent, stru
 	return -1;
 }
 
+/* MCP 2026-07-28 answers a request it refuses (an unsupported version, a
+ * missing field, an unknown method) with a 4xx whose body is the JSON-RPC
+ * error: when the request asked for it, that body is the answer. Not for
+ * a status the layers above branch on by itself (401, 403, 429), nor a
+ * session's expiry, nor a body cut at its excerpt. true when the body was
+ * handed on (ex->done: it answered; else e says why not). */
+static bool deliver_error_body(struct http_exchange *ex, const char *session_sent, struct err *e)
+{
+	const struct transport_request *rq = transport_request_get();
+	long s = ex->status;
+	if (!rq || !rq->error_bodies || !ex->expect_reply || !ex->on_message || s < 400 || s > 499 || s == 401 ||
+	    s == 403 || s == 429 || (session_sent && (s == 404 || s == 400)) ||
+	    !media_type_is(ex->content_type, "application/json") || !ex->body.data ||
+	    ex->body.len >= ERROR_BODY_MAX)
+		return false;
+	trace_body("http", "<", ex->body.data, ex->body.len);
+	struct err de;
+	err_clear(&de);
+	int r = transport_deliver(ex->body.data, ex->body.len, true, ex->on_message, ex->ctx, &de);
+	if (r == 1) {
+		ex->done = true;
+		return true;
+	}
+	if (r < 0) {
+		*e = de;
+		err_prefix(e, "%s %s: HTTP %ld", ex->method, ex->ht->url, s);
+		e->http_status = s;
+		return true;
+	}
+	return false;
+}
+
 static void remember_session(struct http_exchange *ex)
 {
 	struct http_transport *ht = ex->ht;
@@ -380,6 +412,8 @@ enum http_outcome transport_http_judge(struct http_exchange *ex, CURLcode res, c
 		return HTTP_OUTCOME_ERROR;
 	}
 	if (ex->status < 200 || ex->status >= 300) {
+		if (deliver_error_body(ex, session_sent, e))
+			return ex->done ? HTTP_OUTCOME_DONE : HTTP_OUTCOME_ERROR;
 		status_error(ex, session_sent, e);
 		return HTTP_OUTCOME_ERROR;
 	}

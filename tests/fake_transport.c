@@ -65,8 +65,13 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 	json_error_t jerr;
 	json_t *msg = json_loadb(body, len, 0, &jerr);
 	ck_assert_msg(msg != NULL, "we sent invalid JSON: %s", jerr.text);
+	json_t *rh = json_object();
+	const struct transport_request *rq = transport_request_get();
+	for (size_t i = 0; rq && i < rq->n_headers; i++)
+		json_object_set_new(rh, rq->headers[i].name, json_string(rq->headers[i].value));
 	pthread_mutex_lock(&f->lock);
 	json_array_append(f->sent, msg);
+	json_array_append_new(f->request_headers, rh);
 	pthread_mutex_unlock(&f->lock);
 	if (!expect_reply) {
 		if (f->note)
@@ -81,7 +86,13 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 	 * clobber ours. */
 	struct frame saved = cur;
 	cur = (struct frame){.cb = cb, .ctx = ctx, .e = e};
-	int answered = f->answer(f, msg, method, e);
+	int answered = 0;
+	if (!f->modern && strcmp(method, "server/discover") == 0)
+		fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"Method "
+			     "not found\"}}",
+			     (long long)json_integer_value(json_object_get(msg, "id")));
+	else
+		answered = f->answer(f, msg, method, e);
 	int rc = cur.rc;
 	cur = saved;
 	json_decref(msg);
@@ -130,6 +141,7 @@ void fake_transport_init(struct fake_transport *f, fake_answer_fn answer)
 	pthread_mutex_init(&f->lock, NULL);
 	f->sent = json_array();
 	f->headers = json_object();
+	f->request_headers = json_array();
 	f->answer = answer;
 }
 
@@ -137,6 +149,7 @@ void fake_transport_finish(struct fake_transport *f)
 {
 	json_decref(f->sent);
 	json_decref(f->headers);
+	json_decref(f->request_headers);
 	pthread_mutex_destroy(&f->lock);
 }
 
@@ -159,4 +172,14 @@ int fake_count_sent(struct fake_transport *f, const char *method)
 	while (fake_sent_nth(f, method, n))
 		n++;
 	return n;
+}
+
+json_t *fake_headers_of(struct fake_transport *f, const json_t *msg)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(f->sent, i, m)
+		if (m == msg)
+			return json_array_get(f->request_headers, i);
+	return NULL;
 }

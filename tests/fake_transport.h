@@ -25,9 +25,16 @@ struct fake_transport {
 	pthread_mutex_t lock;  /* sent and headers, for the threaded tests */
 	json_t *sent;          /* every message sent, parsed, in order */
 	json_t *headers;       /* what set_header left set */
-	int resets;            /* reset_session calls */
+	/* For each message sent, in order: the headers the MCP layer set for
+	 * that request alone (transport_set_request), name -> value. */
+	json_t *request_headers;
+	int resets; /* reset_session calls */
 	fake_answer_fn answer;
 	fake_note_fn note;
+	/* false: server/discover gets "method not found" here, as from a
+	 * server of MCP's legacy era (the SDK's over stdio), and the answer
+	 * function never sees it; true: it is the answer function's. */
+	bool modern;
 };
 
 void fake_transport_init(struct fake_transport *f, fake_answer_fn answer);
@@ -46,5 +53,7 @@ int fake_deliver_error(json_t *req, json_t *error);
  * response), borrowed; NULL if there is none. */
 json_t *fake_sent_nth(struct fake_transport *f, const char *method, int n);
 int fake_count_sent(struct fake_transport *f, const char *method);
+/* The headers sent with that one message (an object; empty when none). */
+json_t *fake_headers_of(struct fake_transport *f, const json_t *msg);
 
 #endif

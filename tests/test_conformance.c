@@ -13,20 +13,58 @@
 
 #include "testlib.h"
 
+/* Each scenario runs under the suite's release (0.1.16, spec NULL) or its
+ * 0.2.0 alpha pinned in tests/npm (`conformance-next`), which serves the
+ * revision `spec` names: its 2026-07-28 scenarios, and the 2025-11-25
+ * ones again, where our server/discover probe meets a legacy server and
+ * the handshake must follow. */
 static const struct {
 	const char *scenario;
-	const char *checks[4]; /* must be SUCCESS */
+	const char *spec;
+	const char *checks[8]; /* must be SUCCESS */
 	const char *timing;    /* a check that may be WARNING (late) but not FAILURE */
 } scenarios[] = {
-	{"initialize", {"mcp-client-initialization", NULL}, NULL},
-	{"tools_call", {"tool-add-numbers", NULL}, NULL},
+	{"initialize", NULL, {"mcp-client-initialization", NULL}, NULL},
+	{"tools_call", NULL, {"tool-add-numbers", NULL}, NULL},
 	/* Reconnection after a graceful stream close, with Last-Event-ID.
 	 * The suite also times the reconnect against `retry:`; too early is a
 	 * failure we must never show, a little late is only a warning a busy
 	 * machine can cause. */
 	{"sse-retry",
+	 NULL,
 	 {"client-sse-graceful-reconnect", "client-sse-last-event-id", NULL},
 	 "client-sse-retry-timing"},
+	{"initialize", "2025-11-25", {"mcp-client-initialization", NULL}, NULL},
+	{"tools_call", "2025-11-25", {"tool-add-numbers", "wire-schema-valid", NULL}, NULL},
+	{"sse-retry",
+	 "2025-11-25",
+	 {"client-sse-graceful-reconnect", "client-sse-last-event-id", NULL},
+	 "client-sse-retry-timing"},
+	{"tools_call", "2026-07-28", {"tool-add-numbers", "wire-schema-valid", NULL}, NULL},
+	{"request-metadata",
+	 "2026-07-28",
+	 {"sep-2575-http-client-sends-version-header", "sep-2575-client-populates-meta",
+	  "sep-2575-client-sends-client-info", "sep-2575-http-version-header-matches-meta",
+	  "sep-2575-client-retry-supported-version", NULL},
+	 NULL},
+	{"http-standard-headers", "2026-07-28", {"sep-2243-client-includes-standard-headers", NULL}, NULL},
+	{"http-custom-headers",
+	 "2026-07-28",
+	 {"sep-2243-client-supports-custom-headers", "sep-2243-client-mirrors-designated-params",
+	  "sep-2243-client-encode-values", "sep-2243-client-base64-unsafe", "sep-2243-client-omit-null", NULL},
+	 NULL},
+	{"http-invalid-tool-headers",
+	 "2026-07-28",
+	 {"sep-2243-client-reject-invalid-tool", "sep-2243-x-mcp-header-not-empty",
+	  "sep-2243-x-mcp-header-primitive-only", "sep-2243-x-mcp-header-unique", "sep-2243-x-mcp-header-charset",
+	  NULL},
+	 NULL},
+	{"json-schema-ref-no-deref", "2026-07-28", {"sep-2106-no-network-ref-deref", NULL}, NULL},
+	{"json-schema-2020-12-preservation",
+	 "2026-07-28",
+	 {"json-schema-2020-12-client-echo-completed", "json-schema-2020-12-client-$schema-preserved",
+	  "json-schema-2020-12-client-$defs-preserved", "sep-2106-client-composition-keywords-preserved", NULL},
+	 NULL},
 };
 
 START_TEST(scenario_passes)
@@ -38,15 +76,30 @@ START_TEST(scenario_passes)
 	char client[4096], loopback[4096], suite[4096];
 	snprintf(client, sizeof client, "%s/tests/conformance/conformance-client", testlib_env("CA_BUILD_DIR"));
 	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
-	snprintf(suite, sizeof suite, "%s/node_modules/.bin/conformance", testlib_env("CA_NPM_DIR"));
+	const char *spec = scenarios[_i].spec;
+	snprintf(suite, sizeof suite, "%s/node_modules/%s", testlib_env("CA_NPM_DIR"),
+		 spec ? "conformance-next/dist/index.js" : ".bin/conformance");
 	ck_assert_msg(access(client, X_OK) == 0, "%s is not built", client);
 	/* The suite splits --command on spaces. */
 	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
 
 	/* loopback.mjs keeps the suite's scenario servers on 127.0.0.1. */
-	char *argv[] = {
-		(char *)testlib_node(), "--import",       loopback,    suite,   "client", "--command", client,
-		"--scenario",           (char *)scenario, "--timeout", "30000", "-o",     tmp,         NULL};
+	char *argv[] = {(char *)testlib_node(),
+			"--import",
+			loopback,
+			suite,
+			"client",
+			"--command",
+			client,
+			"--scenario",
+			(char *)scenario,
+			"--timeout",
+			"30000",
+			"-o",
+			tmp,
+			spec ? "--spec-version" : NULL,
+			(char *)spec,
+			NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, 60000, &o), 0);
 	ck_assert_msg(!o.timed_out, "conformance %s timed out; stderr:\n%s", scenario, o.err);

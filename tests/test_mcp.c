@@ -139,7 +139,12 @@ START_TEST(initialize_negotiates_version)
 		json_t *note = sent_nth(&f, "notifications/initialized", 0);
 		ck_assert_ptr_nonnull(note);
 		ck_assert_ptr_null(json_object_get(note, "id"));
-		ck_assert_ptr_eq(json_array_get(f.ft.sent, 1), note);
+		/* The 2026-07-28 probe went first, refused as a legacy server
+		 * refuses it; then the handshake. */
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(f.ft.sent, 0), "method")),
+				 "server/discover");
+		ck_assert_ptr_eq(json_array_get(f.ft.sent, 1), init);
+		ck_assert_ptr_eq(json_array_get(f.ft.sent, 2), note);
 		ck_assert_str_eq(json_string_value(json_object_get(
 					 json_object_get(mcp_server_info_get(s), "serverInfo"), "name")),
 				 "fake");
@@ -715,6 +720,8 @@ START_TEST(call_reinitializes_once_on_expiry)
 	ck_assert_int_eq(count_sent(&f, "initialize"), 2);
 	ck_assert_int_eq(count_sent(&f, "notifications/initialized"), 2);
 	ck_assert_int_eq(count_sent(&f, "tools/call"), 2);
+	/* The era is the session's: no second probe on a re-initialize. */
+	ck_assert_int_eq(count_sent(&f, "server/discover"), 1);
 
 	/* A server that forgets every session: one retry, then the error. */
 	f.forgetful = true;
@@ -789,12 +796,274 @@ START_TEST(call_tool_from_many_threads)
 }
 END_TEST
 
+/* --- MCP 2026-07-28 ----------------------------------------------------- */
+
+/* A server of the modern era, as the conformance suite's mocks answer:
+ * `discover` is what server/discover gets (a result or an error member),
+ * `first_refusal` makes the first request of all get -32022. */
+struct modern {
+	struct fake_transport ft;
+	const char *discover;
+	bool first_refusal;
+	int requests;
+	const char *call_answer;
+};
+
+static int modern_answer(struct fake_transport *ft, json_t *req, const char *method, struct err *e)
+{
+	struct modern *m = (struct modern *)ft;
+	(void)e;
+	long long id = json_integer_value(json_object_get(req, "id"));
+	if (m->requests++ == 0 && m->first_refusal)
+		return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32022,\"message\":"
+				    "\"Unsupported protocol version\",\"data\":{\"supported\":[\"2026-07-28\"],"
+				    "\"requested\":\"1900-01-01\"}}}",
+				    id);
+	if (strcmp(method, "server/discover") == 0)
+		return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,%s}", id, m->discover);
+	if (strcmp(method, "initialize") == 0)
+		return fake_deliver(
+			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"protocolVersion\":\"2025-11-25\","
+			"\"capabilities\":{},\"serverInfo\":{\"name\":\"old\",\"version\":\"1\"}}}",
+			id);
+	if (strcmp(method, "tools/list") == 0)
+		return fake_deliver(
+			"{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"resultType\":\"complete\",\"ttlMs\":0,"
+			"\"cacheScope\":\"public\",\"tools\":["
+			"{\"name\":\"valid_tool\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+			"\"priority\":{\"type\":\"integer\",\"x-mcp-header\":\"Priority\"},"
+			"\"verbose\":{\"type\":\"boolean\",\"x-mcp-header\":\"Verbose\"},"
+			"\"empty\":{\"type\":\"string\",\"x-mcp-header\":\"EmptyVal\"},"
+			"\"hello\":{\"type\":\"string\",\"x-mcp-header\":\"NonAscii\"},"
+			"\"pad\":{\"type\":\"string\",\"x-mcp-header\":\"Pad\"},"
+			"\"f\":{\"type\":\"number\"}}}},"
+			"{\"name\":\"invalid_number\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"n\":{\"type\":\"number\",\"x-mcp-header\":\"N\"}}}},"
+			"{\"name\":\"invalid_twice\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"a\":{\"type\":\"string\",\"x-mcp-header\":\"MyField\"},"
+			"\"b\":{\"type\":\"string\",\"x-mcp-header\":\"myfield\"}}}},"
+			"{\"name\":\"invalid_space\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"a\":{\"type\":\"string\",\"x-mcp-header\":\"My Region\"}}}},"
+			"{\"name\":\"invalid_empty\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"a\":{\"type\":\"string\",\"x-mcp-header\":\"\"}}}},"
+			"{\"name\":\"invalid_object\",\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+			"\"a\":{\"type\":\"object\",\"x-mcp-header\":\"Obj\"}}}}]}}",
+			id);
+	if (strcmp(method, "tools/call") == 0)
+		return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}", id,
+				    m->call_answer ? m->call_answer
+						   : "{\"resultType\":\"complete\",\"content\":[]}");
+	return fake_deliver("{\"jsonrpc\":\"2.0\",\"id\":%lld,\"error\":{\"code\":-32601,\"message\":\"no\"}}",
+			    id);
+}
+
+static const char discover_modern[] =
+	"\"result\":{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
+	"\"ttlMs\":0,\"cacheScope\":\"public\",\"instructions\":\"read me\","
+	"\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"modern\",\"version\":\"2\"}}}";
+
+static void modern_init(struct modern *m, const char *discover)
+{
+	memset(m, 0, sizeof *m);
+	fake_transport_init(&m->ft, modern_answer);
+	m->ft.modern = true;
+	m->discover = discover;
+}
+
+/* Every request names the version, our (no) capabilities and who we are,
+ * in _meta and, for the version and the method, in its own headers. */
+static void assert_modern_request(struct modern *m, const json_t *msg)
+{
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
+	ck_assert_msg(json_is_object(meta), "%s has no _meta", method);
+	ck_assert_str_eq(json_string_value(json_object_get(meta, "io.modelcontextprotocol/protocolVersion")),
+			 "2026-07-28");
+	json_t *caps = json_object_get(meta, "io.modelcontextprotocol/clientCapabilities");
+	ck_assert(json_is_object(caps) && json_object_size(caps) == 0);
+	json_t *who = json_object_get(meta, "io.modelcontextprotocol/clientInfo");
+	ck_assert_str_eq(json_string_value(json_object_get(who, "name")), "unit");
+	json_t *h = fake_headers_of(&m->ft, msg);
+	ck_assert_str_eq(json_string_value(json_object_get(h, "MCP-Protocol-Version")), "2026-07-28");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Method")), method);
+}
+
+START_TEST(discover_speaks_2026_07_28)
+{
+	struct modern m;
+	modern_init(&m, discover_modern);
+	m.first_refusal = _i == 1;
+	struct mcp_options o = {.client_name = "unit", .client_version = "9.9"};
+	struct mcp_session *s = mcp_session_new(&m.ft.base, &o);
+	struct err e;
+	err_clear(&e);
+	ck_assert_msg(mcp_initialize(s, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(mcp_protocol_version(s), "2026-07-28");
+	const json_t *info = mcp_server_info_get(s);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(info, "serverInfo"), "name")),
+			 "modern");
+	ck_assert_str_eq(json_string_value(json_object_get(info, "instructions")), "read me");
+	ck_assert(json_is_object(json_object_get(json_object_get(info, "capabilities"), "tools")));
+	/* No handshake, and no session-wide version header. */
+	ck_assert_int_eq(fake_count_sent(&m.ft, "initialize"), 0);
+	ck_assert_int_eq(fake_count_sent(&m.ft, "notifications/initialized"), 0);
+	ck_assert_ptr_null(json_object_get(m.ft.headers, "MCP-Protocol-Version"));
+	/* Refused once with -32022 naming our version: asked again, new id. */
+	ck_assert_int_eq(fake_count_sent(&m.ft, "server/discover"), _i == 1 ? 2 : 1);
+	if (_i == 1)
+		ck_assert_int_ne(
+			json_integer_value(json_object_get(fake_sent_nth(&m.ft, "server/discover", 0), "id")),
+			json_integer_value(json_object_get(fake_sent_nth(&m.ft, "server/discover", 1), "id")));
+
+	json_t *tools = mcp_list_tools(s, &e);
+	ck_assert_msg(tools != NULL, "%s", e.msg);
+	/* Only the tool whose designations can be sent is listed. */
+	ck_assert_int_eq(json_array_size(tools), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(tools, 0), "name")), "valid_tool");
+	json_decref(tools);
+
+	json_t *args = json_pack("{s:s, s:i, s:n, s:s, s:s, s:s, s:f}", "region", "us-west1", "priority", 42,
+				 "verbose", "empty", "", "hello", "Hello, \xe4\xb8\x96\xe7\x95\x8c", "pad",
+				 " padded ", "f", 3.5);
+	struct mcp_tool_result r;
+	ck_assert_msg(mcp_call_tool(s, "valid_tool", args, &r, &e) == 0, "%s", e.msg);
+	mcp_tool_result_finish(&r);
+	json_decref(args);
+	json_t *call = fake_sent_nth(&m.ft, "tools/call", 0);
+	json_t *h = fake_headers_of(&m.ft, call);
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Name")), "valid_tool");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Param-Region")), "us-west1");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Param-Priority")), "42");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Param-EmptyVal")), "");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Param-NonAscii")),
+			 "=?base64?SGVsbG8sIOS4lueVjA==?=");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "Mcp-Param-Pad")), "=?base64?IHBhZGRlZCA=?=");
+	/* null and undesignated arguments send nothing. */
+	ck_assert_ptr_null(json_object_get(h, "Mcp-Param-Verbose"));
+	ck_assert_int_eq(json_object_size(h), 8);
+	size_t i;
+	json_t *msg;
+	json_array_foreach(m.ft.sent, i, msg)
+		assert_modern_request(&m, msg);
+	mcp_session_free(s);
+	fake_transport_finish(&m.ft);
+}
+END_TEST
+
+/* The server's own answers decide the era, never its name: each of these
+ * is a server of the legacy era, and the handshake follows. */
+static const char *const legacy_discovers[] = {
+	"\"error\":{\"code\":-32601,\"message\":\"Method not found\"}",
+	"\"error\":{\"code\":-32602,\"message\":\"Invalid params\"}",
+	"\"error\":{\"code\":-32000,\"message\":\"Bad Request: Server not initialized\"}",
+	"\"error\":{\"code\":-32022,\"message\":\"Unsupported\",\"data\":{\"supported\":[\"2025-11-25\"]}}",
+	"\"result\":{\"supportedVersions\":[\"2025-11-25\",\"2025-06-18\"],\"capabilities\":{}}",
+	"\"result\":{\"capabilities\":{}}",
+};
+
+START_TEST(discover_refused_falls_back_to_initialize)
+{
+	struct modern m;
+	modern_init(&m, legacy_discovers[_i]);
+	struct mcp_options o = {.client_name = "unit", .client_version = "9.9"};
+	struct mcp_session *s = mcp_session_new(&m.ft.base, &o);
+	struct err e;
+	err_clear(&e);
+	ck_assert_msg(mcp_initialize(s, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(mcp_protocol_version(s), "2025-11-25");
+	ck_assert_int_eq(fake_count_sent(&m.ft, "server/discover"), 1);
+	ck_assert_int_eq(fake_count_sent(&m.ft, "initialize"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(m.ft.headers, "MCP-Protocol-Version")), "2025-11-25");
+	/* Legacy requests carry no per-request fields. */
+	json_t *tools = mcp_list_tools(s, &e);
+	ck_assert_msg(tools != NULL, "%s", e.msg);
+	/* The x-mcp-header rules are 2026-07-28's: a legacy listing is whole. */
+	ck_assert_int_eq(json_array_size(tools), 6);
+	json_decref(tools);
+	json_t *list = fake_sent_nth(&m.ft, "tools/list", 0);
+	ck_assert_ptr_null(json_object_get(json_object_get(list, "params"), "_meta"));
+	ck_assert_int_eq(json_object_size(fake_headers_of(&m.ft, list)), 0);
+	mcp_session_free(s);
+	fake_transport_finish(&m.ft);
+}
+END_TEST
+
+static int outage_answer(struct fake_transport *ft, json_t *req, const char *method, struct err *e)
+{
+	(void)ft;
+	(void)req;
+	(void)method;
+	err_set(e, ERR_PROTOCOL, "POST http://127.0.0.1:1/mcp: HTTP 503");
+	e->http_status = 503;
+	e->detail = ERR_DETAIL_RETRYABLE;
+	return -1;
+}
+
+/* An outage is no sign of the legacy era: the error, not a handshake that
+ * would meet the same outage and hide what came first. */
+START_TEST(discover_outage_is_an_error)
+{
+	struct fake_transport ft;
+	fake_transport_init(&ft, outage_answer);
+	ft.modern = true;
+	struct mcp_session *s = mcp_session_new(&ft.base, NULL);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(mcp_initialize(s, &e), -1);
+	ck_assert_int_eq(e.http_status, 503);
+	ck_assert_int_eq(fake_count_sent(&ft, "initialize"), 0);
+	mcp_session_free(s);
+	fake_transport_finish(&ft);
+}
+END_TEST
+
+/* We declare no capabilities: a result that needs input from us, or one
+ * of a kind 2026-07-28 does not define, is an error, never data. */
+static const char *const odd_results[] = {
+	"{\"resultType\":\"input_required\",\"inputRequests\":{\"confirm\":{\"method\":\"elicitation/create\"}},"
+	"\"requestState\":\"x\"}",
+	"{\"resultType\":\"partial\",\"content\":[]}",
+	"{\"resultType\":7,\"content\":[]}",
+};
+
+START_TEST(modern_result_types)
+{
+	struct modern m;
+	modern_init(&m, discover_modern);
+	m.call_answer = odd_results[_i];
+	struct mcp_session *s = mcp_session_new(&m.ft.base, NULL);
+	struct err e;
+	err_clear(&e);
+	ck_assert_msg(mcp_initialize(s, &e) == 0, "%s", e.msg);
+	struct mcp_tool_result r;
+	ck_assert_int_eq(mcp_call_tool(s, "valid_tool", NULL, &r, &e), -1);
+	ck_assert_int_eq(e.detail, ERR_DETAIL_FINAL);
+	ck_assert_msg(strstr(e.msg, "resultType"), "%s", e.msg);
+	ck_assert_msg(_i != 0 || strstr(e.msg, "input"), "%s", e.msg);
+	/* A result with no resultType is a complete one. */
+	m.call_answer = "{\"content\":[]}";
+	err_clear(&e);
+	ck_assert_msg(mcp_call_tool(s, "valid_tool", NULL, &r, &e) == 0, "%s", e.msg);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_transport_finish(&m.ft);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mcp");
 	struct testlib_group *tc = testlib_group("initialize");
 	add_loop_test(tc, initialize_negotiates_version, 0, sizeof versions / sizeof *versions);
 	add_test(tc, initialize_rpc_error);
+	testlib_suite_add(s, tc);
+	tc = testlib_group("modern");
+	add_loop_test(tc, discover_speaks_2026_07_28, 0, 2);
+	add_loop_test(tc, discover_refused_falls_back_to_initialize, 0,
+		      sizeof legacy_discovers / sizeof *legacy_discovers);
+	add_test(tc, discover_outage_is_an_error);
+	add_loop_test(tc, modern_result_types, 0, sizeof odd_results / sizeof *odd_results);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("tools_list");
 	add_test(tc, list_tools_follows_every_page);

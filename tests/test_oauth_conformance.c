@@ -28,35 +28,117 @@
 		"pkce-code-challenge-sent", "pkce-s256-method-used", "pkce-verifier-matches-challenge",       \
 		"valid-bearer-token"
 
+/* spec NULL: the suite's release, 0.1.16; else its 0.2.0 alpha
+ * (`conformance-next` in tests/npm) serving that revision, where after
+ * sign-in the MCP server is 2026-07-28's stateless one. Not run: the
+ * scenarios that need a client secret from dynamic registration
+ * (token-endpoint-auth-basic, -post), a re-registration at a second
+ * authorization server (authorization-server-migration), the 2025-03-26
+ * fallbacks (no protected resource metadata: no way to know the resource
+ * a token is for) and the extensions (client credentials, DPoP, workload
+ * identity, enterprise-managed), none of which a person signing in to
+ * Catalyst from a terminal uses. */
 static const struct {
 	const char *scenario;
+	const char *spec;
 	const char *checks[10]; /* must be SUCCESS */
 	const char *allowed_failure;
 	int min_attempts; /* scope-retry-auth-attempt checks at least (0: none counted) */
 } scenarios[] = {
-	{"auth/metadata-default", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
-	{"auth/metadata-var1", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
-	{"auth/metadata-var2", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
-	{"auth/metadata-var3", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
-	{"auth/scope-from-www-authenticate", {"scope-from-www-authenticate", "valid-bearer-token", NULL}, NULL, 0},
-	{"auth/scope-from-scopes-supported", {"scope-from-scopes-supported", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/metadata-default", NULL, {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var1", NULL, {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var2", NULL, {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var3", NULL, {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/scope-from-www-authenticate",
+	 NULL,
+	 {"scope-from-www-authenticate", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/scope-from-scopes-supported",
+	 NULL,
+	 {"scope-from-scopes-supported", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
 	{"auth/scope-omitted-when-undefined",
+	 NULL,
 	 {"scope-omitted-when-undefined", "valid-bearer-token", NULL},
 	 NULL,
 	 0},
-	{"auth/scope-step-up", {"scope-step-up-initial", "scope-step-up-escalation", NULL}, NULL, 0},
+	{"auth/scope-step-up", NULL, {"scope-step-up-initial", "scope-step-up-escalation", NULL}, NULL, 0},
 	/* It must step up (more than one authorization) and stop at three. */
-	{"auth/scope-retry-limit", {"scope-retry-limit", NULL}, NULL, 2},
+	{"auth/scope-retry-limit", NULL, {"scope-retry-limit", NULL}, NULL, 2},
 	{"auth/token-endpoint-auth-none",
+	 NULL,
 	 {"token-endpoint-auth-method", "resource-parameter-in-authorization", "resource-parameter-in-token",
 	  "resource-parameter-valid-uri", "resource-parameter-consistency", "valid-bearer-token", NULL},
 	 NULL,
 	 0},
-	{"auth/pre-registration", {"pre-registration-auth", "valid-bearer-token", NULL}, NULL, 0},
-	{"auth/resource-mismatch", {"resource-mismatch-rejected", NULL}, NULL, 0},
-	{"auth/offline-access-scope", {"sep-2207-offline-access-requested", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/pre-registration", NULL, {"pre-registration-auth", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/resource-mismatch", NULL, {"resource-mismatch-rejected", NULL}, NULL, 0},
+	{"auth/offline-access-scope",
+	 NULL,
+	 {"sep-2207-offline-access-requested", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
 	{"auth/offline-access-not-supported",
+	 NULL,
 	 {"sep-2207-offline-access-not-requested", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	/* The authorization server takes Client ID Metadata Documents, and the
+	 * client has no pre-registered id: the document's URL is the id. */
+	{"auth/basic-cimd", NULL, {"cimd-client-id-used", "token-request", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/metadata-default", "2026-07-28", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/metadata-var1", "2026-07-28", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	/* The resource asked for is the metadata's (the origin here), not the
+	 * MCP URL: resource-parameter-matches-prm. */
+	{"auth/metadata-var2", "2026-07-28", {DISCOVERY_CHECKS, "resource-parameter-matches-prm", NULL}, NO_DCR, 0},
+	{"auth/metadata-var3", "2026-07-28", {DISCOVERY_CHECKS, NULL}, NO_DCR, 0},
+	{"auth/basic-cimd",
+	 "2026-07-28",
+	 {"cimd-client-id-used", "token-request", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/scope-from-www-authenticate",
+	 "2026-07-28",
+	 {"scope-from-www-authenticate", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/scope-step-up", "2026-07-28", {"scope-step-up-initial", "scope-step-up-escalation", NULL}, NULL, 0},
+	{"auth/scope-retry-limit", "2026-07-28", {"scope-retry-limit", NULL}, NULL, 2},
+	{"auth/token-endpoint-auth-none",
+	 "2026-07-28",
+	 {"token-endpoint-auth-method", "resource-parameter-in-authorization", "resource-parameter-in-token",
+	  "resource-parameter-consistency", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/pre-registration", "2026-07-28", {"pre-registration-auth", "valid-bearer-token", NULL}, NULL, 0},
+	{"auth/resource-mismatch", "2026-07-28", {"resource-mismatch-rejected", NULL}, NULL, 0},
+	{"auth/offline-access-scope",
+	 "2026-07-28",
+	 {"sep-2207-offline-access-requested", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	/* RFC 9207: the iss of the authorization response, compared as a
+	 * string with the issuer whose metadata was used, before the code is
+	 * redeemed; and metadata naming another issuer is not used at all. */
+	{"auth/iss-supported",
+	 "2026-07-28",
+	 {"sep-2468-client-compare-iss-supported", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/iss-not-advertised",
+	 "2026-07-28",
+	 {"sep-2468-client-proceed-no-iss", "valid-bearer-token", NULL},
+	 NULL,
+	 0},
+	{"auth/iss-supported-missing", "2026-07-28", {"sep-2468-client-reject-missing-iss", NULL}, NULL, 0},
+	{"auth/iss-wrong-issuer", "2026-07-28", {"sep-2468-client-compare-iss-supported", NULL}, NULL, 0},
+	{"auth/iss-unexpected", "2026-07-28", {"sep-2468-client-compare-iss-unadvertised", NULL}, NULL, 0},
+	{"auth/iss-normalized", "2026-07-28", {"sep-2468-client-no-normalization", NULL}, NULL, 0},
+	{"auth/metadata-issuer-mismatch",
+	 "2026-07-28",
+	 {"sep-2468-client-validate-metadata-issuer", NULL},
 	 NULL,
 	 0},
 };
@@ -96,15 +178,30 @@ START_TEST(auth_scenario)
 	snprintf(client, sizeof client, "%s/tests/conformance/conformance-auth-client",
 		 testlib_env("CA_BUILD_DIR"));
 	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
-	snprintf(suite, sizeof suite, "%s/node_modules/.bin/conformance", testlib_env("CA_NPM_DIR"));
+	const char *spec = scenarios[_i].spec;
+	snprintf(suite, sizeof suite, "%s/node_modules/%s", testlib_env("CA_NPM_DIR"),
+		 spec ? "conformance-next/dist/index.js" : ".bin/conformance");
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
 	ck_assert_msg(access(client, X_OK) == 0, "%s is not built", client);
 	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
 
 	char *env[] = {browser, NULL};
-	char *argv[] = {
-		(char *)testlib_node(), "--import",       loopback,    suite,   "client", "--command", client,
-		"--scenario",           (char *)scenario, "--timeout", "30000", "-o",     tmp,         NULL};
+	char *argv[] = {(char *)testlib_node(),
+			"--import",
+			loopback,
+			suite,
+			"client",
+			"--command",
+			client,
+			"--scenario",
+			(char *)scenario,
+			"--timeout",
+			"30000",
+			"-o",
+			tmp,
+			spec ? "--spec-version" : NULL,
+			(char *)spec,
+			NULL};
 	struct testlib_output o;
 	ck_assert_int_eq(testlib_run(argv, env, NULL, 0, 60000, &o), 0);
 	if (o.timed_out)

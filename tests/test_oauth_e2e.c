@@ -482,18 +482,47 @@ START_TEST(forged_error_redirect_ignored)
 }
 END_TEST
 
-/* The resource is sent byte for byte: the same server named with a
- * trailing slash is another resource, and the authorization server says
- * invalid_target. */
-START_TEST(wrong_resource_refused_by_server)
+/* The resource is sent as the protected resource metadata names it
+ * (RFC 9728 §3.3, checked by MCP 2026-07-28's conformance suite), not as
+ * the user typed the URL: the same server named with a trailing slash
+ * signs in, where sending the URL byte for byte got invalid_target from
+ * the authorization server, which knows only the metadata's resource. */
+START_TEST(resource_sent_as_its_metadata_names_it)
 {
 	char url[300];
 	snprintf(url, sizeof url, "%s/", mcp.url);
 	struct testlib_output o;
 	const char *args[] = {"login", "--client-id", CLIENT_ID, NULL};
 	run(url, args, NULL, &o);
+	ck_assert_msg(o.status == 0, "login exited %d:\n%s", o.status, o.err);
+	ck_assert_ptr_null(strstr(o.err, "invalid_target"));
+	ck_assert_ptr_nonnull(strstr(o.err, "signed in to"));
+	/* Kept under the URL used (the store's key), with the metadata's
+	 * resource for the refreshes to ask for. */
+	char *path = token_file();
+	ck_assert_ptr_nonnull(path);
+	json_t *doc = json_load_file(path, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "resource")), url);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "resource_indicator")), mcp.url);
+	json_decref(doc);
+	free(path);
+	testlib_output_free(&o);
+}
+END_TEST
+
+/* A metadata document's URL is a client id only where the authorization
+ * server says it takes them (client_id_metadata_document_supported):
+ * this one does not, and with no --client-id nothing is sent to it. */
+START_TEST(client_metadata_url_needs_an_accepting_server)
+{
+	struct testlib_output o;
+	const char *args[] = {"login", "--client-metadata-url", "https://client.invalid/catalyst-audit.json",
+			      NULL};
+	run(mcp.url, args, NULL, &o);
 	ck_assert_int_eq(o.status, 3);
-	ck_assert_ptr_nonnull(strstr(o.err, "invalid_target"));
+	ck_assert_msg(strstr(o.err, "accepts no client metadata documents"), "%s", o.err);
+	ck_assert_msg(strstr(o.err, "needs a pre-registered OAuth client id"), "%s", o.err);
+	ck_assert_ptr_null(strstr(o.err, "open this address"));
 	ck_assert_ptr_null(token_file());
 	testlib_output_free(&o);
 }
@@ -914,7 +943,8 @@ int main(void)
 	add_test(tc, readable_token_file_refused);
 	add_test(tc, tampered_state_refused);
 	add_test(tc, forged_error_redirect_ignored);
-	add_test(tc, wrong_resource_refused_by_server);
+	add_test(tc, resource_sent_as_its_metadata_names_it);
+	add_test(tc, client_metadata_url_needs_an_accepting_server);
 	add_test(tc, library_signs_in_from_config_alone);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("session-config");

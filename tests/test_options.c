@@ -134,6 +134,10 @@ static const struct probe probes[] = {
 	/* a server that asks for a token: what to run to sign in names them */
 	{"client-id", ON(CMD_LOGOUT), .args = {"--client-id", "probe"}},
 	{"client-id", 0, .args = {"--client-id", "probe"}, .base = {"--server", "@AUTH@"}},
+	/* with no client id (the config file's is cleared), what to run to
+	 * sign in names the document */
+	{"client-metadata-url", 0, .args = {"--client-metadata-url", "https://probe.invalid/client.json"},
+	 .base = {"--server", "@AUTH@", "--client-id", ""}},
 	{"redirect-path", 0, .args = {"--redirect-path", "/probe"},
 	 .base = {"--server", "@AUTH@", "--client-id", "probe"}},
 	/* at a terminal, a server that asks for a token starts a sign-in */
@@ -176,6 +180,10 @@ static const struct unseen unseen[] = {
 	{"client-id", ON(CMD_LOGIN),
 	 .why = "sent once an authorization server is found; the simulator names none: "
 		"test_oauth_e2e signs in as its client"},
+	{"client-metadata-url", ON(CMD_LOGIN),
+	 .why = "without it (and no client id) login is a usage error; with it, login goes on to the "
+		"authorization server, which the simulator has none of: test_oauth_e2e "
+		"client_metadata_url_needs_an_accepting_server, test_oauth_conformance auth/basic-cimd"},
 	{"redirect-path", ON(CMD_LOGIN),
 	 .why = "sent once an authorization server is found: test_oauth_e2e "
 		"redirect_path_and_no_browser_are_used"},

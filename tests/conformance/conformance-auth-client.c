@@ -9,7 +9,12 @@
  * read here as the CLI reads it: the OAuth library reads no environment;
  * the client id and secret come from MCP_CONFORMANCE_CONTEXT when the
  * scenario gives them (pre-registration), else a fixed pre-registered-style
- * id, since catalyst-audit never registers clients dynamically. Scopes
+ * id, since catalyst-audit never registers clients dynamically — except in
+ * auth/basic-cimd, whose authorization server takes Client ID Metadata
+ * Documents and offers no client to pre-register: there the client is
+ * configured as a user with no --client-id is, and the metadata document's
+ * URL (the one the suite's server expects; the build's own is a meson
+ * option) must become the client id. Scopes
  * follow the MCP strategy (oauth_config.scope = NULL): the suite's servers
  * advertise mcp:* scopes, not Catalyst's. Tokens go to a private temporary
  * folder, removed at exit. */
@@ -17,6 +22,7 @@
 #include <curl/curl.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +70,8 @@ int main(int argc, char **argv)
 	if (ctx_text)
 		context = json_loads(ctx_text, 0, NULL);
 	const char *client_id = json_string_value(json_object_get(context, "client_id"));
+	const char *scenario = getenv("MCP_CONFORMANCE_SCENARIO");
+	bool no_registration = scenario && strcmp(scenario, "auth/basic-cimd") == 0;
 	const char *client_secret = json_string_value(json_object_get(context, "client_secret"));
 
 	char store[] = "/tmp/ca-conformance-tokens-XXXXXX";
@@ -83,7 +91,10 @@ int main(int argc, char **argv)
 	struct transport *t = NULL;
 	struct oauth_config oc = {
 		.resource = url,
-		.client_id = client_id ? client_id : "catalyst-audit-conformance",
+		.client_id = client_id         ? client_id
+			     : no_registration ? NULL
+					       : "catalyst-audit-conformance",
+		.client_metadata_url = "https://conformance-test.local/client-metadata.json",
 		.client_secret = client_secret,
 		.scope = NULL,
 		.store_dir = store_dir,

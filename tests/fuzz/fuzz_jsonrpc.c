@@ -5,7 +5,11 @@
  * arrives while a tools/call waits (server requests, notifications, stray
  * responses), then the whole input as the text content of the answer; once
  * more for a call that reads structuredContent first, whose messages are
- * walked member by member (json_scan.h) before they are decoded. */
+ * walked member by member (json_scan.h) before they are decoded. Each
+ * runs against a server of MCP's legacy era (server/discover refused,
+ * initialize), one of 2026-07-28 (no handshake; per-request _meta and
+ * headers; resultType read), and one whose answers to server/discover
+ * are the input itself (the era is whatever they say, or an error). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +22,31 @@
 
 static const uint8_t *input;
 static size_t input_size;
+
+enum era {
+	ERA_LEGACY,
+	ERA_MODERN,
+	ERA_FROM_INPUT
+};
+static enum era era;
+
+/* Each line of the input, as a message in the stream of the request
+ * `id` waits on. */
+static int deliver_lines(transport_on_message cb, void *ctx, struct err *e)
+{
+	int rc = 0;
+	size_t start = 0;
+	for (size_t i = 0; i <= input_size && rc == 0; i++) {
+		if (i < input_size && input[i] != '\n')
+			continue;
+		char *line = strndup((const char *)input + start, i - start);
+		if (line && *line)
+			rc = cb(line, strlen(line), ctx, e);
+		free(line);
+		start = i + 1;
+	}
+	return rc;
+}
 
 static int fake_send(struct transport *t, const char *body, size_t len, bool expect_reply, transport_on_message cb,
 		     void *ctx, struct err *e)
@@ -32,22 +61,22 @@ static int fake_send(struct transport *t, const char *body, size_t len, bool exp
 	const char *method = json_string_value(json_object_get(req, "method"));
 	int rc = 0;
 	json_t *answer = NULL;
-	if (strcmp(method, "initialize") == 0) {
+	if (strcmp(method, "server/discover") == 0) {
+		if (era == ERA_FROM_INPUT)
+			rc = deliver_lines(cb, ctx, e);
+		else if (era == ERA_MODERN)
+			answer = json_pack("{s:s, s:I, s:{s:s, s:[s], s:{}, s:i, s:s}}", "jsonrpc", "2.0", "id",
+					   (json_int_t)id, "result", "resultType", "complete", "supportedVersions",
+					   "2026-07-28", "capabilities", "ttlMs", 0, "cacheScope", "public");
+		else
+			answer = json_pack("{s:s, s:I, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", (json_int_t)id,
+					   "error", "code", -32601, "message", "Method not found");
+	} else if (strcmp(method, "initialize") == 0) {
 		answer = json_pack("{s:s, s:I, s:{s:s, s:{}, s:{s:s}}}", "jsonrpc", "2.0", "id", (json_int_t)id,
 				   "result", "protocolVersion", "2025-06-18", "capabilities", "serverInfo", "name",
 				   "fuzz");
 	} else {
-		/* Each line of the input, as a message in the stream. */
-		size_t start = 0;
-		for (size_t i = 0; i <= input_size && rc == 0; i++) {
-			if (i < input_size && input[i] != '\n')
-				continue;
-			char *line = strndup((const char *)input + start, i - start);
-			if (line && *line)
-				rc = cb(line, strlen(line), ctx, e);
-			free(line);
-			start = i + 1;
-		}
+		rc = deliver_lines(cb, ctx, e);
 		if (rc == 0) {
 			json_t *text = json_stringn((const char *)input, input_size); /* NULL unless UTF-8 */
 			answer = json_pack("{s:s, s:I, s:{s:[{s:s, s:o}]}}", "jsonrpc", "2.0", "id",
@@ -91,16 +120,26 @@ static void on_progress(double progress, double total, const char *message, void
 	(void)progress, (void)total, (void)message, (void)ctx;
 }
 
-static void through_session(const uint8_t *data, size_t size, bool structured)
+static void through_session(const uint8_t *data, size_t size, bool structured, enum era as)
 {
 	input = data;
 	input_size = size;
+	era = as;
 	struct transport t = {.ops = &fake_ops};
 	struct mcp_options o = {.on_progress = on_progress};
 	struct mcp_session *s = mcp_session_new(&t, &o);
 	struct err e;
 	err_clear(&e);
-	if (mcp_initialize(s, &e) < 0)
+	if (mcp_initialize(s, &e) < 0) {
+		/* Only the input's own answers may make the session fail. */
+		if (as != ERA_FROM_INPUT || e.code == ERR_NONE)
+			abort();
+		mcp_session_free(s);
+		return;
+	}
+	const char *v = mcp_protocol_version(s);
+	if (!v || (as == ERA_MODERN && strcmp(v, "2026-07-28") != 0) ||
+	    (as == ERA_LEGACY && strcmp(v, "2025-06-18") != 0))
 		abort();
 	struct mcp_tool_result r;
 	int rc = structured ? mcp_call_tool_structured_first(s, "t", NULL, &r, &e)
@@ -119,8 +158,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	through_session(data, size, false);
-	through_session(data, size, true);
+	for (enum era as = ERA_LEGACY; as <= ERA_FROM_INPUT; as++) {
+		through_session(data, size, false, as);
+		through_session(data, size, true, as);
+	}
 	struct jsonrpc_message m;
 	struct err e;
 	err_clear(&e);
