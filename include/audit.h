@@ -73,6 +73,7 @@ struct audit_request {
 	 * server; n_reports 0: the server */
 	const char *const *reports;
 	size_t n_reports;
+	bool stats_by_version; /* stats --by-version */
 	/* connection */
 	const char *server;    /* --server / CATALYST_MCP_URL / default */
 	const char *stdio_cmd; /* --stdio: talk to a local server instead */

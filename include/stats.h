@@ -70,6 +70,9 @@ struct stats_row {
 	char *project;
 	char *app_id; /* NULL when the run had none */
 	char *name;   /* NULL: a finding that names no activity (orphan_retry_timer) */
+	/* With by_version: the workflow version the run was last started
+	 * under (Dapr 1.17+), NULL for a run whose history names none. */
+	char *version;
 	bool child_workflow;
 	/* counts */
 	size_t runs; /* runs it appears in */
@@ -100,6 +103,9 @@ enum stats_source {
 
 struct stats {
 	enum stats_source source;
+	/* --by-version: one row per activity and workflow version, so a
+	 * post-mortem can say "since version 7". Set before any run is added. */
+	bool by_version;
 	struct stats_row **rows; /* ranked after stats_rank */
 	size_t n_rows, cap_rows;
 	json_t *index;       /* row key -> position in rows (before the ranking) */

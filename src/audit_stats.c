@@ -395,6 +395,7 @@ int audit_stats(const struct audit_request *rq, struct err *e)
 {
 	struct stats st;
 	stats_init(&st, rq->n_reports ? STATS_FROM_REPORTS : STATS_FROM_SERVER);
+	st.by_version = rq->stats_by_version;
 	if (!st.index || !st.project_set || (rq->n_reports && !st.seen)) {
 		stats_finish(&st);
 		return err_oom(e);

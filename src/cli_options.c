@@ -107,6 +107,8 @@ const struct cli_option cli_options[] = {
 	 GROUP_ANALYSIS, .set = cli_set_size, .at = RQ(payload_limit), .min = 1, .max = 1L << 40},
 	{"no-children", 0, NULL, "do not audit child workflow runs", ON(CMD_RUN) | ON(CMD_RUNS), GROUP_ANALYSIS,
 	 .set = cli_set_flag, .at = RQ(no_children)},
+	{"by-version", 0, NULL, "one row per activity and workflow version (Dapr 1.17+)", ON(CMD_STATS),
+	 GROUP_ANALYSIS, .set = cli_set_flag, .at = RQ(stats_by_version)},
 	/* --app, --workflow, --status: repeatable, a run matching any value is audited */
 	{"app", 0, "APP_ID", "only this app (repeatable, or a,b: either)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.app)},

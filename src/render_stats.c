@@ -60,7 +60,7 @@ static json_t *project_json(const struct stats_row *r)
 	return json_pack("{s:o}", "name", jstr_or_null(r->project));
 }
 
-static json_t *row_json(const struct stats_row *r, size_t rank)
+static json_t *row_json(const struct stats_row *r, size_t rank, bool by_version)
 {
 	enum finding_kind order[FINDING_KIND_COUNT];
 	size_t nk = kinds_in_order(order);
@@ -96,15 +96,19 @@ static json_t *row_json(const struct stats_row *r, size_t rank)
 		if (latest && r->latest.link_note)
 			json_object_set_new(latest, "link_note", jstr_or_null(r->latest.link_note));
 	}
-	return json_pack("{s:I,s:o,s:o,s:o,s:b,s:I,s:I,s:I,s:f,s:{s:I,s:I,s:I},s:{s:I,s:I,s:o},s:o,s:o,s:o}",
-			 "rank", (json_int_t)rank, "project", project_json(r), "app_id", jstr_or_null(r->app_id),
-			 "name", jstr_or_null(r->name), "child_workflow", r->child_workflow, "runs",
-			 (json_int_t)r->runs, "invocations", (json_int_t)r->invocations, "reexecuted",
-			 (json_int_t)r->reexecuted, "reexecuted_share", r->reexecuted_share, "attempts", "median",
-			 (json_int_t)r->attempts_median, "p95", (json_int_t)r->attempts_p95, "max",
-			 (json_int_t)r->attempts_max, "findings", "suspect", (json_int_t)r->suspect, "notice",
-			 (json_int_t)r->notice, "by_kind", kinds, "failures", failures, "latest_suspect_run",
-			 latest, "remedy", jstr_or_null(r->remedy));
+	json_t *row = json_pack(
+		"{s:I,s:o,s:o,s:o,s:b,s:I,s:I,s:I,s:f,s:{s:I,s:I,s:I},s:{s:I,s:I,s:o},s:o,s:o,s:o}", "rank",
+		(json_int_t)rank, "project", project_json(r), "app_id", jstr_or_null(r->app_id), "name",
+		jstr_or_null(r->name), "child_workflow", r->child_workflow, "runs", (json_int_t)r->runs,
+		"invocations", (json_int_t)r->invocations, "reexecuted", (json_int_t)r->reexecuted,
+		"reexecuted_share", r->reexecuted_share, "attempts", "median", (json_int_t)r->attempts_median,
+		"p95", (json_int_t)r->attempts_p95, "max", (json_int_t)r->attempts_max, "findings", "suspect",
+		(json_int_t)r->suspect, "notice", (json_int_t)r->notice, "by_kind", kinds, "failures", failures,
+		"latest_suspect_run", latest, "remedy", jstr_or_null(r->remedy));
+	/* Only when grouped by it: then null is a run that named none. */
+	if (row && by_version)
+		json_object_set_new(row, "version", jstr_or_null(r->version));
+	return row;
 }
 
 /* JSON Lines: the same document on one line. */
@@ -112,7 +116,7 @@ static int stats_json(FILE *out, const struct stats *st, bool one_line, struct e
 {
 	json_t *rows = json_array();
 	for (size_t i = 0; i < st->n_rows; i++) {
-		json_t *row = row_json(st->rows[i], i + 1);
+		json_t *row = row_json(st->rows[i], i + 1, st->by_version);
 		if (!row || json_array_append_new(rows, row) < 0) {
 			json_decref(rows);
 			return err_oom(e);
@@ -175,6 +179,23 @@ static const char *row_name(const struct stats_row *r)
 	return r->name ? r->name : "(no activity)";
 }
 
+/* The row's activity as a table shows it, escaped: with --by-version, the
+ * version after it ("ChargeCard [version 7]", "[no version]" for runs
+ * whose history names none). */
+static const char *row_label(struct out *o, const struct stats *st, const struct stats_row *r,
+			     enum escape_md_context ctx)
+{
+	if (!st->by_version)
+		return esc(o, row_name(r), 0, ctx);
+	char *label = NULL;
+	if (asprintf(&label, "%s [%s%s]", row_name(r), r->version ? "version " : "no version",
+		     r->version ? r->version : "") < 0)
+		return "";
+	const char *shown = esc(o, label, 0, ctx);
+	free(label);
+	return shown;
+}
+
 static void summary_line(struct out *o, const struct stats *st)
 {
 	size_t with_suspect = 0;
@@ -214,7 +235,7 @@ static void text_table(struct out *o, const struct stats *st)
 			wp = c;
 		if ((c = escape_columns(esc(o, r->app_id ? r->app_id : "-", 0, 0))) > wa)
 			wa = c;
-		if ((c = escape_columns(esc(o, row_name(r), 0, 0)) + (r->child_workflow ? 8 : 0)) > wn)
+		if ((c = escape_columns(row_label(o, st, r, 0)) + (r->child_workflow ? 8 : 0)) > wn)
 			wn = c;
 	}
 	fprintf(o->f, "\n%4s  ", "#");
@@ -234,7 +255,7 @@ static void text_table(struct out *o, const struct stats *st)
 			fprintf(o->f, "%s%*s  ", p, (int)(wp - escape_columns(p)), "");
 		}
 		const char *a = esc(o, r->app_id ? r->app_id : "-", 0, 0);
-		const char *n = esc(o, row_name(r), 0, 0);
+		const char *n = row_label(o, st, r, 0);
 		size_t nc = escape_columns(n) + (r->child_workflow ? 8 : 0);
 		/* Colour only around counts that are not zero: the padding is
 		 * the numbers' own, so the columns stay aligned. */
@@ -265,7 +286,7 @@ static void md_table(struct out *o, const struct stats *st)
 			fprintf(o->f, " %s |", esc(o, project_label(r), 0, ESCAPE_MD_CELL));
 		fprintf(o->f, " %s | %s%s | %zu | %s | %s | %zu | %zu |\n",
 			esc(o, r->app_id ? r->app_id : "-", 0, ESCAPE_MD_CELL),
-			esc(o, row_name(r), 0, ESCAPE_MD_CELL), r->child_workflow ? " (child workflow)" : "",
+			row_label(o, st, r, ESCAPE_MD_CELL), r->child_workflow ? " (child workflow)" : "",
 			r->invocations, sh, at, r->suspect, r->notice);
 	}
 }
@@ -276,10 +297,10 @@ static void detail(struct out *o, const struct stats *st, size_t i)
 	const char *ind = o->md ? "- " : "   ";
 	if (o->md)
 		fprintf(o->f, "\n### %zu. %s / %s%s\n\n", i + 1, esc(o, r->app_id ? r->app_id : "-", 0, 0),
-			esc(o, row_name(r), 0, 0), r->child_workflow ? " (child workflow)" : "");
+			row_label(o, st, r, 0), r->child_workflow ? " (child workflow)" : "");
 	else
 		fprintf(o->f, "\n%zu. %s / %s%s\n", i + 1, esc(o, r->app_id ? r->app_id : "-", 0, 0),
-			esc(o, row_name(r), 0, 0), r->child_workflow ? " (child workflow)" : "");
+			row_label(o, st, r, 0), r->child_workflow ? " (child workflow)" : "");
 	if (st->projects > 1)
 		fprintf(o->f, "%sproject: %s\n", ind, esc(o, project_label(r), 0, 0));
 	enum finding_kind order[FINDING_KIND_COUNT];

@@ -35,6 +35,7 @@ static void row_free(struct stats_row *r)
 	free(r->project);
 	free(r->app_id);
 	free(r->name);
+	free(r->version);
 	free(r->sparse);
 	for (int k = 0; k < FINDING_KIND_COUNT; k++)
 		free(r->kind_remedy[k]);
@@ -88,12 +89,14 @@ static char *dup_or_null(const char *s)
 }
 
 /* Length-prefixed, so no id can pass for another whatever it holds. */
-static char *key_of(enum project_form form, const char *project, const char *app, const char *name)
+static char *key_of(enum project_form form, const char *project, const char *app, const char *name,
+		    const char *version)
 {
 	char *key;
-	if (asprintf(&key, "%d%c%zu:%s%c%zu:%s%c%zu:%s", (int)form, project ? '+' : '-',
+	if (asprintf(&key, "%d%c%zu:%s%c%zu:%s%c%zu:%s%c%zu:%s", (int)form, project ? '+' : '-',
 		     project ? strlen(project) : 0, project ? project : "", app ? '+' : '-', app ? strlen(app) : 0,
-		     app ? app : "", name ? '+' : '-', name ? strlen(name) : 0, name ? name : "") < 0)
+		     app ? app : "", name ? '+' : '-', name ? strlen(name) : 0, name ? name : "",
+		     version ? '+' : '-', version ? strlen(version) : 0, version ? version : "") < 0)
 		return NULL;
 	return key;
 }
@@ -108,13 +111,14 @@ struct fold {
 	const char *started_at;
 	const char *console_link;
 	const char *link_note;
+	const char *version; /* by_version: the run's, NULL when it names none */
 	struct err *e;
 };
 
 static struct stats_row *row_get(struct fold *f, const char *name)
 {
 	struct stats *st = f->st;
-	char *key = key_of(f->form, f->project, f->app_id, name);
+	char *key = key_of(f->form, f->project, f->app_id, name, f->version);
 	if (!key)
 		goto oom;
 	json_t *at = json_object_get(st->index, key);
@@ -144,9 +148,11 @@ static struct stats_row *row_get(struct fold *f, const char *name)
 	r->project = dup_or_null(f->project);
 	r->app_id = dup_or_null(f->app_id);
 	r->name = dup_or_null(name);
+	r->version = dup_or_null(f->version);
 	r->last_run = st->runs;
 	r->runs = 1;
 	if ((f->project && !r->project) || (f->app_id && !r->app_id) || (name && !r->name) ||
+	    (f->version && !r->version) ||
 	    json_object_set_new_nocheck(st->index, key, json_integer((json_int_t)st->n_rows)) < 0) {
 		row_free(r);
 		goto oom;
@@ -283,7 +289,7 @@ static int row_finding(struct fold *f, struct stats_row *r, enum finding_kind k,
 
 static int count_project(struct fold *f)
 {
-	char *key = key_of(f->form, f->project, NULL, NULL);
+	char *key = key_of(f->form, f->project, NULL, NULL, NULL);
 	if (!key || json_object_set_new_nocheck(f->st->project_set, key, json_true()) < 0) {
 		free(key);
 		return err_oom(f->e);
@@ -291,6 +297,16 @@ static int count_project(struct fold *f)
 	free(key);
 	f->st->projects = json_object_size(f->st->project_set);
 	return 0;
+}
+
+/* The version the run was last started under: the last start that named
+ * one (a start that only adds patches keeps the name before it). */
+static const char *last_version(const struct analysis *a)
+{
+	for (size_t i = a->n_versions; i > 0; i--)
+		if (a->versions[i - 1].name)
+			return a->versions[i - 1].name;
+	return NULL;
 }
 
 int stats_add_report_run(struct stats *st, const struct report_run *rr, struct err *e)
@@ -301,9 +317,17 @@ int stats_add_report_run(struct stats *st, const struct report_run *rr, struct e
 		st->failed_runs++;
 		return 0;
 	}
-	struct fold f = {st,         rr->project_form, rr->project,      rr->app_id,
-			 rr->run_id, a->started_at,    rr->console_link, rr->console_link ? NULL : rr->link_note,
-			 e};
+	struct fold f = {.st = st,
+			 .form = rr->project_form,
+			 .project = rr->project,
+			 .app_id = rr->app_id,
+			 .run_id = rr->run_id,
+			 .started_at = a->started_at,
+			 .console_link = rr->console_link,
+			 .link_note = rr->console_link ? NULL : rr->link_note,
+			 .e = e};
+	if (st->by_version)
+		f.version = last_version(a);
 	if (count_project(&f) < 0)
 		return -1;
 	for (size_t i = 0; i < a->n_invocations; i++) {
@@ -354,7 +378,7 @@ static enum stats_class class_by_name(const char *s)
  * is (project, app, run). */
 static int seen_before(struct fold *f, bool *seen)
 {
-	char *key = key_of(f->form, f->project, f->app_id, f->run_id);
+	char *key = key_of(f->form, f->project, f->app_id, f->run_id, NULL);
 	if (!key)
 		return err_oom(f->e);
 	*seen = json_object_get(f->st->seen, key) != NULL;
@@ -388,6 +412,10 @@ int stats_add_json_run(struct stats *st, const json_t *run, struct err *e)
 	f.started_at = jstr(run, "started_at");
 	f.console_link = jstr(run, "console_link");
 	f.link_note = f.console_link ? NULL : jstr(run, "link_note");
+	/* A report of before versions were read has no "version": the run
+	 * names none as far as it can tell. */
+	if (st->by_version)
+		f.version = jstr(json_object_get(run, "version"), "name");
 	if (st->seen) {
 		bool seen = false;
 		if (seen_before(&f, &seen) < 0)
@@ -488,7 +516,7 @@ static int by_rank(const void *a, const void *b)
 		return x->invocations > y->invocations ? -1 : 1;
 	int c;
 	if ((c = cmp_str(x->project, y->project)) || (c = cmp_str(x->app_id, y->app_id)) ||
-	    (c = cmp_str(x->name, y->name)))
+	    (c = cmp_str(x->name, y->name)) || (c = cmp_str(x->version, y->version)))
 		return c;
 	return (int)x->project_form - (int)y->project_form;
 }

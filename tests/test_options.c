@@ -118,6 +118,8 @@ static const struct probe probes[] = {
 	{"data-sharing", 0, .args = {"--data-sharing", "metadata"}},
 	{"payload-limit", 0, .args = {"--payload-limit", "1"}},
 	{"no-children", 0, .args = {"--no-children"}},
+	/* each row says its version: "[no version]" for the simulator's runs */
+	{"by-version", 0, .args = {"--by-version"}},
 	{"app", 0, .args = {"--app", "checkout"}},
 	/* without APP_ID the run is looked up, and a notice says where */
 	{"app-id", ON(CMD_RUN), .args = {"--app-id", "checkout"}, .argv = {"run", "pay-20931"}},

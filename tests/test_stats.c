@@ -427,6 +427,71 @@ START_TEST(messages_counted_in_bounded_slots)
 }
 END_TEST
 
+/* stats --by-version: one row per activity and the workflow version its
+ * run was last started under (Dapr 1.17+), from saved reports of the
+ * runtime-derived fixtures; a run whose history names no version is its
+ * own row, said as such, never an empty version. Without the option the
+ * rows carry no version at all. */
+START_TEST(rows_by_workflow_version)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "stats-version");
+	static const char *const fixtures[] = {"l1-versioned-patched-stall.proto.json",
+					       "l2-stalled-version-not-available.catalyst.json",
+					       "a-clean-activity.catalyst.json"};
+	for (size_t i = 0; i < 3; i++) {
+		char in[300], out[300];
+		snprintf(in, sizeof in, "tests/fixtures/%s", fixtures[i]);
+		snprintf(out, sizeof out, "%s/r%zu.json", dir, i);
+		struct testlib_output o;
+		cli(&o, (const char *[]){"file", testlib_src(in), "-o", "json", "--output-file", out, NULL});
+		ck_assert_msg(o.status == 0, "%s: %d %s", fixtures[i], o.status, o.err);
+		testlib_output_free(&o);
+	}
+	static const struct {
+		const char *name, *version;
+	} want[] = {{"ReserveStock", "v2"},
+		    {"BookCarrier", "v2"},
+		    {"RenderInvoice", "v1"},
+		    {"ReserveInventory", NULL},
+		    {"ValidateOrder", NULL}};
+	struct testlib_output o;
+	cli(&o, (const char *[]){"stats", dir, "-o", "json", "--by-version", NULL});
+	json_t *doc = parse(&o);
+	json_t *rows = json_object_get(doc, "activities");
+	ck_assert_uint_eq(json_array_size(rows), 5);
+	for (size_t w = 0; w < 5; w++) {
+		bool found = false;
+		size_t i;
+		json_t *r;
+		json_array_foreach(rows, i, r) {
+			if (strcmp(rs(r, "name"), want[w].name) != 0)
+				continue;
+			found = true;
+			json_t *v = json_object_get(r, "version");
+			ck_assert_msg(v != NULL, "%s: no version key", want[w].name);
+			if (want[w].version)
+				ck_assert_str_eq(json_string_value(v), want[w].version);
+			else
+				ck_assert_msg(json_is_null(v), "%s: version not null", want[w].name);
+		}
+		ck_assert_msg(found, "no row for %s", want[w].name);
+	}
+	json_decref(doc);
+	testlib_output_free(&o);
+	cli(&o, (const char *[]){"stats", dir, "--by-version", NULL});
+	ck_assert_msg(strstr(o.out, "ReserveStock [version v2]"), "%s", o.out);
+	ck_assert_msg(strstr(o.out, "ValidateOrder [no version]"), "%s", o.out);
+	testlib_output_free(&o);
+	cli(&o, (const char *[]){"stats", dir, "-o", "json", NULL});
+	doc = parse(&o);
+	ck_assert_ptr_null(json_object_get(row(doc, 0), "version"));
+	json_decref(doc);
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(outside_text_is_escaped)
 {
 	char dir[256], path[300];
@@ -510,6 +575,7 @@ static Suite *stats_suite(void)
 	testlib_group_timeout(tc, 300);
 	add_test(tc, fleet_ranked_first);
 	add_test(tc, same_ranking_from_saved_reports);
+	add_test(tc, rows_by_workflow_version);
 	add_test(tc, listing_cut_short_is_partial);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("reports");
