@@ -280,6 +280,10 @@ struct analysis {
 	 * not verify (error type DAPR_WORKFLOW_HISTORY_TAMPERED): its
 	 * message (or its type, when it gives none); NULL otherwise. */
 	const char *tampered;
+	/* Dapr 1.18: the ancestors' record the run received with its start
+	 * (borrowed from the log), NULL when the document carried none. Never
+	 * counted among this run's invocations. */
+	const struct propagated_history *propagated;
 };
 
 /* Whether a saved history has a Catalyst shape: the flattened dialect of

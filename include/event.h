@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "event_propagated.h"
 
 enum event_kind {
 	EVENT_UNKNOWN = 0, /* kept and counted; type name in kind_name */
@@ -199,6 +200,11 @@ unsigned event_dialect_caps(enum event_dialect d);
 const char *event_dialect_origin(enum event_dialect d);
 const char *event_dialect_printer(enum event_dialect d);
 const struct event_run_info *event_log_run_info(const struct event_log *log);
+/* Dapr 1.18: the propagated history the document carried beside its
+ * events (event_propagated.h), NULL when none. */
+const struct propagated_history *event_log_propagated(const struct event_log *log);
+/* Reads one (a PropagatedHistory object) into the log: -1 with ERR_INPUT. */
+int event_log_read_propagated(struct event_log *log, const json_t *doc, struct err *e);
 /* Unknown event types and unknown keys, with counts: never silently dropped. */
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out);
 size_t event_log_unknown_keys(const struct event_log *log, const struct event_count **out);

@@ -20,3 +20,15 @@ int report_stall_sentence(struct buf *b, const struct run_stall *st);
 /* "signed: 4 of 4 results carry the runtime's attestation": 1 when
  * written, 0 when none does. */
 int report_signed_sentence(struct buf *b, const struct analysis *a);
+
+/* The propagated history (Dapr 1.18), one sentence per ancestor chunk:
+ * "received from ancestor order-4411 (OrderWorkflow, app orders; scope
+ * LINEAGE): 6 events, ChargeCard scheduled 1, completed 1; their record,
+ * not this run's executions". 1 when written, 0 when chunk is past the
+ * last. */
+int report_propagated_sentence(struct buf *b, const struct analysis *a, size_t chunk);
+
+/* For an activity of this run the ancestors' record shows too: "ChargeCard
+ * ran in ancestor order-4411 too ...". 1 when written (one sentence for
+ * all such activities), 0 when there is none. */
+int report_also_ran_sentence(struct buf *b, const struct analysis *a);

@@ -72,6 +72,7 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	an->n_results = w->n_results;
 	an->n_attested = w->n_attested;
 	an->tampered = w->tampered;
+	an->propagated = event_log_propagated(w->log);
 	an->n_generations = n ? (size_t)w->gen + 1 : 0;
 	an->workflow = w->first_workflow;
 	an->started_at = w->first_started_at;

@@ -317,6 +317,7 @@ struct event_log {
 	struct event_counter unknown_keys;
 	struct payload_texts texts;
 	struct event_pool pool;
+	struct propagated_history *propagated; /* Dapr 1.18: the ancestors' record, or NULL */
 };
 
 static void slot_of(const struct event_log *log, size_t i, size_t *block, size_t *off)
@@ -381,6 +382,7 @@ void event_log_free(struct event_log *log)
 	free(log->unknown_keys.items);
 	free(log->texts.slots);
 	event_pool_finish(&log->pool);
+	propagated_history_free(log->propagated);
 	free(log);
 }
 
@@ -549,6 +551,24 @@ unsigned event_log_caps(const struct event_log *log)
 const struct event_run_info *event_log_run_info(const struct event_log *log)
 {
 	return log ? &log->run : NULL;
+}
+
+const struct propagated_history *event_log_propagated(const struct event_log *log)
+{
+	return log ? log->propagated : NULL;
+}
+
+int event_log_read_propagated(struct event_log *log, const json_t *doc, struct err *e)
+{
+	struct propagated_history *p;
+	if (propagated_history_read(doc, &p, e) < 0)
+		return -1;
+	/* A document that names two keeps the first: the one beside the events. */
+	if (log->propagated)
+		propagated_history_free(p);
+	else
+		log->propagated = p;
+	return 0;
 }
 
 size_t event_log_unknown_kinds(const struct event_log *log, const struct event_count **out)

@@ -75,6 +75,9 @@ static int jwalk_value(struct jwalk *w, const json_t *v, int depth, const char *
 					      .len = json_string_length(m),
 					      .j = m};
 			dec_run_field(&w->d, k, strlen(k), &t, depth);
+		} else if (json_is_object(m) && propagated_history_key(k, strlen(k))) {
+			if (event_log_read_propagated(w->d.log, m, w->d.e) < 0)
+				return -1;
 		} else if (jwalk_value(w, m, depth + 1, k) < 0) {
 			return -1;
 		}

@@ -265,6 +265,43 @@ static void write_patches(struct jw *w, const char *patches)
 
 /* Dapr 1.17+ run facts (report_facts.h): the version and its changes
  * (null: the history names none), the stalls, and the signing. */
+/* Dapr 1.18's propagated history: the ancestors' record, as read. */
+static void write_propagated(struct jw *w, const struct propagated_history *p)
+{
+	if (!p) {
+		jw_k_null(w, "propagated");
+		return;
+	}
+	jw_open(w, "propagated", '{');
+	jw_k_str(w, "scope", p->scope);
+	jw_open(w, "chunks", '[');
+	for (size_t i = 0; i < p->n_chunks; i++) {
+		const struct propagated_chunk *c = &p->chunks[i];
+		jw_open(w, NULL, '{');
+		jw_k_str(w, "app_id", c->app_id);
+		jw_k_str(w, "instance_id", c->instance_id);
+		jw_k_str(w, "workflow", c->workflow);
+		jw_k_int(w, "events", (int64_t)c->events);
+		jw_k_int(w, "undecoded", (int64_t)c->undecoded);
+		jw_k_int(w, "children", (int64_t)c->children);
+		jw_open(w, "activities", '[');
+		for (size_t k = 0; k < c->n_activities; k++) {
+			const struct propagated_activity *x = &c->activities[k];
+			jw_open(w, NULL, '{');
+			jw_k_str(w, "name", x->name);
+			jw_k_str(w, "task_execution_id", x->task_execution_id);
+			jw_k_int(w, "scheduled", x->scheduled);
+			jw_k_int(w, "completed", x->completed);
+			jw_k_int(w, "failed", x->failed);
+			jw_close(w, '}');
+		}
+		jw_close(w, ']');
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+	jw_close(w, '}');
+}
+
 static void write_facts(struct jw *w, const struct analysis *a)
 {
 	if (!a->n_versions) {
@@ -305,6 +342,7 @@ static void write_facts(struct jw *w, const struct analysis *a)
 	jw_k_int(w, "attested", (int64_t)a->n_attested);
 	jw_k_str(w, "tampered", a->tampered);
 	jw_close(w, '}');
+	write_propagated(w, a->propagated);
 }
 
 static void write_strings(struct jw *w, const char *key, char *const *v, size_t n)

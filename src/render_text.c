@@ -316,6 +316,11 @@ void text_print_facts(struct text_out *t, const struct analysis *a)
 	buf_reset(&b);
 	if (report_signed_sentence(&b, a))
 		text_wrap(t, text_esc(t, b.data, 0), 2);
+	for (size_t i = 0; buf_reset(&b), report_propagated_sentence(&b, a, i); i++)
+		text_wrap(t, text_esc(t, b.data, 0), 2);
+	buf_reset(&b);
+	if (report_also_ran_sentence(&b, a))
+		text_wrap(t, text_esc(t, b.data, 0), 2);
 	buf_finish(&b);
 }
 

@@ -97,3 +97,70 @@ int report_signed_sentence(struct buf *b, const struct analysis *a)
 		   a->n_results);
 	return 1;
 }
+
+int report_propagated_sentence(struct buf *b, const struct analysis *a, size_t chunk)
+{
+	const struct propagated_history *p = a ? a->propagated : NULL;
+	if (!p || chunk >= p->n_chunks)
+		return 0;
+	const struct propagated_chunk *c = &p->chunks[chunk];
+	buf_printf(b, NULL, "received from ancestor %s (%s%s%s%s%s): %zu event%s",
+		   c->instance_id ? c->instance_id : "(unnamed)", c->workflow ? c->workflow : "workflow not named",
+		   c->app_id ? ", app " : "", c->app_id ? c->app_id : "", p->scope ? "; scope " : "",
+		   p->scope ? p->scope : "", c->events, c->events == 1 ? "" : "s");
+	if (c->undecoded)
+		buf_printf(b, NULL, " (%zu of no type this client reads)", c->undecoded);
+	for (size_t i = 0; i < c->n_activities; i++) {
+		const struct propagated_activity *x = &c->activities[i];
+		buf_printf(b, NULL, "%s%s scheduled %" PRIu32 ", completed %" PRIu32, i ? "; " : ", ",
+			   x->name ? x->name : "(an activity whose schedule it does not hold)", x->scheduled,
+			   x->completed);
+		if (x->failed)
+			buf_printf(b, NULL, ", failed %" PRIu32, x->failed);
+	}
+	if (c->children)
+		buf_printf(b, NULL, "; %zu child workflow%s started", c->children, c->children == 1 ? "" : "s");
+	buf_printf(b, NULL,
+		   ". The ancestor's record, read as such: none of it is counted as this run's executions");
+	return 1;
+}
+
+/* The first chunk whose record shows an activity of this name. */
+static const struct propagated_chunk *ancestor_with(const struct propagated_history *p, const char *name)
+{
+	for (size_t i = 0; name && i < p->n_chunks; i++)
+		for (size_t k = 0; k < p->chunks[i].n_activities; k++) {
+			const char *n = p->chunks[i].activities[k].name;
+			if (n && strcmp(n, name) == 0)
+				return &p->chunks[i];
+		}
+	return NULL;
+}
+
+int report_also_ran_sentence(struct buf *b, const struct analysis *a)
+{
+	const struct propagated_history *p = a ? a->propagated : NULL;
+	if (!p)
+		return 0;
+	size_t said = 0;
+	for (size_t i = 0; i < a->n_invocations; i++) {
+		const char *name = a->invocations[i].name;
+		const struct propagated_chunk *c = ancestor_with(p, name);
+		bool earlier = false; /* named once, for its first invocation */
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = a->invocations[k].name && name && strcmp(a->invocations[k].name, name) == 0;
+		if (!c || earlier)
+			continue;
+		buf_printf(b, NULL, "%s%s (ancestor %s)", said ? ", " : "", name,
+			   c->instance_id ? c->instance_id : "(unnamed)");
+		said++;
+	}
+	if (!said)
+		return 0;
+	buf_printf(
+		b, NULL,
+		": ran in this run and in its ancestor's record too. Each is its own execution; a side effect "
+		"keyed on either run's own ids is not deduplicated across them, one keyed on the business input "
+		"is");
+	return 1;
+}

@@ -2070,6 +2070,69 @@ END_TEST
  * flattened dialect; a reserved number's old event is read too (generic
  * and history-state events) or named as unknown and counted (the entity
  * events, which Dapr never wrote), never dropped. */
+/* Dapr 1.18's propagated history beside the events: each chunk's raw
+ * HistoryEvents (binary, base64 in protojson) decoded into the ancestor's
+ * activities, on both parse paths (bytes and a JSON tree), and none of its
+ * events in the run's own log. Events that are no protobuf are counted as
+ * such, never dropped; a malformed PropagatedHistory is an input error. */
+START_TEST(propagated_history_read_as_the_ancestors)
+{
+	size_t len;
+	char *text = fixture("l5-propagated-lineage.proto.json", &len);
+	struct err e;
+	for (int path = 0; path < 2; path++) {
+		err_clear(&e);
+		json_t *doc = path ? json_loadb(text, len, 0, NULL) : NULL;
+		struct event_log *log = path ? event_log_from_json(doc, &e) : event_log_parse(text, len, &e);
+		json_decref(doc);
+		ck_assert_msg(log, "%s", e.msg);
+		ck_assert_uint_eq(event_log_count(log), 6); /* the run's own only */
+		const struct propagated_history *p = event_log_propagated(log);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_str_eq(p->scope, "LINEAGE");
+		ck_assert_uint_eq(p->n_chunks, 1);
+		const struct propagated_chunk *c = &p->chunks[0];
+		ck_assert_str_eq(c->app_id, "orders");
+		ck_assert_str_eq(c->instance_id, "order-4411");
+		ck_assert_str_eq(c->workflow, "OrderWorkflow");
+		ck_assert_uint_eq(c->events, 6);
+		ck_assert_uint_eq(c->undecoded, 0);
+		ck_assert_uint_eq(c->children, 1);
+		ck_assert_uint_eq(c->n_activities, 1);
+		ck_assert_str_eq(c->activities[0].name, "ChargeCard");
+		ck_assert_str_eq(c->activities[0].task_execution_id, "7b9d1f3a-5c7e-4a9b-8d1f-3a5c7e9b1d2f");
+		ck_assert_uint_eq(c->activities[0].scheduled, 1);
+		ck_assert_uint_eq(c->activities[0].completed, 1);
+		event_log_free(log);
+	}
+	free(text);
+
+	/* "AA==" is one zero byte: field number 0, no protobuf; "!!" no base64. */
+	struct event_log *log = parse_ok(
+		"{\"events\":[{\"eventId\":1,\"timestamp\":\"2026-10-05T08:00:00Z\",\"taskScheduled\":{\"name\":\"A\"}}],"
+		"\"propagated_history\":{\"scope\":2,\"chunks\":[{\"raw_events\":[\"AA==\",\"!!\",\"CAE\"],"
+		"\"app_id\":\"a\"}]}}");
+	const struct propagated_history *p = event_log_propagated(log);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->scope, "LINEAGE");
+	ck_assert_uint_eq(p->chunks[0].events, 3);
+	ck_assert_uint_eq(p->chunks[0].undecoded, 2);
+	ck_assert_ptr_null(p->chunks[0].instance_id);
+	event_log_free(log);
+
+	static const char *const bad[] = {
+		"{\"events\":[],\"propagatedHistory\":{\"chunks\":{}}}",
+		"{\"events\":[],\"propagatedHistory\":{\"chunks\":[7]}}",
+		"{\"events\":[],\"propagatedHistory\":{\"chunks\":[{\"rawEvents\":\"x\"}]}}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_ptr_null(parse_str(bad[i], &e));
+		ck_assert_int_eq(e.code, ERR_INPUT);
+		ck_assert_msg(strstr(e.msg, "propagated history"), "%s", e.msg);
+	}
+}
+END_TEST
+
 START_TEST(every_proto_event_type_is_read)
 {
 	size_t len = 0;
@@ -2143,6 +2206,7 @@ int main(void)
 	add_test(tc, model_append_copies_and_interns);
 	add_test(tc, model_packs_every_field);
 	add_test(tc, every_proto_event_type_is_read);
+	add_test(tc, propagated_history_read_as_the_ancestors);
 	add_test(tc, model_many_events_stay_put);
 	add_test(tc, model_drop_events_keeps_strings);
 	add_test(tc, model_names);
