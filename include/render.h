@@ -17,6 +17,7 @@ enum render_format {
 	FORMAT_JSON,
 	FORMAT_MARKDOWN,
 	FORMAT_JSONL, /* one JSON object per run, then a summary line */
+	FORMAT_SARIF, /* SARIF 2.1.0: review only */
 };
 
 /* How much of each run the text and Markdown reports show (JSON and JSON

@@ -45,6 +45,7 @@ int render_tools_json(FILE *out, const struct tools_info *t, const struct render
 int render_review(FILE *out, enum render_format f, const struct review *rv, struct err *e);
 int render_review_text(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
 int render_review_markdown(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
+int render_review_sarif(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
 int render_review_json(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
 
 /* `link`: a run's console link, or why there is none. */

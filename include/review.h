@@ -73,6 +73,10 @@ struct review {
 	size_t n_by_lang[REVIEW_LANG_COUNT];
 	size_t n_skipped; /* files not read: too large, or beyond the file limit */
 	size_t n_hazards; /* of activities and orchestrators */
+	/* The paths reviewed, as given (a file's own is its folder): what the
+	 * files are named relative to in SARIF. */
+	char **roots;
+	size_t n_roots;
 };
 
 /* Largest file read, and most files read from one review. */

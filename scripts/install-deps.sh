@@ -12,8 +12,9 @@ pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libss
       libtree-sitter-dev unicode-data nodejs npm)  # unicode-data: escape.c's table
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
-               clang-tools clang-format bsdutils cmark-gfm) ;;
-    # bsdutils: script(1), a terminal for test_follow; cmark-gfm: GitHub's Markdown, for test_markdown_gfm
+               clang-tools clang-format bsdutils cmark-gfm python3-jsonschema) ;;
+    # bsdutils: script(1), a terminal for test_follow; cmark-gfm: GitHub's Markdown, for test_markdown_gfm;
+    # python3-jsonschema: validates review's SARIF against the schema @microsoft/jest-sarif ships
   bench) pkgs+=(hyperfine time jq python3) ;;
 esac
 

@@ -15,6 +15,7 @@ const struct render_format_row render_formats[] = {
 	 render_stats_jsonl, NULL, NULL, NULL, NULL, &render_follow_jsonl},
 	{FORMAT_MARKDOWN, "markdown", ".md", FORMAT_FOR_PEOPLE, render_markdown, render_stats_markdown,
 	 render_review_markdown, NULL, NULL, NULL, NULL},
+	{FORMAT_SARIF, "sarif", ".sarif", 0, NULL, NULL, render_review_sarif, NULL, NULL, NULL, NULL},
 	{0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "review_internal.h"
+#include "escape.h"
 
 void review_init(struct review *rv)
 {
@@ -39,6 +40,9 @@ void review_finish(struct review *rv)
 	}
 	free(rv->activities);
 	hazards_free(rv->orchestrator, rv->n_orchestrator);
+	for (size_t i = 0; i < rv->n_roots; i++)
+		free(rv->roots[i]);
+	free(rv->roots);
 	review_init(rv);
 }
 
@@ -68,8 +72,9 @@ struct review_activity *rv_add_activity(struct rv_ctx *x, const char *name, size
 	}
 	struct review_activity *a = &rv->activities[rv->n_activities];
 	memset(a, 0, sizeof *a);
-	a->name = strdup(name);
-	a->file = strdup(x->files[file].path);
+	/* The code's bytes need not be UTF-8; what every format writes must. */
+	a->name = escape_utf8_repair_dup(name);
+	a->file = escape_utf8_repair_dup(x->files[file].path);
 	if (!a->name || !a->file) {
 		free(a->name);
 		free(a->file);
@@ -88,26 +93,36 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 		  TSNode at, const char *helper, const char *fmt, ...)
 {
 	unsigned line = rv_line(at);
-	for (size_t i = 0; i < *n; i++) /* a helper called twice reports its line once */
-		if ((*v)[i].kind == kind && (*v)[i].line == line && strcmp((*v)[i].file, x->files[file].path) == 0)
-			return 0;
-	struct review_hazard *grown = realloc(*v, (*n + 1) * sizeof **v);
-	if (!grown)
+	/* The code's bytes need not be UTF-8; what every format writes must. */
+	char *path = escape_utf8_repair_dup(x->files[file].path);
+	if (!path)
 		return err_oom(x->e);
+	for (size_t i = 0; i < *n; i++) /* a helper called twice reports its line once */
+		if ((*v)[i].kind == kind && (*v)[i].line == line && strcmp((*v)[i].file, path) == 0) {
+			free(path);
+			return 0;
+		}
+	struct review_hazard *grown = realloc(*v, (*n + 1) * sizeof **v);
+	if (!grown) {
+		free(path);
+		return err_oom(x->e);
+	}
 	*v = grown;
 	struct review_hazard *h = &grown[*n];
 	memset(h, 0, sizeof *h);
 	h->kind = kind;
 	h->line = line;
+	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int w = vasprintf(&h->detail, fmt, ap);
+	int w = vasprintf(&raw, fmt, ap);
 	va_end(ap);
-	h->file = strdup(x->files[file].path);
-	h->helper = helper ? strdup(helper) : NULL;
-	if (w < 0 || !h->file || (helper && !h->helper)) {
-		if (w < 0)
-			h->detail = NULL;
+	h->detail = w < 0 ? NULL : escape_utf8_repair_dup(raw);
+	if (w >= 0)
+		free(raw);
+	h->file = path;
+	h->helper = helper ? escape_utf8_repair_dup(helper) : NULL;
+	if (!h->detail || (helper && !h->helper)) {
 		free(h->detail);
 		free(h->file);
 		free(h->helper);

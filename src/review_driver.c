@@ -204,11 +204,32 @@ static int review_run(struct rv_ctx *x)
 	return rc;
 }
 
+/* The folder a path's files are named under: itself, or a file's folder. */
+static int add_root(struct review *rv, const char *path, struct err *e)
+{
+	struct stat st;
+	char *root = NULL;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		root = strdup(path);
+	} else {
+		const char *slash = strrchr(path, '/');
+		root = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+	}
+	char **more = root ? realloc(rv->roots, (rv->n_roots + 1) * sizeof *more) : NULL;
+	if (!more) {
+		free(root);
+		return err_oom(e);
+	}
+	rv->roots = more;
+	rv->roots[rv->n_roots++] = root;
+	return 0;
+}
+
 int review_paths(struct review *rv, const char *const *paths, size_t n, struct err *e)
 {
 	struct rv_ctx x = {.out = rv, .e = e};
 	for (size_t i = 0; i < n; i++)
-		if (walk_path(&x, paths[i], 0) < 0) {
+		if (add_root(rv, paths[i], e) < 0 || walk_path(&x, paths[i], 0) < 0) {
 			rv_ctx_finish(&x);
 			return -1;
 		}

@@ -42,6 +42,9 @@
 #define LLVMFuzzerTestOneInput regress_report_time
 #include "fuzz/fuzz_report_time.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_review
+#include "fuzz/fuzz_review.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *parser;
@@ -55,6 +58,7 @@ static const struct {
 	{"catalyst_answer", regress_catalyst_answer},
 	{"url_split", regress_url_split},
 	{"report_time", regress_report_time},
+	{"review", regress_review},
 };
 
 static int by_name(const void *a, const void *b)

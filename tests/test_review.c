@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
 
 #include "review.h"
 #include "testlib.h"
@@ -246,6 +250,163 @@ START_TEST(review_exit_status)
 }
 END_TEST
 
+/* The SARIF of the path given (python3-jsonschema against the schema npm's
+ * @microsoft/jest-sarif ships); 0 when valid. */
+static int sarif_valid(const char *file, struct testlib_output *o)
+{
+	char *argv[] = {"python3", (char *)testlib_src("tests/schema/validate-sarif.py"),
+			(char *)testlib_env("CA_NPM_DIR"), (char *)file, NULL};
+	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, CLI_TIMEOUT_MS, o), 0);
+	return o->status;
+}
+
+static json_t *load_sarif(const char *path)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	ck_assert_msg(doc, "%s: %s", path, je.text);
+	return doc;
+}
+
+/* review -o sarif (or --output-file x.sarif): valid SARIF 2.1.0, one rule
+ * per hazard of the table, one result per hazard found, located relative
+ * to the path reviewed, with fingerprints that stay when the code above
+ * moves; and a validator that refuses a document that is not SARIF. */
+START_TEST(sarif_for_code_scanning)
+{
+	char dir[256], path[600], copy[600];
+	testlib_make_tmpdir(dir, sizeof dir, "review-sarif");
+	snprintf(path, sizeof path, "%s/review.sarif", dir);
+	struct testlib_output o;
+	char *all[] = {"review", (char *)testlib_src("tests/fixtures/review"), "--output-file", path, NULL};
+	cli(&o, all);
+	ck_assert_msg(o.status == 1, "%d %s", o.status, o.err);
+	testlib_output_free(&o);
+	ck_assert_msg(sarif_valid(path, &o) == 0, "%s", o.out);
+	testlib_output_free(&o);
+	char *json[] = {"review", (char *)testlib_src("tests/fixtures/review"), "-o", "json", NULL};
+	cli(&o, json);
+	json_t *report = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(report);
+	testlib_output_free(&o);
+
+	json_t *doc = load_sarif(path);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "version")), "2.1.0");
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+	ck_assert_str_eq(json_string_value(json_object_get(driver, "name")), "catalyst-audit");
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(driver, "version")));
+	ck_assert_uint_eq(json_array_size(json_object_get(driver, "rules")), HAZARD_KIND_COUNT);
+	json_t *results = json_object_get(run, "results");
+	ck_assert_int_eq((json_int_t)json_array_size(results),
+			 json_integer_value(json_object_get(json_object_get(report, "summary"), "hazards")));
+	ck_assert_uint_gt(json_array_size(results), 5);
+	const char *base = json_string_value(
+		json_object_get(json_object_get(json_object_get(run, "originalUriBaseIds"), "SRCROOT"), "uri"));
+	ck_assert_msg(base && strncmp(base, "file:///", 8) == 0, "%s", base ? base : "(none)");
+	size_t i;
+	json_t *r;
+	json_t *prints = json_object();
+	json_array_foreach(results, i, r) {
+		json_t *loc =
+			json_object_get(json_array_get(json_object_get(r, "locations"), 0), "physicalLocation");
+		const char *uri =
+			json_string_value(json_object_get(json_object_get(loc, "artifactLocation"), "uri"));
+		ck_assert_msg(uri && uri[0] != '/' && strncmp(uri, "./", 2) != 0 &&
+				      !strstr(uri, "fixtures/review"),
+			      "%s", uri ? uri : "(none)");
+		/* relative to the folder reviewed: it is there */
+		snprintf(copy, sizeof copy, "%s/%s", testlib_src("tests/fixtures/review"), uri);
+		ck_assert_msg(access(copy, R_OK) == 0, "%s", copy);
+		const char *fp = json_string_value(
+			json_object_get(json_object_get(r, "partialFingerprints"), "catalystAuditHazard/v1"));
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_msg(!json_object_get(prints, fp), "fingerprint %s twice", fp);
+		json_object_set_new(prints, fp,
+				    json_integer(json_integer_value(
+					    json_object_get(json_object_get(loc, "region"), "startLine"))));
+	}
+	json_decref(doc);
+	json_decref(report);
+	json_decref(prints);
+
+	/* The same code three lines lower: every result keeps its fingerprint,
+	 * and its line moves. The fingerprint is of the file as named under
+	 * the path reviewed, so both reviews are of a python folder. */
+	prints = json_object();
+	char *orig[] = {"review", (char *)testlib_src("tests/fixtures/review/python"), "-o", "sarif", NULL};
+	cli(&o, orig);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	testlib_output_free(&o);
+	json_array_foreach(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "results"), i, r) {
+		json_t *loc =
+			json_object_get(json_array_get(json_object_get(r, "locations"), 0), "physicalLocation");
+		json_object_set_new(prints,
+				    json_string_value(json_object_get(json_object_get(r, "partialFingerprints"),
+								      "catalystAuditHazard/v1")),
+				    json_integer(json_integer_value(
+					    json_object_get(json_object_get(loc, "region"), "startLine"))));
+	}
+	json_decref(doc);
+	char moved[300];
+	snprintf(moved, sizeof moved, "%s/python", dir);
+	ck_assert_int_eq(mkdir(moved, 0700), 0);
+	static const char *const files[] = {"activities.py", "legacy.py", "workflow.py"};
+	for (size_t k = 0; k < 3; k++) {
+		char rel[100];
+		snprintf(rel, sizeof rel, "tests/fixtures/review/python/%s", files[k]);
+		size_t len;
+		char *text = testlib_read_file(testlib_src(rel), &len);
+		ck_assert_ptr_nonnull(text);
+		snprintf(copy, sizeof copy, "%s/%s", moved, files[k]);
+		FILE *f = fopen(copy, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "\n\n\n%s", text);
+		fclose(f);
+		free(text);
+	}
+	char *py[] = {"review", moved, "-o", "sarif", NULL};
+	cli(&o, py);
+	ck_assert_int_eq(o.status, 1);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	testlib_output_free(&o);
+	results = json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "results");
+	ck_assert_uint_eq(json_array_size(results), json_object_size(prints));
+	json_array_foreach(results, i, r) {
+		const char *fp = json_string_value(
+			json_object_get(json_object_get(r, "partialFingerprints"), "catalystAuditHazard/v1"));
+		json_t *was = json_object_get(prints, fp);
+		ck_assert_msg(was, "fingerprint %s is new after the code moved", fp);
+		json_t *loc =
+			json_object_get(json_array_get(json_object_get(r, "locations"), 0), "physicalLocation");
+		ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(loc, "region"), "startLine")),
+				 json_integer_value(was) + 3);
+	}
+	json_decref(doc);
+	json_decref(prints);
+
+	/* Not SARIF: refused by the same validator. */
+	snprintf(copy, sizeof copy, "%s/bad.sarif", dir);
+	FILE *f = fopen(copy, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"version\": \"2.0\", \"runs\": [{\"results\": [{\"message\": 7}]}]}\n", f);
+	fclose(f);
+	ck_assert_int_ne(sarif_valid(copy, &o), 0);
+	testlib_output_free(&o);
+
+	/* SARIF is review's alone. */
+	char *history[] = {"file", (char *)testlib_src("tests/fixtures/a-clean-activity.catalyst.json"), "-o",
+			   "sarif", NULL};
+	cli(&o, history);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "file writes text, json, jsonl or markdown"));
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 /* The history's finding names its activity's hazard with file:line; an
  * activity the source does not have is said to be missing. */
 START_TEST(findings_join_the_source)
@@ -295,6 +456,7 @@ int main(void)
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
+	add_test(g, sarif_for_code_scanning);
 	add_test(g, findings_join_the_source);
 	testlib_suite_add(s, g);
 	return testlib_main(s);

@@ -3,11 +3,17 @@
  * TypeScript, C#), reviewed whole: tree-sitter's parse, then our walks
  * over its tree (activities, hazards, the orchestrator's policies) and
  * the sentences built from the code's text. Every reported hazard must
- * carry a file, a line inside the input and a detail. */
+ * carry a file, a line inside the input and a detail; and every review
+ * format writes it (the SARIF one must be JSON with a result per hazard,
+ * whatever the code's text holds). */
+#include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
+#include "render_info.h"
 #include "review.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,6 +49,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (n != rv.n_hazards)
 			abort();
+		for (const struct render_format_row *f = render_formats; f->name; f++) {
+			if (!f->review)
+				continue;
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+			if (!out)
+				abort();
+			err_clear(&e);
+			if (render_review(out, f->format, &rv, &e) < 0)
+				abort();
+			fclose(out);
+			if (f->format == FORMAT_SARIF) {
+				json_t *doc = json_loadb(text, len, 0, NULL);
+				json_t *results = json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+								  "results");
+				if (!doc || json_array_size(results) != rv.n_hazards)
+					abort();
+				json_decref(doc);
+			}
+			free(text);
+		}
 	}
 	review_finish(&rv);
 	return 0;
