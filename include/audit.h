@@ -242,6 +242,8 @@ void audit_report_meta(const struct audit_request *rq, struct report *r);
  * an object whose keys are the ids (NULL without --baseline, or with e
  * set: ERR_USAGE for a file that cannot be read or is no report). */
 struct json_t *audit_load_baseline(const struct audit_request *rq, struct err *e);
+/* The largest --baseline file read (runs' and review's alike). */
+#define BASELINE_MAX_BYTES ((size_t)1 << 30)
 /* --source PATH: the code reviewed (review.h), NULL with e set when it
  * cannot be read; audit_free_source frees it (NULL too). */
 struct review *audit_load_source(const struct audit_request *rq, struct err *e);

@@ -39,6 +39,9 @@ struct render_options {
 	/* --show-payloads: the payloads of the attempts in findings, for the
 	 * runs whose history was read to keep them (report_payloads.h) */
 	bool show_payloads;
+	/* review, text and Markdown: list the activities with no hazard too
+	 * (--verbose); by default a linter's view, hazards only */
+	bool verbose;
 };
 
 int render_text(FILE *out, const struct report *r, const struct render_options *o, struct err *e);

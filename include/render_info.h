@@ -42,7 +42,8 @@ int render_tools_json(FILE *out, const struct tools_info *t, const struct render
 /* `review`: the activities found and their hazards, through the format's
  * row: the catalyst-audit.review/v1 object, a table a pull request shows,
  * or text (code quoted from the files escaped). */
-int render_review(FILE *out, enum render_format f, const struct review *rv, struct err *e);
+int render_review(FILE *out, enum render_format f, const struct review *rv, const struct render_options *o,
+		  struct err *e);
 int render_review_text(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
 int render_review_markdown(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);
 int render_review_sarif(FILE *out, const struct review *rv, const struct render_options *o, struct err *e);

@@ -47,11 +47,13 @@ struct review_hazard {
 	enum review_hazard_kind kind;
 	char *file; /* as found under the path given */
 	unsigned line;
+	unsigned col; /* from 1, in bytes of the line */
 	/* What the code does, in words, with code text quoted from the file
 	 * ("POSTs to \"/payments\" without an idempotency-key header"): a
 	 * renderer escapes it. */
 	char *detail;
 	char *helper; /* the helper it is in, one call from the body; NULL: the body itself */
+	bool known;   /* --baseline: the baseline has its fingerprint */
 };
 
 struct review_activity {
@@ -64,6 +66,17 @@ struct review_activity {
 	size_t n_hazards;
 };
 
+/* A hazard a comment silenced: `catalyst-audit: ignore ID reason...` on
+ * its line or the line above it, or on the activity's definition line or
+ * the line above that. ID is the hazard's id or its row in the table, H1
+ * to H5. Counted, and kept for the formats that show them. */
+struct review_suppressed {
+	struct review_hazard hazard;
+	char *activity;        /* NULL: an orchestrator's */
+	char *reason;          /* the comment's words after the id; NULL when it gives none */
+	unsigned comment_line; /* where the comment is */
+};
+
 struct review {
 	struct review_activity *activities; /* in file, then line order */
 	size_t n_activities;
@@ -72,7 +85,11 @@ struct review {
 	size_t n_files; /* source files read */
 	size_t n_by_lang[REVIEW_LANG_COUNT];
 	size_t n_skipped; /* files not read: too large, or beyond the file limit */
-	size_t n_hazards; /* of activities and orchestrators */
+	size_t n_hazards; /* of activities and orchestrators, the silenced ones not counted */
+	struct review_suppressed *suppressed;
+	size_t n_suppressed;
+	bool has_baseline; /* --baseline given: known and n_new mean something */
+	size_t n_new;      /* hazards the baseline does not have */
 	/* The paths reviewed, as given (a file's own is its folder): what the
 	 * files are named relative to in SARIF. */
 	char **roots;
@@ -94,6 +111,23 @@ int review_paths(struct review *rv, const char *const *paths, size_t n, struct e
 /* Reviews one file's bytes as if read from name (its extension picks the
  * language; another extension reviews nothing). For the fuzzer and tests. */
 int review_buffer(struct review *rv, const char *name, const char *data, size_t len, struct err *e);
+
+/* file as named relative to the path it was found under (the longest of
+ * the paths reviewed that holds it, "./" dropped); *root: that path's index
+ * (0 when none holds it). Points into file. */
+const char *review_relative_path(const struct review *rv, const char *file, size_t *root);
+
+/* A fingerprint that stays when code above the hazard moves: of its id,
+ * its file under the path reviewed, the activity ("(orchestrator)" for an
+ * orchestrator's) and what the code does without line numbers; 32 hex
+ * digits. SARIF's partialFingerprints and JSON's "fingerprint". */
+void review_fingerprint(const struct review *rv, const struct review_hazard *h, const char *activity,
+			char out[33]);
+
+/* --baseline: marks each hazard whose fingerprint is a key of `known`
+ * (h->known) and counts the others (rv->n_new); rv->has_baseline. */
+struct json_t;
+void review_mark_known(struct review *rv, const struct json_t *known);
 
 /* The activity a history names: the same name, else the same in any case,
  * else the last dotted part the same (Java registers a class's full name).

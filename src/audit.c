@@ -184,7 +184,6 @@ static int baseline_run(const json_t *run, json_t *ids)
 }
 
 /* A report of a large project is tens of MiB; a baseline past this is not one. */
-#define BASELINE_MAX_BYTES ((size_t)1 << 30)
 
 json_t *audit_load_baseline(const struct audit_request *rq, struct err *e)
 {

@@ -149,10 +149,11 @@ int render_stats(FILE *out, enum render_format format, const struct stats *st, c
 	return f ? f->stats(out, st, o, e) : -1;
 }
 
-int render_review(FILE *out, enum render_format format, const struct review *rv, struct err *e)
+int render_review(FILE *out, enum render_format format, const struct review *rv, const struct render_options *o,
+		  struct err *e)
 {
 	const struct render_format_row *f = writer_row(format, RENDER_REVIEW, e);
-	return f ? f->review(out, rv, NULL, e) : -1;
+	return f ? f->review(out, rv, o, e) : -1;
 }
 
 int render_link(FILE *out, enum render_format format, const struct link_info *l, struct err *e)

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "render_info.h"
@@ -23,26 +24,61 @@ static void put_md(FILE *out, const char *s, enum escape_md_context ctx)
 	free(safe);
 }
 
-static void text_hazard(FILE *out, const struct review_hazard *h)
+/* A hazard with the activity it is in, for the one list of a file. */
+struct located {
+	const struct review_hazard *h;
+	const char *activity; /* NULL: an orchestrator's */
+	const char *rel;      /* the file under the path reviewed */
+};
+
+static int by_place(const void *a, const void *b)
 {
-	const struct review_hazard_row *row = &review_hazard_rows[h->kind];
-	fputs("  ", out);
-	put_term(out, h->file, 200);
-	fprintf(out, ":%u  %s: ", h->line, row->id);
-	put_term(out, h->detail, 300);
-	if (h->helper) {
-		fputs(" (in ", out);
-		put_term(out, h->helper, 100);
-		fputs(")", out);
-	}
-	fprintf(out, "\n    hazard table: %s -> a second run: %s\n    fix: %s\n", row->does, row->second_run,
-		row->fix);
+	const struct located *x = a, *y = b;
+	int c = strcmp(x->rel, y->rel);
+	if (c)
+		return c;
+	if (x->h->line != y->h->line)
+		return x->h->line < y->h->line ? -1 : 1;
+	return (x->h->col > y->h->col) - (x->h->col < y->h->col);
 }
 
-static void print_text(FILE *out, const struct review *rv)
+/* Every hazard, activities' and orchestrators', in file and line order;
+ * NULL with *n 0 when there is none (or no memory: then *oom). */
+static struct located *located_all(const struct review *rv, size_t *n, bool *oom)
 {
-	fprintf(out, "review: %zu activit%s in %zu source file%s (", rv->n_activities,
-		rv->n_activities == 1 ? "y" : "ies", rv->n_files, rv->n_files == 1 ? "" : "s");
+	*n = 0;
+	*oom = false;
+	if (!rv->n_hazards)
+		return NULL;
+	struct located *all = calloc(rv->n_hazards, sizeof *all);
+	if (!all) {
+		*oom = true;
+		return NULL;
+	}
+	size_t root;
+	for (size_t i = 0; i < rv->n_activities; i++)
+		for (size_t k = 0; k < rv->activities[i].n_hazards && *n < rv->n_hazards; k++) {
+			const struct review_hazard *h = &rv->activities[i].hazards[k];
+			all[(*n)++] = (struct located){h, rv->activities[i].name,
+						       review_relative_path(rv, h->file, &root)};
+		}
+	for (size_t k = 0; k < rv->n_orchestrator && *n < rv->n_hazards; k++) {
+		const struct review_hazard *h = &rv->orchestrator[k];
+		all[(*n)++] = (struct located){h, NULL, review_relative_path(rv, h->file, &root)};
+	}
+	qsort(all, *n, sizeof *all, by_place);
+	return all;
+}
+
+/* A path as the list names it: under the one path reviewed, relative to
+ * it; with several, as found (each under its own). */
+static const char *shown_path(const struct review *rv, const struct located *l)
+{
+	return rv->n_roots > 1 ? l->h->file : l->rel;
+}
+
+static void text_languages(FILE *out, const struct review *rv)
+{
 	bool first = true;
 	for (int l = 0; l < REVIEW_LANG_COUNT; l++)
 		if (rv->n_by_lang[l]) {
@@ -50,27 +86,109 @@ static void print_text(FILE *out, const struct review *rv)
 				rv->n_by_lang[l]);
 			first = false;
 		}
-	fprintf(out, "%s), %zu hazard%s.\n", first ? "none" : "", rv->n_hazards, rv->n_hazards == 1 ? "" : "s");
+	if (first)
+		fputs("none", out);
+}
+
+/* --verbose: every activity, with or without hazards, as before the
+ * linter's view. */
+static void text_activities(FILE *out, const struct review *rv)
+{
+	fputs("\nActivities:\n", out);
+	for (size_t i = 0; i < rv->n_activities; i++) {
+		const struct review_activity *a = &rv->activities[i];
+		size_t root;
+		fputs("  ", out);
+		put_term(out, a->name, 120);
+		fprintf(out, " (%s)  ", review_lang_name(a->lang));
+		put_term(out, rv->n_roots > 1 ? a->file : review_relative_path(rv, a->file, &root), 200);
+		fprintf(out, ":%u  %s\n", a->line,
+			!a->defined    ? "registered here; its definition is not in the source"
+			: a->n_hazards ? "hazards above"
+				       : "no hazard found");
+	}
+}
+
+static void text_suppressed(FILE *out, const struct review *rv)
+{
+	fputs("\nSilenced by comments:\n", out);
+	for (size_t i = 0; i < rv->n_suppressed; i++) {
+		const struct review_suppressed *s = &rv->suppressed[i];
+		size_t root;
+		fputs("  ", out);
+		put_term(out, rv->n_roots > 1 ? s->hazard.file : review_relative_path(rv, s->hazard.file, &root),
+			 200);
+		fprintf(out, ":%u  %s  ", s->hazard.line, review_hazard_rows[s->hazard.kind].id);
+		put_term(out, s->activity ? s->activity : "(orchestrator)", 120);
+		fprintf(out, " (comment at line %u: ", s->comment_line);
+		put_term(out, s->reason ? s->reason : "no reason given", 200);
+		fputs(")\n", out);
+	}
+}
+
+/* A linter's view: the path once, then a line per hazard (line:col, the
+ * rule, the activity and what its code does), the rules' why and fix
+ * once each, and a summary. */
+static void print_text(FILE *out, const struct review *rv, bool verbose)
+{
+	size_t n;
+	bool oom;
+	struct located *all = located_all(rv, &n, &oom);
+	const char *file = NULL;
+	bool used[HAZARD_KIND_COUNT] = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct located *l = &all[i];
+		const char *path = shown_path(rv, l);
+		if (!file || strcmp(file, path) != 0) {
+			fputs(file ? "\n" : "", out);
+			put_term(out, path, 300);
+			fputc('\n', out);
+			file = path;
+		}
+		used[l->h->kind] = true;
+		fprintf(out, "  %u:%u  %s%s  ", l->h->line, l->h->col ? l->h->col : 1,
+			review_hazard_rows[l->h->kind].id, rv->has_baseline && l->h->known ? " (known)" : "");
+		put_term(out, l->activity ? l->activity : "(orchestrator)", 120);
+		if (l->h->helper) {
+			fputs(" (in ", out);
+			put_term(out, l->h->helper, 100);
+			fputc(')', out);
+		}
+		fputs(": ", out);
+		put_term(out, l->h->detail, 300);
+		fputc('\n', out);
+	}
+	free(all);
+	if (n) {
+		fputs("\nWhy, and the fix:\n", out);
+		for (int k = 0; k < HAZARD_KIND_COUNT; k++)
+			if (used[k])
+				fprintf(out, "  %s: %s; a second run: %s. Fix: %s.\n", review_hazard_rows[k].id,
+					review_hazard_rows[k].does, review_hazard_rows[k].second_run,
+					review_hazard_rows[k].fix);
+	}
+	if (verbose)
+		text_activities(out, rv);
+	if (verbose && rv->n_suppressed)
+		text_suppressed(out, rv);
+	fprintf(out, "%s%zu hazard%s", n || verbose ? "\n" : "", rv->n_hazards, rv->n_hazards == 1 ? "" : "s");
+	if (rv->has_baseline)
+		fprintf(out, " (%zu new, %zu known from the baseline)", rv->n_new, rv->n_hazards - rv->n_new);
+	if (rv->n_suppressed)
+		fprintf(out, ", %zu silenced by comments%s", rv->n_suppressed,
+			verbose ? "" : " (--verbose lists them)");
+	fprintf(out, "; %zu activit%s in %zu source file%s (", rv->n_activities,
+		rv->n_activities == 1 ? "y" : "ies", rv->n_files, rv->n_files == 1 ? "" : "s");
+	text_languages(out, rv);
+	fputs(")", out);
+	if (!verbose && rv->n_activities)
+		fputs("; --verbose lists the activities", out);
+	fputs(".\n", out);
 	if (rv->n_skipped)
 		fprintf(out, "%zu file%s not read (not regular files: FIFOs, devices, sockets).\n", rv->n_skipped,
 			rv->n_skipped == 1 ? "" : "s");
-	for (size_t i = 0; i < rv->n_activities; i++) {
-		const struct review_activity *a = &rv->activities[i];
-		fputs("\n", out);
-		put_term(out, a->name, 120);
-		fprintf(out, " (%s)  ", review_lang_name(a->lang));
-		put_term(out, a->file, 200);
-		fprintf(out, ":%u%s\n", a->line,
-			a->defined ? "" : "  registered here; its definition is not in the source");
-		if (a->defined && !a->n_hazards)
-			fputs("  no hazard found\n", out);
-		for (size_t k = 0; k < a->n_hazards; k++)
-			text_hazard(out, &a->hazards[k]);
-	}
-	if (rv->n_orchestrator)
-		fputs("\nOrchestrators:\n", out);
-	for (size_t k = 0; k < rv->n_orchestrator; k++)
-		text_hazard(out, &rv->orchestrator[k]);
+	if (oom)
+		fputs("(out of memory: the hazards could not be listed)\n", out);
 }
 
 static void md_hazard_rows(FILE *out, const char *activity, const struct review_hazard *h, size_t n)
@@ -105,6 +223,11 @@ static void print_markdown(FILE *out, const struct review *rv)
 		put_md(out, a->file, ESCAPE_MD_CELL);
 		fprintf(out, ":%u%s |\n", a->line, a->defined ? "" : " (registered; not defined in the source)");
 	}
+	if (rv->n_suppressed)
+		fprintf(out,
+			"\n%zu hazard%s silenced by `catalyst-audit: ignore` comments (not listed; the JSON "
+			"report's `suppressed` has them).\n",
+			rv->n_suppressed, rv->n_suppressed == 1 ? "" : "s");
 	if (!rv->n_hazards) {
 		fputs("\nNo hazard found.\n", out);
 		return;
@@ -118,15 +241,38 @@ static void print_markdown(FILE *out, const struct review *rv)
 	md_hazard_rows(out, "(orchestrator)", rv->orchestrator, rv->n_orchestrator);
 }
 
-static json_t *json_hazards(const struct review_hazard *h, size_t n)
+static json_t *json_hazards(const struct review *rv, const char *activity, const struct review_hazard *h, size_t n)
 {
 	json_t *arr = json_array();
 	for (size_t k = 0; arr && k < n; k++) {
 		const struct review_hazard_row *row = &review_hazard_rows[h[k].kind];
-		if (json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:s, s:s?, s:s, s:s}", "kind", row->id,
-							 "file", h[k].file, "line", (json_int_t)h[k].line,
-							 "detail", h[k].detail, "helper", h[k].helper, "table_row",
-							 row->does, "fix", row->fix)) < 0) {
+		char fp[33];
+		review_fingerprint(rv, &h[k], activity, fp);
+		json_t *one = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s?, s:s, s:s, s:s}", "kind", row->id, "file",
+					h[k].file, "line", (json_int_t)h[k].line, "col",
+					(json_int_t)(h[k].col ? h[k].col : 1), "detail", h[k].detail, "helper",
+					h[k].helper, "table_row", row->does, "fix", row->fix, "fingerprint", fp);
+		if (one && rv->has_baseline)
+			json_object_set_new(one, "known", json_boolean(h[k].known));
+		if (json_array_append_new(arr, one) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static json_t *json_suppressed(const struct review *rv)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < rv->n_suppressed; i++) {
+		const struct review_suppressed *s = &rv->suppressed[i];
+		if (json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:s?, s:s?, s:I, s:s}", "kind",
+							 review_hazard_rows[s->hazard.kind].id, "file",
+							 s->hazard.file, "line", (json_int_t)s->hazard.line,
+							 "activity", s->activity, "reason", s->reason,
+							 "comment_line", (json_int_t)s->comment_line, "detail",
+							 s->hazard.detail)) < 0) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -139,20 +285,26 @@ static json_t *json_review(const struct review *rv)
 	json_t *acts = json_array(), *langs = json_object();
 	for (size_t i = 0; acts && i < rv->n_activities; i++) {
 		const struct review_activity *a = &rv->activities[i];
-		json_array_append_new(acts, json_pack("{s:s, s:s, s:s, s:I, s:b, s:o*}", "name", a->name,
-						      "language", review_lang_name(a->lang), "file", a->file,
-						      "line", (json_int_t)a->line, "defined", a->defined,
-						      "hazards", json_hazards(a->hazards, a->n_hazards)));
+		json_array_append_new(acts,
+				      json_pack("{s:s, s:s, s:s, s:I, s:b, s:o*}", "name", a->name, "language",
+						review_lang_name(a->lang), "file", a->file, "line",
+						(json_int_t)a->line, "defined", a->defined, "hazards",
+						json_hazards(rv, a->name, a->hazards, a->n_hazards)));
 	}
 	for (int l = 0; langs && l < REVIEW_LANG_COUNT; l++)
 		if (rv->n_by_lang[l])
 			json_object_set_new(langs, review_lang_name((enum review_lang)l),
 					    json_integer((json_int_t)rv->n_by_lang[l]));
-	return json_pack("{s:s, s:o*, s:o*, s:{s:I, s:I, s:I, s:I, s:o*}}", "schema", "catalyst-audit.review/v1",
-			 "activities", acts, "orchestrator_hazards",
-			 json_hazards(rv->orchestrator, rv->n_orchestrator), "summary", "activities",
-			 (json_int_t)rv->n_activities, "hazards", (json_int_t)rv->n_hazards, "files",
-			 (json_int_t)rv->n_files, "files_skipped", (json_int_t)rv->n_skipped, "languages", langs);
+	json_t *doc = json_pack("{s:s, s:o*, s:o*, s:o*, s:{s:I, s:I, s:I, s:I, s:I, s:o*}}", "schema",
+				"catalyst-audit.review/v1", "activities", acts, "orchestrator_hazards",
+				json_hazards(rv, "(orchestrator)", rv->orchestrator, rv->n_orchestrator),
+				"suppressed", json_suppressed(rv), "summary", "activities",
+				(json_int_t)rv->n_activities, "hazards", (json_int_t)rv->n_hazards, "suppressed",
+				(json_int_t)rv->n_suppressed, "files", (json_int_t)rv->n_files, "files_skipped",
+				(json_int_t)rv->n_skipped, "languages", langs);
+	if (doc && rv->has_baseline)
+		json_object_set_new(json_object_get(doc, "summary"), "new", json_integer((json_int_t)rv->n_new));
+	return doc;
 }
 
 int render_review_json(FILE *out, const struct review *rv, const struct render_options *o, struct err *e)
@@ -176,8 +328,7 @@ int render_review_markdown(FILE *out, const struct review *rv, const struct rend
 
 int render_review_text(FILE *out, const struct review *rv, const struct render_options *o, struct err *e)
 {
-	(void)o;
 	(void)e;
-	print_text(out, rv);
+	print_text(out, rv, o && o->verbose);
 	return 0;
 }

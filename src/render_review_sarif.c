@@ -7,7 +7,6 @@
 
 #include <jansson.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,68 +39,12 @@ static char *uri_encode(const char *s, bool dir)
 	return out;
 }
 
-/* The root a file was found under (the longest that is a prefix at a
- * folder boundary), and the file's path below it. */
-static size_t root_of(const struct review *rv, const char *file, const char **rel)
-{
-	size_t best = 0, best_len = 0;
-	bool found = false;
-	for (size_t i = 0; i < rv->n_roots; i++) {
-		const char *r = rv->roots[i];
-		size_t n = strlen(r);
-		while (n > 1 && r[n - 1] == '/')
-			n--;
-		bool under = strcmp(r, ".") == 0 || (strncmp(file, r, n) == 0 && (file[n] == '/' || n == 1));
-		if (under && (!found || n > best_len)) {
-			best = i;
-			best_len = strcmp(r, ".") == 0 ? 0 : n;
-			found = true;
-		}
-	}
-	const char *p = file + best_len;
-	while (*p == '/')
-		p++;
-	while (strncmp(p, "./", 2) == 0)
-		p += 2;
-	*rel = p;
-	return best;
-}
-
 static void base_id(char *buf, size_t size, size_t root)
 {
 	if (root == 0)
 		snprintf(buf, size, "SRCROOT");
 	else
 		snprintf(buf, size, "SRCROOT%zu", root + 1);
-}
-
-/* What the code does, without the line numbers it quotes: those move
- * with every edit above them. */
-static void fingerprint(char out[33], const char *rule, const char *rel, const char *activity, const char *detail)
-{
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-	out[0] = '\0';
-	if (!md)
-		return;
-	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-	const char *parts[] = {rule, rel, activity};
-	for (size_t i = 0; i < 3; i++)
-		EVP_DigestUpdate(md, parts[i], strlen(parts[i]) + 1);
-	for (const char *p = detail; *p; p++) {
-		if (strncmp(p, "line ", 5) == 0 && p[5] >= '0' && p[5] <= '9') {
-			p += 5;
-			while (p[1] >= '0' && p[1] <= '9')
-				p++;
-			continue;
-		}
-		EVP_DigestUpdate(md, p, 1);
-	}
-	EVP_DigestFinal_ex(md, digest, &len);
-	EVP_MD_CTX_free(md);
-	for (unsigned i = 0; i < 16 && i < len; i++)
-		snprintf(out + 2 * i, 3, "%02x", digest[i]);
 }
 
 static json_t *rules(void)
@@ -136,16 +79,19 @@ static json_t *rules(void)
 	return list;
 }
 
+/* One result per hazard; a silenced one (reason non-NULL or silenced)
+ * carries its in-source suppression, as GitHub shows it dismissed. */
 static int add_results(json_t *results, const struct review *rv, const char *activity, const char *language,
-		       const struct review_hazard *h, size_t n)
+		       const struct review_hazard *h, size_t n, const struct review_suppressed *silenced)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct review_hazard_row *row = &review_hazard_rows[h[i].kind];
 		const char *rel;
-		size_t root = root_of(rv, h[i].file, &rel);
+		size_t root;
+		rel = review_relative_path(rv, h[i].file, &root);
 		char base[32], fp[33];
 		base_id(base, sizeof base, root);
-		fingerprint(fp, row->id, rel, activity, h[i].detail);
+		review_fingerprint(rv, &h[i], activity, fp);
 		char *uri = uri_encode(rel, false), *text = NULL;
 		if (asprintf(&text, "%s%s%s%s: %s. On a second run: %s. Fix: %s.", activity,
 			     h[i].helper ? " (in " : "", h[i].helper ? h[i].helper : "", h[i].helper ? ")" : "",
@@ -153,17 +99,26 @@ static int add_results(json_t *results, const struct review *rv, const char *act
 			text = NULL;
 		json_t *r =
 			uri && text
-				? json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s, s:s}, s:{s:i}}}], s:{s:s}, "
-					    "s:{s:s, s:s?}}",
-					    "ruleId", row->id, "ruleIndex", (int)h[i].kind, "level", "warning",
-					    "message", "text", text, "locations", "physicalLocation",
-					    "artifactLocation", "uri", uri, "uriBaseId", base, "region",
-					    "startLine", (int)(h[i].line ? h[i].line : 1), "partialFingerprints",
-					    FINGERPRINT_KEY, fp, "properties", "activity", activity, "language",
-					    language)
+				? json_pack(
+					  "{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s, s:s}, s:{s:i, s:i}}}], s:{s:s}, "
+					  "s:{s:s, s:s?}}",
+					  "ruleId", row->id, "ruleIndex", (int)h[i].kind, "level", "warning",
+					  "message", "text", text, "locations", "physicalLocation",
+					  "artifactLocation", "uri", uri, "uriBaseId", base, "region", "startLine",
+					  (int)(h[i].line ? h[i].line : 1), "startColumn",
+					  (int)(h[i].col ? h[i].col : 1), "partialFingerprints", FINGERPRINT_KEY,
+					  fp, "properties", "activity", activity, "language", language)
 				: NULL;
 		free(uri);
 		free(text);
+		if (r && silenced) {
+			json_t *sup = json_pack("{s:s}", "kind", "inSource");
+			if (sup && silenced->reason)
+				json_object_set_new(sup, "justification", json_string(silenced->reason));
+			json_object_set_new(r, "suppressions", json_pack("[o]", sup));
+		} else if (r && rv->has_baseline) {
+			json_object_set_new(r, "baselineState", json_string(h[i].known ? "unchanged" : "new"));
+		}
 		if (!r || json_array_append_new(results, r) < 0)
 			return -1;
 	}
@@ -198,9 +153,16 @@ int render_review_sarif(FILE *out, const struct review *rv, const struct render_
 	bool ok = results != NULL;
 	for (size_t i = 0; ok && i < rv->n_activities; i++) {
 		const struct review_activity *a = &rv->activities[i];
-		ok = add_results(results, rv, a->name, review_lang_name(a->lang), a->hazards, a->n_hazards) == 0;
+		ok = add_results(results, rv, a->name, review_lang_name(a->lang), a->hazards, a->n_hazards,
+				 NULL) == 0;
 	}
-	ok = ok && add_results(results, rv, "(orchestrator)", NULL, rv->orchestrator, rv->n_orchestrator) == 0;
+	ok = ok &&
+	     add_results(results, rv, "(orchestrator)", NULL, rv->orchestrator, rv->n_orchestrator, NULL) == 0;
+	for (size_t i = 0; ok && i < rv->n_suppressed; i++) {
+		const struct review_suppressed *s = &rv->suppressed[i];
+		ok = add_results(results, rv, s->activity ? s->activity : "(orchestrator)", NULL, &s->hazard, 1,
+				 s) == 0;
+	}
 	json_t *doc = ok ? json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:o*}}, s:o*, s:o, s:[{s:b}]}]}",
 				     "$schema", SARIF_SCHEMA, "version", "2.1.0", "runs", "tool", "driver", "name",
 				     "catalyst-audit", "version", CATALYST_AUDIT_VERSION, "semanticVersion",

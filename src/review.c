@@ -5,6 +5,8 @@
 
 #include "review.h"
 
+#include <jansson.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,15 @@ void review_finish(struct review *rv)
 	}
 	free(rv->activities);
 	hazards_free(rv->orchestrator, rv->n_orchestrator);
+	for (size_t i = 0; i < rv->n_suppressed; i++) {
+		struct review_hazard *h = &rv->suppressed[i].hazard;
+		free(h->file);
+		free(h->detail);
+		free(h->helper);
+		free(rv->suppressed[i].activity);
+		free(rv->suppressed[i].reason);
+	}
+	free(rv->suppressed);
 	for (size_t i = 0; i < rv->n_roots; i++)
 		free(rv->roots[i]);
 	free(rv->roots);
@@ -47,6 +58,63 @@ void review_finish(struct review *rv)
 }
 
 /* ---- output ----------------------------------------------------------- */
+
+/* What the code does, without the line numbers it quotes: those move
+ * with every edit above them. */
+void review_fingerprint(const struct review *rv, const struct review_hazard *h, const char *activity, char out[33])
+{
+	size_t root;
+	const char *rule = review_hazard_rows[h->kind].id, *rel = review_relative_path(rv, h->file, &root),
+		   *detail = h->detail;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	out[0] = '\0';
+	if (!md)
+		return;
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	const char *parts[] = {rule, rel, activity};
+	for (size_t i = 0; i < 3; i++)
+		EVP_DigestUpdate(md, parts[i], strlen(parts[i]) + 1);
+	for (const char *p = detail; *p; p++) {
+		if (strncmp(p, "line ", 5) == 0 && p[5] >= '0' && p[5] <= '9') {
+			p += 5;
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+			continue;
+		}
+		EVP_DigestUpdate(md, p, 1);
+	}
+	EVP_DigestFinal_ex(md, digest, &len);
+	EVP_MD_CTX_free(md);
+	for (unsigned i = 0; i < 16 && i < len; i++)
+		snprintf(out + 2 * i, 3, "%02x", digest[i]);
+}
+
+const char *review_relative_path(const struct review *rv, const char *file, size_t *root)
+{
+	size_t best = 0, best_len = 0;
+	bool found = false;
+	for (size_t i = 0; i < rv->n_roots; i++) {
+		const char *r = rv->roots[i];
+		size_t n = strlen(r);
+		while (n > 1 && r[n - 1] == '/')
+			n--;
+		bool under = strcmp(r, ".") == 0 || (strncmp(file, r, n) == 0 && (file[n] == '/' || n == 1));
+		if (under && (!found || n > best_len)) {
+			best = i;
+			best_len = strcmp(r, ".") == 0 ? 0 : n;
+			found = true;
+		}
+	}
+	const char *p = file + best_len;
+	while (*p == '/')
+		p++;
+	while (strncmp(p, "./", 2) == 0)
+		p += 2;
+	*root = best;
+	return p;
+}
 
 struct review_activity *rv_add_activity(struct rv_ctx *x, const char *name, size_t file, TSNode at, bool defined)
 {
@@ -112,6 +180,7 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 	memset(h, 0, sizeof *h);
 	h->kind = kind;
 	h->line = line;
+	h->col = ts_node_start_point(at).column + 1;
 	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
@@ -224,4 +293,24 @@ const struct review_activity *review_find_activity(const struct review *rv, cons
 				return &rv->activities[i];
 		}
 	return NULL;
+}
+
+void review_mark_known(struct review *rv, const json_t *known)
+{
+	rv->has_baseline = true;
+	rv->n_new = 0;
+	char fp[33];
+	for (size_t i = 0; i < rv->n_activities; i++)
+		for (size_t k = 0; k < rv->activities[i].n_hazards; k++) {
+			struct review_hazard *h = &rv->activities[i].hazards[k];
+			review_fingerprint(rv, h, rv->activities[i].name, fp);
+			h->known = json_object_get(known, fp) != NULL;
+			rv->n_new += !h->known;
+		}
+	for (size_t k = 0; k < rv->n_orchestrator; k++) {
+		struct review_hazard *h = &rv->orchestrator[k];
+		review_fingerprint(rv, h, "(orchestrator)", fp);
+		h->known = json_object_get(known, fp) != NULL;
+		rv->n_new += !h->known;
+	}
 }

@@ -196,7 +196,8 @@ static int by_file_line(const void *a, const void *b)
 static int review_run(struct rv_ctx *x)
 {
 	int rc = 0;
-	if (rv_find_activities(x) < 0 || rv_activity_hazards(x) < 0 || rv_orchestrator_hazards(x) < 0)
+	if (rv_find_activities(x) < 0 || rv_activity_hazards(x) < 0 || rv_orchestrator_hazards(x) < 0 ||
+	    rv_suppress(x) < 0)
 		rc = -1;
 	if (x->out->n_activities)
 		qsort(x->out->activities, x->out->n_activities, sizeof *x->out->activities, by_file_line);

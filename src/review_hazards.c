@@ -18,8 +18,14 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "crypto.randomUUID(), the current time) and uses it as the key or id",
 	 "a new key every run, so it deduplicates nothing",
 	 "derive the key from the input or the activity context"},
-	{HAZARD_POST_WITHOUT_KEY, "post-without-idempotency-key", "POSTs a payment (amount, card)",
-	 "charges twice", "send the provider's idempotency-key header"},
+	/* doc/hazards.md's example is a payment; the sentence must fit any
+	 * POST it flags (issue 33: a shipping-cost lookup is no charge). */
+	{HAZARD_POST_WITHOUT_KEY, "post-without-idempotency-key",
+	 "POSTs to a remote service without an idempotency-key header",
+	 "the service acts on the request again (a second charge, order, booking or message) unless it "
+	 "deduplicates it itself",
+	 "send an idempotency-key header derived from the input or the task execution id (the provider's "
+	 "own, where it has one)"},
 	{HAZARD_RETRY_LOOP, "retry-loop", "retries in a loop inside the body",
 	 "multiplies the engine's retries, invisible to history, lost on a crash",
 	 "retry at the call site (the engine's policy, durable timers)"},

@@ -99,3 +99,6 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 int rv_find_activities(struct rv_ctx *x);
 int rv_activity_hazards(struct rv_ctx *x);
 int rv_orchestrator_hazards(struct rv_ctx *x);
+/* review_suppress.c: the hazards `catalyst-audit: ignore ID` comments
+ * silence, moved to out->suppressed. */
+int rv_suppress(struct rv_ctx *x);

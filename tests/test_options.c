@@ -195,8 +195,8 @@ static const struct unseen unseen[] = {
 	{"quiet", ON(CMD_RUNS) | ON(CMD_STATS) | ON(CMD_WHOAMI) | ON(CMD_TOOLS) | ON(CMD_REVIEW),
 	 .why = "they say nothing on standard error against a healthy server or code; --quiet is one switch of "
 		"the sinks (main.c), seen on run, link, file and logout"},
-	{"verbose", ON(CMD_LOGOUT) | ON(CMD_REVIEW),
-	 .why = "the protocol trace; logout and review talk to no server (accepted by every command, so that a "
+	{"verbose", ON(CMD_LOGOUT),
+	 .why = "the protocol trace; logout talks to no server (accepted by every command, so that a "
 		"script can pass it to any)"},
 };
 

@@ -222,7 +222,19 @@ START_TEST(review_exit_status)
 	char *hazards[] = {"review", (char *)testlib_src("tests/fixtures/review/python"), NULL};
 	cli(&o, hazards);
 	ck_assert_msg(o.status == 1, "%d %s", o.status, o.err);
-	ck_assert_ptr_nonnull(strstr(o.out, "activities.py:19  post-without-idempotency-key"));
+	/* a linter's view: the path once, relative to the path given, then
+	 * line:col, the rule and the activity; the activities only with
+	 * --verbose */
+	ck_assert_msg(strncmp(o.out, "activities.py\n  19:21  post-without-idempotency-key  ChargeCard: POSTs to",
+			      72) == 0,
+		      "%s", o.out);
+	ck_assert_ptr_null(strstr(o.out, "tests/fixtures"));
+	ck_assert_ptr_null(strstr(o.out, "Activities:"));
+	ck_assert_ptr_nonnull(strstr(o.out, "\nlegacy.py\n  8:23  generated-key  Refund: "));
+	ck_assert_ptr_nonnull(strstr(o.out, "8 hazards; 10 activities in 3 source files (python 3)"));
+	/* why and the fix, once per rule, fitted to any POST (not a payment's) */
+	ck_assert_ptr_nonnull(strstr(o.out, "\n  post-without-idempotency-key: POSTs to a remote service"));
+	ck_assert_ptr_null(strstr(o.out, "charges twice"));
 	testlib_output_free(&o);
 	char *never[] = {"review", (char *)testlib_src("tests/fixtures/review/python"), "--fail-on", "never",
 			 NULL};
@@ -234,7 +246,16 @@ START_TEST(review_exit_status)
 			 (char *)testlib_src("tests/fixtures/review/java/payments/SafeChargeActivity.java"), NULL};
 	cli(&o, clean);
 	ck_assert_msg(o.status == 0, "%d %s", o.status, o.out);
-	ck_assert_ptr_nonnull(strstr(o.out, "no hazard found"));
+	ck_assert_ptr_nonnull(strstr(o.out, "0 hazards; 1 activity in 1 source file (java 1)"));
+	ck_assert_ptr_null(strstr(o.out, "no hazard found"));
+	testlib_output_free(&o);
+	char *clean_verbose[] = {
+		"review", (char *)testlib_src("tests/fixtures/review/java/payments/SafeChargeActivity.java"),
+		"--verbose", NULL};
+	cli(&o, clean_verbose);
+	ck_assert_msg(o.status == 0, "%d %s", o.status, o.out);
+	ck_assert_ptr_nonnull(strstr(
+		o.out, "Activities:\n  SafeChargeActivity (java)  SafeChargeActivity.java:13  no hazard found"));
 	testlib_output_free(&o);
 	char *missing[] = {"review", "/nonexistent/review-path", NULL};
 	cli(&o, missing);
@@ -407,6 +428,195 @@ START_TEST(sarif_for_code_scanning)
 }
 END_TEST
 
+/* A copy of the python fixture in dir/py, with `edit` applied to
+ * activities.py: each {line, text} appends text to that line (from 1). */
+struct line_edit {
+	unsigned line;
+	const char *text;
+};
+
+static void python_copy(const char *dir, const struct line_edit *edit, size_t n_edit, char *out, size_t size)
+{
+	snprintf(out, size, "%s/py", dir);
+	testlib_remove_tree(out);
+	ck_assert_int_eq(mkdir(out, 0700), 0);
+	static const char *const files[] = {"activities.py", "legacy.py", "workflow.py"};
+	for (size_t k = 0; k < 3; k++) {
+		char rel[100], path[700];
+		snprintf(rel, sizeof rel, "tests/fixtures/review/python/%s", files[k]);
+		size_t len;
+		char *text = testlib_read_file(testlib_src(rel), &len);
+		ck_assert_ptr_nonnull(text);
+		snprintf(path, sizeof path, "%s/%s", out, files[k]);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		unsigned line = 1;
+		for (size_t i = 0; i < len; i++) {
+			if (text[i] == '\n' && k == 0)
+				for (size_t e = 0; e < n_edit; e++)
+					if (edit[e].line == line)
+						fputs(edit[e].text, f);
+			fputc(text[i], f);
+			line += text[i] == '\n';
+		}
+		fclose(f);
+		free(text);
+	}
+}
+
+static json_t *review_json(char *const *args, int want_status)
+{
+	struct testlib_output o;
+	cli(&o, args);
+	ck_assert_msg(o.status == want_status, "status %d, not %d: %s", o.status, want_status, o.err);
+	json_t *doc = json_loads(o.out, 0, NULL);
+	ck_assert_msg(doc, "%s", o.out);
+	testlib_output_free(&o);
+	return doc;
+}
+
+/* `catalyst-audit: ignore ID reason` silences one hazard, on its line, the
+ * line above it or the function's: by its id or its table row (H2); a
+ * comment naming another hazard silences nothing. What is silenced is
+ * counted, listed in JSON with its reason, and kept in SARIF as an
+ * in-source suppression. */
+START_TEST(comments_silence_one_hazard_each)
+{
+	char dir[256], py[300];
+	testlib_make_tmpdir(dir, sizeof dir, "review-ignore");
+	static const struct line_edit edits[] = {
+		{19, "  # catalyst-audit: ignore H2 the provider dedupes on the order id"},
+		{30, "  # catalyst-audit: ignore generated-key ids are unique per order upstream"},
+		{47, "  # catalyst-audit: ignore read-then-write (names another hazard: silences nothing)"},
+	};
+	python_copy(dir, edits, 3, py, sizeof py);
+	char *args[] = {"review", py, "-o", "json", NULL};
+	json_t *doc = review_json(args, 1);
+	/* with what it silenced, the report still holds its schema */
+	char saved[400];
+	snprintf(saved, sizeof saved, "%s/r.json", dir);
+	ck_assert_int_eq(json_dump_file(doc, saved, 0), 0);
+	struct testlib_output v;
+	char *validate[] = {(char *)testlib_node(), (char *)testlib_src("tests/schema/validate.mjs"),
+			    (char *)testlib_src("doc/catalyst-audit.review.v1.schema.json"), saved, NULL};
+	ck_assert_int_eq(testlib_run(validate, NULL, NULL, 0, CLI_TIMEOUT_MS, &v), 0);
+	ck_assert_msg(v.status == 0, "%s", v.out);
+	testlib_output_free(&v);
+	json_t *summary = json_object_get(doc, "summary");
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "hazards")), 6);
+	ck_assert_int_eq(json_integer_value(json_object_get(summary, "suppressed")), 2);
+	json_t *sup = json_object_get(doc, "suppressed");
+	ck_assert_uint_eq(json_array_size(sup), 2);
+	json_t *first = json_array_get(sup, 0), *second = json_array_get(sup, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(first, "kind")), "post-without-idempotency-key");
+	ck_assert_str_eq(json_string_value(json_object_get(first, "activity")), "ChargeCard");
+	ck_assert_str_eq(json_string_value(json_object_get(first, "reason")),
+			 "the provider dedupes on the order id");
+	ck_assert_int_eq(json_integer_value(json_object_get(first, "comment_line")), 19);
+	/* the comment on the decorator, the line above the definition */
+	ck_assert_str_eq(json_string_value(json_object_get(second, "kind")), "generated-key");
+	ck_assert_int_eq(json_integer_value(json_object_get(second, "comment_line")), 30);
+	json_decref(doc);
+
+	char sarif[400];
+	snprintf(sarif, sizeof sarif, "%s/s.sarif", dir);
+	struct testlib_output o;
+	char *to_sarif[] = {"review", py, "--output-file", sarif, NULL};
+	cli(&o, to_sarif);
+	testlib_output_free(&o);
+	ck_assert_msg(sarif_valid(sarif, &o) == 0, "%s", o.out);
+	testlib_output_free(&o);
+	doc = load_sarif(sarif);
+	json_t *results = json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "results");
+	ck_assert_uint_eq(json_array_size(results), 8);
+	size_t i, silenced = 0;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		json_t *s = json_array_get(json_object_get(r, "suppressions"), 0);
+		if (!s)
+			continue;
+		silenced++;
+		ck_assert_str_eq(json_string_value(json_object_get(s, "kind")), "inSource");
+	}
+	ck_assert_uint_eq(silenced, 2);
+	json_decref(doc);
+
+	char *text[] = {"review", py, NULL};
+	cli(&o, text);
+	ck_assert_ptr_nonnull(strstr(o.out, "6 hazards, 2 silenced by comments (--verbose lists them)"));
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
+/* --baseline for review: an earlier JSON report or its SARIF makes its
+ * hazards known; only a new one fails the gate. A file that is neither is
+ * a usage error. */
+START_TEST(baseline_keeps_known_hazards_known)
+{
+	char dir[256], py[300], base_json[400], base_sarif[400];
+	testlib_make_tmpdir(dir, sizeof dir, "review-baseline");
+	python_copy(dir, NULL, 0, py, sizeof py);
+	snprintf(base_json, sizeof base_json, "%s/base.json", dir);
+	snprintf(base_sarif, sizeof base_sarif, "%s/base.sarif", dir);
+	struct testlib_output o;
+	char *make_json[] = {"review", py, "--output-file", base_json, NULL};
+	cli(&o, make_json);
+	testlib_output_free(&o);
+	char *make_sarif[] = {"review", py, "--output-file", base_sarif, NULL};
+	cli(&o, make_sarif);
+	testlib_output_free(&o);
+
+	/* the same code, two lines lower and with a new hazard */
+	static const struct line_edit edits[] = {
+		{1, "\n"},
+		{2, "\n"},
+		{36,
+		 "\n\n@wfr.activity(name=\"Tag\")\ndef tag(ctx, order):\n    return requests.post(TAGS, json=order)\n"},
+	};
+	python_copy(dir, edits, 3, py, sizeof py);
+	for (int b = 0; b < 2; b++) {
+		char *args[] = {"review", py, "--baseline", b ? base_sarif : base_json, "-o", "json", NULL};
+		json_t *doc = review_json(args, 1);
+		char saved[400];
+		snprintf(saved, sizeof saved, "%s/r.json", dir);
+		ck_assert_int_eq(json_dump_file(doc, saved, 0), 0);
+		struct testlib_output v;
+		char *validate[] = {(char *)testlib_node(), (char *)testlib_src("tests/schema/validate.mjs"),
+				    (char *)testlib_src("doc/catalyst-audit.review.v1.schema.json"), saved, NULL};
+		ck_assert_int_eq(testlib_run(validate, NULL, NULL, 0, CLI_TIMEOUT_MS, &v), 0);
+		ck_assert_msg(v.status == 0, "%s", v.out);
+		testlib_output_free(&v);
+		json_t *summary = json_object_get(doc, "summary");
+		ck_assert_int_eq(json_integer_value(json_object_get(summary, "hazards")), 9);
+		ck_assert_int_eq(json_integer_value(json_object_get(summary, "new")), 1);
+		size_t i, k;
+		json_t *a, *h;
+		json_array_foreach(json_object_get(doc, "activities"), i, a)
+			json_array_foreach(json_object_get(a, "hazards"), k, h) {
+				bool is_new = strcmp(json_string_value(json_object_get(a, "name")), "Tag") == 0;
+				ck_assert_int_eq(json_is_true(json_object_get(h, "known")), !is_new);
+			}
+		json_decref(doc);
+	}
+	/* without the new hazard: all known, the gate passes */
+	python_copy(dir, edits, 2, py, sizeof py);
+	char *known[] = {"review", py, "--baseline", base_json, NULL};
+	cli(&o, known);
+	ck_assert_msg(o.status == 0, "%d %s", o.status, o.out);
+	ck_assert_ptr_nonnull(strstr(o.out, "8 hazards (0 new, 8 known from the baseline)"));
+	ck_assert_ptr_nonnull(strstr(o.out, "post-without-idempotency-key (known)"));
+	testlib_output_free(&o);
+	char *not_review[] = {"review", py, "--baseline",
+			      (char *)testlib_src("tests/fixtures/a-clean-activity.catalyst.json"), NULL};
+	cli(&o, not_review);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "not a catalyst-audit review report"));
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
+}
+END_TEST
+
 /* The history's finding names its activity's hazard with file:line; an
  * activity the source does not have is said to be missing. */
 START_TEST(findings_join_the_source)
@@ -457,6 +667,8 @@ int main(void)
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
 	add_test(g, sarif_for_code_scanning);
+	add_test(g, comments_silence_one_hazard_each);
+	add_test(g, baseline_keeps_known_hazards_known);
 	add_test(g, findings_join_the_source);
 	testlib_suite_add(s, g);
 	return testlib_main(s);
