@@ -155,7 +155,11 @@ static int answer_server_request(struct exchange *x, const struct jsonrpc_messag
 	if (!body)
 		return -1;
 	transport_set_send_deadline(x->deadline);
+	/* Our answer is no request: none of the headers of the one it came in. */
+	const struct transport_request *outer = transport_request_get();
+	transport_set_request(NULL);
 	int rc = transport_send(x->s->t, body, len, false, NULL, NULL, e);
+	transport_set_request(outer);
 	transport_set_send_deadline(0);
 	free(body);
 	if (rc < 0 && monotime_ms() >= x->deadline) {
