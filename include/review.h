@@ -29,6 +29,8 @@ enum review_hazard_kind {
 	HAZARD_RETRY_LOOP,          /* a retry loop (or retry decorator) in the body */
 	HAZARD_READ_THEN_WRITE,     /* a read, then a write of the same key, not conditional */
 	HAZARD_SHARED_RETRY_POLICY, /* orchestrator: one retry policy for every activity call */
+	HAZARD_PUBLISH_WITHOUT_ID,  /* a pub/sub publish with no message id to deduplicate on */
+	HAZARD_INSERT_WITHOUT_KEY,  /* an INSERT (or insertOne) no key makes refuse the second time */
 	HAZARD_KIND_COUNT,
 };
 

@@ -37,6 +37,18 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "in the orchestrator: one retry policy object applied to every activity call",
 	 "retries permanent rejections on the same schedule as transient failures",
 	 "one policy per failure class; return a business rejection as a value"},
+	/* issue 33: the demos' own non-idempotent examples (a message
+	 * published, a record inserted) */
+	{HAZARD_PUBLISH_WITHOUT_ID, "publish-without-id",
+	 "publishes an event with no message id to deduplicate on",
+	 "the event goes out again and every subscriber acts on it twice unless it deduplicates",
+	 "give the message an id derived from the input (Dapr's cloudevent.id metadata) and deduplicate on it "
+	 "in the subscribers"},
+	{HAZARD_INSERT_WITHOUT_KEY, "insert-without-key",
+	 "inserts a record that no key makes refuse a second time",
+	 "a second row, document or record for the same operation",
+	 "insert under a key derived from the input with a unique constraint, or upsert (ON CONFLICT, MERGE, "
+	 "upsert=True)"},
 };
 
 #define MAX_STATE 64
@@ -514,6 +526,112 @@ static void follow(struct body_walk *w, TSNode call)
 	w->rc = scan_function(w->x, w->act, def->file, def->node, label);
 }
 
+/* ---- publish without a message id; insert without a key ------------------ */
+
+/* Dapr's publish in each SDK: publish_event, PublishEvent(Async),
+ * publishEvent, and JavaScript's client.pubsub.publish. */
+static bool is_publish(const struct rv_file *f, TSNode call)
+{
+	static const char *const names[] = {"publish_event", "PublishEvent", "PublishEventAsync", "publishEvent",
+					    NULL};
+	TSNode name = rv_callee_name(call);
+	if (in_list(f, name, names))
+		return true;
+	char callee[128];
+	return rv_is(f, name, "publish") && strstr(rv_text(f, rv_callee(call), callee, sizeof callee), "pubsub");
+}
+
+/* The call's text names a message id Dapr deduplicates on. */
+static bool names_message_id(const struct rv_file *f, TSNode call)
+{
+	uint32_t a = ts_node_start_byte(call), b = ts_node_end_byte(call);
+	for (uint32_t i = a; i + 13 <= b && b <= f->len; i++)
+		if (strncasecmp(f->src + i, "cloudevent.id", 13) == 0 ||
+		    strncasecmp(f->src + i, "messageid", 9) == 0 || strncasecmp(f->src + i, "message_id", 10) == 0)
+			return true;
+	return false;
+}
+
+static void publish_without_id(struct body_walk *w, TSNode call)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->idempotency || !is_publish(f, call) || names_message_id(f, call))
+		return;
+	/* the topic: topic_name=, else the second argument (after the
+	 * pub/sub's name; Go's context first) */
+	char topic[80] = "";
+	TSNode kw = rv_named_arg(f, call, "topic_name"), args[4];
+	if (!ts_node_is_null(kw)) {
+		rv_unquote(f, kw, topic, sizeof topic);
+	} else {
+		size_t n = rv_args(call, args, 4), skip = 0;
+		char buf[64];
+		if (n && (strstr(rv_text(f, args[0], buf, sizeof buf), "ctx") || strstr(buf, "context") ||
+			  strstr(buf, "Context")))
+			skip = 1;
+		if (n > skip + 1)
+			rv_unquote(f, args[skip + 1], topic, sizeof topic);
+	}
+	w->rc = hazard(w, HAZARD_PUBLISH_WITHOUT_ID, rv_callee_name(call),
+		       "publishes to topic %s%s with no message id to deduplicate on",
+		       *topic ? topic : "(unnamed)", "");
+}
+
+/* "INSERT INTO orders ..." with nothing that refuses or merges a repeat. */
+static bool plain_insert(const char *s)
+{
+	char low[256];
+	size_t n = strlen(s) < sizeof low - 1 ? strlen(s) : sizeof low - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[n] = '\0';
+	const char *at = strstr(low, "insert into");
+	if (!at)
+		return false;
+	static const char *const merges[] = {"on conflict",
+					     "on duplicate key",
+					     "if not exists",
+					     "insert or ignore",
+					     "insert or replace",
+					     "where not exists",
+					     NULL};
+	for (const char *const *m = merges; *m; m++)
+		if (strstr(low, *m))
+			return false;
+	return true;
+}
+
+static void insert_without_key(struct body_walk *w, TSNode n)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->idempotency)
+		return;
+	if (strstr(ts_node_type(n), "string") && !ts_node_is_null(ts_node_parent(n)) &&
+	    !strstr(ts_node_type(ts_node_parent(n)), "string")) {
+		char text[256];
+		rv_unquote(f, n, text, sizeof text);
+		if (!plain_insert(text))
+			return;
+		char table[64] = "";
+		const char *t = strcasestr(text, "insert into");
+		if (t && sscanf(t + 11, " %63[A-Za-z0-9_.\"`]", table) != 1)
+			*table = '\0';
+		w->rc = hazard(w, HAZARD_INSERT_WITHOUT_KEY, n,
+			       "inserts into %s with no key that refuses a repeat%s", *table ? table : "a table",
+			       " (INSERT INTO, no ON CONFLICT)");
+		return;
+	}
+	static const char *const one[] = {"insert_one",     "insertOne",       "InsertOne",
+					  "InsertOneAsync", "insert_many",     "insertMany",
+					  "InsertMany",     "InsertManyAsync", NULL};
+	if (!rv_type(n, f->lang->call) || !in_list(f, rv_callee_name(n), one))
+		return;
+	char name[64];
+	rv_text(f, rv_callee_name(n), name, sizeof name);
+	w->rc = hazard(w, HAZARD_INSERT_WITHOUT_KEY, rv_callee_name(n),
+		       "inserts a document (%s) with no key that refuses a repeat%s", name, "");
+}
+
 static bool body_visit(TSNode n, void *arg)
 {
 	struct body_walk *w = arg;
@@ -524,8 +642,12 @@ static bool body_visit(TSNode n, void *arg)
 	if (!ts_node_eq(n, w->root) && rv_type_in(n, f->lang->functions))
 		return false;
 	generated_key(w, n);
+	if (w->rc == 0)
+		insert_without_key(w, n);
 	if (w->rc == 0 && rv_type(n, f->lang->call)) {
 		post_without_key(w, n);
+		if (w->rc == 0)
+			publish_without_id(w, n);
 		state_call(w, n);
 		if (w->follow && w->rc == 0)
 			follow(w, n);

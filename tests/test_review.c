@@ -100,15 +100,22 @@ static void match(struct mark *m, size_t n, const struct review_hazard *h, const
 		     kind_id(h->kind), kind_id(h->kind), h->detail);
 }
 
+/* Each language's fixture of the table's hazards (tests/fixtures/review),
+ * then its fixture of the demos' non-idempotent examples, a message
+ * published and a record inserted (tests/fixtures/review-demo, issue 33):
+ * every hazard marked HIT is found, nothing else, the idempotent variants
+ * beside them (MUST-NOT) included. */
 START_TEST(every_marked_hazard_and_nothing_else)
 {
-	const char *lang = langs[_i];
+	bool demo = _i >= (int)N_LANGS;
+	const char *lang = langs[_i % N_LANGS];
 	char dir[512];
-	snprintf(dir, sizeof dir, "%s/%s", testlib_src("tests/fixtures/review"), lang);
+	snprintf(dir, sizeof dir, "%s/%s",
+		 testlib_src(demo ? "tests/fixtures/review-demo" : "tests/fixtures/review"), lang);
 	struct mark marks[MAX_MARKS];
 	size_t n = 0;
 	read_marks(dir, marks, &n);
-	ck_assert_uint_ge(n, 4); /* each fixture marks most kinds */
+	ck_assert_uint_ge(n, demo ? 2 : 4); /* each fixture marks most kinds */
 
 	struct review rv;
 	review_init(&rv);
@@ -662,7 +669,7 @@ int main(void)
 {
 	Suite *s = suite_create("review");
 	struct testlib_group *g = testlib_group("review");
-	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, (int)N_LANGS);
+	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, 2 * (int)N_LANGS);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
