@@ -31,6 +31,8 @@ enum review_hazard_kind {
 	HAZARD_SHARED_RETRY_POLICY, /* orchestrator: one retry policy for every activity call */
 	HAZARD_PUBLISH_WITHOUT_ID,  /* a pub/sub publish with no message id to deduplicate on */
 	HAZARD_INSERT_WITHOUT_KEY,  /* an INSERT (or insertOne) no key makes refuse the second time */
+	HAZARD_INCREMENT,           /* a counter, balance or stock changed by an amount, not set */
+	HAZARD_SEND_WITHOUT_KEY,    /* an email, SMS or notification sent with nothing to deduplicate on */
 	HAZARD_KIND_COUNT,
 };
 

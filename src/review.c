@@ -262,6 +262,20 @@ const struct rv_func *rv_func_named(const struct rv_ctx *x, const char *name, si
 	return other;
 }
 
+const struct rv_func *rv_func_unique(const struct rv_ctx *x, const char *name, size_t file)
+{
+	const struct rv_func *found = NULL;
+	for (size_t i = 0; i < x->n_funcs; i++) {
+		const struct rv_func *f = &x->funcs[i];
+		if (strcmp(f->name, name) != 0 || x->files[f->file].lang != x->files[file].lang)
+			continue;
+		if (found)
+			return NULL;
+		found = f;
+	}
+	return found;
+}
+
 int rv_index_file(struct rv_ctx *x, size_t file)
 {
 	struct index_walk w = {x, file, 0};

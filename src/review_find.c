@@ -195,6 +195,36 @@ static int activity_class(struct find_walk *w, TSNode cls)
 	return rv_add_activity(w->x, name, w->file, cls, true) ? 0 : -1;
 }
 
+/* literal_element wraps the key and the value of a Go keyed element. */
+static TSNode unwrap_element(TSNode n)
+{
+	return rv_type(n, "literal_element") && ts_node_named_child_count(n) ? ts_node_named_child(n, 0) : n;
+}
+
+/* Go registers from a table too: map[string]func(workflow.ActivityContext)
+ * (any, error){"Name": pkg.Fn, ...}, ranged over into AddActivityN(name,
+ * fn). Each entry is an activity under its key's name. */
+static int activity_table(struct find_walk *w, TSNode lit)
+{
+	struct rv_file *f = &w->x->files[w->file];
+	char type[256];
+	if (!strstr(rv_text(f, rv_field(lit, "type"), type, sizeof type), "ActivityContext"))
+		return 0;
+	TSNode body = rv_field(lit, "body");
+	uint32_t n = ts_node_named_child_count(body);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode el = ts_node_named_child(body, i);
+		if (!rv_type(el, "keyed_element") || ts_node_named_child_count(el) != 2)
+			continue;
+		TSNode key = unwrap_element(ts_node_named_child(el, 0)),
+		       value = unwrap_element(ts_node_named_child(el, 1));
+		char reg[256];
+		if (is_string(key) && add_registered(w, value, rv_unquote(f, key, reg, sizeof reg), el) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static bool find_visit(TSNode n, void *arg)
 {
 	struct find_walk *w = arg;
@@ -205,9 +235,67 @@ static bool find_visit(TSNode n, void *arg)
 		w->rc = registration(w, n);
 	else if (rv_type(n, "decorated_definition"))
 		w->rc = decorated(w, n);
+	else if (f->lang->lang == REVIEW_GO && rv_type(n, "composite_literal"))
+		w->rc = activity_table(w, n);
 	else if (rv_type(n, "class_declaration") &&
 		 (f->lang->lang == REVIEW_CSHARP || f->lang->lang == REVIEW_JAVA))
 		w->rc = activity_class(w, n);
+	return true;
+}
+
+/* The first parameter's type, as written ("WorkflowActivityContext",
+ * "workflow.ActivityContext"); "" when it has none. */
+static void first_param_type(const struct rv_file *f, TSNode fn, char *out, size_t size)
+{
+	*out = '\0';
+	TSNode params = rv_field(fn, "parameters");
+	if (ts_node_is_null(params) || !ts_node_named_child_count(params))
+		return;
+	TSNode p = ts_node_named_child(params, 0);
+	TSNode t = rv_field(p, "type");
+	if (!ts_node_is_null(t))
+		rv_text(f, t, out, size);
+}
+
+/* The name a function goes by: its own, the variable it is bound to, or
+ * the key it is stored under (registry.set("action_mail", function ...)). */
+static bool function_name(const struct rv_file *f, TSNode fn, char *out, size_t size)
+{
+	TSNode name = rv_field(fn, "name");
+	TSNode parent = ts_node_parent(fn);
+	if (rv_type(parent, "arguments") || rv_type(parent, "argument_list")) {
+		TSNode first = ts_node_named_child(parent, 0);
+		if (is_string(first) && !ts_node_eq(first, fn)) {
+			rv_unquote(f, first, out, size);
+			return *out != '\0';
+		}
+	}
+	if (ts_node_is_null(name) && rv_type(parent, "variable_declarator"))
+		name = rv_field(parent, "name");
+	if (ts_node_is_null(name))
+		return false;
+	rv_text(f, name, out, size);
+	return *out != '\0';
+}
+
+/* An activity by its signature: a function whose first parameter is the
+ * SDK's activity context (TypeScript's WorkflowActivityContext, Python's
+ * annotated ctx, Go's workflow.ActivityContext), however it is registered
+ * (a table, a loop, a wrapper): the SDK calls nothing else so. */
+static bool signature_visit(TSNode n, void *arg)
+{
+	struct find_walk *w = arg;
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->rc < 0)
+		return false;
+	if (!rv_type_in(n, f->lang->functions) && !rv_type_in(n, f->lang->lambdas))
+		return true;
+	char type[128], name[256];
+	first_param_type(f, n, type, sizeof type);
+	bool context = strstr(type, "WorkflowActivityContext") ||
+		       (f->lang->lang == REVIEW_GO && strstr(type, "ActivityContext"));
+	if (context && function_name(f, n, name, sizeof name) && !rv_add_activity(w->x, name, w->file, n, true))
+		w->rc = -1;
 	return true;
 }
 
@@ -216,6 +304,17 @@ int rv_find_activities(struct rv_ctx *x)
 	for (size_t i = 0; i < x->n_files; i++) {
 		struct find_walk w = {x, i, 0};
 		rv_walk(ts_tree_root_node(x->files[i].tree), find_visit, &w);
+		if (w.rc < 0)
+			return -1;
+	}
+	/* After the registrations, which name an activity as the history
+	 * does: a function found both ways keeps its registered name. */
+	for (size_t i = 0; i < x->n_files; i++) {
+		enum review_lang l = x->files[i].lang->lang;
+		if (l != REVIEW_TYPESCRIPT && l != REVIEW_PYTHON && l != REVIEW_GO)
+			continue;
+		struct find_walk w = {x, i, 0};
+		rv_walk(ts_tree_root_node(x->files[i].tree), signature_visit, &w);
 		if (w.rc < 0)
 			return -1;
 	}

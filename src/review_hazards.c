@@ -49,6 +49,17 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "a second row, document or record for the same operation",
 	 "insert under a key derived from the input with a unique constraint, or upsert (ON CONFLICT, MERGE, "
 	 "upsert=True)"},
+	{HAZARD_INCREMENT, "increment",
+	 "changes a counter, balance or stock by an amount (+=, -=, debit, increment)",
+	 "the amount is applied twice",
+	 "record the operation under a key derived from the input and apply the amount only when the record is "
+	 "new, or set the computed value under that key"},
+	{HAZARD_SEND_WITHOUT_KEY, "send-without-key",
+	 "sends an email, SMS or notification with nothing to "
+	 "deduplicate on",
+	 "the person gets it twice",
+	 "record the send under a key derived from the input and skip it when the record exists, or give the "
+	 "provider a message id derived from the input"},
 };
 
 #define MAX_STATE 64
@@ -72,6 +83,9 @@ struct body_walk {
 	bool idempotency; /* the function names an idempotency key somewhere */
 	struct state_call state[MAX_STATE];
 	size_t n_state;
+	/* the end of the retry loop reported: a loop inside it is the same
+	 * retry, what the loop repeats is still read */
+	uint32_t retry_end;
 	int rc;
 };
 
@@ -290,6 +304,19 @@ static bool first_string_visit(TSNode n, void *arg)
 	return true;
 }
 
+/* A POST to an address that names a lookup or a computation (search,
+ * query, calculateCost, quote): the service answers, it does not act, and
+ * a second one changes nothing (issue 33's shipping-cost case). */
+static bool reads_only(const char *url)
+{
+	static const char *const words[] = {"search", "query",   "calculat", "quote", "estimat",
+					    "lookup", "compute", "preview",  "/find", NULL};
+	for (const char *const *w = words; *w; w++)
+		if (strcasestr(url, *w))
+			return true;
+	return false;
+}
+
 static void post_without_key(struct body_walk *w, TSNode call)
 {
 	const struct rv_file *f = &w->x->files[w->file];
@@ -315,6 +342,8 @@ static void post_without_key(struct body_walk *w, TSNode call)
 	}
 	if (!*url && n)
 		rv_text(f, args[0], url, sizeof url);
+	if (reads_only(url))
+		return;
 	w->rc = hazard(w, HAZARD_POST_WITHOUT_KEY, rv_callee_name(call),
 		       "POSTs to %s%s without an idempotency-key header", *url ? url : "an address", "");
 }
@@ -326,7 +355,11 @@ static const char *const sleeps[] = {"sleep", "Sleep", "Delay", "setTimeout", "d
 struct loop_scan {
 	const struct rv_file *f;
 	bool sleep, guard;
+	bool acts; /* a call in it acts on the world: a POST, a publish, a state write */
 };
+
+static bool is_publish(const struct rv_file *f, TSNode call);
+static bool is_state_write(const struct rv_file *f, TSNode call);
 
 static bool loop_visit(TSNode n, void *arg)
 {
@@ -336,6 +369,7 @@ static bool loop_visit(TSNode n, void *arg)
 		for (const char *const *p = sleeps; *p; p++)
 			if (rv_is(s->f, name, *p))
 				s->sleep = true;
+		s->acts |= is_post(s->f, n) || is_publish(s->f, n) || is_state_write(s->f, n);
 	}
 	if ((s->f->lang->try_statement && rv_type(n, s->f->lang->try_statement)) ||
 	    (s->f->lang->lang == REVIEW_GO && rv_type(n, "if_statement")))
@@ -344,7 +378,9 @@ static bool loop_visit(TSNode n, void *arg)
 }
 
 /* A loop whose header counts attempts or retries, or that sleeps between
- * guarded tries. */
+ * guarded tries; not one that waits for a deadline between reads (it
+ * polls: nothing is done again), unless what it repeats acts on the world
+ * (a POST, a publish, a state write). */
 static bool retry_loop(struct body_walk *w, TSNode loop, char *why, size_t size)
 {
 	const struct rv_file *f = &w->x->files[w->file];
@@ -360,10 +396,12 @@ static bool retry_loop(struct body_walk *w, TSNode loop, char *why, size_t size)
 	char low[160];
 	for (size_t i = 0; i <= len; i++)
 		low[i] = (char)tolower((unsigned char)head[i]);
-	struct loop_scan s = {f, false, false};
+	struct loop_scan s = {f, false, false, false};
 	rv_walk(body, loop_visit, &s);
 	bool counted = strstr(low, "retr") || strstr(low, "attempt") || strstr(low, "tries");
-	if (!counted && !(s.sleep && s.guard))
+	bool polls = strstr(low, "deadline") || strstr(low, "timeout") || strstr(low, "time.now") ||
+		     strstr(low, "date.now") || strstr(low, "elapsed") || strstr(low, "expire");
+	if (!counted && !(s.sleep && s.guard && (s.acts || !polls)))
 		return false;
 	/* the header as written, trimmed: "for attempt in range(3):" */
 	/* a comment after the header is not the header */
@@ -413,6 +451,11 @@ static bool in_list(const struct rv_file *f, TSNode n, const char *const *list)
 		if (rv_is(f, n, *list))
 			return true;
 	return false;
+}
+
+static bool is_state_write(const struct rv_file *f, TSNode call)
+{
+	return in_list(f, rv_callee_name(call), writes);
 }
 
 /* The key argument of a state call: key=, else the one after the store's
@@ -471,13 +514,29 @@ static void state_call(struct body_walk *w, TSNode call)
 	w->n_state++;
 }
 
+/* The same key, or the same field of two objects (orderItem.ProductId
+ * read, productInventory.ProductId written: the product's id both times);
+ * a field as bare as "id" or "key" says too little for that. */
+static bool same_key(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return true;
+	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+	if (!da || !db || strcmp(da, db) != 0 || strlen(da + 1) < 4)
+		return false;
+	for (const char *p = da + 1; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return strcasecmp(da + 1, "key") != 0 && strcasecmp(da + 1, "name") != 0;
+}
+
 static void read_then_write(struct body_walk *w)
 {
 	for (size_t i = 0; i < w->n_state && w->rc == 0; i++) {
 		if (!w->state[i].write)
 			continue;
 		for (size_t j = 0; j < i; j++) {
-			if (w->state[j].write || strcmp(w->state[j].key, w->state[i].key) != 0)
+			if (w->state[j].write || !same_key(w->state[j].key, w->state[i].key))
 				continue;
 			char line[32];
 			snprintf(line, sizeof line, "%u", w->state[j].line);
@@ -498,8 +557,29 @@ static void read_then_write(struct body_walk *w)
 
 static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper);
 
+/* Whether a call through an object may reach the project's own function
+ * of that name: the object a variable or a module (lower case: URI.create
+ * is a library's static method), and the name none that libraries use at
+ * every turn (a project's own create() is no lead for client.create()). */
+static bool followed_through(const struct rv_file *f, TSNode obj, const char *name)
+{
+	static const char *const common[] = {"create", "run",     "get",      "set",    "build", "execute",
+					     "call",   "start",   "apply",    "close",  "open",  "init",
+					     "of",     "valueOf", "toString", "equals", "main",  "parse",
+					     "send",   "write",   "read",     "format", NULL};
+	for (const char *const *c = common; *c; c++)
+		if (strcmp(name, *c) == 0)
+			return false;
+	char o[64];
+	rv_text(f, obj, o, sizeof o);
+	return (o[0] >= 'a' && o[0] <= 'z') || o[0] == '_';
+}
+
 /* A call into one of the project's functions (a bare name, or through
- * self/this): that helper's body is read too, once. */
+ * self/this), or into the one function or method of its name the project
+ * defines (client.DispatchWorkflow, success.notify: a method of the
+ * project's own client, a function of its own module): that helper's
+ * body is read too, once. */
 static void follow(struct body_walk *w, TSNode call)
 {
 	const struct rv_file *f = &w->x->files[w->file];
@@ -511,11 +591,12 @@ static void follow(struct body_walk *w, TSNode call)
 		if (ts_node_is_null(obj))
 			obj = rv_field(callee, "expression");
 	}
-	if (!ts_node_is_null(obj) && !rv_is(f, obj, "self") && !rv_is(f, obj, "this") && !rv_is(f, obj, "cls"))
-		return;
+	bool own = ts_node_is_null(obj) || rv_is(f, obj, "self") || rv_is(f, obj, "this") || rv_is(f, obj, "cls");
 	char buf[128];
 	rv_text(f, name, buf, sizeof buf);
-	const struct rv_func *def = rv_func_named(w->x, buf, w->file);
+	if (!own && !followed_through(f, obj, buf))
+		return;
+	const struct rv_func *def = own ? rv_func_named(w->x, buf, w->file) : rv_func_unique(w->x, buf, w->file);
 	if (!def || (def->file == w->file && ts_node_eq(def->node, ts_node_parent(w->root))))
 		return;
 	if (ts_node_start_byte(def->node) <= ts_node_start_byte(call) &&
@@ -538,7 +619,16 @@ static bool is_publish(const struct rv_file *f, TSNode call)
 	if (in_list(f, name, names))
 		return true;
 	char callee[128];
-	return rv_is(f, name, "publish") && strstr(rv_text(f, rv_callee(call), callee, sizeof callee), "pubsub");
+	rv_text(f, rv_callee(call), callee, sizeof callee);
+	if (rv_is(f, name, "publish") && strstr(callee, "pubsub"))
+		return true;
+	/* Spring's KafkaTemplate and Dapr's DaprMessagingTemplate: send(topic, ...) */
+	TSNode obj = rv_field(call, "object");
+	char o[96] = "";
+	if (!ts_node_is_null(obj))
+		rv_text(f, obj, o, sizeof o);
+	return (rv_is(f, name, "send") || rv_is(f, name, "sendDefault")) &&
+	       (strcasestr(o, "template") || strcasestr(o, "kafka") || strcasestr(o, "messaging"));
 }
 
 /* The call's text names a message id Dapr deduplicates on. */
@@ -632,6 +722,63 @@ static void insert_without_key(struct body_walk *w, TSNode n)
 		       "inserts a document (%s) with no key that refuses a repeat%s", name, "");
 }
 
+/* ---- amounts applied; messages sent ------------------------------------- */
+
+/* inventory[item] -= qty, self.points += n, order.total += x: an amount
+ * applied to something that outlives the call (a plain local is not). */
+static void increment(struct body_walk *w, TSNode n)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	if (!rv_type(n, "augmented_assignment") && !rv_type(n, "augmented_assignment_expression") &&
+	    !rv_type(n, "assignment_expression"))
+		return;
+	TSNode left = rv_field(n, "left"), op = rv_field(n, "operator");
+	char o[8] = "";
+	if (!ts_node_is_null(op))
+		rv_text(f, op, o, sizeof o);
+	else if (ts_node_child_count(n) >= 2)
+		rv_text(f, ts_node_child(n, 1), o, sizeof o);
+	if (strcmp(o, "+=") != 0 && strcmp(o, "-=") != 0)
+		return;
+	const char *t = ts_node_type(left);
+	if (!strcmp(t, "identifier") || !strcmp(t, "expression_list"))
+		return;
+	char what[96];
+	rv_text(f, left, what, sizeof what);
+	w->rc = hazard(w, HAZARD_INCREMENT, n, "changes `%s` by an amount (%s)", what, o);
+}
+
+static bool name_starts(const char *name, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (strncasecmp(name, *prefixes, strlen(*prefixes)) == 0)
+			return true;
+	return false;
+}
+
+/* accountService.debit(...), counter.incrementAndGet(), redis.incr(...);
+ * sendMail, send_email, SendSmsAsync, notificationService.sendNotification. */
+static void amount_or_message(struct body_walk *w, TSNode call)
+{
+	const struct rv_file *f = &w->x->files[w->file];
+	if (w->idempotency ||
+	    (ts_node_is_null(rv_field(call, "object")) && ts_node_eq(rv_callee(call), rv_callee_name(call))))
+		return; /* a bare call is the project's own: followed, not judged */
+	char name[64];
+	rv_text(f, rv_callee_name(call), name, sizeof name);
+	static const char *const amounts[] = {"debit", "credit",    "increment", "decrement", "incr",
+					      "decr",  "addAndGet", "getAndAdd", NULL};
+	static const char *const sends[] = {
+		"sendMail",          "send_mail",        "sendEmail", "send_email", "SendEmail",
+		"SendMail",          "sendSms",          "send_sms",  "SendSms",    "sendNotification",
+		"send_notification", "SendNotification", NULL};
+	if (name_starts(name, amounts))
+		w->rc = hazard(w, HAZARD_INCREMENT, rv_callee_name(call), "applies an amount (%s)%s", name, "");
+	else if (name_starts(name, sends))
+		w->rc = hazard(w, HAZARD_SEND_WITHOUT_KEY, rv_callee_name(call),
+			       "sends a message (%s) with nothing to deduplicate on%s", name, "");
+}
+
 static bool body_visit(TSNode n, void *arg)
 {
 	struct body_walk *w = arg;
@@ -644,19 +791,28 @@ static bool body_visit(TSNode n, void *arg)
 	generated_key(w, n);
 	if (w->rc == 0)
 		insert_without_key(w, n);
+	if (w->rc == 0)
+		increment(w, n);
 	if (w->rc == 0 && rv_type(n, f->lang->call)) {
 		post_without_key(w, n);
 		if (w->rc == 0)
 			publish_without_id(w, n);
+		size_t before = w->x->out->activities[w->act].n_hazards;
+		if (w->rc == 0)
+			amount_or_message(w, n);
+		/* a call judged as what it does is not read again inside */
+		bool judged = w->x->out->activities[w->act].n_hazards != before;
 		state_call(w, n);
-		if (w->follow && w->rc == 0)
+		if (w->follow && w->rc == 0 && !judged)
 			follow(w, n);
 	}
-	if (w->rc == 0 && rv_type_in(n, f->lang->loops)) {
+	if (w->rc == 0 && rv_type_in(n, f->lang->loops) && ts_node_start_byte(n) >= w->retry_end) {
 		char why[160];
 		if (retry_loop(w, n, why, sizeof why)) {
+			/* one hazard for the outermost retry loop; the POST it
+			 * repeats is one of its own */
 			w->rc = hazard(w, HAZARD_RETRY_LOOP, n, "retries in a loop in the body (%s)%s", why, "");
-			return false; /* one hazard for the outermost retry loop */
+			w->retry_end = ts_node_end_byte(n);
 		}
 	}
 	return true;

@@ -86,6 +86,9 @@ int rv_index_file(struct rv_ctx *x, size_t file);
 /* Frees what the context holds (not the result). */
 void rv_ctx_finish(struct rv_ctx *x);
 const struct rv_func *rv_func_named(const struct rv_ctx *x, const char *name, size_t file);
+/* The one function or method of that name in the project's files of that
+ * language; NULL when there is none or more than one. */
+const struct rv_func *rv_func_unique(const struct rv_ctx *x, const char *name, size_t file);
 /* The body a definition's node holds (its `body` field, else the node). */
 TSNode rv_func_body(TSNode def);
 

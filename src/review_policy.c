@@ -20,7 +20,8 @@ struct policy_walk {
 	char policy[96];
 	char names[4][96];
 	size_t n_calls, n_names;
-	bool mixed; /* a call without the policy, or with another */
+	size_t n_plain; /* calls that pass no policy */
+	bool mixed;     /* a call without the policy, or with another */
 };
 
 static bool policy_like(const char *s)
@@ -83,7 +84,13 @@ static bool policy_visit(TSNode n, void *arg)
 		return true;
 	char policy[96], act[96];
 	TSNode args[1];
-	if (!policy_of(w->f, n, policy, sizeof policy) || (w->n_calls && strcmp(policy, w->policy) != 0)) {
+	/* A call with no policy of its own takes the SDK's default: not
+	 * another policy (one that passes another is). */
+	if (!policy_of(w->f, n, policy, sizeof policy)) {
+		w->n_plain++;
+		return true;
+	}
+	if (w->n_calls && strcmp(policy, w->policy) != 0) {
 		w->mixed = true;
 		return true;
 	}
@@ -110,13 +117,16 @@ int rv_orchestrator_hazards(struct rv_ctx *x)
 		rv_walk(fn->node, policy_visit, &w);
 		if (w.mixed || w.n_calls < 2 || w.n_names < 2)
 			continue;
-		char label[160];
+		char label[160], share[64];
 		snprintf(label, sizeof label, "%s()", fn->name);
-		if (rv_add_hazard(
-			    x, &x->out->orchestrator, &x->out->n_orchestrator, HAZARD_SHARED_RETRY_POLICY,
-			    fn->file, w.first, NULL,
-			    "%s gives every one of its %zu activity calls (%s, %s%s) the one retry policy `%s`",
-			    label, w.n_calls, w.names[0], w.names[1], w.n_names > 2 ? ", ..." : "", w.policy) < 0)
+		if (w.n_plain)
+			snprintf(share, sizeof share, "%zu of its %zu", w.n_calls, w.n_calls + w.n_plain);
+		else
+			snprintf(share, sizeof share, "every one of its %zu", w.n_calls);
+		if (rv_add_hazard(x, &x->out->orchestrator, &x->out->n_orchestrator, HAZARD_SHARED_RETRY_POLICY,
+				  fn->file, w.first, NULL,
+				  "%s gives %s activity calls (%s, %s%s) the one retry policy `%s`", label, share,
+				  w.names[0], w.names[1], w.n_names > 2 ? ", ..." : "", w.policy) < 0)
 			return -1;
 	}
 	return 0;
