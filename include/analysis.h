@@ -271,6 +271,10 @@ struct analysis {
 	size_t n_claims;
 	struct run_version *versions; /* in history order */
 	size_t n_versions;
+	/* The version the run was last started under: the last start that
+	 * named one (a start that only adds patches keeps the name before
+	 * it); NULL when none did. Borrowed, as the versions' names. */
+	const char *version;
 	struct run_stall *stalls; /* in history order */
 	size_t n_stalls;
 	/* Results of activities and children, and how many of them carry the

@@ -32,3 +32,9 @@ int report_propagated_sentence(struct buf *b, const struct analysis *a, size_t c
  * ran in ancestor order-4411 too ...". 1 when written (one sentence for
  * all such activities), 0 when there is none. */
 int report_also_ran_sentence(struct buf *b, const struct analysis *a);
+
+/* Every one of those sentences of a run, in the order every format lists
+ * them (version, stalls, signing, each ancestor, the activities run in
+ * both), each handed to fn as text. */
+typedef void report_fact_fn(const char *sentence, void *ctx);
+void report_facts_each(const struct analysis *a, report_fact_fn *fn, void *ctx);

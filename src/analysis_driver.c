@@ -65,6 +65,9 @@ static int run_facts(struct work *w, struct analysis_owned *ao)
 	an->n_events = n;
 	an->versions = w->versions;
 	an->n_versions = w->n_versions;
+	for (size_t i = 0; i < an->n_versions; i++)
+		if (an->versions[i].name && *an->versions[i].name)
+			an->version = an->versions[i].name;
 	an->stalls = w->stalls;
 	an->n_stalls = w->n_stalls;
 	w->versions = NULL;

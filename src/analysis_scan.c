@@ -536,31 +536,15 @@ static void note_version(struct work *w, size_t i, enum event_kind k)
 	struct event ev;
 	event_log_get(w->log, i, &ev);
 	if (k == EVENT_WORKFLOW_STARTED) {
-		if (w->n_versions == w->cap_versions) {
-			size_t cap = w->cap_versions ? 2 * w->cap_versions : 4;
-			struct run_version *v = realloc(w->versions, cap * sizeof *v);
-			if (!v) {
-				w->oom = true;
-				return;
-			}
-			w->versions = v;
-			w->cap_versions = cap;
-		}
-		w->versions[w->n_versions++] = (struct run_version){ev.name, ev.patches, ev.timestamp, (uint32_t)i,
-								    ev.has_event_id ? ev.event_id : -1};
+		size_t at = PUSH(w, w->versions, w->n_versions, w->cap_versions);
+		if (at != NONE)
+			w->versions[at] = (struct run_version){ev.name, ev.patches, ev.timestamp, (uint32_t)i,
+							       ev.has_event_id ? ev.event_id : -1};
 		return;
 	}
-	if (w->n_stalls == w->cap_stalls) {
-		size_t cap = w->cap_stalls ? 2 * w->cap_stalls : 4;
-		struct run_stall *v = realloc(w->stalls, cap * sizeof *v);
-		if (!v) {
-			w->oom = true;
-			return;
-		}
-		w->stalls = v;
-		w->cap_stalls = cap;
-	}
-	w->stalls[w->n_stalls++] = (struct run_stall){ev.error_type, ev.error_message, ev.timestamp, (uint32_t)i};
+	size_t at = PUSH(w, w->stalls, w->n_stalls, w->cap_stalls);
+	if (at != NONE)
+		w->stalls[at] = (struct run_stall){ev.error_type, ev.error_message, ev.timestamp, (uint32_t)i};
 }
 
 /* One event of the history, read for what the analysis keeps of it. */

@@ -307,12 +307,8 @@ static void write_facts(struct jw *w, const struct analysis *a)
 	if (!a->n_versions) {
 		jw_k_null(w, "version");
 	} else {
-		const char *name = NULL;
-		for (size_t i = 0; i < a->n_versions; i++)
-			if (a->versions[i].name && *a->versions[i].name)
-				name = a->versions[i].name;
 		jw_open(w, "version", '{');
-		jw_k_str(w, "name", name);
+		jw_k_str(w, "name", a->version);
 		jw_open(w, "starts", '[');
 		for (size_t i = 0; i < a->n_versions; i++) {
 			const struct run_version *v = &a->versions[i];

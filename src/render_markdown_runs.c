@@ -324,34 +324,22 @@ void md_anchor(struct md_out *m, const struct report *r, const struct report_run
 }
 
 /* The run's version, stalls and signing (report_facts.h), an item each. */
-static void md_fact(struct md_out *m, struct buf *b, bool *any)
+struct md_facts {
+	struct md_out *m;
+	bool any;
+};
+
+static void md_fact(const char *sentence, void *ctx)
 {
-	fprintf(m->f, "%s- %s\n", *any ? "" : "\n", md(m, b->data, ESCAPE_MD_INLINE, 0));
-	*any = true;
+	struct md_facts *f = ctx;
+	fprintf(f->m->f, "%s- %s\n", f->any ? "" : "\n", md(f->m, sentence, ESCAPE_MD_INLINE, 0));
+	f->any = true;
 }
 
-/* The same facts, in the same order, as text_print_facts. */
 static void md_facts(struct md_out *m, const struct analysis *a)
 {
-	struct buf b;
-	buf_init(&b, 0);
-	bool any = false;
-	if (report_version_sentence(&b, a))
-		md_fact(m, &b, &any);
-	for (size_t i = 0; i < a->n_stalls; i++) {
-		buf_reset(&b);
-		report_stall_sentence(&b, &a->stalls[i]);
-		md_fact(m, &b, &any);
-	}
-	buf_reset(&b);
-	if (report_signed_sentence(&b, a))
-		md_fact(m, &b, &any);
-	for (size_t i = 0; buf_reset(&b), report_propagated_sentence(&b, a, i); i++)
-		md_fact(m, &b, &any);
-	buf_reset(&b);
-	if (report_also_ran_sentence(&b, a))
-		md_fact(m, &b, &any);
-	buf_finish(&b);
+	struct md_facts f = {m, false};
+	report_facts_each(a, md_fact, &f);
 }
 
 void md_run_short(struct md_out *m, const struct report *r, const struct report_run *run, bool own_limits)

@@ -70,11 +70,12 @@ static struct located *located_all(const struct review *rv, size_t *n, bool *oom
 	return all;
 }
 
-/* A path as the list names it: under the one path reviewed, relative to
+/* A path as the text names it: under the one path reviewed, relative to
  * it; with several, as found (each under its own). */
-static const char *shown_path(const struct review *rv, const struct located *l)
+static const char *shown_path(const struct review *rv, const char *file)
 {
-	return rv->n_roots > 1 ? l->h->file : l->rel;
+	size_t root;
+	return rv->n_roots > 1 ? file : review_relative_path(rv, file, &root);
 }
 
 static void text_languages(FILE *out, const struct review *rv)
@@ -97,11 +98,10 @@ static void text_activities(FILE *out, const struct review *rv)
 	fputs("\nActivities:\n", out);
 	for (size_t i = 0; i < rv->n_activities; i++) {
 		const struct review_activity *a = &rv->activities[i];
-		size_t root;
 		fputs("  ", out);
 		put_term(out, a->name, 120);
 		fprintf(out, " (%s)  ", review_lang_name(a->lang));
-		put_term(out, rv->n_roots > 1 ? a->file : review_relative_path(rv, a->file, &root), 200);
+		put_term(out, shown_path(rv, a->file), 200);
 		fprintf(out, ":%u  %s\n", a->line,
 			!a->defined    ? "registered here; its definition is not in the source"
 			: a->n_hazards ? "hazards above"
@@ -114,10 +114,8 @@ static void text_suppressed(FILE *out, const struct review *rv)
 	fputs("\nSilenced by comments:\n", out);
 	for (size_t i = 0; i < rv->n_suppressed; i++) {
 		const struct review_suppressed *s = &rv->suppressed[i];
-		size_t root;
 		fputs("  ", out);
-		put_term(out, rv->n_roots > 1 ? s->hazard.file : review_relative_path(rv, s->hazard.file, &root),
-			 200);
+		put_term(out, shown_path(rv, s->hazard.file), 200);
 		fprintf(out, ":%u  %s  ", s->hazard.line, review_hazard_rows[s->hazard.kind].id);
 		put_term(out, s->activity ? s->activity : "(orchestrator)", 120);
 		fprintf(out, " (comment at line %u: ", s->comment_line);
@@ -138,7 +136,7 @@ static void print_text(FILE *out, const struct review *rv, bool verbose)
 	bool used[HAZARD_KIND_COUNT] = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct located *l = &all[i];
-		const char *path = shown_path(rv, l);
+		const char *path = shown_path(rv, l->h->file);
 		if (!file || strcmp(file, path) != 0) {
 			fputs(file ? "\n" : "", out);
 			put_term(out, path, 300);

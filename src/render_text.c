@@ -302,26 +302,15 @@ static void print_withheld_short(struct text_out *t, const struct report_run *ru
 	buf_finish(&b);
 }
 
+static void text_fact(const char *sentence, void *ctx)
+{
+	struct text_out *t = ctx;
+	text_wrap(t, text_esc(t, sentence, 0), 2);
+}
+
 void text_print_facts(struct text_out *t, const struct analysis *a)
 {
-	struct buf b;
-	buf_init(&b, 0);
-	if (report_version_sentence(&b, a))
-		text_wrap(t, text_esc(t, b.data, 0), 2);
-	for (size_t i = 0; i < a->n_stalls; i++) {
-		buf_reset(&b);
-		report_stall_sentence(&b, &a->stalls[i]);
-		text_wrap(t, text_esc(t, b.data, 0), 2);
-	}
-	buf_reset(&b);
-	if (report_signed_sentence(&b, a))
-		text_wrap(t, text_esc(t, b.data, 0), 2);
-	for (size_t i = 0; buf_reset(&b), report_propagated_sentence(&b, a, i); i++)
-		text_wrap(t, text_esc(t, b.data, 0), 2);
-	buf_reset(&b);
-	if (report_also_ran_sentence(&b, a))
-		text_wrap(t, text_esc(t, b.data, 0), 2);
-	buf_finish(&b);
+	report_facts_each(a, text_fact, t);
 }
 
 /* A run's section in the short view: where to look, what was withheld,

@@ -20,15 +20,10 @@ int report_version_sentence(struct buf *b, const struct analysis *a)
 {
 	if (!a || !a->n_versions)
 		return 0;
-	const char *name = NULL; /* the last one named: the run's now */
 	bool any_patch = false;
-	for (size_t i = 0; i < a->n_versions; i++) {
-		const struct run_version *v = &a->versions[i];
-		if (v->name && *v->name)
-			name = v->name;
-		any_patch |= v->patches && *v->patches;
-	}
-	buf_printf(b, NULL, "version %s", name ? name : "(unnamed)");
+	for (size_t i = 0; i < a->n_versions; i++)
+		any_patch |= a->versions[i].patches && *a->versions[i].patches;
+	buf_printf(b, NULL, "version %s", a->version ? a->version : "(unnamed)");
 	if (any_patch) {
 		/* Dapr keeps on each start only the patches no earlier one
 		 * named: the run's are all of them */
@@ -163,4 +158,26 @@ int report_also_ran_sentence(struct buf *b, const struct analysis *a)
 		"keyed on either run's own ids is not deduplicated across them, one keyed on the business input "
 		"is");
 	return 1;
+}
+
+void report_facts_each(const struct analysis *a, report_fact_fn *fn, void *ctx)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	if (report_version_sentence(&b, a))
+		fn(b.data, ctx);
+	for (size_t i = 0; i < a->n_stalls; i++) {
+		buf_reset(&b);
+		report_stall_sentence(&b, &a->stalls[i]);
+		fn(b.data, ctx);
+	}
+	buf_reset(&b);
+	if (report_signed_sentence(&b, a))
+		fn(b.data, ctx);
+	for (size_t i = 0; buf_reset(&b), report_propagated_sentence(&b, a, i); i++)
+		fn(b.data, ctx);
+	buf_reset(&b);
+	if (report_also_ran_sentence(&b, a))
+		fn(b.data, ctx);
+	buf_finish(&b);
 }

@@ -634,11 +634,14 @@ static bool is_publish(const struct rv_file *f, TSNode call)
 /* The call's text names a message id Dapr deduplicates on. */
 static bool names_message_id(const struct rv_file *f, TSNode call)
 {
+	static const char *const ids[] = {"cloudevent.id", "messageid", "message_id", NULL};
 	uint32_t a = ts_node_start_byte(call), b = ts_node_end_byte(call);
-	for (uint32_t i = a; i + 13 <= b && b <= f->len; i++)
-		if (strncasecmp(f->src + i, "cloudevent.id", 13) == 0 ||
-		    strncasecmp(f->src + i, "messageid", 9) == 0 || strncasecmp(f->src + i, "message_id", 10) == 0)
-			return true;
+	if (b > f->len)
+		return false;
+	for (uint32_t i = a; i < b; i++)
+		for (const char *const *id = ids; *id; id++)
+			if (b - i >= strlen(*id) && strncasecmp(f->src + i, *id, strlen(*id)) == 0)
+				return true;
 	return false;
 }
 

@@ -76,8 +76,13 @@ static bool line_silences(const char *s, size_t len, enum review_hazard_kind kin
 	return false;
 }
 
+/* The file a hazard names: its path as read, or repaired to UTF-8 as the
+ * hazard keeps it (the second loop only for such names). */
 static const struct rv_file *file_named(const struct rv_ctx *x, const char *shown)
 {
+	for (size_t i = 0; i < x->n_files; i++)
+		if (strcmp(x->files[i].path, shown) == 0)
+			return &x->files[i];
 	for (size_t i = 0; i < x->n_files; i++) {
 		char *p = escape_utf8_repair_dup(x->files[i].path);
 		bool same = p && strcmp(p, shown) == 0;

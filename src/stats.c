@@ -299,16 +299,6 @@ static int count_project(struct fold *f)
 	return 0;
 }
 
-/* The version the run was last started under: the last start that named
- * one (a start that only adds patches keeps the name before it). */
-static const char *last_version(const struct analysis *a)
-{
-	for (size_t i = a->n_versions; i > 0; i--)
-		if (a->versions[i - 1].name)
-			return a->versions[i - 1].name;
-	return NULL;
-}
-
 int stats_add_report_run(struct stats *st, const struct report_run *rr, struct err *e)
 {
 	st->runs++;
@@ -327,7 +317,7 @@ int stats_add_report_run(struct stats *st, const struct report_run *rr, struct e
 			 .link_note = rr->console_link ? NULL : rr->link_note,
 			 .e = e};
 	if (st->by_version)
-		f.version = last_version(a);
+		f.version = a->version;
 	if (count_project(&f) < 0)
 		return -1;
 	for (size_t i = 0; i < a->n_invocations; i++) {

@@ -73,35 +73,8 @@ START_TEST(scenario_passes)
 	char tmp[] = "/tmp/ca-conformance-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 
-	char client[4096], loopback[4096], suite[4096];
-	snprintf(client, sizeof client, "%s/tests/conformance/conformance-client", testlib_env("CA_BUILD_DIR"));
-	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
-	const char *spec = scenarios[_i].spec;
-	snprintf(suite, sizeof suite, "%s/node_modules/%s", testlib_env("CA_NPM_DIR"),
-		 spec ? "conformance-next/dist/index.js" : ".bin/conformance");
-	ck_assert_msg(access(client, X_OK) == 0, "%s is not built", client);
-	/* The suite splits --command on spaces. */
-	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
-
-	/* loopback.mjs keeps the suite's scenario servers on 127.0.0.1. */
-	char *argv[] = {(char *)testlib_node(),
-			"--import",
-			loopback,
-			suite,
-			"client",
-			"--command",
-			client,
-			"--scenario",
-			(char *)scenario,
-			"--timeout",
-			"30000",
-			"-o",
-			tmp,
-			spec ? "--spec-version" : NULL,
-			(char *)spec,
-			NULL};
 	struct testlib_output o;
-	ck_assert_int_eq(testlib_run(argv, NULL, NULL, 0, 60000, &o), 0);
+	testlib_conformance_run("conformance-client", scenario, scenarios[_i].spec, tmp, NULL, &o);
 	ck_assert_msg(!o.timed_out, "conformance %s timed out; stderr:\n%s", scenario, o.err);
 	ck_assert_msg(o.status == 0, "conformance %s exited %d; stderr:\n%s", scenario, o.status, o.err);
 

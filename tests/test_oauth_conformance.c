@@ -174,36 +174,11 @@ START_TEST(auth_scenario)
 	snprintf(tmp, sizeof tmp, "%s/run-XXXXXX", base);
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 
-	char client[4096], loopback[4096], suite[4096], browser[4200];
-	snprintf(client, sizeof client, "%s/tests/conformance/conformance-auth-client",
-		 testlib_env("CA_BUILD_DIR"));
-	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
-	const char *spec = scenarios[_i].spec;
-	snprintf(suite, sizeof suite, "%s/node_modules/%s", testlib_env("CA_NPM_DIR"),
-		 spec ? "conformance-next/dist/index.js" : ".bin/conformance");
+	char browser[4200];
 	snprintf(browser, sizeof browser, "BROWSER=%s", testlib_src("tests/sim/follow-redirect.sh"));
-	ck_assert_msg(access(client, X_OK) == 0, "%s is not built", client);
-	ck_assert_msg(strchr(client, ' ') == NULL, "build path has a space: %s", client);
-
 	char *env[] = {browser, NULL};
-	char *argv[] = {(char *)testlib_node(),
-			"--import",
-			loopback,
-			suite,
-			"client",
-			"--command",
-			client,
-			"--scenario",
-			(char *)scenario,
-			"--timeout",
-			"30000",
-			"-o",
-			tmp,
-			spec ? "--spec-version" : NULL,
-			(char *)spec,
-			NULL};
 	struct testlib_output o;
-	ck_assert_int_eq(testlib_run(argv, env, NULL, 0, 60000, &o), 0);
+	testlib_conformance_run("conformance-auth-client", scenario, scenarios[_i].spec, tmp, env, &o);
 	if (o.timed_out)
 		show_tail(o.err);
 	ck_assert_msg(!o.timed_out, "conformance %s timed out", scenario);

@@ -471,13 +471,23 @@ static void python_copy(const char *dir, const struct line_edit *edit, size_t n_
 	}
 }
 
-static json_t *review_json(char *const *args, int want_status)
+/* review's JSON report for args (exit status want_status), checked
+ * against its published schema (saved in dir for the validator). */
+static json_t *review_json(char *const *args, int want_status, const char *dir)
 {
 	struct testlib_output o;
 	cli(&o, args);
 	ck_assert_msg(o.status == want_status, "status %d, not %d: %s", o.status, want_status, o.err);
 	json_t *doc = json_loads(o.out, 0, NULL);
 	ck_assert_msg(doc, "%s", o.out);
+	testlib_output_free(&o);
+	char saved[400];
+	snprintf(saved, sizeof saved, "%s/r.json", dir);
+	ck_assert_int_eq(json_dump_file(doc, saved, 0), 0);
+	char *validate[] = {(char *)testlib_node(), (char *)testlib_src("tests/schema/validate.mjs"),
+			    (char *)testlib_src("doc/catalyst-audit.review.v1.schema.json"), saved, NULL};
+	ck_assert_int_eq(testlib_run(validate, NULL, NULL, 0, CLI_TIMEOUT_MS, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.out);
 	testlib_output_free(&o);
 	return doc;
 }
@@ -498,17 +508,8 @@ START_TEST(comments_silence_one_hazard_each)
 	};
 	python_copy(dir, edits, 3, py, sizeof py);
 	char *args[] = {"review", py, "-o", "json", NULL};
-	json_t *doc = review_json(args, 1);
 	/* with what it silenced, the report still holds its schema */
-	char saved[400];
-	snprintf(saved, sizeof saved, "%s/r.json", dir);
-	ck_assert_int_eq(json_dump_file(doc, saved, 0), 0);
-	struct testlib_output v;
-	char *validate[] = {(char *)testlib_node(), (char *)testlib_src("tests/schema/validate.mjs"),
-			    (char *)testlib_src("doc/catalyst-audit.review.v1.schema.json"), saved, NULL};
-	ck_assert_int_eq(testlib_run(validate, NULL, NULL, 0, CLI_TIMEOUT_MS, &v), 0);
-	ck_assert_msg(v.status == 0, "%s", v.out);
-	testlib_output_free(&v);
+	json_t *doc = review_json(args, 1, dir);
 	json_t *summary = json_object_get(doc, "summary");
 	ck_assert_int_eq(json_integer_value(json_object_get(summary, "hazards")), 6);
 	ck_assert_int_eq(json_integer_value(json_object_get(summary, "suppressed")), 2);
@@ -584,16 +585,7 @@ START_TEST(baseline_keeps_known_hazards_known)
 	python_copy(dir, edits, 3, py, sizeof py);
 	for (int b = 0; b < 2; b++) {
 		char *args[] = {"review", py, "--baseline", b ? base_sarif : base_json, "-o", "json", NULL};
-		json_t *doc = review_json(args, 1);
-		char saved[400];
-		snprintf(saved, sizeof saved, "%s/r.json", dir);
-		ck_assert_int_eq(json_dump_file(doc, saved, 0), 0);
-		struct testlib_output v;
-		char *validate[] = {(char *)testlib_node(), (char *)testlib_src("tests/schema/validate.mjs"),
-				    (char *)testlib_src("doc/catalyst-audit.review.v1.schema.json"), saved, NULL};
-		ck_assert_int_eq(testlib_run(validate, NULL, NULL, 0, CLI_TIMEOUT_MS, &v), 0);
-		ck_assert_msg(v.status == 0, "%s", v.out);
-		testlib_output_free(&v);
+		json_t *doc = review_json(args, 1, dir);
 		json_t *summary = json_object_get(doc, "summary");
 		ck_assert_int_eq(json_integer_value(json_object_get(summary, "hazards")), 9);
 		ck_assert_int_eq(json_integer_value(json_object_get(summary, "new")), 1);

@@ -431,6 +431,36 @@ char *testlib_conformance_result_dir(const char *dir, const char *scenario)
 	return found;
 }
 
+void testlib_conformance_run(const char *client, const char *scenario, const char *spec, const char *out_dir,
+			     char *const env_extra[], struct testlib_output *o)
+{
+	char path[4096], loopback[4096], suite[4096];
+	snprintf(path, sizeof path, "%s/tests/conformance/%s", testlib_env("CA_BUILD_DIR"), client);
+	snprintf(loopback, sizeof loopback, "%s", testlib_src("tests/sim/loopback.mjs"));
+	snprintf(suite, sizeof suite, "%s/node_modules/%s", testlib_env("CA_NPM_DIR"),
+		 spec ? "conformance-next/dist/index.js" : ".bin/conformance");
+	ck_assert_msg(access(path, X_OK) == 0, "%s is not built", path);
+	/* The suite splits --command on spaces. */
+	ck_assert_msg(strchr(path, ' ') == NULL, "build path has a space: %s", path);
+	char *argv[] = {(char *)testlib_node(),
+			"--import",
+			loopback,
+			suite,
+			"client",
+			"--command",
+			path,
+			"--scenario",
+			(char *)scenario,
+			"--timeout",
+			"30000",
+			"-o",
+			(char *)out_dir,
+			spec ? "--spec-version" : NULL,
+			(char *)spec,
+			NULL};
+	ck_assert_int_eq(testlib_run(argv, env_extra, NULL, 0, 60000, o), 0);
+}
+
 json_t *testlib_conformance_check(json_t *checks, const char *id)
 {
 	size_t i;

@@ -112,6 +112,13 @@ int testlib_spawn_measured(char *const argv[], char *const env_extra[], const ch
 char *testlib_conformance_result_dir(const char *dir, const char *scenario);
 /* The check with this id in a checks.json array (borrowed), or NULL. */
 json_t *testlib_conformance_check(json_t *checks, const char *id);
+/* Runs one client scenario of the suite against the adapter `client`
+ * (tests/conformance/<client> in the build), its results under out_dir:
+ * the release (0.1.16) when spec is NULL, else the 0.2.0 alpha pinned in
+ * tests/npm (conformance-next) serving that revision. The scenario
+ * servers are kept on 127.0.0.1 (tests/sim/loopback.mjs). */
+void testlib_conformance_run(const char *client, const char *scenario, const char *spec, const char *out_dir,
+			     char *const env_extra[], struct testlib_output *o);
 
 /* Runs the suite with CK_NORMAL output; returns the process exit status. */
 int testlib_main(Suite *s);
