@@ -54,6 +54,11 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	secret_add(rq.env_token);
+	/* Only the commands that never reach a server skip libcurl's start. */
+	if (rq.command != CMD_FILE && rq.command != CMD_REVIEW && process_network_setup(&e) < 0) {
+		msg_errorf("%s", e.msg);
+		return e.code;
+	}
 	if (rq.verbose)
 		trace_set_sink(msg_line_sink, NULL);
 	/* -q: errors and the report stay; the sign-in address stays too, as

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -66,14 +67,26 @@ int process_setup(struct err *e)
 	struct sigaction sa = {.sa_handler = on_sigbus};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+	return 0;
+}
+
+static bool network_ready;
+
+int process_network_setup(struct err *e)
+{
+	if (network_ready)
+		return 0;
 	CURLcode c = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (c != CURLE_OK)
 		return err_set(e, ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(c));
+	network_ready = true;
 	return 0;
 }
 
 void process_teardown(void)
 {
 	secret_forget_all();
-	curl_global_cleanup();
+	if (network_ready)
+		curl_global_cleanup();
+	network_ready = false;
 }
