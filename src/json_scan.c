@@ -7,13 +7,7 @@
 #include <string.h>
 
 #include "escape.h"
-
-/* Bytes that end the fast path inside a string: quote, backslash, control
- * characters and anything non-ASCII (validated as UTF-8 on the slow path). */
-static inline bool str_special(unsigned c)
-{
-	return c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-}
+#include "json_bytes.h"
 
 static int bad(struct jscan *s, struct err *e, const char *what)
 {
@@ -25,28 +19,7 @@ static int bad(struct jscan *s, struct err *e, const char *what)
 
 void jscan_skip_ws_slow(struct jscan *s)
 {
-	const char *b = s->buf;
-	size_t p = s->pos, n = s->len;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* Pretty-printed input is mostly a newline and a run of spaces: count
-	 * the spaces eight bytes at a time. */
-	while (p + 8 <= n) {
-		uint64_t x;
-		memcpy(&x, b + p, 8);
-		uint64_t d = x ^ 0x2020202020202020ull; /* zero bytes: spaces */
-		if (!d) {
-			p += 8;
-			continue;
-		}
-		p += (size_t)__builtin_ctzll(d) / 8;
-		if (b[p] != '\n' && b[p] != '\r' && b[p] != '\t')
-			break;
-		p++;
-	}
-#endif
-	while (p < n && (b[p] == ' ' || b[p] == '\n' || b[p] == '\r' || b[p] == '\t'))
-		p++;
-	s->pos = p;
+	s->pos = json_bytes_ws((const unsigned char *)s->buf, s->len, s->pos);
 }
 
 static int hexval(int c)
@@ -70,35 +43,6 @@ static long hex4(const char *p)
 		v = v * 16 + h;
 	}
 	return v;
-}
-
-/* Past the bytes from p on that need no look (no quote, backslash,
- * control or non-ASCII byte): eight at a time while none is special. */
-static inline size_t plain_run(const unsigned char *b, size_t n, size_t p)
-{
-	while (p + 8 <= n) {
-		uint64_t x;
-		memcpy(&x, b + p, 8);
-		uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-		uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
-		/* A byte below 0x20, a quote, a backslash, or high bit
-		 * set (the usual has-zero-byte tricks: no false
-		 * negatives; a false positive just takes the slow path). */
-		uint64_t special = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | x) & high;
-		if (special) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			/* Each term is exact at its lowest flagged byte (a
-			 * borrow only runs upwards), so the lowest flagged
-			 * byte overall is the first special one. */
-			p += (size_t)__builtin_ctzll(special) / 8;
-#endif
-			break;
-		}
-		p += 8;
-	}
-	while (p < n && !str_special(b[p]))
-		p++;
-	return p;
 }
 
 /* The escape at b[*p] (a backslash), checked and stepped over. */
@@ -158,7 +102,7 @@ int jscan_string(struct jscan *s, const char **out, size_t *outlen, bool *escape
 	size_t start = p;
 	bool esc = false;
 	for (;;) {
-		p = plain_run(b, n, p);
+		p = json_bytes_plain(b, n, p);
 		if (p >= n) {
 			s->pos = n;
 			return bad(s, e, "unterminated string");
