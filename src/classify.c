@@ -1,8 +1,8 @@
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "classify.h"
 
@@ -389,37 +389,62 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static bool pattern_matches(const struct pattern *p, const char *s)
+/* The table's texts in lower case, made once: each text is lowered once
+ * too and searched with memmem. strcasestr set up its search for every
+ * pattern over every text again, and was a tenth of a `runs` audit's
+ * instructions (issue 34). Without setlocale the C locale's case rules
+ * are ASCII's, as here. */
+#define N_PATTERNS (sizeof patterns / sizeof patterns[0])
+static char *lowered[N_PATTERNS]; /* NULL: out of memory, the pattern is skipped */
+static size_t lowered_len[N_PATTERNS];
+static pthread_once_t lowered_once = PTHREAD_ONCE_INIT;
+
+static void ascii_lower(char *dst, const char *src, size_t n)
 {
-	size_t n = strlen(p->text);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (char)((unsigned)(unsigned char)src[i] - 'A' < 26u ? src[i] + ('a' - 'A') : src[i]);
+}
+
+static void lower_patterns(void)
+{
+	for (size_t i = 0; i < N_PATTERNS; i++) {
+		size_t n = strlen(patterns[i].text);
+		if ((lowered[i] = malloc(n + 1))) {
+			ascii_lower(lowered[i], patterns[i].text, n + 1);
+			lowered_len[i] = n;
+		}
+	}
+}
+
+/* Whether pattern i matches the len bytes of s, both in lower case. */
+static bool pattern_matches(size_t i, const char *s, size_t len)
+{
+	const struct pattern *p = &patterns[i];
+	const char *t = lowered[i];
+	size_t n = lowered_len[i];
+	if (!t)
+		return false;
 	if (p->mode == MATCH_WHOLE) {
 		/* Whole, but for surrounding blanks (psycopg2 ends its messages
 		 * with a newline). */
-		while (is_blank(*s))
+		while (len > 0 && is_blank(*s)) {
 			s++;
-		size_t len = strlen(s);
+			len--;
+		}
 		while (len > 0 && is_blank(s[len - 1]))
 			len--;
-		return len == n && strncasecmp(s, p->text, n) == 0;
+		return len == n && memcmp(s, t, n) == 0;
 	}
-	for (const char *hit = strcasestr(s, p->text); hit; hit = strcasestr(hit + 1, p->text)) {
+	const char *end = s + len;
+	for (const char *hit = memmem(s, len, t, n); hit; hit = memmem(hit + 1, (size_t)(end - hit - 1), t, n)) {
 		if (p->mode == MATCH_SUBSTRING)
 			return true;
 		bool left = hit == s || !is_word_char(hit[-1]);
-		bool right = !is_word_char(hit[n]);
+		bool right = hit + n == end || !is_word_char(hit[n]);
 		if (left && right)
 			return true;
 	}
 	return false;
-}
-
-static enum verdict classify_whole_text(const char *s)
-{
-	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
-		if (pattern_matches(&patterns[i], s))
-			return patterns[i].verdict;
-	}
-	return VERDICT_NONE;
 }
 
 /* Only the first CLASSIFY_WINDOW bytes of a text are read. The type and the
@@ -430,14 +455,19 @@ static enum verdict classify_text(const char *s)
 {
 	if (!s || !*s)
 		return VERDICT_NONE;
-	size_t len = strnlen(s, CLASSIFY_WINDOW + 1);
-	if (len <= CLASSIFY_WINDOW)
-		return classify_whole_text(s);
-	char *head = strndup(s, CLASSIFY_WINDOW);
-	if (!head) /* out of memory: the class is not known, said as such */
+	pthread_once(&lowered_once, lower_patterns);
+	size_t len = strnlen(s, CLASSIFY_WINDOW);
+	char small[512];
+	char *low = len <= sizeof small ? small : malloc(len);
+	if (!low) /* out of memory: the class is not known, said as such */
 		return VERDICT_NONE;
-	enum verdict v = classify_whole_text(head);
-	free(head);
+	ascii_lower(low, s, len);
+	enum verdict v = VERDICT_NONE;
+	for (size_t i = 0; i < N_PATTERNS && v == VERDICT_NONE; i++)
+		if (pattern_matches(i, low, len))
+			v = patterns[i].verdict;
+	if (low != small)
+		free(low);
 	return v;
 }
 
