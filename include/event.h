@@ -275,3 +275,7 @@ struct event_log *event_log_parse_fd(int fd, const struct event_parse_options *o
 struct event_log *event_log_from_json(const json_t *doc, struct err *e);
 /* The same under options (threads is not read: one thread). */
 struct event_log *event_log_from_json_opts(const json_t *doc, const struct event_parse_options *o, struct err *e);
+/* Whether doc is such an execution graph, which only event_log_from_json
+ * reads as one history (the bytes parser would take the first node's
+ * events for the list). */
+bool event_doc_is_graph(const json_t *doc);

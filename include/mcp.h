@@ -52,6 +52,10 @@ struct mcp_tool_result {
 	json_t *content;    /* borrowed from result: content array or NULL */
 	json_t *text_json;  /* new: the first content[].text that parses as JSON, or NULL */
 	bool is_error;      /* result.isError */
+	/* mcp_call_tool_structured_raw: structuredContent's own bytes (an
+	 * object's, NUL-terminated, owned), or NULL */
+	char *structured_raw;
+	size_t structured_raw_len;
 };
 
 /* Thread-safe: `runs` calls this from several workers on one session. On a
@@ -69,6 +73,14 @@ void mcp_tool_result_finish(struct mcp_tool_result *r);
  * decode of the data instead of three. */
 int mcp_call_tool_structured_first(struct mcp_session *s, const char *name, json_t *arguments,
 				   struct mcp_tool_result *out, struct err *e);
+
+/* mcp_call_tool_structured_first for a caller that reads the big arrays of
+ * a successful answer's structuredContent from its bytes: `structured` is
+ * decoded with every array over 2 KiB emptied ([]), and structured_raw
+ * holds the whole object as the server sent it. Other answers are as
+ * mcp_call_tool_structured_first gives them (structured_raw NULL). */
+int mcp_call_tool_structured_raw(struct mcp_session *s, const char *name, json_t *arguments,
+				 struct mcp_tool_result *out, struct err *e);
 
 /* Ends the session (HTTP DELETE / stdio shutdown) through the transport. */
 void mcp_session_close(struct mcp_session *s);

@@ -149,10 +149,21 @@ static void tool_error_text(const struct mcp_tool_result *r, char *out, size_t s
 
 /* tool_failed: the call reached the tool and the tool said no, without a
  * refusal (what a project without a managed workflow store does). */
+/* A tool answer's structuredContent as the server sent it, for a caller
+ * that reads its big arrays from the bytes (mcp_call_tool_structured_raw). */
+struct answer_raw {
+	char *bytes; /* NUL-terminated, owned; NULL: none */
+	size_t len;
+};
+
+/* raw (NULL, or where structuredContent's bytes go: the caller reads its
+ * big arrays from them, see mcp_call_tool_structured_raw). */
 static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t **doc, json_t **meta,
-		     struct catalyst_refusal *ref, bool *tool_failed, struct err *e)
+		     struct catalyst_refusal *ref, bool *tool_failed, struct answer_raw *raw, struct err *e)
 {
 	*doc = NULL;
+	if (raw)
+		*raw = (struct answer_raw){0};
 	if (meta)
 		*meta = NULL;
 	if (tool_failed)
@@ -168,7 +179,8 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 		struct mcp_tool_result r;
 		memset(&r, 0, sizeof r);
 		err_clear(e);
-		if (mcp_call_tool_structured_first(c->s, tool, args, &r, e) < 0) {
+		if ((raw ? mcp_call_tool_structured_raw : mcp_call_tool_structured_first)(c->s, tool, args, &r,
+											  e) < 0) {
 			mcp_tool_result_finish(&r);
 			if (transient(e) && attempt < c->o.max_attempts) {
 				backoff(c, attempt, e->retry_after);
@@ -235,6 +247,11 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 				       "%s: the answer carries neither structuredContent nor JSON text", tool);
 		}
 		*doc = json_incref(d);
+		if (raw && r.structured_raw && d == r.structured) {
+			raw->bytes = r.structured_raw;
+			raw->len = r.structured_raw_len;
+			r.structured_raw = NULL;
+		}
 		if (meta) {
 			json_t *m = json_object_get(r.result, "_meta");
 			*meta = m ? json_incref(m) : NULL;
@@ -247,23 +264,23 @@ static int call_tool(struct catalyst *c, const char *tool, json_t *args, json_t 
 int catalyst_call(struct catalyst *c, const char *tool, json_t *args, json_t **doc, json_t **meta,
 		  struct catalyst_refusal *ref, struct err *e)
 {
-	return call_tool(c, tool, args, doc, meta, ref, NULL, e);
+	return call_tool(c, tool, args, doc, meta, ref, NULL, NULL, e);
 }
 
 static int invoke(struct catalyst *c, const char *tool, const char *const vals[CATALYST_ARG_COUNT],
 		  unsigned required, unsigned *omitted, json_t **doc, json_t **meta, struct catalyst_refusal *ref,
-		  bool *tool_failed, struct err *e)
+		  bool *tool_failed, struct answer_raw *raw, struct err *e)
 {
 	*doc = NULL;
 	if (!catalyst_tool_allowed(tool))
-		return call_tool(c, tool, NULL, doc, meta, ref, tool_failed, e);
+		return call_tool(c, tool, NULL, doc, meta, ref, tool_failed, raw, e);
 	const struct catalyst_binding *b = catalyst_binding_get(c, tool);
 	if (!b)
 		return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s", tool);
 	json_t *args = catalyst_binding_args(b, vals, required, omitted, e);
 	if (!args)
 		return -1;
-	int rc = call_tool(c, tool, args, doc, meta, ref, tool_failed, e);
+	int rc = call_tool(c, tool, args, doc, meta, ref, tool_failed, raw, e);
 	json_decref(args);
 	return rc;
 }
@@ -272,7 +289,7 @@ int catalyst_invoke(struct catalyst *c, const char *tool, const char *const vals
 		    unsigned required, unsigned *omitted, json_t **doc, json_t **meta,
 		    struct catalyst_refusal *ref, struct err *e)
 {
-	return invoke(c, tool, vals, required, omitted, doc, meta, ref, NULL, e);
+	return invoke(c, tool, vals, required, omitted, doc, meta, ref, NULL, NULL, e);
 }
 
 /* ---- run lists --------------------------------------------------------- */
@@ -600,7 +617,7 @@ static int fetch_page(struct catalyst_run_list *l, struct catalyst_refusal *ref,
 		bool tool_failed = false;
 		l->page_size = w->page;
 		if (invoke(w->c, CATALYST_TOOL_LIST_RUNS, vals, required, &omitted, &doc, &meta, &rf, &tool_failed,
-			   e) < 0) {
+			   NULL, e) < 0) {
 			if (e->detail == ERR_DETAIL_REFUSAL && catalyst_key_match(rf.kind, "unfilterable") &&
 			    w->b->prop[CATALYST_ARG_PAGE_SIZE] && w->page > 1) {
 				/* Truncated at the size limit: the only refusal worth asking again. */
@@ -746,7 +763,8 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 /* ---- one run ---------------------------------------------------------- */
 
 static int get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
-		   json_t **doc, json_t **meta, struct catalyst_refusal *ref, struct err *e)
+		   json_t **doc, json_t **meta, struct answer_raw *raw, struct catalyst_refusal *ref,
+		   struct err *e)
 {
 	const char *vals[CATALYST_ARG_COUNT] = {
 		[CATALYST_ARG_PROJECT] = project->value,
@@ -756,7 +774,7 @@ static int get_run(struct catalyst *c, const struct project_ref *project, const 
 	unsigned required = CATALYST_BIT(CATALYST_ARG_APP) | CATALYST_BIT(CATALYST_ARG_RUN);
 	if (!project->defaulted)
 		required |= CATALYST_BIT(CATALYST_ARG_PROJECT);
-	return catalyst_invoke(c, CATALYST_TOOL_GET_RUN, vals, required, NULL, doc, meta, ref, e);
+	return invoke(c, CATALYST_TOOL_GET_RUN, vals, required, NULL, doc, meta, ref, NULL, raw, e);
 }
 
 int catalyst_get_run(struct catalyst *c, const struct project_ref *project, const char *app_id, const char *run_id,
@@ -791,12 +809,29 @@ int catalyst_get_run_doc(struct catalyst *c, const struct project_ref *project, 
 	if (doc_out)
 		*doc_out = NULL;
 	json_t *doc = NULL, *meta = NULL;
-	if (get_run(c, project, app_id, run_id, &doc, &meta, ref, e) < 0)
+	struct answer_raw raw;
+	if (get_run(c, project, app_id, run_id, &doc, &meta, &raw, ref, e) < 0)
 		return -1;
+	/* doc has its big arrays emptied when raw came: the level, refusals
+	 * and the graph's shape are read from it, the history from raw. */
 	out->sharing = catalyst_answer_sharing(doc, meta, out->sharing_key, sizeof out->sharing_key);
 	json_decref(meta);
+	if (raw.bytes && (doc_out || event_doc_is_graph(doc))) {
+		/* Saved whole, or a graph to flatten: the tree after all. */
+		json_error_t je;
+		json_t *whole = json_loadb(raw.bytes, raw.len, JSON_REJECT_DUPLICATES, &je);
+		free(raw.bytes);
+		raw.bytes = NULL;
+		json_decref(doc);
+		if (!(doc = whole)) {
+			return err_set(e, ERR_PROTOCOL, "%s answer for %s: %s", CATALYST_TOOL_GET_RUN, run_id,
+				       je.text);
+		}
+	}
 	/* The parser also reads an execution graph's nodes. */
-	out->log = event_log_from_json_opts(doc, &c->parse, e);
+	out->log = raw.bytes ? event_log_parse_opts(raw.bytes, raw.len, &c->parse, e)
+			     : event_log_from_json_opts(doc, &c->parse, e);
+	free(raw.bytes);
 	if (doc_out && out->log)
 		*doc_out = json_incref(doc);
 	json_decref(doc);
@@ -831,7 +866,7 @@ int catalyst_check_run(struct catalyst *c, const struct project_ref *project, co
 		       const char *run_id, struct err *e)
 {
 	json_t *doc = NULL;
-	int rc = get_run(c, project, app_id, run_id, &doc, NULL, NULL, e);
+	int rc = get_run(c, project, app_id, run_id, &doc, NULL, NULL, NULL, e);
 	json_decref(doc);
 	return rc;
 }

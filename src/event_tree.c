@@ -92,7 +92,7 @@ static int jwalk_value(struct jwalk *w, const json_t *v, int depth, const char *
  * which "history" holds that list and "graph" is gone (or else the node
  * array could pass for the event list). A flat list already there is left
  * alone: the events must not be counted twice. */
-static json_t *graph_flattened(const json_t *doc)
+static json_t *graph_nodes(const json_t *doc, json_t **where_out)
 {
 	json_t *top = (json_t *)doc, *where = top;
 	json_t *graph = json_object_get(top, "graph");
@@ -102,6 +102,22 @@ static json_t *graph_flattened(const json_t *doc)
 	}
 	json_t *nodes = json_object_get(graph, "nodes");
 	if (!json_is_array(nodes) || json_object_get(where, "history") || json_object_get(where, "events"))
+		return NULL;
+	*where_out = where;
+	return nodes;
+}
+
+bool event_doc_is_graph(const json_t *doc)
+{
+	json_t *where;
+	return graph_nodes(doc, &where) != NULL;
+}
+
+static json_t *graph_flattened(const json_t *doc)
+{
+	json_t *top = (json_t *)doc, *where;
+	json_t *nodes = graph_nodes(doc, &where);
+	if (!nodes)
 		return json_incref(top);
 	json_t *flat = json_array(), *node, *ev, *copy = NULL;
 	size_t i, k;

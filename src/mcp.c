@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json_scan.h"
 #include "jsonrpc.h"
 #include "mcp_wire.h"
@@ -98,6 +99,7 @@ const json_t *mcp_server_info_get(const struct mcp_session *s)
 /* exchange() flags. */
 #define EX_PROGRESS 1u  /* ask for progress notifications */
 #define EX_SKIP_TEXT 2u /* tools/call whose caller reads structuredContent first */
+#define EX_RAW_DATA 4u  /* ... and reads its big arrays from its bytes (mcp_call_tool_structured_raw) */
 
 /* One request/response exchange: what the transport's callback sees. */
 struct exchange {
@@ -110,6 +112,8 @@ struct exchange {
 	size_t answer_len;   /* bytes of the message that answered */
 	json_t *result;      /* new reference once answered */
 	json_t *rpc_error;   /* new reference once answered with an error */
+	char *raw;           /* EX_RAW_DATA: structuredContent's bytes, once answered */
+	size_t raw_len;
 };
 
 /* The server spent our whole wait on requests of its own: asking again
@@ -240,46 +244,120 @@ static bool span_is(const char *text, const struct member_span *m, const char *l
 	return m->end - m->start == n && memcmp(text + m->start, literal, n) == 0;
 }
 
-/* A tool answer with structuredContent usually repeats it as JSON text in
- * content[] (the SDK's servers do): decoding that string is half the cost
- * of the message, for a caller that will not read it. Returns a copy of
- * the message with result.content emptied (NUL-terminated, *out_len) when
- * the answer is a success with structuredContent, else NULL (decode the
- * message as it is). */
-static char *without_text_content(const char *msg, size_t len, size_t *out_len)
+/* The value at s->pos appended to b, with every array of more than
+ * SHALLOW_ARRAY bytes (an event list, a graph's nodes) written as []. */
+#define SHALLOW_ARRAY 2048
+static int shallow_copy(struct jscan *s, struct buf *b, int depth)
 {
+	struct err ignored;
+	err_clear(&ignored);
+	jscan_skip_ws(s);
+	size_t start = s->pos;
+	if (start < s->len && s->buf[start] == '{' && depth < JSCAN_DEPTH_MAX) {
+		struct jscan_object o;
+		struct jscan_key k;
+		int more;
+		if (jscan_object_open(s, &o, NULL, &ignored) < 0 || buf_append(b, "{", 1, &ignored) < 0)
+			return -1;
+		for (bool first = true; (more = jscan_object_member(s, &o, &k, &ignored)) > 0; first = false)
+			if ((!first && buf_append(b, ",", 1, &ignored) < 0) ||
+			    buf_append(b, s->buf + k.off, k.len + 2, &ignored) < 0 ||
+			    buf_append(b, ":", 1, &ignored) < 0 || shallow_copy(s, b, depth + 1) < 0)
+				return -1;
+		return more < 0 ? -1 : buf_append(b, "}", 1, &ignored);
+	}
+	if (jscan_skip_value(s, &ignored) < 0)
+		return -1;
+	if (s->buf[start] == '[' && s->pos - start > SHALLOW_ARRAY)
+		return buf_append(b, "[]", 2, &ignored);
+	return buf_append(b, s->buf + start, s->pos - start, &ignored);
+}
+
+/* What a successful tools/call answer is decoded as, when its caller reads
+ * structuredContent first (EX_SKIP_TEXT). The answer usually repeats it as
+ * JSON text in content[] (the SDK's servers do): decoding that string was
+ * half the cost of the message, for a caller that will not read it, so
+ * result.content is emptied. With EX_RAW_DATA, structuredContent's own
+ * bytes go to *raw and its big arrays are emptied in what is decoded: a
+ * run's history then goes through the history parser once, never through
+ * a json_t tree (over half of a `runs` audit's instructions, issue 34).
+ * Returns the message to decode (malloc'd, NUL-terminated, *out_len), or
+ * NULL: decode the message as it is (not such an answer, a key given
+ * twice or escaped, out of memory). */
+static char *trim_answer(const char *msg, size_t len, unsigned flags, size_t *out_len, char **raw, size_t *raw_len)
+{
+	*raw = NULL;
 	bool unsure = false;
 	struct jscan s = {.buf = msg, .len = len, .pos = 0};
 	struct member_span in[] = {{.key = "structuredContent"}, {.key = "content"}, {.key = "isError"}};
 	struct member_span top[] = {{.key = "result", .inner = in, .n_inner = 3}};
 	if (object_members(&s, top, 1, &unsure) < 0 || unsure || !top[0].found || msg[top[0].start] != '{')
 		return NULL;
-	if (!in[0].found || span_is(msg, &in[0], "null") || !in[1].found || span_is(msg, &in[1], "[]"))
+	if (!in[0].found || span_is(msg, &in[0], "null") || (in[2].found && span_is(msg, &in[2], "true")))
 		return NULL;
-	if (in[2].found && span_is(msg, &in[2], "true"))
+	struct member_span *cut[2];
+	const char *with[2];
+	struct buf shallow;
+	buf_init(&shallow, 0);
+	size_t n = 0;
+	if (in[1].found && !span_is(msg, &in[1], "[]")) {
+		cut[n] = &in[1];
+		with[n++] = "[]";
+	}
+	if ((flags & EX_RAW_DATA) && msg[in[0].start] == '{') {
+		struct jscan sc = {.buf = msg, .len = in[0].end, .pos = in[0].start};
+		size_t l = in[0].end - in[0].start;
+		if (shallow_copy(&sc, &shallow, 0) < 0 || !(*raw = malloc(l + 1))) {
+			buf_finish(&shallow);
+			return NULL;
+		}
+		memcpy(*raw, msg + in[0].start, l);
+		(*raw)[l] = '\0';
+		*raw_len = l;
+		cut[n] = &in[0];
+		with[n++] = shallow.data;
+	}
+	if (n == 2 && cut[0]->start > cut[1]->start) {
+		struct member_span *c = cut[0];
+		const char *w = with[0];
+		cut[0] = cut[1], with[0] = with[1];
+		cut[1] = c, with[1] = w;
+	}
+	struct buf out;
+	buf_init(&out, 0);
+	size_t at = 0;
+	struct err ignored;
+	int rc = n ? 0 : -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = buf_append(&out, msg + at, cut[i]->start - at, &ignored) < 0 ||
+				     buf_append(&out, with[i], strlen(with[i]), &ignored) < 0
+			     ? -1
+			     : 0;
+		at = cut[i]->end;
+	}
+	if (rc == 0)
+		rc = buf_append(&out, msg + at, len - at, &ignored);
+	buf_finish(&shallow);
+	if (rc < 0) {
+		buf_finish(&out);
+		free(*raw);
+		*raw = NULL;
 		return NULL;
-	size_t cut = in[1].end - in[1].start;
-	size_t n = len - cut + 2;
-	char *copy = malloc(n + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, msg, in[1].start);
-	memcpy(copy + in[1].start, "[]", 2);
-	memcpy(copy + in[1].start + 2, msg + in[1].end, len - in[1].end);
-	copy[n] = '\0';
-	*out_len = n;
-	return copy;
+	}
+	return buf_steal(&out, out_len);
 }
 
 static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 {
 	struct exchange *x = ctx;
 	struct jsonrpc_message m;
-	size_t cut_len = 0;
-	char *cut = x->flags & EX_SKIP_TEXT ? without_text_content(msg, len, &cut_len) : NULL;
+	size_t cut_len = 0, raw_len = 0;
+	char *raw = NULL;
+	char *cut = x->flags & EX_SKIP_TEXT ? trim_answer(msg, len, x->flags, &cut_len, &raw, &raw_len) : NULL;
 	int decoded = cut ? jsonrpc_decode(&m, cut, cut_len, e) : jsonrpc_decode(&m, msg, len, e);
 	free(cut);
 	if (decoded < 0) {
+		free(raw);
 		/* A whole message that is no JSON-RPC: it would come again. */
 		if (e)
 			e->detail = ERR_DETAIL_FINAL;
@@ -303,10 +381,14 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 			free(id);
 			break;
 		}
-		if (m.kind == JSONRPC_RESULT)
+		if (m.kind == JSONRPC_RESULT) {
 			x->result = json_incref(m.result);
-		else
+			x->raw = raw;
+			x->raw_len = raw_len;
+			raw = NULL;
+		} else {
 			x->rpc_error = json_incref(m.error);
+		}
 		x->answer_len = len;
 		rc = 1;
 		break;
@@ -320,6 +402,7 @@ static int on_message(const char *msg, size_t len, void *ctx, struct err *e)
 		break;
 	}
 	jsonrpc_message_finish(&m);
+	free(raw);
 	return rc;
 }
 
@@ -332,6 +415,8 @@ struct request {
 	 * legacy era (initialize negotiated it, the header says it). */
 	const char *modern;
 	const json_t *designations; /* tools/call: the tool's x-mcp-header ones */
+	char **raw;                 /* EX_RAW_DATA: where the answer's structuredContent bytes go */
+	size_t *raw_len;
 };
 
 /* 2026-07-28 results say what they are; an absent resultType is a legacy
@@ -400,10 +485,17 @@ static int exchange(struct mcp_session *s, const struct request *q, json_t **res
 	if (rc < 0) {
 		json_decref(x.result);
 		json_decref(x.rpc_error);
+		free(x.raw);
 		return -1;
 	}
 	*result = x.result;
 	*rpc_error = x.rpc_error;
+	if (q->raw) {
+		*q->raw = x.raw;
+		*q->raw_len = x.raw_len;
+	} else {
+		free(x.raw);
+	}
 	if (answer_len)
 		*answer_len = x.answer_len;
 	return 0;
@@ -836,6 +928,7 @@ void mcp_tool_result_finish(struct mcp_tool_result *r)
 	json_decref(r->rpc_error);
 	json_decref(r->result);
 	json_decref(r->text_json);
+	free(r->structured_raw);
 	memset(r, 0, sizeof *r);
 }
 
@@ -858,19 +951,24 @@ static json_t *first_json_text(json_t *content)
 	return NULL;
 }
 
-static int call_tool(struct mcp_session *s, const char *name, json_t *arguments, bool lazy_text,
+static int call_tool(struct mcp_session *s, const char *name, json_t *arguments, unsigned mode,
 		     struct mcp_tool_result *out, struct err *e)
 {
+	bool lazy_text = mode & EX_SKIP_TEXT;
 	memset(out, 0, sizeof *out);
 	json_t *params = json_pack("{s:s, s:o}", "name", name, "arguments",
 				   arguments ? json_incref(arguments) : json_object());
 	if (!params)
 		return err_set(e, ERR_INTERNAL, "tools/call %s: cannot build the arguments", name);
 	json_t *result = NULL, *rpc_error = NULL;
-	unsigned flags = (s->on_progress ? EX_PROGRESS : 0) | (lazy_text ? EX_SKIP_TEXT : 0);
+	unsigned flags = (s->on_progress ? EX_PROGRESS : 0) | mode;
 	json_t *designations = tool_designations(s, name);
-	struct request q = {
-		.method = "tools/call", .params = params, .flags = flags, .designations = designations};
+	struct request q = {.method = "tools/call",
+			    .params = params,
+			    .flags = flags,
+			    .designations = designations,
+			    .raw = &out->structured_raw,
+			    .raw_len = &out->structured_raw_len};
 	int rc = exchange_retry(s, &q, &result, &rpc_error, NULL, e);
 	json_decref(designations);
 	json_decref(params);
@@ -900,13 +998,19 @@ static int call_tool(struct mcp_session *s, const char *name, json_t *arguments,
 int mcp_call_tool(struct mcp_session *s, const char *name, json_t *arguments, struct mcp_tool_result *out,
 		  struct err *e)
 {
-	return call_tool(s, name, arguments, false, out, e);
+	return call_tool(s, name, arguments, 0, out, e);
 }
 
 int mcp_call_tool_structured_first(struct mcp_session *s, const char *name, json_t *arguments,
 				   struct mcp_tool_result *out, struct err *e)
 {
-	return call_tool(s, name, arguments, true, out, e);
+	return call_tool(s, name, arguments, EX_SKIP_TEXT, out, e);
+}
+
+int mcp_call_tool_structured_raw(struct mcp_session *s, const char *name, json_t *arguments,
+				 struct mcp_tool_result *out, struct err *e)
+{
+	return call_tool(s, name, arguments, EX_SKIP_TEXT | EX_RAW_DATA, out, e);
 }
 
 void mcp_session_close(struct mcp_session *s)

@@ -680,6 +680,66 @@ START_TEST(call_tool_structured_first)
 }
 END_TEST
 
+/* mcp_call_tool_structured_raw: structuredContent's bytes kept as sent,
+ * and decoded with every array over 2 KiB emptied (a run's history, read
+ * from the bytes by the history parser); small arrays and everything else
+ * decoded as they are; an error answer or one without structuredContent
+ * as mcp_call_tool_structured_first gives it, with no bytes. */
+static char raw_answer[16384];
+
+START_TEST(call_tool_structured_raw)
+{
+	/* 40 events of ~70 bytes under history: over the 2 KiB */
+	char events[8192];
+	size_t at = 0;
+	for (int i = 0; i < 40; i++)
+		at += (size_t)snprintf(events + at, sizeof events - at,
+				       "%s{\"event_type\": \"TaskScheduled\", \"event_id\": %d, \"name\": \"A\"}",
+				       i ? "," : "", i);
+	char sc[9000];
+	snprintf(sc, sizeof sc,
+		 "{\"run\": {\"instanceId\": \"r-1\", \"tags\": [\"a\", \"b\"], \"history\": [%s]}, "
+		 "\"dataSharingLevel\": \"metadata\"}",
+		 events);
+	snprintf(raw_answer, sizeof raw_answer, "\"result\":{\"content\":[" TEXT_A "],\"structuredContent\":%s}",
+		 sc);
+	struct fake f;
+	fake_init(&f, "2025-11-25", script_answer);
+	call_answer = raw_answer;
+	struct mcp_session *s = session_up(&f);
+	struct err e;
+	err_clear(&e);
+	struct mcp_tool_result r;
+	ck_assert_msg(mcp_call_tool_structured_raw(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_nonnull(r.structured_raw);
+	ck_assert_uint_eq(r.structured_raw_len, strlen(sc));
+	ck_assert_str_eq(r.structured_raw, sc);
+	json_t *run = json_object_get(r.structured, "run");
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "history")), 0);
+	ck_assert(json_is_array(json_object_get(run, "history")));
+	ck_assert_uint_eq(json_array_size(json_object_get(run, "tags")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "instanceId")), "r-1");
+	ck_assert_str_eq(json_string_value(json_object_get(r.structured, "dataSharingLevel")), "metadata");
+	ck_assert_int_eq(json_array_size(r.content), 0);
+	mcp_tool_result_finish(&r);
+	/* an error answer: decoded whole, no bytes */
+	snprintf(raw_answer, sizeof raw_answer,
+		 "\"result\":{\"isError\":true,\"content\":[" TEXT_A "],\"structuredContent\":%s}", sc);
+	ck_assert_msg(mcp_call_tool_structured_raw(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_null(r.structured_raw);
+	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(r.structured, "run"), "history")), 40);
+	mcp_tool_result_finish(&r);
+	/* text only: no bytes, the text decoded */
+	snprintf(raw_answer, sizeof raw_answer, "\"result\":{\"content\":[" TEXT_A "]}");
+	ck_assert_msg(mcp_call_tool_structured_raw(s, "t", NULL, &r, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_null(r.structured_raw);
+	ck_assert_ptr_nonnull(r.text_json);
+	mcp_tool_result_finish(&r);
+	mcp_session_free(s);
+	fake_finish(&f);
+}
+END_TEST
+
 static int script_garbage(struct fake *f, json_t *req, long long id)
 {
 	(void)f, (void)req, (void)id;
@@ -1075,6 +1135,7 @@ int main(void)
 	add_test(tc, call_deadline_counts_server_requests);
 	add_loop_test(tc, call_tool_envelopes, 0, sizeof envelopes / sizeof *envelopes);
 	add_loop_test(tc, call_tool_structured_first, 0, sizeof lazy_envelopes / sizeof *lazy_envelopes);
+	add_test(tc, call_tool_structured_raw);
 	add_loop_test(tc, call_tool_duplicate_keys_refused, 0,
 		      sizeof duplicate_envelopes / sizeof *duplicate_envelopes);
 	add_test(tc, call_garbage_is_protocol_error);

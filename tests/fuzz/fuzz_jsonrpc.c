@@ -5,7 +5,10 @@
  * arrives while a tools/call waits (server requests, notifications, stray
  * responses), then the whole input as the text content of the answer; once
  * more for a call that reads structuredContent first, whose messages are
- * walked member by member (json_scan.h) before they are decoded. Each
+ * walked member by member (json_scan.h) before they are decoded, and for
+ * one that takes structuredContent's bytes (its big arrays emptied in
+ * what is decoded): the bytes must be a JSON object with the same members
+ * as the decoded one. Each
  * runs against a server of MCP's legacy era (server/discover refused,
  * initialize), one of 2026-07-28 (no handshake; per-request _meta and
  * headers; resultType read), and one whose answers to server/discover
@@ -120,7 +123,33 @@ static void on_progress(double progress, double total, const char *message, void
 	(void)progress, (void)total, (void)message, (void)ctx;
 }
 
-static void through_session(const uint8_t *data, size_t size, bool structured, enum era as)
+enum call {
+	CALL_PLAIN,
+	CALL_STRUCTURED,
+	CALL_RAW
+};
+
+/* The bytes of a raw answer: an object with the decoded one's members. */
+static void check_raw(const struct mcp_tool_result *r)
+{
+	if (!r->structured_raw)
+		return;
+	json_t *whole = json_loadb(r->structured_raw, r->structured_raw_len, 0, NULL);
+	if (!json_is_object(whole) || !json_is_object(r->structured) ||
+	    json_object_size(whole) != json_object_size(r->structured) ||
+	    strlen(r->structured_raw) != r->structured_raw_len)
+		abort();
+	const char *k;
+	json_t *v;
+	json_object_foreach(whole, k, v) {
+		json_t *d = json_object_get(r->structured, k);
+		if (!d || json_typeof(d) != json_typeof(v))
+			abort();
+	}
+	json_decref(whole);
+}
+
+static void through_session(const uint8_t *data, size_t size, enum call call, enum era as)
 {
 	input = data;
 	input_size = size;
@@ -142,11 +171,13 @@ static void through_session(const uint8_t *data, size_t size, bool structured, e
 	    (as == ERA_LEGACY && strcmp(v, "2025-06-18") != 0))
 		abort();
 	struct mcp_tool_result r;
-	int rc = structured ? mcp_call_tool_structured_first(s, "t", NULL, &r, &e)
-			    : mcp_call_tool(s, "t", NULL, &r, &e);
+	int rc = call == CALL_RAW          ? mcp_call_tool_structured_raw(s, "t", NULL, &r, &e)
+		 : call == CALL_STRUCTURED ? mcp_call_tool_structured_first(s, "t", NULL, &r, &e)
+					   : mcp_call_tool(s, "t", NULL, &r, &e);
 	if (rc == 0) {
 		if (!r.result == !r.rpc_error)
 			abort();
+		check_raw(&r);
 		mcp_tool_result_finish(&r);
 	} else if (e.code == ERR_NONE) {
 		abort();
@@ -159,8 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	for (enum era as = ERA_LEGACY; as <= ERA_FROM_INPUT; as++) {
-		through_session(data, size, false, as);
-		through_session(data, size, true, as);
+		for (enum call c = CALL_PLAIN; c <= CALL_RAW; c++)
+			through_session(data, size, c, as);
 	}
 	struct jsonrpc_message m;
 	struct err e;
