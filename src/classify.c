@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,13 +391,23 @@ static bool is_blank(char c)
 }
 
 /* The table's texts in lower case, made once: each text is lowered once
- * too and searched with memmem. strcasestr set up its search for every
+ * too and searched with memmem, only for the patterns whose first and
+ * last byte pairs it holds. strcasestr set up its search for every
  * pattern over every text again, and was a tenth of a `runs` audit's
  * instructions (issue 34). Without setlocale the C locale's case rules
  * are ASCII's, as here. */
 #define N_PATTERNS (sizeof patterns / sizeof patterns[0])
 static char *lowered[N_PATTERNS]; /* NULL: out of memory, the pattern is skipped */
 static size_t lowered_len[N_PATTERNS];
+/* Each text's first and last two bytes, hashed into a text's bigram set
+ * (below): a pattern whose pairs the text lacks is not searched for. */
+static uint16_t lowered_pairs[N_PATTERNS][2];
+#define PAIR_BITS 1024u
+
+static uint16_t pair_hash(const char *p)
+{
+	return (uint16_t)(((unsigned char)p[0] * 31u ^ (unsigned char)p[1]) & (PAIR_BITS - 1));
+}
 static pthread_once_t lowered_once = PTHREAD_ONCE_INIT;
 
 static void ascii_lower(char *dst, const char *src, size_t n)
@@ -412,18 +423,28 @@ static void lower_patterns(void)
 		if ((lowered[i] = malloc(n + 1))) {
 			ascii_lower(lowered[i], patterns[i].text, n + 1);
 			lowered_len[i] = n;
+			if (n >= 2) {
+				lowered_pairs[i][0] = pair_hash(lowered[i]);
+				lowered_pairs[i][1] = pair_hash(lowered[i] + n - 2);
+			}
 		}
 	}
 }
 
-/* Whether pattern i matches the len bytes of s, both in lower case. */
-static bool pattern_matches(size_t i, const char *s, size_t len)
+/* Whether pattern i matches the len bytes of s, both in lower case; pairs
+ * is the set of s's byte pairs. */
+static bool pattern_matches(size_t i, const char *s, size_t len, const uint64_t *pairs)
 {
 	const struct pattern *p = &patterns[i];
 	const char *t = lowered[i];
 	size_t n = lowered_len[i];
-	if (!t)
+	if (!t || n > len)
 		return false;
+	for (int k = 0; n >= 2 && k < 2; k++) {
+		unsigned h = lowered_pairs[i][k];
+		if (!(pairs[h / 64] >> (h % 64) & 1))
+			return false;
+	}
 	if (p->mode == MATCH_WHOLE) {
 		/* Whole, but for surrounding blanks (psycopg2 ends its messages
 		 * with a newline). */
@@ -462,9 +483,14 @@ static enum verdict classify_text(const char *s)
 	if (!low) /* out of memory: the class is not known, said as such */
 		return VERDICT_NONE;
 	ascii_lower(low, s, len);
+	uint64_t pairs[PAIR_BITS / 64] = {0};
+	for (size_t i = 0; i + 1 < len; i++) {
+		unsigned h = pair_hash(low + i);
+		pairs[h / 64] |= UINT64_C(1) << (h % 64);
+	}
 	enum verdict v = VERDICT_NONE;
 	for (size_t i = 0; i < N_PATTERNS && v == VERDICT_NONE; i++)
-		if (pattern_matches(i, low, len))
+		if (pattern_matches(i, low, len, pairs))
 			v = patterns[i].verdict;
 	if (low != small)
 		free(low);

@@ -55,7 +55,21 @@ static int string_escape(struct jscan *s, const unsigned char *b, size_t n, size
 	}
 	unsigned d = b[p + 1];
 	if (d != 'u') {
-		if (!strchr("\"\\/bfnrt", (int)d) || d == 0) {
+		/* a switch, not strchr: escaped quotes fill payload strings */
+		switch (d) {
+		case '"':
+		case '\\':
+		case '/':
+		case 'b':
+		case 'f':
+		case 'n':
+		case 'r':
+		case 't':
+			break;
+		default:
+			d = 0;
+		}
+		if (d == 0) {
 			s->pos = p;
 			return bad(s, e, "invalid escape in string");
 		}
