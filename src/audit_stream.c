@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit_catalyst.h"
+#include "buf.h"
 #include "render.h"
 
 /* ---- the JSON report, run by run ------------------------------------------
@@ -126,13 +127,25 @@ void audit_stream_reserve(struct audit_stream *st, size_t n)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* One run rendered alone: a JSON line, or a segment of the JSON array. */
+static ssize_t buf_write(void *cookie, const char *data, size_t n)
+{
+	struct err ignored;
+	return buf_append(cookie, data, n, &ignored) < 0 ? -1 : (ssize_t)n;
+}
+
+/* One run rendered alone: a JSON line, or a segment of the JSON array. The
+ * stream appends to a buf, unbuffered (the JSON writer keeps its own):
+ * open_memstream zeroed and copied each of its doublings, a twentieth of
+ * a `runs` audit's instructions (issue 34). */
 static int render_one(const struct audit_stream *st, const struct report_run *rr, char **text, size_t *len,
 		      struct err *e)
 {
-	FILE *m = open_memstream(text, len);
+	struct buf b;
+	buf_init(&b, 0);
+	FILE *m = fopencookie(&b, "w", (cookie_io_functions_t){.write = buf_write});
 	if (!m)
 		return err_oom(e);
+	setvbuf(m, NULL, _IONBF, 0);
 	int rc;
 	if (st->out) {
 		rc = render_jsonl_run(m, rr, &st->ro, e);
@@ -148,10 +161,11 @@ static int render_one(const struct audit_stream *st, const struct report_run *rr
 	}
 	if (fclose(m) != 0 && rc == 0)
 		rc = err_oom(e);
-	if (rc < 0) {
-		free(*text);
-		*text = NULL;
-	}
+	*len = 0;
+	*text = rc < 0 ? NULL : buf_steal(&b, len);
+	if (rc == 0 && !*text)
+		rc = err_oom(e);
+	buf_finish(&b);
 	return rc;
 }
 
