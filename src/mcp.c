@@ -202,7 +202,10 @@ struct member_span {
 	bool found;
 	struct member_span *inner; /* an object value's members to find too */
 	size_t n_inner;
+	struct buf *shallow; /* an object value copied here as it is walked (shallow_copy) */
 };
+
+static int shallow_copy(struct jscan *s, struct buf *b, int depth);
 
 static int object_members(struct jscan *s, struct member_span *m, size_t n, bool *unsure)
 {
@@ -220,9 +223,13 @@ static int object_members(struct jscan *s, struct member_span *m, size_t n, bool
 		size_t i = 0;
 		while (i < n && (strlen(m[i].key) != key.len || memcmp(m[i].key, key.p, key.len) != 0))
 			i++;
-		if (i < n && m[i].inner && start < s->len && s->buf[start] == '{' && !m[i].found) {
+		bool object = i < n && start < s->len && s->buf[start] == '{' && !m[i].found;
+		if (object && m[i].inner) {
 			/* Walked through once, not skipped and then walked. */
 			if (object_members(s, m[i].inner, m[i].n_inner, unsure) < 0)
+				return -1;
+		} else if (object && m[i].shallow) {
+			if (shallow_copy(s, m[i].shallow, 0) < 0)
 				return -1;
 		} else if (jscan_skip_value(s, &ignored) < 0) {
 			return -1;
@@ -289,25 +296,28 @@ static char *trim_answer(const char *msg, size_t len, unsigned flags, size_t *ou
 	*raw = NULL;
 	bool unsure = false;
 	struct jscan s = {.buf = msg, .len = len, .pos = 0};
-	struct member_span in[] = {{.key = "structuredContent"}, {.key = "content"}, {.key = "isError"}};
-	struct member_span top[] = {{.key = "result", .inner = in, .n_inner = 3}};
-	if (object_members(&s, top, 1, &unsure) < 0 || unsure || !top[0].found || msg[top[0].start] != '{')
-		return NULL;
-	if (!in[0].found || span_is(msg, &in[0], "null") || (in[2].found && span_is(msg, &in[2], "true")))
-		return NULL;
-	struct member_span *cut[2];
-	const char *with[2];
 	struct buf shallow;
 	buf_init(&shallow, 0);
+	struct member_span in[] = {{.key = "structuredContent", .shallow = flags & EX_RAW_DATA ? &shallow : NULL},
+				   {.key = "content"},
+				   {.key = "isError"}};
+	struct member_span top[] = {{.key = "result", .inner = in, .n_inner = 3}};
+	if (object_members(&s, top, 1, &unsure) < 0 || unsure || !top[0].found || msg[top[0].start] != '{' ||
+	    !in[0].found || span_is(msg, &in[0], "null") || (in[2].found && span_is(msg, &in[2], "true"))) {
+		buf_finish(&shallow);
+		return NULL;
+	}
+	struct member_span *cut[2];
+	const char *with[2];
 	size_t n = 0;
 	if (in[1].found && !span_is(msg, &in[1], "[]")) {
 		cut[n] = &in[1];
 		with[n++] = "[]";
 	}
-	if ((flags & EX_RAW_DATA) && msg[in[0].start] == '{') {
-		struct jscan sc = {.buf = msg, .len = in[0].end, .pos = in[0].start};
+	if (shallow.data) {
+		/* an object, copied as it was walked */
 		size_t l = in[0].end - in[0].start;
-		if (shallow_copy(&sc, &shallow, 0) < 0 || !(*raw = malloc(l + 1))) {
+		if (!(*raw = malloc(l + 1))) {
 			buf_finish(&shallow);
 			return NULL;
 		}
