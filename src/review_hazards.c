@@ -81,6 +81,7 @@ struct body_walk {
 	const char *helper;
 	bool follow;      /* calls into the project's functions are followed (the body, not a helper) */
 	bool idempotency; /* the function names an idempotency key somewhere */
+	bool guarded;     /* it records the operation first with a set-if-absent (SET NX) */
 	struct state_call state[MAX_STATE];
 	size_t n_state;
 	/* the end of the retry loop reported: a loop inside it is the same
@@ -759,6 +760,17 @@ static bool name_starts(const char *name, const char *const *prefixes)
 	return false;
 }
 
+/* Resend's SDKs: resend.emails.send(...), client.Emails.SendWithContext(...) */
+static bool resend_send(const struct rv_file *f, TSNode call, const char *name)
+{
+	char callee[128];
+	rv_text(f, rv_callee(call), callee, sizeof callee);
+	size_t n = strlen(callee), m = strlen(name);
+	if (strncasecmp(name, "send", 4) != 0 || n < m + 7)
+		return false;
+	return strncasecmp(callee + n - m - 7, "emails.", 7) == 0;
+}
+
 /* accountService.debit(...), counter.incrementAndGet(), redis.incr(...);
  * sendMail, send_email, SendSmsAsync, notificationService.sendNotification. */
 static void amount_or_message(struct body_walk *w, TSNode call)
@@ -769,15 +781,21 @@ static void amount_or_message(struct body_walk *w, TSNode call)
 		return; /* a bare call is the project's own: followed, not judged */
 	char name[64];
 	rv_text(f, rv_callee_name(call), name, sizeof name);
-	static const char *const amounts[] = {"debit", "credit",    "increment", "decrement", "incr",
-					      "decr",  "addAndGet", "getAndAdd", NULL};
+	/* StackExchange.Redis's StringIncrementAsync, go-redis's HIncrBy */
+	static const char *const amounts[] = {"debit",           "credit",        "increment",
+					      "decrement",       "incr",          "decr",
+					      "addAndGet",       "getAndAdd",     "StringIncrement",
+					      "StringDecrement", "HashIncrement", "HashDecrement",
+					      "hincr",           "zincr",         NULL};
 	static const char *const sends[] = {
 		"sendMail",          "send_mail",        "sendEmail", "send_email", "SendEmail",
 		"SendMail",          "sendSms",          "send_sms",  "SendSms",    "sendNotification",
 		"send_notification", "SendNotification", NULL};
+	if (w->guarded)
+		return;
 	if (name_starts(name, amounts))
 		w->rc = hazard(w, HAZARD_INCREMENT, rv_callee_name(call), "applies an amount (%s)%s", name, "");
-	else if (name_starts(name, sends))
+	else if (name_starts(name, sends) || resend_send(f, call, name))
 		w->rc = hazard(w, HAZARD_SEND_WITHOUT_KEY, rv_callee_name(call),
 			       "sends a message (%s) with nothing to deduplicate on%s", name, "");
 }
@@ -841,6 +859,49 @@ static bool names_key_visit(TSNode n, void *arg)
 	return true;
 }
 
+struct guard_scan {
+	const struct rv_file *f;
+	bool found;
+};
+
+/* A set-if-absent call: go-redis's SetNX, Jedis's setnx, redis-py's
+ * set(..., nx=True), StackExchange.Redis's StringSet(..., When.NotExists),
+ * Spring's setIfAbsent, a map's putIfAbsent. The second run finds the
+ * record and does nothing (doc/hazards.md: a dedupe key recorded with the
+ * send). */
+static bool guard_visit(TSNode n, void *arg)
+{
+	struct guard_scan *g = arg;
+	if (g->found)
+		return false;
+	if (!rv_type(n, g->f->lang->call))
+		return true;
+	static const char *const names[] = {"SetNX",  "setnx",       "setNX",         "SetNx",       "HSetNX",
+					    "hsetnx", "setIfAbsent", "set_if_absent", "putIfAbsent", NULL};
+	TSNode name = rv_callee_name(n);
+	if (in_list(g->f, name, names)) {
+		g->found = true;
+		return false;
+	}
+	TSNode nx = rv_named_arg(g->f, n, "nx");
+	if (!ts_node_is_null(nx) && rv_is(g->f, nx, "True")) {
+		g->found = true;
+		return false;
+	}
+	char text[256];
+	rv_text(g->f, n, text, sizeof text);
+	if (strstr(text, "When.NotExists"))
+		g->found = true;
+	return !g->found;
+}
+
+static bool set_if_absent(const struct rv_file *f, TSNode def)
+{
+	struct guard_scan g = {f, false};
+	rv_walk(def, guard_visit, &g);
+	return g.found;
+}
+
 static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper)
 {
 	struct body_walk *w = calloc(1, sizeof *w);
@@ -856,6 +917,7 @@ static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, 
 	struct names_key nk = {&x->files[file], false};
 	rv_walk(def, names_key_visit, &nk);
 	w->idempotency = nk.found;
+	w->guarded = set_if_absent(&x->files[file], def);
 	retry_decorator(w, def);
 	if (w->rc == 0)
 		rv_walk(def, body_visit, w);

@@ -21,7 +21,7 @@
 #include "testlib.h"
 
 #define CLI_TIMEOUT_MS 60000
-#define MAX_MARKS 32
+#define MAX_MARKS 64
 
 static const char *const langs[] = {"python", "go", "java", "csharp", "typescript"};
 #define N_LANGS (sizeof langs / sizeof *langs)
@@ -133,6 +133,174 @@ START_TEST(every_marked_hazard_and_nothing_else)
 		ck_assert_msg(marks[i].seen, "%s: %s:%u: marked HIT %s, not reported", lang, marks[i].file,
 			      marks[i].line, marks[i].kind);
 	ck_assert_uint_eq(reported, rv.n_hazards);
+	review_finish(&rv);
+}
+END_TEST
+
+/* A near miss: the lines after a "MUST-NOT id...: why" comment, up to the
+ * next blank line or marker, where the hazards named must not be reported. */
+struct near {
+	char file[512];
+	unsigned from, to;
+	bool kinds[HAZARD_KIND_COUNT];
+};
+
+#define MAX_NEAR 64
+
+static int kind_of_id(const char *id, size_t len)
+{
+	for (int k = 0; k < HAZARD_KIND_COUNT; k++)
+		if (strlen(review_hazard_rows[k].id) == len && strncmp(review_hazard_rows[k].id, id, len) == 0)
+			return k;
+	return -1;
+}
+
+/* A marker "MUST-NOT a b: ..." names its rows before the colon; a
+ * "MUST-NOT: ..." names none, and prose ("MUST-NOT lines are") is no
+ * marker. A name no row has fails: a typo would hide a gap. */
+static void read_near(const char *dir, struct near *nm, size_t *n)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR) {
+			read_near(path, nm, n);
+			continue;
+		}
+		size_t len;
+		char *text = testlib_read_file(path, &len);
+		ck_assert_ptr_nonnull(text);
+		unsigned line = 1;
+		struct near *open = NULL;
+		for (char *p = text; *p; p++) {
+			if (*p != '\n') {
+				if (strncmp(p, "MUST-NOT ", 9) != 0 || p - text < 2 || p[-1] != ' ' ||
+				    (p[-2] != '#' && p[-2] != '/'))
+					continue;
+				char *colon = strchr(p, ':'), *eol = strchr(p, '\n');
+				if (!colon || (eol && colon > eol))
+					continue;
+				struct near m = {.from = line + 1};
+				snprintf(m.file, sizeof m.file, "%s", path);
+				bool any = false, prose = false;
+				for (char *t = p + 9; t < colon;) {
+					size_t w = strcspn(t, " ,:");
+					if (w) {
+						int k = kind_of_id(t, w);
+						if (k < 0)
+							prose = true;
+						else
+							m.kinds[k] = any = true;
+					}
+					t += w ? w : 1;
+				}
+				ck_assert_msg(!(prose && any), "%s:%u: a MUST-NOT names a row no table has", path,
+					      line);
+				if (!any)
+					continue;
+				ck_assert_uint_lt(*n, MAX_NEAR);
+				if (open) /* the next marker ends one too */
+					open->to = line - 1;
+				open = &nm[(*n)++];
+				*open = m;
+				continue;
+			}
+			line++;
+			/* a blank line ends the near miss */
+			if (open && (p[1] == '\n' || p[1] == '\0')) {
+				open->to = line - 1;
+				open = NULL;
+			}
+		}
+		if (open)
+			open->to = line;
+		free(text);
+	}
+	closedir(d);
+}
+
+/* issue 33's matrix: for every row of the table (review_hazard_rows, so a
+ * new row joins the matrix by being written) and every language, a
+ * fixture under tests/fixtures/review or review-demo marked HIT that
+ * review reports, and a near miss marked MUST-NOT with the row's id that
+ * it does not report, below an activity it found (the orchestrator's row
+ * excepted: an orchestrator is no activity). */
+START_TEST(every_row_in_every_language)
+{
+	const char *lang = langs[_i];
+	char dirs[2][512];
+	snprintf(dirs[0], sizeof dirs[0], "%s/%s", testlib_src("tests/fixtures/review"), lang);
+	snprintf(dirs[1], sizeof dirs[1], "%s/%s", testlib_src("tests/fixtures/review-demo"), lang);
+	static struct mark marks[MAX_MARKS];
+	static struct near nm[MAX_NEAR];
+	size_t n_marks = 0, n_near = 0;
+	for (int d = 0; d < 2; d++) {
+		read_marks(dirs[d], marks, &n_marks);
+		read_near(dirs[d], nm, &n_near);
+	}
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	const char *paths[] = {dirs[0], dirs[1]};
+	ck_assert_msg(review_paths(&rv, paths, 2, &e) == 0, "%s", e.msg);
+	for (int k = 0; k < HAZARD_KIND_COUNT; k++) {
+		const char *id = review_hazard_rows[k].id;
+		bool orchestrator = k == HAZARD_SHARED_RETRY_POLICY;
+		bool hit = false;
+		for (size_t i = 0; i < n_marks && !hit; i++) {
+			if (strcmp(marks[i].kind, id) != 0)
+				continue;
+			for (size_t a = 0; a < rv.n_activities && !hit; a++)
+				for (size_t h = 0; h < rv.activities[a].n_hazards && !hit; h++)
+					hit = rv.activities[a].hazards[h].kind == (enum review_hazard_kind)k &&
+					      rv.activities[a].hazards[h].line == marks[i].line &&
+					      strcmp(rv.activities[a].hazards[h].file, marks[i].file) == 0;
+			for (size_t h = 0; h < rv.n_orchestrator && !hit; h++)
+				hit = rv.orchestrator[h].kind == (enum review_hazard_kind)k &&
+				      rv.orchestrator[h].line == marks[i].line &&
+				      strcmp(rv.orchestrator[h].file, marks[i].file) == 0;
+		}
+		ck_assert_msg(hit, "%s x %s: no fixture marked HIT %s that review reports", id, lang, id);
+		bool near = false;
+		for (size_t i = 0; i < n_near; i++) {
+			if (!nm[i].kinds[k])
+				continue;
+			for (size_t a = 0; a < rv.n_activities; a++)
+				for (size_t h = 0; h < rv.activities[a].n_hazards; h++) {
+					const struct review_hazard *z = &rv.activities[a].hazards[h];
+					ck_assert_msg(z->kind != (enum review_hazard_kind)k ||
+							      strcmp(z->file, nm[i].file) != 0 ||
+							      z->line < nm[i].from || z->line > nm[i].to,
+						      "%s x %s: the near miss at %s:%u is reported: %s", id, lang,
+						      nm[i].file, nm[i].from, z->detail);
+				}
+			for (size_t h = 0; h < rv.n_orchestrator; h++) {
+				const struct review_hazard *z = &rv.orchestrator[h];
+				ck_assert_msg(z->kind != (enum review_hazard_kind)k ||
+						      strcmp(z->file, nm[i].file) != 0 || z->line < nm[i].from ||
+						      z->line > nm[i].to,
+					      "%s x %s: the near miss at %s:%u is reported: %s", id, lang,
+					      nm[i].file, nm[i].from, z->detail);
+			}
+			/* read as an activity's body, not skipped as code outside
+			 * one: an activity review found is defined above it */
+			bool inside = orchestrator;
+			for (size_t a = 0; a < rv.n_activities && !inside; a++)
+				inside = rv.activities[a].defined &&
+					 strcmp(rv.activities[a].file, nm[i].file) == 0 &&
+					 rv.activities[a].line < nm[i].from;
+			ck_assert_msg(inside, "%s x %s: the near miss at %s:%u is in no activity review found", id,
+				      lang, nm[i].file, nm[i].from);
+			near = true;
+		}
+		ck_assert_msg(near, "%s x %s: no near miss marked MUST-NOT %s", id, lang, id);
+	}
 	review_finish(&rv);
 }
 END_TEST
@@ -662,6 +830,7 @@ int main(void)
 	Suite *s = suite_create("review");
 	struct testlib_group *g = testlib_group("review");
 	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, 2 * (int)N_LANGS);
+	add_loop_test(g, every_row_in_every_language, 0, (int)N_LANGS);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
