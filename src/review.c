@@ -27,6 +27,8 @@ static void hazards_free(struct review_hazard *h, size_t n)
 		free(h[i].file);
 		free(h[i].detail);
 		free(h[i].helper);
+		free(h[i].why);
+		free(h[i].fix);
 	}
 	free(h);
 }
@@ -47,6 +49,8 @@ void review_finish(struct review *rv)
 		free(h->file);
 		free(h->detail);
 		free(h->helper);
+		free(h->why);
+		free(h->fix);
 		free(rv->suppressed[i].activity);
 		free(rv->suppressed[i].reason);
 	}
@@ -157,6 +161,89 @@ struct review_activity *rv_add_activity(struct rv_ctx *x, const char *name, size
 	return a;
 }
 
+/* Bytes a..b of f on one line, cut short with "...". */
+static void one_line(const struct rv_file *f, uint32_t a, uint32_t b, char *out, size_t size, size_t max)
+{
+	if (b > f->len)
+		b = (uint32_t)f->len;
+	size_t o = 0;
+	bool space = false;
+	for (uint32_t i = a; i < b && o + 5 < size; i++) {
+		char c = f->src[i];
+		if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+			space = o > 0;
+			continue;
+		}
+		if (o >= max) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (space)
+			out[o++] = ' ';
+		space = false;
+		out[o++] = c;
+	}
+	out[o] = '\0';
+}
+
+/* The code a hazard names: the call `at` is part of (a callee's name, an
+ * argument; in a builder's chain, from the flagged step on), a loop's
+ * header, else `at` itself; and a short name for it, the callee
+ * ("requests.post") where the call has one short enough. */
+static void hazard_code(const struct rv_file *f, TSNode at, char *code, char *name, size_t size)
+{
+	TSNode n = at;
+	if (ts_node_named_child_count(at) == 0 || strstr(ts_node_type(at), "string"))
+		for (int up = 0; up < 4 && !rv_type(n, f->lang->call); up++) {
+			TSNode p = ts_node_parent(n);
+			if (ts_node_is_null(p))
+				break;
+			n = p;
+		}
+	if (!rv_type(n, f->lang->call))
+		n = at;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	TSNode body = rv_field(n, "body");
+	bool loop = rv_type_in(n, f->lang->loops) && !ts_node_is_null(body);
+	if (loop)
+		b = ts_node_start_byte(body);
+	bool call = rv_type(n, f->lang->call);
+	if (call && rv_type(rv_field(n, "object"), f->lang->call))
+		a = ts_node_start_byte(rv_field(n, "name")); /* HttpRequest.newBuilder()...POST(body) */
+	one_line(f, a, b, code, size, 64);
+	if (loop) {
+		/* "for attempt in range(3):", without a comment after it */
+		char *cm = strstr(code, " #");
+		if (!cm)
+			cm = strstr(code, " //");
+		if (cm)
+			*cm = '\0';
+		size_t o = strlen(code);
+		while (o && (code[o - 1] == ':' || code[o - 1] == '{' || code[o - 1] == ' '))
+			code[--o] = '\0';
+	}
+	snprintf(name, size, "%s", code);
+	if (!call)
+		return;
+	TSNode callee = a == ts_node_start_byte(n) ? rv_callee(n) : rv_field(n, "name");
+	if (ts_node_end_byte(callee) - ts_node_start_byte(callee) > 40)
+		callee = rv_callee_name(n);
+	one_line(f, ts_node_start_byte(callee), ts_node_end_byte(callee), name, size, 40);
+}
+
+/* One sentence of the row's, its %s the code. */
+static char *fitted(const char *tmpl, const char *code)
+{
+	const char *at = strstr(tmpl, "%s");
+	char *raw = NULL;
+	if (!at || asprintf(&raw, "%.*s%s%s", (int)(at - tmpl), tmpl, code, at + 2) < 0)
+		return NULL;
+	char *s = escape_utf8_repair_dup(raw);
+	free(raw);
+	return s;
+}
+
 int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum review_hazard_kind kind, size_t file,
 		  TSNode at, const char *helper, const char *fmt, ...)
 {
@@ -191,10 +278,16 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 		free(raw);
 	h->file = path;
 	h->helper = helper ? escape_utf8_repair_dup(helper) : NULL;
-	if (!h->detail || (helper && !h->helper)) {
+	char code[96], name[96];
+	hazard_code(&x->files[file], at, code, name, sizeof code);
+	h->why = fitted(review_hazard_rows[kind].why_call, code);
+	h->fix = fitted(review_hazard_rows[kind].fix_call, name);
+	if (!h->detail || (helper && !h->helper) || !h->why || !h->fix) {
 		free(h->detail);
 		free(h->file);
 		free(h->helper);
+		free(h->why);
+		free(h->fix);
 		return err_oom(x->e);
 	}
 	(*n)++;

@@ -17,7 +17,9 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "generates a key inside the body (uuid4(), uuid.New(), Guid.NewGuid(), UUID.randomUUID(), "
 	 "crypto.randomUUID(), the current time) and uses it as the key or id",
 	 "a new key every run, so it deduplicates nothing",
-	 "derive the key from the input or the activity context"},
+	 "derive the key from the input or the activity context",
+	 "`%s` makes a new value on every attempt, so the key or id it gives deduplicates nothing",
+	 "derive the key from the input or the activity context instead of `%s`"},
 	/* doc/hazards.md's example is a payment; the sentence must fit any
 	 * POST it flags (issue 33: a shipping-cost lookup is no charge). */
 	{HAZARD_POST_WITHOUT_KEY, "post-without-idempotency-key",
@@ -25,41 +27,67 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "the service acts on the request again (a second charge, order, booking or message) unless it "
 	 "deduplicates it itself",
 	 "send an idempotency-key header derived from the input or the task execution id (the provider's "
-	 "own, where it has one)"},
+	 "own, where it has one)",
+	 "`%s` makes the service act again on every attempt (a second charge, order, booking or message) "
+	 "unless it deduplicates the request itself",
+	 "give `%s` an Idempotency-Key header derived from the input or the task execution id (the "
+	 "provider's own, where it has one)"},
 	{HAZARD_RETRY_LOOP, "retry-loop", "retries in a loop inside the body",
 	 "multiplies the engine's retries, invisible to history, lost on a crash",
-	 "retry at the call site (the engine's policy, durable timers)"},
+	 "retry at the call site (the engine's policy, durable timers)",
+	 "`%s` repeats the work inside the body: it multiplies the engine's retries, invisible to history, "
+	 "lost on a crash",
+	 "take out `%s` and retry at the call site (the engine's retry policy, durable timers)"},
 	{HAZARD_READ_THEN_WRITE, "read-then-write", "reads, then writes if absent (check-then-act)",
 	 "two attempts can both read \"absent\" and both write; attempts can overlap",
 	 "make the write itself refuse the duplicate (unique constraint, upsert, compare-and-swap, conditional "
-	 "PUT, INSERT ... IF NOT EXISTS); the read may stay in front as a shortcut"},
+	 "PUT, INSERT ... IF NOT EXISTS); the read may stay in front as a shortcut",
+	 "`%s` writes what an earlier read decided: two attempts can both read \"absent\" and both write",
+	 "make `%s` itself refuse the duplicate (first-write-wins, compare-and-swap, a unique key, INSERT "
+	 "... IF NOT EXISTS); the read may stay in front as a shortcut"},
 	{HAZARD_SHARED_RETRY_POLICY, "one-retry-policy",
 	 "in the orchestrator: one retry policy object applied to every activity call",
 	 "retries permanent rejections on the same schedule as transient failures",
-	 "one policy per failure class; return a business rejection as a value"},
+	 "one policy per failure class; return a business rejection as a value",
+	 "`%s` shares its retry policy with the other activity calls: a permanent rejection is retried on "
+	 "the schedule of a transient failure",
+	 "give `%s` a policy of its own failure class; return a business rejection as a value"},
 	/* issue 33: the demos' own non-idempotent examples (a message
 	 * published, a record inserted) */
 	{HAZARD_PUBLISH_WITHOUT_ID, "publish-without-id",
 	 "publishes an event with no message id to deduplicate on",
 	 "the event goes out again and every subscriber acts on it twice unless it deduplicates",
 	 "give the message an id derived from the input (Dapr's cloudevent.id metadata) and deduplicate on it "
+	 "in the subscribers",
+	 "`%s` publishes the event again on every attempt, and every subscriber acts on it twice unless it "
+	 "deduplicates",
+	 "give `%s` a message id derived from the input (Dapr's cloudevent.id metadata) and deduplicate on it "
 	 "in the subscribers"},
 	{HAZARD_INSERT_WITHOUT_KEY, "insert-without-key",
 	 "inserts a record that no key makes refuse a second time",
 	 "a second row, document or record for the same operation",
 	 "insert under a key derived from the input with a unique constraint, or upsert (ON CONFLICT, MERGE, "
-	 "upsert=True)"},
+	 "upsert=True)",
+	 "`%s` adds a second row, document or record for the same operation on every attempt",
+	 "make `%s` insert under a key derived from the input with a unique constraint, or upsert (ON "
+	 "CONFLICT, MERGE, upsert=True)"},
 	{HAZARD_INCREMENT, "increment",
 	 "changes a counter, balance or stock by an amount (+=, -=, debit, increment)",
 	 "the amount is applied twice",
 	 "record the operation under a key derived from the input and apply the amount only when the record is "
-	 "new, or set the computed value under that key"},
+	 "new, or set the computed value under that key",
+	 "`%s` applies the amount again on every attempt",
+	 "record the operation under a key derived from the input and run `%s` only when the record is new, "
+	 "or set the computed value under that key instead"},
 	{HAZARD_SEND_WITHOUT_KEY, "send-without-key",
 	 "sends an email, SMS or notification with nothing to "
 	 "deduplicate on",
 	 "the person gets it twice",
 	 "record the send under a key derived from the input and skip it when the record exists, or give the "
-	 "provider a message id derived from the input"},
+	 "provider a message id derived from the input",
+	 "`%s` sends it again on every attempt: the person gets it twice",
+	 "record the send under a key derived from the input and skip `%s` when the record exists, or give "
+	 "the provider a message id derived from the input"},
 };
 
 #define MAX_STATE 64

@@ -305,6 +305,59 @@ START_TEST(every_row_in_every_language)
 }
 END_TEST
 
+/* issue 33: the why and the fix of every row name the call flagged, not
+ * the table's example: here an increment, a POST and a loop. */
+START_TEST(why_and_fix_name_the_call)
+{
+	static const char py[] = "import redis, requests, time\n"
+				 "from dapr.ext.workflow import WorkflowRuntime\n"
+				 "wfr = WorkflowRuntime()\n"
+				 "r = redis.Redis()\n"
+				 "@wfr.activity(name='Count')\n"
+				 "def count(ctx, order):\n"
+				 "    r.incr(\"charges:\" + order['id'])\n"
+				 "    requests.post('https://ship.example/v1/labels',\n"
+				 "                  json=order)\n"
+				 "    for attempt in range(3):  # no key either\n"
+				 "        r.set('x', 1)\n"
+				 "        time.sleep(1)\n";
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(review_buffer(&rv, "a.py", py, strlen(py), &e), 0);
+	ck_assert_uint_eq(rv.n_activities, 1);
+	const struct review_activity *a = &rv.activities[0];
+	ck_assert_uint_eq(a->n_hazards, 3);
+	static const struct {
+		enum review_hazard_kind kind;
+		const char *why, *fix;
+	} want[] = {
+		{HAZARD_INCREMENT,
+		 "`r.incr(\"charges:\" + order['id'])` applies the amount again on every attempt",
+		 "run `r.incr` only when the record is new"},
+		/* on one line, whitespace folded */
+		{HAZARD_POST_WITHOUT_KEY,
+		 "`requests.post('https://ship.example/v1/labels', json=order)` makes the service act "
+		 "again",
+		 "give `requests.post` an Idempotency-Key header"},
+		/* the loop's header, not its comment */
+		{HAZARD_RETRY_LOOP, "`for attempt in range(3)` repeats the work",
+		 "take out `for attempt in range(3)` and"},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		const struct review_hazard *h = NULL;
+		for (size_t k = 0; k < a->n_hazards && !h; k++)
+			if (a->hazards[k].kind == want[i].kind)
+				h = &a->hazards[k];
+		ck_assert_msg(h, "%s not reported", review_hazard_rows[want[i].kind].id);
+		ck_assert_msg(strstr(h->why, want[i].why), "why: %s", h->why);
+		ck_assert_msg(strstr(h->fix, want[i].fix), "fix: %s", h->fix);
+	}
+	review_finish(&rv);
+}
+END_TEST
+
 /* The activities each fixture declares, as the history would name them:
  * the registered name where one is given, else the function's or class's;
  * a registration without a definition in the source listed as such (a
@@ -407,8 +460,12 @@ START_TEST(review_exit_status)
 	ck_assert_ptr_null(strstr(o.out, "Activities:"));
 	ck_assert_ptr_nonnull(strstr(o.out, "\nlegacy.py\n  8:23  generated-key  Refund: "));
 	ck_assert_ptr_nonnull(strstr(o.out, "8 hazards; 10 activities in 3 source files (python 3)"));
-	/* why and the fix, once per rule, fitted to any POST (not a payment's) */
-	ck_assert_ptr_nonnull(strstr(o.out, "\n  post-without-idempotency-key: POSTs to a remote service"));
+	/* each hazard's why and fix, under its file, naming its call (not
+	 * the table's payment) */
+	ck_assert_ptr_nonnull(
+		strstr(o.out, "\n  legacy.py\n    8  generated-key: `random.random()` makes a new value"));
+	ck_assert_ptr_nonnull(
+		strstr(o.out, "\n    79  post-without-idempotency-key: `requests.post(f\"{SMS}/messages\""));
 	ck_assert_ptr_null(strstr(o.out, "charges twice"));
 	testlib_output_free(&o);
 	char *never[] = {"review", (char *)testlib_src("tests/fixtures/review/python"), "--fail-on", "never",
@@ -831,6 +888,7 @@ int main(void)
 	struct testlib_group *g = testlib_group("review");
 	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, 2 * (int)N_LANGS);
 	add_loop_test(g, every_row_in_every_language, 0, (int)N_LANGS);
+	add_test(g, why_and_fix_name_the_call);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
