@@ -1,7 +1,7 @@
 #pragma once
 /* `review`: the activity code read with tree-sitter. Finds the activities
  * (across files: a registration often lives in another file than the
- * function) and the idempotency hazards of their bodies, one level of
+ * function) and the idempotency hazards of their bodies, two levels of
  * helper calls deep, and the one retry policy an orchestrator gives every
  * activity call (doc/hazards.md). A library module: it reads the files it
  * is given and never prints. */

@@ -1,7 +1,7 @@
 /* The hazards of an activity's body (doc/hazards.md): a key or id
  * generated in the body, an HTTP POST without an idempotency key, a retry
  * loop, a read then a write of the same key. Calls into the project's own
- * functions are followed one level deep. Only activity bodies are read:
+ * functions are followed two levels deep. Only activity bodies are read:
  * everywhere else the same code is mostly harmless. */
 
 #include <ctype.h>
@@ -107,7 +107,11 @@ struct body_walk {
 	size_t file; /* the file of the body walked */
 	TSNode root; /* the body walked (its function) */
 	const char *helper;
-	bool follow;      /* calls into the project's functions are followed (the body, not a helper) */
+	/* the walk of the function that called this one (NULL: the body), and
+	 * how many helpers deep it is */
+	const struct body_walk *from;
+	unsigned depth;
+	bool follow;      /* calls into the project's functions are followed (not at the deepest helper) */
 	bool idempotency; /* the function names an idempotency key somewhere */
 	bool guarded;     /* it records the operation first with a set-if-absent (SET NX) */
 	struct state_call state[MAX_STATE];
@@ -584,7 +588,8 @@ static void read_then_write(struct body_walk *w)
 
 /* ---- the walk ------------------------------------------------------------ */
 
-static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper);
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper,
+			 const struct body_walk *from);
 
 /* Whether a call through an object may reach the project's own function
  * of that name: the object a variable or a module (lower case: URI.create
@@ -631,9 +636,15 @@ static void follow(struct body_walk *w, TSNode call)
 	if (ts_node_start_byte(def->node) <= ts_node_start_byte(call) &&
 	    ts_node_end_byte(def->node) >= ts_node_end_byte(call) && def->file == w->file)
 		return; /* recursion */
+	for (const struct body_walk *up = w; up; up = up->from)
+		if (up->file == def->file && ts_node_eq(up->root, def->node))
+			return; /* a helper calling back into its caller */
 	char label[160];
-	snprintf(label, sizeof label, "%s()", buf);
-	w->rc = scan_function(w->x, w->act, def->file, def->node, label);
+	if (w->helper)
+		snprintf(label, sizeof label, "%s -> %s()", w->helper, buf);
+	else
+		snprintf(label, sizeof label, "%s()", buf);
+	w->rc = scan_function(w->x, w->act, def->file, def->node, label, w);
 }
 
 /* ---- publish without a message id; insert without a key ------------------ */
@@ -930,7 +941,13 @@ static bool set_if_absent(const struct rv_file *f, TSNode def)
 	return g.found;
 }
 
-static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper)
+/* How deep the project's own helpers are read: the body's, and theirs
+ * (issue 33: a client's DispatchAndFindRun calls its DispatchWorkflow,
+ * which POSTs). */
+#define HELPER_DEPTH 2
+
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper,
+			 const struct body_walk *from)
 {
 	struct body_walk *w = calloc(1, sizeof *w);
 	if (!w)
@@ -940,7 +957,9 @@ static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, 
 	w->file = file;
 	w->root = def;
 	w->helper = helper;
-	w->follow = helper == NULL;
+	w->from = from;
+	w->depth = from ? from->depth + 1 : 0;
+	w->follow = w->depth < HELPER_DEPTH;
 	/* an idempotency key set anywhere in the function covers its POSTs */
 	struct names_key nk = {&x->files[file], false};
 	rv_walk(def, names_key_visit, &nk);
@@ -961,7 +980,7 @@ int rv_activity_hazards(struct rv_ctx *x)
 	for (size_t i = 0; i < x->out->n_activities; i++) {
 		if (!x->out->activities[i].defined)
 			continue;
-		if (scan_function(x, i, x->acts[i].file, x->acts[i].def, NULL) < 0)
+		if (scan_function(x, i, x->acts[i].file, x->acts[i].def, NULL, NULL) < 0)
 			return -1;
 	}
 	return 0;

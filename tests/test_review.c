@@ -358,6 +358,44 @@ START_TEST(why_and_fix_name_the_call)
 }
 END_TEST
 
+/* The project's own helpers are read two deep (issue 33's corpus: a
+ * client's DispatchAndFindRun calls DispatchWorkflow, which POSTs), not
+ * three, and a helper calling back into its caller ends there. */
+START_TEST(helpers_two_deep)
+{
+	static const char py[] = "import requests\n"
+				 "from dapr.ext.workflow import WorkflowRuntime\n"
+				 "wfr = WorkflowRuntime()\n"
+				 "def dispatch(b):\n"
+				 "    return requests.post('https://ci.example/dispatches', json=b)\n"
+				 "def dispatch_and_find(b):\n"
+				 "    dispatch(b)\n"
+				 "    return start(None, b)\n"
+				 "def deepest(b):\n"
+				 "    requests.post('https://ci.example/deepest', json=b)\n"
+				 "def deeper(b):\n"
+				 "    deepest(b)\n"
+				 "def deep(b):\n"
+				 "    deeper(b)\n"
+				 "@wfr.activity(name='Start')\n"
+				 "def start(ctx, b):\n"
+				 "    dispatch_and_find(b)\n"
+				 "    deep(b)\n";
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(review_buffer(&rv, "a.py", py, strlen(py), &e), 0);
+	ck_assert_uint_eq(rv.n_activities, 1);
+	const struct review_activity *a = &rv.activities[0];
+	ck_assert_uint_eq(a->n_hazards, 1);
+	ck_assert_int_eq(a->hazards[0].kind, HAZARD_POST_WITHOUT_KEY);
+	ck_assert_uint_eq(a->hazards[0].line, 5);
+	ck_assert_str_eq(a->hazards[0].helper, "dispatch_and_find() -> dispatch()");
+	review_finish(&rv);
+}
+END_TEST
+
 /* The activities each fixture declares, as the history would name them:
  * the registered name where one is given, else the function's or class's;
  * a registration without a definition in the source listed as such (a
@@ -889,6 +927,7 @@ int main(void)
 	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, 2 * (int)N_LANGS);
 	add_loop_test(g, every_row_in_every_language, 0, (int)N_LANGS);
 	add_test(g, why_and_fix_name_the_call);
+	add_test(g, helpers_two_deep);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
