@@ -396,6 +396,82 @@ START_TEST(helpers_two_deep)
 }
 END_TEST
 
+/* Activities registered at run time (issue 33): through a wrapper, a
+ * loop over a list, a helper's parameter, durabletask's own workers; and
+ * a package scanned at run time, where the functions shaped like
+ * activities in an `activities` folder are taken. */
+START_TEST(registered_at_run_time)
+{
+	static const struct {
+		const char *file, *code, *names;
+	} cases[] = {
+		{"app.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "def charge(ctx, o): return o\n"
+		 "def refund(ctx, o): return o\n"
+		 "def ship(ctx, o): return o\n"
+		 "def traced(fn): return fn\n"
+		 "def register(fn):\n"
+		 "    wfr.register_activity(traced(fn))\n"
+		 "ACTIVITIES = [charge, refund]\n"
+		 "for fn in ACTIVITIES:\n"
+		 "    register(fn)\n"
+		 "register(ship)\n",
+		 "charge refund ship"},
+		{"worker.py",
+		 "from durabletask import worker\n"
+		 "def hello(ctx, name): return name\n"
+		 "w = worker.TaskHubGrpcWorker()\n"
+		 "w.add_activity(hello)\n",
+		 "hello"},
+		{"main.go",
+		 "package main\n"
+		 "func Charge(ctx workflow.ActivityContext) (any, error) { return nil, nil }\n"
+		 "func Refund(ctx context.Context) (any, error) { return nil, nil }\n"
+		 "func main() {\n"
+		 "    for _, a := range []any{Charge, Refund} {\n"
+		 "        _ = w.RegisterActivity(withLogging(a))\n"
+		 "    }\n"
+		 "}\n",
+		 "Charge Refund"},
+		{"worker.ts",
+		 "const charge = async (ctx: any, o: any) => o;\n"
+		 "const refund = async (ctx: any, o: any) => o;\n"
+		 "for (const a of [charge, refund]) runtime.registerActivity(a);\n",
+		 "charge refund"},
+		/* the list is built by scanning the package: no name to follow */
+		{"svc/activities/tasks.py",
+		 "import pkgutil\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "def send_callback(ctx, input_data): return input_data\n"
+		 "def _private(ctx, input_data): return input_data\n"
+		 "def helper(x): return x\n"
+		 "for fn in discover(pkgutil.iter_modules()):\n"
+		 "    wfr.register_activity(fn)\n",
+		 "send_callback"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct review rv;
+		review_init(&rv);
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(review_buffer(&rv, cases[i].file, cases[i].code, strlen(cases[i].code), &e), 0);
+		char want[128];
+		snprintf(want, sizeof want, "%s", cases[i].names);
+		size_t n = 0;
+		for (char *save = NULL, *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save), n++) {
+			const struct review_activity *a = review_find_activity(&rv, w);
+			ck_assert_msg(a && a->defined, "%s: %s not found as a defined activity", cases[i].file, w);
+		}
+		ck_assert_msg(rv.n_activities == n, "%s: %zu activities, want %zu", cases[i].file, rv.n_activities,
+			      n);
+		review_finish(&rv);
+	}
+}
+END_TEST
+
 /* The activities each fixture declares, as the history would name them:
  * the registered name where one is given, else the function's or class's;
  * a registration without a definition in the source listed as such (a
@@ -928,6 +1004,7 @@ int main(void)
 	add_loop_test(g, every_row_in_every_language, 0, (int)N_LANGS);
 	add_test(g, why_and_fix_name_the_call);
 	add_test(g, helpers_two_deep);
+	add_test(g, registered_at_run_time);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
