@@ -161,6 +161,47 @@ struct review_activity *rv_add_activity(struct rv_ctx *x, const char *name, size
 	return a;
 }
 
+struct binding_walk {
+	const struct rv_file *f;
+	const char *name;
+	uint32_t before;
+	TSNode value;
+};
+
+static bool binding_visit(TSNode n, void *arg)
+{
+	struct binding_walk *b = arg;
+	if (ts_node_start_byte(n) >= b->before)
+		return false;
+	TSNode name = {0}, value = {0};
+	if (rv_type(n, "assignment")) {
+		name = rv_field(n, "left");
+		value = rv_field(n, "right");
+	} else if (rv_type(n, "variable_declarator") || rv_type(n, "var_spec")) {
+		name = rv_field(n, "name");
+		value = rv_field(n, "value");
+	} else if (rv_type(n, "short_var_declaration")) {
+		name = rv_field(n, "left");
+		value = rv_field(n, "right");
+	}
+	if (!ts_node_is_null(value) && rv_type(value, "expression_list") && ts_node_named_child_count(value) == 1)
+		value = ts_node_named_child(value, 0);
+	if (!ts_node_is_null(name) && rv_type(name, "expression_list") && ts_node_named_child_count(name) == 1)
+		name = ts_node_named_child(name, 0);
+	if (!ts_node_is_null(name) && !ts_node_is_null(value) && rv_is(b->f, name, b->name))
+		b->value = value;
+	return true;
+}
+
+/* NAME = value, const NAME = value, NAME := value, var NAME = value in
+ * scope, the last one starting before `before`: what a name holds. */
+TSNode rv_bound_value(const struct rv_file *f, TSNode scope, const char *name, uint32_t before)
+{
+	struct binding_walk b = {.f = f, .name = name, .before = before};
+	rv_walk(scope, binding_visit, &b);
+	return b.value;
+}
+
 /* Bytes a..b of f on one line, cut short with "...". */
 static void one_line(const struct rv_file *f, uint32_t a, uint32_t b, char *out, size_t size, size_t max)
 {

@@ -234,6 +234,16 @@ static bool bound_name(const struct rv_file *f, TSNode gen, TSNode stop, char *o
 			if (ts_node_eq(ts_node_named_child(p, 0), prev))
 				return false; /* the generator is the key expression itself */
 			name = ts_node_named_child(p, 0);
+		} else if ((!strcmp(t, "argument_list") || !strcmp(t, "arguments")) &&
+			   ts_node_named_child_count(p) >= 2 &&
+			   strstr(ts_node_type(ts_node_named_child(p, 0)), "string") &&
+			   !ts_node_eq(ts_node_named_child(p, 0), prev)) {
+			/* req.Header.Set("Idempotency-Key", v), .header("Idempotency-Key", v) */
+			char k[128];
+			rv_unquote(f, ts_node_named_child(p, 0), k, sizeof k);
+			if (!strcasestr(k, "idempot") && !strcasestr(k, "key"))
+				continue; /* Sprintf("r/%s", v): the format, no key's name */
+			name = ts_node_named_child(p, 0);
 		} else if (!strcmp(t, "block") || !strcmp(t, "statement_block") ||
 			   !strcmp(t, "expression_statement")) {
 			return false;
@@ -254,11 +264,73 @@ static bool bound_name(const struct rv_file *f, TSNode gen, TSNode stop, char *o
 	return false;
 }
 
+struct use_walk {
+	const struct rv_file *f;
+	TSNode root;
+	const char *name;
+	uint32_t after;
+	char key[128];
+	bool found;
+};
+
+static bool in_list(const struct rv_file *f, TSNode n, const char *const *list);
+
+/* From a use of a local up to where it is bound, only formatting
+ * (f-strings, templates, interpolation, +, Sprintf, String.format, str()):
+ * a value passed to any other call is an argument, not the key made. */
+static bool only_formatted(const struct rv_file *f, TSNode use, TSNode root)
+{
+	static const char *const formatters[] = {"Sprintf",  "Sprint",   "format", "Format", "str",    "String",
+						 "toString", "ToString", "join",   "Join",   "concat", NULL};
+	for (TSNode p = ts_node_parent(use); !ts_node_is_null(p) && !ts_node_eq(p, root); p = ts_node_parent(p)) {
+		const char *t = ts_node_type(p);
+		if (!strcmp(t, "assignment") || !strcmp(t, "assignment_expression") ||
+		    !strcmp(t, "short_var_declaration") || !strcmp(t, "variable_declarator") ||
+		    !strcmp(t, "var_spec") || !strcmp(t, "keyword_argument") || !strcmp(t, "pair") ||
+		    !strcmp(t, "keyed_element") || !strcmp(t, "argument"))
+			return true;
+		if (rv_type(p, f->lang->call)) {
+			TSNode args = rv_field(p, "arguments");
+			char k[128] = "";
+			if (!ts_node_is_null(args) && ts_node_named_child_count(args) >= 2 &&
+			    strstr(ts_node_type(ts_node_named_child(args, 0)), "string"))
+				rv_unquote(f, ts_node_named_child(args, 0), k, sizeof k);
+			if (strcasestr(k, "idempot") || strcasestr(k, "key"))
+				return true; /* .header("Idempotency-Key", ...) */
+			if (!in_list(f, rv_callee_name(p), formatters))
+				return false;
+		}
+	}
+	return false;
+}
+
+/* A later use of the local that puts it, formatted or not, where a key
+ * goes: headers={"Idempotency-Key": f"c-{v}"}, Options{IdempotencyKey:
+ * fmt.Sprintf("r/%s", v)}, new Req { IdempotencyKey = $"c-{v}" },
+ * .header("Idempotency-Key", "c-" + v). */
+static bool use_visit(TSNode n, void *arg)
+{
+	struct use_walk *u = arg;
+	if (u->found || ts_node_end_byte(n) <= u->after)
+		return !u->found && ts_node_end_byte(n) > u->after;
+	if (ts_node_start_byte(n) >= u->after && rv_type(n, "identifier") && rv_is(u->f, n, u->name) &&
+	    only_formatted(u->f, n, u->root) && bound_name(u->f, n, u->root, u->key, sizeof u->key) &&
+	    key_like(u->key) && strcmp(u->key, u->name) != 0)
+		u->found = true;
+	return !u->found;
+}
+
 static void generated_key(struct body_walk *w, TSNode n)
 {
 	const struct rv_file *f = &w->x->files[w->file];
 	char name[128], gen[96];
-	if (!is_generator(f, n) || !bound_name(f, n, w->root, name, sizeof name) || !key_like(name))
+	if (!is_generator(f, n) || !bound_name(f, n, w->root, name, sizeof name))
+		return;
+	/* a local not named as a key may still become one a line later */
+	struct use_walk u = {.f = f, .root = w->root, .name = name, .after = ts_node_end_byte(n)};
+	if (!key_like(name))
+		rv_walk(w->root, use_visit, &u);
+	if (!key_like(name) && !u.found)
 		return;
 	rv_text(f, rv_type(n, f->lang->call) ? rv_callee(n) : n, gen, sizeof gen);
 	TSNode obj = rv_field(n, "object"); /* Java: UUID.randomUUID */
@@ -267,8 +339,14 @@ static void generated_key(struct body_walk *w, TSNode n)
 		snprintf(gen, sizeof gen, "%s.%s", rv_text(f, obj, o, sizeof o),
 			 rv_text(f, rv_callee(n), m, sizeof m));
 	}
-	w->rc = hazard(w, HAZARD_GENERATED_KEY, n, "`%s` is generated in the body (%s()) and used as a key or id",
-		       name, gen);
+	char what[320];
+	if (u.found)
+		snprintf(what, sizeof what, "`%s` is generated in the body (%s()) and used in the key `%s`", name,
+			 gen, u.key);
+	else
+		snprintf(what, sizeof what, "`%s` is generated in the body (%s()) and used as a key or id", name,
+			 gen);
+	w->rc = hazard(w, HAZARD_GENERATED_KEY, n, "%s%s", what, "");
 }
 
 /* ---- POST without an idempotency key ----------------------------------- */
@@ -370,6 +448,21 @@ static void post_without_key(struct body_walk *w, TSNode call)
 	if (!*url && !ts_node_is_null(chain)) {
 		struct first_string fs = {.found = false};
 		rv_walk(chain, first_string_visit, &fs);
+		if (fs.found)
+			rv_unquote(f, fs.node, url, sizeof url);
+	}
+	/* url := fmt.Sprintf("https://.../%s/dispatches", ...), then
+	 * NewRequest(ctx, http.MethodPost, url, body): the address the local
+	 * was built from (its format string, f-string, template) */
+	for (size_t i = 0; i < n && !*url; i++) {
+		char name[64];
+		rv_text(f, args[i], name, sizeof name);
+		if (!rv_type(args[i], "identifier") || strstr(name, "ctx") || strstr(name, "context"))
+			continue;
+		TSNode value = rv_bound_value(f, w->root, name, ts_node_start_byte(call));
+		struct first_string fs = {.found = false};
+		if (!ts_node_is_null(value))
+			rv_walk(value, first_string_visit, &fs);
 		if (fs.found)
 			rv_unquote(f, fs.node, url, sizeof url);
 	}

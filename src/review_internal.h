@@ -92,6 +92,9 @@ const struct rv_func *rv_func_named(const struct rv_ctx *x, const char *name, si
 /* The one function or method of that name in the project's files of that
  * language; NULL when there is none or more than one. */
 const struct rv_func *rv_func_unique(const struct rv_ctx *x, const char *name, size_t file);
+/* What `name` is bound to in scope (an assignment or declaration, the
+ * last starting before `before`); a null node when nothing binds it. */
+TSNode rv_bound_value(const struct rv_file *f, TSNode scope, const char *name, uint32_t before);
 /* The body a definition's node holds (its `body` field, else the node). */
 TSNode rv_func_body(TSNode def);
 

@@ -9,6 +9,7 @@
  * functions shaped like the SDK's activities in an `activities` folder
  * are taken as activities. */
 
+#include <stdint.h>
 #include <string.h>
 
 #include "review_internal.h"
@@ -55,36 +56,6 @@ static size_t elements(TSNode list, TSNode *out, size_t max)
 			out[n++] = e;
 	}
 	return n;
-}
-
-struct binding_walk {
-	const struct rv_file *f;
-	const char *name;
-	TSNode value;
-};
-
-/* NAME = [...], const NAME = [...], var NAME = []T{...}: the last one. */
-static bool binding_visit(TSNode n, void *arg)
-{
-	struct binding_walk *b = arg;
-	TSNode name = {0}, value = {0};
-	if (rv_type(n, "assignment")) {
-		name = rv_field(n, "left");
-		value = rv_field(n, "right");
-	} else if (rv_type(n, "variable_declarator") || rv_type(n, "var_spec")) {
-		name = rv_field(n, "name");
-		value = rv_field(n, "value");
-	} else if (rv_type(n, "short_var_declaration")) {
-		name = rv_field(n, "left");
-		value = rv_field(n, "right");
-	}
-	if (!ts_node_is_null(value) && rv_type(value, "expression_list") && ts_node_named_child_count(value) == 1)
-		value = ts_node_named_child(value, 0);
-	if (!ts_node_is_null(name) && rv_type(name, "expression_list") && ts_node_named_child_count(name) == 1)
-		name = ts_node_named_child(name, 0);
-	if (!ts_node_is_null(name) && !ts_node_is_null(value) && rv_is(b->f, name, b->name))
-		b->value = value;
-	return true;
 }
 
 /* The collection a loop ranges over, when its variable is `name`: Python's
@@ -185,11 +156,9 @@ int rv_register_resolved(struct rv_ctx *x, size_t file, TSNode fn, const char *r
 		if (ts_node_is_null(over))
 			continue;
 		if (rv_type(over, "identifier")) {
-			struct binding_walk b = {.f = f, .name = ""};
 			char list[128];
-			b.name = rv_text(f, over, list, sizeof list);
-			rv_walk(ts_tree_root_node(f->tree), binding_visit, &b);
-			over = b.value;
+			over = rv_bound_value(f, ts_tree_root_node(f->tree), rv_text(f, over, list, sizeof list),
+					      UINT32_MAX);
 		}
 		if (ts_node_is_null(over) || !list_like(over)) {
 			x->dynamic_registration = true; /* a list made at run time */

@@ -472,6 +472,116 @@ START_TEST(registered_at_run_time)
 }
 END_TEST
 
+/* Data flow (issue 33): a value generated in the body that reaches a key
+ * through a local, string formatting and a request's field or header is
+ * a generated key; one built from the input the same way is a stable key
+ * (a near miss: nothing reported); a value passed to another call is no
+ * key; a POST's address is read through the local it was formatted into. */
+START_TEST(keys_through_formatting_and_fields)
+{
+	static const struct {
+		const char *file, *code;
+		int kind; /* -1: nothing */
+		unsigned line;
+		const char *detail;
+	} cases[] = {
+		{"a.py",
+		 "import uuid, requests\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Charge')\n"
+		 "def charge(ctx, order):\n"
+		 "    token = uuid.uuid4().hex\n"
+		 "    headers = {'Idempotency-Key': f'charge-{token}'}\n"
+		 "    return requests.post('https://pay.example/charges', json=order, headers=headers)\n",
+		 HAZARD_GENERATED_KEY, 6, "used in the key `Idempotency-Key`"},
+		{"a.py",
+		 "import requests\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Charge')\n"
+		 "def charge(ctx, order):\n"
+		 "    token = order['id']\n"
+		 "    headers = {'Idempotency-Key': f'charge-{token}'}\n"
+		 "    return requests.post('https://pay.example/charges', json=order, headers=headers)\n",
+		 -1, 0, NULL},
+		{"main.go",
+		 "package main\n"
+		 "func Mail(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\ttoken := uuid.NewString()\n"
+		 "\topts := &resend.SendEmailOptions{IdempotencyKey: fmt.Sprintf(\"receipt/%s\", token)}\n"
+		 "\treturn mail.Emails.SendWithOptions(context.Background(), params, opts)\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 3, "used in the key `IdempotencyKey`"},
+		{"main.go",
+		 "package main\n"
+		 "func Find(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\tsince := time.Now()\n"
+		 "\trunID, err := gh.FindRun(context.Background(), since)\n"
+		 "\treturn runID, err\n"
+		 "}\n",
+		 -1, 0, NULL},
+		{"main.go",
+		 "package main\n"
+		 "func Find(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\turl := fmt.Sprintf(\"https://ci.example/%s/search\", q)\n"
+		 "\treq, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, nil)\n"
+		 "\treturn http.DefaultClient.Do(req)\n"
+		 "}\n",
+		 -1, 0, NULL},
+		{"Charge.cs",
+		 "public class ChargeActivity : WorkflowActivity<Order, string>\n"
+		 "{\n"
+		 "    public override async Task<string> RunAsync(WorkflowActivityContext context, Order order)\n"
+		 "    {\n"
+		 "        var token = Guid.NewGuid();\n"
+		 "        var req = new ChargeRequest { Amount = order.Amount, IdempotencyKey = $\"charge-{token}\" };\n"
+		 "        return await payments.ChargeAsync(req);\n"
+		 "    }\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 5, "used in the key `IdempotencyKey`"},
+		{"ChargeActivity.java",
+		 "public class ChargeActivity implements WorkflowActivity {\n"
+		 "  public Object run(WorkflowActivityContext ctx) {\n"
+		 "    String token = UUID.randomUUID().toString();\n"
+		 "    HttpRequest req = HttpRequest.newBuilder().uri(URI.create(\"https://pay.example/charges\"))\n"
+		 "        .header(\"Idempotency-Key\", \"charge-\" + token).POST(body).build();\n"
+		 "    return http.send(req, handler);\n"
+		 "  }\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 3, "used in the key `Idempotency-Key`"},
+		{"worker.ts",
+		 "const charge = async (_: WorkflowActivityContext, order: Order) => {\n"
+		 "  const token = crypto.randomUUID();\n"
+		 "  return fetch(\"https://pay.example/charges\", { method: \"POST\", headers: { \"Idempotency-Key\": "
+		 "`charge-${token}` } });\n"
+		 "};\n"
+		 "runtime.registerActivity(charge);\n",
+		 HAZARD_GENERATED_KEY, 2, "used in the key `Idempotency-Key`"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct review rv;
+		review_init(&rv);
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(review_buffer(&rv, cases[i].file, cases[i].code, strlen(cases[i].code), &e), 0);
+		ck_assert_msg(rv.n_activities == 1, "case %zu: %zu activities", i, rv.n_activities);
+		const struct review_activity *a = &rv.activities[0];
+		if (cases[i].kind < 0) {
+			ck_assert_msg(a->n_hazards == 0, "case %zu: %s", i,
+				      a->n_hazards ? a->hazards[0].detail : "");
+		} else {
+			ck_assert_msg(a->n_hazards == 1, "case %zu: %zu hazards", i, a->n_hazards);
+			ck_assert_int_eq(a->hazards[0].kind, cases[i].kind);
+			ck_assert_uint_eq(a->hazards[0].line, cases[i].line);
+			ck_assert_msg(strstr(a->hazards[0].detail, cases[i].detail), "case %zu: %s", i,
+				      a->hazards[0].detail);
+		}
+		review_finish(&rv);
+	}
+}
+END_TEST
+
 /* The activities each fixture declares, as the history would name them:
  * the registered name where one is given, else the function's or class's;
  * a registration without a definition in the source listed as such (a
@@ -1005,6 +1115,7 @@ int main(void)
 	add_test(g, why_and_fix_name_the_call);
 	add_test(g, helpers_two_deep);
 	add_test(g, registered_at_run_time);
+	add_test(g, keys_through_formatting_and_fields);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
