@@ -586,7 +586,7 @@ static bool is_state_write(const struct rv_file *f, TSNode call)
 
 /* The key argument of a state call: key=, else the one after the store's
  * name (after Go's context); JavaScript's client.state.save(store, [{key}]). */
-static void state_key(const struct rv_file *f, TSNode call, char *out, size_t size)
+static void state_key(const struct rv_file *f, TSNode root, TSNode call, char *out, size_t size)
 {
 	TSNode kw = rv_named_arg(f, call, "key"), args[4];
 	if (!ts_node_is_null(kw)) {
@@ -614,7 +614,14 @@ static void state_key(const struct rv_file *f, TSNode call, char *out, size_t si
 				k = pair; /* {key, value} */
 		}
 	}
-	rv_text(f, k, out, size);
+	/* key = f"points-{order['customer']}", then get_state(store, key): the
+	 * key is what the local was built as, so a write that spells it out
+	 * inline is the same key */
+	char name[64];
+	TSNode value = {0};
+	if (rv_type(k, "identifier") || rv_type(k, "shorthand_property_identifier"))
+		value = rv_bound_value(f, root, rv_text(f, k, name, sizeof name), ts_node_start_byte(call));
+	rv_text(f, ts_node_is_null(value) ? k : value, out, size);
 }
 
 static void state_call(struct body_walk *w, TSNode call)
@@ -628,7 +635,7 @@ static void state_call(struct body_walk *w, TSNode call)
 	if ((!read && !write) || w->n_state == MAX_STATE)
 		return;
 	struct state_call *s = &w->state[w->n_state];
-	state_key(f, call, s->key, sizeof s->key);
+	state_key(f, w->root, call, s->key, sizeof s->key);
 	if (!*s->key)
 		return;
 	char text[512];

@@ -505,6 +505,25 @@ START_TEST(keys_through_formatting_and_fields)
 		 "    headers = {'Idempotency-Key': f'charge-{token}'}\n"
 		 "    return requests.post('https://pay.example/charges', json=order, headers=headers)\n",
 		 -1, 0, NULL},
+		/* a state key built in a local, then written spelled out */
+		{"a.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Points')\n"
+		 "def points(ctx, order):\n"
+		 "    key = f\"points-{order['customer']}\"\n"
+		 "    s = d.get_state('statestore', key)\n"
+		 "    d.save_state('statestore', f\"points-{order['customer']}\", int(s.data) + 1)\n",
+		 HAZARD_READ_THEN_WRITE, 7, "reads state key"},
+		{"a.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Receipt')\n"
+		 "def receipt(ctx, order):\n"
+		 "    key = f\"receipt-{order['id']}\"\n"
+		 "    s = d.get_state('statestore', order['customer'])\n"
+		 "    d.save_state('statestore', key, s.data)\n",
+		 -1, 0, NULL},
 		{"main.go",
 		 "package main\n"
 		 "func Mail(ctx workflow.ActivityContext) (any, error) {\n"
