@@ -1,7 +1,7 @@
 #pragma once
 /* `review`: the activity code read with tree-sitter. Finds the activities
  * (across files: a registration often lives in another file than the
- * function) and the idempotency hazards of their bodies, one level of
+ * function) and the idempotency hazards of their bodies, two levels of
  * helper calls deep, and the one retry policy an orchestrator gives every
  * activity call (doc/hazards.md). A library module: it reads the files it
  * is given and never prints. */
@@ -44,6 +44,11 @@ struct review_hazard_row {
 	const char *does;
 	const char *second_run;
 	const char *fix;
+	/* The same two fitted to the call flagged: the one %s is replaced by
+	 * the call's code as written in why_call ("`r.incr(\"charges:\" + id)`
+	 * applies the amount again on every attempt"), by its callee in fix_call. */
+	const char *why_call;
+	const char *fix_call;
 };
 extern const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT];
 
@@ -57,7 +62,11 @@ struct review_hazard {
 	 * renderer escapes it. */
 	char *detail;
 	char *helper; /* the helper it is in, one call from the body; NULL: the body itself */
-	bool known;   /* --baseline: the baseline has its fingerprint */
+	/* Why it is a hazard and the fix, one sentence each, naming the code
+	 * flagged (the row's why_call and fix_call); a renderer escapes them. */
+	char *why;
+	char *fix;
+	bool known; /* --baseline: the baseline has its fingerprint */
 };
 
 struct review_activity {

@@ -125,15 +125,14 @@ static void text_suppressed(FILE *out, const struct review *rv)
 }
 
 /* A linter's view: the path once, then a line per hazard (line:col, the
- * rule, the activity and what its code does), the rules' why and fix
- * once each, and a summary. */
+ * rule, the activity and what its code does), each one's why and fix
+ * naming its call, and a summary. */
 static void print_text(FILE *out, const struct review *rv, bool verbose)
 {
 	size_t n;
 	bool oom;
 	struct located *all = located_all(rv, &n, &oom);
 	const char *file = NULL;
-	bool used[HAZARD_KIND_COUNT] = {0};
 	for (size_t i = 0; i < n; i++) {
 		const struct located *l = &all[i];
 		const char *path = shown_path(rv, l->h->file);
@@ -143,7 +142,6 @@ static void print_text(FILE *out, const struct review *rv, bool verbose)
 			fputc('\n', out);
 			file = path;
 		}
-		used[l->h->kind] = true;
 		fprintf(out, "  %u:%u  %s%s  ", l->h->line, l->h->col ? l->h->col : 1,
 			review_hazard_rows[l->h->kind].id, rv->has_baseline && l->h->known ? " (known)" : "");
 		put_term(out, l->activity ? l->activity : "(orchestrator)", 120);
@@ -156,15 +154,26 @@ static void print_text(FILE *out, const struct review *rv, bool verbose)
 		put_term(out, l->h->detail, 300);
 		fputc('\n', out);
 	}
-	free(all);
-	if (n) {
+	/* each hazard's why and fix, fitted to its call, the path once again */
+	if (n)
 		fputs("\nWhy, and the fix:\n", out);
-		for (int k = 0; k < HAZARD_KIND_COUNT; k++)
-			if (used[k])
-				fprintf(out, "  %s: %s; a second run: %s. Fix: %s.\n", review_hazard_rows[k].id,
-					review_hazard_rows[k].does, review_hazard_rows[k].second_run,
-					review_hazard_rows[k].fix);
+	file = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct review_hazard *h = all[i].h;
+		const char *path = shown_path(rv, h->file);
+		if (!file || strcmp(file, path) != 0) {
+			fputs("  ", out);
+			put_term(out, path, 300);
+			fputc('\n', out);
+			file = path;
+		}
+		fprintf(out, "    %u  %s: ", h->line, review_hazard_rows[h->kind].id);
+		put_term(out, h->why, 400);
+		fputs(". Fix: ", out);
+		put_term(out, h->fix, 400);
+		fputs(".\n", out);
 	}
+	free(all);
 	if (verbose)
 		text_activities(out, rv);
 	if (verbose && rv->n_suppressed)
@@ -204,7 +213,9 @@ static void md_hazard_rows(FILE *out, const char *activity, const struct review_
 			put_md(out, h[k].helper, ESCAPE_MD_CELL);
 			fputs(")", out);
 		}
-		fprintf(out, " | %s |\n", row->fix);
+		fputs(" | ", out);
+		put_md(out, h[k].fix, ESCAPE_MD_CELL);
+		fputs(" |\n", out);
 	}
 }
 
@@ -246,10 +257,11 @@ static json_t *json_hazards(const struct review *rv, const char *activity, const
 		const struct review_hazard_row *row = &review_hazard_rows[h[k].kind];
 		char fp[33];
 		review_fingerprint(rv, &h[k], activity, fp);
-		json_t *one = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s?, s:s, s:s, s:s}", "kind", row->id, "file",
-					h[k].file, "line", (json_int_t)h[k].line, "col",
+		json_t *one = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s?, s:s, s:s, s:s, s:s}", "kind", row->id,
+					"file", h[k].file, "line", (json_int_t)h[k].line, "col",
 					(json_int_t)(h[k].col ? h[k].col : 1), "detail", h[k].detail, "helper",
-					h[k].helper, "table_row", row->does, "fix", row->fix, "fingerprint", fp);
+					h[k].helper, "table_row", row->does, "why", h[k].why, "fix", h[k].fix,
+					"fingerprint", fp);
 		if (one && rv->has_baseline)
 			json_object_set_new(one, "known", json_boolean(h[k].known));
 		if (json_array_append_new(arr, one) < 0) {

@@ -93,9 +93,9 @@ static int add_results(json_t *results, const struct review *rv, const char *act
 		base_id(base, sizeof base, root);
 		review_fingerprint(rv, &h[i], activity, fp);
 		char *uri = uri_encode(rel, false), *text = NULL;
-		if (asprintf(&text, "%s%s%s%s: %s. On a second run: %s. Fix: %s.", activity,
-			     h[i].helper ? " (in " : "", h[i].helper ? h[i].helper : "", h[i].helper ? ")" : "",
-			     h[i].detail, row->second_run, row->fix) < 0)
+		if (asprintf(&text, "%s%s%s%s: %s. Why: %s. Fix: %s.", activity, h[i].helper ? " (in " : "",
+			     h[i].helper ? h[i].helper : "", h[i].helper ? ")" : "", h[i].detail, h[i].why,
+			     h[i].fix) < 0)
 			text = NULL;
 		json_t *r =
 			uri && text

@@ -27,6 +27,8 @@ static void hazards_free(struct review_hazard *h, size_t n)
 		free(h[i].file);
 		free(h[i].detail);
 		free(h[i].helper);
+		free(h[i].why);
+		free(h[i].fix);
 	}
 	free(h);
 }
@@ -47,6 +49,8 @@ void review_finish(struct review *rv)
 		free(h->file);
 		free(h->detail);
 		free(h->helper);
+		free(h->why);
+		free(h->fix);
 		free(rv->suppressed[i].activity);
 		free(rv->suppressed[i].reason);
 	}
@@ -157,6 +161,130 @@ struct review_activity *rv_add_activity(struct rv_ctx *x, const char *name, size
 	return a;
 }
 
+struct binding_walk {
+	const struct rv_file *f;
+	const char *name;
+	uint32_t before;
+	TSNode value;
+};
+
+static bool binding_visit(TSNode n, void *arg)
+{
+	struct binding_walk *b = arg;
+	if (ts_node_start_byte(n) >= b->before)
+		return false;
+	TSNode name = {0}, value = {0};
+	if (rv_type(n, "assignment")) {
+		name = rv_field(n, "left");
+		value = rv_field(n, "right");
+	} else if (rv_type(n, "variable_declarator") || rv_type(n, "var_spec")) {
+		name = rv_field(n, "name");
+		value = rv_field(n, "value");
+	} else if (rv_type(n, "short_var_declaration")) {
+		name = rv_field(n, "left");
+		value = rv_field(n, "right");
+	}
+	if (!ts_node_is_null(value) && rv_type(value, "expression_list") && ts_node_named_child_count(value) == 1)
+		value = ts_node_named_child(value, 0);
+	if (!ts_node_is_null(name) && rv_type(name, "expression_list") && ts_node_named_child_count(name) == 1)
+		name = ts_node_named_child(name, 0);
+	if (!ts_node_is_null(name) && !ts_node_is_null(value) && rv_is(b->f, name, b->name))
+		b->value = value;
+	return true;
+}
+
+/* NAME = value, const NAME = value, NAME := value, var NAME = value in
+ * scope, the last one starting before `before`: what a name holds. */
+TSNode rv_bound_value(const struct rv_file *f, TSNode scope, const char *name, uint32_t before)
+{
+	struct binding_walk b = {.f = f, .name = name, .before = before};
+	rv_walk(scope, binding_visit, &b);
+	return b.value;
+}
+
+/* Bytes a..b of f on one line, cut short with "...". */
+static void one_line(const struct rv_file *f, uint32_t a, uint32_t b, char *out, size_t size, size_t max)
+{
+	if (b > f->len)
+		b = (uint32_t)f->len;
+	size_t o = 0;
+	bool space = false;
+	for (uint32_t i = a; i < b && o + 5 < size; i++) {
+		char c = f->src[i];
+		if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+			space = o > 0;
+			continue;
+		}
+		if (o >= max) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (space)
+			out[o++] = ' ';
+		space = false;
+		out[o++] = c;
+	}
+	out[o] = '\0';
+}
+
+/* The code a hazard names: the call `at` is part of (a callee's name, an
+ * argument; in a builder's chain, from the flagged step on), a loop's
+ * header, else `at` itself; and a short name for it, the callee
+ * ("requests.post") where the call has one short enough. */
+static void hazard_code(const struct rv_file *f, TSNode at, char *code, char *name, size_t size)
+{
+	TSNode n = at;
+	if (ts_node_named_child_count(at) == 0 || strstr(ts_node_type(at), "string"))
+		for (int up = 0; up < 4 && !rv_type(n, f->lang->call); up++) {
+			TSNode p = ts_node_parent(n);
+			if (ts_node_is_null(p))
+				break;
+			n = p;
+		}
+	if (!rv_type(n, f->lang->call))
+		n = at;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	TSNode body = rv_field(n, "body");
+	bool loop = rv_type_in(n, f->lang->loops) && !ts_node_is_null(body);
+	if (loop)
+		b = ts_node_start_byte(body);
+	bool call = rv_type(n, f->lang->call);
+	if (call && rv_type(rv_field(n, "object"), f->lang->call))
+		a = ts_node_start_byte(rv_field(n, "name")); /* HttpRequest.newBuilder()...POST(body) */
+	one_line(f, a, b, code, size, 64);
+	if (loop) {
+		/* "for attempt in range(3):", without a comment after it */
+		char *cm = strstr(code, " #");
+		if (!cm)
+			cm = strstr(code, " //");
+		if (cm)
+			*cm = '\0';
+		size_t o = strlen(code);
+		while (o && (code[o - 1] == ':' || code[o - 1] == '{' || code[o - 1] == ' '))
+			code[--o] = '\0';
+	}
+	snprintf(name, size, "%s", code);
+	if (!call)
+		return;
+	TSNode callee = a == ts_node_start_byte(n) ? rv_callee(n) : rv_field(n, "name");
+	if (ts_node_end_byte(callee) - ts_node_start_byte(callee) > 40)
+		callee = rv_callee_name(n);
+	one_line(f, ts_node_start_byte(callee), ts_node_end_byte(callee), name, size, 40);
+}
+
+/* One sentence of the row's, its %s the code. */
+static char *fitted(const char *tmpl, const char *code)
+{
+	const char *at = strstr(tmpl, "%s");
+	char *raw = NULL;
+	if (!at || asprintf(&raw, "%.*s%s%s", (int)(at - tmpl), tmpl, code, at + 2) < 0)
+		return NULL;
+	char *s = escape_utf8_repair_dup(raw);
+	free(raw);
+	return s;
+}
+
 int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum review_hazard_kind kind, size_t file,
 		  TSNode at, const char *helper, const char *fmt, ...)
 {
@@ -191,10 +319,16 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 		free(raw);
 	h->file = path;
 	h->helper = helper ? escape_utf8_repair_dup(helper) : NULL;
-	if (!h->detail || (helper && !h->helper)) {
+	char code[96], name[96];
+	hazard_code(&x->files[file], at, code, name, sizeof code);
+	h->why = fitted(review_hazard_rows[kind].why_call, code);
+	h->fix = fitted(review_hazard_rows[kind].fix_call, name);
+	if (!h->detail || (helper && !h->helper) || !h->why || !h->fix) {
 		free(h->detail);
 		free(h->file);
 		free(h->helper);
+		free(h->why);
+		free(h->fix);
 		return err_oom(x->e);
 	}
 	(*n)++;

@@ -51,12 +51,12 @@ static bool declared_before(const struct rv_file *f, TSNode call, const char *na
 
 /* A registered function: by name (the index, the same file first), or a
  * lambda given in place. */
-static int add_registered(struct find_walk *w, TSNode fn, const char *registered, TSNode at)
+int rv_register_named(struct rv_ctx *x, size_t file, TSNode fn, const char *registered, TSNode at)
 {
-	struct rv_file *f = &w->x->files[w->file];
+	struct rv_file *f = &x->files[file];
 	char name[256];
 	if (rv_type_in(fn, f->lang->lambdas))
-		return rv_add_activity(w->x, registered ? registered : "(lambda)", w->file, fn, true) ? 0 : -1;
+		return rv_add_activity(x, registered ? registered : "(lambda)", file, fn, true) ? 0 : -1;
 	TSNode last = fn;
 	/* activities.Charge, ChargeCard.class, self.charge: the last name */
 	while (ts_node_named_child_count(last) && !rv_type(last, "identifier")) {
@@ -72,12 +72,12 @@ static int add_registered(struct find_walk *w, TSNode fn, const char *registered
 	rv_text(f, last, name, sizeof name);
 	if (!*name || strchr(name, '(') || strchr(name, '"'))
 		return 0;
-	const struct rv_func *def = rv_func_named(w->x, name, w->file);
+	const struct rv_func *def = rv_func_named(x, name, file);
 	if (!def && declared_before(f, at, name))
 		return 0; /* for _, a := range acts { RegisterActivity(a) }: a variable, not a function */
 	if (def)
-		return rv_add_activity(w->x, registered ? registered : name, def->file, def->node, true) ? 0 : -1;
-	return rv_add_activity(w->x, registered ? registered : name, w->file, at, false) ? 0 : -1;
+		return rv_add_activity(x, registered ? registered : name, def->file, def->node, true) ? 0 : -1;
+	return rv_add_activity(x, registered ? registered : name, file, at, false) ? 0 : -1;
 }
 
 static bool is_string(TSNode n)
@@ -92,8 +92,12 @@ static int registration(struct find_walk *w, TSNode call)
 {
 	struct rv_file *f = &w->x->files[w->file];
 	TSNode name = rv_callee_name(call);
+	/* durabletask's own workers too: add_activity (Python), addActivity and
+	 * addNamedActivity (JavaScript), AddActivityFunc (.NET) */
 	static const char *const calls[] = {"register_activity", "AddActivity",      "RegisterActivity",
-					    "AddActivityN",      "registerActivity", "registerActivityWithName"};
+					    "AddActivityN",      "registerActivity", "registerActivityWithName",
+					    "add_activity",      "addActivity",      "addNamedActivity",
+					    "AddActivityFunc"};
 	bool known = false;
 	for (size_t i = 0; i < sizeof calls / sizeof *calls && !known; i++)
 		known = rv_is(f, name, calls[i]);
@@ -116,7 +120,7 @@ static int registration(struct find_walk *w, TSNode call)
 	/* Java's registerActivity(Charge.class) names a class: found as a class */
 	if (f->lang->lang == REVIEW_JAVA)
 		return 0;
-	return add_registered(w, fn, registered, call);
+	return rv_register_resolved(w->x, w->file, fn, registered, call, 0);
 }
 
 /* @wfr.activity, @activity, @runtime.activity(name="charge") */
@@ -219,7 +223,8 @@ static int activity_table(struct find_walk *w, TSNode lit)
 		TSNode key = unwrap_element(ts_node_named_child(el, 0)),
 		       value = unwrap_element(ts_node_named_child(el, 1));
 		char reg[256];
-		if (is_string(key) && add_registered(w, value, rv_unquote(f, key, reg, sizeof reg), el) < 0)
+		if (is_string(key) &&
+		    rv_register_named(w->x, w->file, value, rv_unquote(f, key, reg, sizeof reg), el) < 0)
 			return -1;
 	}
 	return 0;
@@ -307,6 +312,8 @@ int rv_find_activities(struct rv_ctx *x)
 		if (w.rc < 0)
 			return -1;
 	}
+	if (rv_register_dynamic(x) < 0)
+		return -1;
 	/* After the registrations, which name an activity as the history
 	 * does: a function found both ways keeps its registered name. */
 	for (size_t i = 0; i < x->n_files; i++) {

@@ -1,7 +1,7 @@
 /* The hazards of an activity's body (doc/hazards.md): a key or id
  * generated in the body, an HTTP POST without an idempotency key, a retry
  * loop, a read then a write of the same key. Calls into the project's own
- * functions are followed one level deep. Only activity bodies are read:
+ * functions are followed two levels deep. Only activity bodies are read:
  * everywhere else the same code is mostly harmless. */
 
 #include <ctype.h>
@@ -17,7 +17,9 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "generates a key inside the body (uuid4(), uuid.New(), Guid.NewGuid(), UUID.randomUUID(), "
 	 "crypto.randomUUID(), the current time) and uses it as the key or id",
 	 "a new key every run, so it deduplicates nothing",
-	 "derive the key from the input or the activity context"},
+	 "derive the key from the input or the activity context",
+	 "`%s` makes a new value on every attempt, so the key or id it gives deduplicates nothing",
+	 "derive the key from the input or the activity context instead of `%s`"},
 	/* doc/hazards.md's example is a payment; the sentence must fit any
 	 * POST it flags (issue 33: a shipping-cost lookup is no charge). */
 	{HAZARD_POST_WITHOUT_KEY, "post-without-idempotency-key",
@@ -25,41 +27,67 @@ const struct review_hazard_row review_hazard_rows[HAZARD_KIND_COUNT] = {
 	 "the service acts on the request again (a second charge, order, booking or message) unless it "
 	 "deduplicates it itself",
 	 "send an idempotency-key header derived from the input or the task execution id (the provider's "
-	 "own, where it has one)"},
+	 "own, where it has one)",
+	 "`%s` makes the service act again on every attempt (a second charge, order, booking or message) "
+	 "unless it deduplicates the request itself",
+	 "give `%s` an Idempotency-Key header derived from the input or the task execution id (the "
+	 "provider's own, where it has one)"},
 	{HAZARD_RETRY_LOOP, "retry-loop", "retries in a loop inside the body",
 	 "multiplies the engine's retries, invisible to history, lost on a crash",
-	 "retry at the call site (the engine's policy, durable timers)"},
+	 "retry at the call site (the engine's policy, durable timers)",
+	 "`%s` repeats the work inside the body: it multiplies the engine's retries, invisible to history, "
+	 "lost on a crash",
+	 "take out `%s` and retry at the call site (the engine's retry policy, durable timers)"},
 	{HAZARD_READ_THEN_WRITE, "read-then-write", "reads, then writes if absent (check-then-act)",
 	 "two attempts can both read \"absent\" and both write; attempts can overlap",
 	 "make the write itself refuse the duplicate (unique constraint, upsert, compare-and-swap, conditional "
-	 "PUT, INSERT ... IF NOT EXISTS); the read may stay in front as a shortcut"},
+	 "PUT, INSERT ... IF NOT EXISTS); the read may stay in front as a shortcut",
+	 "`%s` writes what an earlier read decided: two attempts can both read \"absent\" and both write",
+	 "make `%s` itself refuse the duplicate (first-write-wins, compare-and-swap, a unique key, INSERT "
+	 "... IF NOT EXISTS); the read may stay in front as a shortcut"},
 	{HAZARD_SHARED_RETRY_POLICY, "one-retry-policy",
 	 "in the orchestrator: one retry policy object applied to every activity call",
 	 "retries permanent rejections on the same schedule as transient failures",
-	 "one policy per failure class; return a business rejection as a value"},
+	 "one policy per failure class; return a business rejection as a value",
+	 "`%s` shares its retry policy with the other activity calls: a permanent rejection is retried on "
+	 "the schedule of a transient failure",
+	 "give `%s` a policy of its own failure class; return a business rejection as a value"},
 	/* issue 33: the demos' own non-idempotent examples (a message
 	 * published, a record inserted) */
 	{HAZARD_PUBLISH_WITHOUT_ID, "publish-without-id",
 	 "publishes an event with no message id to deduplicate on",
 	 "the event goes out again and every subscriber acts on it twice unless it deduplicates",
 	 "give the message an id derived from the input (Dapr's cloudevent.id metadata) and deduplicate on it "
+	 "in the subscribers",
+	 "`%s` publishes the event again on every attempt, and every subscriber acts on it twice unless it "
+	 "deduplicates",
+	 "give `%s` a message id derived from the input (Dapr's cloudevent.id metadata) and deduplicate on it "
 	 "in the subscribers"},
 	{HAZARD_INSERT_WITHOUT_KEY, "insert-without-key",
 	 "inserts a record that no key makes refuse a second time",
 	 "a second row, document or record for the same operation",
 	 "insert under a key derived from the input with a unique constraint, or upsert (ON CONFLICT, MERGE, "
-	 "upsert=True)"},
+	 "upsert=True)",
+	 "`%s` adds a second row, document or record for the same operation on every attempt",
+	 "make `%s` insert under a key derived from the input with a unique constraint, or upsert (ON "
+	 "CONFLICT, MERGE, upsert=True)"},
 	{HAZARD_INCREMENT, "increment",
 	 "changes a counter, balance or stock by an amount (+=, -=, debit, increment)",
 	 "the amount is applied twice",
 	 "record the operation under a key derived from the input and apply the amount only when the record is "
-	 "new, or set the computed value under that key"},
+	 "new, or set the computed value under that key",
+	 "`%s` applies the amount again on every attempt",
+	 "record the operation under a key derived from the input and run `%s` only when the record is new, "
+	 "or set the computed value under that key instead"},
 	{HAZARD_SEND_WITHOUT_KEY, "send-without-key",
 	 "sends an email, SMS or notification with nothing to "
 	 "deduplicate on",
 	 "the person gets it twice",
 	 "record the send under a key derived from the input and skip it when the record exists, or give the "
-	 "provider a message id derived from the input"},
+	 "provider a message id derived from the input",
+	 "`%s` sends it again on every attempt: the person gets it twice",
+	 "record the send under a key derived from the input and skip `%s` when the record exists, or give "
+	 "the provider a message id derived from the input"},
 };
 
 #define MAX_STATE 64
@@ -79,8 +107,13 @@ struct body_walk {
 	size_t file; /* the file of the body walked */
 	TSNode root; /* the body walked (its function) */
 	const char *helper;
-	bool follow;      /* calls into the project's functions are followed (the body, not a helper) */
+	/* the walk of the function that called this one (NULL: the body), and
+	 * how many helpers deep it is */
+	const struct body_walk *from;
+	unsigned depth;
+	bool follow;      /* calls into the project's functions are followed (not at the deepest helper) */
 	bool idempotency; /* the function names an idempotency key somewhere */
+	bool guarded;     /* it records the operation first with a set-if-absent (SET NX) */
 	struct state_call state[MAX_STATE];
 	size_t n_state;
 	/* the end of the retry loop reported: a loop inside it is the same
@@ -201,6 +234,16 @@ static bool bound_name(const struct rv_file *f, TSNode gen, TSNode stop, char *o
 			if (ts_node_eq(ts_node_named_child(p, 0), prev))
 				return false; /* the generator is the key expression itself */
 			name = ts_node_named_child(p, 0);
+		} else if ((!strcmp(t, "argument_list") || !strcmp(t, "arguments")) &&
+			   ts_node_named_child_count(p) >= 2 &&
+			   strstr(ts_node_type(ts_node_named_child(p, 0)), "string") &&
+			   !ts_node_eq(ts_node_named_child(p, 0), prev)) {
+			/* req.Header.Set("Idempotency-Key", v), .header("Idempotency-Key", v) */
+			char k[128];
+			rv_unquote(f, ts_node_named_child(p, 0), k, sizeof k);
+			if (!strcasestr(k, "idempot") && !strcasestr(k, "key"))
+				continue; /* Sprintf("r/%s", v): the format, no key's name */
+			name = ts_node_named_child(p, 0);
 		} else if (!strcmp(t, "block") || !strcmp(t, "statement_block") ||
 			   !strcmp(t, "expression_statement")) {
 			return false;
@@ -221,11 +264,73 @@ static bool bound_name(const struct rv_file *f, TSNode gen, TSNode stop, char *o
 	return false;
 }
 
+struct use_walk {
+	const struct rv_file *f;
+	TSNode root;
+	const char *name;
+	uint32_t after;
+	char key[128];
+	bool found;
+};
+
+static bool in_list(const struct rv_file *f, TSNode n, const char *const *list);
+
+/* From a use of a local up to where it is bound, only formatting
+ * (f-strings, templates, interpolation, +, Sprintf, String.format, str()):
+ * a value passed to any other call is an argument, not the key made. */
+static bool only_formatted(const struct rv_file *f, TSNode use, TSNode root)
+{
+	static const char *const formatters[] = {"Sprintf",  "Sprint",   "format", "Format", "str",    "String",
+						 "toString", "ToString", "join",   "Join",   "concat", NULL};
+	for (TSNode p = ts_node_parent(use); !ts_node_is_null(p) && !ts_node_eq(p, root); p = ts_node_parent(p)) {
+		const char *t = ts_node_type(p);
+		if (!strcmp(t, "assignment") || !strcmp(t, "assignment_expression") ||
+		    !strcmp(t, "short_var_declaration") || !strcmp(t, "variable_declarator") ||
+		    !strcmp(t, "var_spec") || !strcmp(t, "keyword_argument") || !strcmp(t, "pair") ||
+		    !strcmp(t, "keyed_element") || !strcmp(t, "argument"))
+			return true;
+		if (rv_type(p, f->lang->call)) {
+			TSNode args = rv_field(p, "arguments");
+			char k[128] = "";
+			if (!ts_node_is_null(args) && ts_node_named_child_count(args) >= 2 &&
+			    strstr(ts_node_type(ts_node_named_child(args, 0)), "string"))
+				rv_unquote(f, ts_node_named_child(args, 0), k, sizeof k);
+			if (strcasestr(k, "idempot") || strcasestr(k, "key"))
+				return true; /* .header("Idempotency-Key", ...) */
+			if (!in_list(f, rv_callee_name(p), formatters))
+				return false;
+		}
+	}
+	return false;
+}
+
+/* A later use of the local that puts it, formatted or not, where a key
+ * goes: headers={"Idempotency-Key": f"c-{v}"}, Options{IdempotencyKey:
+ * fmt.Sprintf("r/%s", v)}, new Req { IdempotencyKey = $"c-{v}" },
+ * .header("Idempotency-Key", "c-" + v). */
+static bool use_visit(TSNode n, void *arg)
+{
+	struct use_walk *u = arg;
+	if (u->found || ts_node_end_byte(n) <= u->after)
+		return !u->found && ts_node_end_byte(n) > u->after;
+	if (ts_node_start_byte(n) >= u->after && rv_type(n, "identifier") && rv_is(u->f, n, u->name) &&
+	    only_formatted(u->f, n, u->root) && bound_name(u->f, n, u->root, u->key, sizeof u->key) &&
+	    key_like(u->key) && strcmp(u->key, u->name) != 0)
+		u->found = true;
+	return !u->found;
+}
+
 static void generated_key(struct body_walk *w, TSNode n)
 {
 	const struct rv_file *f = &w->x->files[w->file];
 	char name[128], gen[96];
-	if (!is_generator(f, n) || !bound_name(f, n, w->root, name, sizeof name) || !key_like(name))
+	if (!is_generator(f, n) || !bound_name(f, n, w->root, name, sizeof name))
+		return;
+	/* a local not named as a key may still become one a line later */
+	struct use_walk u = {.f = f, .root = w->root, .name = name, .after = ts_node_end_byte(n)};
+	if (!key_like(name))
+		rv_walk(w->root, use_visit, &u);
+	if (!key_like(name) && !u.found)
 		return;
 	rv_text(f, rv_type(n, f->lang->call) ? rv_callee(n) : n, gen, sizeof gen);
 	TSNode obj = rv_field(n, "object"); /* Java: UUID.randomUUID */
@@ -234,8 +339,14 @@ static void generated_key(struct body_walk *w, TSNode n)
 		snprintf(gen, sizeof gen, "%s.%s", rv_text(f, obj, o, sizeof o),
 			 rv_text(f, rv_callee(n), m, sizeof m));
 	}
-	w->rc = hazard(w, HAZARD_GENERATED_KEY, n, "`%s` is generated in the body (%s()) and used as a key or id",
-		       name, gen);
+	char what[320];
+	if (u.found)
+		snprintf(what, sizeof what, "`%s` is generated in the body (%s()) and used in the key `%s`", name,
+			 gen, u.key);
+	else
+		snprintf(what, sizeof what, "`%s` is generated in the body (%s()) and used as a key or id", name,
+			 gen);
+	w->rc = hazard(w, HAZARD_GENERATED_KEY, n, "%s%s", what, "");
 }
 
 /* ---- POST without an idempotency key ----------------------------------- */
@@ -337,6 +448,21 @@ static void post_without_key(struct body_walk *w, TSNode call)
 	if (!*url && !ts_node_is_null(chain)) {
 		struct first_string fs = {.found = false};
 		rv_walk(chain, first_string_visit, &fs);
+		if (fs.found)
+			rv_unquote(f, fs.node, url, sizeof url);
+	}
+	/* url := fmt.Sprintf("https://.../%s/dispatches", ...), then
+	 * NewRequest(ctx, http.MethodPost, url, body): the address the local
+	 * was built from (its format string, f-string, template) */
+	for (size_t i = 0; i < n && !*url; i++) {
+		char name[64];
+		rv_text(f, args[i], name, sizeof name);
+		if (!rv_type(args[i], "identifier") || strstr(name, "ctx") || strstr(name, "context"))
+			continue;
+		TSNode value = rv_bound_value(f, w->root, name, ts_node_start_byte(call));
+		struct first_string fs = {.found = false};
+		if (!ts_node_is_null(value))
+			rv_walk(value, first_string_visit, &fs);
 		if (fs.found)
 			rv_unquote(f, fs.node, url, sizeof url);
 	}
@@ -460,7 +586,7 @@ static bool is_state_write(const struct rv_file *f, TSNode call)
 
 /* The key argument of a state call: key=, else the one after the store's
  * name (after Go's context); JavaScript's client.state.save(store, [{key}]). */
-static void state_key(const struct rv_file *f, TSNode call, char *out, size_t size)
+static void state_key(const struct rv_file *f, TSNode root, TSNode call, char *out, size_t size)
 {
 	TSNode kw = rv_named_arg(f, call, "key"), args[4];
 	if (!ts_node_is_null(kw)) {
@@ -488,7 +614,14 @@ static void state_key(const struct rv_file *f, TSNode call, char *out, size_t si
 				k = pair; /* {key, value} */
 		}
 	}
-	rv_text(f, k, out, size);
+	/* key = f"points-{order['customer']}", then get_state(store, key): the
+	 * key is what the local was built as, so a write that spells it out
+	 * inline is the same key */
+	char name[64];
+	TSNode value = {0};
+	if (rv_type(k, "identifier") || rv_type(k, "shorthand_property_identifier"))
+		value = rv_bound_value(f, root, rv_text(f, k, name, sizeof name), ts_node_start_byte(call));
+	rv_text(f, ts_node_is_null(value) ? k : value, out, size);
 }
 
 static void state_call(struct body_walk *w, TSNode call)
@@ -502,7 +635,7 @@ static void state_call(struct body_walk *w, TSNode call)
 	if ((!read && !write) || w->n_state == MAX_STATE)
 		return;
 	struct state_call *s = &w->state[w->n_state];
-	state_key(f, call, s->key, sizeof s->key);
+	state_key(f, w->root, call, s->key, sizeof s->key);
 	if (!*s->key)
 		return;
 	char text[512];
@@ -555,7 +688,8 @@ static void read_then_write(struct body_walk *w)
 
 /* ---- the walk ------------------------------------------------------------ */
 
-static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper);
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper,
+			 const struct body_walk *from);
 
 /* Whether a call through an object may reach the project's own function
  * of that name: the object a variable or a module (lower case: URI.create
@@ -602,9 +736,15 @@ static void follow(struct body_walk *w, TSNode call)
 	if (ts_node_start_byte(def->node) <= ts_node_start_byte(call) &&
 	    ts_node_end_byte(def->node) >= ts_node_end_byte(call) && def->file == w->file)
 		return; /* recursion */
+	for (const struct body_walk *up = w; up; up = up->from)
+		if (up->file == def->file && ts_node_eq(up->root, def->node))
+			return; /* a helper calling back into its caller */
 	char label[160];
-	snprintf(label, sizeof label, "%s()", buf);
-	w->rc = scan_function(w->x, w->act, def->file, def->node, label);
+	if (w->helper)
+		snprintf(label, sizeof label, "%s -> %s()", w->helper, buf);
+	else
+		snprintf(label, sizeof label, "%s()", buf);
+	w->rc = scan_function(w->x, w->act, def->file, def->node, label, w);
 }
 
 /* ---- publish without a message id; insert without a key ------------------ */
@@ -759,6 +899,17 @@ static bool name_starts(const char *name, const char *const *prefixes)
 	return false;
 }
 
+/* Resend's SDKs: resend.emails.send(...), client.Emails.SendWithContext(...) */
+static bool resend_send(const struct rv_file *f, TSNode call, const char *name)
+{
+	char callee[128];
+	rv_text(f, rv_callee(call), callee, sizeof callee);
+	size_t n = strlen(callee), m = strlen(name);
+	if (strncasecmp(name, "send", 4) != 0 || n < m + 7)
+		return false;
+	return strncasecmp(callee + n - m - 7, "emails.", 7) == 0;
+}
+
 /* accountService.debit(...), counter.incrementAndGet(), redis.incr(...);
  * sendMail, send_email, SendSmsAsync, notificationService.sendNotification. */
 static void amount_or_message(struct body_walk *w, TSNode call)
@@ -769,15 +920,21 @@ static void amount_or_message(struct body_walk *w, TSNode call)
 		return; /* a bare call is the project's own: followed, not judged */
 	char name[64];
 	rv_text(f, rv_callee_name(call), name, sizeof name);
-	static const char *const amounts[] = {"debit", "credit",    "increment", "decrement", "incr",
-					      "decr",  "addAndGet", "getAndAdd", NULL};
+	/* StackExchange.Redis's StringIncrementAsync, go-redis's HIncrBy */
+	static const char *const amounts[] = {"debit",           "credit",        "increment",
+					      "decrement",       "incr",          "decr",
+					      "addAndGet",       "getAndAdd",     "StringIncrement",
+					      "StringDecrement", "HashIncrement", "HashDecrement",
+					      "hincr",           "zincr",         NULL};
 	static const char *const sends[] = {
 		"sendMail",          "send_mail",        "sendEmail", "send_email", "SendEmail",
 		"SendMail",          "sendSms",          "send_sms",  "SendSms",    "sendNotification",
 		"send_notification", "SendNotification", NULL};
+	if (w->guarded)
+		return;
 	if (name_starts(name, amounts))
 		w->rc = hazard(w, HAZARD_INCREMENT, rv_callee_name(call), "applies an amount (%s)%s", name, "");
-	else if (name_starts(name, sends))
+	else if (name_starts(name, sends) || resend_send(f, call, name))
 		w->rc = hazard(w, HAZARD_SEND_WITHOUT_KEY, rv_callee_name(call),
 			       "sends a message (%s) with nothing to deduplicate on%s", name, "");
 }
@@ -841,7 +998,56 @@ static bool names_key_visit(TSNode n, void *arg)
 	return true;
 }
 
-static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper)
+struct guard_scan {
+	const struct rv_file *f;
+	bool found;
+};
+
+/* A set-if-absent call: go-redis's SetNX, Jedis's setnx, redis-py's
+ * set(..., nx=True), StackExchange.Redis's StringSet(..., When.NotExists),
+ * Spring's setIfAbsent, a map's putIfAbsent. The second run finds the
+ * record and does nothing (doc/hazards.md: a dedupe key recorded with the
+ * send). */
+static bool guard_visit(TSNode n, void *arg)
+{
+	struct guard_scan *g = arg;
+	if (g->found)
+		return false;
+	if (!rv_type(n, g->f->lang->call))
+		return true;
+	static const char *const names[] = {"SetNX",  "setnx",       "setNX",         "SetNx",       "HSetNX",
+					    "hsetnx", "setIfAbsent", "set_if_absent", "putIfAbsent", NULL};
+	TSNode name = rv_callee_name(n);
+	if (in_list(g->f, name, names)) {
+		g->found = true;
+		return false;
+	}
+	TSNode nx = rv_named_arg(g->f, n, "nx");
+	if (!ts_node_is_null(nx) && rv_is(g->f, nx, "True")) {
+		g->found = true;
+		return false;
+	}
+	char text[256];
+	rv_text(g->f, n, text, sizeof text);
+	if (strstr(text, "When.NotExists"))
+		g->found = true;
+	return !g->found;
+}
+
+static bool set_if_absent(const struct rv_file *f, TSNode def)
+{
+	struct guard_scan g = {f, false};
+	rv_walk(def, guard_visit, &g);
+	return g.found;
+}
+
+/* How deep the project's own helpers are read: the body's, and theirs
+ * (issue 33: a client's DispatchAndFindRun calls its DispatchWorkflow,
+ * which POSTs). */
+#define HELPER_DEPTH 2
+
+static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, const char *helper,
+			 const struct body_walk *from)
 {
 	struct body_walk *w = calloc(1, sizeof *w);
 	if (!w)
@@ -851,11 +1057,14 @@ static int scan_function(struct rv_ctx *x, size_t act, size_t file, TSNode def, 
 	w->file = file;
 	w->root = def;
 	w->helper = helper;
-	w->follow = helper == NULL;
+	w->from = from;
+	w->depth = from ? from->depth + 1 : 0;
+	w->follow = w->depth < HELPER_DEPTH;
 	/* an idempotency key set anywhere in the function covers its POSTs */
 	struct names_key nk = {&x->files[file], false};
 	rv_walk(def, names_key_visit, &nk);
 	w->idempotency = nk.found;
+	w->guarded = set_if_absent(&x->files[file], def);
 	retry_decorator(w, def);
 	if (w->rc == 0)
 		rv_walk(def, body_visit, w);
@@ -871,7 +1080,7 @@ int rv_activity_hazards(struct rv_ctx *x)
 	for (size_t i = 0; i < x->out->n_activities; i++) {
 		if (!x->out->activities[i].defined)
 			continue;
-		if (scan_function(x, i, x->acts[i].file, x->acts[i].def, NULL) < 0)
+		if (scan_function(x, i, x->acts[i].file, x->acts[i].def, NULL, NULL) < 0)
 			return -1;
 	}
 	return 0;

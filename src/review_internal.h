@@ -55,6 +55,9 @@ struct rv_ctx {
 	size_t n_funcs, cap_funcs;
 	struct review *out;
 	struct err *e;
+	/* a registration's function comes from a list made at run time
+	 * (review_register.c) */
+	bool dynamic_registration;
 };
 
 /* Text of a node: into buf (truncated, NUL-ended), or whether it is s. */
@@ -89,6 +92,9 @@ const struct rv_func *rv_func_named(const struct rv_ctx *x, const char *name, si
 /* The one function or method of that name in the project's files of that
  * language; NULL when there is none or more than one. */
 const struct rv_func *rv_func_unique(const struct rv_ctx *x, const char *name, size_t file);
+/* What `name` is bound to in scope (an assignment or declaration, the
+ * last starting before `before`); a null node when nothing binds it. */
+TSNode rv_bound_value(const struct rv_file *f, TSNode scope, const char *name, uint32_t before);
 /* The body a definition's node holds (its `body` field, else the node). */
 TSNode rv_func_body(TSNode def);
 
@@ -100,6 +106,18 @@ int rv_add_hazard(struct rv_ctx *x, struct review_hazard **v, size_t *n, enum re
 /* The steps: activities found (review_find.c), then their hazards
  * (review_hazards.c) and the orchestrators' (review_policy.c). */
 int rv_find_activities(struct rv_ctx *x);
+/* review_find.c: the function a registration names at `at` (by name, or a
+ * lambda in place), as `registered` when given; 0 or -1. */
+int rv_register_named(struct rv_ctx *x, size_t file, TSNode fn, const char *registered, TSNode at);
+/* review_register.c: a registration's function followed back through a
+ * wrapper call, a loop over a list, or a helper's parameter (depth: how
+ * far already, 0 at the registration); 0 or -1. */
+TSNode rv_unwrap_registered(const struct rv_file *f, TSNode fn);
+int rv_register_resolved(struct rv_ctx *x, size_t file, TSNode fn, const char *registered, TSNode at,
+			 unsigned depth);
+/* With a registration from a list made at run time: the functions shaped
+ * like activities in an `activities` folder; 0 or -1. */
+int rv_register_dynamic(struct rv_ctx *x);
 int rv_activity_hazards(struct rv_ctx *x);
 int rv_orchestrator_hazards(struct rv_ctx *x);
 /* review_suppress.c: the hazards `catalyst-audit: ignore ID` comments

@@ -32,9 +32,11 @@ const struct review_lang_row review_langs[REVIEW_LANG_COUNT] = {
 	 LIST("lambda_expression"), "try_statement"},
 	{REVIEW_TYPESCRIPT, "typescript", LIST(".ts", ".js", ".mjs", ".cjs", ".mts", ".cts"),
 	 tree_sitter_typescript, "call_expression",
-	 LIST("function_declaration", "method_definition", "function_expression"),
+	 /* a Dapr JavaScript workflow is a generator: async function* (ctx, input) */
+	 LIST("function_declaration", "method_definition", "function_expression", "generator_function",
+	      "generator_function_declaration"),
 	 LIST("for_statement", "for_in_statement", "while_statement", "do_statement"),
-	 LIST("arrow_function", "function_expression"), "try_statement"},
+	 LIST("arrow_function", "function_expression", "generator_function"), "try_statement"},
 	{REVIEW_CSHARP, "csharp", LIST(".cs"), CSHARP_GRAMMAR, "invocation_expression",
 	 LIST("method_declaration", "local_function_statement"),
 	 LIST("for_statement", "foreach_statement", "while_statement", "do_statement"), LIST("lambda_expression"),

@@ -21,7 +21,7 @@
 #include "testlib.h"
 
 #define CLI_TIMEOUT_MS 60000
-#define MAX_MARKS 32
+#define MAX_MARKS 64
 
 static const char *const langs[] = {"python", "go", "java", "csharp", "typescript"};
 #define N_LANGS (sizeof langs / sizeof *langs)
@@ -137,6 +137,470 @@ START_TEST(every_marked_hazard_and_nothing_else)
 }
 END_TEST
 
+/* A near miss: the lines after a "MUST-NOT id...: why" comment, up to the
+ * next blank line or marker, where the hazards named must not be reported. */
+struct near {
+	char file[512];
+	unsigned from, to;
+	bool kinds[HAZARD_KIND_COUNT];
+};
+
+#define MAX_NEAR 64
+
+static int kind_of_id(const char *id, size_t len)
+{
+	for (int k = 0; k < HAZARD_KIND_COUNT; k++)
+		if (strlen(review_hazard_rows[k].id) == len && strncmp(review_hazard_rows[k].id, id, len) == 0)
+			return k;
+	return -1;
+}
+
+/* A marker "MUST-NOT a b: ..." names its rows before the colon; a
+ * "MUST-NOT: ..." names none, and prose ("MUST-NOT lines are") is no
+ * marker. A name no row has fails: a typo would hide a gap. */
+static void read_near(const char *dir, struct near *nm, size_t *n)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR) {
+			read_near(path, nm, n);
+			continue;
+		}
+		size_t len;
+		char *text = testlib_read_file(path, &len);
+		ck_assert_ptr_nonnull(text);
+		unsigned line = 1;
+		struct near *open = NULL;
+		for (char *p = text; *p; p++) {
+			if (*p != '\n') {
+				if (strncmp(p, "MUST-NOT ", 9) != 0 || p - text < 2 || p[-1] != ' ' ||
+				    (p[-2] != '#' && p[-2] != '/'))
+					continue;
+				char *colon = strchr(p, ':'), *eol = strchr(p, '\n');
+				if (!colon || (eol && colon > eol))
+					continue;
+				struct near m = {.from = line + 1};
+				snprintf(m.file, sizeof m.file, "%s", path);
+				bool any = false, prose = false;
+				for (char *t = p + 9; t < colon;) {
+					size_t w = strcspn(t, " ,:");
+					if (w) {
+						int k = kind_of_id(t, w);
+						if (k < 0)
+							prose = true;
+						else
+							m.kinds[k] = any = true;
+					}
+					t += w ? w : 1;
+				}
+				ck_assert_msg(!(prose && any), "%s:%u: a MUST-NOT names a row no table has", path,
+					      line);
+				if (!any)
+					continue;
+				ck_assert_uint_lt(*n, MAX_NEAR);
+				if (open) /* the next marker ends one too */
+					open->to = line - 1;
+				open = &nm[(*n)++];
+				*open = m;
+				continue;
+			}
+			line++;
+			/* a blank line ends the near miss */
+			if (open && (p[1] == '\n' || p[1] == '\0')) {
+				open->to = line - 1;
+				open = NULL;
+			}
+		}
+		if (open)
+			open->to = line;
+		free(text);
+	}
+	closedir(d);
+}
+
+/* issue 33's matrix: for every row of the table (review_hazard_rows, so a
+ * new row joins the matrix by being written) and every language, a
+ * fixture under tests/fixtures/review or review-demo marked HIT that
+ * review reports, and a near miss marked MUST-NOT with the row's id that
+ * it does not report, below an activity it found (the orchestrator's row
+ * excepted: an orchestrator is no activity). */
+START_TEST(every_row_in_every_language)
+{
+	const char *lang = langs[_i];
+	char dirs[2][512];
+	snprintf(dirs[0], sizeof dirs[0], "%s/%s", testlib_src("tests/fixtures/review"), lang);
+	snprintf(dirs[1], sizeof dirs[1], "%s/%s", testlib_src("tests/fixtures/review-demo"), lang);
+	static struct mark marks[MAX_MARKS];
+	static struct near nm[MAX_NEAR];
+	size_t n_marks = 0, n_near = 0;
+	for (int d = 0; d < 2; d++) {
+		read_marks(dirs[d], marks, &n_marks);
+		read_near(dirs[d], nm, &n_near);
+	}
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	const char *paths[] = {dirs[0], dirs[1]};
+	ck_assert_msg(review_paths(&rv, paths, 2, &e) == 0, "%s", e.msg);
+	for (int k = 0; k < HAZARD_KIND_COUNT; k++) {
+		const char *id = review_hazard_rows[k].id;
+		bool orchestrator = k == HAZARD_SHARED_RETRY_POLICY;
+		bool hit = false;
+		for (size_t i = 0; i < n_marks && !hit; i++) {
+			if (strcmp(marks[i].kind, id) != 0)
+				continue;
+			for (size_t a = 0; a < rv.n_activities && !hit; a++)
+				for (size_t h = 0; h < rv.activities[a].n_hazards && !hit; h++)
+					hit = rv.activities[a].hazards[h].kind == (enum review_hazard_kind)k &&
+					      rv.activities[a].hazards[h].line == marks[i].line &&
+					      strcmp(rv.activities[a].hazards[h].file, marks[i].file) == 0;
+			for (size_t h = 0; h < rv.n_orchestrator && !hit; h++)
+				hit = rv.orchestrator[h].kind == (enum review_hazard_kind)k &&
+				      rv.orchestrator[h].line == marks[i].line &&
+				      strcmp(rv.orchestrator[h].file, marks[i].file) == 0;
+		}
+		ck_assert_msg(hit, "%s x %s: no fixture marked HIT %s that review reports", id, lang, id);
+		bool near = false;
+		for (size_t i = 0; i < n_near; i++) {
+			if (!nm[i].kinds[k])
+				continue;
+			for (size_t a = 0; a < rv.n_activities; a++)
+				for (size_t h = 0; h < rv.activities[a].n_hazards; h++) {
+					const struct review_hazard *z = &rv.activities[a].hazards[h];
+					ck_assert_msg(z->kind != (enum review_hazard_kind)k ||
+							      strcmp(z->file, nm[i].file) != 0 ||
+							      z->line < nm[i].from || z->line > nm[i].to,
+						      "%s x %s: the near miss at %s:%u is reported: %s", id, lang,
+						      nm[i].file, nm[i].from, z->detail);
+				}
+			for (size_t h = 0; h < rv.n_orchestrator; h++) {
+				const struct review_hazard *z = &rv.orchestrator[h];
+				ck_assert_msg(z->kind != (enum review_hazard_kind)k ||
+						      strcmp(z->file, nm[i].file) != 0 || z->line < nm[i].from ||
+						      z->line > nm[i].to,
+					      "%s x %s: the near miss at %s:%u is reported: %s", id, lang,
+					      nm[i].file, nm[i].from, z->detail);
+			}
+			/* read as an activity's body, not skipped as code outside
+			 * one: an activity review found is defined above it */
+			bool inside = orchestrator;
+			for (size_t a = 0; a < rv.n_activities && !inside; a++)
+				inside = rv.activities[a].defined &&
+					 strcmp(rv.activities[a].file, nm[i].file) == 0 &&
+					 rv.activities[a].line < nm[i].from;
+			ck_assert_msg(inside, "%s x %s: the near miss at %s:%u is in no activity review found", id,
+				      lang, nm[i].file, nm[i].from);
+			near = true;
+		}
+		ck_assert_msg(near, "%s x %s: no near miss marked MUST-NOT %s", id, lang, id);
+	}
+	review_finish(&rv);
+}
+END_TEST
+
+/* issue 33: the why and the fix of every row name the call flagged, not
+ * the table's example: here an increment, a POST and a loop. */
+START_TEST(why_and_fix_name_the_call)
+{
+	static const char py[] = "import redis, requests, time\n"
+				 "from dapr.ext.workflow import WorkflowRuntime\n"
+				 "wfr = WorkflowRuntime()\n"
+				 "r = redis.Redis()\n"
+				 "@wfr.activity(name='Count')\n"
+				 "def count(ctx, order):\n"
+				 "    r.incr(\"charges:\" + order['id'])\n"
+				 "    requests.post('https://ship.example/v1/labels',\n"
+				 "                  json=order)\n"
+				 "    for attempt in range(3):  # no key either\n"
+				 "        r.set('x', 1)\n"
+				 "        time.sleep(1)\n";
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(review_buffer(&rv, "a.py", py, strlen(py), &e), 0);
+	ck_assert_uint_eq(rv.n_activities, 1);
+	const struct review_activity *a = &rv.activities[0];
+	ck_assert_uint_eq(a->n_hazards, 3);
+	static const struct {
+		enum review_hazard_kind kind;
+		const char *why, *fix;
+	} want[] = {
+		{HAZARD_INCREMENT,
+		 "`r.incr(\"charges:\" + order['id'])` applies the amount again on every attempt",
+		 "run `r.incr` only when the record is new"},
+		/* on one line, whitespace folded */
+		{HAZARD_POST_WITHOUT_KEY,
+		 "`requests.post('https://ship.example/v1/labels', json=order)` makes the service act "
+		 "again",
+		 "give `requests.post` an Idempotency-Key header"},
+		/* the loop's header, not its comment */
+		{HAZARD_RETRY_LOOP, "`for attempt in range(3)` repeats the work",
+		 "take out `for attempt in range(3)` and"},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		const struct review_hazard *h = NULL;
+		for (size_t k = 0; k < a->n_hazards && !h; k++)
+			if (a->hazards[k].kind == want[i].kind)
+				h = &a->hazards[k];
+		ck_assert_msg(h, "%s not reported", review_hazard_rows[want[i].kind].id);
+		ck_assert_msg(strstr(h->why, want[i].why), "why: %s", h->why);
+		ck_assert_msg(strstr(h->fix, want[i].fix), "fix: %s", h->fix);
+	}
+	review_finish(&rv);
+}
+END_TEST
+
+/* The project's own helpers are read two deep (issue 33's corpus: a
+ * client's DispatchAndFindRun calls DispatchWorkflow, which POSTs), not
+ * three, and a helper calling back into its caller ends there. */
+START_TEST(helpers_two_deep)
+{
+	static const char py[] = "import requests\n"
+				 "from dapr.ext.workflow import WorkflowRuntime\n"
+				 "wfr = WorkflowRuntime()\n"
+				 "def dispatch(b):\n"
+				 "    return requests.post('https://ci.example/dispatches', json=b)\n"
+				 "def dispatch_and_find(b):\n"
+				 "    dispatch(b)\n"
+				 "    return start(None, b)\n"
+				 "def deepest(b):\n"
+				 "    requests.post('https://ci.example/deepest', json=b)\n"
+				 "def deeper(b):\n"
+				 "    deepest(b)\n"
+				 "def deep(b):\n"
+				 "    deeper(b)\n"
+				 "@wfr.activity(name='Start')\n"
+				 "def start(ctx, b):\n"
+				 "    dispatch_and_find(b)\n"
+				 "    deep(b)\n";
+	struct review rv;
+	review_init(&rv);
+	struct err e;
+	err_clear(&e);
+	ck_assert_int_eq(review_buffer(&rv, "a.py", py, strlen(py), &e), 0);
+	ck_assert_uint_eq(rv.n_activities, 1);
+	const struct review_activity *a = &rv.activities[0];
+	ck_assert_uint_eq(a->n_hazards, 1);
+	ck_assert_int_eq(a->hazards[0].kind, HAZARD_POST_WITHOUT_KEY);
+	ck_assert_uint_eq(a->hazards[0].line, 5);
+	ck_assert_str_eq(a->hazards[0].helper, "dispatch_and_find() -> dispatch()");
+	review_finish(&rv);
+}
+END_TEST
+
+/* Activities registered at run time (issue 33): through a wrapper, a
+ * loop over a list, a helper's parameter, durabletask's own workers; and
+ * a package scanned at run time, where the functions shaped like
+ * activities in an `activities` folder are taken. */
+START_TEST(registered_at_run_time)
+{
+	static const struct {
+		const char *file, *code, *names;
+	} cases[] = {
+		{"app.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "def charge(ctx, o): return o\n"
+		 "def refund(ctx, o): return o\n"
+		 "def ship(ctx, o): return o\n"
+		 "def traced(fn): return fn\n"
+		 "def register(fn):\n"
+		 "    wfr.register_activity(traced(fn))\n"
+		 "ACTIVITIES = [charge, refund]\n"
+		 "for fn in ACTIVITIES:\n"
+		 "    register(fn)\n"
+		 "register(ship)\n",
+		 "charge refund ship"},
+		{"worker.py",
+		 "from durabletask import worker\n"
+		 "def hello(ctx, name): return name\n"
+		 "w = worker.TaskHubGrpcWorker()\n"
+		 "w.add_activity(hello)\n",
+		 "hello"},
+		{"main.go",
+		 "package main\n"
+		 "func Charge(ctx workflow.ActivityContext) (any, error) { return nil, nil }\n"
+		 "func Refund(ctx context.Context) (any, error) { return nil, nil }\n"
+		 "func main() {\n"
+		 "    for _, a := range []any{Charge, Refund} {\n"
+		 "        _ = w.RegisterActivity(withLogging(a))\n"
+		 "    }\n"
+		 "}\n",
+		 "Charge Refund"},
+		{"worker.ts",
+		 "const charge = async (ctx: any, o: any) => o;\n"
+		 "const refund = async (ctx: any, o: any) => o;\n"
+		 "for (const a of [charge, refund]) runtime.registerActivity(a);\n",
+		 "charge refund"},
+		/* the list is built by scanning the package: no name to follow */
+		{"svc/activities/tasks.py",
+		 "import pkgutil\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "def send_callback(ctx, input_data): return input_data\n"
+		 "def _private(ctx, input_data): return input_data\n"
+		 "def helper(x): return x\n"
+		 "for fn in discover(pkgutil.iter_modules()):\n"
+		 "    wfr.register_activity(fn)\n",
+		 "send_callback"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct review rv;
+		review_init(&rv);
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(review_buffer(&rv, cases[i].file, cases[i].code, strlen(cases[i].code), &e), 0);
+		char want[128];
+		snprintf(want, sizeof want, "%s", cases[i].names);
+		size_t n = 0;
+		for (char *save = NULL, *w = strtok_r(want, " ", &save); w; w = strtok_r(NULL, " ", &save), n++) {
+			const struct review_activity *a = review_find_activity(&rv, w);
+			ck_assert_msg(a && a->defined, "%s: %s not found as a defined activity", cases[i].file, w);
+		}
+		ck_assert_msg(rv.n_activities == n, "%s: %zu activities, want %zu", cases[i].file, rv.n_activities,
+			      n);
+		review_finish(&rv);
+	}
+}
+END_TEST
+
+/* Data flow (issue 33): a value generated in the body that reaches a key
+ * through a local, string formatting and a request's field or header is
+ * a generated key; one built from the input the same way is a stable key
+ * (a near miss: nothing reported); a value passed to another call is no
+ * key; a POST's address is read through the local it was formatted into. */
+START_TEST(keys_through_formatting_and_fields)
+{
+	static const struct {
+		const char *file, *code;
+		int kind; /* -1: nothing */
+		unsigned line;
+		const char *detail;
+	} cases[] = {
+		{"a.py",
+		 "import uuid, requests\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Charge')\n"
+		 "def charge(ctx, order):\n"
+		 "    token = uuid.uuid4().hex\n"
+		 "    headers = {'Idempotency-Key': f'charge-{token}'}\n"
+		 "    return requests.post('https://pay.example/charges', json=order, headers=headers)\n",
+		 HAZARD_GENERATED_KEY, 6, "used in the key `Idempotency-Key`"},
+		{"a.py",
+		 "import requests\n"
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Charge')\n"
+		 "def charge(ctx, order):\n"
+		 "    token = order['id']\n"
+		 "    headers = {'Idempotency-Key': f'charge-{token}'}\n"
+		 "    return requests.post('https://pay.example/charges', json=order, headers=headers)\n",
+		 -1, 0, NULL},
+		/* a state key built in a local, then written spelled out */
+		{"a.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Points')\n"
+		 "def points(ctx, order):\n"
+		 "    key = f\"points-{order['customer']}\"\n"
+		 "    s = d.get_state('statestore', key)\n"
+		 "    d.save_state('statestore', f\"points-{order['customer']}\", int(s.data) + 1)\n",
+		 HAZARD_READ_THEN_WRITE, 7, "reads state key"},
+		{"a.py",
+		 "from dapr.ext.workflow import WorkflowRuntime\n"
+		 "wfr = WorkflowRuntime()\n"
+		 "@wfr.activity(name='Receipt')\n"
+		 "def receipt(ctx, order):\n"
+		 "    key = f\"receipt-{order['id']}\"\n"
+		 "    s = d.get_state('statestore', order['customer'])\n"
+		 "    d.save_state('statestore', key, s.data)\n",
+		 -1, 0, NULL},
+		{"main.go",
+		 "package main\n"
+		 "func Mail(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\ttoken := uuid.NewString()\n"
+		 "\topts := &resend.SendEmailOptions{IdempotencyKey: fmt.Sprintf(\"receipt/%s\", token)}\n"
+		 "\treturn mail.Emails.SendWithOptions(context.Background(), params, opts)\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 3, "used in the key `IdempotencyKey`"},
+		{"main.go",
+		 "package main\n"
+		 "func Find(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\tsince := time.Now()\n"
+		 "\trunID, err := gh.FindRun(context.Background(), since)\n"
+		 "\treturn runID, err\n"
+		 "}\n",
+		 -1, 0, NULL},
+		{"main.go",
+		 "package main\n"
+		 "func Find(ctx workflow.ActivityContext) (any, error) {\n"
+		 "\turl := fmt.Sprintf(\"https://ci.example/%s/search\", q)\n"
+		 "\treq, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, nil)\n"
+		 "\treturn http.DefaultClient.Do(req)\n"
+		 "}\n",
+		 -1, 0, NULL},
+		{"Charge.cs",
+		 "public class ChargeActivity : WorkflowActivity<Order, string>\n"
+		 "{\n"
+		 "    public override async Task<string> RunAsync(WorkflowActivityContext context, Order order)\n"
+		 "    {\n"
+		 "        var token = Guid.NewGuid();\n"
+		 "        var req = new ChargeRequest { Amount = order.Amount, IdempotencyKey = $\"charge-{token}\" };\n"
+		 "        return await payments.ChargeAsync(req);\n"
+		 "    }\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 5, "used in the key `IdempotencyKey`"},
+		{"ChargeActivity.java",
+		 "public class ChargeActivity implements WorkflowActivity {\n"
+		 "  public Object run(WorkflowActivityContext ctx) {\n"
+		 "    String token = UUID.randomUUID().toString();\n"
+		 "    HttpRequest req = HttpRequest.newBuilder().uri(URI.create(\"https://pay.example/charges\"))\n"
+		 "        .header(\"Idempotency-Key\", \"charge-\" + token).POST(body).build();\n"
+		 "    return http.send(req, handler);\n"
+		 "  }\n"
+		 "}\n",
+		 HAZARD_GENERATED_KEY, 3, "used in the key `Idempotency-Key`"},
+		{"worker.ts",
+		 "const charge = async (_: WorkflowActivityContext, order: Order) => {\n"
+		 "  const token = crypto.randomUUID();\n"
+		 "  return fetch(\"https://pay.example/charges\", { method: \"POST\", headers: { \"Idempotency-Key\": "
+		 "`charge-${token}` } });\n"
+		 "};\n"
+		 "runtime.registerActivity(charge);\n",
+		 HAZARD_GENERATED_KEY, 2, "used in the key `Idempotency-Key`"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct review rv;
+		review_init(&rv);
+		struct err e;
+		err_clear(&e);
+		ck_assert_int_eq(review_buffer(&rv, cases[i].file, cases[i].code, strlen(cases[i].code), &e), 0);
+		ck_assert_msg(rv.n_activities == 1, "case %zu: %zu activities", i, rv.n_activities);
+		const struct review_activity *a = &rv.activities[0];
+		if (cases[i].kind < 0) {
+			ck_assert_msg(a->n_hazards == 0, "case %zu: %s", i,
+				      a->n_hazards ? a->hazards[0].detail : "");
+		} else {
+			ck_assert_msg(a->n_hazards == 1, "case %zu: %zu hazards", i, a->n_hazards);
+			ck_assert_int_eq(a->hazards[0].kind, cases[i].kind);
+			ck_assert_uint_eq(a->hazards[0].line, cases[i].line);
+			ck_assert_msg(strstr(a->hazards[0].detail, cases[i].detail), "case %zu: %s", i,
+				      a->hazards[0].detail);
+		}
+		review_finish(&rv);
+	}
+}
+END_TEST
+
 /* The activities each fixture declares, as the history would name them:
  * the registered name where one is given, else the function's or class's;
  * a registration without a definition in the source listed as such (a
@@ -239,8 +703,12 @@ START_TEST(review_exit_status)
 	ck_assert_ptr_null(strstr(o.out, "Activities:"));
 	ck_assert_ptr_nonnull(strstr(o.out, "\nlegacy.py\n  8:23  generated-key  Refund: "));
 	ck_assert_ptr_nonnull(strstr(o.out, "8 hazards; 10 activities in 3 source files (python 3)"));
-	/* why and the fix, once per rule, fitted to any POST (not a payment's) */
-	ck_assert_ptr_nonnull(strstr(o.out, "\n  post-without-idempotency-key: POSTs to a remote service"));
+	/* each hazard's why and fix, under its file, naming its call (not
+	 * the table's payment) */
+	ck_assert_ptr_nonnull(
+		strstr(o.out, "\n  legacy.py\n    8  generated-key: `random.random()` makes a new value"));
+	ck_assert_ptr_nonnull(
+		strstr(o.out, "\n    79  post-without-idempotency-key: `requests.post(f\"{SMS}/messages\""));
 	ck_assert_ptr_null(strstr(o.out, "charges twice"));
 	testlib_output_free(&o);
 	char *never[] = {"review", (char *)testlib_src("tests/fixtures/review/python"), "--fail-on", "never",
@@ -662,6 +1130,11 @@ int main(void)
 	Suite *s = suite_create("review");
 	struct testlib_group *g = testlib_group("review");
 	add_loop_test(g, every_marked_hazard_and_nothing_else, 0, 2 * (int)N_LANGS);
+	add_loop_test(g, every_row_in_every_language, 0, (int)N_LANGS);
+	add_test(g, why_and_fix_name_the_call);
+	add_test(g, helpers_two_deep);
+	add_test(g, registered_at_run_time);
+	add_test(g, keys_through_formatting_and_fields);
 	add_loop_test(g, activities_are_found_across_files, 0, (int)(sizeof declared / sizeof *declared));
 	add_test(g, history_names_find_the_activity);
 	add_test(g, review_exit_status);
