@@ -30,15 +30,13 @@
 #define COMPLETE_DEADLINE_S 5
 
 /* The options whose values the completion answers with the server's
- * names. */
+ * names: the rows marked .remote. */
 static int what_of_option(const char *word, enum audit_complete_what *what)
 {
-	if (strcmp(word, "--project") == 0)
-		*what = AUDIT_COMPLETE_PROJECTS;
-	else if (strcmp(word, "--app") == 0 || strcmp(word, "--app-id") == 0)
-		*what = AUDIT_COMPLETE_APPS;
-	else
+	const struct cli_option *o = strncmp(word, "--", 2) == 0 ? cli_option_by_name(word + 2) : NULL;
+	if (!o || o->remote == CLI_REMOTE_NONE)
 		return 0;
+	*what = o->remote == CLI_REMOTE_PROJECT ? AUDIT_COMPLETE_PROJECTS : AUDIT_COMPLETE_APPS;
 	return 1;
 }
 
@@ -122,7 +120,8 @@ static int decide(int n, char **w, const char *cur, const struct line *l, enum a
 		return what_of_option(w[n - 2], what);
 	if (what_of_option(prev, what))
 		return 1;
-	if (takes_next(prev) || !l->command || strcmp(l->command, "run") != 0)
+	const struct cli_command *c = l->command ? cli_command_by_name(l->command) : NULL;
+	if (takes_next(prev) || !c || !c->remote_operands)
 		return 0;
 	int operands = l->n_operands + (l->app_id ? 1 : 0);
 	if (operands == 0) {
