@@ -438,8 +438,9 @@ void cli_print_help(FILE *out, enum audit_command cmd)
 void cli_print_version(FILE *out)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\n", CATALYST_AUDIT_VERSION, cv->version,
-		cv->ssl_version ? cv->ssl_version : "no TLS", jansson_version_str());
+	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\ntree-sitter grammars: %s\n",
+		CATALYST_AUDIT_VERSION, cv->version, cv->ssl_version ? cv->ssl_version : "no TLS",
+		jansson_version_str(), CATALYST_GRAMMARS);
 }
 
 /* ---- lookups ---------------------------------------------------------- */

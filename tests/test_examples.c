@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* Docs that work (issue 12): every command line the README, the man page
  * and each command's help show runs against the simulator's demo data, and
  * exits as the docs imply (0 or 1 for an audit, 0 for the rest).
