@@ -313,6 +313,10 @@ static void fish_text(FILE *out, const char *s)
 
 static void fish_option(FILE *out, const struct cli_option *o)
 {
+	/* The server's names on a line of their own, with no -d: fish would
+	 * give each the option's help as its description. */
+	if (o->remote)
+		fprintf(out, "complete -c catalyst-audit -l %s -x -a '(__catalyst_audit_remote)'\n", o->name);
 	fprintf(out, "complete -c catalyst-audit -l %s", o->name);
 	if (o->short_name)
 		fprintf(out, " -s %c", o->short_name);
@@ -320,7 +324,7 @@ static void fish_option(FILE *out, const struct cli_option *o)
 		char words[256];
 		value_words(o, words, sizeof words);
 		if (o->remote)
-			fputs(" -x -a '(__catalyst_audit_remote)'", out);
+			fputs(" -x", out);
 		else if (*words)
 			fprintf(out, " -x -a '%s'", words);
 		else if (strcmp(o->metavar, "FILE") == 0)
