@@ -129,17 +129,21 @@ static const char *built(const char *rel)
 /* bash -i, as a user's shell: the completion sourced, the function that
  * `complete -p` names for catalyst-audit called on the words (a bash
  * array literal), the candidates printed one a line. */
+static bool with_bash_completion; /* the bash-completion package's set-up first, as Debian's bashrc does */
+
 static char *bash_complete(const char *words, int cword, const char *token)
 {
 	char script[2048];
 	snprintf(
 		script, sizeof script,
+		"%s"
 		"source '%s' || exit 9\n"
 		"spec=$(complete -p catalyst-audit) || exit 8\n"
 		"fn=${spec#*-F }; fn=${fn%% *}\n"
 		"COMP_WORDS=(%s); COMP_CWORD=%d; COMP_LINE=\"${COMP_WORDS[*]}\"; COMP_POINT=${#COMP_LINE}\n"
 		"COMPREPLY=(); \"$fn\" catalyst-audit \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD-1]}\"\n"
 		"((${#COMPREPLY[@]} == 0)) || printf '%%s\\n' \"${COMPREPLY[@]}\"\n",
+		with_bash_completion ? "source /usr/share/bash-completion/bash_completion || exit 7\n" : "",
 		built("completions/catalyst-audit"), words, cword);
 	char *argv[] = {"bash", "--norc", "--noprofile", "-i", "-c", script, NULL};
 	char *env[8];
@@ -230,6 +234,23 @@ START_TEST(bash_projects_apps_runs)
 	out = bash_complete("catalyst-audit run --no-ch", 2, TOKEN);
 	ck_assert_str_eq(out, "--no-children\n");
 	free(out);
+}
+END_TEST
+
+/* The same through bash-completion's _init_completion, as a Debian
+ * user's interactive bash has it (when the package is there). */
+START_TEST(bash_with_bash_completion)
+{
+	if (access("/usr/share/bash-completion/bash_completion", R_OK) != 0)
+		return; /* not installed: the plain path above is the one taken */
+	with_bash_completion = true;
+	char *out = bash_complete("catalyst-audit --project pay", 2, TOKEN);
+	ck_assert_str_eq(out, "payments\n");
+	free(out);
+	out = bash_complete("catalyst-audit run orders order-780", 3, TOKEN);
+	assert_has_line(out, "order-7804", "bash-completion run orders");
+	free(out);
+	with_bash_completion = false;
 }
 END_TEST
 
@@ -478,6 +499,7 @@ int main(void)
 	testlib_group_unchecked_fixture(g, sim_start, sim_stop);
 	testlib_group_checked_fixture(g, home_make, home_remove);
 	add_test(g, bash_projects_apps_runs);
+	add_test(g, bash_with_bash_completion);
 	add_test(g, zsh_projects_and_runs_described);
 	add_test(g, fish_projects_and_runs_described);
 	add_test(g, hostile_names_stay_text);
