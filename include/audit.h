@@ -180,6 +180,22 @@ int audit_logout(const struct audit_request *rq, struct err *e); /* audit_login.
 int audit_stats(const struct audit_request *rq, struct err *e);  /* audit_stats.c */
 int audit_review(const struct audit_request *rq, struct err *e); /* audit_review.c */
 
+/* What `__complete` (the shell completions) asks the server for. */
+enum audit_complete_what {
+	AUDIT_COMPLETE_PROJECTS = 0, /* the projects the signed-in user sees, "uid N" described */
+	AUDIT_COMPLETE_APPS,         /* the apps of rq->project */
+	AUDIT_COMPLETE_RUNS,         /* the latest runs of an app, their status and start described */
+};
+#define AUDIT_COMPLETE_MAX_RUNS 20
+#define AUDIT_COMPLETE_MAX_BYTES (256 * 1024)
+/* The candidates, one line each, "VALUE" or "VALUE<TAB>DESCRIPTION", in
+ * *out (malloc'd): server text with no control character in a value (such
+ * a value is left out) nor in a description (each is a space). Only the
+ * read-only list tools are called, over audit_session_open(rq): the caller
+ * sets rq's timeout and no_login. (audit_complete.c) */
+int audit_complete(const struct audit_request *rq, enum audit_complete_what what, const char *app, char **out,
+		   struct err *e);
+
 /* Messages to the user, through rq->warn and rq->notice (nothing when they
  * are NULL): the library's only way to the terminal. */
 void audit_warnf(const struct audit_request *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

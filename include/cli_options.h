@@ -85,6 +85,14 @@ struct cli_choice {
 	int value;
 };
 
+/* What the shell completions ask the server for after an option
+ * (`__complete`, cli_complete.c): the names only it knows. */
+enum cli_remote {
+	CLI_REMOTE_NONE = 0,
+	CLI_REMOTE_PROJECT, /* the projects the signed-in user sees */
+	CLI_REMOTE_APP,     /* the apps of the project */
+};
+
 /* The options cli_parse reads itself, before any value is set. */
 enum cli_special {
 	CLI_VALUE = 0, /* set through .set */
@@ -110,6 +118,7 @@ struct cli_option {
 					   * completions offer and the setter's reader checks */
 	long min, max;                    /* cli_set_long, cli_set_int, cli_set_size: the range */
 	enum cli_special special;
+	enum cli_remote remote; /* its values completed from the server */
 };
 
 /* The setters a row may name (cli_set.c). */
@@ -141,6 +150,9 @@ struct cli_command {
 	const char *summary; /* one line, for the command list */
 	const char *description;
 	const char *examples[2];
+	/* Its operands are completed from the server: the apps, then the
+	 * runs of the app given (`run [APP_ID] RUN_ID`). */
+	bool remote_operands;
 };
 
 /* Room enough for the table (checked where it is defined). */

@@ -3,7 +3,7 @@
 # (only the missing ones), the tree-sitter grammar sources `review` compiles
 # (grammars/, every mode: the build needs them) and the npm packages of the
 # test peers.
-# Usage: scripts/install-deps.sh [build|test|bench]
+# Usage: scripts/install-deps.sh [build|test|bench|deb]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-test}
@@ -12,10 +12,14 @@ pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libss
       libtree-sitter-dev unicode-data nodejs npm)  # unicode-data: escape.c's table
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
-               clang-tools clang-format bsdutils cmark-gfm python3-jsonschema) ;;
+               clang-tools clang-format bsdutils cmark-gfm python3-jsonschema zsh fish) ;;
     # bsdutils: script(1), a terminal for test_follow; cmark-gfm: GitHub's Markdown, for test_markdown_gfm;
-    # python3-jsonschema: validates review's SARIF against the schema @microsoft/jest-sarif ships
+    # python3-jsonschema: validates review's SARIF against the schema @microsoft/jest-sarif ships;
+    # zsh, fish: test_complete drives each shell's completion (bash is there already)
   bench) pkgs+=(hyperfine time jq python3) ;;
+  deb) pkgs+=(dpkg-dev debhelper fakeroot lintian check libsubunit-dev bash-completion zsh fish groff-base man-db
+              cmark-gfm openssl) ;;
+    # deb: scripts/build-deb.sh, which builds the package (debian/control's Build-Depends) and lints it
 esac
 
 missing=()
@@ -52,7 +56,7 @@ npm_ci() { # folder, npm ci options...
 # no install script runs (their Node bindings are not wanted).
 npm_ci grammars --ignore-scripts
 
-if [[ $what != build ]]; then
+if [[ $what != build && $what != deb ]]; then
   # The test peers (MCP SDK, server-everything, conformance suite, Node 22,
   # oidc-provider; marked, mermaid and jsdom for tests/sim/md-check.mjs):
   # reinstalled whenever the lock file changed.

@@ -31,7 +31,7 @@ const struct cli_option cli_options[] = {
 	 .config = true, .set = cli_set_int, .at = RQ(jobs), .min = 1, .max = 64},
 	{"project", 0, "NAME", "Catalyst project name (env CATALYST_PROJECT; default `default`)",
 	 ON_REPORT | ON(CMD_LINK) | ON(CMD_STATS), GROUP_PROJECT, .config = true, .env = "CATALYST_PROJECT",
-	 .set = cli_set_project, .at = CV(project)},
+	 .set = cli_set_project, .at = CV(project), .remote = CLI_REMOTE_PROJECT},
 	{"project-id", 0, "UID", "Catalyst project uid, 165 or prj-165 (env CATALYST_PROJECT_ID)",
 	 ON_REPORT | ON(CMD_LINK) | ON(CMD_STATS), GROUP_PROJECT, .config = true, .env = "CATALYST_PROJECT_ID",
 	 .set = cli_set_project_id, .at = CV(project_id)},
@@ -111,12 +111,12 @@ const struct cli_option cli_options[] = {
 	 GROUP_ANALYSIS, .set = cli_set_flag, .at = RQ(stats_by_version)},
 	/* --app, --workflow, --status: repeatable, a run matching any value is audited */
 	{"app", 0, "APP_ID", "only this app (repeatable, or a,b: either)", ON_LISTING, GROUP_FILTERS,
-	 .set = cli_set_values, .at = RQ(filters.app)},
+	 .set = cli_set_values, .at = RQ(filters.app), .remote = CLI_REMOTE_APP},
 	{"app-id", 0, "APP_ID",
 	 "the app, as Dapr spells it: the filter of runs and stats, run's and link's APP_ID, the app a saved "
 	 "history is of",
 	 ON(CMD_RUN) | ON_LISTING | ON(CMD_LINK) | ON(CMD_FILE), GROUP_FILTERS, .set = cli_set_string,
-	 .at = RQ(app_id)},
+	 .at = RQ(app_id), .remote = CLI_REMOTE_APP},
 	{"workflow", 0, "NAME", "only this workflow, in any case (repeatable)", ON_LISTING, GROUP_FILTERS,
 	 .set = cli_set_values, .at = RQ(filters.workflow)},
 	/* the words a person types; the server's spellings are normalised in audit_filters.c */
@@ -179,7 +179,8 @@ const struct cli_command cli_commands[] = {
 	 "named. A run or project that does not exist exits 7, saying where a run of\n"
 	 "that id is, if anywhere.",
 	 {"catalyst-audit --project payments run pay-20931",
-	  "catalyst-audit run checkout pay-20931 --no-children --output-file pay-20931.md"}},
+	  "catalyst-audit run checkout pay-20931 --no-children --output-file pay-20931.md"},
+	 .remote_operands = true},
 	{"runs",
 	 CMD_RUNS,
 	 audit_runs,
@@ -192,7 +193,8 @@ const struct cli_command cli_commands[] = {
 	 "filters, and audit each, --jobs at a time. A run that cannot be fetched is\n"
 	 "reported with the reason; the others are still audited.",
 	 {"catalyst-audit runs --status completed --ended-since 24h",
-	  "catalyst-audit --project payments runs --app orders --since 7d -o json"}},
+	  "catalyst-audit --project payments runs --app orders --since 7d -o json"},
+	 false},
 	{"stats",
 	 CMD_STATS,
 	 audit_stats,
@@ -209,7 +211,8 @@ const struct cli_command cli_commands[] = {
 	 "folders of earlier --format json/jsonl reports, nothing is fetched: each run is\n"
 	 "counted once per (project, app, run), from the newest report that holds it.",
 	 {"catalyst-audit stats --since 30d",
-	  "catalyst-audit --project payments stats --app checkout -o markdown"}},
+	  "catalyst-audit --project payments stats --app checkout -o markdown"},
+	 false},
 	{"review",
 	 CMD_REVIEW,
 	 audit_review,
@@ -227,7 +230,8 @@ const struct cli_command cli_commands[] = {
 	 "policy. Each hazard with its file:line and fix. No server is needed; run,\n"
 	 "runs and file --source PATH join the hazards to the history's findings.",
 	 {"catalyst-audit review checkout/",
-	  "catalyst-audit review checkout/activities.py -o markdown --fail-on never"}},
+	  "catalyst-audit review checkout/activities.py -o markdown --fail-on never"},
+	 false},
 	{"file",
 	 CMD_FILE,
 	 audit_file,
@@ -242,7 +246,8 @@ const struct cli_command cli_commands[] = {
 	 "result, durabletask protojson, or `dapr workflow history -o json` output.\n"
 	 "--app-id and --run-id name the run of a single history that does not.",
 	 {"catalyst-audit file saved-run.json",
-	  "catalyst-audit file saved-run.json --data-sharing full --output-file audit.md"}},
+	  "catalyst-audit file saved-run.json --data-sharing full --output-file audit.md"},
+	 false},
 	{"link",
 	 CMD_LINK,
 	 audit_link,
@@ -258,7 +263,8 @@ const struct cli_command cli_commands[] = {
 	 "link can be built, the app id and run id are printed as plain text instead.\n"
 	 "--output json prints an object; --web opens the link with $BROWSER.",
 	 {"catalyst-audit --project-id prj-165 link orders order-7740:0002",
-	  "catalyst-audit --project payments link pay-20931 --output json"}},
+	  "catalyst-audit --project payments link pay-20931 --output json"},
+	 false},
 	{"login",
 	 CMD_LOGIN,
 	 audit_login,
@@ -271,7 +277,8 @@ const struct cli_command cli_commands[] = {
 	 "tokens. Catalyst accepts only clients registered in advance: pass the client id\n"
 	 "you were given, and its redirect path when it is not /callback.",
 	 {"catalyst-audit login --client-id CLIENT_ID",
-	  "catalyst-audit login --client-id CLIENT_ID --redirect-path /oauth/callback --no-browser"}},
+	  "catalyst-audit login --client-id CLIENT_ID --redirect-path /oauth/callback --no-browser"},
+	 false},
 	{"logout",
 	 CMD_LOGOUT,
 	 audit_logout,
@@ -281,7 +288,8 @@ const struct cli_command cli_commands[] = {
 	 "",
 	 "forget stored tokens",
 	 "Delete the tokens stored for the server (only --client-id's, when given).",
-	 {"catalyst-audit logout", "catalyst-audit --server https://mcp.example.com/mcp logout"}},
+	 {"catalyst-audit logout", "catalyst-audit --server https://mcp.example.com/mcp logout"},
+	 false},
 	{"whoami",
 	 CMD_WHOAMI,
 	 audit_whoami,
@@ -292,7 +300,8 @@ const struct cli_command cli_commands[] = {
 	 "show identity, projects, data sharing",
 	 "Show the signed-in identity, the organization's projects and, where the server\n"
 	 "names it, the data-sharing level.",
-	 {"catalyst-audit whoami", "catalyst-audit whoami --json"}},
+	 {"catalyst-audit whoami", "catalyst-audit whoami --json"},
+	 false},
 	{"tools",
 	 CMD_TOOLS,
 	 audit_tools,
@@ -304,7 +313,8 @@ const struct cli_command cli_commands[] = {
 	 "List the MCP server's tools and their input schemas, as text or JSON. Works with\n"
 	 "any MCP server, over HTTP (--server) or stdio (--stdio).",
 	 {"catalyst-audit tools --json",
-	  "catalyst-audit --stdio 'npx @modelcontextprotocol/server-everything' tools"}},
+	  "catalyst-audit --stdio 'npx @modelcontextprotocol/server-everything' tools"},
+	 false},
 	{"help",
 	 CMD_NONE,
 	 NULL,
@@ -315,7 +325,8 @@ const struct cli_command cli_commands[] = {
 	 "a command's usage, options and examples",
 	 "Print the usage summary, or one command's usage, options and examples (as\n"
 	 "COMMAND --help does).",
-	 {"catalyst-audit help runs", "catalyst-audit runs --help"}},
+	 {"catalyst-audit help runs", "catalyst-audit runs --help"},
+	 false},
 };
 const size_t cli_n_commands = sizeof cli_commands / sizeof *cli_commands;
 _Static_assert(sizeof cli_commands / sizeof *cli_commands <= CLI_MAX_COMMANDS, "CLI_MAX_COMMANDS");
@@ -427,8 +438,9 @@ void cli_print_help(FILE *out, enum audit_command cmd)
 void cli_print_version(FILE *out)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\n", CATALYST_AUDIT_VERSION, cv->version,
-		cv->ssl_version ? cv->ssl_version : "no TLS", jansson_version_str());
+	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\ntree-sitter grammars: %s\n",
+		CATALYST_AUDIT_VERSION, cv->version, cv->ssl_version ? cv->ssl_version : "no TLS",
+		jansson_version_str(), CATALYST_GRAMMARS);
 }
 
 /* ---- lookups ---------------------------------------------------------- */

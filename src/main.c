@@ -3,10 +3,12 @@
  * terminal: every line on stderr goes through msg. */
 
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "audit.h"
 #include "cli.h"
+#include "cli_complete.h"
 #include "err.h"
 #include "msg.h"
 #include "process.h"
@@ -38,6 +40,11 @@ static int run(int argc, char **argv)
 	struct audit_request rq;
 	struct err e;
 	err_clear(&e);
+
+	/* The shells' completions ask here (hidden from --help): before
+	 * anything is parsed, as the words are a line still being typed. */
+	if (argc >= 2 && strcmp(argv[1], "__complete") == 0)
+		return cli_complete(argc - 2, argv + 2);
 
 	static struct config cfg; /* rq borrows its strings until exit */
 	int action = cli_parse(argc, argv, &rq, &cfg, &e);

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* Docs that work (issue 12): every command line the README, the man page
  * and each command's help show runs against the simulator's demo data, and
  * exits as the docs imply (0 or 1 for an audit, 0 for the rest).
@@ -42,6 +42,9 @@ static const struct {
 	{"meson setup build --buildtype=release", "configures a build folder in the source tree"},
 	{"ninja -C build", "builds that folder (this suite runs from a build of its own)"},
 	{"sudo meson install -C build", "installs system-wide; test_install checks meson install --destdir"},
+	{"bash scripts/install-deps.sh deb", "installs Debian packages with apt-get"},
+	{"bash scripts/build-deb.sh", "builds the Debian package from a meson dist tarball (minutes; by hand)"},
+	{"sudo apt-get install ./build-deb/catalyst-audit_0.1.0-1_amd64.deb", "installs system-wide"},
 };
 #define N_EXEMPT (sizeof exempt / sizeof *exempt)
 

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* Every option a command's row enables is read by that command (issue 29:
  * `stats --color always` was accepted and changed nothing). For each
  * (option, command) pair of the live tables, the command runs as a

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* `review`: the activities and hazards of the fixtures under
  * tests/fixtures/review/ (one folder per language). Each fixture says what
  * must be found where: a line marked "HIT <hazard>" must give exactly

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* The JSON Schema shipped in doc/ (catalyst-audit.report/v1) holds for every
  * JSON and JSON Lines golden, and it is not a schema that accepts anything:
  * a golden with a field of the wrong kind, or without a required field, is

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* The session module and the typed Catalyst calls, in process, against the
  * Catalyst simulator on loopback: session_open builds the connection the
  * request asks for, and catalyst_whoami, catalyst_list_projects, the run

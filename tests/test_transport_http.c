@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* The Streamable HTTP transport against tests/sim/http-fixture.mjs, a raw
  * node:http server with one scenario per path. */
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-/* meson-test: integration */
+/* meson-test: integration npm */
 /* The stdio transport against tests/sim/stdio-fixture.mjs. */
 #include <errno.h>
 #include <fcntl.h>

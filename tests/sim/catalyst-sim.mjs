@@ -155,6 +155,7 @@ function parseArgs(argv) {
 			break;
 		case '--shift-now': cfg.shiftNow = true; break;
 		case '--list-children': cfg.listChildren = true; break;
+		case '--hostile-names': cfg.hostileNames = true; break;
 		case '--lenient-project': cfg.lenientProject = true; break;
 		case '--finish-later': cfg.finishLater = true; break;
 		case '--max-page': cfg.maxPage = Math.floor(num(arg, next())); break;
@@ -329,6 +330,14 @@ function createSimulator(cfg, baseUrl) {
 	const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
 				   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater,
 				   live: cfg.live && { stepMs: cfg.liveStepMs, bulk: cfg.liveBulk, bulkSeconds: cfg.liveBulkSeconds } });
+	if (cfg.hostileNames) {
+		// Names a shell must take as text (tests/test_complete.c): command
+		// substitutions, a separator, a newline and a terminal escape.
+		for (const [i, name] of ['$(touch pwned-1)', '`touch pwned-2`', 'a;touch pwned-3', "it's",
+					 'two\nlines', 'esc\u001b[2Jape'].entries())
+			world.projects.push({ name, uid: 900 + i, displayName: 'Hostile', region: 'us-east-1', runs: [],
+					      workflowStore: false });
+	}
 	const catalyst = new Catalyst(cfg, world);
 	const tools = toolList(cfg.profile);
 	const faultRng = mulberry32(cfg.seed ^ 0x5eed);
