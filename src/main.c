@@ -43,8 +43,12 @@ static int run(int argc, char **argv)
 
 	/* The shells' completions ask here (hidden from --help): before
 	 * anything is parsed, as the words are a line still being typed. */
-	if (argc >= 2 && strcmp(argv[1], "__complete") == 0)
+	if (argc >= 2 && strcmp(argv[1], "__complete") == 0) {
+		/* libcurl's start before any thread; failing, nothing is completed */
+		if (process_network_setup(&e) < 0)
+			return 0;
 		return cli_complete(argc - 2, argv + 2);
+	}
 
 	static struct config cfg; /* rq borrows its strings until exit */
 	int action = cli_parse(argc, argv, &rq, &cfg, &e);
