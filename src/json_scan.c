@@ -723,8 +723,10 @@ int jscan_keys_grow(struct jscan_keys *k, struct err *e)
 {
 	size_t ncap = k->cap ? k->cap * 2 : 32;
 	struct jscan_key *v = realloc(k->v, ncap * sizeof *v);
-	if (!v)
-		return err_oom(e);
+	if (!v) {
+		err_oom(e);
+		return -1; /* said outright: the analyzer cannot see err_oom's -1 */
+	}
 	k->v = v;
 	k->cap = ncap;
 	return 0;
