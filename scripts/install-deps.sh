@@ -12,10 +12,11 @@ pkgs=(meson ninja-build gcc pkg-config libcurl4-openssl-dev libjansson-dev libss
       libtree-sitter-dev unicode-data nodejs npm)  # unicode-data: escape.c's table
 case "$what" in
   test) pkgs+=(check libsubunit-dev valgrind clang libclang-rt-14-dev groff-base man-db curl openssl
-               clang-tools clang-format bsdutils cmark-gfm python3-jsonschema zsh fish) ;;
+               clang-tools clang-format bsdutils cmark-gfm python3-jsonschema zsh fish bash-completion) ;;
     # bsdutils: script(1), a terminal for test_follow; cmark-gfm: GitHub's Markdown, for test_markdown_gfm;
     # python3-jsonschema: validates review's SARIF against the schema @microsoft/jest-sarif ships;
-    # zsh, fish: test_complete drives each shell's completion (bash is there already)
+    # zsh, fish, bash-completion: test_complete drives each shell's completion (bash is there
+    # already; bash-completion is what a Debian user's interactive bash loads, and not in a base image)
   bench) pkgs+=(hyperfine time jq python3) ;;
   deb) pkgs+=(dpkg-dev debhelper fakeroot lintian check libsubunit-dev bash-completion zsh fish groff-base man-db
               cmark-gfm openssl) ;;
