@@ -307,6 +307,12 @@ bool analysis_catalyst_shaped(const struct event_log *log);
 struct analysis_pending;
 struct analysis_pending *analysis_scan(const struct event_log *log, const struct analysis_options *o,
 				       struct err *e);
+/* The same for a caller that reads no event after it (`file`): the events
+ * are given back as the scan passes them (event_log_release_before), so a
+ * large history's records and the scan's tables are never all held at
+ * once, and the log holds none after (as after event_log_drop_events). */
+struct analysis_pending *analysis_scan_release(struct event_log *log, const struct analysis_options *o,
+					       struct err *e);
 /* Takes p whatever happens; NULL (a failed analysis_scan) gives NULL and
  * leaves e as analysis_scan set it. */
 struct analysis *analysis_finish(struct analysis_pending *p, struct err *e);

@@ -152,8 +152,8 @@ static void pending_free(struct analysis_pending *p)
 	free(p);
 }
 
-struct analysis_pending *analysis_scan(const struct event_log *log, const struct analysis_options *o,
-				       struct err *e)
+static struct analysis_pending *scan(const struct event_log *log, struct event_log *release,
+				     const struct analysis_options *o, struct err *e)
 {
 	size_t n = event_log_count(log);
 	/* Positions are uint32_t (analysis.h); no history comes near. */
@@ -170,6 +170,7 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 	struct work *w = &p->w;
 	*w = (struct work){
 		.log = log,
+		.release = release,
 		.o = o,
 		.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT,
 		.threads = o ? o->threads : 0,
@@ -188,12 +189,27 @@ struct analysis_pending *analysis_scan(const struct event_log *log, const struct
 	/* Nothing after this reads the log, nor the options (the sharing
 	 * source is copied). */
 	w->log = NULL;
+	w->release = NULL;
 	w->o = NULL;
 	return p;
 fail:
 	pending_free(p);
 	err_oom(e);
 	return NULL;
+}
+
+struct analysis_pending *analysis_scan(const struct event_log *log, const struct analysis_options *o,
+				       struct err *e)
+{
+	return scan(log, NULL, o, e);
+}
+
+struct analysis_pending *analysis_scan_release(struct event_log *log, const struct analysis_options *o,
+					       struct err *e)
+{
+	struct analysis_pending *p = scan(log, log, o, e);
+	event_log_drop_events(log);
+	return p;
 }
 
 struct analysis *analysis_finish(struct analysis_pending *p, struct err *e)

@@ -232,6 +232,9 @@ struct pair {
 struct work {
 	/* Read by the scan phase only: both are NULL in the finish phase. */
 	const struct event_log *log;
+	/* analysis_scan_release: the same log, whose scanned events are given
+	 * back as the scan passes them; NULL otherwise. */
+	struct event_log *release;
 	const struct analysis_options *o;
 	bool oom;
 	/* What the finish phase needs of the options and the log. */

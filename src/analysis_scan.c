@@ -627,14 +627,28 @@ static void scan_event(struct work *w, size_t i)
 	}
 }
 
+/* analysis_scan_release: the events before `next` are read no more, but
+ * for the child result rows the pairing by elimination reads again after
+ * the scan (from the first of them on). */
+#define RELEASE_EVERY 4096
+static void release_scanned(struct work *w, size_t next)
+{
+	if (w->n_unp && w->unp[0].index < next)
+		next = w->unp[0].index;
+	event_log_release_before(w->release, next);
+}
+
 void analysis_scan_events(struct work *w)
 {
 	if (scan_allocate(w) < 0) {
 		w->oom = true;
 		return;
 	}
-	for (size_t i = 0; i < w->n_events && !w->oom; i++)
+	for (size_t i = 0; i < w->n_events && !w->oom; i++) {
 		scan_event(w, i);
+		if (w->release && (i & (RELEASE_EVERY - 1)) == RELEASE_EVERY - 1)
+			release_scanned(w, i + 1);
+	}
 	if (w->n_unp && !w->oom)
 		eliminate_unpaired(w);
 }

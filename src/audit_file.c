@@ -111,9 +111,9 @@ static int file_one(const struct audit_request *rq, struct report *r, const char
 		.threads = rq->threads,
 	};
 	/* The report reads the analysis and the log's run info, never its
-	 * events: the history goes before the findings are made. */
-	struct analysis_pending *scanned = analysis_scan(run->log, &ao, e);
-	event_log_drop_events(run->log);
+	 * events: the history goes as it is scanned, before the findings are
+	 * made. */
+	struct analysis_pending *scanned = analysis_scan_release(run->log, &ao, e);
 	run->analysis = analysis_finish(scanned, e);
 	if (!run->analysis) {
 		err_prefix(e, "%s", display);

@@ -5,8 +5,11 @@
 #include "event.h"
 #include "event_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define EVENT_BLOCK_SHIFT 10
 #define EVENT_BLOCK_SIZE (1u << EVENT_BLOCK_SHIFT)
@@ -311,6 +314,10 @@ struct event_log {
 	size_t join_at, join_block;
 	union xslot *xs; /* grows by doubling: large sizes are mremap'ed, not copied */
 	size_t xn, xcap;
+	/* event_log_release_before: events [0, released) are gone, with the
+	 * blocks [0, blocks_released) that held only them and the whole pages
+	 * of their side slots below xs_released. */
+	size_t released, blocks_released, xs_released;
 	enum event_dialect dialect;
 	struct event_run_info run;
 	struct event_counter unknown_kinds;
@@ -371,6 +378,7 @@ static void free_events(struct event_log *log)
 	log->join_at = log->join_block = 0;
 	log->xs = NULL;
 	log->xn = log->xcap = 0;
+	log->released = log->blocks_released = log->xs_released = 0;
 }
 
 void event_log_free(struct event_log *log)
@@ -393,6 +401,59 @@ void event_log_drop_events(struct event_log *log)
 	free_events(log);
 	/* The strings stay where they are; only finding them again by value
 	 * needs the table, and a log without events interns nothing more. */
+	free(log->pool.table);
+	log->pool.table = NULL;
+	log->pool.cap = log->pool.count = 0;
+}
+
+/* The first event of block b. */
+static size_t block_start(const struct event_log *log, size_t b)
+{
+	if (log->joined && b >= log->join_block)
+		return log->join_at + ((b - log->join_block) << EVENT_BLOCK_SHIFT);
+	return b << EVENT_BLOCK_SHIFT;
+}
+
+/* Gives the whole pages inside [p, p + len) back to the system, the memory
+ * staying allocated: a free() keeps small blocks resident for reuse, and
+ * what the rest of `file` allocates is mostly too large to reuse them. */
+static uintptr_t give_back(const void *p, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return (uintptr_t)p;
+	uintptr_t m = (uintptr_t)page - 1;
+	uintptr_t from = ((uintptr_t)p + m) & ~m, to = ((uintptr_t)p + len) & ~m;
+	if (to <= from || madvise((void *)from, to - from, MADV_DONTNEED) != 0)
+		return (uintptr_t)p;
+	return to;
+}
+
+void event_log_release_before(struct event_log *log, size_t i)
+{
+	if (!log || i <= log->released)
+		return;
+	if (i > log->count)
+		i = log->count;
+	/* Whole blocks of records: each block's events all before i. */
+	size_t nb = nblocks(log), b = log->blocks_released;
+	for (; b < nb && block_start(log, b + 1) <= i; b++) {
+		give_back(log->blocks[b],
+			  (block_start(log, b + 1) - block_start(log, b)) * sizeof(struct event_rec));
+		free(log->blocks[b]);
+		log->blocks[b] = NULL;
+	}
+	log->blocks_released = b;
+	/* The side slots are one array (offsets are monotonic in the event's
+	 * position): its whole pages below the first kept event's slots. */
+	size_t keep = i < log->count ? rec_at(log, i)->xoff : log->xn;
+	if (log->xs && keep > log->xs_released) {
+		uintptr_t to = give_back(log->xs + log->xs_released, (keep - log->xs_released) * sizeof *log->xs);
+		if (to > (uintptr_t)(log->xs + log->xs_released))
+			log->xs_released = (size_t)((const union xslot *)to - log->xs);
+	}
+	log->released = i;
+	/* Nothing finds strings by value any more (see event_log_drop_events). */
 	free(log->pool.table);
 	log->pool.table = NULL;
 	log->pool.cap = log->pool.count = 0;
@@ -487,7 +548,7 @@ static inline void unpack_slots(struct event *out, const union xslot *x, uint32_
 
 bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 {
-	if (!log || i >= log->count)
+	if (!log || i >= log->count || i < log->released)
 		return false;
 	const struct event_rec *r = rec_at(log, i);
 	/* Every pass of the analysis unpacks every event: one store of the
@@ -520,14 +581,14 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 
 enum event_kind event_log_kind(const struct event_log *log, size_t i)
 {
-	if (!log || i >= log->count)
+	if (!log || i >= log->count || i < log->released)
 		return EVENT_UNKNOWN;
 	return (enum event_kind)rec_at(log, i)->kind;
 }
 
 bool event_log_names_version(const struct event_log *log, size_t i)
 {
-	if (!log || i >= log->count)
+	if (!log || i >= log->count || i < log->released)
 		return false;
 	const struct event_rec *r = rec_at(log, i);
 	return r->kind == EVENT_WORKFLOW_STARTED && (r->name || r->xmask & 1u << X_PATCHES);

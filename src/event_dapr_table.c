@@ -246,7 +246,7 @@ oom:
 	return err_oom(e);
 }
 
-struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, struct err *e)
+struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, bool release, struct err *e)
 {
 	const char *p = buf + pos, *end = buf + len;
 	size_t hl = line_len(p, end);
@@ -270,6 +270,7 @@ struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, stru
 	}
 	event_log_set_dialect(log, DIALECT_DAPR_TABLE);
 	struct pending pd = {0};
+	size_t released = 0;
 	p += hl;
 	while (p < end) {
 		p++; /* the newline */
@@ -279,6 +280,8 @@ struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, stru
 			return NULL;
 		}
 		p += l;
+		if (release)
+			event_input_release(buf, (size_t)(p - buf), &released);
 	}
 	return log;
 }

@@ -203,7 +203,13 @@ enum timer_origin dapr_cli_origin_kind(const char *s, size_t len);
  * text at p start with its header, and its events from the header at
  * buf + pos (NULL with e set when the table lacks the columns to read). */
 bool dapr_table_header(const char *p, size_t n);
-struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, struct err *e);
+/* release: buf is a private read-only file mapping whose pages are given
+ * back as the rows are read (event_input_release). */
+struct event_log *dapr_table_parse(const char *buf, size_t len, size_t pos, bool release, struct err *e);
+/* Gives back the whole pages of the mapped input buf that lie before pos,
+ * less a margin, once a step's worth more has been passed; *released is
+ * where the last call stopped (0 at first). */
+void event_input_release(const char *buf, size_t pos, size_t *released);
 
 /* The dialect whose event-type key nk is (normalised: "eventtype",
  * "type"), or DIALECT_UNKNOWN; earlier dialects of the table win over

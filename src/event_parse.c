@@ -41,19 +41,24 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
  * mapping is private and read-only, so they are simply read again from
  * the page cache if the run fields point back into them. Without this a
  * 60 MB file stays resident next to the ~90 MB model. */
-static void release_behind(struct walk *w)
+void event_input_release(const char *buf, size_t pos, size_t *released)
 {
 	size_t page = 4096;
-	size_t upto = w->s.pos > RELEASE_MARGIN ? (w->s.pos - RELEASE_MARGIN) & ~(page - 1) : 0;
-	size_t from = w->released & ~(page - 1);
+	size_t upto = pos > RELEASE_MARGIN ? (pos - RELEASE_MARGIN) & ~(page - 1) : 0;
+	size_t from = *released & ~(page - 1);
 	if (upto <= from + RELEASE_STEP)
 		return;
-	uintptr_t base = (uintptr_t)w->s.buf;
+	uintptr_t base = (uintptr_t)buf;
 	uintptr_t lo = (base + from + page - 1) & ~(uintptr_t)(page - 1);
 	uintptr_t hi = (base + upto) & ~(uintptr_t)(page - 1);
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-	w->released = upto;
+	*released = upto;
+}
+
+static void release_behind(struct walk *w)
+{
+	event_input_release(w->s.buf, w->s.pos, &w->released);
 }
 
 enum run_stop {
@@ -387,7 +392,7 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release,
 	if (dapr_table_header(buf + w.s.pos, len - w.s.pos)) {
 		dec_finish(&w.d);
 		event_log_free(w.d.log);
-		struct event_log *t = dapr_table_parse(buf, len, w.s.pos, e);
+		struct event_log *t = dapr_table_parse(buf, len, w.s.pos, w.release, e);
 		/* It prints no payloads: each is absent, and says so. */
 		if (t && w.payload_text)
 			event_log_set_keeps_payload_text(t);

@@ -224,6 +224,93 @@ START_TEST(model_append_copies_and_interns)
 }
 END_TEST
 
+/* event_log_release_before (issue 34): the events before each mark are
+ * gone and answer as past the end, every later one comes back whole, the
+ * strings handed out stay; in a log read on one thread and in one joined
+ * from two halves (a list of over 4 MB is read in two). */
+static char *release_history(size_t pairs, size_t *len)
+{
+	size_t cap = pairs * 512 + 16, n = 0; /* a pair is about 330 bytes */
+	char *t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	t[n++] = '[';
+	for (size_t i = 0; i < pairs && n < cap; i++)
+		n += (size_t)snprintf(
+			t + n, cap - n,
+			"%s{\"event_id\": %zu, \"timestamp\": \"2026-09-14T00:00:%02zu.000Z\", "
+			"\"event_type\": \"TaskScheduled\", \"name\": \"Step%zu\", "
+			"\"task_execution_id\": \"exec-%zu\"},\n"
+			"{\"event_id\": -1, \"event_type\": \"TaskFailed\", \"task_scheduled_id\": %zu, "
+			"\"task_execution_id\": \"exec-%zu\", \"error_type\": \"Boom\", "
+			"\"error_message\": \"boom %zu\"}",
+			i ? "," : "", i, i % 60, i % 7, i, i, i, i);
+	ck_assert_uint_lt(n, cap - 2);
+	t[n++] = ']';
+	t[n] = '\0';
+	*len = n;
+	return t;
+}
+
+static void release_check(struct event_log *log, size_t n)
+{
+	ck_assert_uint_eq(event_log_count(log), n);
+	const char *name = at(log, 2)->name; /* "Step1", the pool's */
+	static const size_t marks[] = {1,     1023,  1024,  1025,  3000,  4096,  9001,
+				       14500, 15001, 15500, 16100, 17000, 22222, 29999};
+	size_t from = 0;
+	for (size_t m = 0; m < sizeof marks / sizeof marks[0] && marks[m] < n; m++) {
+		event_log_release_before(log, marks[m]);
+		from = marks[m];
+		ck_assert_ptr_null(at(log, from - 1));
+		ck_assert_int_eq(event_log_kind(log, from - 1), EVENT_UNKNOWN);
+		ck_assert(!event_log_names_version(log, from - 1));
+		for (size_t i = from; i < n; i += (i % 997 == 0) ? 1 : 13) {
+			const struct event *ev = at(log, i);
+			ck_assert_ptr_nonnull(ev);
+			char want[64];
+			snprintf(want, sizeof want, "exec-%zu", i / 2);
+			ck_assert_str_eq(ev->task_execution_id, want);
+			if (i % 2 == 0) {
+				ck_assert_int_eq(ev->kind, EVENT_TASK_SCHEDULED);
+				ck_assert_int_eq(ev->event_id, (int64_t)(i / 2));
+				ck_assert_ptr_nonnull(ev->timestamp);
+			} else {
+				ck_assert_int_eq(ev->kind, EVENT_TASK_FAILED);
+				ck_assert_int_eq(ev->task_scheduled_id, (int64_t)(i / 2));
+				snprintf(want, sizeof want, "boom %zu", i / 2);
+				ck_assert_str_eq(ev->error_message, want);
+			}
+		}
+		event_log_release_before(log, from - 1); /* behind the mark: nothing */
+		ck_assert_ptr_nonnull(at(log, from));
+	}
+	event_log_release_before(log, n + 5); /* past the end: all of it */
+	ck_assert_ptr_null(at(log, n - 1));
+	ck_assert_uint_eq(event_log_count(log), n);
+	ck_assert_str_eq(name, "Step1");
+	event_log_drop_events(log);
+	ck_assert_uint_eq(event_log_count(log), 0);
+	ck_assert_str_eq(name, "Step1");
+}
+
+START_TEST(model_releases_what_was_read)
+{
+	size_t len;
+	char *text = release_history(15000, &len);
+	ck_assert_uint_gt(len, 4u << 20);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		struct event_parse_options po = {.threads = threads};
+		struct err e;
+		err_clear(&e);
+		struct event_log *log = event_log_parse_opts(text, len, &po, &e);
+		ck_assert_msg(log != NULL, "%s", e.msg);
+		release_check(log, 30000);
+		event_log_free(log);
+	}
+	free(text);
+}
+END_TEST
+
 START_TEST(model_packs_every_field)
 {
 	/* The log stores events packed (fields that are set, in a side
@@ -2204,6 +2291,7 @@ int main(void)
 	Suite *s = suite_create("event");
 	struct testlib_group *tc = testlib_group("model");
 	add_test(tc, model_append_copies_and_interns);
+	add_test(tc, model_releases_what_was_read);
 	add_test(tc, model_packs_every_field);
 	add_test(tc, every_proto_event_type_is_read);
 	add_test(tc, propagated_history_read_as_the_ancestors);
