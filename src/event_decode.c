@@ -299,6 +299,7 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 	size_t nl = event_key_normalise(kt->p, l, nk, sizeof nk);
 	if (!nl || nl >= KEY_CACHE_LEN)
 		return NULL;
+	d->key_misses++;
 	c->len = (uint8_t)l;
 	memcpy(c->key, k, l);
 	memcpy(c->info.norm, nk, nl + 1);
@@ -409,7 +410,8 @@ struct member_key {
 static int member_key(struct dec *d, const char *prefix, size_t prefix_len, const struct jscan_tok *kt,
 		      struct member_key *mk)
 {
-	const struct key_info *inf = prefix_len ? NULL : key_info_get(d, kt);
+	const struct key_info *inf = prefix_len ? NULL : d->next_info ? d->next_info : key_info_get(d, kt);
+	d->next_info = NULL;
 	if (inf) {
 		/* Unescaped, so the key text is the input's and stays put. */
 		mk->key = kt->p;
@@ -631,9 +633,13 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 	size_t unknown_obj_ki = 0, unknown_objs = 0;
 	*type_ki = *oneof_ki = 0;
 	*dialect = DIALECT_UNKNOWN;
-	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
+	unsigned misses = d->key_misses;
+	size_t n = 0;
+	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end, n++) {
 		const struct jscan_tok *v = &t[ki + 1];
 		const struct key_info *inf = key_info_get(d, &t[ki]);
+		if (n < DEC_TOP_KEYS)
+			d->top[n] = inf;
 		struct key_info tmp;
 		if (!inf) {
 			size_t kl;
@@ -663,6 +669,10 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 			}
 		}
 	}
+	/* A key that missed may have taken the entry an earlier one resolved
+	 * to: then the second pass looks them up again. */
+	d->n_top = d->key_misses == misses && n <= DEC_TOP_KEYS ? n : 0;
+	d->top_misses = d->key_misses;
 	if (*type_ki) {
 		const struct jscan_tok *v = &t[*type_ki + 1];
 		/* The key only names the field in an error message. */
@@ -690,7 +700,8 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 static int dec_event_members(struct dec *d, size_t type_ki, size_t oneof_ki, enum event_dialect dialect)
 {
 	const struct jscan_tok *t = d->toks.v;
-	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end) {
+	size_t n = 0;
+	for (size_t ki = 1; ki < t[0].end; ki = t[ki + 1].end, n++) {
 		if (ki == type_ki)
 			continue;
 		if (ki == oneof_ki) {
@@ -714,6 +725,8 @@ static int dec_event_members(struct dec *d, size_t type_ki, size_t oneof_ki, enu
 				continue;
 			}
 		}
+		/* Resolved by the first pass, unless an entry was written since. */
+		d->next_info = n < d->n_top && d->key_misses == d->top_misses ? d->top[n] : NULL;
 		if (member(d, "", 0, ki, 0) < 0)
 			return -1;
 	}

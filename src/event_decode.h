@@ -105,7 +105,9 @@ enum run_field {
 	RUN_COUNT,
 };
 
-#define KEY_CACHE_LEN 32
+/* Keys up to 47 bytes are cached: the retry origin key of a Catalyst
+ * history is 40 (origin__activity_retry_task_execution_id). */
+#define KEY_CACHE_LEN 48
 #define KEY_CACHE_SIZE 128
 
 struct key_info {
@@ -123,9 +125,17 @@ struct key_cache_ent {
 };
 
 #define KIND_CACHE_SIZE 32
+#define DEC_TOP_KEYS 16
 
 struct dec {
 	struct key_cache_ent keys[KEY_CACHE_SIZE];
+	unsigned key_misses; /* cache entries (re)written: pointers to older ones may be stale */
+	/* The event's top-level keys as its first pass resolved them, for the
+	 * second (dec_event_members); valid while key_misses stays top_misses. */
+	const struct key_info *top[DEC_TOP_KEYS];
+	size_t n_top;
+	unsigned top_misses;
+	const struct key_info *next_info; /* the next top-level member's, or NULL */
 	struct {
 		const char *name;
 		enum event_kind kind;
