@@ -172,10 +172,10 @@ void analysis_finding_finish(struct finding_ctx *c, struct finding_build *b, str
 			     const char *remedy)
 {
 	if (b && !*s->oom) {
-		b->f.message = text_dup(c->texts, s->b.data ? s->b.data : "", s->b.len);
+		b->f.message_head = text_dup(c->texts, s->b.data ? s->b.data : "", s->b.len);
 		b->f.summary = text_dup(c->texts, t->b.data ? t->b.data : "", t->b.len);
 		b->f.remedy = remedy ? remedy : analysis_rules[b->f.kind].explain;
-		if (!b->f.message || !b->f.summary || evidence_finish(&c->fs, &b->f, c->texts) < 0)
+		if (!b->f.message_head || !b->f.summary || evidence_finish(&c->fs, &b->f, c->texts) < 0)
 			*s->oom = true;
 	}
 	c->msg = s->b;

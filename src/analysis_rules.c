@@ -4,7 +4,6 @@
  * calls, in analysis_pairs.c). Every message says what happened with the
  * ids that prove it, then what to do about it. */
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -37,29 +36,80 @@ static bool exec_id_stable(const struct invocation *inv)
 	return true;
 }
 
-static void sb_key_remedy(struct sb *s, const struct invocation *inv)
+/* The keying advice for inv, as its finding's message ends with it
+ * (analysis_finding_message writes it); check: after "check the remote side
+ * for a duplicate". */
+static void tail_key(struct finding_build *b, const struct invocation *inv, bool check)
 {
-	if (exec_id_stable(inv)) {
-		sb_printf(s,
-			  "Key the side effect on task_execution_id %s (stable across retries) or on a "
-			  "natural key from the input, never on a value generated inside the activity "
-			  "or on the per-attempt task_scheduled_id, and make the write itself "
-			  "conditional on that key (unique constraint, upsert, conditional put, "
-			  "provider idempotency key).",
-			  inv->attempts[0].task_execution_id);
-	} else if (inv->n_attempts > 1 && str_set(inv->attempts[0].task_execution_id)) {
-		sb_printf(s, "Key the side effect on a natural key from the input: here each attempt has "
-			     "its own task_execution_id (as the .NET SDK does), so neither it nor the "
-			     "per-attempt task_scheduled_id is stable across retries; make the write "
-			     "itself conditional on that key (unique constraint, upsert, conditional put, "
-			     "provider idempotency key).");
-	} else {
-		sb_printf(s, "Key the side effect on a natural key from the input (this invocation has "
-			     "no usable task_execution_id), never on a value generated inside the "
-			     "activity or on the per-attempt task_scheduled_id, and make the write itself "
-			     "conditional on that key (unique constraint, upsert, conditional put, "
-			     "provider idempotency key).");
+	if (!b)
+		return;
+	bool per_attempt = !exec_id_stable(inv) && inv->n_attempts > 1 &&
+			   str_set(inv->attempts[0].task_execution_id);
+	b->f.message_tail = (uint8_t)(check         ? per_attempt ? TAIL_CHECK_KEY_PER_ATTEMPT : TAIL_CHECK_KEY
+				      : per_attempt ? TAIL_KEY_PER_ATTEMPT
+						    : TAIL_KEY);
+	b->f.message_tail_id = exec_id_stable(inv) ? inv->attempts[0].task_execution_id : NULL;
+}
+
+/* The advice's sentence: on the execution id when it is stable across the
+ * attempts, else on a natural key (each attempt had its own id, or there
+ * was none). Appended piece by piece: a report writes it for every
+ * finding, and printf's formatting of the long text showed in profiles. */
+static int key_advice(struct buf *out, bool per_attempt, const char *id, bool lower, bool stop)
+{
+	static const char stable[] =
+		" (stable across retries) or on a natural key from the input, never on a "
+		"value generated inside the activity or on the per-attempt task_scheduled_id, "
+		"and make the write itself conditional on that key (unique constraint, upsert, "
+		"conditional put, provider idempotency key)";
+	static const char each[] = "ey the side effect on a natural key from the input: here each attempt has "
+				   "its own task_execution_id (as the .NET SDK does), so neither it nor the "
+				   "per-attempt task_scheduled_id is stable across retries; make the write itself "
+				   "conditional on that key (unique constraint, upsert, conditional put, provider "
+				   "idempotency key)";
+	static const char none[] =
+		"ey the side effect on a natural key from the input (this invocation has no "
+		"usable task_execution_id), never on a value generated inside the activity or on "
+		"the per-attempt task_scheduled_id, and make the write itself conditional on that "
+		"key (unique constraint, upsert, conditional put, provider idempotency key)";
+	static const char on_id[] = "ey the side effect on task_execution_id ";
+	char k = lower ? 'k' : 'K';
+	const char *rest = id ? stable : per_attempt ? each : none;
+	size_t rest_len = id ? sizeof stable - 1 : per_attempt ? sizeof each - 1 : sizeof none - 1;
+	if (buf_append(out, &k, 1, NULL) < 0 ||
+	    (id &&
+	     (buf_append(out, on_id, sizeof on_id - 1, NULL) < 0 || buf_append(out, id, strlen(id), NULL) < 0)) ||
+	    buf_append(out, rest, rest_len, NULL) < 0 || (stop && buf_append(out, ".", 1, NULL) < 0))
+		return -1;
+	return 0;
+}
+
+int analysis_finding_message(const struct finding *f, struct buf *out)
+{
+	const char *head = f->message_head ? f->message_head : "";
+	if (buf_append(out, head, strlen(head), NULL) < 0)
+		return -1;
+	bool per_attempt = f->message_tail == TAIL_KEY_PER_ATTEMPT ||
+			   f->message_tail == TAIL_CHECK_KEY_PER_ATTEMPT;
+	switch ((enum finding_tail)f->message_tail) {
+	case TAIL_NONE:
+		return 0;
+	case TAIL_KEY:
+	case TAIL_KEY_PER_ATTEMPT:
+		return key_advice(out, per_attempt, f->message_tail_id, false, true);
+	case TAIL_CHECK_KEY:
+	case TAIL_CHECK_KEY_PER_ATTEMPT: {
+		static const char check[] = ". Check the remote side for a duplicate; ",
+				  intent[] =
+					  "; record intent before the non-idempotent call and reconcile a pending "
+					  "one instead of re-issuing it.";
+		if (buf_append(out, check, sizeof check - 1, NULL) < 0 ||
+		    key_advice(out, per_attempt, f->message_tail_id, true, false) < 0)
+			return -1;
+		return buf_append(out, intent, sizeof intent - 1, NULL);
 	}
+	}
+	return 0;
 }
 
 static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins)
@@ -244,7 +294,7 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 	if (inv->order_inputs_unknown)
 		sb_printf(&s, "Or they were calls for different items of a loop that went on after a "
 			      "failure: their inputs cannot be compared here, so this is no suspect. ");
-	sb_key_remedy(&s, inv);
+	tail_key(b, inv, false);
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++)
 			analysis_evidence_attempt(c, b, &inv->attempts[i]);
@@ -322,18 +372,7 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 			      "intent before a non-idempotent call so a pending one is reconciled instead "
 			      "of re-issued.");
 	} else {
-		sb_printf(&s, ". Check the remote side for a duplicate; ");
-		size_t at = s.b.len;
-		sb_key_remedy(&s, inv);
-		if (!*s.oom && s.b.len > at) {
-			/* Lower-case the remedy's first letter to continue the
-			 * sentence, and drop its full stop. */
-			s.b.data[at] = (char)tolower((unsigned char)s.b.data[at]);
-			if (s.b.data[s.b.len - 1] == '.')
-				s.b.data[--s.b.len] = '\0';
-		}
-		sb_printf(&s, "; record intent before the non-idempotent call and reconcile a "
-			      "pending one instead of re-issuing it.");
+		tail_key(b, inv, true);
 	}
 	finding_attempts(b, inv, first, first + 1);
 	if (b) {
@@ -399,7 +438,7 @@ static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)
 		struct invocation one = *inv;
 		one.attempts = (struct attempt *)a;
 		one.n_attempts = 1;
-		sb_key_remedy(&s, &one);
+		tail_key(b, &one, false);
 		analysis_finding_finish(c, b, &s, &t, key_remedy(&one));
 	}
 }

@@ -116,7 +116,12 @@ static void write_finding(struct jw *w, const struct report_run *run, size_t at)
 	jw_k_cstr(w, "activity", f->activity);
 	write_k_id(w, "task_execution_id", f->task_execution_id);
 	jw_k_ints(w, "evidence_event_ids", f->evidence_event_ids, f->n_evidence);
-	jw_k_str(w, "message", f->message);
+	struct buf msg;
+	buf_init(&msg, 0);
+	if (analysis_finding_message(f, &msg) < 0)
+		w->failed = true;
+	jw_k_str(w, "message", msg.data ? msg.data : "");
+	buf_finish(&msg);
 	jw_k_str(w, "summary", f->summary);
 	jw_k_str(w, "remedy", f->remedy);
 	const char *note = report_source_note(run, f);

@@ -26,8 +26,13 @@ void md_findings(struct md_out *m, const struct report_run *run)
 			md_ids(m, f->evidence_event_ids, f->n_evidence);
 		}
 		fprintf(m->f, ".");
-		if (f->message)
-			fprintf(m->f, " %s", md(m, f->message, ESCAPE_MD_INLINE, 0));
+		struct buf msg;
+		buf_init(&msg, 0);
+		if (analysis_finding_message(f, &msg) < 0)
+			m->oom = true;
+		else if (msg.len)
+			fprintf(m->f, " %s", md(m, msg.data, ESCAPE_MD_INLINE, 0));
+		buf_finish(&msg);
 		const char *note = report_source_note(run, f);
 		if (note)
 			fprintf(m->f, "\n  Source: %s", md(m, note, ESCAPE_MD_INLINE, 0));

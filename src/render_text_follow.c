@@ -205,11 +205,16 @@ static int follow_finding_text(FILE *out, const struct follow_run *fr, const str
 	fprintf(out, "%s%-9s%s  ", text_on(&t, suspect ? STYLE_RED : STYLE_YELLOW), severity_name(f->severity),
 		text_off(&t));
 	/* the finding whole: wrapped under itself, never cut */
-	struct buf b;
+	struct buf b, msg;
 	buf_init(&b, 0);
-	int rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
-			    finding_kind_id(f->kind), text_esc(&t, f->summary ? f->summary : f->message, 0));
+	buf_init(&msg, 0);
+	int rc = f->summary ? 0 : analysis_finding_message(f, &msg);
+	const char *what = f->summary ? f->summary : msg.data ? msg.data : "";
+	if (rc == 0)
+		rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
+				finding_kind_id(f->kind), text_esc(&t, what, 0));
 	text_wrap_at(&t, rc == 0 ? b.data : NULL, col, col);
+	buf_finish(&msg);
 	buf_finish(&b);
 	return close_out(&t, e);
 }

@@ -362,8 +362,13 @@ static void print_findings(struct text_out *t, const struct report_run *run)
 				text_wrap(t, ev.data, 10);
 			buf_finish(&ev);
 		}
-		if (f->message)
-			text_wrap(t, text_esc(t, f->message, 0), 10);
+		struct buf msg;
+		buf_init(&msg, 0);
+		if (analysis_finding_message(f, &msg) < 0)
+			t->oom = true;
+		else if (msg.len)
+			text_wrap(t, text_esc(t, msg.data, 0), 10);
+		buf_finish(&msg);
 		const char *note = report_source_note(run, f);
 		if (note)
 			text_wrap(t, text_esc(t, note, 0), 10);

@@ -364,9 +364,10 @@ static const char *analysis_difference(const struct analysis *a, const struct an
 		return "the number of findings";
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct finding *x = &a->findings[i], *y = &b->findings[i];
-		if (x->kind != y->kind || x->severity != y->severity || !same_str(x->message, y->message) ||
-		    !same_str(x->summary, y->summary) || x->n_evidence != y->n_evidence ||
-		    x->n_evidence_event_indexes != y->n_evidence_event_indexes ||
+		if (x->kind != y->kind || x->severity != y->severity ||
+		    !same_str(x->message_head, y->message_head) || x->message_tail != y->message_tail ||
+		    !same_str(x->message_tail_id, y->message_tail_id) || !same_str(x->summary, y->summary) ||
+		    x->n_evidence != y->n_evidence || x->n_evidence_event_indexes != y->n_evidence_event_indexes ||
 		    (x->n_evidence && memcmp(x->evidence_event_ids, y->evidence_event_ids,
 					     x->n_evidence * sizeof *x->evidence_event_ids)) ||
 		    (x->n_evidence_event_indexes &&

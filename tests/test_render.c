@@ -92,7 +92,7 @@ static void build_analysis(void)
 				       .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
 				       .evidence_event_ids = ev_ambiguous,
 				       .n_evidence = 3,
-				       .message = msg0,
+				       .message_head = msg0,
 				       .evidence_event_indexes = idx_ambiguous,
 				       .n_evidence_event_indexes = 4};
 	findings[1] = (struct finding){.kind = FINDING_REEXECUTED,
@@ -101,7 +101,7 @@ static void build_analysis(void)
 				       .task_execution_id = "7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17",
 				       .evidence_event_ids = ev_reexec,
 				       .n_evidence = 3,
-				       .message = msg1};
+				       .message_head = msg1};
 	analysis.workflow = "PaymentWorkflow";
 	analysis.status = "COMPLETED";
 	analysis.instance_id = "pay-20931";
@@ -780,12 +780,12 @@ static void build_big(struct big *b)
 		f->n_evidence = i % 8;
 		f->evidence_event_indexes = b->idx;
 		f->n_evidence_event_indexes = (i + 3) % 8;
-		f->message = pool;
+		f->message_head = pool;
 		pool += sprintf(pool, "Finding %zu: \"%s\" ran %zu times.\n%s", i, f->activity ? f->activity : "-",
 				i % 5, i % 2 ? "Key it." : "\xe2\x82\xac") +
 			1;
 		if (i >= 70 && i < 73)
-			f->message = b->huge[i - 70];
+			f->message_head = b->huge[i - 70];
 	}
 	for (size_t i = 0; i < BIG_WITHHELD; i++)
 		b->h[i] = (struct withheld){.event_id = (int64_t)i - 5,
