@@ -46,12 +46,12 @@ struct audit_ctx {
 	enum data_sharing_level sharing;
 	char sharing_source[200];
 	enum sharing_rank rank;
-	struct audit_stream *stream; /* the JSON report written as runs finish, or NULL */
-	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
-	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
-	json_t *baseline;            /* --baseline's finding ids -> true, or NULL */
-	struct review *source;       /* --source's reviewed code, or NULL */
-	int save_fd;                 /* --save-histories: the folder, else -1 */
+	struct audit_stream *stream;   /* the JSON report written as runs finish, or NULL */
+	struct whoami_probe *whoami;   /* `run`: the probe still under way beside the fetch */
+	struct catalyst_run_set *seen; /* every run in the report */
+	json_t *baseline;              /* --baseline's finding ids -> true, or NULL */
+	struct review *source;         /* --source's reviewed code, or NULL */
+	int save_fd;                   /* --save-histories: the folder, else -1 */
 };
 
 /* ---- audit_context.c: the context, the level as learned, the probe ---- */
