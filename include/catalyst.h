@@ -241,10 +241,10 @@ struct catalyst_run_filter {
 			 * listed on the page that reaches it are still given, up to the next top-level one */
 	long page_size; /* 0: 50 */
 	long max_pages; /* 0: CATALYST_MAX_LIST_PAGES */
-	/* The keys (catalyst_run_key) of runs not to give again, borrowed,
-	 * and where each run given is added: the caller's set of the runs in
-	 * its report. NULL: the listing keeps a set of its own. */
-	json_t *seen;
+	/* The runs not to give again, borrowed, and where each run given is
+	 * added: the caller's set of the runs in its report. NULL: the
+	 * listing keeps a set of its own. */
+	struct catalyst_run_set *seen;
 };
 
 struct catalyst_run_item {
@@ -313,6 +313,18 @@ int catalyst_run_items_parse(const json_t *doc, struct catalyst_run_list *out, s
 /* "<length of the app id>:<app id>/<run id>": one key per run, whatever
  * characters the ids hold. malloc'd; NULL when out of memory. */
 char *catalyst_run_key(const char *app_id, const char *run_id);
+
+/* A set of runs (app id, run id; NULL reads as ""), compact: a listing
+ * of 50,000 runs keeps each once in some 40 bytes (a JSON object of
+ * catalyst_run_key's took 110, and its buckets), so memory stays flat as
+ * the listing grows (issue 34). Not thread-safe. NULL: out of memory. */
+struct catalyst_run_set;
+struct catalyst_run_set *catalyst_run_set_new(void);
+void catalyst_run_set_free(struct catalyst_run_set *s);
+bool catalyst_run_set_has(const struct catalyst_run_set *s, const char *app_id, const char *run_id);
+/* 1: added; 0: it was there; -1: out of memory (the set unchanged). */
+int catalyst_run_set_add(struct catalyst_run_set *s, const char *app_id, const char *run_id);
+size_t catalyst_run_set_count(const struct catalyst_run_set *s);
 
 /* One run, fetched and parsed. */
 struct catalyst_run {

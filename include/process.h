@@ -18,6 +18,13 @@ int process_setup(struct err *e);
  * `--version` and `--help` never need (issue 34). Returns 0, or -1 with e
  * set. */
 int process_network_setup(struct err *e);
+/* `runs` and `stats`, before any thread starts: glibc's mmap threshold
+ * held at its default instead of raised to the largest block freed. Each
+ * run frees a 1 MiB writer buffer and a history's arrays on one of the
+ * --jobs threads; once the threshold rose to that size, such blocks came
+ * from the arenas, which keep the pages they touched, and the peak RSS
+ * grew with the number of runs (issue 34). */
+void process_many_runs_setup(void);
 /* Forgets the secrets; libcurl's global cleanup when it was made: after
  * the last transfer, at exit. */
 void process_teardown(void);

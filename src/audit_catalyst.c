@@ -183,6 +183,21 @@ struct pool {
 	size_t started;
 };
 
+/* Run i audited into rr: held whole, rr is the report's run; streamed, rr
+ * is made from the stream's ids, written, then freed. */
+static void audit_slot(struct audit_ctx *x, struct report_run *rr, size_t i)
+{
+	if (!x->stream) {
+		audit_one_run(x, rr);
+		return;
+	}
+	if (audit_stream_take(x->stream, i, rr) < 0)
+		return; /* the stream failed: the report says so */
+	audit_one_run(x, rr);
+	audit_stream_ready(x, rr, i);
+	report_run_finish(rr);
+}
+
 static void *pool_worker(void *arg)
 {
 	struct pool *p = arg;
@@ -195,13 +210,14 @@ static void *pool_worker(void *arg)
 		if (i >= p->to)
 			break;
 		p->next++;
-		struct report_run rr = x->r->runs[i];
+		struct report_run rr;
+		if (!x->stream)
+			rr = x->r->runs[i];
 		pthread_mutex_unlock(&p->lock);
-		audit_one_run(x, &rr);
-		if (x->stream)
-			audit_stream_ready(x, &rr, i);
+		audit_slot(x, &rr, i);
 		pthread_mutex_lock(&p->lock);
-		x->r->runs[i] = rr;
+		if (!x->stream)
+			x->r->runs[i] = rr;
 		size_t done = ++p->done;
 		if (x->rq->progress) {
 			char line[80];
@@ -265,15 +281,12 @@ void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what)
 {
 	if (from >= to)
 		return;
-	if (x->stream)
-		audit_stream_reserve(x->stream, to);
 	struct pool *p = pool_start(x, from, to, false, what);
 	if (!p) {
 		/* No memory for the pool: one run at a time, here. */
 		for (size_t i = from; i < to; i++) {
-			audit_one_run(x, &x->r->runs[i]);
-			if (x->stream)
-				audit_stream_ready(x, &x->r->runs[i], i);
+			struct report_run rr;
+			audit_slot(x, x->stream ? &rr : &x->r->runs[i], i);
 		}
 		return;
 	}
@@ -282,32 +295,21 @@ void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what)
 
 struct audit_feed *audit_feed_start(struct audit_ctx *x, const char *what)
 {
-	return (struct audit_feed *)pool_start(x, x->r->n_runs, x->r->n_runs, true, what);
+	size_t n = audit_n_runs(x);
+	return (struct audit_feed *)pool_start(x, n, n, true, what);
 }
 
 int audit_feed_add(struct audit_feed *f, const struct catalyst_run_item *items, size_t n, struct err *e)
 {
 	struct pool *p = (struct pool *)f;
 	struct audit_ctx *x = p->x;
-	struct report *r = x->r;
 	if (n == 0)
 		return 0;
 	pthread_mutex_lock(&p->lock);
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct catalyst_run_item *it = &items[i];
-		struct report_run *rr = report_add_run(r);
-		if (!rr) {
-			rc = err_oom(e);
-			break;
-		}
-		rr->app_id = it->app_id ? strdup(it->app_id) : NULL;
-		rr->run_id = it->run_id ? strdup(it->run_id) : NULL;
-		rr->parent_run_id = it->parent_id ? strdup(it->parent_id) : NULL;
-	}
-	if (x->stream)
-		audit_stream_reserve(x->stream, r->n_runs);
-	p->to = r->n_runs;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = audit_add_run(x, items[i].app_id, items[i].run_id, items[i].parent_id, e);
+	p->to = audit_n_runs(x);
 	pthread_cond_broadcast(&p->more);
 	pthread_mutex_unlock(&p->lock);
 	return rc;
@@ -326,35 +328,52 @@ static char *xstrdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+size_t audit_n_runs(const struct audit_ctx *x)
+{
+	return x->stream ? audit_stream_count(x->stream) : x->r->n_runs;
+}
+
+void audit_run_ids(const struct audit_ctx *x, size_t i, const char **app, const char **run)
+{
+	if (x->stream) {
+		audit_stream_ids(x->stream, i, app, run);
+		return;
+	}
+	*app = x->r->runs[i].app_id;
+	*run = x->r->runs[i].run_id;
+}
+
+int audit_add_run(struct audit_ctx *x, const char *app, const char *run, const char *parent, struct err *e)
+{
+	if (x->stream)
+		return audit_stream_add(x->stream, app, run, parent, e);
+	struct report_run *rr = report_add_run(x->r); /* may move x->r->runs, not the strings */
+	if (!rr)
+		return err_oom(e);
+	rr->app_id = xstrdup(app);
+	rr->run_id = xstrdup(run);
+	rr->parent_run_id = xstrdup(parent);
+	return 0;
+}
+
 /* Child workflow instances named in the histories of runs [from, to) and
  * not in the report yet become runs of their own, parent named. A child
  * runs in its parent's app: history does not say otherwise. */
 static int add_children(struct audit_ctx *x, size_t from, size_t to, size_t *budget, bool *capped, struct err *e)
 {
-	struct report *r = x->r;
 	for (size_t i = from; i < to; i++) {
 		const char *child;
 		for (size_t c = 0; c < audit_run_children(x, i, c, &child); c++) {
-			if (!child || !*child || audit_seen_run(x, r->runs[i].app_id, child))
+			const char *app, *parent;
+			/* Strings that do not move when a run is added. */
+			audit_run_ids(x, i, &app, &parent);
+			if (!child || !*child || audit_seen_run(x, app, child))
 				continue;
 			if (*budget == 0) {
 				*capped = true;
 				return 0;
 			}
-			char *parent = xstrdup(r->runs[i].run_id);
-			char *app = xstrdup(r->runs[i].app_id);
-			char *id = strdup(child);
-			struct report_run *cr = report_add_run(r); /* may move r->runs */
-			if (!cr) {
-				free(parent);
-				free(app);
-				free(id);
-				return err_oom(e);
-			}
-			cr->app_id = app;
-			cr->run_id = id;
-			cr->parent_run_id = parent;
-			if (audit_mark_run(x, app, id, e) < 0)
+			if (audit_add_run(x, app, child, parent, e) < 0 || audit_mark_run(x, app, child, e) < 0)
 				return -1;
 			(*budget)--;
 		}
@@ -365,14 +384,14 @@ static int add_children(struct audit_ctx *x, size_t from, size_t to, size_t *bud
 /* Breadth first, one generation of children per round. */
 int audit_follow_children(struct audit_ctx *x, size_t from, struct err *e)
 {
-	size_t start = from, end = x->r->n_runs, budget = MAX_CHILD_RUNS;
+	size_t start = from, end = audit_n_runs(x), budget = MAX_CHILD_RUNS;
 	bool capped = false;
 	for (int depth = 0; depth < MAX_CHILD_DEPTH && start < end && !capped; depth++) {
 		if (add_children(x, start, end, &budget, &capped, e) < 0)
 			return -1;
-		audit_range(x, end, x->r->n_runs, "child runs");
+		audit_range(x, end, audit_n_runs(x), "child runs");
 		start = end;
-		end = x->r->n_runs;
+		end = audit_n_runs(x);
 	}
 	if (capped || start < end)
 		report_add_note(x->r,
@@ -391,7 +410,7 @@ static int failure_status(const struct audit_ctx *x, size_t *n_failed)
 	static const enum err_code order[] = {ERR_AUTH, ERR_DATA_SHARING, ERR_PROTOCOL, ERR_INPUT, ERR_NOT_FOUND};
 	size_t best = sizeof order / sizeof *order;
 	*n_failed = 0;
-	for (size_t i = 0; i < x->r->n_runs; i++) {
+	for (size_t i = 0, n = audit_n_runs(x); i < n; i++) {
 		if (audit_run_audited(x, i))
 			continue;
 		(*n_failed)++;
@@ -414,8 +433,8 @@ int audit_finish_report(struct audit_ctx *x, const char *what, struct err *e)
 	size_t n_failed;
 	int fs = failure_status(x, &n_failed);
 	if (fs) {
-		audit_warnf(x->rq, "%zu of %zu %s could not be audited (see the report)", n_failed, x->r->n_runs,
-			    what);
+		audit_warnf(x->rq, "%zu of %zu %s could not be audited (see the report)", n_failed,
+			    audit_n_runs(x), what);
 		return fs;
 	}
 	return status;

@@ -46,12 +46,12 @@ struct audit_ctx {
 	enum data_sharing_level sharing;
 	char sharing_source[200];
 	enum sharing_rank rank;
-	struct audit_stream *stream; /* the JSON report written as runs finish, or NULL */
-	struct whoami_probe *whoami; /* `run`: the probe still under way beside the fetch */
-	json_t *seen;                /* every run in the report: catalyst_run_key() -> true */
-	json_t *baseline;            /* --baseline's finding ids -> true, or NULL */
-	struct review *source;       /* --source's reviewed code, or NULL */
-	int save_fd;                 /* --save-histories: the folder, else -1 */
+	struct audit_stream *stream;   /* the JSON report written as runs finish, or NULL */
+	struct whoami_probe *whoami;   /* `run`: the probe still under way beside the fetch */
+	struct catalyst_run_set *seen; /* every run in the report */
+	json_t *baseline;              /* --baseline's finding ids -> true, or NULL */
+	struct review *source;         /* --source's reviewed code, or NULL */
+	int save_fd;                   /* --save-histories: the folder, else -1 */
 };
 
 /* ---- audit_context.c: the context, the level as learned, the probe ---- */
@@ -119,6 +119,11 @@ int audit_follow_run(struct audit_ctx *x, const char *app, const char *run_id, s
  * followed at once, each line prefixed by its run. */
 int audit_follow_runs(struct audit_ctx *x, struct err *e);
 
+/* The report's runs, streamed (x->stream's) or held whole (x->r's): how
+ * many, run i's ids, and one more added (ids copied). */
+size_t audit_n_runs(const struct audit_ctx *x);
+void audit_run_ids(const struct audit_ctx *x, size_t i, const char **app, const char **run);
+int audit_add_run(struct audit_ctx *x, const char *app, const char *run, const char *parent, struct err *e);
 /* Fetches and audits report runs [from, to) with --jobs workers over the
  * one session; `what` names them in the progress line. */
 void audit_range(struct audit_ctx *x, size_t from, size_t to, const char *what);
@@ -142,8 +147,16 @@ int audit_finish_report(struct audit_ctx *x, const char *what, struct err *e);
 /* NULL when the report is held whole (not JSON, or no temporary file). */
 struct audit_stream *audit_stream_new(const struct audit_request *rq);
 void audit_stream_free(struct audit_stream *st);
-/* Room for runs [0, n) (between audit rounds). */
-void audit_stream_reserve(struct audit_stream *st, size_t n);
+/* A streamed report's runs are the stream's, the report holding none
+ * (its notes and meta only): run i added (ids copied; -1 when memory ran
+ * out), how many there are, its ids (borrowed from the stream, which
+ * never moves them), and a report_run made of them for a worker to audit
+ * (-1, the stream failed, when memory ran out; the caller frees it with
+ * report_run_finish after audit_stream_ready). */
+int audit_stream_add(struct audit_stream *st, const char *app, const char *run, const char *parent, struct err *e);
+size_t audit_stream_count(struct audit_stream *st);
+void audit_stream_ids(struct audit_stream *st, size_t i, const char **app, const char **run);
+int audit_stream_take(struct audit_stream *st, size_t i, struct report_run *rr);
 /* Run i (rr, the worker's copy of report run i) is audited: rendered,
  * and its analysis and log freed. */
 void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i);

@@ -19,7 +19,7 @@ void audit_ctx_init(struct audit_ctx *x, const struct audit_request *rq, struct 
 	x->project = rq->project;
 	pthread_mutex_init(&x->lock, NULL);
 	x->rank = RANK_NONE;
-	x->seen = json_object();
+	x->seen = catalyst_run_set_new();
 	x->sharing = SHARING_UNKNOWN;
 	x->save_fd = -1;
 	if (rq->sharing != SHARING_UNKNOWN) {
@@ -36,7 +36,7 @@ void audit_ctx_finish(struct audit_ctx *x)
 	session_close(x->session);
 	x->session = NULL;
 	x->c = NULL;
-	json_decref(x->seen);
+	catalyst_run_set_free(x->seen);
 	json_decref(x->baseline);
 	audit_free_source(x->source);
 	free(x->unresolved);
@@ -161,16 +161,10 @@ void audit_probe_join(struct audit_ctx *x)
 
 bool audit_seen_run(const struct audit_ctx *x, const char *app_id, const char *run_id)
 {
-	char *key = catalyst_run_key(app_id, run_id);
-	bool seen = key && json_object_get(x->seen, key) != NULL;
-	free(key);
-	return seen;
+	return catalyst_run_set_has(x->seen, app_id, run_id);
 }
 
 int audit_mark_run(struct audit_ctx *x, const char *app_id, const char *run_id, struct err *e)
 {
-	char *key = catalyst_run_key(app_id, run_id);
-	int rc = key && x->seen ? json_object_set_new(x->seen, key, json_true()) : -1;
-	free(key);
-	return rc < 0 ? err_oom(e) : 0;
+	return catalyst_run_set_add(x->seen, app_id, run_id) < 0 ? err_oom(e) : 0;
 }

@@ -307,11 +307,11 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 			break;
 		}
 	audit_feed_end(feed);
-	if (step < 0 && r.n_runs == 0) {
+	if (step < 0 && audit_n_runs(&x) == 0) {
 		audit_listing_failed(&x, &l, e);
 		goto out;
 	}
-	audit_listing_notes(&x, &l.list, &l.err, r.n_runs);
+	audit_listing_notes(&x, &l.list, &l.err, audit_n_runs(&x));
 	if (l.f.ended_since && !(l.list.client_side & CATALYST_BIT(CATALYST_ARG_ENDED_SINCE))) {
 		const struct catalyst_binding *b = catalyst_binding_get(x.c, CATALYST_TOOL_LIST_RUNS);
 		report_add_note(&r, "--ended-since %s was applied by the server (%s's %s)", l.f.ended_since,
@@ -326,12 +326,12 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 	/* Child runs are often not listed on their own. */
 	if (!rq->no_children && audit_follow_children(&x, 0, e) < 0)
 		goto out;
-	if (rq->filters.limit > 0 && r.n_runs > l.list.top_level)
+	if (rq->filters.limit > 0 && audit_n_runs(&x) > l.list.top_level)
 		report_add_note(
 			&r,
 			"--limit %ld counts top-level runs (%zu audited); %zu child run(s) were added on top, "
 			"listed with their parent or started by an audited run",
-			rq->filters.limit, l.list.top_level, r.n_runs - l.list.top_level);
+			rq->filters.limit, l.list.top_level, audit_n_runs(&x) - l.list.top_level);
 	if (rq->follow) {
 		rc = audit_follow_runs(&x, e);
 		goto out;
@@ -345,7 +345,7 @@ int audit_runs(const struct audit_request *rq, struct err *e)
 		/* The report covers what was listed; the status says the list is
 		 * incomplete. */
 		*e = l.err;
-		err_prefix(e, "listing runs (the report covers the %zu runs listed before)", r.n_runs);
+		err_prefix(e, "listing runs (the report covers the %zu runs listed before)", audit_n_runs(&x));
 		rc = -1;
 	}
 out:

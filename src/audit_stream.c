@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,25 +22,52 @@
  * stream, and at the end render_json_splice puts the runs in report order
  * into the report stream: one code path with render_json, so the bytes are
  * those it writes for the whole report. Text and Markdown keep the whole
- * report. */
+ * report.
+ *
+ * A streamed report's runs are the stream's, not the report's: the report
+ * keeps no struct report_run per run (some 220 bytes each, and the array's
+ * doublings), only its notes and meta. Each run is a stream_run (32 bytes,
+ * in blocks that never move) and its ids packed in the stream's string
+ * pool; a worker audits a report_run made from them and frees it once the
+ * run is written, so memory stays flat as the runs grow (issue 34). */
 
 struct stream_run {
-	bool written; /* rendered, analysis and log freed */
-	char *line;   /* JSON Lines: the run's line, until the runs before it are out */
-	bool audited;
-	enum err_code failure_code;
-	char **children; /* the analysis' child instance ids, kept for follow_children */
-	size_t n_children;
-	off_t off; /* its text in the temporary file */
-	size_t len;
+	/* In the pool: a byte saying which ids follow (STREAM_ID_*), then
+	 * each present id NUL-ended, app, run and parent in that order. */
+	const char *ids;
+	const char *const *children; /* in the pool: the analysis' child instance ids, NULL-ended; or NULL */
+	union {
+		char *line; /* JSON Lines: the run's line, until the runs before it are out */
+		off_t off;  /* JSON: its text in the temporary file */
+	};
+	uint32_t len;         /* a run's text is under 4 GiB (stream_write) */
+	uint8_t failure_code; /* enum err_code: an exit status */
+	bool written : 1;     /* rendered, analysis and log freed */
+	bool audited : 1;
+};
+
+enum {
+	STREAM_ID_APP = 1,
+	STREAM_ID_RUN = 2,
+	STREAM_ID_PARENT = 4
+};
+
+#define STREAM_BLOCK_RUNS 1024  /* stream_runs per block */
+#define STREAM_POOL_BLOCK 16384 /* bytes per block of the string pool */
+
+struct pool_block {
+	struct pool_block *next;
+	size_t used, size;
+	max_align_t data[];
 };
 
 struct audit_stream {
 	pthread_mutex_t lock;
-	FILE *runs;            /* the rendered runs, in the order they finished */
-	struct stream_run *st; /* per report run; each worker writes its own */
-	size_t cap;
-	struct report totals; /* summary counts only */
+	FILE *runs;                 /* the rendered runs, in the order they finished */
+	struct stream_run **blocks; /* the report's runs, STREAM_BLOCK_RUNS a block */
+	size_t n, n_blocks;
+	struct pool_block *pool; /* the runs' ids and children, never freed before the stream */
+	struct report totals;    /* summary counts only */
 	bool failed;
 	struct err err;
 	/* JSON Lines: each run's line goes out as soon as it and every run
@@ -48,8 +76,55 @@ struct audit_stream {
 	FILE *out;
 	struct file_out fo; /* what out is: --output's file, or stdout */
 	size_t next_out;
+	bool lines; /* JSON Lines: each stream_run holds line, not off */
 	struct render_options ro;
 };
+
+static struct stream_run *rec(const struct audit_stream *st, size_t i)
+{
+	return &st->blocks[i / STREAM_BLOCK_RUNS][i % STREAM_BLOCK_RUNS];
+}
+
+/* n bytes from the pool, aligned to align (a power of two: 1 for ids,
+ * that of a pointer for the children), NULL when memory ran out. A large
+ * request gets a block of its own behind the one being filled. */
+static void *pool_alloc(struct audit_stream *st, size_t n, size_t align)
+{
+	struct pool_block *b = st->pool;
+	if (b) {
+		size_t at = (b->used + align - 1) & ~(align - 1);
+		if (at <= b->size && b->size - at >= n) {
+			b->used = at + n;
+			return (char *)b->data + at;
+		}
+	}
+	bool own = n > STREAM_POOL_BLOCK / 4;
+	size_t size = own ? n : STREAM_POOL_BLOCK;
+	struct pool_block *nb = malloc(sizeof *nb + size);
+	if (!nb)
+		return NULL;
+	nb->size = size;
+	nb->used = n;
+	if (own && b) {
+		nb->next = b->next;
+		b->next = nb;
+	} else {
+		nb->next = b;
+		st->pool = nb;
+	}
+	return nb->data;
+}
+
+static const char *id_at(const char *ids, unsigned which)
+{
+	unsigned have = (unsigned char)*ids++;
+	if (!(have & which))
+		return NULL;
+	for (unsigned bit = STREAM_ID_APP; bit < which; bit <<= 1)
+		if (have & bit)
+			ids += strlen(ids) + 1;
+	return ids;
+}
 
 /* Streams when the report is JSON and a temporary file can be had;
  * otherwise the report is held whole and rendered once every run is in
@@ -73,6 +148,7 @@ struct audit_stream *audit_stream_new(const struct audit_request *rq)
 			free(st);
 			return NULL;
 		}
+		st->lines = true;
 	} else {
 		st->runs = tmpfile();
 		if (!st->runs) {
@@ -89,13 +165,16 @@ void audit_stream_free(struct audit_stream *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->cap; i++) {
-		for (size_t k = 0; k < st->st[i].n_children; k++)
-			free(st->st[i].children[k]);
-		free(st->st[i].children);
-		free(st->st[i].line);
+	for (size_t i = 0; st->lines && i < st->n; i++)
+		free(rec(st, i)->line);
+	for (size_t b = 0; b < st->n_blocks; b++)
+		free(st->blocks[b]);
+	free(st->blocks);
+	while (st->pool) {
+		struct pool_block *next = st->pool->next;
+		free(st->pool);
+		st->pool = next;
 	}
-	free(st->st);
 	if (st->out)
 		file_out_abandon(&st->fo); /* never finished: the report stopped before its end */
 	if (st->runs)
@@ -104,27 +183,92 @@ void audit_stream_free(struct audit_stream *st)
 	free(st);
 }
 
-static int reserve(struct audit_stream *st, size_t n, struct err *e)
+static int add_locked(struct audit_stream *st, const char *app, const char *run, const char *parent, struct err *e)
 {
-	if (n <= st->cap)
-		return 0;
-	/* Grown page by page as `runs` lists: doubled, not by each page. */
-	size_t cap = st->cap * 2 > n ? st->cap * 2 : n;
-	struct stream_run *more = realloc(st->st, cap * sizeof *more);
-	if (!more)
+	if (st->n == st->n_blocks * STREAM_BLOCK_RUNS) {
+		struct stream_run **blocks = realloc(st->blocks, (st->n_blocks + 1) * sizeof *blocks);
+		if (!blocks)
+			return err_oom(e);
+		st->blocks = blocks;
+		if (!(blocks[st->n_blocks] = malloc(STREAM_BLOCK_RUNS * sizeof **blocks)))
+			return err_oom(e);
+		st->n_blocks++;
+	}
+	const char *v[] = {app, run, parent};
+	size_t n = 1;
+	for (size_t k = 0; k < 3; k++)
+		n += v[k] ? strlen(v[k]) + 1 : 0;
+	char *ids = pool_alloc(st, n, 1);
+	if (!ids)
 		return err_oom(e);
-	memset(more + st->cap, 0, (cap - st->cap) * sizeof *more);
-	st->st = more;
-	st->cap = cap;
+	char *p = ids + 1;
+	*ids = 0;
+	for (size_t k = 0; k < 3; k++)
+		if (v[k]) {
+			*ids |= (char)(1u << k);
+			size_t len = strlen(v[k]) + 1;
+			memcpy(p, v[k], len);
+			p += len;
+		}
+	struct stream_run *sr = rec(st, st->n++);
+	memset(sr, 0, sizeof *sr);
+	sr->ids = ids;
 	return 0;
 }
 
-void audit_stream_reserve(struct audit_stream *st, size_t n)
+int audit_stream_add(struct audit_stream *st, const char *app, const char *run, const char *parent, struct err *e)
 {
 	pthread_mutex_lock(&st->lock);
-	if (!st->failed && reserve(st, n, &st->err) < 0)
-		st->failed = true;
+	int rc = add_locked(st, app, run, parent, e);
 	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+size_t audit_stream_count(struct audit_stream *st)
+{
+	pthread_mutex_lock(&st->lock);
+	size_t n = st->n;
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+void audit_stream_ids(struct audit_stream *st, size_t i, const char **app, const char **run)
+{
+	pthread_mutex_lock(&st->lock);
+	const char *ids = rec(st, i)->ids;
+	pthread_mutex_unlock(&st->lock);
+	/* The pool never moves what it holds. */
+	*app = id_at(ids, STREAM_ID_APP);
+	*run = id_at(ids, STREAM_ID_RUN);
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+	*oom |= s && !d;
+	return d;
+}
+
+int audit_stream_take(struct audit_stream *st, size_t i, struct report_run *rr)
+{
+	pthread_mutex_lock(&st->lock);
+	const char *ids = rec(st, i)->ids;
+	pthread_mutex_unlock(&st->lock);
+	memset(rr, 0, sizeof *rr);
+	bool oom = false;
+	rr->app_id = dup_or_null(id_at(ids, STREAM_ID_APP), &oom);
+	rr->run_id = dup_or_null(id_at(ids, STREAM_ID_RUN), &oom);
+	rr->parent_run_id = dup_or_null(id_at(ids, STREAM_ID_PARENT), &oom);
+	if (!oom)
+		return 0;
+	report_run_finish(rr);
+	pthread_mutex_lock(&st->lock);
+	if (!st->failed) {
+		st->failed = true;
+		err_oom(&st->err);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return -1;
 }
 
 static ssize_t buf_write(void *cookie, const char *data, size_t n)
@@ -169,22 +313,35 @@ static int render_one(const struct audit_stream *st, const struct report_run *rr
 	return rc;
 }
 
-/* The children to follow, copied before the analysis goes; NULL with
- * none (or out of memory, said in e). */
-static char **children_of(const struct analysis *an, size_t *n, struct err *e)
+/* The children to follow, copied into the pool (under the lock) before
+ * the analysis goes; -1 when memory ran out. */
+static int children_locked(struct audit_stream *st, struct stream_run *sr, const struct analysis *an,
+			   struct err *e)
 {
-	*n = 0;
+	sr->children = NULL;
 	if (!an || !an->n_child_instances)
-		return NULL;
-	char **children = calloc(an->n_child_instances, sizeof *children);
-	if (!children) {
-		err_oom(e);
-		return NULL;
-	}
+		return 0;
+	size_t n = 0, bytes = 0;
 	for (size_t c = 0; c < an->n_child_instances; c++)
-		if (an->child_instances[c] && (children[*n] = strdup(an->child_instances[c])))
-			(*n)++;
-	return children;
+		if (an->child_instances[c]) {
+			n++;
+			bytes += strlen(an->child_instances[c]) + 1;
+		}
+	const char **v = pool_alloc(st, (n + 1) * sizeof *v + bytes, _Alignof(const char *));
+	if (!v)
+		return err_oom(e);
+	char *p = (char *)(v + n + 1);
+	n = 0;
+	for (size_t c = 0; c < an->n_child_instances; c++)
+		if (an->child_instances[c]) {
+			size_t len = strlen(an->child_instances[c]) + 1;
+			memcpy(p, an->child_instances[c], len);
+			v[n++] = p;
+			p += len;
+		}
+	v[n] = NULL;
+	sr->children = v;
+	return 0;
 }
 
 /* Rendered: only the ids stay (the report's order, the children to
@@ -220,8 +377,8 @@ static int append_locked(struct audit_stream *st, struct stream_run *sr, char **
 	if (st->out) {
 		sr->line = *text;
 		*text = NULL;
-		while (st->next_out < st->cap && st->st[st->next_out].line) {
-			struct stream_run *o = &st->st[st->next_out];
+		while (st->next_out < st->n && rec(st, st->next_out)->line) {
+			struct stream_run *o = rec(st, st->next_out);
 			if (rc == 0 && (fwrite(o->line, 1, o->len, st->out) != o->len || fflush(st->out) != 0))
 				rc = err_set(e, ERR_USAGE, "cannot write the report: %s", strerror(errno));
 			free(o->line);
@@ -252,22 +409,21 @@ static int stream_write(struct audit_stream *st, struct report_run *rr, size_t i
 	size_t len = 0;
 	if (render_one(st, rr, &text, &len, e) < 0)
 		return -1;
-	size_t n_children;
-	char **children = children_of(rr->analysis, &n_children, e);
-	if (!children && rr->analysis && rr->analysis->n_child_instances) {
+	/* The block table may move (the feeder grows it while workers run,
+	 * under the lock), and the pool is shared: both under it only. */
+	if (len > UINT32_MAX) {
 		free(text);
-		return -1;
+		return err_set(e, ERR_INPUT, "run %s: its report comes to over 4 GiB",
+			       rr->run_id ? rr->run_id : "?");
 	}
-	/* The per-run records may move (the feeder grows them while workers
-	 * run, under the lock): each is touched under it only. */
 	pthread_mutex_lock(&st->lock);
-	struct stream_run *sr = &st->st[i];
+	struct stream_run *sr = rec(st, i);
 	sr->audited = rr->analysis != NULL;
-	sr->failure_code = rr->failure_code;
-	sr->len = len;
-	sr->children = children;
-	sr->n_children = n_children;
-	int rc = append_locked(st, sr, &text, e);
+	sr->failure_code = (uint8_t)rr->failure_code;
+	sr->len = (uint32_t)len;
+	int rc = children_locked(st, sr, rr->analysis, e);
+	if (rc == 0)
+		rc = append_locked(st, sr, &text, e);
 	st->totals.n_activities += one.n_activities;
 	st->totals.n_reexecuted += one.n_reexecuted;
 	st->totals.n_findings += one.n_findings;
@@ -291,7 +447,7 @@ void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i)
 	struct err e;
 	err_clear(&e);
 	pthread_mutex_lock(&st->lock);
-	bool skip = st->failed || i >= st->cap;
+	bool skip = st->failed || i >= st->n;
 	pthread_mutex_unlock(&st->lock);
 	if (skip || stream_write(st, rr, i, &e) == 0)
 		return;
@@ -303,26 +459,33 @@ void audit_stream_ready(struct audit_ctx *x, struct report_run *rr, size_t i)
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* A streamed report's runs are all the stream's (audit_stream_add); one
+ * held whole is the report's. */
 bool audit_run_audited(const struct audit_ctx *x, size_t i)
 {
-	if (x->stream && i < x->stream->cap && x->stream->st[i].written)
-		return x->stream->st[i].audited;
+	if (x->stream) {
+		const struct stream_run *sr = rec(x->stream, i);
+		return sr->written && sr->audited;
+	}
 	return x->r->runs[i].analysis != NULL;
 }
 
 enum err_code audit_run_failure_code(const struct audit_ctx *x, size_t i)
 {
-	if (x->stream && i < x->stream->cap && x->stream->st[i].written)
-		return x->stream->st[i].failure_code;
+	if (x->stream)
+		return (enum err_code)rec(x->stream, i)->failure_code;
 	return x->r->runs[i].failure_code;
 }
 
 size_t audit_run_children(const struct audit_ctx *x, size_t i, size_t c, const char **id)
 {
-	if (x->stream && i < x->stream->cap && x->stream->st[i].written) {
-		const struct stream_run *sr = &x->stream->st[i];
-		*id = c < sr->n_children ? sr->children[c] : NULL;
-		return sr->n_children;
+	if (x->stream) {
+		const struct stream_run *sr = rec(x->stream, i);
+		size_t n = 0;
+		while (sr->written && sr->children && sr->children[n])
+			n++;
+		*id = c < n ? sr->children[c] : NULL;
+		return n;
 	}
 	const struct analysis *a = x->r->runs[i].analysis;
 	size_t n = a ? a->n_child_instances : 0;
@@ -342,7 +505,7 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		/* JSON Lines: the runs are out; the summary line ends it. */
 		FILE *out = st->out;
 		st->out = NULL;
-		int rc = st->next_out == x->r->n_runs
+		int rc = st->next_out == st->n
 				 ? 0
 				 : err_set(e, ERR_INTERNAL, "run %zu of the report was never written",
 					   st->next_out + 1);
@@ -351,7 +514,7 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		totals.n_notes = x->r->n_notes;
 		totals.meta = x->r->meta;
 		if (rc == 0)
-			rc = render_jsonl_end(out, &totals, x->r->n_runs, e);
+			rc = render_jsonl_end(out, &totals, st->n, e);
 		return audit_close_output(rq, &st->fo, rc, &st->totals, e);
 	}
 	struct file_out fo;
@@ -360,12 +523,12 @@ int audit_stream_emit(struct audit_ctx *x, struct err *e)
 		return -1;
 	struct render_json_stream *rs = render_json_begin(out, x->r, &st->ro, e);
 	int rc = rs ? 0 : -1;
-	if (rs && x->r->n_runs && fflush(st->runs) != 0)
+	if (rs && st->n && fflush(st->runs) != 0)
 		rc = err_set(e, ERR_USAGE, "cannot write the report to a temporary file: %s", strerror(errno));
 	int fd = fileno(st->runs);
-	for (size_t i = 0; i < x->r->n_runs && rc == 0; i++) {
-		const struct stream_run *sr = i < st->cap ? &st->st[i] : NULL;
-		if (!sr || !sr->written)
+	for (size_t i = 0; i < st->n && rc == 0; i++) {
+		const struct stream_run *sr = rec(st, i);
+		if (!sr->written)
 			rc = err_set(e, ERR_INTERNAL, "run %zu of the report was never written", i + 1);
 		else
 			rc = render_json_splice(rs, fd, sr->off, sr->len, e);

@@ -504,9 +504,10 @@ struct catalyst_run_walk {
 	 * cursor given twice in a row. Bounded with the pages, and in bytes. */
 	json_t *cursors;
 	size_t cursor_bytes;
-	/* Every run given (catalyst_run_key), so each is given once: the
-	 * filter's set, or one of the walk's own. */
-	json_t *seen;
+	/* Every run given, so each is given once: the filter's set, or one
+	 * of the walk's own (own_seen). */
+	struct catalyst_run_set *seen;
+	bool own_seen;
 	size_t n_seen, id_bytes;
 	/* A bound reached inside the last page: said at the next step. */
 	bool failed;
@@ -538,10 +539,172 @@ void catalyst_run_list_finish(struct catalyst_run_list *l)
 		free(w->cursor);
 		free(w->next_cursor);
 		json_decref(w->cursors);
-		json_decref(w->seen);
+		if (w->own_seen)
+			catalyst_run_set_free(w->seen);
 		free(w);
 	}
 	memset(l, 0, sizeof *l);
+}
+
+/* ---- the set of runs ---------------------------------------------------
+ *
+ * Open addressing over a table of (hash, key handle), at most 3/4 full:
+ * 8 bytes a slot. Each key is its app id and run id, NUL-ended, one after
+ * the other, in blocks of bytes that never move; a handle is the block's
+ * index and the offset in it. A key longer than a block's quarter has a
+ * block of its own. */
+
+#define RUN_SET_BLOCK_BITS 14
+#define RUN_SET_BLOCK ((size_t)1 << RUN_SET_BLOCK_BITS)
+
+struct run_set_slot {
+	uint32_t hash;
+	uint32_t key; /* 1 + (block << RUN_SET_BLOCK_BITS | offset); 0: empty */
+};
+
+struct catalyst_run_set {
+	struct run_set_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
+	char **blocks;
+	size_t n_blocks, cur, used; /* the block keys are added to, and its bytes used */
+};
+
+struct catalyst_run_set *catalyst_run_set_new(void)
+{
+	return calloc(1, sizeof(struct catalyst_run_set));
+}
+
+void catalyst_run_set_free(struct catalyst_run_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_blocks; i++)
+		free(s->blocks[i]);
+	free(s->blocks);
+	free(s->slots);
+	free(s);
+}
+
+size_t catalyst_run_set_count(const struct catalyst_run_set *s)
+{
+	return s ? s->n : 0;
+}
+
+static const char *run_set_key(const struct catalyst_run_set *s, uint32_t h)
+{
+	h--;
+	return s->blocks[h >> RUN_SET_BLOCK_BITS] + (h & (RUN_SET_BLOCK - 1));
+}
+
+/* FNV-1a over the app id, a NUL, the run id. */
+static uint32_t run_hash(const char *app, const char *run)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = app;; p++) {
+		h = (h ^ (unsigned char)*p) * 16777619u;
+		if (!*p)
+			break;
+	}
+	for (const char *p = run; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+static bool run_key_is(const char *key, const char *app, const char *run)
+{
+	return strcmp(key, app) == 0 && strcmp(key + strlen(key) + 1, run) == 0;
+}
+
+/* The slot of (app, run), or the empty slot where it would go. */
+static struct run_set_slot *run_set_slot(const struct catalyst_run_set *s, uint32_t h, const char *app,
+					 const char *run)
+{
+	size_t mask = s->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct run_set_slot *sl = &s->slots[i];
+		if (!sl->key || (sl->hash == h && run_key_is(run_set_key(s, sl->key), app, run)))
+			return sl;
+	}
+}
+
+bool catalyst_run_set_has(const struct catalyst_run_set *s, const char *app_id, const char *run_id)
+{
+	const char *app = app_id ? app_id : "", *run = run_id ? run_id : "";
+	if (!s || !s->n)
+		return false;
+	return run_set_slot(s, run_hash(app, run), app, run)->key != 0;
+}
+
+static int run_set_grow(struct catalyst_run_set *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	struct run_set_slot *slots = calloc(cap, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slots[i].key) {
+			size_t j = s->slots[i].hash & (cap - 1);
+			while (slots[j].key)
+				j = (j + 1) & (cap - 1);
+			slots[j] = s->slots[i];
+		}
+	free(s->slots);
+	s->slots = slots;
+	s->cap = cap;
+	return 0;
+}
+
+/* Room for a key of n bytes that never moves, and its handle; NULL when
+ * out of memory (or past the handles). */
+static char *run_set_room(struct catalyst_run_set *s, size_t n, uint32_t *handle)
+{
+	bool own = n > RUN_SET_BLOCK / 4;
+	bool fits = s->n_blocks && !own && RUN_SET_BLOCK - s->used >= n;
+	if (!fits) {
+		if (s->n_blocks >= (UINT32_MAX >> RUN_SET_BLOCK_BITS) - 1)
+			return NULL;
+		char **blocks = realloc(s->blocks, (s->n_blocks + 1) * sizeof *blocks);
+		if (!blocks)
+			return NULL;
+		s->blocks = blocks;
+		if (!(blocks[s->n_blocks] = malloc(own ? n : RUN_SET_BLOCK)))
+			return NULL;
+		if (own) {
+			*handle = (uint32_t)(s->n_blocks++ << RUN_SET_BLOCK_BITS) + 1;
+			return blocks[s->n_blocks - 1];
+		}
+		s->cur = s->n_blocks++;
+		s->used = 0;
+	}
+	char *p = s->blocks[s->cur] + s->used;
+	*handle = (uint32_t)((s->cur << RUN_SET_BLOCK_BITS) | s->used) + 1;
+	s->used += n;
+	return p;
+}
+
+int catalyst_run_set_add(struct catalyst_run_set *s, const char *app_id, const char *run_id)
+{
+	const char *app = app_id ? app_id : "", *run = run_id ? run_id : "";
+	if (!s)
+		return -1;
+	if ((s->n + 1) * 4 > s->cap * 3 && run_set_grow(s) < 0)
+		return -1;
+	uint32_t h = run_hash(app, run);
+	struct run_set_slot *sl = run_set_slot(s, h, app, run);
+	if (sl->key)
+		return 0;
+	size_t na = strlen(app) + 1, nr = strlen(run) + 1;
+	uint32_t handle;
+	char *key = run_set_room(s, na + nr, &handle);
+	if (!key)
+		return -1;
+	memcpy(key, app, na);
+	memcpy(key + na, run, nr);
+	sl->hash = h;
+	sl->key = handle;
+	s->n++;
+	return 1;
 }
 
 char *catalyst_run_key(const char *app_id, const char *run_id)
@@ -674,15 +837,12 @@ static void take_page(struct catalyst_run_list *l)
 			w->done = true;
 			break;
 		}
-		char *key = catalyst_run_key(it->app_id, it->run_id);
-		if (key && json_object_get(w->seen, key)) {
-			free(key);
+		if (catalyst_run_set_has(w->seen, it->app_id, it->run_id)) {
 			l->repeats++;
 			item_free(it);
 			continue;
 		}
 		if (w->n_seen >= CATALYST_MAX_LISTED_RUNS) {
-			free(key);
 			w->failed = true;
 			err_set_final(&w->err, ERR_PROTOCOL,
 				      "the server listed more than %d runs, the most one `runs` command audits: "
@@ -693,20 +853,17 @@ static void take_page(struct catalyst_run_list *l)
 		size_t bytes = (it->app_id ? strlen(it->app_id) : 0) + (it->run_id ? strlen(it->run_id) : 0) +
 			       (it->parent_id ? strlen(it->parent_id) : 0);
 		if (w->id_bytes + bytes > (size_t)CATALYST_MAX_LISTED_ID_MIB << 20) {
-			free(key);
 			w->failed = true;
 			err_set_final(&w->err, ERR_PROTOCOL,
 				      "the run list came to over %d MiB of run and app ids (%zu runs)",
 				      CATALYST_MAX_LISTED_ID_MIB, w->n_seen);
 			break;
 		}
-		if (!key || !w->seen || json_object_set_new(w->seen, key, json_true()) < 0) {
-			free(key);
+		if (catalyst_run_set_add(w->seen, it->app_id, it->run_id) < 0) {
 			w->failed = true;
 			err_oom(&w->err);
 			break;
 		}
-		free(key);
 		w->id_bytes += bytes;
 		w->n_seen++;
 		if (top)
@@ -741,7 +898,8 @@ int catalyst_run_list_next(struct catalyst_run_list *l, struct catalyst_refusal 
 			return err_set(e, ERR_PROTOCOL, "the server offers no tool named %s",
 				       CATALYST_TOOL_LIST_RUNS);
 		w->cursors = json_object();
-		w->seen = w->f.seen ? json_incref(w->f.seen) : json_object();
+		w->own_seen = !w->f.seen;
+		w->seen = w->f.seen ? w->f.seen : catalyst_run_set_new();
 		if (!w->cursors || !w->seen)
 			return err_oom(e);
 	} else {

@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -81,6 +82,14 @@ int process_network_setup(struct err *e)
 		return err_set(e, ERR_INTERNAL, "curl_global_init: %s", curl_easy_strerror(c));
 	network_ready = true;
 	return 0;
+}
+
+void process_many_runs_setup(void)
+{
+#ifdef M_MMAP_THRESHOLD
+	/* Any value set turns the threshold's adjustment off: glibc's own. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 }
 
 void process_teardown(void)

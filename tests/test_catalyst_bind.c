@@ -443,6 +443,46 @@ START_TEST(time_table)
 }
 END_TEST
 
+/* The listing's set of runs: each (app, run) once, the two ids kept apart
+ * ("a"+"bc" is not "ab"+"c"), NULL read as "", and thousands held as the
+ * table grows. */
+START_TEST(run_set_holds_each_run_once)
+{
+	struct catalyst_run_set *s = catalyst_run_set_new();
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!catalyst_run_set_has(s, "a", "bc"));
+	ck_assert_int_eq(catalyst_run_set_add(s, "a", "bc"), 1);
+	ck_assert_int_eq(catalyst_run_set_add(s, "a", "bc"), 0);
+	ck_assert(catalyst_run_set_has(s, "a", "bc"));
+	ck_assert(!catalyst_run_set_has(s, "ab", "c"));
+	ck_assert_int_eq(catalyst_run_set_add(s, "ab", "c"), 1);
+	ck_assert_int_eq(catalyst_run_set_add(s, NULL, "x"), 1);
+	ck_assert(catalyst_run_set_has(s, "", "x"));
+	ck_assert_int_eq(catalyst_run_set_add(s, "", NULL), 1);
+	ck_assert(catalyst_run_set_has(s, NULL, ""));
+	char big[9000];
+	memset(big, 'r', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ck_assert_int_eq(catalyst_run_set_add(s, "orders", big), 1); /* a key of its own */
+	for (int i = 0; i < 20000; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "run-%d", i);
+		ck_assert_int_eq(catalyst_run_set_add(s, i % 2 ? "orders" : "billing", id), 1);
+	}
+	ck_assert_uint_eq(catalyst_run_set_count(s), 20005);
+	for (int i = 0; i < 20000; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "run-%d", i);
+		ck_assert(catalyst_run_set_has(s, i % 2 ? "orders" : "billing", id));
+		ck_assert(!catalyst_run_set_has(s, i % 2 ? "billing" : "orders", id));
+	}
+	ck_assert(catalyst_run_set_has(s, "orders", big));
+	ck_assert(catalyst_run_set_has(s, "a", "bc"));
+	catalyst_run_set_free(s);
+	catalyst_run_set_free(NULL);
+}
+END_TEST
+
 START_TEST(run_items_both_profiles)
 {
 	struct err e;
@@ -1225,6 +1265,7 @@ int main(void)
 	add_test(tc, status_table);
 	add_test(tc, time_table);
 	add_test(tc, run_items_both_profiles);
+	add_test(tc, run_set_holds_each_run_once);
 	testlib_suite_add(s, tc);
 	tc = testlib_group("session");
 	add_test(tc, allow_list_sends_nothing);

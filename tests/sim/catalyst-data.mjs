@@ -265,7 +265,7 @@ function fleetRuns(n, reexecute, rng) {
 }
 
 export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProject = 'default', fleet = 0,
-			     reexecute = {}, finishLater = false, live = null } = {}) {
+			     reexecute = {}, finishLater = false, live = null, liveRuns = null } = {}) {
 	const rng = mulberry32(seed);
 	const fx = {
 		a: loadFixture('a-clean-activity'),
@@ -395,6 +395,14 @@ export function buildWorld({ extraRuns = 0, seed = 1, shiftNow = false, runsProj
 	}
 	if (fleet > 0)
 		gen.push(...fleetRuns(fleet, reexecute, rng));
+	// --live-runs: many runs as live-7001 is, each running to its end, a
+	// second apart in start time, for runs --follow of many runs.
+	for (let i = 0; liveRuns && i < liveRuns.n; i++) {
+		const id = `follow-${String(i + 1).padStart(4, '0')}`;
+		const r = makeRun('checkout', derive(fx.b, { instanceId: id, oldInstanceId: 'pay-20931', shiftMs: i * 1000 }));
+		r.liveSpec = { stepMs: liveRuns.stepMs, first: 2 };
+		gen.push(r);
+	}
 
 	// --- project "payments" (uid 212): the realistic incident set of the demo.
 	const pay = [];

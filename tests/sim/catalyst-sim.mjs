@@ -45,6 +45,11 @@ Data and shape:
                              (default 300) from the first time a session asks for each
   --live-bulk N:SECONDS      and live-9000 (app onboarding): N events shown over SECONDS, then
                              running still (it never ends: a follow that lasts)
+  --live-runs N              add N running runs (follow-0001 ... in app checkout) to the generated runs'
+                             project (see --runs-project): each b's history, shown from its first 2
+                             events one event more every --live-step-ms from the first time a session
+                             asks for it (a listing asks for every run it filters), to its end (18
+                             events); for runs --follow of many runs
   --finish-later             add order-7750 (started 30 h before the newest run, ended 1 h before it),
                              and order-7801 (running) completes when the run list is asked a second time
   --arg-errors rpc|iserror   invalid arguments as a JSON-RPC -32602 error (default) or as an
@@ -108,7 +113,7 @@ function parseArgs(argv) {
 		refuse: [], recordWrites: null, recordCalls: null, port: 0, json: false, stateless: false,
 		requireToken: null, latencyMs: 0, failFirst: [], failRate: 0, failKinds: ['503'], seed: 1,
 		failTool: null, failMatch: null, slowMs: 30000, maxSeconds: 600, hub: false, failNth: [],
-		live: false, liveStepMs: 300, liveBulk: 0, liveBulkSeconds: 1800,
+		live: false, liveStepMs: 300, liveBulk: 0, liveBulkSeconds: 1800, liveRuns: 0,
 	};
 	const num = (name, v) => {
 		const n = Number(v);
@@ -201,6 +206,7 @@ function parseArgs(argv) {
 		}
 		case '--live': cfg.live = true; break;
 		case '--live-step-ms': cfg.liveStepMs = num(arg, next()); break;
+		case '--live-runs': cfg.liveRuns = Math.floor(num(arg, next())); break;
 		case '--live-bulk': {
 			const [n, secs] = (next() ?? '').split(':');
 			cfg.live = true;
@@ -329,7 +335,8 @@ const MAX_SESSIONS = 2000;
 function createSimulator(cfg, baseUrl) {
 	const world = buildWorld({ extraRuns: cfg.runs, seed: cfg.seed, shiftNow: cfg.shiftNow, runsProject: cfg.runsProject,
 				   fleet: cfg.fleet, reexecute: cfg.reexecute, finishLater: cfg.finishLater,
-				   live: cfg.live && { stepMs: cfg.liveStepMs, bulk: cfg.liveBulk, bulkSeconds: cfg.liveBulkSeconds } });
+				   live: cfg.live && { stepMs: cfg.liveStepMs, bulk: cfg.liveBulk, bulkSeconds: cfg.liveBulkSeconds },
+				   liveRuns: cfg.liveRuns && { n: cfg.liveRuns, stepMs: cfg.liveStepMs } });
 	if (cfg.hostileNames) {
 		// Names a shell must take as text (tests/test_complete.c): command
 		// substitutions, a separator, a newline and a terminal escape.

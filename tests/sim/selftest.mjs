@@ -401,6 +401,31 @@ test('--runs-project puts generated runs in their own project; --shift-now makes
 		assert.ok(recent.runs.length >= 1, 'the newest runs are within the last 24 h');
 	}));
 
+test('--live-runs: N running runs in the generated runs\' project, each growing to its end', () =>
+	withSim(['--live-runs', '3', '--runs-project', 'follow', '--live-step-ms', '20'], async (c) => {
+		const listed = body(await c.callTool({ name: 'catalyst_list_workflow_runs',
+			arguments: { projectId: 'follow', status: 'running' } }));
+		assert.deepEqual(listed.runs.map((r) => r.instanceId).sort(), ['follow-0001', 'follow-0002', 'follow-0003']);
+		const d = body(await c.callTool({ name: 'catalyst_list_workflow_runs', arguments: { projectId: 'default', pageSize: 50 } }));
+		assert.ok(!d.runs.some((r) => r.instanceId.startsWith('follow-')));
+		const get = async () => body(await c.callTool({ name: 'catalyst_get_workflow_run',
+			arguments: { projectId: 'follow', appId: 'checkout', instanceId: 'follow-0002' } }));
+		const first = await get();
+		assert.ok(first.history.length >= 2 && first.history.length < 18, `${first.history.length} events`);
+		assert.ok(first.history.every((e) => !e.workflow_instance_instance_id ||
+			e.workflow_instance_instance_id.startsWith('follow-0002')), 'its own instance id');
+		// Only ever grows, and ends (a bounded loop: the simulator's own clock).
+		let last = first;
+		for (let i = 0; i < 200 && last.run.status === 'running'; i++) {
+			await new Promise((r) => setTimeout(r, 20));
+			const now = await get();
+			assert.ok(now.history.length >= last.history.length, 'a history only grows');
+			last = now;
+		}
+		assert.equal(last.run.status, 'completed');
+		assert.equal(last.history.length, 18);
+	}));
+
 test('profile b, full: text-only envelope, graph nodes, payloads present, export works', () =>
 	withSim(['--profile', 'b', '--data-sharing', 'full', '--stateless', '--json', '--whoami-names-level'], async (c) => {
 		const who = await c.callTool({ name: 'catalyst_whoami', arguments: {} });
