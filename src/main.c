@@ -70,8 +70,8 @@ static int run(int argc, char **argv)
 		msg_errorf("%s", e.msg);
 		return e.code;
 	}
-	if (rq.command == CMD_RUNS || rq.command == CMD_STATS)
-		process_many_runs_setup();
+	if (rq.command == CMD_RUNS || rq.command == CMD_STATS || rq.command == CMD_FILE)
+		process_malloc_setup();
 	if (rq.verbose)
 		trace_set_sink(msg_line_sink, NULL);
 	/* -q: errors and the report stay; the sign-in address stays too, as

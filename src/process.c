@@ -84,7 +84,7 @@ int process_network_setup(struct err *e)
 	return 0;
 }
 
-void process_many_runs_setup(void)
+void process_malloc_setup(void)
 {
 #ifdef M_MMAP_THRESHOLD
 	/* Any value set turns the threshold's adjustment off: glibc's own. */
