@@ -34,7 +34,7 @@ enum failure_class {
  * 128,000-attempt history is held whole, so every byte counts. */
 #define ATTEMPT_NO_RESULT UINT32_MAX
 
-/* Fields ordered for size (136 bytes). */
+/* Fields ordered for size (136 bytes: the flags are bits). */
 struct attempt {
 	const char *scheduled_at;      /* timestamp, may be NULL */
 	const char *task_execution_id; /* this attempt's own id (differs per attempt on .NET) */
@@ -56,15 +56,16 @@ struct attempt {
 	uint8_t outcome;       /* enum attempt_outcome */
 	uint8_t failure;       /* enum failure_class */
 	uint8_t cause_depth;   /* innerFailure levels down to the cause; 0: none */
-	bool non_retriable;
+	bool non_retriable : 1;
 	/* Child workflows: the result named no scheduled id (`dapr workflow
 	 * history` prints none on a child's failure) and was paired with this
 	 * attempt because it was the only child pending then: an inference. */
-	bool result_by_order;
+	bool result_by_order : 1;
 	/* ... and, among those, one paired after the whole history was read:
 	 * the only child of its name left without a result before the row. */
-	bool result_by_elimination;
+	bool result_by_elimination : 1;
 };
+_Static_assert(sizeof(struct attempt) <= 136, "a 128,000-attempt history holds every attempt");
 
 enum invocation_link {
 	LINK_SINGLE = 0,   /* one attempt */

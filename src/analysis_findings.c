@@ -271,7 +271,18 @@ static void half_merge(struct finding_ctx *c, struct half *h)
 	struct findings *fs = &h->c.fs;
 	if (h->oom)
 		*c->fs.oom = true;
-	c->fs.v = grow(c->fs.v, &c->fs.cap, c->fs.n + fs->n, sizeof *c->fs.v, c->fs.oom);
+	/* Exactly: doubling would leave up to half of the merged array
+	 * unused, beside the half's own until it is freed below. */
+	size_t need = c->fs.n + fs->n;
+	if (!*c->fs.oom && need > c->fs.cap) {
+		struct finding_build *v = realloc(c->fs.v, need * sizeof *v);
+		if (v) {
+			c->fs.v = v;
+			c->fs.cap = need;
+		} else {
+			*c->fs.oom = true;
+		}
+	}
 	if (!*c->fs.oom) {
 		size_t base = c->fs.n;
 		for (size_t i = 0; i < fs->n; i++) {
