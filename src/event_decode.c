@@ -291,10 +291,32 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 		return NULL;
 	const unsigned char *k = (const unsigned char *)kt->p;
 	size_t l = kt->len;
-	size_t h = (l * 7u + k[0] * 31u + k[l - 1] * 13u + k[l / 2] * 5u) & (KEY_CACHE_SIZE - 1);
-	struct key_cache_ent *c = &d->keys[h];
+	/* Two ways: a key is in the entry its hash names or the one beside
+	 * it, so that two keys every event has that hash alike (the dapr CLI's
+	 * appID and router, name and elapsed) do not evict each other on
+	 * every event, as they did in a cache of one way. */
+	uint64_t w = 0;
+	if (l >= 8) {
+		/* The first and the last eight bytes: keys share prefixes
+		 * (failure_details_..., workflow_instance_..., timer...). */
+		uint64_t t;
+		memcpy(&w, k, 8);
+		memcpy(&t, k + l - 8, 8);
+		w ^= t << 29 | t >> 35;
+	} else {
+		for (size_t i = 0; i < l; i++)
+			w |= (uint64_t)k[i] << (8 * i);
+	}
+	size_t h = (size_t)(((w ^ l) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - KEY_CACHE_BITS));
+	struct key_cache_ent *c = &d->keys[h], *c2 = &d->keys[h ^ 1];
 	if (c->len == l && key_eq(c->key, k, l))
 		return &c->info;
+	if (c2->len == l && key_eq(c2->key, k, l))
+		return &c2->info;
+	/* A new key takes the free way, else the second: the first stays
+	 * with the key that came first. */
+	if (c->len)
+		c = c2;
 	char nk[KEY_MAX];
 	size_t nl = event_key_normalise(kt->p, l, nk, sizeof nk);
 	if (!nl || nl >= KEY_CACHE_LEN)

@@ -108,7 +108,8 @@ enum run_field {
 /* Keys up to 47 bytes are cached: the retry origin key of a Catalyst
  * history is 40 (origin__activity_retry_task_execution_id). */
 #define KEY_CACHE_LEN 48
-#define KEY_CACHE_SIZE 128
+#define KEY_CACHE_BITS 8
+#define KEY_CACHE_SIZE (1u << KEY_CACHE_BITS)
 
 struct key_info {
 	enum field field;
