@@ -734,8 +734,10 @@ static int dec_event_members(struct dec *d, size_t type_ki, size_t oneof_ki, enu
 			continue;
 		}
 		if (t[ki + 1].type == JSCAN_STRING && dialect == DIALECT_DAPR_CLI) {
-			size_t kl;
-			const char *k = jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl);
+			/* Unescaped (nearly always), the key's text is the input's. */
+			size_t kl = t[ki].len;
+			const char *k = t[ki].escaped ? jscan_str(&t[ki], &d->scratch, &d->scratch_cap, &kl)
+						      : t[ki].p;
 			if (k && kl == 5 && memcmp(k, "attrs", 5) == 0) {
 				if (dapr_cli_attrs(d, &t[ki + 1]) < 0)
 					return -1;

@@ -415,12 +415,19 @@ static long push(struct jscan_toks *t, struct err *e)
 	return (long)t->n++;
 }
 
-static inline uint64_t key_bit(const char *p, size_t len)
+/* Two bits of 64 for a key, from its length and three of its bytes: equal
+ * keys set the same two, and a key whose two are both set already may
+ * repeat one. With one bit a key, the dapr CLI's dozen keys shared one on
+ * every event, and each event's keys were sorted and compared. */
+static inline uint64_t key_bits(const char *p, size_t len)
 {
 	if (!len)
-		return 1;
-	size_t h = len + (unsigned char)p[len / 2] + 2u * (unsigned char)p[len - 1];
-	return 1ull << (h & 63);
+		return 3;
+	const unsigned char *b = (const unsigned char *)p;
+	uint64_t x =
+		((uint64_t)len | (uint64_t)b[0] << 8 | (uint64_t)b[len / 2] << 16 | (uint64_t)b[len - 1] << 24) *
+		UINT64_C(0x9e3779b97f4a7c15);
+	return 1ull << (x >> 58) | 1ull << (x >> 46 & 63);
 }
 
 /* The duplicate-key check of the tokenised object at t->v[obj]. */
@@ -466,9 +473,10 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 			s->pos++;
 			goto done;
 		}
-		/* One bit of 64 per key, from its length and three of its bytes:
-		 * keys on different bits differ, so only an object where two
-		 * share a bit (or a key has escapes) is compared key by key. */
+		/* Two bits of 64 per key (key_bits): a key with a bit of its
+		 * own differs from every one before, so only an object where a
+		 * key finds both its bits set (or has escapes) is compared key
+		 * by key. */
 		uint64_t seen = 0;
 		bool compare = false;
 		for (;;) {
@@ -483,9 +491,9 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 			k->off = s->pos;
 			if (jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
 				return -1;
-			uint64_t bit = key_bit(k->p, k->len);
-			compare |= (seen & bit) != 0 || k->escaped;
-			seen |= bit;
+			uint64_t bits = key_bits(k->p, k->len);
+			compare |= (seen & bits) == bits || k->escaped;
+			seen |= bits;
 			jscan_skip_ws(s);
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
 				return bad(s, e, "expected ':' after a key");
