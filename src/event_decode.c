@@ -303,9 +303,13 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 		memcpy(&w, k, 8);
 		memcpy(&t, k + l - 8, 8);
 		w ^= t << 29 | t >> 35;
+	} else if (l >= 4) {
+		uint32_t a, z;
+		memcpy(&a, k, 4);
+		memcpy(&z, k + l - 4, 4);
+		w = a | (uint64_t)z << 32;
 	} else {
-		for (size_t i = 0; i < l; i++)
-			w |= (uint64_t)k[i] << (8 * i);
+		w = k[0] | (uint64_t)k[l / 2] << 8 | (uint64_t)k[l - 1] << 16;
 	}
 	size_t h = (size_t)(((w ^ l) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - KEY_CACHE_BITS));
 	struct key_cache_ent *c = &d->keys[h], *c2 = &d->keys[h ^ 1];
