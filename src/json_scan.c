@@ -393,7 +393,8 @@ int jscan_object_member(struct jscan *s, struct jscan_object *o, struct jscan_ke
 
 /* ---- Tokens ---- */
 
-static long push(struct jscan_toks *t, struct err *e)
+/* push when the array is full (or over its cap): grows it. */
+__attribute__((noinline)) static long push_slow(struct jscan_toks *t, struct err *e)
 {
 	if (t->n >= JSCAN_TOKENS_MAX) {
 		err_set(e, ERR_INPUT, "more than %d JSON values in one value", JSCAN_TOKENS_MAX);
@@ -412,6 +413,17 @@ static long push(struct jscan_toks *t, struct err *e)
 	struct jscan_tok *k = &t->v[t->n];
 	memset(k, 0, sizeof *k);
 	k->end = (uint32_t)t->n + 1;
+	return (long)t->n++;
+}
+
+/* A new token at the end, zeroed but for its end: its index, or < 0. The
+ * common case inline, as it is taken for every value of every event. */
+static inline long push(struct jscan_toks *t, struct err *e)
+{
+	if (t->n >= t->cap || t->n >= JSCAN_TOKENS_MAX)
+		return push_slow(t, e);
+	struct jscan_tok *k = &t->v[t->n];
+	*k = (struct jscan_tok){.end = (uint32_t)t->n + 1};
 	return (long)t->n++;
 }
 
