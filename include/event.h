@@ -160,11 +160,11 @@ void event_log_free(struct event_log *log); /* accepts NULL */
  * still works (it starts a new table, so it may duplicate a string). */
 void event_log_drop_events(struct event_log *log);
 /* Gives back, while the log is read front to back once (the scan of
- * `file`), the memory of events [0, i): their packed records and side
- * slots. Those events are gone (event_log_get, event_log_kind and
- * event_log_names_version answer as past the end); later ones, the strings
- * and the run info stay; interning starts a new table, as after
- * event_log_drop_events, which frees the rest. */
+ * `file`), the memory of events [0, i): their packed records. Those events
+ * are gone (event_log_get, event_log_kind and event_log_names_version
+ * answer as past the end); later ones, the strings and the run info stay;
+ * interning starts a new table, as after event_log_drop_events, which
+ * frees the rest. */
 void event_log_release_before(struct event_log *log, size_t i);
 size_t event_log_count(const struct event_log *log);
 /* Copies event i into *out; its strings stay the log's (valid until
