@@ -393,37 +393,34 @@ int jscan_object_member(struct jscan *s, struct jscan_object *o, struct jscan_ke
 
 /* ---- Tokens ---- */
 
-/* push when the array is full (or over its cap): grows it. */
-__attribute__((noinline)) static long push_slow(struct jscan_toks *t, struct err *e)
+/* Room for one more token: the array grown, or the cap refused. */
+__attribute__((noinline)) static long toks_grow(struct jscan_toks *t, struct err *e)
 {
 	if (t->n >= JSCAN_TOKENS_MAX) {
 		err_set(e, ERR_INPUT, "more than %d JSON values in one value", JSCAN_TOKENS_MAX);
 		return JSCAN_TOO_BIG;
 	}
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 64;
-		struct jscan_tok *v = realloc(t->v, ncap * sizeof *v);
-		if (!v) {
-			err_oom(e);
-			return JSCAN_ERROR;
-		}
-		t->v = v;
-		t->cap = ncap;
+	size_t ncap = t->cap ? t->cap * 2 : 64;
+	struct jscan_tok *v = realloc(t->v, ncap * sizeof *v);
+	if (!v) {
+		err_oom(e);
+		return JSCAN_ERROR;
 	}
-	struct jscan_tok *k = &t->v[t->n];
-	memset(k, 0, sizeof *k);
-	k->end = (uint32_t)t->n + 1;
-	return (long)t->n++;
+	t->v = v;
+	t->cap = ncap;
+	return 0;
 }
 
 /* A new token at the end, zeroed but for its end: its index, or < 0. The
  * common case inline, as it is taken for every value of every event. */
 static inline long push(struct jscan_toks *t, struct err *e)
 {
-	if (t->n >= t->cap || t->n >= JSCAN_TOKENS_MAX)
-		return push_slow(t, e);
-	struct jscan_tok *k = &t->v[t->n];
-	*k = (struct jscan_tok){.end = (uint32_t)t->n + 1};
+	if (t->n >= t->cap || t->n >= JSCAN_TOKENS_MAX) {
+		long r = toks_grow(t, e);
+		if (r < 0)
+			return r;
+	}
+	t->v[t->n] = (struct jscan_tok){.end = (uint32_t)t->n + 1};
 	return (long)t->n++;
 }
 

@@ -158,6 +158,25 @@ static const char *first_difference(const struct event_log *x, const struct even
 	return NULL;
 }
 
+/* The next *.json fixture in d (the folder dir): its text (malloc'd) and
+ * file name, or NULL past the last one. */
+static char *next_json_fixture(DIR *d, const char *dir, const char **name, size_t *len)
+{
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		if (nl < 6 || strcmp(de->d_name + nl - 5, ".json") != 0)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		char *text = testlib_read_file(path, len);
+		ck_assert_msg(text != NULL, "cannot read %s", path);
+		*name = de->d_name;
+		return text;
+	}
+	return NULL;
+}
+
 /* A run's answer is read from its bytes (mcp_call_tool_structured_raw), a
  * graph's and a saved one's from the decoded document (issue 34): both
  * reads must give the same history for every fixture that is a JSON
@@ -169,16 +188,10 @@ START_TEST(bytes_and_tree_read_every_fixture_alike)
 	DIR *d = opendir(dir);
 	ck_assert_ptr_nonnull(d);
 	size_t n_same = 0, n_graphs = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t nl = strlen(de->d_name);
-		if (nl < 6 || strcmp(de->d_name + nl - 5, ".json") != 0)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		size_t len;
-		char *text = testlib_read_file(path, &len);
-		ck_assert_ptr_nonnull(text);
+	const char *name;
+	size_t len;
+	char *text;
+	while ((text = next_json_fixture(d, dir, &name, &len))) {
 		json_error_t je;
 		json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 		struct err e1, e2;
@@ -189,11 +202,10 @@ START_TEST(bytes_and_tree_read_every_fixture_alike)
 		if (doc && event_doc_is_graph(doc)) {
 			n_graphs++;
 		} else if (tree || bytes) {
-			ck_assert_msg(tree && bytes, "%s: only one read it: %s%s", de->d_name, e1.msg, e2.msg);
+			ck_assert_msg(tree && bytes, "%s: only one read it: %s%s", name, e1.msg, e2.msg);
 			size_t at;
 			const char *what = first_difference(tree, bytes, &at);
-			ck_assert_msg(what == NULL, "%s: the two reads differ in %s (event %zu)", de->d_name, what,
-				      at);
+			ck_assert_msg(what == NULL, "%s: the two reads differ in %s (event %zu)", name, what, at);
 			n_same++;
 		}
 		event_log_free(tree);
@@ -207,9 +219,7 @@ START_TEST(bytes_and_tree_read_every_fixture_alike)
 
 	/* A graph of two nodes (as the simulator's profile b answers, a node a
 	 * turn): the bytes alone would read the first node's events only. */
-	size_t len;
-	char *text =
-		testlib_read_file(testlib_src("tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"), &len);
+	text = testlib_read_file(testlib_src("tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"), &len);
 	json_error_t je;
 	json_t *flat = text ? json_loadb(text, len, 0, &je) : NULL;
 	ck_assert(json_is_array(flat) && json_array_size(flat) >= 4);
@@ -449,16 +459,10 @@ START_TEST(release_scan_analyses_every_fixture_alike)
 	DIR *d = opendir(dir);
 	ck_assert_ptr_nonnull(d);
 	size_t n_read = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t nl = strlen(de->d_name);
-		if (nl < 6 || strcmp(de->d_name + nl - 5, ".json") != 0)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		size_t len;
-		char *text = testlib_read_file(path, &len);
-		ck_assert_ptr_nonnull(text);
+	const char *name;
+	size_t len;
+	char *text;
+	while ((text = next_json_fixture(d, dir, &name, &len))) {
 		json_error_t je;
 		json_t *doc = json_loadb(text, len, 0, &je);
 		struct err e;
@@ -470,7 +474,7 @@ START_TEST(release_scan_analyses_every_fixture_alike)
 			struct event_log *l1, *l2;
 			struct analysis *a1, *a2;
 			const char *what = scan_both(big, strlen(big), &l1, &l2, &a1, &a2);
-			ck_assert_msg(what == NULL, "%s repeated: the two scans differ in %s", de->d_name, what);
+			ck_assert_msg(what == NULL, "%s repeated: the two scans differ in %s", name, what);
 			ck_assert_uint_gt(a1->n_events, RELEASE_SPAN);
 			n_read++;
 			analysis_free(a1);

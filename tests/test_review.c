@@ -34,9 +34,9 @@ struct mark {
 	bool seen;
 };
 
-/* The "HIT kind" markers of every file under dir: the hazards the fixture
- * author expects, with "(helper)" when the line is in a helper. */
-static void read_marks(const char *dir, struct mark *m, size_t *n)
+/* Calls fn with every file under dir (its path and text), folders
+ * followed, names starting with '.' left out. */
+static void each_file(const char *dir, void (*fn)(const char *path, char *text, void *arg), void *arg)
 {
 	DIR *d = opendir(dir);
 	ck_assert_ptr_nonnull(d);
@@ -47,35 +47,54 @@ static void read_marks(const char *dir, struct mark *m, size_t *n)
 		char path[512];
 		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		if (de->d_type == DT_DIR) {
-			read_marks(path, m, n);
+			each_file(path, fn, arg);
 			continue;
 		}
 		size_t len;
 		char *text = testlib_read_file(path, &len);
 		ck_assert_ptr_nonnull(text);
-		unsigned line = 1;
-		for (char *p = text; *p; p++) {
-			if (*p == '\n') {
-				line++;
-				continue;
-			}
-			/* a marker is a comment of its own: "# HIT kind", "// HIT kind" */
-			if (strncmp(p, "HIT ", 4) != 0 || p - text < 2 || p[-1] != ' ' ||
-			    (p[-2] != '#' && p[-2] != '/'))
-				continue;
-			ck_assert_uint_lt(*n, MAX_MARKS);
-			struct mark *k = &m[(*n)++];
-			snprintf(k->file, sizeof k->file, "%s", path);
-			k->line = line;
-			sscanf(p + 4, "%47[a-z-]", k->kind);
-			char *eol = strchr(p, '\n');
-			size_t rest = eol ? (size_t)(eol - p) : strlen(p);
-			k->helper = memmem(p, rest, "(helper)", 8) != NULL;
-			k->seen = false;
-		}
+		fn(path, text, arg);
 		free(text);
 	}
 	closedir(d);
+}
+
+/* The "HIT kind" markers of a file: the hazards the fixture
+ * author expects, with "(helper)" when the line is in a helper. */
+struct marks {
+	struct mark *m;
+	size_t *n;
+};
+
+static void file_marks(const char *path, char *text, void *arg)
+{
+	struct mark *m = ((struct marks *)arg)->m;
+	size_t *n = ((struct marks *)arg)->n;
+	unsigned line = 1;
+	for (char *p = text; *p; p++) {
+		if (*p == '\n') {
+			line++;
+			continue;
+		}
+		/* a marker is a comment of its own: "# HIT kind", "// HIT kind" */
+		if (strncmp(p, "HIT ", 4) != 0 || p - text < 2 || p[-1] != ' ' || (p[-2] != '#' && p[-2] != '/'))
+			continue;
+		ck_assert_uint_lt(*n, MAX_MARKS);
+		struct mark *k = &m[(*n)++];
+		snprintf(k->file, sizeof k->file, "%s", path);
+		k->line = line;
+		sscanf(p + 4, "%47[a-z-]", k->kind);
+		char *eol = strchr(p, '\n');
+		size_t rest = eol ? (size_t)(eol - p) : strlen(p);
+		k->helper = memmem(p, rest, "(helper)", 8) != NULL;
+		k->seen = false;
+	}
+}
+
+static void read_marks(const char *dir, struct mark *m, size_t *n)
+{
+	struct marks arg = {m, n};
+	each_file(dir, file_marks, &arg);
 }
 
 static const char *kind_id(enum review_hazard_kind k)
@@ -158,70 +177,64 @@ static int kind_of_id(const char *id, size_t len)
 /* A marker "MUST-NOT a b: ..." names its rows before the colon; a
  * "MUST-NOT: ..." names none, and prose ("MUST-NOT lines are") is no
  * marker. A name no row has fails: a typo would hide a gap. */
+struct nears {
+	struct near *nm;
+	size_t *n;
+};
+
+static void file_near(const char *path, char *text, void *arg)
+{
+	struct near *nm = ((struct nears *)arg)->nm;
+	size_t *n = ((struct nears *)arg)->n;
+	unsigned line = 1;
+	struct near *open = NULL;
+	for (char *p = text; *p; p++) {
+		if (*p != '\n') {
+			if (strncmp(p, "MUST-NOT ", 9) != 0 || p - text < 2 || p[-1] != ' ' ||
+			    (p[-2] != '#' && p[-2] != '/'))
+				continue;
+			char *colon = strchr(p, ':'), *eol = strchr(p, '\n');
+			if (!colon || (eol && colon > eol))
+				continue;
+			struct near m = {.from = line + 1};
+			snprintf(m.file, sizeof m.file, "%s", path);
+			bool any = false, prose = false;
+			for (char *t = p + 9; t < colon;) {
+				size_t w = strcspn(t, " ,:");
+				if (w) {
+					int k = kind_of_id(t, w);
+					if (k < 0)
+						prose = true;
+					else
+						m.kinds[k] = any = true;
+				}
+				t += w ? w : 1;
+			}
+			ck_assert_msg(!(prose && any), "%s:%u: a MUST-NOT names a row no table has", path, line);
+			if (!any)
+				continue;
+			ck_assert_uint_lt(*n, MAX_NEAR);
+			if (open) /* the next marker ends one too */
+				open->to = line - 1;
+			open = &nm[(*n)++];
+			*open = m;
+			continue;
+		}
+		line++;
+		/* a blank line ends the near miss */
+		if (open && (p[1] == '\n' || p[1] == '\0')) {
+			open->to = line - 1;
+			open = NULL;
+		}
+	}
+	if (open)
+		open->to = line;
+}
+
 static void read_near(const char *dir, struct near *nm, size_t *n)
 {
-	DIR *d = opendir(dir);
-	ck_assert_ptr_nonnull(d);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char path[512];
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (de->d_type == DT_DIR) {
-			read_near(path, nm, n);
-			continue;
-		}
-		size_t len;
-		char *text = testlib_read_file(path, &len);
-		ck_assert_ptr_nonnull(text);
-		unsigned line = 1;
-		struct near *open = NULL;
-		for (char *p = text; *p; p++) {
-			if (*p != '\n') {
-				if (strncmp(p, "MUST-NOT ", 9) != 0 || p - text < 2 || p[-1] != ' ' ||
-				    (p[-2] != '#' && p[-2] != '/'))
-					continue;
-				char *colon = strchr(p, ':'), *eol = strchr(p, '\n');
-				if (!colon || (eol && colon > eol))
-					continue;
-				struct near m = {.from = line + 1};
-				snprintf(m.file, sizeof m.file, "%s", path);
-				bool any = false, prose = false;
-				for (char *t = p + 9; t < colon;) {
-					size_t w = strcspn(t, " ,:");
-					if (w) {
-						int k = kind_of_id(t, w);
-						if (k < 0)
-							prose = true;
-						else
-							m.kinds[k] = any = true;
-					}
-					t += w ? w : 1;
-				}
-				ck_assert_msg(!(prose && any), "%s:%u: a MUST-NOT names a row no table has", path,
-					      line);
-				if (!any)
-					continue;
-				ck_assert_uint_lt(*n, MAX_NEAR);
-				if (open) /* the next marker ends one too */
-					open->to = line - 1;
-				open = &nm[(*n)++];
-				*open = m;
-				continue;
-			}
-			line++;
-			/* a blank line ends the near miss */
-			if (open && (p[1] == '\n' || p[1] == '\0')) {
-				open->to = line - 1;
-				open = NULL;
-			}
-		}
-		if (open)
-			open->to = line;
-		free(text);
-	}
-	closedir(d);
+	struct nears arg = {nm, n};
+	each_file(dir, file_near, &arg);
 }
 
 /* issue 33's matrix: for every row of the table (review_hazard_rows, so a
