@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "table_alloc.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -59,7 +60,7 @@ static size_t imap_start(uint32_t tag, int64_t key, size_t cap)
 /* To ncap slots, a power of two over twice the count. */
 static int imap_grow(struct imap *m, size_t ncap)
 {
-	struct imap_slot *n = calloc(ncap, sizeof *n);
+	struct imap_slot *n = table_alloc(ncap, sizeof *n);
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++) {
@@ -129,7 +130,7 @@ void smap_free(struct smap *m)
 
 static int smap_grow(struct smap *m, size_t ncap)
 {
-	struct smap_slot *n = calloc(ncap, sizeof *n);
+	struct smap_slot *n = table_alloc(ncap, sizeof *n);
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++) {

@@ -16,6 +16,7 @@
 #include "catalyst.h"
 #include "data_sharing.h"
 #include "monotime.h"
+#include "table_alloc.h"
 
 struct catalyst {
 	struct mcp_session *s;
@@ -639,7 +640,7 @@ bool catalyst_run_set_has(const struct catalyst_run_set *s, const char *app_id, 
 static int run_set_grow(struct catalyst_run_set *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 64;
-	struct run_set_slot *slots = calloc(cap, sizeof *slots);
+	struct run_set_slot *slots = table_alloc(cap, sizeof *slots);
 	if (!slots)
 		return -1;
 	for (size_t i = 0; i < s->cap; i++)

@@ -4,6 +4,7 @@
  * 300,000-event array) and nothing already stored moves. */
 #include "event.h"
 #include "event_internal.h"
+#include "table_alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -141,7 +142,7 @@ static char *pool_bytes(struct event_pool *p, size_t n)
 static int pool_grow(struct event_pool *p)
 {
 	size_t ncap = p->cap ? p->cap * 2 : 1024;
-	struct pool_slot *t = calloc(ncap, sizeof *t);
+	struct pool_slot *t = table_alloc(ncap, sizeof *t);
 	if (!t)
 		return -1;
 	for (size_t i = 0; i < p->cap; i++) {
@@ -877,7 +878,7 @@ static int texts_grow(struct payload_texts *t)
 {
 	size_t ncap = t->cap ? t->cap * 2 : 64;
 	struct payload_texts n = {
-		.slots = calloc(ncap, sizeof *n.slots), .cap = ncap, .count = t->count, .on = t->on};
+		.slots = table_alloc(ncap, sizeof *n.slots), .cap = ncap, .count = t->count, .on = t->on};
 	if (!n.slots)
 		return -1;
 	for (size_t i = 0; i < t->cap; i++)
