@@ -1,0 +1,141 @@
+/* The streaming writer against jansson: the report promises jansson's
+ * bytes (json_writer.h), and the writer's shortcuts (integers two digits
+ * a step, indentation in whole stores) must not change one of them. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_writer.h"
+#include "testlib.h"
+
+/* What jw writes for v (objects, arrays, integers, strings only). */
+static void write_value(struct jw *w, const char *key, const json_t *v)
+{
+	if (json_is_object(v)) {
+		jw_open(w, key, '{');
+		const char *k;
+		json_t *m;
+		json_object_foreach((json_t *)v, k, m)
+			write_value(w, k, m);
+		jw_close(w, '}');
+	} else if (json_is_array(v)) {
+		jw_open(w, key, '[');
+		size_t i;
+		json_t *m;
+		json_array_foreach(v, i, m)
+			write_value(w, NULL, m);
+		jw_close(w, ']');
+	} else {
+		if (key)
+			jw_key(w, key);
+		else
+			jw_next(w);
+		if (json_is_integer(v))
+			jw_int(w, json_integer_value(v));
+		else
+			jw_str(w, json_string_value(v));
+	}
+}
+
+static char *jw_text(const json_t *v)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	struct jw w;
+	ck_assert_int_eq(jw_init(&w, f), 0);
+	write_value(&w, NULL, v);
+	jw_flush(&w);
+	ck_assert(!w.failed);
+	jw_finish(&w);
+	fclose(f);
+	return text;
+}
+
+static void same_as_jansson(const json_t *v)
+{
+	char *want = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	char *got = jw_text(v);
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(got);
+}
+
+START_TEST(integers_as_jansson_prints_them)
+{
+	static const int64_t edges[] = {0,
+					1,
+					9,
+					10,
+					11,
+					99,
+					100,
+					101,
+					999,
+					1000,
+					12345,
+					99999,
+					100000,
+					1234567890,
+					INT64_C(999999999999999999),
+					INT64_C(1000000000000000000),
+					INT64_MAX,
+					INT64_MIN,
+					INT64_MIN + 1,
+					-1,
+					-9,
+					-10,
+					-99,
+					-100,
+					-101,
+					-1000000};
+	json_t *a = json_array();
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+		json_array_append_new(a, json_integer(edges[i]));
+	/* Every power of ten and its neighbours, both signs. */
+	for (int64_t p = 1; p <= INT64_MAX / 10; p *= 10) {
+		for (int64_t d = -1; d <= 1; d++) {
+			json_array_append_new(a, json_integer(p + d));
+			json_array_append_new(a, json_integer(-(p + d)));
+		}
+	}
+	same_as_jansson(a);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(indentation_at_every_depth)
+{
+	/* Nested to the writer's deepest level, a member, an item and an
+	 * empty container at each: the indentation is 2 to 30 spaces, one
+	 * and two whole stores. */
+	json_t *root = json_object(), *at = root;
+	for (int d = 1; d < JW_MAX_DEPTH - 1; d++) {
+		json_object_set_new(at, "id", json_integer(d));
+		json_object_set_new(at, "name", json_string("x\"y"));
+		json_object_set_new(at, "empty", json_array());
+		json_t *items = json_array();
+		json_array_append_new(items, json_integer(-d));
+		json_array_append_new(items, json_string("z"));
+		json_object_set_new(at, "items", items);
+		json_t *next = json_object();
+		json_object_set_new(at, "next", next);
+		at = next;
+	}
+	same_as_jansson(root);
+	json_decref(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("json_writer");
+	struct testlib_group *tc = testlib_group("json_writer");
+	add_test(tc, integers_as_jansson_prints_them);
+	add_test(tc, indentation_at_every_depth);
+	testlib_suite_add(s, tc);
+	return testlib_main(s);
+}
