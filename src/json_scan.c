@@ -166,6 +166,22 @@ static int scan_number(struct jscan *s, bool *is_int, int64_t *iv, struct err *e
 	size_t n = s->len, p = s->pos;
 	bool neg = false, integral = true, overflow = false;
 	uint64_t acc = 0;
+	/* An integer of up to 18 digits, not led by a zero (ids, counts):
+	 * it cannot overflow, so no check a digit. Anything else (a zero, a
+	 * fraction, an exponent, more digits) takes the full grammar below. */
+	size_t q = p + (p < n && b[p] == '-');
+	if (q < n && b[q] >= '1' && b[q] <= '9') {
+		size_t d0 = q;
+		while (q < n && q - d0 < 18 && (unsigned)(b[q] - '0') < 10)
+			acc = acc * 10 + (unsigned)(b[q++] - '0');
+		if (q >= n || (b[q] != '.' && b[q] != 'e' && b[q] != 'E' && (unsigned)(b[q] - '0') >= 10)) {
+			*is_int = true;
+			*iv = b[p] == '-' ? -(int64_t)acc : (int64_t)acc;
+			s->pos = q;
+			return 0;
+		}
+		acc = 0;
+	}
 	if (p < n && b[p] == '-') {
 		neg = true;
 		p++;
@@ -461,12 +477,55 @@ static inline bool opaque_object(const struct jscan_toks *t, int depth, const ch
 	return depth >= TOK_OBJECT_DEPTH || (key && t->opaque_key && t->opaque_key(key, len));
 }
 
+/* A string value at s->pos, as a new token. Strings and numbers are nearly
+ * every member's value: the member loop of tok_value takes them without a
+ * call of tok_value each. */
+__attribute__((always_inline)) static inline int tok_string(struct jscan *s, struct jscan_toks *t, struct err *e)
+{
+	long r = push(t, e);
+	if (r < 0)
+		return (int)r;
+	struct jscan_tok *k = &t->v[r];
+	k->type = JSCAN_STRING;
+	k->off = s->pos;
+	return jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0 ? -1 : 0;
+}
+
+/* A number at s->pos, as a new token. */
+__attribute__((always_inline)) static inline int tok_number(struct jscan *s, struct jscan_toks *t, struct err *e)
+{
+	long r = push(t, e);
+	if (r < 0)
+		return (int)r;
+	size_t start = s->pos;
+	bool is_int = false;
+	int64_t iv = 0;
+	if (scan_number(s, &is_int, &iv, e) < 0)
+		return -1;
+	struct jscan_tok *k = &t->v[r];
+	k->off = start;
+	k->type = is_int ? JSCAN_INT : JSCAN_REAL;
+	k->i = iv;
+	k->p = s->buf + start;
+	k->len = s->pos - start;
+	return 0;
+}
+
+static inline bool starts_number(char c)
+{
+	return c == '-' || (c >= '0' && c <= '9');
+}
+
 static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const char *key, size_t key_len,
 		     struct err *e)
 {
 	jscan_skip_ws(s);
 	if (s->pos >= s->len)
 		return bad(s, e, "");
+	if (s->buf[s->pos] == '"')
+		return tok_string(s, t, e);
+	if (starts_number(s->buf[s->pos]))
+		return tok_number(s, t, e);
 	long r = push(t, e);
 	if (r < 0)
 		return (int)r;
@@ -507,7 +566,16 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 			if (s->pos >= s->len || s->buf[s->pos] != ':')
 				return bad(s, e, "expected ':' after a key");
 			s->pos++;
-			int rc = tok_value(s, t, depth + 1, k->p, k->len, e);
+			/* Pretty-printed, one space: no call for it. */
+			if (s->pos + 1 < s->len && s->buf[s->pos] == ' ' &&
+			    (unsigned char)s->buf[s->pos + 1] > ' ')
+				s->pos++;
+			else
+				jscan_skip_ws(s);
+			char vc = s->pos < s->len ? s->buf[s->pos] : 0;
+			int rc = vc == '"'           ? tok_string(s, t, e)
+				 : starts_number(vc) ? tok_number(s, t, e)
+						     : tok_value(s, t, depth + 1, k->p, k->len, e);
 			if (rc < 0)
 				return rc;
 			jscan_skip_ws(s);
@@ -530,19 +598,6 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 		t->v[idx].opaque = true;
 		if (skip_value(s, &t->keys, e) < 0)
 			return -1;
-	} else if (c == '"') {
-		struct jscan_tok *k = &t->v[idx];
-		k->type = JSCAN_STRING;
-		if (jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
-			return -1;
-		return 0;
-	} else if (c == '-' || (c >= '0' && c <= '9')) {
-		bool is_int = false;
-		int64_t iv = 0;
-		if (scan_number(s, &is_int, &iv, e) < 0)
-			return -1;
-		t->v[idx].type = is_int ? JSCAN_INT : JSCAN_REAL;
-		t->v[idx].i = iv;
 	} else {
 		enum jscan_type ty = JSCAN_NULL;
 		if (scan_literal(s, &ty, e) < 0)

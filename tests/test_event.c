@@ -1,6 +1,7 @@
 /* The history event model and its dialect parsers. */
 #include <ctype.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1506,6 +1507,71 @@ START_TEST(bad_input_rejected)
 }
 END_TEST
 
+/* The scanner's integers against jansson's, both sides of every shortcut
+ * (up to 18 digits without an overflow check, then the full grammar): the
+ * same value where jansson reads an integer, a refusal where it reads a
+ * real or refuses the text. */
+static const char *const number_texts[] = {
+	"0",
+	"-0",
+	"7",
+	"-1",
+	"10",
+	"99999",
+	"123456789012345678",
+	"-123456789012345678",
+	"999999999999999999",
+	"1000000000000000000",
+	"-1000000000000000000",
+	"1234567890123456789",
+	"9223372036854775807",
+	"-9223372036854775808",
+	"9223372036854775808",
+	"-9223372036854775809",
+	"18446744073709551616",
+	"1.5",
+	"1e3",
+	"1E+2",
+	"-2e-1",
+	"12.0",
+	"0.0",
+	"123456789012345678.5",
+	"123456789012345678e1",
+	"01",
+	"-01",
+	"00",
+	"-",
+	"1.",
+	"1e",
+	"--1",
+	"1-",
+	"+1",
+};
+
+START_TEST(numbers_as_jansson_reads_them)
+{
+	const char *n = number_texts[_i];
+	char doc[256];
+	snprintf(doc, sizeof doc, "[{\"event_type\":\"TaskScheduled\",\"event_id\":%s,\"name\":\"A\"}]", n);
+	char arr[64];
+	snprintf(arr, sizeof arr, "[%s]", n);
+	json_error_t je;
+	json_t *j = json_loads(arr, 0, &je);
+	struct err e;
+	struct event_log *log = parse_str(doc, &e);
+	if (j && json_is_integer(json_array_get(j, 0))) {
+		ck_assert_msg(log != NULL, "%s refused: %s", n, e.msg);
+		const struct event *ev = at(log, 0);
+		ck_assert_msg(ev->event_id == (int64_t)json_integer_value(json_array_get(j, 0)), "%s read as %lld",
+			      n, (long long)ev->event_id);
+	} else {
+		ck_assert_msg(log == NULL, "%s accepted as an event id", n);
+	}
+	event_log_free(log);
+	json_decref(j);
+}
+END_TEST
+
 /* A key named twice in one object is refused, naming the byte of the second
  * (and of the first), wherever the object is: the event, an object the
  * decoder flattens, a payload it skips, an array inside an event, the
@@ -2330,6 +2396,7 @@ int main(void)
 
 	tc = testlib_group("bad_input");
 	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
+	add_loop_test(tc, numbers_as_jansson_reads_them, 0, sizeof number_texts / sizeof number_texts[0]);
 	add_test(tc, wrong_type_names_event_and_byte);
 	add_test(tc, deep_nesting_is_refused);
 	add_test(tc, big_line_works);
