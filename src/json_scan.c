@@ -477,6 +477,26 @@ static inline bool opaque_object(const struct jscan_toks *t, int depth, const ch
 	return depth >= TOK_OBJECT_DEPTH || (key && t->opaque_key && t->opaque_key(key, len));
 }
 
+/* jscan_string for the usual string, all plain bytes up to its closing
+ * quote: inline, without the full scanner's frame (a call for each of the
+ * million keys and values of a large history). Anything else in it (an
+ * escape, a control character, a byte above 0x7F) and the full scanner
+ * reads it again. */
+__attribute__((always_inline)) static inline int tok_str(struct jscan *s, const char **out, size_t *len,
+							 bool *escaped, struct err *e)
+{
+	const unsigned char *b = (const unsigned char *)s->buf;
+	size_t q = json_bytes_plain(b, s->len, s->pos + 1);
+	if (q < s->len && b[q] == '"') {
+		*out = s->buf + s->pos + 1;
+		*len = q - s->pos - 1;
+		*escaped = false;
+		s->pos = q + 1;
+		return 0;
+	}
+	return jscan_string(s, out, len, escaped, e);
+}
+
 /* A string value at s->pos, as a new token. Strings and numbers are nearly
  * every member's value: the member loop of tok_value takes them without a
  * call of tok_value each. */
@@ -488,7 +508,7 @@ __attribute__((always_inline)) static inline int tok_string(struct jscan *s, str
 	struct jscan_tok *k = &t->v[r];
 	k->type = JSCAN_STRING;
 	k->off = s->pos;
-	return jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0 ? -1 : 0;
+	return tok_str(s, &k->p, &k->len, &k->escaped, e) < 0 ? -1 : 0;
 }
 
 /* A number at s->pos, as a new token. */
@@ -557,7 +577,7 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 			struct jscan_tok *k = &t->v[r];
 			k->type = JSCAN_STRING;
 			k->off = s->pos;
-			if (jscan_string(s, &k->p, &k->len, &k->escaped, e) < 0)
+			if (tok_str(s, &k->p, &k->len, &k->escaped, e) < 0)
 				return -1;
 			uint64_t bits = key_bits(k->p, k->len);
 			compare |= (seen & bits) == bits || k->escaped;

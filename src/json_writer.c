@@ -107,8 +107,10 @@ void jw_int(struct jw *w, int64_t v)
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				    "8081828384858687888990919293949596979899";
-	char tmp[24];
-	char *p = tmp + sizeof tmp;
+	/* The digits end at tmp + 24 and are copied as a constant 20 bytes
+	 * (no memcpy call): what is read past them is still tmp. */
+	char tmp[48];
+	char *p = tmp + 24;
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	while (u >= 100) {
 		p -= 2;
@@ -123,7 +125,9 @@ void jw_int(struct jw *w, int64_t v)
 	}
 	if (v < 0)
 		*--p = '-';
-	jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
+	size_t n = (size_t)(tmp + 24 - p);
+	memcpy(jw_reserve(w, 20), p, 20);
+	w->len += n;
 }
 
 /* Loads s into the reused jansson string. Text that is not valid UTF-8
