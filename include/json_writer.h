@@ -43,6 +43,7 @@ struct jw_cached {
 	const char *key; /* the string's address */
 	char *text;      /* its jansson encoding, quotes included */
 	size_t len;
+	size_t room; /* bytes allocated at text */
 };
 
 struct jw_pipe;

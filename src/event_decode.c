@@ -268,15 +268,28 @@ static int count_unknown_key(struct dec *d, const char *key, size_t key_len)
  * half-million keys of a large history cost more than the compare. */
 static inline bool key_eq(const char *a, const unsigned char *b, size_t l)
 {
-	size_t i = 0;
-	for (; i + 8 <= l; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
+	uint64_t x, y;
+	if (l >= 8) {
+		/* Whole words, the last one overlapping: no byte loop. */
+		for (size_t i = 0; i + 8 < l; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + l - 8, 8);
+		memcpy(&y, b + l - 8, 8);
+		return x == y;
 	}
-	for (; i < l; i++)
+	if (l >= 4) {
+		uint32_t p, q, r, t;
+		memcpy(&p, a, 4);
+		memcpy(&q, b, 4);
+		memcpy(&r, a + l - 4, 4);
+		memcpy(&t, b + l - 4, 4);
+		return p == q && r == t;
+	}
+	for (size_t i = 0; i < l; i++)
 		if ((unsigned char)a[i] != b[i])
 			return false;
 	return true;

@@ -19,7 +19,8 @@
 #include "json_bytes.h"
 #include "parallel.h"
 
-#define JW_CACHE_MAX 512 /* longest encoding kept in the cache */
+#define JW_CACHE_MAX 512  /* longest encoding kept in the cache */
+#define JW_CACHE_SHORT 32 /* copied as a constant size (names, vocabulary) */
 #define JW_STRING_FLAGS (JSON_ENSURE_ASCII | JSON_ENCODE_ANY)
 #define JW_PIPE_BUFS 2
 #define JW_PIPE_ENDS 64
@@ -104,9 +105,10 @@ int jw_raw_fd(struct jw *w, int fd, off_t off, size_t len)
  * straight into the buffer (a report has a number for every id). */
 void jw_int(struct jw *w, int64_t v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	/* The digits end at tmp + 24 and are copied as a constant 20 bytes
 	 * (no memcpy call): what is read past them is still tmp. */
 	char tmp[48];
@@ -283,18 +285,29 @@ void jw_str_cached(struct jw *w, const char *s)
 	h *= UINT64_C(0x9E3779B97F4A7C15) & UINTPTR_MAX;
 	struct jw_cached *c = &w->cache[(h >> 24) & (JW_CACHE_SIZE - 1)];
 	if (c->key == s) {
-		jw_raw(w, c->text, c->len);
+		if (c->len <= JW_CACHE_SHORT) { /* a constant size: no memcpy call */
+			memcpy(jw_reserve(w, JW_CACHE_SHORT), c->text, JW_CACHE_SHORT);
+			w->len += c->len;
+		} else {
+			jw_raw(w, c->text, c->len);
+		}
 		return;
 	}
 	size_t n;
 	const char *at = jw_encode(w, s, &n);
 	if (!at || n > JW_CACHE_MAX)
 		return;
-	char *text = c->len >= n ? c->text : realloc(c->text, n);
-	if (!text)
-		return; /* the cache is only a shortcut */
-	memcpy(text, at, n);
-	c->text = text;
+	/* At least JW_CACHE_SHORT bytes, all of them copied for a short one. */
+	size_t room = n > JW_CACHE_SHORT ? n : JW_CACHE_SHORT;
+	if (!c->text || c->room < room) {
+		char *text = realloc(c->text, room);
+		if (!text)
+			return; /* the cache is only a shortcut */
+		c->text = text;
+		c->room = room;
+	}
+	memcpy(c->text, at, n);
+	memset(c->text + n, 0, c->room - n);
 	c->len = n;
 	c->key = s;
 }

@@ -130,12 +130,60 @@ START_TEST(indentation_at_every_depth)
 }
 END_TEST
 
+/* Cached strings (jw_str_cached) of every length around the constant-size
+ * copy, each written twice (the miss, then the hit), and enough of them
+ * that cache entries are taken over by longer ones: the same bytes as
+ * jansson's. */
+START_TEST(cached_strings_as_jansson_writes_them)
+{
+	enum {
+		N = 4 * JW_CACHE_SIZE
+	};
+	static char texts[N][80];
+	json_t *a = json_array();
+	for (size_t i = 0; i < N; i++) {
+		size_t len = i % 72;
+		for (size_t k = 0; k < len; k++)
+			texts[i][k] = (char)('a' + (i + k) % 26);
+		texts[i][len] = '\0';
+		if (i % 7 == 3 && len)
+			texts[i][0] = '"'; /* escaped: a longer encoding */
+		json_array_append_new(a, json_string(texts[i]));
+		json_array_append_new(a, json_string(texts[i]));
+	}
+	char *want = json_dumps(a, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+	ck_assert_ptr_nonnull(f);
+	struct jw w;
+	ck_assert_int_eq(jw_init(&w, f), 0);
+	jw_open(&w, NULL, '[');
+	for (size_t i = 0; i < N; i++) {
+		for (int twice = 0; twice < 2; twice++) {
+			jw_next(&w);
+			jw_str_cached(&w, texts[i]);
+		}
+	}
+	jw_close(&w, ']');
+	jw_flush(&w);
+	ck_assert(!w.failed);
+	jw_finish(&w);
+	fclose(f);
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	json_decref(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json_writer");
 	struct testlib_group *tc = testlib_group("json_writer");
 	add_test(tc, integers_as_jansson_prints_them);
 	add_test(tc, indentation_at_every_depth);
+	add_test(tc, cached_strings_as_jansson_writes_them);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
