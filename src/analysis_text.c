@@ -14,9 +14,17 @@ void sb_init(struct sb *s, bool *oom)
 	s->oom = oom;
 }
 
-static void sb_put(struct sb *s, const char *p, size_t n)
+static inline void sb_put(struct sb *s, const char *p, size_t n)
 {
-	if (!*s->oom && buf_append(&s->b, p, n, NULL) < 0)
+	struct buf *b = &s->b;
+	/* Room already (nearly always: the buffer is reused): no call. */
+	if (!b->limit && b->data && n < b->cap - b->len) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	if (!*s->oom && buf_append(b, p, n, NULL) < 0)
 		*s->oom = true;
 }
 
@@ -209,8 +217,11 @@ void sb_error(struct sb *s, const struct attempt *a)
 
 void sb_id_list(struct sb *s, const struct attempt *at, size_t n)
 {
-	for (size_t i = 0; i < n && i < LIST_MAX; i++)
-		sb_printf(s, "%s%" PRId64, i ? ", " : "", at[i].scheduled_id);
+	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
+		if (i)
+			sb_put(s, ", ", 2);
+		sb_put_i64(s, at[i].scheduled_id);
+	}
 	if (n > LIST_MAX)
 		sb_printf(s, " and %zu more", n - LIST_MAX);
 }
