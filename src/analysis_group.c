@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "table_alloc.h"
 
 static uint32_t queue_new(struct work *w)
 {
@@ -391,7 +392,7 @@ static int build_invocations(struct work *w, struct analysis_owned *ao)
 		w->wa[i].inv = w->wa[root].inv;
 		w->wa[i].is_first = root == i;
 	}
-	an->invocations = calloc(n_inv ? n_inv : 1, sizeof *an->invocations);
+	an->invocations = table_array_alloc(n_inv ? n_inv : 1, sizeof *an->invocations);
 	size_t n_timers = 0;
 	for (size_t k = 0; k < w->n_tim; k++)
 		n_timers += w->tim[k].target != NONE32;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "table_alloc.h"
 #include "classify.h"
 
 /* The re-driven event of a rerun names its source (Dapr 1.17+). */
@@ -512,8 +513,8 @@ static int scan_allocate(struct work *w)
 		return -1;
 	/* Zeroed, though every attempt is written before it is read: the
 	 * static analyzer cannot follow the pending count to that. */
-	w->att = calloc(n_att ? n_att : 1, sizeof *w->att);
-	w->wa = calloc(n_att ? n_att : 1, sizeof *w->wa);
+	w->att = table_array_alloc(n_att ? n_att : 1, sizeof *w->att);
+	w->wa = table_array_alloc(n_att ? n_att : 1, sizeof *w->wa);
 	w->tim = malloc((n_tim ? n_tim : 1) * sizeof *w->tim);
 	if (!w->att || !w->wa || !w->tim)
 		return -1;
