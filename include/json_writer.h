@@ -46,6 +46,17 @@ struct jw_cached {
 	size_t room; /* bytes allocated at text */
 };
 
+/* A value written the same way every time at one depth (jw_memo_begin). */
+#define JW_MEMO_LEN 96
+struct jw_memo {
+	int depth;
+	bool compact;
+	uint8_t len;            /* 0: nothing kept */
+	unsigned long at_flush; /* w->flushes when the value began */
+	char text[JW_MEMO_LEN];
+};
+#define JW_MEMOS 8
+
 struct jw_pipe;
 struct jw_worker;
 
@@ -61,6 +72,8 @@ struct jw {
 	bool compact; /* JSON Lines: no newline, no indentation, no space after ':' */
 	json_t *str;  /* reused for every string scalar */
 	struct jw_cached cache[JW_CACHE_SIZE];
+	unsigned long flushes;         /* buffers emptied so far (jw_memo_end) */
+	struct jw_memo memo[JW_MEMOS]; /* each writer's own: writers run on two threads */
 };
 
 /* Ready to write to f at depth 0 (or set depth and has_items to continue a
@@ -142,12 +155,9 @@ JW_INLINE void jw_key(struct jw *w, const char *key)
 
 /* Opens an object ('{') or array ('['): a member when key is not NULL,
  * else an item (or the document). */
-JW_INLINE void jw_open(struct jw *w, const char *key, char bracket)
+/* Opens an object or array as the value of the key just written. */
+JW_INLINE void jw_open_value(struct jw *w, char bracket)
 {
-	if (key)
-		jw_key(w, key);
-	else if (w->depth > 0)
-		jw_next(w);
 	jw_raw(w, &bracket, 1);
 	if (w->depth + 1 >= JW_MAX_DEPTH) {
 		w->failed = true;
@@ -155,6 +165,15 @@ JW_INLINE void jw_open(struct jw *w, const char *key, char bracket)
 	}
 	w->depth++;
 	w->has_items[w->depth] = false;
+}
+
+JW_INLINE void jw_open(struct jw *w, const char *key, char bracket)
+{
+	if (key)
+		jw_key(w, key);
+	else if (w->depth > 0)
+		jw_next(w);
+	jw_open_value(w, bracket);
 }
 
 JW_INLINE void jw_close(struct jw *w, char bracket)
@@ -170,6 +189,26 @@ JW_INLINE void jw_close(struct jw *w, char bracket)
 	}
 	jw_raw(w, &bracket, 1);
 }
+
+/* Values that are the same bytes each time at the same depth (a payload
+ * with nothing to show is {"state": "absent"} in every attempt). Memo k
+ * (below JW_MEMOS, the caller's numbering, one value each) either writes
+ * the value as it was kept, returning true, or returns false: the caller
+ * writes it and calls jw_memo_end(w, k, mark) to keep it. Only a value
+ * after its key (jw_key), whose bytes depend on nothing but the depth and
+ * the mode. */
+static inline bool jw_memo_begin(struct jw *w, unsigned k, size_t *mark)
+{
+	struct jw_memo *m = &w->memo[k];
+	if (m->len && m->depth == w->depth && m->compact == w->compact) {
+		jw_raw(w, m->text, m->len);
+		return true;
+	}
+	m->at_flush = w->flushes;
+	*mark = w->len;
+	return false;
+}
+void jw_memo_end(struct jw *w, unsigned k, size_t mark);
 
 /* Values. A string may be NULL (written as null). */
 void jw_int(struct jw *w, int64_t v);

@@ -55,6 +55,7 @@ void jw_finish(struct jw *w)
  * the FILE (w->out is then another buffer). */
 void jw_flush(struct jw *w)
 {
+	w->flushes++;
 	if (w->pipe) {
 		pipe_seal(w);
 		return;
@@ -310,6 +311,18 @@ void jw_str_cached(struct jw *w, const char *s)
 	memset(c->text + n, 0, c->room - n);
 	c->len = n;
 	c->key = s;
+}
+
+void jw_memo_end(struct jw *w, unsigned k, size_t mark)
+{
+	struct jw_memo *m = &w->memo[k];
+	/* Kept only when its bytes are all still in the buffer, in one piece. */
+	if (w->failed || w->flushes != m->at_flush || w->len < mark || w->len - mark > JW_MEMO_LEN)
+		return;
+	m->len = (uint8_t)(w->len - mark);
+	memcpy(m->text, w->out + mark, m->len);
+	m->depth = w->depth;
+	m->compact = w->compact;
 }
 
 void jw_k_ints(struct jw *w, const char *key, const int64_t *v, size_t n)

@@ -35,7 +35,14 @@ static inline void write_k_id(struct jw *w, const char *key, const char *s)
 
 static void write_payload(struct jw *w, const char *key, const struct payload *p)
 {
-	jw_open(w, key, '{');
+	/* Two for every attempt, nearly all with nothing but their state:
+	 * those are the same bytes each time (a memo per state). */
+	size_t mark = 0;
+	bool same = p->state != PAYLOAD_PRESENT && (unsigned)p->state < JW_MEMOS;
+	jw_key(w, key);
+	if (same && jw_memo_begin(w, (unsigned)p->state, &mark))
+		return;
+	jw_open_value(w, '{');
 	jw_k_cstr(w, "state", payload_state_name(p->state));
 	if (p->state == PAYLOAD_PRESENT)
 		jw_k_int(w, "bytes", (int64_t)p->size);
@@ -43,6 +50,8 @@ static void write_payload(struct jw *w, const char *key, const struct payload *p
 	if (p->state == PAYLOAD_PRESENT && p->truncated)
 		jw_k_bool(w, "truncated", true);
 	jw_close(w, '}');
+	if (same)
+		jw_memo_end(w, (unsigned)p->state, mark);
 }
 
 static void write_attempt(struct jw *w, const struct invocation *inv, const struct attempt *at)

@@ -177,6 +177,60 @@ START_TEST(cached_strings_as_jansson_writes_them)
 }
 END_TEST
 
+/* A value kept by memo (jw_memo_begin/end) is written as the writer
+ * would write it, at each depth it comes at and after buffer flushes: the
+ * same document as jansson's. */
+START_TEST(memo_values_as_jansson_writes_them)
+{
+	json_t *root = json_array();
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+	ck_assert_ptr_nonnull(f);
+	struct jw w;
+	ck_assert_int_eq(jw_init(&w, f), 0);
+	jw_open(&w, NULL, '[');
+	for (int i = 0; i < 3000; i++) {
+		int depth = i % 5; /* nested 0..4 objects deeper each time */
+		json_t *at = json_object();
+		json_array_append_new(root, at);
+		jw_open(&w, NULL, '{');
+		for (int d = 0; d < depth; d++) {
+			json_t *in = json_object();
+			json_object_set_new(at, "in", in);
+			at = in;
+			jw_open(&w, "in", '{');
+		}
+		json_t *v = json_object();
+		json_object_set_new(v, "state", json_string(i % 2 ? "absent" : "null"));
+		json_object_set_new(at, "payload", v);
+		size_t mark = 0;
+		jw_key(&w, "payload");
+		if (!jw_memo_begin(&w, (unsigned)(i % 2), &mark)) {
+			jw_open_value(&w, '{');
+			jw_k_cstr(&w, "state", i % 2 ? "absent" : "null");
+			jw_close(&w, '}');
+			jw_memo_end(&w, (unsigned)(i % 2), mark);
+		}
+		if (i % 97 == 0)
+			jw_flush(&w);
+		for (int d = 0; d < depth; d++)
+			jw_close(&w, '}');
+		jw_close(&w, '}');
+	}
+	jw_close(&w, ']');
+	jw_flush(&w);
+	ck_assert(!w.failed);
+	jw_finish(&w);
+	fclose(f);
+	char *want = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	json_decref(root);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json_writer");
@@ -184,6 +238,7 @@ int main(void)
 	add_test(tc, integers_as_jansson_prints_them);
 	add_test(tc, indentation_at_every_depth);
 	add_test(tc, cached_strings_as_jansson_writes_them);
+	add_test(tc, memo_values_as_jansson_writes_them);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
