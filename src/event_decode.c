@@ -661,6 +661,42 @@ static enum event_kind kind_of_type(struct dec *d, const char *name)
 	return d->kinds[h].kind;
 }
 
+/* The slot of an event type's raw text in d->types, or -1 when it is not
+ * kept (escaped, empty, long, not a string). The middle and next-to-last
+ * bytes tell TaskScheduled from TaskCompleted, which length, first and
+ * last byte do not. */
+static int type_slot(const struct jscan_tok *v)
+{
+	if (v->type != JSCAN_STRING || v->escaped || !v->len || v->len >= TYPE_CACHE_LEN)
+		return -1;
+	const unsigned char *p = (const unsigned char *)v->p;
+	size_t l = v->len;
+	uint32_t x = (uint32_t)l | (uint32_t)p[0] << 8 | (uint32_t)p[l / 2] << 16 |
+		     (uint32_t)p[l - 1 - (l > 1)] << 24;
+	return (int)((x * 0x9e3779b1u) >> 27) & (TYPE_CACHE_SIZE - 1);
+}
+
+static bool type_cached(struct dec *d, const struct jscan_tok *v, const char **name, enum event_kind *kind)
+{
+	int h = type_slot(v);
+	if (h < 0 || d->types[h].len != v->len || !key_eq(d->types[h].text, (const unsigned char *)v->p, v->len))
+		return false;
+	*name = d->types[h].name;
+	*kind = d->types[h].kind;
+	return true;
+}
+
+static void type_remember(struct dec *d, const struct jscan_tok *v, const char *name, enum event_kind kind)
+{
+	int h = type_slot(v);
+	if (h < 0 || !name)
+		return;
+	d->types[h].len = (uint8_t)v->len;
+	memcpy(d->types[h].text, v->p, v->len);
+	d->types[h].name = name;
+	d->types[h].kind = kind;
+}
+
 /* Decodes the event whose tokens are in d->toks and appends it. */
 /* Pass 1: the kind, from an event-type key or the protojson oneof, and
  * with it the dialect. Sets *type_ki / *oneof_ki to the member that named
@@ -717,9 +753,12 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 		/* The key only names the field in an error message. */
 		const char *key = t[*type_ki].escaped ? "event_type" : t[*type_ki].p;
 		size_t kl = t[*type_ki].escaped ? 10 : t[*type_ki].len;
-		if (dec_get_str(d, key, kl, v, &ev->kind_name) < 0)
-			return -1;
-		ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
+		if (!type_cached(d, v, &ev->kind_name, &ev->kind)) {
+			if (dec_get_str(d, key, kl, v, &ev->kind_name) < 0)
+				return -1;
+			ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
+			type_remember(d, v, ev->kind_name, ev->kind);
+		}
 	} else if (*oneof_ki || unknown_objs == 1) {
 		size_t ki = *oneof_ki ? *oneof_ki : unknown_obj_ki;
 		size_t kl;

@@ -126,6 +126,8 @@ struct key_cache_ent {
 };
 
 #define KIND_CACHE_SIZE 32
+#define TYPE_CACHE_SIZE 32
+#define TYPE_CACHE_LEN 40
 #define DEC_TOP_KEYS 16
 
 struct dec {
@@ -141,6 +143,14 @@ struct dec {
 		const char *name;
 		enum event_kind kind;
 	} kinds[KIND_CACHE_SIZE];
+	/* Event type values by their raw text: the interned name and its
+	 * kind, without hashing the text into the pool for every event. */
+	struct {
+		uint8_t len; /* 0: empty */
+		char text[TYPE_CACHE_LEN];
+		const char *name;
+		enum event_kind kind;
+	} types[TYPE_CACHE_SIZE];
 	struct event_log *log;
 	struct event_pool *pool;
 	struct jscan_toks toks;
