@@ -349,6 +349,54 @@ static const struct key_info *key_info_get(struct dec *d, const struct jscan_tok
 	return &c->info;
 }
 
+/* The slot of a string value's raw text in a text cache (d->types,
+ * d->names), or -1 when it is not kept (escaped, empty, long, not a
+ * string). The middle byte tells TaskScheduled from TaskCompleted, the
+ * last Step1 from Step2. */
+static int text_slot(const struct jscan_tok *v)
+{
+	if (v->type != JSCAN_STRING || v->escaped || !v->len || v->len >= TYPE_CACHE_LEN)
+		return -1;
+	const unsigned char *p = (const unsigned char *)v->p;
+	size_t l = v->len;
+	uint32_t x = (uint32_t)l | (uint32_t)p[0] << 8 | (uint32_t)p[l / 2] << 16 | (uint32_t)p[l - 1] << 24;
+	return (int)((x * 0x9e3779b1u) >> 27) & (TYPE_CACHE_SIZE - 1);
+}
+
+static const struct text_cache_ent *text_cached(const struct text_cache_ent *cache, const struct jscan_tok *v)
+{
+	int h = text_slot(v);
+	if (h < 0 || cache[h].len != v->len || !key_eq(cache[h].text, (const unsigned char *)v->p, v->len))
+		return NULL;
+	return &cache[h];
+}
+
+static void text_remember(struct text_cache_ent *cache, const struct jscan_tok *v, const char *interned,
+			  enum event_kind kind)
+{
+	int h = text_slot(v);
+	if (h < 0 || !interned)
+		return;
+	cache[h].len = (uint8_t)v->len;
+	memcpy(cache[h].text, v->p, v->len);
+	cache[h].interned = interned;
+	cache[h].kind = kind;
+}
+
+/* An activity name: interned, through d->names. */
+static int get_name(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char **out)
+{
+	const struct text_cache_ent *c = text_cached(d->names, v);
+	if (c) {
+		*out = c->interned;
+		return 0;
+	}
+	if (dec_get_str(d, key, key_len, v, out) < 0)
+		return -1;
+	text_remember(d->names, v, *out, EVENT_UNKNOWN);
+	return 0;
+}
+
 static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t ki, int depth);
 
 /* Flattens the members of the object token at oi under a normalised prefix. */
@@ -549,7 +597,7 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 	case F_TIMESTAMP:
 		return get_time(d, key, key_len, v, &ev->timestamp);
 	case F_NAME:
-		return dec_get_str(d, key, key_len, v, &ev->name);
+		return get_name(d, key, key_len, v, &ev->name);
 	case F_TSID:
 		return dec_get_int(d, key, key_len, v, &ev->task_scheduled_id, &ev->has_task_scheduled_id);
 	case F_TEXID:
@@ -661,42 +709,6 @@ static enum event_kind kind_of_type(struct dec *d, const char *name)
 	return d->kinds[h].kind;
 }
 
-/* The slot of an event type's raw text in d->types, or -1 when it is not
- * kept (escaped, empty, long, not a string). The middle and next-to-last
- * bytes tell TaskScheduled from TaskCompleted, which length, first and
- * last byte do not. */
-static int type_slot(const struct jscan_tok *v)
-{
-	if (v->type != JSCAN_STRING || v->escaped || !v->len || v->len >= TYPE_CACHE_LEN)
-		return -1;
-	const unsigned char *p = (const unsigned char *)v->p;
-	size_t l = v->len;
-	uint32_t x = (uint32_t)l | (uint32_t)p[0] << 8 | (uint32_t)p[l / 2] << 16 |
-		     (uint32_t)p[l - 1 - (l > 1)] << 24;
-	return (int)((x * 0x9e3779b1u) >> 27) & (TYPE_CACHE_SIZE - 1);
-}
-
-static bool type_cached(struct dec *d, const struct jscan_tok *v, const char **name, enum event_kind *kind)
-{
-	int h = type_slot(v);
-	if (h < 0 || d->types[h].len != v->len || !key_eq(d->types[h].text, (const unsigned char *)v->p, v->len))
-		return false;
-	*name = d->types[h].name;
-	*kind = d->types[h].kind;
-	return true;
-}
-
-static void type_remember(struct dec *d, const struct jscan_tok *v, const char *name, enum event_kind kind)
-{
-	int h = type_slot(v);
-	if (h < 0 || !name)
-		return;
-	d->types[h].len = (uint8_t)v->len;
-	memcpy(d->types[h].text, v->p, v->len);
-	d->types[h].name = name;
-	d->types[h].kind = kind;
-}
-
 /* Decodes the event whose tokens are in d->toks and appends it. */
 /* Pass 1: the kind, from an event-type key or the protojson oneof, and
  * with it the dialect. Sets *type_ki / *oneof_ki to the member that named
@@ -753,11 +765,15 @@ static int dec_event_kind(struct dec *d, size_t *type_ki, size_t *oneof_ki, enum
 		/* The key only names the field in an error message. */
 		const char *key = t[*type_ki].escaped ? "event_type" : t[*type_ki].p;
 		size_t kl = t[*type_ki].escaped ? 10 : t[*type_ki].len;
-		if (!type_cached(d, v, &ev->kind_name, &ev->kind)) {
+		const struct text_cache_ent *c = text_cached(d->types, v);
+		if (c) {
+			ev->kind_name = c->interned;
+			ev->kind = c->kind;
+		} else {
 			if (dec_get_str(d, key, kl, v, &ev->kind_name) < 0)
 				return -1;
 			ev->kind = ev->kind_name ? kind_of_type(d, ev->kind_name) : EVENT_UNKNOWN;
-			type_remember(d, v, ev->kind_name, ev->kind);
+			text_remember(d->types, v, ev->kind_name, ev->kind);
 		}
 	} else if (*oneof_ki || unknown_objs == 1) {
 		size_t ki = *oneof_ki ? *oneof_ki : unknown_obj_ki;

@@ -125,9 +125,17 @@ struct key_cache_ent {
 	struct key_info info;
 };
 
-#define KIND_CACHE_SIZE 32
 #define TYPE_CACHE_SIZE 32
 #define TYPE_CACHE_LEN 40
+
+struct text_cache_ent {
+	uint8_t len; /* 0: empty */
+	char text[TYPE_CACHE_LEN];
+	const char *interned;
+	enum event_kind kind;
+};
+
+#define KIND_CACHE_SIZE 32
 #define DEC_TOP_KEYS 16
 
 struct dec {
@@ -143,14 +151,10 @@ struct dec {
 		const char *name;
 		enum event_kind kind;
 	} kinds[KIND_CACHE_SIZE];
-	/* Event type values by their raw text: the interned name and its
-	 * kind, without hashing the text into the pool for every event. */
-	struct {
-		uint8_t len; /* 0: empty */
-		char text[TYPE_CACHE_LEN];
-		const char *name;
-		enum event_kind kind;
-	} types[TYPE_CACHE_SIZE];
+	/* Event type and activity name values by their raw text: the
+	 * interned text (and a type's kind), without hashing the text into
+	 * the pool for every event. */
+	struct text_cache_ent types[TYPE_CACHE_SIZE], names[TYPE_CACHE_SIZE];
 	struct event_log *log;
 	struct event_pool *pool;
 	struct jscan_toks toks;
