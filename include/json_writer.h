@@ -111,46 +111,45 @@ static inline char *jw_reserve(struct jw *w, size_t n)
 	return w->out + w->len;
 }
 
-/* n spaces of indentation at p, in whole stores of JW_SPACES bytes (the
- * buffer has room reserved past n): a memset call for each of a large
- * report's million keys cost more than the spaces themselves. */
-#define JW_SPACES 16
-JW_INLINE void jw_spaces(char *p, size_t n)
+/* The deepest indentation, 2 * (JW_MAX_DEPTH - 1) spaces, fits one
+ * constant-size store of JW_SPACES: no memset call nor loop for each of a
+ * large report's million keys (the buffer has room reserved past it). */
+#define JW_SPACES 32
+_Static_assert(2 * (JW_MAX_DEPTH - 1) <= JW_SPACES, "indentation in one store");
+
+/* The separator and the indentation of the next member or item, at p
+ * (2 + JW_SPACES bytes reserved): where they end. */
+JW_INLINE char *jw_sep(struct jw *w, char *p)
 {
-	for (size_t i = 0; i < n; i += JW_SPACES)
-		memset(p + i, ' ', JW_SPACES); /* a constant size: one store */
+	if (w->has_items[w->depth])
+		*p++ = ',';
+	w->has_items[w->depth] = true;
+	if (w->compact)
+		return p;
+	*p++ = '\n';
+	memset(p, ' ', JW_SPACES);
+	return p + 2 * (size_t)w->depth;
 }
 
 /* Before a member or an item: the separator and the indentation. */
 JW_INLINE void jw_next(struct jw *w)
 {
-	if (w->compact) {
-		if (w->has_items[w->depth])
-			jw_raw(w, ",", 1);
-		w->has_items[w->depth] = true;
-		return;
-	}
-	size_t n = 2 * (size_t)w->depth;
-	char *p = jw_reserve(w, n + 2 + JW_SPACES), *start = p;
-	if (w->has_items[w->depth])
-		*p++ = ',';
-	w->has_items[w->depth] = true;
-	*p++ = '\n';
-	jw_spaces(p, n);
-	w->len += (size_t)(p - start) + n;
+	char *start = jw_reserve(w, 2 + JW_SPACES);
+	w->len += (size_t)(jw_sep(w, start) - start);
 }
 
-/* A member's key, then its value is to be written. Always inline: called
- * with literal keys, so strlen folds. */
+/* A member's key, then its value is to be written: one reserve for the
+ * separator, the indentation and the key. Always inline: called with
+ * literal keys, so strlen folds. */
 JW_INLINE void jw_key(struct jw *w, const char *key)
 {
 	size_t n = strlen(key);
-	jw_next(w);
-	char *p = jw_reserve(w, n + 4);
+	char *start = jw_reserve(w, 2 + JW_SPACES + n + 4), *p = jw_sep(w, start);
 	*p++ = '"';
 	memcpy(p, key, n);
 	memcpy(p + n, "\": ", 3);
-	w->len += n + 4 - (w->compact ? 1 : 0); /* compact: without the space */
+	p += n + (w->compact ? 2 : 3); /* compact: without the space */
+	w->len += (size_t)(p - start);
 }
 
 /* Opens an object ('{') or array ('['): a member when key is not NULL,
@@ -181,11 +180,10 @@ JW_INLINE void jw_close(struct jw *w, char bracket)
 	bool had = w->has_items[w->depth];
 	w->depth--;
 	if (had && !w->compact) {
-		size_t n = 2 * (size_t)w->depth;
-		char *p = jw_reserve(w, n + 1 + JW_SPACES);
-		*p++ = '\n';
-		jw_spaces(p, n);
-		w->len += n + 1;
+		char *p = jw_reserve(w, 1 + JW_SPACES);
+		*p = '\n';
+		memset(p + 1, ' ', JW_SPACES);
+		w->len += 1 + 2 * (size_t)w->depth;
 	}
 	jw_raw(w, &bracket, 1);
 }
