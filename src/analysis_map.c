@@ -57,10 +57,14 @@ static size_t imap_start(uint32_t tag, int64_t key, size_t cap)
 	return (size_t)((mix64((k >> 4) ^ mix64(tag)) << 4) | (k & 15)) & (cap - 1);
 }
 
-/* To ncap slots, a power of two over twice the count. */
-static int imap_grow(struct imap *m, size_t ncap)
+/* To ncap slots, a power of two over twice the count. full: the map is
+ * growing as it fills, so every page of the new table will be written
+ * (faulted in ahead, table_alloc.h); a reserve may stay nearly empty (the
+ * scan reserves for every attempt a map of execution ids that a history
+ * without them never fills), so its pages come as they are used. */
+static int imap_grow(struct imap *m, size_t ncap, bool full)
 {
-	struct imap_slot *n = table_alloc(ncap, sizeof *n);
+	struct imap_slot *n = full ? table_alloc(ncap, sizeof *n) : calloc(ncap, sizeof *n);
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++) {
@@ -94,7 +98,7 @@ uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key)
 /* Sets (or overwrites) the value. */
 int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value)
 {
-	if ((m->count + 1) * 2 > m->cap && imap_grow(m, m->cap ? m->cap * 2 : 64) < 0)
+	if ((m->count + 1) * 2 > m->cap && imap_grow(m, m->cap ? m->cap * 2 : 64, true) < 0)
 		return -1;
 	uint32_t tag = gen + 1;
 	size_t j = imap_start(tag, key, m->cap);
@@ -120,7 +124,7 @@ static size_t table_size(size_t n)
 int imap_reserve(struct imap *m, size_t n)
 {
 	size_t cap = table_size(n);
-	return m->cap < cap ? imap_grow(m, cap) : 0;
+	return m->cap < cap ? imap_grow(m, cap, false) : 0;
 }
 
 void smap_free(struct smap *m)
@@ -128,9 +132,10 @@ void smap_free(struct smap *m)
 	free(m->slots);
 }
 
-static int smap_grow(struct smap *m, size_t ncap)
+/* As imap_grow. */
+static int smap_grow(struct smap *m, size_t ncap, bool full)
 {
-	struct smap_slot *n = table_alloc(ncap, sizeof *n);
+	struct smap_slot *n = full ? table_alloc(ncap, sizeof *n) : calloc(ncap, sizeof *n);
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++) {
@@ -170,7 +175,7 @@ uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key)
 int smap_reserve(struct smap *m, size_t n)
 {
 	size_t cap = table_size(n);
-	return m->cap < cap ? smap_grow(m, cap) : 0;
+	return m->cap < cap ? smap_grow(m, cap, false) : 0;
 }
 
 /* Inserts when absent; returns the slot's value pointer (existing or new),
@@ -182,7 +187,7 @@ uint32_t *smap_get_or_put(struct smap *m, uint32_t gen, const char *key, uint32_
 	*fresh = false;
 	if (s)
 		return &s->value;
-	if ((m->count + 1) * 2 > m->cap && smap_grow(m, m->cap ? m->cap * 2 : 64) < 0)
+	if ((m->count + 1) * 2 > m->cap && smap_grow(m, m->cap ? m->cap * 2 : 64, true) < 0)
 		return NULL;
 	size_t j = mix64(h ^ gen) & (m->cap - 1);
 	while (m->slots[j].key)
