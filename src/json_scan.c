@@ -568,7 +568,10 @@ static int tok_value(struct jscan *s, struct jscan_toks *t, int depth, const cha
 		uint64_t seen = 0;
 		bool compare = false;
 		for (;;) {
-			jscan_skip_ws(s);
+			/* A newline and indentation before nearly every key of a
+			 * pretty-printed history: skipped inline, not by a call. */
+			if (s->pos < s->len && (unsigned char)s->buf[s->pos] <= ' ')
+				s->pos = json_bytes_ws((const unsigned char *)s->buf, s->len, s->pos);
 			if (s->pos >= s->len || s->buf[s->pos] != '"')
 				return bad(s, e, "expected a string key");
 			r = push(t, e);
