@@ -42,11 +42,41 @@ static uint64_t hash_bytes(const char *s, size_t len)
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
+	/* The tail as constant-size loads, overlapping what came before:
+	 * a copy of a variable size was a call for every id. */
 	uint64_t w = 0;
-	memcpy(&w, s + i, len - i);
+	if (len >= 8) {
+		memcpy(&w, s + len - 8, 8);
+	} else if (len >= 4) {
+		uint32_t a, z;
+		memcpy(&a, s, 4);
+		memcpy(&z, s + len - 4, 4);
+		w = a | (uint64_t)z << 32;
+	} else if (len) {
+		w = (unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		    (uint64_t)(unsigned char)s[len - 1] << 16;
+	}
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 29;
 	return h;
+}
+
+/* Whether the len bytes at a and b are equal, a word at a time, the last
+ * one overlapping: interned strings are short, and memcmp was a call. */
+static inline bool bytes_eq(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	if (len < 8)
+		return memcmp(a, b, len) == 0;
+	for (size_t i = 0; i + 8 < len; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + len - 8, 8);
+	memcpy(&y, b + len - 8, 8);
+	return x == y;
 }
 
 void event_pool_init(struct event_pool *p)
@@ -171,7 +201,7 @@ static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t 
 	for (struct pool_str *c; (c = p->table[j].s); j = (j + 1) & (p->cap - 1)) {
 		/* The hash sits in the table: most misses never touch the
 		 * string itself. */
-		if (p->table[j].hash == h && c->len == len && memcmp(c->text, s, len) == 0)
+		if (p->table[j].hash == h && c->len == len && bytes_eq(c->text, s, len))
 			return c->text;
 	}
 	struct pool_str *n = node;
