@@ -7,6 +7,7 @@
  * fifth of `file`'s instructions here a byte at a time (issue 34). Only
  * bytes inside [p, n) are read. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,6 +50,32 @@ static inline size_t json_bytes_plain(const unsigned char *b, size_t n, size_t p
 	while (p < n && b[p] >= 0x20 && b[p] < 0x80 && b[p] != '"' && b[p] != '\\')
 		p++;
 	return p;
+}
+
+/* Whether all n bytes at b are plain. With SSE2 a string of 16 bytes or
+ * more ends on a last block that overlaps the one before: no byte loop
+ * for the tail of every id and timestamp the writer checks. */
+static inline bool json_bytes_all_plain(const unsigned char *b, size_t n)
+{
+#ifdef __SSE2__
+	if (n >= 16) {
+		const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+			      space = _mm_set1_epi8(0x20);
+		for (size_t p = 0;; p += 16) {
+			if (p + 16 > n)
+				p = n - 16;
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + p));
+			__m128i special =
+				_mm_or_si128(_mm_cmplt_epi8(x, space),
+					     _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)));
+			if (_mm_movemask_epi8(special))
+				return false;
+			if (p + 16 == n)
+				return true;
+		}
+	}
+#endif
+	return json_bytes_plain(b, n, 0) == n;
 }
 
 /* The first byte at or after p that is not JSON whitespace, or n. */

@@ -156,7 +156,7 @@ static int jw_load(struct jw *w, const char *s)
  * (json_bytes.h: sixteen bytes at a time). */
 static bool jw_plain(const char *s, size_t len)
 {
-	return json_bytes_plain((const unsigned char *)s, len, 0) == len;
+	return json_bytes_all_plain((const unsigned char *)s, len);
 }
 
 /* A string with something to escape (a finding message quoting an error,

@@ -231,6 +231,37 @@ START_TEST(memo_values_as_jansson_writes_them)
 }
 END_TEST
 
+/* A string with one byte to escape (a quote, a backslash, a control
+ * character, a byte above 0x7F), at every position of every length from 1
+ * to 40: the writer's plain check (its last block overlapping) must see
+ * each of them, and the bytes are jansson's. */
+START_TEST(one_special_byte_anywhere)
+{
+	static const char specials[] = {'"', '\\', '\n', '\x01', '\x7f'};
+	json_t *a = json_array();
+	for (size_t len = 1; len <= 40; len++) {
+		for (size_t at = 0; at < len; at++) {
+			for (size_t k = 0; k < sizeof specials; k++) {
+				char text[48];
+				for (size_t i = 0; i < len; i++)
+					text[i] = (char)('a' + i % 26);
+				text[at] = specials[k];
+				text[len] = '\0';
+				json_array_append_new(a, json_string(text));
+			}
+			char utf8[48]; /* a two-byte character ending at the end */
+			for (size_t i = 0; i < len; i++)
+				utf8[i] = (char)('a' + i % 26);
+			memcpy(utf8 + (len > 1 ? len - 2 : 0), "\xc3\xa9", 2);
+			utf8[len > 1 ? len : 2] = '\0';
+			json_array_append_new(a, json_string(utf8));
+		}
+	}
+	same_as_jansson(a);
+	json_decref(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("json_writer");
@@ -239,6 +270,7 @@ int main(void)
 	add_test(tc, indentation_at_every_depth);
 	add_test(tc, cached_strings_as_jansson_writes_them);
 	add_test(tc, memo_values_as_jansson_writes_them);
+	add_test(tc, one_special_byte_anywhere);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
 }
