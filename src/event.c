@@ -61,24 +61,6 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h;
 }
 
-/* Whether the len bytes at a and b are equal, a word at a time, the last
- * one overlapping: interned strings are short, and memcmp was a call. */
-static inline bool bytes_eq(const char *a, const char *b, size_t len)
-{
-	uint64_t x, y;
-	if (len < 8)
-		return memcmp(a, b, len) == 0;
-	for (size_t i = 0; i + 8 < len; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
-	}
-	memcpy(&x, a + len - 8, 8);
-	memcpy(&y, b + len - 8, 8);
-	return x == y;
-}
-
 void event_pool_init(struct event_pool *p)
 {
 	memset(p, 0, sizeof *p);
@@ -201,7 +183,7 @@ static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t 
 	for (struct pool_str *c; (c = p->table[j].s); j = (j + 1) & (p->cap - 1)) {
 		/* The hash sits in the table: most misses never touch the
 		 * string itself. */
-		if (p->table[j].hash == h && c->len == len && bytes_eq(c->text, s, len))
+		if (p->table[j].hash == h && c->len == len && event_bytes_eq(c->text, s, len))
 			return c->text;
 	}
 	struct pool_str *n = node;

@@ -263,38 +263,6 @@ static int count_unknown_key(struct dec *d, const char *key, size_t key_len)
 	return 0;
 }
 
-/* Whether the l bytes at a and b are equal, a word at a time: keys are
- * short (under KEY_CACHE_LEN), and a call to memcmp for each of the
- * half-million keys of a large history cost more than the compare. */
-static inline bool key_eq(const char *a, const unsigned char *b, size_t l)
-{
-	uint64_t x, y;
-	if (l >= 8) {
-		/* Whole words, the last one overlapping: no byte loop. */
-		for (size_t i = 0; i + 8 < l; i += 8) {
-			memcpy(&x, a + i, 8);
-			memcpy(&y, b + i, 8);
-			if (x != y)
-				return false;
-		}
-		memcpy(&x, a + l - 8, 8);
-		memcpy(&y, b + l - 8, 8);
-		return x == y;
-	}
-	if (l >= 4) {
-		uint32_t p, q, r, t;
-		memcpy(&p, a, 4);
-		memcpy(&q, b, 4);
-		memcpy(&r, a + l - 4, 4);
-		memcpy(&t, b + l - 4, 4);
-		return p == q && r == t;
-	}
-	for (size_t i = 0; i < l; i++)
-		if ((unsigned char)a[i] != b[i])
-			return false;
-	return true;
-}
-
 /* What a top-level key means, cached by its exact spelling: a history
  * repeats the same handful of keys hundreds of thousands of times, and
  * normalising and looking each one up again showed in profiles. */
@@ -354,9 +322,9 @@ __attribute__((always_inline)) static inline const struct key_info *key_info_get
 	}
 	size_t h = (size_t)(((w ^ l) * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - KEY_CACHE_BITS));
 	struct key_cache_ent *c = &d->keys[h], *c2 = &d->keys[h ^ 1];
-	if (c->len == l && key_eq(c->key, k, l))
+	if (c->len == l && event_bytes_eq(c->key, (const char *)k, l))
 		return &c->info;
-	if (c2->len == l && key_eq(c2->key, k, l))
+	if (c2->len == l && event_bytes_eq(c2->key, (const char *)k, l))
 		return &c2->info;
 	return key_info_miss(d, kt, c, c2);
 }
@@ -378,7 +346,7 @@ static int text_slot(const struct jscan_tok *v)
 static const struct text_cache_ent *text_cached(const struct text_cache_ent *cache, const struct jscan_tok *v)
 {
 	int h = text_slot(v);
-	if (h < 0 || cache[h].len != v->len || !key_eq(cache[h].text, (const unsigned char *)v->p, v->len))
+	if (h < 0 || cache[h].len != v->len || !event_bytes_eq(cache[h].text, v->p, v->len))
 		return NULL;
 	return &cache[h];
 }

@@ -2,10 +2,44 @@
 /* Private to the event model and its parsers: the interning pool and the
  * low-level ways a parser fills a log without copying each event twice. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "event.h"
+
+/* Whether the len bytes at a and b are equal, a word at a time, the last
+ * word overlapping: keys and interned ids are short, and a memcmp call for
+ * each of a large history's million keys and ids cost more than the
+ * compare (the decoder's key and text caches, the pool's probe). */
+static inline bool event_bytes_eq(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 < len; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		return x == y;
+	}
+	if (len >= 4) {
+		uint32_t p, q, r, t;
+		memcpy(&p, a, 4);
+		memcpy(&q, b, 4);
+		memcpy(&r, a + len - 4, 4);
+		memcpy(&t, b + len - 4, 4);
+		return p == q && r == t;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
 
 struct pool_str {
 	size_t len;

@@ -47,12 +47,10 @@ void *table_alloc(size_t n, size_t size)
 void *table_array_alloc(size_t n, size_t size)
 {
 	char *p = calloc(n, size);
-	size_t bytes = n * size;
-	uintptr_t from, to, page;
-	(void)page;
 #ifdef MADV_HUGEPAGE
 	/* A hint: refused (no huge pages here), the array is as calloc made it. */
-	if (p && bytes >= TABLE_HUGE_MIN && whole_pages(p, bytes, &from, &to, &page))
+	uintptr_t from, to, page;
+	if (p && n * size >= TABLE_HUGE_MIN && whole_pages(p, n * size, &from, &to, &page))
 		madvise((void *)from, to - from, MADV_HUGEPAGE);
 #endif
 	return p;

@@ -39,29 +39,48 @@ static void write_value(struct jw *w, const char *key, const json_t *v)
 	}
 }
 
-static char *jw_text(const json_t *v)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(f);
+/* A writer into memory: sink_open, write through s->w, sink_close. */
+struct sink {
+	FILE *f;
+	char *text;
+	size_t len;
 	struct jw w;
-	ck_assert_int_eq(jw_init(&w, f), 0);
-	write_value(&w, NULL, v);
-	jw_flush(&w);
-	ck_assert(!w.failed);
-	jw_finish(&w);
-	fclose(f);
-	return text;
+};
+
+static void sink_open(struct sink *s)
+{
+	s->text = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->text, &s->len);
+	ck_assert_ptr_nonnull(s->f);
+	ck_assert_int_eq(jw_init(&s->w, s->f), 0);
+}
+
+/* What was written (malloc'd). */
+static char *sink_close(struct sink *s)
+{
+	jw_flush(&s->w);
+	ck_assert(!s->w.failed);
+	jw_finish(&s->w);
+	fclose(s->f);
+	return s->text;
+}
+
+/* got (freed) is jansson's indented dump of v. */
+static void is_jansson_dump(char *got, const json_t *v)
+{
+	char *want = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	ck_assert_str_eq(got, want);
+	free(want);
+	free(got);
 }
 
 static void same_as_jansson(const json_t *v)
 {
-	char *want = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	char *got = jw_text(v);
-	ck_assert_str_eq(got, want);
-	free(want);
-	free(got);
+	struct sink k;
+	sink_open(&k);
+	write_value(&k.w, NULL, v);
+	is_jansson_dump(sink_close(&k), v);
 }
 
 START_TEST(integers_as_jansson_prints_them)
@@ -151,28 +170,17 @@ START_TEST(cached_strings_as_jansson_writes_them)
 		json_array_append_new(a, json_string(texts[i]));
 		json_array_append_new(a, json_string(texts[i]));
 	}
-	char *want = json_dumps(a, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-	char *got = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&got, &len);
-	ck_assert_ptr_nonnull(f);
-	struct jw w;
-	ck_assert_int_eq(jw_init(&w, f), 0);
-	jw_open(&w, NULL, '[');
+	struct sink k;
+	sink_open(&k);
+	jw_open(&k.w, NULL, '[');
 	for (size_t i = 0; i < N; i++) {
 		for (int twice = 0; twice < 2; twice++) {
-			jw_next(&w);
-			jw_str_cached(&w, texts[i]);
+			jw_next(&k.w);
+			jw_str_cached(&k.w, texts[i]);
 		}
 	}
-	jw_close(&w, ']');
-	jw_flush(&w);
-	ck_assert(!w.failed);
-	jw_finish(&w);
-	fclose(f);
-	ck_assert_str_eq(got, want);
-	free(want);
-	free(got);
+	jw_close(&k.w, ']');
+	is_jansson_dump(sink_close(&k), a);
 	json_decref(a);
 }
 END_TEST
@@ -183,50 +191,40 @@ END_TEST
 START_TEST(memo_values_as_jansson_writes_them)
 {
 	json_t *root = json_array();
-	char *got = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&got, &len);
-	ck_assert_ptr_nonnull(f);
-	struct jw w;
-	ck_assert_int_eq(jw_init(&w, f), 0);
-	jw_open(&w, NULL, '[');
+	struct sink k;
+	sink_open(&k);
+	struct jw *w = &k.w;
+	jw_open(w, NULL, '[');
 	for (int i = 0; i < 3000; i++) {
 		int depth = i % 5; /* nested 0..4 objects deeper each time */
 		json_t *at = json_object();
 		json_array_append_new(root, at);
-		jw_open(&w, NULL, '{');
+		jw_open(w, NULL, '{');
 		for (int d = 0; d < depth; d++) {
 			json_t *in = json_object();
 			json_object_set_new(at, "in", in);
 			at = in;
-			jw_open(&w, "in", '{');
+			jw_open(w, "in", '{');
 		}
 		json_t *v = json_object();
 		json_object_set_new(v, "state", json_string(i % 2 ? "absent" : "null"));
 		json_object_set_new(at, "payload", v);
 		size_t mark = 0;
-		jw_key(&w, "payload");
-		if (!jw_memo_begin(&w, (unsigned)(i % 2), &mark)) {
-			jw_open_value(&w, '{');
-			jw_k_cstr(&w, "state", i % 2 ? "absent" : "null");
-			jw_close(&w, '}');
-			jw_memo_end(&w, (unsigned)(i % 2), mark);
+		jw_key(w, "payload");
+		if (!jw_memo_begin(w, (unsigned)(i % 2), &mark)) {
+			jw_open_value(w, '{');
+			jw_k_cstr(w, "state", i % 2 ? "absent" : "null");
+			jw_close(w, '}');
+			jw_memo_end(w, (unsigned)(i % 2), mark);
 		}
 		if (i % 97 == 0)
-			jw_flush(&w);
+			jw_flush(w);
 		for (int d = 0; d < depth; d++)
-			jw_close(&w, '}');
-		jw_close(&w, '}');
+			jw_close(w, '}');
+		jw_close(w, '}');
 	}
-	jw_close(&w, ']');
-	jw_flush(&w);
-	ck_assert(!w.failed);
-	jw_finish(&w);
-	fclose(f);
-	char *want = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	ck_assert_str_eq(got, want);
-	free(want);
-	free(got);
+	jw_close(w, ']');
+	is_jansson_dump(sink_close(&k), root);
 	json_decref(root);
 }
 END_TEST
