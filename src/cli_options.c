@@ -437,10 +437,15 @@ void cli_print_help(FILE *out, enum audit_command cmd)
 
 void cli_print_version(FILE *out)
 {
+	/* The libcurl that is loaded, not the one built against: opened here
+	 * (src/curl_lazy.c), or why it cannot be. */
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
-	fprintf(out, "catalyst-audit %s\nlibcurl %s (%s)\njansson %s\ntree-sitter grammars: %s\n",
-		CATALYST_AUDIT_VERSION, cv->version, cv->ssl_version ? cv->ssl_version : "no TLS",
-		jansson_version_str(), CATALYST_GRAMMARS);
+	fprintf(out, "catalyst-audit %s\n", CATALYST_AUDIT_VERSION);
+	if (cv)
+		fprintf(out, "libcurl %s (%s)\n", cv->version, cv->ssl_version ? cv->ssl_version : "no TLS");
+	else
+		fprintf(out, "libcurl: %s\n", curl_easy_strerror(CURLE_FAILED_INIT));
+	fprintf(out, "jansson %s\ntree-sitter grammars: %s\n", jansson_version_str(), CATALYST_GRAMMARS);
 }
 
 /* ---- lookups ---------------------------------------------------------- */

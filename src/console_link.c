@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "curl_lazy.h"
 
 #define DEFAULT_CONSOLE "https://catalyst.diagrid.io"
 
@@ -18,7 +19,7 @@ static int append_segment(struct buf *b, const char *seg, struct err *e)
 		return buf_append(b, "%2E%2E", 6, e);
 	char *esc = curl_easy_escape(NULL, seg, (int)strlen(seg));
 	if (!esc)
-		return err_oom(e);
+		return curl_lazy_fail(e);
 	int rc = buf_append(b, esc, strlen(esc), e);
 	curl_free(esc);
 	return rc;
@@ -33,7 +34,7 @@ static int check_console(const char *console, size_t len, struct err *e)
 	/* Let libcurl's URL parser judge the rest (host, port, characters). */
 	CURLU *u = curl_url();
 	if (!u)
-		return err_oom(e);
+		return curl_lazy_fail(e);
 	char *copy = strndup(console, len);
 	CURLUcode uc = copy ? curl_url_set(u, CURLUPART_URL, copy, 0) : CURLUE_OUT_OF_MEMORY;
 	free(copy);

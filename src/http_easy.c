@@ -2,13 +2,14 @@
 
 #include "http_easy.h"
 
+#include "curl_lazy.h"
 #include "version.h"
 
 int http_easy_check_url(const char *url, const char *what, struct err *e)
 {
 	CURLU *u = curl_url();
 	if (!u)
-		return err_oom(e);
+		return curl_lazy_fail(e);
 	char *user = NULL, *password = NULL;
 	int rc = 0;
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {

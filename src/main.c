@@ -54,7 +54,9 @@ static int run(int argc, char **argv)
 	int action = cli_parse(argc, argv, &rq, &cfg, &e);
 	if (action < 0) {
 		msg_errorf("%s", e.msg);
-		return ERR_USAGE;
+		/* Out of memory, or libcurl missing (--server is checked with
+		 * it): not the user's words. */
+		return e.code == ERR_INTERNAL ? ERR_INTERNAL : ERR_USAGE;
 	}
 	if (action == CLI_ACTION_HELP) {
 		cli_print_help(stdout, rq.command);

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "curl_lazy.h"
 #include "escape.h"
 
 /* ---- WWW-Authenticate ---- */
@@ -291,7 +292,7 @@ static int url_split(const char *url, struct url_parts *p, struct err *e)
 	 * analyzer, which cannot see into err_set) know p is unset. */
 	CURLU *u = curl_url();
 	if (!u) {
-		err_oom(e);
+		curl_lazy_fail(e);
 		goto out;
 	}
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
@@ -576,7 +577,7 @@ int oauth_url_check(const char *url, const char *what, struct err *e)
 	char text[300];
 	CURLU *u = curl_url();
 	if (!u)
-		return err_oom(e);
+		return curl_lazy_fail(e);
 	/* No CURLU_GUESS_SCHEME: "localhost/x" is not a URL here. */
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||

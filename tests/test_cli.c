@@ -5,7 +5,9 @@
  * the environment and the config file, with its precedence and errors.
  * Through the built binary, and through cli_parse() in this process where
  * a table of cases is quicker. */
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 #include "data_sharing.h"
 #include "oauth.h"
 #include "testlib.h"
+#include "version.h" /* CATALYST_LIBCURL_SONAME */
 
 #define TIMEOUT_MS 20000
 #define FIXTURE "tests/fixtures/b-retry-fail-fail-succeed.catalyst.json"
@@ -456,6 +459,90 @@ START_TEST(version_names_libraries)
 	ck_assert_ptr_nonnull(strstr(o.out, "libcurl "));
 	ck_assert_ptr_nonnull(strstr(o.out, "jansson "));
 	testlib_output_free(&o);
+}
+END_TEST
+
+/* What the dynamic loader says it opened (LD_DEBUG=files) while the
+ * binary ran args: libcurl is not linked (src/curl_lazy.c), so only a
+ * command that uses it loads it. Not under memcheck: valgrind's own
+ * loading would be in the same lines. */
+static bool loads_libcurl(char *const args[])
+{
+	struct testlib_output o;
+	testlib_cli_memcheck = false;
+	cli(&o, (char *[]){"LD_DEBUG=files", NULL}, args);
+	ck_assert_msg(strstr(o.err, "file=libjansson.so.4"), "LD_DEBUG gave no list: %s", o.err);
+	bool loaded = strstr(o.err, "file=" CATALYST_LIBCURL_SONAME) != NULL;
+	testlib_output_free(&o);
+	return loaded;
+}
+
+/* `file` (the on-call's first command, often on a big history) never
+ * opens libcurl and the 29 libraries it brings: 4.7 MB of memory; a
+ * console link of a file does (curl checks the base URL), and so does
+ * --version (it names the libcurl in use). */
+START_TEST(libcurl_loaded_only_when_used)
+{
+	ck_assert(!loads_libcurl((char *[]){"file", (char *)fx(), NULL}));
+	ck_assert(!loads_libcurl((char *[]){"--format", "json", "file", (char *)fx(), NULL}));
+	ck_assert(loads_libcurl(
+		(char *[]){"--project", "default", "--app-id", "checkout", "file", (char *)fx(), NULL}));
+	ck_assert(loads_libcurl((char *[]){"--version", NULL}));
+}
+END_TEST
+
+/* A libcurl that cannot be used (here a library of that name without
+ * libcurl's functions, first on LD_LIBRARY_PATH): the commands that need
+ * it say so and stop with 70 before any connection; `file` works. */
+START_TEST(libcurl_unusable_said)
+{
+	char dir[256];
+	testlib_make_tmpdir(dir, sizeof dir, "fakecurl");
+	/* A copy of jansson, which this test links: a real library. */
+	void *jansson = dlopen("libjansson.so.4", RTLD_LAZY | RTLD_NOLOAD);
+	struct link_map *map = NULL;
+	ck_assert(jansson && dlinfo(jansson, RTLD_DI_LINKMAP, &map) == 0 && map->l_name);
+	size_t len;
+	char *lib = testlib_read_file(map->l_name, &len);
+	dlclose(jansson);
+	ck_assert_ptr_nonnull(lib);
+	char path[512], env[600];
+	snprintf(path, sizeof path, "%s/%s", dir, CATALYST_LIBCURL_SONAME);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(lib, 1, len, f), len);
+	fclose(f);
+	free(lib);
+	snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s", dir);
+
+	struct testlib_output o;
+	cli(&o, (char *[]){env, NULL}, (char *[]){"--version", NULL});
+	ck_assert_int_eq(o.status, 0);
+	ck_assert_msg(strstr(o.out, "libcurl: libcurl could not be loaded: " CATALYST_LIBCURL_SONAME
+				    " has no curl_global_init"),
+		      "%s", o.out);
+	testlib_output_free(&o);
+	/* --server is checked with libcurl's URL parser as it is read */
+	cli(&o, (char *[]){env, NULL}, (char *[]){"--server", "http://127.0.0.1:9/mcp", "tools", NULL});
+	ck_assert_int_eq(o.status, 70);
+	ck_assert_msg(strstr(o.err, "libcurl could not be loaded"), "%s", o.err);
+	testlib_output_free(&o);
+	/* the default server: libcurl's start fails before any connection */
+	cli(&o, (char *[]){env, NULL}, (char *[]){"tools", NULL});
+	ck_assert_int_eq(o.status, 70);
+	ck_assert_msg(strstr(o.err, "curl_global_init: libcurl could not be loaded"), "%s", o.err);
+	testlib_output_free(&o);
+	/* a file's console link is the one thing `file` needs it for */
+	cli(&o, (char *[]){env, NULL},
+	    (char *[]){"--project", "default", "--app-id", "checkout", "file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 1, "%d %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "no console link: libcurl could not be loaded"), "%s", o.out);
+	testlib_output_free(&o);
+	cli(&o, (char *[]){env, NULL}, (char *[]){"file", (char *)fx(), NULL});
+	ck_assert_msg(o.status == 1, "%d %s", o.status, o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, "ChargeCard"));
+	testlib_output_free(&o);
+	testlib_remove_tree(dir);
 }
 END_TEST
 
@@ -1335,6 +1422,8 @@ int main(void)
 	add_test(tc, double_dash_ends_options);
 	add_test(tc, table_view_without_columns_exits_6);
 	add_test(tc, version_names_libraries);
+	add_test(tc, libcurl_loaded_only_when_used);
+	add_test(tc, libcurl_unusable_said);
 	add_test(tc, text_unless_asked_when_piped);
 	add_test(tc, json_spellings_agree);
 	add_test(tc, output_extension_picks_format);
