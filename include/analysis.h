@@ -65,7 +65,7 @@ struct attempt {
 	 * the only child of its name left without a result before the row. */
 	bool result_by_elimination : 1;
 };
-_Static_assert(sizeof(struct attempt) <= 136, "a 128,000-attempt history holds every attempt");
+_Static_assert(sizeof(struct attempt) <= 120, "a 128,000-attempt history holds every attempt");
 
 enum invocation_link {
 	LINK_SINGLE = 0,   /* one attempt */

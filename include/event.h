@@ -51,16 +51,20 @@ enum payload_state {
 	PAYLOAD_PRESENT,
 };
 
+/* 16 bytes: every attempt holds two (issue 34). */
 struct payload {
-	enum payload_state state;
+	uint64_t hash; /* FNV-1a of the value as text, when PRESENT: compares inputs */
+	/* Bytes of the value as text, when PRESENT: under EVENT_INPUT_MAX, the
+	 * most one history (a file or a server's answer) may hold. */
+	uint32_t size;
+	uint8_t state; /* enum payload_state */
 	/* PRESENT, but only a prefix of the value is known (`dapr workflow
 	 * history` cuts payloads at 120 characters and appends an ellipsis):
 	 * size and hash describe the prefix, so two truncated payloads with the
 	 * same prefix prove nothing about the values. */
 	bool truncated;
-	size_t size;   /* bytes of the value as text, when PRESENT */
-	uint64_t hash; /* FNV-1a of the value as text, when PRESENT: compares inputs */
 };
+_Static_assert(sizeof(struct payload) == 16, "a payload grew");
 
 enum timer_origin {
 	ORIGIN_NONE = 0, /* no origin recorded (before Dapr 1.18, or absent) */

@@ -211,7 +211,9 @@ int dec_get_payload(struct dec *d, const struct jscan_tok *v, struct payload *ou
 			return 0;
 		}
 		out->state = PAYLOAD_PRESENT;
-		jscan_str_hash(v, &out->hash, &out->size);
+		size_t size;
+		jscan_str_hash(v, &out->hash, &size);
+		out->size = (uint32_t)size; /* under EVENT_INPUT_MAX */
 		if (d->payload_text) {
 			size_t len;
 			const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);

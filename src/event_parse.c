@@ -365,6 +365,12 @@ static int walk_value(struct walk *w, int depth, const char *key, size_t key_len
 	return jscan_skip_value(s, w->d.e);
 }
 
+static int input_too_large(struct err *e)
+{
+	return err_set(e, ERR_INPUT, "input over %d MiB: not a history this tool reads (the limit for one input)",
+		       EVENT_INPUT_MAX >> 20);
+}
+
 static struct event_log *parse_bytes(const char *buf, size_t len, bool release,
 				     const struct event_parse_options *o, struct err *e)
 {
@@ -372,6 +378,11 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release,
 			 .release = release,
 			 .threads = o ? o->threads : 0,
 			 .payload_text = o && o->payload_text};
+	/* A server's answer as a file: payload sizes are 32-bit (event.h). */
+	if (len > EVENT_INPUT_MAX) {
+		input_too_large(e);
+		return NULL;
+	}
 	if (dec_init(&w.d, false, e) < 0)
 		return NULL;
 	w.d.payload_text = w.payload_text;
@@ -430,12 +441,6 @@ struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct
 				       struct err *e)
 {
 	return parse_bytes(buf, len, false, o, e);
-}
-
-static int input_too_large(struct err *e)
-{
-	return err_set(e, ERR_INPUT, "input over %d MiB: not a history this tool reads (the limit for one input)",
-		       EVENT_INPUT_MAX >> 20);
 }
 
 /* What a stream's bytes so far decide: a NUL (no history holds one: JSON

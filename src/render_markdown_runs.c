@@ -50,7 +50,7 @@ static void md_payload_cell(struct md_out *m, const struct payload *p)
 	if (w)
 		fputs(w, m->f);
 	else
-		fprintf(m->f, "%zu bytes", p->size);
+		fprintf(m->f, "%" PRIu32 " bytes", p->size);
 }
 
 void md_withheld(struct md_out *m, const struct analysis *a)

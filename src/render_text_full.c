@@ -130,14 +130,14 @@ static void print_payloads(struct text_out *t, const struct attempt *at, size_t 
 	fprintf(t->f, "%*s", (int)indent, "");
 	if (in) {
 		if (at->input.state == PAYLOAD_PRESENT)
-			fprintf(t->f, "input %zu bytes", at->input.size);
+			fprintf(t->f, "input %" PRIu32 " bytes", at->input.size);
 		else
 			fprintf(t->f, "input %s", in);
 	}
 	if (out) {
 		fprintf(t->f, "%s", in ? ", " : "");
 		if (at->output.state == PAYLOAD_PRESENT)
-			fprintf(t->f, "output %zu bytes", at->output.size);
+			fprintf(t->f, "output %" PRIu32 " bytes", at->output.size);
 		else
 			fprintf(t->f, "output %s", out);
 	}

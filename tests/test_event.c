@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -1548,6 +1549,23 @@ static const char *const number_texts[] = {
 	"+1",
 };
 
+/* One history is at most EVENT_INPUT_MAX bytes from a buffer too (a
+ * server's answer), as from a file: payload sizes are 32-bit. The bytes
+ * are never read: the length alone refuses them. */
+START_TEST(buffer_over_input_max_refused)
+{
+	size_t len = (size_t)EVENT_INPUT_MAX + 1;
+	char *buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ck_assert(buf != MAP_FAILED);
+	struct err e;
+	err_clear(&e);
+	ck_assert_ptr_null(event_log_parse(buf, len, &e));
+	ck_assert_int_eq(e.code, ERR_INPUT);
+	ck_assert_msg(strstr(e.msg, "input over 1024 MiB"), "%s", e.msg);
+	munmap(buf, len);
+}
+END_TEST
+
 START_TEST(numbers_as_jansson_reads_them)
 {
 	const char *n = number_texts[_i];
@@ -2396,6 +2414,7 @@ int main(void)
 
 	tc = testlib_group("bad_input");
 	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
+	add_test(tc, buffer_over_input_max_refused);
 	add_loop_test(tc, numbers_as_jansson_reads_them, 0, sizeof number_texts / sizeof number_texts[0]);
 	add_test(tc, wrong_type_names_event_and_byte);
 	add_test(tc, deep_nesting_is_refused);
