@@ -178,6 +178,9 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 /* The kind of event i without unpacking the rest, for passes that skip most
  * events; EVENT_UNKNOWN past the end. */
 enum event_kind event_log_kind(const struct event_log *log, size_t i);
+/* Whether event i has a task_execution_id that is not empty, read as
+ * event_log_kind (the scan sizes its map of them from this). */
+bool event_log_has_execution_id(const struct event_log *log, size_t i);
 /* Whether event i is a WORKFLOW_STARTED that names a version or patches:
  * read without unpacking (most turns name neither). */
 bool event_log_names_version(const struct event_log *log, size_t i);

@@ -317,7 +317,7 @@ static void link_untimed(struct work *w)
 	/* (turn, name) -> the only call of that name in that turn, NONE32
 	 * when there are several (the turn is the map's generation key). */
 	struct smap once = {0};
-	if (smap_reserve(&once, w->n_att) < 0) {
+	if (smap_reserve(&once, w->n_att, true) < 0) {
 		w->oom = true;
 		return;
 	}

@@ -96,12 +96,15 @@ struct smap {
 };
 
 void imap_free(struct imap *m);
+/* Room for n keys, all of which will come (its pages are faulted in). */
 int imap_reserve(struct imap *m, size_t n);
 uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key);
 /* Sets (or overwrites) the value. */
 int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value);
 void smap_free(struct smap *m);
-int smap_reserve(struct smap *m, size_t n);
+/* Room for n keys; filled: all of them will come (as imap_reserve), else
+ * the table's pages come as they are written. */
+int smap_reserve(struct smap *m, size_t n, bool filled);
 uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key);
 /* Inserts when absent; returns the slot's value pointer (existing or new),
  * NULL on allocation failure. *fresh says which. */

@@ -57,11 +57,12 @@ static size_t imap_start(uint32_t tag, int64_t key, size_t cap)
 	return (size_t)((mix64((k >> 4) ^ mix64(tag)) << 4) | (k & 15)) & (cap - 1);
 }
 
-/* To ncap slots, a power of two over twice the count. full: the map is
- * growing as it fills, so every page of the new table will be written
- * (faulted in ahead, table_alloc.h); a reserve may stay nearly empty (the
- * scan reserves for every attempt a map of execution ids that a history
- * without them never fills), so its pages come as they are used. */
+/* To ncap slots, a power of two over twice the count. full: every page
+ * of the new table will be written, so it is faulted in ahead
+ * (table_alloc.h): the map is growing as it fills, or was reserved for
+ * keys that will all come. A reserve that may stay nearly empty (timers
+ * by fire_at, which some dialects do not give) gets its pages as they are
+ * used. */
 static int imap_grow(struct imap *m, size_t ncap, bool full)
 {
 	struct imap_slot *n = full ? table_alloc(ncap, sizeof *n) : calloc(ncap, sizeof *n);
@@ -124,7 +125,7 @@ static size_t table_size(size_t n)
 int imap_reserve(struct imap *m, size_t n)
 {
 	size_t cap = table_size(n);
-	return m->cap < cap ? imap_grow(m, cap, false) : 0;
+	return m->cap < cap ? imap_grow(m, cap, true) : 0;
 }
 
 void smap_free(struct smap *m)
@@ -172,10 +173,10 @@ uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key)
 	return s ? &s->value : NULL;
 }
 
-int smap_reserve(struct smap *m, size_t n)
+int smap_reserve(struct smap *m, size_t n, bool filled)
 {
 	size_t cap = table_size(n);
-	return m->cap < cap ? smap_grow(m, cap, false) : 0;
+	return m->cap < cap ? smap_grow(m, cap, filled) : 0;
 }
 
 /* Inserts when absent; returns the slot's value pointer (existing or new),

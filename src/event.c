@@ -592,6 +592,14 @@ enum event_kind event_log_kind(const struct event_log *log, size_t i)
 	return (enum event_kind)rec_at(log, i)->kind;
 }
 
+bool event_log_has_execution_id(const struct event_log *log, size_t i)
+{
+	if (!log || i >= log->count || i < log->released)
+		return false;
+	const char *id = rec_at(log, i)->task_execution_id;
+	return id && *id;
+}
+
 bool event_log_names_version(const struct event_log *log, size_t i)
 {
 	if (!log || i >= log->count || i < log->released)

@@ -266,9 +266,11 @@ static void release_check(struct event_log *log, size_t n)
 		ck_assert_ptr_null(at(log, from - 1));
 		ck_assert_int_eq(event_log_kind(log, from - 1), EVENT_UNKNOWN);
 		ck_assert(!event_log_names_version(log, from - 1));
+		ck_assert(!event_log_has_execution_id(log, from - 1));
 		for (size_t i = from; i < n; i += (i % 997 == 0) ? 1 : 13) {
 			const struct event *ev = at(log, i);
 			ck_assert_ptr_nonnull(ev);
+			ck_assert(event_log_has_execution_id(log, i));
 			char want[64];
 			snprintf(want, sizeof want, "exec-%zu", i / 2);
 			ck_assert_str_eq(ev->task_execution_id, want);
@@ -1552,6 +1554,37 @@ static const char *const number_texts[] = {
 /* One history is at most EVENT_INPUT_MAX bytes from a buffer too (a
  * server's answer), as from a file: payload sizes are 32-bit. The bytes
  * are never read: the length alone refuses them. */
+/* event_log_has_execution_id, which sizes the scan's map, says what the
+ * unpacked event says, in every dialect: ids present, absent (child
+ * workflows, timers, the CLI's table) and past the end. */
+static const struct {
+	const char *name;
+	bool some; /* names at least one */
+} exec_id_fixtures[] = {
+	{"b-retry-fail-fail-succeed.catalyst.json", true}, {"b-retry-fail-fail-succeed.proto.json", true},
+	{"b-retry-fail-fail-succeed.dapr-cli.json", true}, {"c2-timer-race-recall-overlap.catalyst.json", true},
+	{"d-child-retry.parent.catalyst.json", false}, /* child workflows only */
+	{"k6-cli-table-short.cli-1.18.txt", false},    /* the CLI's table */
+};
+
+START_TEST(has_execution_id_as_unpacked)
+{
+	struct event_log *log = parse_fixture(exec_id_fixtures[_i].name);
+	size_t n = event_log_count(log), with = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct event *ev = at(log, i);
+		bool set = ev->task_execution_id && *ev->task_execution_id;
+		ck_assert_msg(event_log_has_execution_id(log, i) == set, "%s event %zu", exec_id_fixtures[_i].name,
+			      i);
+		with += set;
+	}
+	ck_assert(!event_log_has_execution_id(log, n));
+	ck_assert_msg(exec_id_fixtures[_i].some ? with > 0 && with < n : with == 0, "%s: %zu of %zu",
+		      exec_id_fixtures[_i].name, with, n);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(buffer_over_input_max_refused)
 {
 	size_t len = (size_t)EVENT_INPUT_MAX + 1;
@@ -2415,6 +2448,7 @@ int main(void)
 	tc = testlib_group("bad_input");
 	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
 	add_test(tc, buffer_over_input_max_refused);
+	add_loop_test(tc, has_execution_id_as_unpacked, 0, sizeof exec_id_fixtures / sizeof exec_id_fixtures[0]);
 	add_loop_test(tc, numbers_as_jansson_reads_them, 0, sizeof number_texts / sizeof number_texts[0]);
 	add_test(tc, wrong_type_names_event_and_byte);
 	add_test(tc, deep_nesting_is_refused);
