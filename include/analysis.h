@@ -158,10 +158,18 @@ struct finding {
 	 * that advice, word for word (issue 34). */
 	char *message_head;
 	uint8_t message_tail;        /* enum finding_tail */
+	uint8_t text_flags;          /* enum finding_text_flag, for text_of */
 	const char *message_tail_id; /* the task_execution_id the advice names, or NULL */
 	/* The fact in one line, with its ids (in the analysis' blocks too):
-	 * what a short report prints; the message keeps the detail. */
+	 * what a short report prints; the message keeps the detail. Read it
+	 * with analysis_finding_summary. */
 	char *summary;
+	/* The kinds a large history has by the ten thousand (reexecuted,
+	 * ambiguous_failure_retried) keep no text: message_head and summary
+	 * are NULL and both are made from this invocation (in the analysis)
+	 * when read, as they would have been made: 100,000 invocations'
+	 * findings held 10 MB of them at the analysis' peak (issue 34). */
+	const struct invocation *text_of;
 	/* What to do about it: static text, one per kind and variant (the .NET
 	 * per-attempt execution ids, a child workflow, ...), so findings that
 	 * need the same advice share the very same string and a report prints
@@ -192,8 +200,16 @@ enum finding_tail {
 	TAIL_CHECK_KEY_PER_ATTEMPT,
 };
 
+enum finding_text_flag {
+	FINDING_TEXT_ORIGINS = 1u << 0, /* the run's retry timers name their origin */
+};
+
 /* Appends finding f's message, whole, to out; -1 when memory runs out. */
 int analysis_finding_message(const struct finding *f, struct buf *out);
+/* Finding f's summary: the one it keeps, or made in scratch (emptied
+ * first; the caller's, to buf_finish) for a finding that keeps none; NULL
+ * when memory runs out. */
+const char *analysis_finding_summary(const struct finding *f, struct buf *scratch);
 
 enum withheld_field {
 	WITHHELD_INPUT = 0,

@@ -182,6 +182,15 @@ void analysis_finding_finish(struct finding_ctx *c, struct finding_build *b, str
 	c->sum = t->b;
 }
 
+void analysis_finding_finish_untold(struct finding_ctx *c, struct finding_build *b, const char *remedy)
+{
+	if (!b || *c->fs.oom)
+		return;
+	b->f.remedy = remedy ? remedy : analysis_rules[b->f.kind].explain;
+	if (evidence_finish(&c->fs, &b->f, c->texts) < 0)
+		*c->fs.oom = true;
+}
+
 void analysis_run_limit_add(struct finding_ctx *c, char *text)
 {
 	struct work *w = c->w;

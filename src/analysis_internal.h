@@ -545,6 +545,9 @@ void analysis_finding_text(struct finding_ctx *c, struct sb *s, struct sb *t);
  * rule's own. b may be NULL (out of memory): the buffers are given back. */
 void analysis_finding_finish(struct finding_ctx *c, struct finding_build *b, struct sb *s, struct sb *t,
 			     const char *remedy);
+/* As analysis_finding_finish, for a finding whose text is made when it is
+ * read (struct finding's text_of, set by the rule). */
+void analysis_finding_finish_untold(struct finding_ctx *c, struct finding_build *b, const char *remedy);
 /* Keeps a limit sentence of this run's own (text NULL: out of memory,
  * already flagged), for analysis_limits to place with the others. */
 void analysis_run_limit_add(struct finding_ctx *c, char *text);

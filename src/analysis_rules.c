@@ -84,34 +84,6 @@ static int key_advice(struct buf *out, bool per_attempt, const char *id, bool lo
 	return 0;
 }
 
-int analysis_finding_message(const struct finding *f, struct buf *out)
-{
-	const char *head = f->message_head ? f->message_head : "";
-	if (buf_append(out, head, strlen(head), NULL) < 0)
-		return -1;
-	bool per_attempt = f->message_tail == TAIL_KEY_PER_ATTEMPT ||
-			   f->message_tail == TAIL_CHECK_KEY_PER_ATTEMPT;
-	switch ((enum finding_tail)f->message_tail) {
-	case TAIL_NONE:
-		return 0;
-	case TAIL_KEY:
-	case TAIL_KEY_PER_ATTEMPT:
-		return key_advice(out, per_attempt, f->message_tail_id, false, true);
-	case TAIL_CHECK_KEY:
-	case TAIL_CHECK_KEY_PER_ATTEMPT: {
-		static const char check[] = ". Check the remote side for a duplicate; ",
-				  intent[] =
-					  "; record intent before the non-idempotent call and reconcile a pending "
-					  "one instead of re-issuing it.";
-		if (buf_append(out, check, sizeof check - 1, NULL) < 0 ||
-		    key_advice(out, per_attempt, f->message_tail_id, true, false) < 0)
-			return -1;
-		return buf_append(out, intent, sizeof intent - 1, NULL);
-	}
-	}
-	return 0;
-}
-
 static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins)
 {
 	switch (inv->link) {
@@ -273,6 +245,29 @@ static void sb_failed_with(struct sb *t, const struct attempt *a)
 	}
 }
 
+/* The texts of the two kinds made when read (struct finding's text_of):
+ * functions of the invocation alone, which the analysis keeps. */
+
+static void reexecuted_summary(struct sb *t, const struct invocation *inv)
+{
+	sb_printf(t, "ran %zu attempts as one invocation (task_scheduled_id ", (size_t)inv->n_attempts);
+	sb_id_list(t, inv->attempts, inv->n_attempts);
+	sb_printf(t, ")");
+}
+
+static void reexecuted_head(struct sb *s, const struct invocation *inv, bool has_origins)
+{
+	sb_printf(s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
+	sb_link(s, inv, has_origins);
+	sb_printf(s, " (task_scheduled_id ");
+	sb_id_list(s, inv->attempts, inv->n_attempts);
+	sb_timers(s, inv);
+	sb_printf(s, "), so its body may have run %zu times. ", (size_t)inv->n_attempts);
+	if (inv->order_inputs_unknown)
+		sb_printf(s, "Or they were calls for different items of a loop that went on after a "
+			     "failure: their inputs cannot be compared here, so this is no suspect. ");
+}
+
 static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 {
 	/* A child linked blind is reported here too: never as a suspect. */
@@ -280,27 +275,90 @@ static void find_reexecuted(struct finding_ctx *c, const struct invocation *inv)
 		return;
 	struct finding_build *b = analysis_finding_new(c, FINDING_REEXECUTED, inv->name, inv->task_execution_id,
 						       inv->attempts[0].event_index);
-	struct sb s, t;
-	analysis_finding_text(c, &s, &t);
-	sb_printf(&t, "ran %zu attempts as one invocation (task_scheduled_id ", (size_t)inv->n_attempts);
-	sb_id_list(&t, inv->attempts, inv->n_attempts);
-	sb_printf(&t, ")");
-	sb_printf(&s, "%s ran %zu attempts as one invocation ", or_none(inv->name), (size_t)inv->n_attempts);
-	sb_link(&s, inv, c->w->has_origins);
-	sb_printf(&s, " (task_scheduled_id ");
-	sb_id_list(&s, inv->attempts, inv->n_attempts);
-	sb_timers(&s, inv);
-	sb_printf(&s, "), so its body may have run %zu times. ", (size_t)inv->n_attempts);
-	if (inv->order_inputs_unknown)
-		sb_printf(&s, "Or they were calls for different items of a loop that went on after a "
-			      "failure: their inputs cannot be compared here, so this is no suspect. ");
 	tail_key(b, inv, false);
 	if (b) {
+		b->f.text_of = inv;
+		b->f.text_flags = c->w->has_origins ? FINDING_TEXT_ORIGINS : 0;
 		for (size_t i = 0; i < inv->n_attempts; i++)
 			analysis_evidence_attempt(c, b, &inv->attempts[i]);
 		evidence_timers(c, b, inv);
 	}
-	analysis_finding_finish(c, b, &s, &t, key_remedy(inv));
+	analysis_finding_finish_untold(c, b, key_remedy(inv));
+}
+
+/* The first attempt but the last whose failure may have landed, NONE
+ * when none; *n how many such. */
+static size_t ambiguous_first(const struct invocation *inv, size_t *n)
+{
+	size_t first = NONE;
+	*n = 0;
+	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
+		if (may_have_landed(&inv->attempts[i])) {
+			if (first == NONE)
+				first = i;
+			(*n)++;
+		}
+	}
+	return first;
+}
+
+static void ambiguous_summary(struct sb *t, const struct invocation *inv)
+{
+	size_t n_amb, first = ambiguous_first(inv, &n_amb);
+	const struct attempt *a = &inv->attempts[first];
+	if (inv->is_child_workflow) {
+		sb_printf(t, "event %" PRId64 " ", a->scheduled_id);
+		sb_failed_with(t, a);
+		sb_printf(t, "; started again as event %" PRId64, inv->attempts[first + 1].scheduled_id);
+	} else {
+		sb_printf(t, "attempt %zu ", first + 1);
+		sb_failed_with(t, a);
+		sb_printf(t, "; attempt %zu ran again", first + 2);
+	}
+	if (n_amb > 1)
+		sb_printf(t, " (%zu more like it)", n_amb - 1);
+}
+
+static void ambiguous_head(struct sb *s, const struct invocation *inv)
+{
+	size_t n_amb, first = ambiguous_first(inv, &n_amb);
+	const struct attempt *a = &inv->attempts[first];
+	if (inv->is_child_workflow)
+		sb_printf(s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ", or_none(inv->name),
+			  a->scheduled_id, or_none(a->instance_id));
+	else
+		sb_printf(s, "Attempt %zu of %s (task_scheduled_id %" PRId64 ") failed with ", first + 1,
+			  or_none(inv->name), a->scheduled_id);
+	sb_error(s, a);
+	/* Said as it is: a timeout/connection-class error, or words that do
+	 * not say whether the request went out. */
+	const char *cls = a->failure == FAILURE_UNKNOWN
+				  ? ", whose words do not say whether anything was sent (failure class unknown),"
+				  : ", a timeout/connection-class error";
+	if (inv->is_child_workflow)
+		sb_printf(s,
+			  "%s after which the side effects of its "
+			  "activities may already have landed, and it was started again (event %" PRId64
+			  ", instance %s)",
+			  cls, inv->attempts[first + 1].scheduled_id,
+			  or_none(inv->attempts[first + 1].instance_id));
+	else
+		sb_printf(s,
+			  "%s after which the side effect may "
+			  "already have landed, and attempt %zu (task_scheduled_id %" PRId64 ") ran again",
+			  cls, first + 2, inv->attempts[first + 1].scheduled_id);
+	if (n_amb > 1) {
+		sb_printf(s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
+			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
+		sb_ids_where(s, inv, first + 1, inv->n_attempts - 1, may_have_landed);
+		sb_printf(s, ")");
+	}
+	if (inv->is_child_workflow)
+		sb_printf(s, ". Check the child's side effects for duplicates; derive their idempotency "
+			     "key from a natural key of the input or from the parent run, never from the "
+			     "child's own instance id, make the writes conditional on it, and record "
+			     "intent before a non-idempotent call so a pending one is reconciled instead "
+			     "of re-issued.");
 }
 
 static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
@@ -308,74 +366,17 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 	/* Linked by order with inputs unknown: maybe a loop's next item. */
 	if (inv->order_inputs_unknown)
 		return;
-	size_t first = NONE, n_amb = 0;
-	for (size_t i = 0; i + 1 < inv->n_attempts; i++) {
-		const struct attempt *a = &inv->attempts[i];
-		if (may_have_landed(a)) {
-			if (first == NONE)
-				first = i;
-			n_amb++;
-		}
-	}
+	size_t n_amb, first = ambiguous_first(inv, &n_amb);
 	if (first == NONE)
 		return;
 	const struct attempt *a = &inv->attempts[first];
 	struct finding_build *b = analysis_finding_new(c, FINDING_AMBIGUOUS_FAILURE_RETRIED, inv->name,
 						       inv->task_execution_id, a->event_index);
-	struct sb s, t;
-	analysis_finding_text(c, &s, &t);
-	if (inv->is_child_workflow) {
-		sb_printf(&t, "event %" PRId64 " ", a->scheduled_id);
-		sb_failed_with(&t, a);
-		sb_printf(&t, "; started again as event %" PRId64, inv->attempts[first + 1].scheduled_id);
-	} else {
-		sb_printf(&t, "attempt %zu ", first + 1);
-		sb_failed_with(&t, a);
-		sb_printf(&t, "; attempt %zu ran again", first + 2);
-	}
-	if (n_amb > 1)
-		sb_printf(&t, " (%zu more like it)", n_amb - 1);
-	if (inv->is_child_workflow)
-		sb_printf(&s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ",
-			  or_none(inv->name), a->scheduled_id, or_none(a->instance_id));
-	else
-		sb_printf(&s, "Attempt %zu of %s (task_scheduled_id %" PRId64 ") failed with ", first + 1,
-			  or_none(inv->name), a->scheduled_id);
-	sb_error(&s, a);
-	/* Said as it is: a timeout/connection-class error, or words that do
-	 * not say whether the request went out. */
-	const char *cls = a->failure == FAILURE_UNKNOWN
-				  ? ", whose words do not say whether anything was sent (failure class unknown),"
-				  : ", a timeout/connection-class error";
-	if (inv->is_child_workflow)
-		sb_printf(&s,
-			  "%s after which the side effects of its "
-			  "activities may already have landed, and it was started again (event %" PRId64
-			  ", instance %s)",
-			  cls, inv->attempts[first + 1].scheduled_id,
-			  or_none(inv->attempts[first + 1].instance_id));
-	else
-		sb_printf(&s,
-			  "%s after which the side effect may "
-			  "already have landed, and attempt %zu (task_scheduled_id %" PRId64 ") ran again",
-			  cls, first + 2, inv->attempts[first + 1].scheduled_id);
-	if (n_amb > 1) {
-		sb_printf(&s, "; %zu more attempt%s failed the same way before a retry (%s ", n_amb - 1,
-			  n_amb > 2 ? "s" : "", inv->is_child_workflow ? "event" : "task_scheduled_id");
-		sb_ids_where(&s, inv, first + 1, inv->n_attempts - 1, may_have_landed);
-		sb_printf(&s, ")");
-	}
-	if (inv->is_child_workflow) {
-		sb_printf(&s, ". Check the child's side effects for duplicates; derive their idempotency "
-			      "key from a natural key of the input or from the parent run, never from the "
-			      "child's own instance id, make the writes conditional on it, and record "
-			      "intent before a non-idempotent call so a pending one is reconciled instead "
-			      "of re-issued.");
-	} else {
+	if (!inv->is_child_workflow)
 		tail_key(b, inv, true);
-	}
 	finding_attempts(b, inv, first, first + 1);
 	if (b) {
+		b->f.text_of = inv;
 		for (size_t i = first; i < inv->n_attempts; i++) {
 			const struct attempt *x = &inv->attempts[i];
 			analysis_evidence_attempt(c, b, x);
@@ -383,7 +384,77 @@ static void find_ambiguous(struct finding_ctx *c, const struct invocation *inv)
 				analysis_evidence_add(c, b, x->result_index, -1);
 		}
 	}
-	analysis_finding_finish(c, b, &s, &t, inv->is_child_workflow ? remedy_child : key_remedy(inv));
+	analysis_finding_finish_untold(c, b, inv->is_child_workflow ? remedy_child : key_remedy(inv));
+}
+
+/* The head and summary of a finding that keeps none (text_of). */
+static void untold_text(struct sb *s, struct sb *t, const struct finding *f)
+{
+	switch (f->kind) {
+	case FINDING_REEXECUTED:
+		if (s)
+			reexecuted_head(s, f->text_of, f->text_flags & FINDING_TEXT_ORIGINS);
+		if (t)
+			reexecuted_summary(t, f->text_of);
+		break;
+	case FINDING_AMBIGUOUS_FAILURE_RETRIED:
+		if (s)
+			ambiguous_head(s, f->text_of);
+		if (t)
+			ambiguous_summary(t, f->text_of);
+		break;
+	default:
+		break;
+	}
+}
+
+int analysis_finding_message(const struct finding *f, struct buf *out)
+{
+	if (f->text_of) {
+		bool oom = false;
+		struct sb s = {.b = *out, .oom = &oom};
+		untold_text(&s, NULL, f);
+		*out = s.b;
+		if (oom)
+			return -1;
+	} else {
+		const char *head = f->message_head ? f->message_head : "";
+		if (buf_append(out, head, strlen(head), NULL) < 0)
+			return -1;
+	}
+	bool per_attempt = f->message_tail == TAIL_KEY_PER_ATTEMPT ||
+			   f->message_tail == TAIL_CHECK_KEY_PER_ATTEMPT;
+	switch ((enum finding_tail)f->message_tail) {
+	case TAIL_NONE:
+		return 0;
+	case TAIL_KEY:
+	case TAIL_KEY_PER_ATTEMPT:
+		return key_advice(out, per_attempt, f->message_tail_id, false, true);
+	case TAIL_CHECK_KEY:
+	case TAIL_CHECK_KEY_PER_ATTEMPT: {
+		static const char check[] = ". Check the remote side for a duplicate; ",
+				  intent[] =
+					  "; record intent before the non-idempotent call and reconcile a pending "
+					  "one instead of re-issuing it.";
+		if (buf_append(out, check, sizeof check - 1, NULL) < 0 ||
+		    key_advice(out, per_attempt, f->message_tail_id, true, false) < 0)
+			return -1;
+		return buf_append(out, intent, sizeof intent - 1, NULL);
+	}
+	}
+	return 0;
+}
+
+const char *analysis_finding_summary(const struct finding *f, struct buf *scratch)
+{
+	if (!f->text_of)
+		return f->summary;
+	bool oom = false;
+	buf_reset(scratch);
+	struct sb t = {.b = *scratch, .oom = &oom};
+	untold_text(NULL, &t, f);
+	*scratch = t.b;
+	return oom ? NULL : scratch->data ? scratch->data : "";
 }
 
 static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)

@@ -130,8 +130,11 @@ static void write_finding(struct jw *w, const struct report_run *run, size_t at)
 	if (analysis_finding_message(f, &msg) < 0)
 		w->failed = true;
 	jw_k_str(w, "message", msg.data ? msg.data : "");
+	const char *summary = analysis_finding_summary(f, &msg);
+	if (!summary && f->text_of)
+		w->failed = true;
+	jw_k_str(w, "summary", summary);
 	buf_finish(&msg);
-	jw_k_str(w, "summary", f->summary);
 	jw_k_str(w, "remedy", f->remedy);
 	const char *note = report_source_note(run, f);
 	if (note) /* --source only: what the activity's code does */

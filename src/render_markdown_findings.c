@@ -123,8 +123,16 @@ static void md_finding_line(struct md_out *m, const struct finding *f, bool one_
 		fprintf(m->f, "; %zu more like it in this run (`--verbose-report` lists each)", more);
 	if (short_id) /* --findings-only: the id a baseline or a ticket names */
 		fprintf(m->f, ", id `%s`", short_id);
-	if (!one_line && f->summary && *f->summary)
-		fprintf(m->f, ":\n  %s", md(m, f->summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));
+	if (!one_line) {
+		struct buf sum;
+		buf_init(&sum, 0);
+		const char *summary = analysis_finding_summary(f, &sum);
+		if (!summary && f->text_of)
+			m->oom = true;
+		if (summary && *summary)
+			fprintf(m->f, ":\n  %s", md(m, summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));
+		buf_finish(&sum);
+	}
 	if (source)
 		fprintf(m->f, "\n  Source: %s", md(m, source, ESCAPE_MD_INLINE, 0));
 	fprintf(m->f, "\n");

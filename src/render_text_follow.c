@@ -208,8 +208,9 @@ static int follow_finding_text(FILE *out, const struct follow_run *fr, const str
 	struct buf b, msg;
 	buf_init(&b, 0);
 	buf_init(&msg, 0);
-	int rc = f->summary ? 0 : analysis_finding_message(f, &msg);
-	const char *what = f->summary ? f->summary : msg.data ? msg.data : "";
+	const char *summary = analysis_finding_summary(f, &msg);
+	int rc = summary ? 0 : analysis_finding_message(f, &msg);
+	const char *what = summary ? summary : msg.data ? msg.data : "";
 	if (rc == 0)
 		rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",
 				finding_kind_id(f->kind), text_esc(&t, what, 0));

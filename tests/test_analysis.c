@@ -3512,6 +3512,54 @@ static struct analysis *fixture_analysis(const char *name, struct event_log **lo
 	return run(*log, NULL);
 }
 
+/* The two kinds a large history has by the ten thousand keep no text:
+ * it is made from their invocation when read, the same words each time,
+ * into the caller's buffer (issue 34). */
+START_TEST(untold_texts_made_when_read)
+{
+	struct event_log *log;
+	struct analysis *a = fixture_analysis("b-retry-fail-fail-succeed.catalyst.json", &log);
+	ck_assert_uint_eq(a->n_findings, 2);
+	static const char *const summary[] = {
+		"ran 3 attempts as one invocation (task_scheduled_id 0, 2, 4)",
+		"attempt 1 failed with ConnectionError; attempt 2 ran again (1 more like it)",
+	};
+	static const char *const head[] = {
+		"ChargeCard ran 3 attempts as one invocation under task_execution_id "
+		"7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (task_scheduled_id 0, 2, 4; retry timers 1, 3), so its "
+		"body may have run 3 times. Key the side effect on task_execution_id "
+		"7c1e2b4a-3f6d-4e0b-9a51-2d8f6c0e4b17 (stable across retries)",
+		"Attempt 1 of ChargeCard (task_scheduled_id 0) failed with ConnectionError \"('Connection "
+		"aborted.', RemoteDisconnected('Remote end closed connection without response'))\", a "
+		"timeout/connection-class error after which the side effect may already have landed, and "
+		"attempt 2 (task_scheduled_id 2) ran again; 1 more attempt failed the same way before a retry "
+		"(task_scheduled_id 2). Check the remote side for a duplicate; ",
+	};
+	struct buf b, m;
+	buf_init(&b, 0);
+	for (size_t i = 0; i < 2; i++) {
+		const struct finding *f = &a->findings[i];
+		ck_assert_int_eq(f->kind, i == 0 ? FINDING_REEXECUTED : FINDING_AMBIGUOUS_FAILURE_RETRIED);
+		ck_assert_ptr_nonnull(f->text_of);
+		ck_assert_ptr_null(f->message_head);
+		ck_assert_ptr_null(f->summary);
+		buf_printf(&b, NULL, "left over");
+		ck_assert_str_eq(analysis_finding_summary(f, &b), summary[i]);
+		ck_assert_str_eq(analysis_finding_summary(f, &b), summary[i]);
+		/* appended to what the buffer holds, as for a kept head */
+		buf_init(&m, 0);
+		buf_printf(&m, NULL, ">");
+		ck_assert_int_eq(analysis_finding_message(f, &m), 0);
+		ck_assert_msg(strncmp(m.data + 1, head[i], strlen(head[i])) == 0 && m.data[0] == '>', "%s",
+			      m.data);
+		buf_finish(&m);
+	}
+	buf_finish(&b);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 START_TEST(versions_stalls_and_signing_read)
 {
 	static const char *const l1[] = {"l1-versioned-patched-stall.proto.json",
@@ -3672,6 +3720,7 @@ int main(void)
 	add_loop_test(tc, fixture, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	add_loop_test(tc, released_log_same_analysis, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
 	add_test(tc, threads_same_analysis);
+	add_test(tc, untold_texts_made_when_read);
 	add_test(tc, not_shared_never_at_full);
 	testlib_suite_add(s, tc);
 	return testlib_main(s);
