@@ -77,9 +77,20 @@ struct imap_slot {
 	uint32_t value;
 };
 
+/* Event ids count a generation's actions from 0, so keys [0, n_direct)
+ * are first kept in a direct array, an entry a key: 8 bytes a call where
+ * a slot took 32 at half load, and no probing. A key outside it, or whose
+ * entry another generation holds, goes in the slots. */
+struct imap_direct {
+	uint32_t tag; /* generation + 1; 0 = empty */
+	uint32_t value;
+};
+
 struct imap {
 	struct imap_slot *slots;
 	size_t cap, count;
+	struct imap_direct *direct;
+	size_t n_direct;
 };
 
 /* Keys are NUL-terminated: the hash covers the length, strcmp the rest. */
@@ -96,8 +107,9 @@ struct smap {
 };
 
 void imap_free(struct imap *m);
-/* Room for n keys, all of which will come (its pages are faulted in). */
-int imap_reserve(struct imap *m, size_t n);
+/* Room for keys [0, span) in the direct array; others go in slots grown
+ * as they fill. */
+int imap_reserve(struct imap *m, size_t span);
 uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key);
 /* Sets (or overwrites) the value. */
 int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value);

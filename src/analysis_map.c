@@ -44,6 +44,7 @@ static uint64_t hash_str(const char *s, size_t len)
 void imap_free(struct imap *m)
 {
 	free(m->slots);
+	free(m->direct);
 }
 
 /* Where key starts probing. Ids come nearly dense and in order (event ids
@@ -85,9 +86,11 @@ static int imap_grow(struct imap *m, size_t ncap, bool full)
 
 uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key)
 {
+	uint32_t tag = gen + 1;
+	if (key >= 0 && (uint64_t)key < m->n_direct && m->direct[key].tag == tag)
+		return &m->direct[key].value;
 	if (!m->cap)
 		return NULL;
-	uint32_t tag = gen + 1;
 	size_t j = imap_start(tag, key, m->cap);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key)
@@ -99,9 +102,13 @@ uint32_t *imap_find(const struct imap *m, uint32_t gen, int64_t key)
 /* Sets (or overwrites) the value. */
 int imap_put(struct imap *m, uint32_t gen, int64_t key, uint32_t value)
 {
+	uint32_t tag = gen + 1;
+	if (key >= 0 && (uint64_t)key < m->n_direct && (!m->direct[key].tag || m->direct[key].tag == tag)) {
+		m->direct[key] = (struct imap_direct){.tag = tag, .value = value};
+		return 0;
+	}
 	if ((m->count + 1) * 2 > m->cap && imap_grow(m, m->cap ? m->cap * 2 : 64, true) < 0)
 		return -1;
-	uint32_t tag = gen + 1;
 	size_t j = imap_start(tag, key, m->cap);
 	for (; m->slots[j].tag; j = (j + 1) & (m->cap - 1)) {
 		if (m->slots[j].tag == tag && m->slots[j].key == key) {
@@ -122,10 +129,19 @@ static size_t table_size(size_t n)
 	return cap;
 }
 
-int imap_reserve(struct imap *m, size_t n)
+int imap_reserve(struct imap *m, size_t span)
 {
-	size_t cap = table_size(n);
-	return m->cap < cap ? imap_grow(m, cap, true) : 0;
+	/* Only before the first key: a key already in the slots stays found
+	 * there, but one put later would then be in both. */
+	if (m->n_direct || m->count || !span)
+		return 0;
+	/* Not faulted in ahead: ids come in order, so its pages are written
+	 * one after the other, and ids that are not dense leave it unused. */
+	m->direct = calloc(span, sizeof *m->direct);
+	if (!m->direct)
+		return -1;
+	m->n_direct = span;
+	return 0;
 }
 
 void smap_free(struct smap *m)

@@ -509,13 +509,17 @@ static int scan_allocate(struct work *w)
 		}
 	}
 	/* Sized once: growing and rehashing was most of the pass, and
-	 * doubling arrays kept up to half of them unused. Every call and
-	 * timer is keyed by its event id and every call with an execution id
-	 * by that, so those tables are faulted in whole (a fault a page as
-	 * the probes landed was 17% of `file`'s faults); not every dialect
-	 * gives timers a fire_at (the CLI's table), so that one is not. */
-	if (imap_reserve(&w->sched, n_att) < 0 || smap_reserve(&w->exec, n_exec, true) < 0 ||
-	    imap_reserve(&w->timers, n_tim) < 0 || smap_reserve(&w->fire, n_tim, false) < 0)
+	 * doubling arrays kept up to half of them unused. Calls and timers
+	 * are keyed by event id, which counts a generation's actions (calls,
+	 * timers, children, events sent) from 0: the direct arrays cover
+	 * about that many, with room for the few other actions. Every call
+	 * with an execution id is keyed by that, so that table is faulted in
+	 * whole (a fault a page as the probes landed was 17% of `file`'s
+	 * faults); not every dialect gives timers a fire_at (the CLI's
+	 * table), so that one is not. */
+	size_t span = n_att + n_tim + (n_att + n_tim) / 16 + 1024;
+	if (imap_reserve(&w->sched, span) < 0 || smap_reserve(&w->exec, n_exec, true) < 0 ||
+	    imap_reserve(&w->timers, span) < 0 || smap_reserve(&w->fire, n_tim, false) < 0)
 		return -1;
 	/* Zeroed, though every attempt is written before it is read: the
 	 * static analyzer cannot follow the pending count to that. */
