@@ -170,6 +170,7 @@ static struct analysis_pending *scan(const struct event_log *log, struct event_l
 	struct work *w = &p->w;
 	*w = (struct work){
 		.log = log,
+		.arena = &p->ao->texts,
 		.release = release,
 		.o = o,
 		.payload_limit = o && o->payload_limit ? o->payload_limit : DEFAULT_PAYLOAD_LIMIT,

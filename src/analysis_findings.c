@@ -28,7 +28,7 @@ struct text_block {
 
 /* size bytes aligned to align (a power of two, at most 8: data sits 24
  * bytes into a malloc'd block) in the analysis' blocks. */
-static void *arena_alloc(struct text_block **head, size_t size, size_t align)
+void *analysis_arena_alloc(struct text_block **head, size_t size, size_t align)
 {
 	struct text_block *b = *head;
 	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
@@ -60,7 +60,7 @@ static void *arena_alloc(struct text_block **head, size_t size, size_t align)
 /* A copy of s (len bytes, then a NUL) in the analysis' text blocks. */
 static char *text_dup(struct text_block **head, const char *s, size_t len)
 {
-	char *t = arena_alloc(head, len + 1, 1);
+	char *t = analysis_arena_alloc(head, len + 1, 1);
 	if (!t)
 		return NULL;
 	memcpy(t, s, len);
@@ -144,9 +144,11 @@ static int evidence_finish(struct findings *fs, struct finding *f, struct text_b
 			n_ids += ev[i].id >= 0;
 		}
 	}
-	f->evidence_event_indexes = arena_alloc(arena, u * sizeof *f->evidence_event_indexes, _Alignof(uint32_t));
+	f->evidence_event_indexes =
+		analysis_arena_alloc(arena, u * sizeof *f->evidence_event_indexes, _Alignof(uint32_t));
 	f->evidence_event_ids =
-		n_ids ? arena_alloc(arena, n_ids * sizeof *f->evidence_event_ids, _Alignof(int64_t)) : NULL;
+		n_ids ? analysis_arena_alloc(arena, n_ids * sizeof *f->evidence_event_ids, _Alignof(int64_t))
+		      : NULL;
 	if (!f->evidence_event_indexes || (n_ids && !f->evidence_event_ids))
 		return -1;
 	for (size_t i = 0; i < u; i++) {

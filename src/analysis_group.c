@@ -78,7 +78,7 @@ static int link_same_key(struct work *w, struct smap *m, const char *key, uint32
 
 static bool child_without_id(const struct work *w, uint32_t attempt)
 {
-	return w->wa[attempt].is_child && !str_set(w->att[attempt].instance_id);
+	return w->wa[attempt].is_child && !str_set(attempt_more(&w->att[attempt])->instance_id);
 }
 
 /* Takes the earliest failure waiting for its retry timer that is a child's
@@ -489,10 +489,10 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 	int rc = 0;
 	for (size_t i = 0; i < w->n_att; i++) {
 		const struct attempt *at = att_at(w, i);
-		if (!w->wa[i].is_child || !str_set(at->instance_id))
+		if (!w->wa[i].is_child || !str_set(attempt_more(at)->instance_id))
 			continue;
 		bool fresh;
-		if (!smap_get_or_put(&seen, 0, at->instance_id, (uint32_t)i, &fresh)) {
+		if (!smap_get_or_put(&seen, 0, attempt_more(at)->instance_id, (uint32_t)i, &fresh)) {
 			rc = -1;
 			break;
 		}
@@ -504,7 +504,7 @@ static int collect_children(struct work *w, struct analysis_owned *ao)
 			rc = -1;
 			break;
 		}
-		an->child_instances[an->n_child_instances++] = at->instance_id;
+		an->child_instances[an->n_child_instances++] = attempt_more(at)->instance_id;
 	}
 	smap_free(&seen);
 	return rc;

@@ -136,7 +136,7 @@ enum link_flag {
 /* What the analysis keeps of an attempt beside the attempt itself, in
  * history order. The attempts are scanned straight into the array that
  * becomes the analysis' attempt pool (grouped by invocation in place), so
- * there is no second copy of them: this is 40 bytes, an attempt 120. */
+ * there is no second copy of them: this is 40 bytes, an attempt 88. */
 struct work_attempt {
 	const char *name;
 	uint32_t gen;
@@ -352,6 +352,7 @@ struct work {
 	int64_t rerun_event_id;           /* its event id */
 	uint8_t rerun_kind;               /* its enum event_kind */
 	const char *rerun_name;           /* its name */
+	struct text_block **arena;        /* the analysis' blocks: the attempts' struct attempt_more */
 	const struct analysis *rerun_src; /* the source run, analysed, if it was had */
 	const char *rerun_src_why;        /* why not, when it was not */
 
@@ -569,6 +570,9 @@ int analysis_findings(struct finding_ctx *c);
 /* The findings, in report order, into the analysis. */
 void analysis_findings_take(struct finding_ctx *c);
 void analysis_texts_free(struct text_block *b);
+/* size bytes aligned to align (a power of two, at most 8) in the text
+ * blocks at *head, freed with them; NULL when out of memory. */
+void *analysis_arena_alloc(struct text_block **head, size_t size, size_t align);
 
 /* analysis_rules.c: the rules (above), and what analysis_findings runs
  * before them for unresolved_attempt: the single calls a finished run left

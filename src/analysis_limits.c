@@ -235,7 +235,7 @@ static void sb_children_without_ids(struct sb *s, const struct work *w, const st
 	uint32_t pos[LIST_MAX];
 	for (size_t v = 0; v < an->n_invocations; v++) {
 		const struct invocation *inv = &an->invocations[v];
-		if (!inv->is_child_workflow || str_set(inv->attempts[0].instance_id))
+		if (!inv->is_child_workflow || str_set(attempt_more(&inv->attempts[0])->instance_id))
 			continue;
 		n_grouped += inv->n_attempts > 1 && inv->link == LINK_PATTERN;
 		for (size_t i = 0; i < inv->n_attempts; i++) {
@@ -319,8 +319,9 @@ static struct run_shape run_shape(const struct analysis *an)
 		const struct invocation *inv = &an->invocations[v];
 		r.any_retried |= inv->n_attempts > 1;
 		/* Children without instance ids have a limit of their own. */
-		r.any_pattern |= inv->link == LINK_PATTERN &&
-				 !(inv->is_child_workflow && !str_set(inv->attempts[0].instance_id));
+		r.any_pattern |=
+			inv->link == LINK_PATTERN &&
+			!(inv->is_child_workflow && !str_set(attempt_more(&inv->attempts[0])->instance_id));
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			const struct attempt *a = &inv->attempts[i];
 			r.any_failed |= a->outcome == OUTCOME_FAILED;

@@ -89,7 +89,8 @@ static void sb_link(struct sb *s, const struct invocation *inv, bool has_origins
 	switch (inv->link) {
 	case LINK_EXECUTION_ID:
 		if (inv->is_child_workflow)
-			sb_printf(s, "under the same instance id %s", or_none(inv->attempts[0].instance_id));
+			sb_printf(s, "under the same instance id %s",
+				  or_none(attempt_more(&inv->attempts[0])->instance_id));
 		else
 			sb_printf(s, "under task_execution_id %s", or_none(inv->task_execution_id));
 		break;
@@ -158,7 +159,8 @@ static bool may_have_landed(const struct attempt *a)
 {
 	return a->outcome == OUTCOME_FAILED &&
 	       (a->failure == FAILURE_AMBIGUOUS ||
-		(a->failure == FAILURE_UNKNOWN && (str_set(a->error_type) || str_set(a->error_message))));
+		(a->failure == FAILURE_UNKNOWN &&
+		 (str_set(attempt_more(a)->error_type) || str_set(attempt_more(a)->error_message))));
 }
 
 /* The scheduled ids of inv's attempts [from, to) that keep holds for. */
@@ -230,18 +232,19 @@ static void finding_attempts(struct finding_build *b, const struct invocation *i
 #define SUMMARY_QUOTE_MAX 48
 static void sb_failed_with(struct sb *t, const struct attempt *a)
 {
+	const struct attempt_more *mo = attempt_more(a);
 	sb_printf(t, "failed");
-	if (analysis_error_type_tells(a->error_type, a->error_message)) {
+	if (analysis_error_type_tells(mo->error_type, mo->error_message)) {
 		sb_printf(t, " with ");
-		sb_type(t, a->error_type);
-	} else if (str_set(a->error_message)) {
-		size_t cut = strlen(a->error_message);
+		sb_type(t, mo->error_type);
+	} else if (str_set(mo->error_message)) {
+		size_t cut = strlen(mo->error_message);
 		if (cut > SUMMARY_QUOTE_MAX) {
 			cut = SUMMARY_QUOTE_MAX;
-			while (cut > 0 && ((unsigned char)a->error_message[cut] & 0xC0) == 0x80)
+			while (cut > 0 && ((unsigned char)mo->error_message[cut] & 0xC0) == 0x80)
 				cut--;
 		}
-		sb_printf(t, ": \"%.*s%s\"", (int)cut, a->error_message, a->error_message[cut] ? "..." : "");
+		sb_printf(t, ": \"%.*s%s\"", (int)cut, mo->error_message, mo->error_message[cut] ? "..." : "");
 	}
 }
 
@@ -325,7 +328,7 @@ static void ambiguous_head(struct sb *s, const struct invocation *inv)
 	const struct attempt *a = &inv->attempts[first];
 	if (inv->is_child_workflow)
 		sb_printf(s, "Child workflow %s (event %" PRId64 ", instance %s) failed with ", or_none(inv->name),
-			  a->scheduled_id, or_none(a->instance_id));
+			  a->scheduled_id, or_none(attempt_more(a)->instance_id));
 	else
 		sb_printf(s, "Attempt %zu of %s (task_scheduled_id %" PRId64 ") failed with ", first + 1,
 			  or_none(inv->name), a->scheduled_id);
@@ -341,7 +344,7 @@ static void ambiguous_head(struct sb *s, const struct invocation *inv)
 			  "activities may already have landed, and it was started again (event %" PRId64
 			  ", instance %s)",
 			  cls, inv->attempts[first + 1].scheduled_id,
-			  or_none(inv->attempts[first + 1].instance_id));
+			  or_none(attempt_more(&inv->attempts[first + 1])->instance_id));
 	else
 		sb_printf(s,
 			  "%s after which the side effect may "
@@ -545,8 +548,9 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 		if (!first_failed) {
 			first_failed = a;
 		} else {
-			const char *t0 = first_failed->error_type ? first_failed->error_type : "";
-			const char *t1 = a->error_type ? a->error_type : "";
+			const char *t0 = attempt_more(first_failed)->error_type, *t1 = attempt_more(a)->error_type;
+			t0 = t0 ? t0 : "";
+			t1 = t1 ? t1 : "";
 			if (strcmp(t0, t1) != 0) {
 				same_permanent = false;
 				break;
@@ -592,10 +596,11 @@ static void find_permanent(struct finding_ctx *c, const struct invocation *inv)
 		sb_printf(&s, ") failed with the same permanent-class error, ");
 		sb_error(&s, a);
 	}
+	const char *type = attempt_more(a)->error_type;
 	sb_printf(&s,
 		  ". Return permanent rejections as data instead of raising them into the retry "
 		  "policy, or exclude %s from the policy.",
-		  str_set(a->error_type) && strlen(a->error_type) <= QUOTE_MAX ? a->error_type : "this error");
+		  str_set(type) && strlen(type) <= QUOTE_MAX ? type : "this error");
 	if (b) {
 		for (size_t i = 0; i < inv->n_attempts; i++) {
 			analysis_evidence_attempt(c, b, &inv->attempts[i]);
@@ -695,7 +700,8 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 		return;
 	/* A result the rows could not pair may be this child's: its outcome is
 	 * unknown here, not missing (the limits say so). */
-	if (inv->is_child_workflow && c->w->n_child_unpaired && !str_set(inv->attempts[0].instance_id))
+	if (inv->is_child_workflow && c->w->n_child_unpaired &&
+	    !str_set(attempt_more(&inv->attempts[0])->instance_id))
 		return;
 	if (c->w->race_loser && c->w->race_loser[invocation_index(an, inv)])
 		return;
@@ -731,7 +737,7 @@ static void find_unresolved(struct finding_ctx *c, const struct invocation *inv)
 			analysis_evidence_attempt(c, b, &inv->attempts[i]);
 	}
 	if (inv->is_child_workflow)
-		sb_printf(&s, ", instance %s", or_none(a->instance_id));
+		sb_printf(&s, ", instance %s", or_none(attempt_more(a)->instance_id));
 	else
 		sb_printf(&s, ", task_execution_id %s", or_none(a->task_execution_id));
 	if (inv->generation + 1 < an->n_generations)
@@ -767,9 +773,9 @@ static void find_child_retried(struct finding_ctx *c, const struct invocation *i
 	sb_id_list(&t, inv->attempts, inv->n_attempts);
 	sb_printf(&t, "): its activities ran again each time");
 	bool same_instance = true, no_ids = true;
-	const char *i0 = inv->attempts[0].instance_id;
+	const char *i0 = attempt_more(&inv->attempts[0])->instance_id;
 	for (size_t i = 0; i < inv->n_attempts; i++) {
-		const char *x = inv->attempts[i].instance_id;
+		const char *x = attempt_more(&inv->attempts[i])->instance_id;
 		no_ids &= !str_set(x);
 		if (i && (!str_set(i0) || !str_set(x) || strcmp(i0, x) != 0))
 			same_instance = false;
@@ -785,7 +791,8 @@ static void find_child_retried(struct finding_ctx *c, const struct invocation *i
 	} else {
 		sb_printf(&s, "; instances ");
 		for (size_t i = 0; i < inv->n_attempts && i < LIST_MAX; i++)
-			sb_printf(&s, "%s%s", i ? ", " : "", or_none(inv->attempts[i].instance_id));
+			sb_printf(&s, "%s%s", i ? ", " : "",
+				  or_none(attempt_more(&inv->attempts[i])->instance_id));
 		if (inv->n_attempts > LIST_MAX)
 			sb_printf(&s, " and %zu more", (size_t)inv->n_attempts - LIST_MAX);
 	}

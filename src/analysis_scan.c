@@ -27,6 +27,21 @@ static void rerun_note(struct work *w, uint32_t i, const struct event *ev)
 	w->rerun_name = ev->name;
 }
 
+/* a's failure and child fields, made when first set (NULL: out of
+ * memory, flagged). */
+static struct attempt_more *more_of(struct work *w, struct attempt *a)
+{
+	if (!a->more) {
+		a->more = analysis_arena_alloc(w->arena, sizeof *a->more, _Alignof(struct attempt_more));
+		if (!a->more) {
+			w->oom = true;
+			return NULL;
+		}
+		*a->more = (struct attempt_more){0};
+	}
+	return a->more;
+}
+
 static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool child)
 {
 	rerun_note(w, i, ev);
@@ -38,7 +53,6 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		.scheduled_id = ev->event_id,
 		.scheduled_at = ev->timestamp,
 		.task_execution_id = ev->task_execution_id,
-		.instance_id = child ? ev->instance_id : NULL,
 		.outcome = OUTCOME_PENDING,
 		.result_index = ATTEMPT_NO_RESULT,
 		.input = ev->input,
@@ -60,6 +74,9 @@ static void add_attempt(struct work *w, uint32_t i, const struct event *ev, bool
 		w->child_pend_n++;
 		w->child_pend_xor ^= k;
 		w->n_child_no_id += !str_set(ev->instance_id);
+		struct attempt_more *m = ev->instance_id ? more_of(w, &w->att[k]) : NULL;
+		if (m)
+			m->instance_id = ev->instance_id;
 	}
 	if (imap_put(&w->sched, w->gen, ev->event_id, k) < 0) {
 		w->oom = true;
@@ -133,30 +150,37 @@ static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct eve
 	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
-		a->error_type = ev->error_type;
-		a->error_message = ev->error_message;
-		/* A cause with nothing to say is no cause: never shown empty. */
-		if (str_set(ev->cause_type) || str_set(ev->cause_message)) {
-			a->cause_type = ev->cause_type;
-			a->cause_message = ev->cause_message;
-			a->cause_depth = ev->cause_depth;
+		struct attempt_more *m = ev->error_type || ev->error_message || str_set(ev->cause_type) ||
+							 str_set(ev->cause_message)
+						 ? more_of(w, a)
+						 : NULL;
+		if (m) {
+			m->error_type = ev->error_type;
+			m->error_message = ev->error_message;
+			/* A cause with nothing to say is no cause: never shown empty. */
+			if (str_set(ev->cause_type) || str_set(ev->cause_message)) {
+				m->cause_type = ev->cause_type;
+				m->cause_message = ev->cause_message;
+				a->cause_depth = ev->cause_depth;
+			}
 		}
 		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
 		/* The same error repeats across attempts and the log interns
 		 * strings: remember the last answer by pointer. */
 		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
-		    w->cls_cause_type == a->cause_type && w->cls_cause_msg == a->cause_message &&
-		    w->cls_nr == a->non_retriable) {
+		    w->cls_cause_type == attempt_more(a)->cause_type &&
+		    w->cls_cause_msg == attempt_more(a)->cause_message && w->cls_nr == a->non_retriable) {
 			a->failure = (uint8_t)w->cls;
 		} else {
-			w->cls = classify_failure_chain(ev->error_type, ev->error_message, a->cause_type,
-							a->cause_message, a->non_retriable);
+			w->cls = classify_failure_chain(ev->error_type, ev->error_message,
+							attempt_more(a)->cause_type,
+							attempt_more(a)->cause_message, a->non_retriable);
 			a->failure = (uint8_t)w->cls;
 			w->cls_valid = true;
 			w->cls_type = ev->error_type;
 			w->cls_msg = ev->error_message;
-			w->cls_cause_type = a->cause_type;
-			w->cls_cause_msg = a->cause_message;
+			w->cls_cause_type = attempt_more(a)->cause_type;
+			w->cls_cause_msg = attempt_more(a)->cause_message;
 			w->cls_nr = a->non_retriable;
 		}
 		analysis_link_failed(w, k);

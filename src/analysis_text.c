@@ -204,13 +204,14 @@ static void sb_type_before(struct sb *s, const char *type)
 
 void sb_error(struct sb *s, const struct attempt *a)
 {
-	sb_type_before(s, a->error_type);
-	sb_quote(s, a->error_message);
+	const struct attempt_more *mo = attempt_more(a);
+	sb_type_before(s, mo->error_type);
+	sb_quote(s, mo->error_message);
 	/* The class was decided on the innermost cause: name it. */
-	if (a->cause_type || a->cause_message) {
+	if (mo->cause_type || mo->cause_message) {
 		sb_printf(s, " (innermost cause: ");
-		sb_type_before(s, a->cause_type);
-		sb_quote(s, a->cause_message);
+		sb_type_before(s, mo->cause_type);
+		sb_quote(s, mo->cause_message);
 		sb_printf(s, ")");
 	}
 }

@@ -56,6 +56,7 @@ static void write_payload(struct jw *w, const char *key, const struct payload *p
 
 static void write_attempt(struct jw *w, const struct invocation *inv, const struct attempt *at)
 {
+	const struct attempt_more *mo = attempt_more(at);
 	jw_open(w, NULL, '{');
 	/* Counted from 1 as the text says it (issue 19); the scheduled id
 	 * stays the evidence. */
@@ -63,14 +64,14 @@ static void write_attempt(struct jw *w, const struct invocation *inv, const stru
 	jw_k_int(w, "task_scheduled_id", at->scheduled_id);
 	jw_k_str(w, "scheduled_at", at->scheduled_at);
 	jw_k_cstr(w, "outcome", attempt_outcome_name(at->outcome));
-	jw_k_cstr(w, "error_message", at->error_message);
+	jw_k_cstr(w, "error_message", mo->error_message);
 	/* extras */
-	jw_k_cstr(w, "error_type", at->error_type);
+	jw_k_cstr(w, "error_type", mo->error_type);
 	/* The innermost innerFailure the class was decided on, or null. */
-	if (at->cause_type || at->cause_message) {
+	if (mo->cause_type || mo->cause_message) {
 		jw_open(w, "error_cause", '{');
-		jw_k_cstr(w, "type", at->cause_type);
-		jw_k_str(w, "message", at->cause_message);
+		jw_k_cstr(w, "type", mo->cause_type);
+		jw_k_str(w, "message", mo->cause_message);
 		jw_k_int(w, "depth", at->cause_depth);
 		jw_close(w, '}');
 	} else {
@@ -82,7 +83,7 @@ static void write_attempt(struct jw *w, const struct invocation *inv, const stru
 	jw_k_int(w, "results", (int64_t)at->n_results);
 	write_k_id(w, "task_execution_id", at->task_execution_id);
 	if (inv->is_child_workflow)
-		write_k_id(w, "instance_id", at->instance_id);
+		write_k_id(w, "instance_id", mo->instance_id);
 	/* An inference: the result row named no scheduled id. */
 	if (at->result_by_order)
 		jw_k_bool(w, "result_by_order", true);

@@ -192,25 +192,26 @@ static void md_invocation_line(struct md_out *m, const struct invocation *inv)
 static void md_attempt_line(struct md_out *m, const struct invocation *inv, size_t k, bool pay)
 {
 	const struct attempt *at = &inv->attempts[k];
-	bool err = at->error_type || at->error_message || at->cause_type || at->cause_message;
-	bool inst = inv->is_child_workflow && at->instance_id;
+	const struct attempt_more *mo = attempt_more(at);
+	bool err = mo->error_type || mo->error_message || mo->cause_type || mo->cause_message;
+	bool inst = inv->is_child_workflow && mo->instance_id;
 	fprintf(m->f, "  - attempt %zu:", k + 1);
 	if (inst)
-		fprintf(m->f, " instance %s%s", md(m, at->instance_id, ESCAPE_MD_INLINE, 0), err ? ";" : "");
-	if (at->error_type)
-		fprintf(m->f, " %s%s", md(m, at->error_type, ESCAPE_MD_INLINE, 80), at->error_message ? ":" : "");
-	if (at->error_message)
-		fprintf(m->f, " %s", md(m, at->error_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+		fprintf(m->f, " instance %s%s", md(m, mo->instance_id, ESCAPE_MD_INLINE, 0), err ? ";" : "");
+	if (mo->error_type)
+		fprintf(m->f, " %s%s", md(m, mo->error_type, ESCAPE_MD_INLINE, 80), mo->error_message ? ":" : "");
+	if (mo->error_message)
+		fprintf(m->f, " %s", md(m, mo->error_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
 	if (at->non_retriable)
 		fprintf(m->f, " (non-retriable)");
-	if (at->cause_type || at->cause_message) {
+	if (mo->cause_type || mo->cause_message) {
 		/* The innermost cause (innerFailure), which the class rests on. */
 		fprintf(m->f, "; caused by");
-		if (at->cause_type)
-			fprintf(m->f, " %s%s", md(m, at->cause_type, ESCAPE_MD_INLINE, 80),
-				at->cause_message ? ":" : "");
-		if (at->cause_message)
-			fprintf(m->f, " %s", md(m, at->cause_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
+		if (mo->cause_type)
+			fprintf(m->f, " %s%s", md(m, mo->cause_type, ESCAPE_MD_INLINE, 80),
+				mo->cause_message ? ":" : "");
+		if (mo->cause_message)
+			fprintf(m->f, " %s", md(m, mo->cause_message, ESCAPE_MD_INLINE, MD_CELL_MAX));
 	}
 	const char *note = at->outcome == OUTCOME_FAILED ? failure_class_note((enum failure_class)at->failure)
 							 : NULL;
@@ -252,8 +253,9 @@ void md_attempts(struct md_out *m, const struct analysis *a, bool all)
 		md_invocation_line(m, inv);
 		for (size_t k = 0; k < inv->n_attempts; k++) {
 			const struct attempt *at = &inv->attempts[k];
-			bool err = at->error_type || at->error_message || at->cause_type || at->cause_message;
-			bool inst = inv->is_child_workflow && at->instance_id;
+			const struct attempt_more *mo = attempt_more(at);
+			bool err = mo->error_type || mo->error_message || mo->cause_type || mo->cause_message;
+			bool inst = inv->is_child_workflow && mo->instance_id;
 			bool pay = payloads &&
 				   (at->input.state != PAYLOAD_ABSENT || at->output.state != PAYLOAD_ABSENT);
 			if (!err && !inst && !pay)

@@ -161,6 +161,7 @@ static int time_width(struct text_out *t, const struct invocation *inv)
 static void print_attempt(struct text_out *t, const struct invocation *inv, size_t k, int tw)
 {
 	const struct attempt *at = &inv->attempts[k];
+	const struct attempt_more *mo = attempt_more(at);
 	enum style s = at->outcome == OUTCOME_COMPLETED ? STYLE_GREEN
 		       : at->outcome == OUTCOME_FAILED  ? STYLE_RED
 							: STYLE_YELLOW;
@@ -182,19 +183,19 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 	if (at->n_results > 1)
 		fprintf(t->f, "%*s%s%zu results for this one attempt%s\n", (int)indent, "", text_on(t, STYLE_RED),
 			(size_t)at->n_results, text_off(t));
-	if (inv->is_child_workflow && at->instance_id)
+	if (inv->is_child_workflow && mo->instance_id)
 		fprintf(t->f, "%*sinstance %s\n", (int)indent, "",
-			text_esc(t, at->instance_id, t->width - indent - 9));
+			text_esc(t, mo->instance_id, t->width - indent - 9));
 	if (at->task_execution_id && *at->task_execution_id && inv->task_execution_id &&
 	    strcmp(at->task_execution_id, inv->task_execution_id) != 0)
 		fprintf(t->f, "%*sexecution %s\n", (int)indent, "",
 			text_esc(t, at->task_execution_id, t->width - indent - 10));
-	if (at->outcome == OUTCOME_FAILED && (at->error_type || at->error_message || at->non_retriable)) {
+	if (at->outcome == OUTCOME_FAILED && (mo->error_type || mo->error_message || at->non_retriable)) {
 		struct buf msg;
 		buf_init(&msg, 0);
-		buf_printf(&msg, NULL, "%s%s%s%s", at->error_type ? at->error_type : "",
-			   at->error_type && at->error_message ? ": " : "",
-			   at->error_message ? at->error_message : "",
+		buf_printf(&msg, NULL, "%s%s%s%s", mo->error_type ? mo->error_type : "",
+			   mo->error_type && mo->error_message ? ": " : "",
+			   mo->error_message ? mo->error_message : "",
 			   at->non_retriable ? " [non-retriable]" : "");
 		/* Two lines at most: a stack of long messages would push the
 		 * findings off the screen; --format json has them whole. */
@@ -202,13 +203,13 @@ static void print_attempt(struct text_out *t, const struct invocation *inv, size
 			text_wrap(t, text_esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);
 	}
-	if (at->outcome == OUTCOME_FAILED && (at->cause_type || at->cause_message)) {
+	if (at->outcome == OUTCOME_FAILED && (mo->cause_type || mo->cause_message)) {
 		/* The innermost cause (innerFailure), which the class rests on. */
 		struct buf msg;
 		buf_init(&msg, 0);
-		buf_printf(&msg, NULL, "caused by %s%s%s", at->cause_type ? at->cause_type : "",
-			   at->cause_type && at->cause_message ? ": " : "",
-			   at->cause_message ? at->cause_message : "");
+		buf_printf(&msg, NULL, "caused by %s%s%s", mo->cause_type ? mo->cause_type : "",
+			   mo->cause_type && mo->cause_message ? ": " : "",
+			   mo->cause_message ? mo->cause_message : "");
 		if (msg.data)
 			text_wrap(t, text_esc(t, msg.data, 2 * (t->width - indent) - 16), indent);
 		buf_finish(&msg);

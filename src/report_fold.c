@@ -166,13 +166,14 @@ int report_finding_error(struct buf *out, const struct finding *f)
 	const struct attempt *a = f->attempt;
 	if (!a || a->outcome != OUTCOME_FAILED)
 		return 0;
-	bool type = analysis_error_type_tells(a->error_type, a->error_message);
-	bool msg = a->error_message && *a->error_message;
+	const char *et = attempt_more(a)->error_type, *em = attempt_more(a)->error_message;
+	bool type = et && analysis_error_type_tells(et, em);
+	bool msg = em && *em;
 	int rc = 0;
 	if (type)
-		rc |= buf_printf(out, NULL, "%s%s", a->error_type, msg ? ": " : "");
+		rc |= buf_printf(out, NULL, "%s%s", et, msg ? ": " : "");
 	if (msg)
-		rc |= buf_printf(out, NULL, "%s", a->error_message);
+		rc |= buf_printf(out, NULL, "%s", em);
 	else if (!type)
 		rc |= buf_printf(out, NULL, "(no message)");
 	return rc;

@@ -328,7 +328,8 @@ int stats_add_report_run(struct stats *st, const struct report_run *rr, struct e
 		for (uint32_t k = 0; k < inv->n_attempts; k++) {
 			const struct attempt *at = &inv->attempts[k];
 			if (at->outcome == OUTCOME_FAILED &&
-			    row_failure(&f, r, class_of((enum failure_class)at->failure), at->error_message) < 0)
+			    row_failure(&f, r, class_of((enum failure_class)at->failure),
+					attempt_more(at)->error_message) < 0)
 				return -1;
 		}
 	}

@@ -558,7 +558,7 @@ START_TEST(child_retry_go)
 	ck_assert(inv->is_child_workflow);
 	ck_assert_uint_eq(inv->n_attempts, 2);
 	ck_assert_int_eq(inv->link, LINK_TIMER_ORIGIN);
-	ck_assert_str_eq(inv->attempts[1].instance_id, "order-7740:0002");
+	ck_assert_str_eq(attempt_more(&inv->attempts[1])->instance_id, "order-7740:0002");
 	ck_assert_uint_eq(a->n_child_instances, 2);
 	ck_assert_str_eq(a->child_instances[0], "order-7740:0000");
 	ck_assert_str_eq(a->child_instances[1], "order-7740:0002");
@@ -651,7 +651,7 @@ START_TEST(cli_child_paired_by_order)
 	ck_assert_uint_eq(inv->attempts[0].result_index, 3);
 	ck_assert_int_eq(inv->attempts[1].outcome, OUTCOME_COMPLETED);
 	ck_assert(inv->attempts[1].result_by_order);
-	ck_assert_ptr_null(inv->attempts[0].instance_id); /* never invented */
+	ck_assert_ptr_null(attempt_more(&inv->attempts[0])->instance_id); /* never invented */
 	size_t want[FINDING_KIND_COUNT] = {[FINDING_CHILD_WORKFLOW_RETRIED] = 1};
 	expect_kinds(a, want);
 	const struct finding *f = get_kind(a, FINDING_CHILD_WORKFLOW_RETRIED);
@@ -1913,16 +1913,17 @@ START_TEST(failure_cause_decides)
 	ck_assert_uint_eq(a->n_invocations, 3);
 	const struct attempt *charge = &a->invocations[0].attempts[0];
 	ck_assert_int_eq(charge->failure, FAILURE_AMBIGUOUS);
-	ck_assert_str_eq(charge->cause_type, "System.Net.Sockets.SocketException");
-	ck_assert_str_eq(charge->cause_message, "An existing connection was forcibly closed by the remote host.");
+	ck_assert_str_eq(attempt_more(charge)->cause_type, "System.Net.Sockets.SocketException");
+	ck_assert_str_eq(attempt_more(charge)->cause_message,
+			 "An existing connection was forcibly closed by the remote host.");
 	ck_assert_uint_eq(charge->cause_depth, 2);
 	const struct attempt *refund = &a->invocations[1].attempts[0];
 	ck_assert_int_eq(refund->failure, FAILURE_SAFE);
-	ck_assert_str_eq(refund->cause_message, "Connection refused");
+	ck_assert_str_eq(attempt_more(refund)->cause_message, "Connection refused");
 	const struct attempt *notify = &a->invocations[2].attempts[0];
 	ck_assert_int_eq(notify->failure, FAILURE_AMBIGUOUS);
-	ck_assert_ptr_null(notify->cause_type);
-	ck_assert_ptr_null(notify->cause_message);
+	ck_assert_ptr_null(attempt_more(notify)->cause_type);
+	ck_assert_ptr_null(attempt_more(notify)->cause_message);
 	ck_assert_uint_eq(notify->cause_depth, 0);
 
 	ck_assert_uint_eq(count_kind(a, FINDING_AMBIGUOUS_FAILURE_RETRIED), 1);
@@ -3123,22 +3124,22 @@ static void assert_same_analysis(const struct analysis *x, const struct analysis
 			ck_assert_int_eq(a->retry_timer_event_ids[k], b->retry_timer_event_ids[k]);
 		for (size_t k = 0; k < a->n_attempts; k++) {
 			const struct attempt *p = &a->attempts[k], *q = &b->attempts[k];
-			ck_assert_msg(p->event_index == q->event_index && p->scheduled_id == q->scheduled_id &&
-					      p->result_index == q->result_index && p->n_results == q->n_results &&
-					      p->outcome == q->outcome && p->failure == q->failure &&
-					      p->non_retriable == q->non_retriable &&
-					      same_str(p->scheduled_at, q->scheduled_at) &&
-					      same_str(p->completed_at, q->completed_at) &&
-					      same_str(p->task_execution_id, q->task_execution_id) &&
-					      same_str(p->instance_id, q->instance_id) &&
-					      same_str(p->error_type, q->error_type) &&
-					      same_str(p->error_message, q->error_message) &&
-					      same_str(p->cause_type, q->cause_type) &&
-					      same_str(p->cause_message, q->cause_message) &&
-					      p->cause_depth == q->cause_depth &&
-					      same_payload(&p->input, &q->input) &&
-					      same_payload(&p->output, &q->output),
-				      "%s: attempt %zu of invocation %zu differs", what, k, v);
+			ck_assert_msg(
+				p->event_index == q->event_index && p->scheduled_id == q->scheduled_id &&
+					p->result_index == q->result_index && p->n_results == q->n_results &&
+					p->outcome == q->outcome && p->failure == q->failure &&
+					p->non_retriable == q->non_retriable &&
+					same_str(p->scheduled_at, q->scheduled_at) &&
+					same_str(p->completed_at, q->completed_at) &&
+					same_str(p->task_execution_id, q->task_execution_id) &&
+					same_str(attempt_more(p)->instance_id, attempt_more(q)->instance_id) &&
+					same_str(attempt_more(p)->error_type, attempt_more(q)->error_type) &&
+					same_str(attempt_more(p)->error_message, attempt_more(q)->error_message) &&
+					same_str(attempt_more(p)->cause_type, attempt_more(q)->cause_type) &&
+					same_str(attempt_more(p)->cause_message, attempt_more(q)->cause_message) &&
+					p->cause_depth == q->cause_depth && same_payload(&p->input, &q->input) &&
+					same_payload(&p->output, &q->output),
+				"%s: attempt %zu of invocation %zu differs", what, k, v);
 		}
 	}
 	ck_assert_uint_eq(x->n_findings, y->n_findings);

@@ -340,9 +340,12 @@ END_TEST
 static bool same_attempt(const struct attempt *x, const struct attempt *y)
 {
 	return same_str(x->scheduled_at, y->scheduled_at) && same_str(x->completed_at, y->completed_at) &&
-	       same_str(x->task_execution_id, y->task_execution_id) && same_str(x->instance_id, y->instance_id) &&
-	       same_str(x->error_type, y->error_type) && same_str(x->error_message, y->error_message) &&
-	       same_str(x->cause_type, y->cause_type) && same_str(x->cause_message, y->cause_message) &&
+	       same_str(x->task_execution_id, y->task_execution_id) &&
+	       same_str(attempt_more(x)->instance_id, attempt_more(y)->instance_id) &&
+	       same_str(attempt_more(x)->error_type, attempt_more(y)->error_type) &&
+	       same_str(attempt_more(x)->error_message, attempt_more(y)->error_message) &&
+	       same_str(attempt_more(x)->cause_type, attempt_more(y)->cause_type) &&
+	       same_str(attempt_more(x)->cause_message, attempt_more(y)->cause_message) &&
 	       same_payload(&x->input, &y->input) && same_payload(&x->output, &y->output) &&
 	       x->scheduled_id == y->scheduled_id && x->event_index == y->event_index &&
 	       x->result_index == y->result_index && x->n_results == y->n_results && x->outcome == y->outcome &&

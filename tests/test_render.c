@@ -41,6 +41,7 @@ static struct analysis analysis;
 #define HOSTILE_ERROR                                                     \
 	"('Connection aborted.', \x1b[2K\rRemote end closed \xe2\x80\xae" \
 	"dias)"
+static struct attempt_more charge_more = {.error_type = "ConnectionError", .error_message = HOSTILE_ERROR};
 
 static void build_analysis(void)
 {
@@ -61,8 +62,7 @@ static void build_analysis(void)
 		at->n_results = 1;
 		at->completed_at = "2026-09-14T10:00:02.118Z";
 		if (i < 2) {
-			at->error_type = "ConnectionError";
-			at->error_message = HOSTILE_ERROR;
+			at->more = &charge_more;
 			at->failure = FAILURE_AMBIGUOUS;
 		} else {
 			at->output.state = PAYLOAD_EMPTY; /* present, "" */
@@ -695,6 +695,15 @@ END_TEST
 #define BIG_WITHHELD 20000
 #define BIG_STRING ((size_t)1200 << 10)
 
+static struct attempt_more big_more[6] = {
+	{0},
+	{.error_type = "ConnectionError", .error_message = "bad byte \xc3("},
+	{.error_type = "ConnectionError", .error_message = HOSTILE_ERROR},
+	{.instance_id = "child-\xce\xbb-1"},
+	{.instance_id = "child-\xce\xbb-1", .error_type = "ConnectionError", .error_message = "bad byte \xc3("},
+	{.instance_id = "child-\xce\xbb-1", .error_type = "ConnectionError", .error_message = HOSTILE_ERROR},
+};
+
 struct big {
 	struct analysis a;
 	struct invocation *inv;
@@ -754,11 +763,13 @@ static void build_big(struct big *b)
 				1;
 			at->task_execution_id = i % 11 ? pool : "";
 			pool += sprintf(pool, "%08zx-3f6d-4e0b-9a51-%012zx", i, a) + 1;
-			at->instance_id = inv->is_child_workflow ? "child-\xce\xbb-1" : NULL;
 			at->outcome = k + 1 < inv->n_attempts ? OUTCOME_FAILED : OUTCOME_COMPLETED;
+			/* child or not; completed, or failed with a bad byte or the
+			 * hostile message */
+			size_t m =
+				(inv->is_child_workflow ? 3 : 0) + (at->outcome == OUTCOME_FAILED ? 1 + k % 2 : 0);
+			at->more = m ? &big_more[m] : NULL;
 			if (at->outcome == OUTCOME_FAILED) {
-				at->error_type = "ConnectionError";
-				at->error_message = k % 2 ? HOSTILE_ERROR : "bad byte \xc3(";
 				at->failure = FAILURE_AMBIGUOUS;
 				at->completed_at = at->scheduled_at;
 			}
