@@ -136,6 +136,20 @@ int dec_get_int(struct dec *d, const char *key, size_t key_len, const struct jsc
 		return 0;
 	}
 	if (v->type == JSCAN_STRING && !v->escaped && v->len > 0 && v->len < 20) {
+		/* Up to 18 digits cannot overflow: read here, as strtoll would
+		 * (the CLI's "scheduledId=0" attributes come this way, one a
+		 * result; strtoll was 180 instructions a call). */
+		size_t neg = v->p[0] == '-', k = neg;
+		if (v->len > neg && v->len - neg <= 18) {
+			int64_t x = 0;
+			while (k < v->len && (unsigned)(v->p[k] - '0') < 10)
+				x = x * 10 + (v->p[k++] - '0');
+			if (k == v->len) {
+				*out = neg ? -x : x;
+				*has = true;
+				return 0;
+			}
+		}
 		char tmp[24];
 		memcpy(tmp, v->p, v->len);
 		tmp[v->len] = '\0';

@@ -1,6 +1,7 @@
 /* The history event model and its dialect parsers. */
 #include <ctype.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1067,6 +1068,59 @@ static const char *const spellings[] = {
 	"{\"events\":[{\"eventId\":4,\"taskScheduled\":{\"name\":\"A\",\"taskExecutionId\":\"x\"}}]}",
 	"[{\"type\":\"TaskScheduled\",\"eventId\":4,\"name\":\"A\",\"executionId\":\"x\"}]",
 };
+
+/* An integer field given as a string of digits (protojson's 64-bit
+ * integers): read as strtoll reads it, accepted only when the whole
+ * string is [-]digits; up to 18 digits without strtoll, 19 through it
+ * (which saturates). */
+static const char *const quoted_ints[] = {
+	"0",
+	"-0",
+	"7",
+	"007",
+	"-12",
+	"123456789012345678",
+	"-123456789012345678",
+	"1234567890123456789",
+	"9223372036854775807",
+	"9223372036854775808",
+	"-9223372036854775809",
+	"",
+	"-",
+	"+5",
+	" 5",
+	"5 ",
+	"1e3",
+	"0x10",
+	"12a",
+	"--1",
+	"\\u0031",
+};
+
+START_TEST(quoted_integers_as_strtoll)
+{
+	const char *q = quoted_ints[_i];
+	char doc[256];
+	snprintf(doc, sizeof doc, "[{\"event_type\":\"TaskScheduled\",\"event_id\":\"%s\",\"name\":\"A\"}]", q);
+	/* the reference: what the decoder did before it read digits itself */
+	size_t n = strlen(q);
+	char *end = NULL;
+	long long ref = n ? strtoll(q, &end, 10) : 0;
+	bool accepted = n > 0 && n < 20 && (q[0] == '-' || (q[0] >= '0' && q[0] <= '9')) && *end == '\0';
+	struct err e;
+	struct event_log *log = parse_str(doc, &e);
+	if (accepted) {
+		ck_assert_msg(log != NULL, "\"%s\": %s", q, e.msg);
+		const struct event *ev = at(log, 0);
+		ck_assert(ev->has_event_id);
+		ck_assert_int_eq(ev->event_id, ref);
+	} else {
+		ck_assert_msg(log == NULL, "\"%s\" was taken as %" PRId64, q, at(log, 0)->event_id);
+		ck_assert_msg(strstr(e.msg, "must be an integer"), "%s", e.msg);
+	}
+	event_log_free(log);
+}
+END_TEST
 
 START_TEST(spelling_variants)
 {
@@ -2448,6 +2502,7 @@ int main(void)
 	tc = testlib_group("bad_input");
 	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
 	add_test(tc, buffer_over_input_max_refused);
+	add_loop_test(tc, quoted_integers_as_strtoll, 0, sizeof quoted_ints / sizeof quoted_ints[0]);
 	add_loop_test(tc, has_execution_id_as_unpacked, 0, sizeof exec_id_fixtures / sizeof exec_id_fixtures[0]);
 	add_loop_test(tc, numbers_as_jansson_reads_them, 0, sizeof number_texts / sizeof number_texts[0]);
 	add_test(tc, wrong_type_names_event_and_byte);
