@@ -221,10 +221,10 @@ enum finding_text_flag {
 
 /* Appends finding f's message, whole, to out; -1 when memory runs out. */
 int analysis_finding_message(const struct finding *f, struct buf *out);
-/* Finding f's summary: the one it keeps, or made in scratch (emptied
- * first; the caller's, to buf_finish) for a finding that keeps none; NULL
- * when memory runs out. */
-const char *analysis_finding_summary(const struct finding *f, struct buf *scratch);
+/* Finding f's summary into *out: the one it keeps (NULL if none), or made
+ * in scratch (emptied first; the caller's, to buf_finish) for a finding
+ * whose text is made when read; -1 when memory runs out. */
+int analysis_finding_summary(const struct finding *f, struct buf *scratch, const char **out);
 
 enum withheld_field {
 	WITHHELD_INPUT = 0,

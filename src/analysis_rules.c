@@ -448,16 +448,18 @@ int analysis_finding_message(const struct finding *f, struct buf *out)
 	return 0;
 }
 
-const char *analysis_finding_summary(const struct finding *f, struct buf *scratch)
+int analysis_finding_summary(const struct finding *f, struct buf *scratch, const char **out)
 {
+	*out = f->summary;
 	if (!f->text_of)
-		return f->summary;
+		return 0;
 	bool oom = false;
 	buf_reset(scratch);
 	struct sb t = {.b = *scratch, .oom = &oom};
 	untold_text(NULL, &t, f);
 	*scratch = t.b;
-	return oom ? NULL : scratch->data ? scratch->data : "";
+	*out = oom ? NULL : scratch->data ? scratch->data : "";
+	return oom ? -1 : 0;
 }
 
 static void find_duplicates(struct finding_ctx *c, const struct invocation *inv)

@@ -150,37 +150,35 @@ static void pair_result(struct work *w, uint32_t k, uint32_t i, const struct eve
 	}
 	if (failed) {
 		a->outcome = OUTCOME_FAILED;
-		struct attempt_more *m = ev->error_type || ev->error_message || str_set(ev->cause_type) ||
-							 str_set(ev->cause_message)
-						 ? more_of(w, a)
-						 : NULL;
+		/* A cause with nothing to say is no cause: never shown empty. */
+		bool cause = str_set(ev->cause_type) || str_set(ev->cause_message);
+		struct attempt_more *m = ev->error_type || ev->error_message || cause ? more_of(w, a) : NULL;
 		if (m) {
 			m->error_type = ev->error_type;
 			m->error_message = ev->error_message;
-			/* A cause with nothing to say is no cause: never shown empty. */
-			if (str_set(ev->cause_type) || str_set(ev->cause_message)) {
+			if (cause) {
 				m->cause_type = ev->cause_type;
 				m->cause_message = ev->cause_message;
 				a->cause_depth = ev->cause_depth;
 			}
 		}
+		const struct attempt_more *mo = attempt_more(a);
 		a->non_retriable = ev->has_non_retriable && ev->non_retriable;
 		/* The same error repeats across attempts and the log interns
 		 * strings: remember the last answer by pointer. */
 		if (w->cls_valid && w->cls_type == ev->error_type && w->cls_msg == ev->error_message &&
-		    w->cls_cause_type == attempt_more(a)->cause_type &&
-		    w->cls_cause_msg == attempt_more(a)->cause_message && w->cls_nr == a->non_retriable) {
+		    w->cls_cause_type == mo->cause_type && w->cls_cause_msg == mo->cause_message &&
+		    w->cls_nr == a->non_retriable) {
 			a->failure = (uint8_t)w->cls;
 		} else {
-			w->cls = classify_failure_chain(ev->error_type, ev->error_message,
-							attempt_more(a)->cause_type,
-							attempt_more(a)->cause_message, a->non_retriable);
+			w->cls = classify_failure_chain(ev->error_type, ev->error_message, mo->cause_type,
+							mo->cause_message, a->non_retriable);
 			a->failure = (uint8_t)w->cls;
 			w->cls_valid = true;
 			w->cls_type = ev->error_type;
 			w->cls_msg = ev->error_message;
-			w->cls_cause_type = attempt_more(a)->cause_type;
-			w->cls_cause_msg = attempt_more(a)->cause_message;
+			w->cls_cause_type = mo->cause_type;
+			w->cls_cause_msg = mo->cause_message;
 			w->cls_nr = a->non_retriable;
 		}
 		analysis_link_failed(w, k);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "curl_lazy.h"
 #include "version.h"
 
 static const char *const group_titles[GROUP_COUNT] = {
@@ -444,7 +445,7 @@ void cli_print_version(FILE *out)
 	if (cv)
 		fprintf(out, "libcurl %s (%s)\n", cv->version, cv->ssl_version ? cv->ssl_version : "no TLS");
 	else
-		fprintf(out, "libcurl: %s\n", curl_easy_strerror(CURLE_FAILED_INIT));
+		fprintf(out, "libcurl: %s\n", curl_lazy_error());
 	fprintf(out, "jansson %s\ntree-sitter grammars: %s\n", jansson_version_str(), CATALYST_GRAMMARS);
 }
 

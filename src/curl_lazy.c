@@ -81,6 +81,11 @@ static bool have(void)
 	return loaded;
 }
 
+const char *curl_lazy_error(void)
+{
+	return have() ? NULL : why;
+}
+
 int curl_lazy_fail(struct err *e)
 {
 	return have() ? err_oom(e) : err_set(e, ERR_INTERNAL, "%s", why);
@@ -143,15 +148,17 @@ CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 	return c;
 }
 
+/* A handle exists only once libcurl is loaded: none of the functions
+ * given one loads it for a NULL one. */
 void curl_easy_reset(CURL *h)
 {
-	if (have())
+	if (h && have())
 		fn.easy_reset(h);
 }
 
 void curl_easy_cleanup(CURL *h)
 {
-	if (have())
+	if (h && have())
 		fn.easy_cleanup(h);
 }
 
@@ -170,7 +177,6 @@ char *curl_easy_unescape(CURL *h, const char *s, int n, int *out_len)
 	return have() ? fn.easy_unescape(h, s, n, out_len) : NULL;
 }
 
-/* Nothing libcurl allocated exists unless it was loaded. */
 void curl_free(void *p)
 {
 	if (p && have())
@@ -214,7 +220,7 @@ CURLMsg *curl_multi_info_read(CURLM *m, int *left)
 
 CURLMcode curl_multi_cleanup(CURLM *m)
 {
-	return have() ? fn.multi_cleanup(m) : CURLM_INTERNAL_ERROR;
+	return m && have() ? fn.multi_cleanup(m) : CURLM_BAD_HANDLE;
 }
 
 CURLSH *curl_share_init(void)
@@ -250,7 +256,7 @@ CURLSHcode curl_share_setopt(CURLSH *s, CURLSHoption option, ...)
 
 CURLSHcode curl_share_cleanup(CURLSH *s)
 {
-	return have() ? fn.share_cleanup(s) : CURLSHE_INVALID;
+	return s && have() ? fn.share_cleanup(s) : CURLSHE_INVALID;
 }
 
 struct curl_slist *curl_slist_append(struct curl_slist *list, const char *s)

@@ -378,7 +378,8 @@ static struct event_log *parse_bytes(const char *buf, size_t len, bool release,
 			 .release = release,
 			 .threads = o ? o->threads : 0,
 			 .payload_text = o && o->payload_text};
-	/* A server's answer as a file: payload sizes are 32-bit (event.h). */
+	/* Any buffer as a file (event_log_parse_fd checks that before it maps):
+	 * payload sizes are 32-bit (event.h). */
 	if (len > EVENT_INPUT_MAX) {
 		input_too_large(e);
 		return NULL;

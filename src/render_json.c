@@ -131,8 +131,8 @@ static void write_finding(struct jw *w, const struct report_run *run, size_t at)
 	if (analysis_finding_message(f, &msg) < 0)
 		w->failed = true;
 	jw_k_str(w, "message", msg.data ? msg.data : "");
-	const char *summary = analysis_finding_summary(f, &msg);
-	if (!summary && f->text_of)
+	const char *summary;
+	if (analysis_finding_summary(f, &msg, &summary) < 0)
 		w->failed = true;
 	jw_k_str(w, "summary", summary);
 	buf_finish(&msg);

@@ -126,8 +126,8 @@ static void md_finding_line(struct md_out *m, const struct finding *f, bool one_
 	if (!one_line) {
 		struct buf sum;
 		buf_init(&sum, 0);
-		const char *summary = analysis_finding_summary(f, &sum);
-		if (!summary && f->text_of)
+		const char *summary;
+		if (analysis_finding_summary(f, &sum, &summary) < 0)
 			m->oom = true;
 		if (summary && *summary)
 			fprintf(m->f, ":\n  %s", md(m, summary, ESCAPE_MD_INLINE, MD_SUMMARY_MAX));

@@ -162,9 +162,9 @@ static void print_suspect(struct text_out *t, const struct report *r, const stru
 	buf_reset(&tail);
 	rc = report_finding_when(&line, f, local);
 	rc |= report_finding_error(&tail, f);
-	const char *what = tail.len ? tail.data : analysis_finding_summary(f, &tail);
-	if (!what && f->text_of)
-		rc = -1;
+	const char *what = tail.data;
+	if (!tail.len)
+		rc |= analysis_finding_summary(f, &tail, &what);
 	if (what && *what)
 		buf_printf(&line, NULL, "%s%s", line.len ? "  " : "", text_esc(t, what, 0));
 	if (rc < 0)
@@ -244,8 +244,8 @@ static void print_finding_short(struct text_out *t, const struct finding *f, boo
 	fprintf(t->f, "  %s%-7s%s ", text_on(t, s), severity_name(f->severity), text_off(t));
 	text_wrap_at(t, line.data, 10, 10);
 	if (!one_line) {
-		const char *summary = analysis_finding_summary(f, &line);
-		if (!summary && f->text_of)
+		const char *summary;
+		if (analysis_finding_summary(f, &line, &summary) < 0)
 			t->oom = true;
 		if (summary && *summary)
 			text_wrap(t, text_esc(t, summary, 0), 10);

@@ -208,8 +208,10 @@ static int follow_finding_text(FILE *out, const struct follow_run *fr, const str
 	struct buf b, msg;
 	buf_init(&b, 0);
 	buf_init(&msg, 0);
-	const char *summary = analysis_finding_summary(f, &msg);
-	int rc = summary ? 0 : analysis_finding_message(f, &msg);
+	const char *summary;
+	int rc = analysis_finding_summary(f, &msg, &summary);
+	if (rc == 0 && !summary)
+		rc = analysis_finding_message(f, &msg);
 	const char *what = summary ? summary : msg.data ? msg.data : "";
 	if (rc == 0)
 		rc = buf_printf(&b, NULL, "%s %s: %s", f->activity ? text_esc(&t, f->activity, 60) : "(unnamed)",

@@ -383,9 +383,11 @@ static const char *analysis_difference(const struct analysis *a, const struct an
 		buf_init(&my, 0);
 		buf_init(&sx, 0);
 		buf_init(&sy, 0);
-		ck_assert(analysis_finding_message(x, &mx) == 0 && analysis_finding_message(y, &my) == 0);
-		bool texts = same_str(mx.data, my.data) &&
-			     same_str(analysis_finding_summary(x, &sx), analysis_finding_summary(y, &sy));
+		const char *tx, *ty;
+		ck_assert(analysis_finding_message(x, &mx) == 0 && analysis_finding_message(y, &my) == 0 &&
+			  analysis_finding_summary(x, &sx, &tx) == 0 &&
+			  analysis_finding_summary(y, &sy, &ty) == 0);
+		bool texts = same_str(mx.data, my.data) && same_str(tx, ty);
 		buf_finish(&mx);
 		buf_finish(&my);
 		buf_finish(&sx);
