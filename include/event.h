@@ -178,9 +178,6 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out);
 /* The kind of event i without unpacking the rest, for passes that skip most
  * events; EVENT_UNKNOWN past the end. */
 enum event_kind event_log_kind(const struct event_log *log, size_t i);
-/* Whether event i has a task_execution_id that is not empty, read as
- * event_log_kind (the scan sizes its map of them from this). */
-bool event_log_has_execution_id(const struct event_log *log, size_t i);
 /* Whether event i is a WORKFLOW_STARTED that names a version or patches:
  * read without unpacking (most turns name neither). */
 bool event_log_names_version(const struct event_log *log, size_t i);
@@ -229,6 +226,14 @@ int event_log_append(struct event_log *log, const struct event *ev, struct err *
 void event_log_set_run_info(struct event_log *log, const struct event_run_info *info);
 /* Intern a string in the log's pool (NULL stays NULL). */
 const char *event_log_intern(struct event_log *log, const char *s, size_t len);
+/* The log's interned strings are numbered 0, 1, ... as first interned (equal
+ * strings, equal numbers, the second half of a parse too): a reader may keep
+ * an array by them where it would hash the strings (the analysis does, for
+ * execution ids). s must be a string the log interned, never NULL: an id or
+ * a name of one of its events, or what event_log_intern returned. */
+uint32_t event_log_str_ord(const char *s);
+/* How many numbers have been given: every ordinal is below it. */
+size_t event_log_str_count(const struct event_log *log);
 /* Canonical name of a kind ("TaskScheduled", ...). */
 const char *event_kind_name(enum event_kind k);
 /* "absent", "null", "empty" or "present" (the JSON report's words). */

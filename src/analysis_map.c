@@ -147,6 +147,7 @@ int imap_reserve(struct imap *m, size_t span)
 void smap_free(struct smap *m)
 {
 	free(m->slots);
+	free(m->direct);
 }
 
 /* As imap_grow. */
@@ -183,8 +184,31 @@ static struct smap_slot *smap_slot_find(const struct smap *m, uint32_t gen, cons
 	return NULL;
 }
 
+/* The direct entry of key, or NULL when m keeps none by number. */
+static struct smap_direct *smap_direct_of(const struct smap *m, const char *key)
+{
+	if (!m->n_direct)
+		return NULL;
+	uint32_t ord = event_log_str_ord(key);
+	return ord < m->n_direct ? &m->direct[ord] : NULL;
+}
+
+/* Equal strings are one pointer in a log; strcmp only in case one was
+ * not. */
+static bool direct_holds(const struct smap_direct *d, uint32_t gen, const char *key)
+{
+	return d->key && d->gen == gen && (d->key == key || strcmp(d->key, key) == 0);
+}
+
 uint32_t *smap_find(const struct smap *m, uint32_t gen, const char *key)
 {
+	struct smap_direct *d = smap_direct_of(m, key);
+	if (d && direct_holds(d, gen, key))
+		return &d->value;
+	/* An entry never empties: equal keys, equal numbers, so a key is in
+	 * the slots only when its entry holds another. */
+	if ((d && !d->key) || !m->count)
+		return NULL;
 	struct smap_slot *s = smap_slot_find(m, gen, key, hash_str(key, strlen(key)));
 	return s ? &s->value : NULL;
 }
@@ -195,13 +219,33 @@ int smap_reserve(struct smap *m, size_t n, bool filled)
 	return m->cap < cap ? smap_grow(m, cap, filled) : 0;
 }
 
+int smap_reserve_interned(struct smap *m, size_t n_strings)
+{
+	if (m->n_direct || m->count || !n_strings)
+		return 0;
+	/* Not faulted in ahead: its pages are written in order. */
+	m->direct = calloc(n_strings, sizeof *m->direct);
+	if (!m->direct)
+		return -1;
+	m->n_direct = n_strings;
+	return 0;
+}
+
 /* Inserts when absent; returns the slot's value pointer (existing or new),
  * NULL on allocation failure. *fresh says which. */
 uint32_t *smap_get_or_put(struct smap *m, uint32_t gen, const char *key, uint32_t value, bool *fresh)
 {
+	*fresh = false;
+	struct smap_direct *d = smap_direct_of(m, key);
+	if (d && direct_holds(d, gen, key))
+		return &d->value;
+	if (d && !d->key) { /* and so in no slot (smap_find) */
+		*d = (struct smap_direct){.key = key, .gen = gen, .value = value};
+		*fresh = true;
+		return &d->value;
+	}
 	uint64_t h = hash_str(key, strlen(key));
 	struct smap_slot *s = smap_slot_find(m, gen, key, h);
-	*fresh = false;
 	if (s)
 		return &s->value;
 	if ((m->count + 1) * 2 > m->cap && smap_grow(m, m->cap ? m->cap * 2 : 64, true) < 0)

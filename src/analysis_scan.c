@@ -512,13 +512,11 @@ static void eliminate_unpaired(struct work *w)
  * timer's origin needs the event); < 0 when out of memory. */
 static int scan_allocate(struct work *w)
 {
-	size_t n_att = 0, n_exec = 0, n_tim = 0, n_carry = 0;
+	size_t n_att = 0, n_tim = 0, n_carry = 0;
 	for (size_t i = 0; i < w->n_events; i++) {
 		enum event_kind k = event_log_kind(w->log, i);
 		if (k == EVENT_TASK_SCHEDULED || k == EVENT_CHILD_CREATED)
 			n_att++;
-		if (k == EVENT_TASK_SCHEDULED)
-			n_exec += event_log_has_execution_id(w->log, i);
 		n_carry += kind_may_carry(k);
 		if (k != EVENT_TIMER_CREATED)
 			continue;
@@ -534,13 +532,13 @@ static int scan_allocate(struct work *w)
 	 * doubling arrays kept up to half of them unused. Calls and timers
 	 * are keyed by event id, which counts a generation's actions (calls,
 	 * timers, children, events sent) from 0: the direct arrays cover
-	 * about that many, with room for the few other actions. Every call
-	 * with an execution id is keyed by that, so that table is faulted in
-	 * whole (a fault a page as the probes landed was 17% of `file`'s
-	 * faults); not every dialect gives timers a fire_at (the CLI's
-	 * table), so that one is not. */
+	 * about that many, with room for the few other actions. Execution
+	 * ids are the log's interned strings, kept by their numbers. Not
+	 * every dialect gives timers a fire_at (the CLI's table), so that
+	 * table's pages come as they are used. */
 	size_t span = n_att + n_tim + (n_att + n_tim) / 16 + 1024;
-	if (imap_reserve(&w->sched, span) < 0 || smap_reserve(&w->exec, n_exec, true) < 0 ||
+	if (imap_reserve(&w->sched, span) < 0 ||
+	    smap_reserve_interned(&w->exec, event_log_str_count(w->log)) < 0 ||
 	    imap_reserve(&w->timers, span) < 0 || smap_reserve(&w->fire, n_tim, false) < 0)
 		return -1;
 	/* Zeroed, though every attempt is written before it is read: the

@@ -176,6 +176,11 @@ static int pool_grow(struct event_pool *p)
 
 /* Finds s in p, or adds it: as `node` when given (a string already in a pool
  * being merged into p, which stays where it is), else as a new copy. */
+static struct pool_str *pool_node(const char *text)
+{
+	return (struct pool_str *)(void *)(text - offsetof(struct pool_str, text));
+}
+
 static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t len, struct pool_str *node)
 {
 	if ((p->count + 1) * 4 > p->cap * 3 && pool_grow(p) < 0)
@@ -193,11 +198,12 @@ static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t 
 		n = pool_alloc(p, len);
 		if (!n)
 			return NULL;
-		n->len = len;
+		n->len = (uint32_t)len;
 		n->forward = NULL;
 		memcpy(n->text, s, len);
 		n->text[len] = '\0';
 	}
+	n->ord = p->ords++;
 	p->table[j].s = n;
 	p->table[j].hash = h;
 	p->count++;
@@ -225,11 +231,13 @@ const char *event_pool_forward(struct event_pool *into, const char *s)
 {
 	if (!s)
 		return NULL;
-	struct pool_str *h = (struct pool_str *)(void *)(s - offsetof(struct pool_str, text));
+	struct pool_str *h = pool_node(s);
 	/* A string new to `into` is not copied: the caller adopts this pool's
-	 * chunks (event_pool_adopt), so the node itself joins into's table. */
-	if (!h->forward)
-		h->forward = pool_find_or_add(into, h->text, h->len, h);
+	 * chunks (event_pool_adopt), so the node itself joins into's table
+	 * (and takes the next ordinal of into). One into had already is
+	 * numbered as that one, should a pointer to it be left unforwarded. */
+	if (!h->forward && (h->forward = pool_find_or_add(into, h->text, h->len, h)))
+		h->ord = pool_node(h->forward)->ord;
 	return h->forward;
 }
 
@@ -602,14 +610,6 @@ enum event_kind event_log_kind(const struct event_log *log, size_t i)
 	return (enum event_kind)rec_at(log, i)->kind;
 }
 
-bool event_log_has_execution_id(const struct event_log *log, size_t i)
-{
-	if (!log || i >= log->count || i < log->released)
-		return false;
-	const char *id = rec_at(log, i)->task_execution_id;
-	return id && *id;
-}
-
 bool event_log_names_version(const struct event_log *log, size_t i)
 {
 	if (!log || i >= log->count || i < log->released)
@@ -673,6 +673,16 @@ size_t event_log_unknown_keys(const struct event_log *log, const struct event_co
 const char *event_log_intern(struct event_log *log, const char *s, size_t len)
 {
 	return event_pool_intern(&log->pool, s, len);
+}
+
+uint32_t event_log_str_ord(const char *s)
+{
+	return pool_node(s)->ord;
+}
+
+size_t event_log_str_count(const struct event_log *log)
+{
+	return log ? log->pool.ords : 0;
 }
 
 struct event_pool *event_log_pool(struct event_log *log)

@@ -42,7 +42,8 @@ static inline bool event_bytes_eq(const char *a, const char *b, size_t len)
 }
 
 struct pool_str {
-	size_t len;
+	uint32_t len; /* an input is at most EVENT_INPUT_MAX bytes */
+	uint32_t ord; /* event_log_str_ord */
 	const char *forward; /* where this string lives in the pool merged into */
 	char text[];
 };
@@ -57,6 +58,7 @@ struct event_pool {
 	struct pool_slot *table;
 	size_t cap, count;
 	size_t bytes;
+	uint32_t ords; /* ordinals given: count, but never reset with the table */
 };
 
 void event_pool_init(struct event_pool *p);

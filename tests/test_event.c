@@ -267,11 +267,9 @@ static void release_check(struct event_log *log, size_t n)
 		ck_assert_ptr_null(at(log, from - 1));
 		ck_assert_int_eq(event_log_kind(log, from - 1), EVENT_UNKNOWN);
 		ck_assert(!event_log_names_version(log, from - 1));
-		ck_assert(!event_log_has_execution_id(log, from - 1));
 		for (size_t i = from; i < n; i += (i % 997 == 0) ? 1 : 13) {
 			const struct event *ev = at(log, i);
 			ck_assert_ptr_nonnull(ev);
-			ck_assert(event_log_has_execution_id(log, i));
 			char want[64];
 			snprintf(want, sizeof want, "exec-%zu", i / 2);
 			ck_assert_str_eq(ev->task_execution_id, want);
@@ -1608,33 +1606,48 @@ static const char *const number_texts[] = {
 /* One history is at most EVENT_INPUT_MAX bytes from a buffer too (a
  * server's answer), as from a file: payload sizes are 32-bit. The bytes
  * are never read: the length alone refuses them. */
-/* event_log_has_execution_id, which sizes the scan's map, says what the
- * unpacked event says, in every dialect: ids present, absent (child
- * workflows, timers, the CLI's table) and past the end. */
-static const struct {
-	const char *name;
-	bool some; /* names at least one */
-} exec_id_fixtures[] = {
-	{"b-retry-fail-fail-succeed.catalyst.json", true}, {"b-retry-fail-fail-succeed.proto.json", true},
-	{"b-retry-fail-fail-succeed.dapr-cli.json", true}, {"c2-timer-race-recall-overlap.catalyst.json", true},
-	{"d-child-retry.parent.catalyst.json", false}, /* child workflows only */
-	{"k6-cli-table-short.cli-1.18.txt", false},    /* the CLI's table */
+/* The numbers of a log's interned strings (event_log_str_ord, by which the
+ * scan keeps execution ids): each below the count, one string a number and
+ * one number a string, in every dialect and in a log joined from two
+ * halves. Returns how many strings were met. */
+static size_t check_str_ords(const struct event_log *log)
+{
+	size_t count = event_log_str_count(log), met = 0;
+	const char **by_ord = calloc(count ? count : 1, sizeof *by_ord);
+	ck_assert_ptr_nonnull(by_ord);
+	for (size_t i = 0; i < event_log_count(log); i++) {
+		const struct event *ev = at(log, i);
+		const char *const fields[] = {ev->name,	       ev->task_execution_id, ev->origin_id,
+					      ev->instance_id, ev->execution_id,      ev->error_type,
+					      ev->error_message};
+		for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+			const char *s = fields[f];
+			if (!s)
+				continue;
+			uint32_t ord = event_log_str_ord(s);
+			ck_assert_msg(ord < count, "event %zu: \"%s\" numbered %u of %zu", i, s, ord, count);
+			if (!by_ord[ord]) {
+				by_ord[ord] = s;
+				met++;
+			}
+			ck_assert_msg(by_ord[ord] == s, "event %zu: \"%s\" and \"%s\" both numbered %u", i,
+				      by_ord[ord], s, ord);
+		}
+	}
+	free(by_ord);
+	return met;
+}
+
+static const char *const ord_fixtures[] = {
+	"b-retry-fail-fail-succeed.catalyst.json", "b-retry-fail-fail-succeed.proto.json",
+	"b-retry-fail-fail-succeed.dapr-cli.json", "c2-timer-race-recall-overlap.catalyst.json",
+	"d-child-retry.parent.catalyst.json",      "k6-cli-table-short.cli-1.18.txt",
 };
 
-START_TEST(has_execution_id_as_unpacked)
+START_TEST(str_ords_one_per_string)
 {
-	struct event_log *log = parse_fixture(exec_id_fixtures[_i].name);
-	size_t n = event_log_count(log), with = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct event *ev = at(log, i);
-		bool set = ev->task_execution_id && *ev->task_execution_id;
-		ck_assert_msg(event_log_has_execution_id(log, i) == set, "%s event %zu", exec_id_fixtures[_i].name,
-			      i);
-		with += set;
-	}
-	ck_assert(!event_log_has_execution_id(log, n));
-	ck_assert_msg(exec_id_fixtures[_i].some ? with > 0 && with < n : with == 0, "%s: %zu of %zu",
-		      exec_id_fixtures[_i].name, with, n);
+	struct event_log *log = parse_fixture(ord_fixtures[_i]);
+	ck_assert_msg(check_str_ords(log) > 0, "%s", ord_fixtures[_i]);
 	event_log_free(log);
 }
 END_TEST
@@ -2212,7 +2225,10 @@ static void check_threads_agree(const char *poison)
 	ck_assert_msg(two != NULL, "%s", e.msg);
 	ck_assert_uint_eq(event_log_count(one), 50001 + (poison ? 1 : 0));
 	assert_logs_equal(one, two, true, "threads");
-	/* Interning holds across the two halves. */
+	/* Interning and its numbers hold across the two halves: the names
+	 * Step0..6, the 25,000 ids and "W". */
+	ck_assert_uint_eq(check_str_ords(one), 25008);
+	ck_assert_uint_eq(check_str_ords(two), 25008);
 	const struct event *last0 = NULL;
 	for (size_t i = event_log_count(two); i-- > 0 && !last0;) {
 		const struct event *ev = at(two, i);
@@ -2503,7 +2519,7 @@ int main(void)
 	add_loop_test(tc, bad_input_rejected, 0, sizeof bad_inputs / sizeof bad_inputs[0]);
 	add_test(tc, buffer_over_input_max_refused);
 	add_loop_test(tc, quoted_integers_as_strtoll, 0, sizeof quoted_ints / sizeof quoted_ints[0]);
-	add_loop_test(tc, has_execution_id_as_unpacked, 0, sizeof exec_id_fixtures / sizeof exec_id_fixtures[0]);
+	add_loop_test(tc, str_ords_one_per_string, 0, sizeof ord_fixtures / sizeof ord_fixtures[0]);
 	add_loop_test(tc, numbers_as_jansson_reads_them, 0, sizeof number_texts / sizeof number_texts[0]);
 	add_test(tc, wrong_type_names_event_and_byte);
 	add_test(tc, deep_nesting_is_refused);
