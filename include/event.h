@@ -268,9 +268,9 @@ bool event_log_keeps_payload_text(const struct event_log *log);
 /* Parses a document (a file's bytes) in any dialect, detected automatically,
  * streaming the event array element by element (lists over 4 MB in two
  * threads when there are two cores). On failure sets ERR_INPUT with the
- * byte position. Ids, names, kind names and error texts are interned (equal
- * strings, equal pointers); timestamps and fire_at are stored unshared:
- * compare those with strcmp. */
+ * byte position. Ids, names, kind names, error texts and fire_at are interned
+ * (equal strings, equal pointers); timestamps are stored unshared: compare
+ * those with strcmp. */
 struct event_log *event_log_parse(const char *buf, size_t len, struct err *e);
 /* The same under options (NULL: as event_log_parse). */
 struct event_log *event_log_parse_opts(const char *buf, size_t len, const struct event_parse_options *o,

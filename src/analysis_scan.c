@@ -533,13 +533,11 @@ static int scan_allocate(struct work *w)
 	 * are keyed by event id, which counts a generation's actions (calls,
 	 * timers, children, events sent) from 0: the direct arrays cover
 	 * about that many, with room for the few other actions. Execution
-	 * ids are the log's interned strings, kept by their numbers. Not
-	 * every dialect gives timers a fire_at (the CLI's table), so that
-	 * table's pages come as they are used. */
-	size_t span = n_att + n_tim + (n_att + n_tim) / 16 + 1024;
-	if (imap_reserve(&w->sched, span) < 0 ||
-	    smap_reserve_interned(&w->exec, event_log_str_count(w->log)) < 0 ||
-	    imap_reserve(&w->timers, span) < 0 || smap_reserve(&w->fire, n_tim, false) < 0)
+	 * ids and fire times are the log's interned strings, kept by their
+	 * numbers (pages of those arrays come as they are written). */
+	size_t span = n_att + n_tim + (n_att + n_tim) / 16 + 1024, n_str = event_log_str_count(w->log);
+	if (imap_reserve(&w->sched, span) < 0 || smap_reserve_interned(&w->exec, n_str) < 0 ||
+	    imap_reserve(&w->timers, span) < 0 || (n_tim && smap_reserve_interned(&w->fire, n_str) < 0))
 		return -1;
 	/* Zeroed, though every attempt is written before it is read: the
 	 * static analyzer cannot follow the pending count to that. */

@@ -1020,15 +1020,15 @@ int event_log_take(struct event_log *into, struct event_log *from)
 		struct event_pool *ip = &into->pool;
 		for (size_t i = 0; i < from->count; i++) {
 			struct event_rec *r = rec_at(from, i);
-			/* timestamp and fire_at were stored, not interned: they
-			 * come along with the pool's chunks below. */
+			/* The timestamp was stored, not interned: it comes along
+			 * with the pool's chunks below. */
 			forward(ip, &r->name);
 			forward(ip, &r->task_execution_id);
 			union xslot *x = from->xs ? from->xs + r->xoff : NULL;
 			for (unsigned f = 0; x && f < X_COUNT; f++) {
 				if (!(r->xmask & (1u << f)))
 					continue;
-				if (f == X_KIND_NAME || (f > X_FIRE_AT && f <= X_CAUSE_MESSAGE))
+				if (f == X_KIND_NAME || (f >= X_FIRE_AT && f <= X_CAUSE_MESSAGE))
 					forward(ip, &x->s);
 				x += f >= X_INPUT && f <= X_CUSTOM_STATUS ? 2 : 1;
 			}

@@ -98,18 +98,23 @@ int dec_get_str(struct dec *d, const char *key, size_t key_len, const struct jsc
 }
 
 /* Timestamps are strings in every known dialect; a number is kept as its
- * text rather than refused, since the envelope is undocumented. */
-static int get_time(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, const char **out)
+ * text rather than refused, since the envelope is undocumented. An event's
+ * own time is stored (nearly every one differs); a timer's fire time is
+ * interned: its creation and its firing name the same, and the scan keeps
+ * timers by it (event_log_str_ord). */
+static int get_time(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, bool intern,
+		    const char **out)
 {
+	const char *(*keep)(struct event_pool *, const char *, size_t) = intern ? event_pool_intern : event_pool_store;
 	if (v->type == JSCAN_STRING) {
 		size_t len;
 		const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);
-		if (!s || !(*out = event_pool_store(d->pool, s, len)))
+		if (!s || !(*out = keep(d->pool, s, len)))
 			return dec_oom(d);
 		return 0;
 	}
 	if ((v->type == JSCAN_INT || v->type == JSCAN_REAL) && !d->from_json) {
-		if (!(*out = event_pool_store(d->pool, v->p, v->len)))
+		if (!(*out = keep(d->pool, v->p, v->len)))
 			return dec_oom(d);
 		return 0;
 	}
@@ -117,7 +122,7 @@ static int get_time(struct dec *d, const char *key, size_t key_len, const struct
 		char *t = json_dumps(v->j, JSON_ENCODE_ANY | JSON_COMPACT);
 		if (!t)
 			return dec_oom(d);
-		*out = event_pool_store(d->pool, t, strlen(t));
+		*out = keep(d->pool, t, strlen(t));
 		free(t);
 		return *out ? 0 : dec_oom(d);
 	}
@@ -591,7 +596,7 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 	case F_EVENT_ID:
 		return dec_get_int(d, key, key_len, v, &ev->event_id, &ev->has_event_id);
 	case F_TIMESTAMP:
-		return get_time(d, key, key_len, v, &ev->timestamp);
+		return get_time(d, key, key_len, v, false, &ev->timestamp);
 	case F_NAME:
 		return get_name(d, key, key_len, v, &ev->name);
 	case F_TSID:
@@ -601,7 +606,7 @@ static int member(struct dec *d, const char *prefix, size_t prefix_len, size_t k
 	case F_TIMER_ID:
 		return dec_get_int(d, key, key_len, v, &ev->timer_id, &ev->has_timer_id);
 	case F_FIRE_AT:
-		return get_time(d, key, key_len, v, &ev->fire_at);
+		return get_time(d, key, key_len, v, true, &ev->fire_at);
 	case F_ORIGIN_CREATE:
 		if (v->type != JSCAN_NULL && v->type != JSCAN_FALSE)
 			set_origin(d, ORIGIN_CREATE_TIMER);
