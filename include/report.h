@@ -44,8 +44,8 @@ struct report_run {
 	char *refusal_kind;         /* when a refusal stopped it */
 	char *refusal_instruction;
 	/* Each finding's stable id (report_finding_id), and whether the
-	 * --baseline report holds it: filled by report_mark_known (NULL until
-	 * then: every finding new). */
+	 * --baseline report holds it: filled by report_mark_known when there
+	 * is one (NULL otherwise: every finding new, its id made as needed). */
 	char (*finding_ids)[REPORT_FINDING_ID_LEN];
 	bool *known;
 	/* --source: for each finding, its activity's code in one sentence
@@ -118,8 +118,9 @@ void report_finding_id(const struct report_run *run, const struct finding *f, ch
 #define REPORT_FINDING_SHORT_ID_LEN 10
 void report_finding_short_id(const struct report_run *run, size_t k, char out[REPORT_FINDING_SHORT_ID_LEN]);
 /* Fills run->finding_ids and run->known from the ids of a baseline report
- * (an object whose keys are finding ids; NULL: none known). -1 when
- * memory ran out. */
+ * (an object whose keys are finding ids); without one (NULL) leaves both
+ * NULL: every finding new, its id made when it is written. -1 when memory
+ * ran out. */
 int report_mark_known(struct report_run *run, const struct json_t *baseline_ids);
 
 struct review;
