@@ -575,29 +575,28 @@ bool event_log_get(const struct event_log *log, size_t i, struct event *out)
 	if (!log || i >= log->count || i < log->released)
 		return false;
 	const struct event_rec *r = rec_at(log, i);
-	/* Every pass of the analysis unpacks every event: one store of the
-	 * common fields, then a step per slot, not per possible field. */
-	*out = (struct event){
-		.kind = (enum event_kind)r->kind,
-		.origin = (enum timer_origin)r->origin,
-		.kind_name = event_kind_name((enum event_kind)r->kind),
-		.timestamp = r->timestamp,
-		.name = r->name,
-		.task_execution_id = r->task_execution_id,
-		.input.state = (enum payload_state)(r->bits & 3u),
-		.output.state = (enum payload_state)(r->bits >> 2 & 3u),
-		.custom_status.state = (enum payload_state)(r->bits >> 4 & 3u),
-		.source_offset = r->source_lo,
-		.has_event_id = r->bits & B_HAS_EVENT_ID,
-		.has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID,
-		.has_timer_id = r->bits & B_HAS_TIMER_ID,
-		.has_non_retriable = r->bits & B_HAS_NON_RETRIABLE,
-		.non_retriable = r->bits & B_NON_RETRIABLE,
-		.attested = r->bits & B_ATTESTED,
-		.input.truncated = r->bits & B_TRUNCATED,
-		.output.truncated = r->bits & B_TRUNCATED << 1,
-		.custom_status.truncated = r->bits & B_TRUNCATED << 2,
-	};
+	/* Every pass of the analysis unpacks every event: the fields cleared
+	 * and the common ones stored (the compiler merges the two), then a
+	 * step per slot, not per possible field. */
+	event_clear(out);
+	out->kind = (enum event_kind)r->kind;
+	out->origin = (enum timer_origin)r->origin;
+	out->kind_name = event_kind_name((enum event_kind)r->kind);
+	out->timestamp = r->timestamp;
+	out->name = r->name;
+	out->task_execution_id = r->task_execution_id;
+	out->input = (struct payload){.state = (uint8_t)(r->bits & 3u), .truncated = r->bits & B_TRUNCATED};
+	out->output =
+		(struct payload){.state = (uint8_t)(r->bits >> 2 & 3u), .truncated = r->bits & B_TRUNCATED << 1};
+	out->custom_status =
+		(struct payload){.state = (uint8_t)(r->bits >> 4 & 3u), .truncated = r->bits & B_TRUNCATED << 2};
+	out->source_offset = r->source_lo;
+	out->has_event_id = r->bits & B_HAS_EVENT_ID;
+	out->has_task_scheduled_id = r->bits & B_HAS_TASK_SCHEDULED_ID;
+	out->has_timer_id = r->bits & B_HAS_TIMER_ID;
+	out->has_non_retriable = r->bits & B_HAS_NON_RETRIABLE;
+	out->non_retriable = r->bits & B_NON_RETRIABLE;
+	out->attested = r->bits & B_ATTESTED;
 	if (r->xmask)
 		unpack_slots(out, log->xs + r->xoff, r->xmask);
 	return true;

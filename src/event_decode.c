@@ -105,7 +105,8 @@ int dec_get_str(struct dec *d, const char *key, size_t key_len, const struct jsc
 static int get_time(struct dec *d, const char *key, size_t key_len, const struct jscan_tok *v, bool intern,
 		    const char **out)
 {
-	const char *(*keep)(struct event_pool *, const char *, size_t) = intern ? event_pool_intern : event_pool_store;
+	const char *(*keep)(struct event_pool *, const char *, size_t) = intern ? event_pool_intern
+										: event_pool_store;
 	if (v->type == JSCAN_STRING) {
 		size_t len;
 		const char *s = jscan_str(v, &d->scratch, &d->scratch_cap, &len);
@@ -884,7 +885,7 @@ int dec_event(struct dec *d)
 			       d->index, d->off, type_name(&t[0]));
 	}
 	struct event *ev = &d->evbuf;
-	memset(ev, 0, sizeof *ev);
+	event_clear(ev);
 	d->ev = ev;
 	d->raw_execution_id = NULL;
 	d->version_name = d->reason = d->description = NULL;

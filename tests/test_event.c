@@ -1617,8 +1617,8 @@ static size_t check_str_ords(const struct event_log *log)
 	ck_assert_ptr_nonnull(by_ord);
 	for (size_t i = 0; i < event_log_count(log); i++) {
 		const struct event *ev = at(log, i);
-		const char *const fields[] = {ev->name,	       ev->task_execution_id, ev->origin_id,
-					      ev->instance_id, ev->execution_id,      ev->error_type,
+		const char *const fields[] = {ev->name,         ev->task_execution_id, ev->origin_id,
+					      ev->instance_id,  ev->execution_id,      ev->error_type,
 					      ev->error_message};
 		for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
 			const char *s = fields[f];
