@@ -199,7 +199,10 @@ static inline bool jw_memo_begin(struct jw *w, unsigned k, size_t *mark)
 {
 	struct jw_memo *m = &w->memo[k];
 	if (m->len && m->depth == w->depth && m->compact == w->compact) {
-		jw_raw(w, m->text, m->len);
+		/* All of text, a constant size: a copy of len bytes was `rep
+		 * movs`, 40% of writing a payload. */
+		memcpy(jw_reserve(w, JW_MEMO_LEN), m->text, JW_MEMO_LEN);
+		w->len += m->len;
 		return true;
 	}
 	m->at_flush = w->flushes;
