@@ -539,6 +539,73 @@ START_TEST(continue_as_new_generations)
 }
 END_TEST
 
+/* The scan keeps execution ids by their interned number (smap_reserve_
+ * interned): an entry a number, and a key whose entry another generation
+ * holds, or a string interned after the reserve, in the hashed slots. */
+START_TEST(interned_map_direct_and_slots)
+{
+	struct event_log *log = log_new();
+	const char *a = event_log_intern(log, "exec-a", 6), *b = event_log_intern(log, "exec-b", 6);
+	ck_assert_ptr_eq(event_log_intern(log, "exec-a", 6), a);
+	ck_assert_uint_ne(event_log_str_ord(a), event_log_str_ord(b));
+	struct smap m = {0};
+	ck_assert_int_eq(smap_reserve_interned(&m, event_log_str_count(log)), 0);
+	const char *late = event_log_intern(log, "exec-late", 9); /* past the reserve */
+	ck_assert_uint_ge(event_log_str_ord(late), m.n_direct);
+	bool fresh;
+	uint32_t *v = smap_get_or_put(&m, 0, a, 10, &fresh);
+	ck_assert(fresh && *v == 10);
+	ck_assert(!smap_get_or_put(&m, 0, a, 11, &fresh) || !fresh);
+	ck_assert_uint_eq(*smap_find(&m, 0, a), 10);
+	ck_assert_ptr_null(smap_find(&m, 0, b));
+	ck_assert_ptr_null(smap_find(&m, 1, a));
+	ck_assert_uint_eq(m.count, 0);             /* all in the direct entries so far */
+	v = smap_get_or_put(&m, 1, a, 20, &fresh); /* a's entry is generation 0's */
+	ck_assert(fresh && *v == 20);
+	ck_assert_uint_eq(m.count, 1);
+	v = smap_get_or_put(&m, 0, late, 30, &fresh);
+	ck_assert(fresh && *v == 30);
+	ck_assert_uint_eq(m.count, 2);
+	ck_assert_uint_eq(*smap_find(&m, 0, a), 10);
+	ck_assert_uint_eq(*smap_find(&m, 1, a), 20);
+	ck_assert_uint_eq(*smap_find(&m, 0, late), 30);
+	ck_assert_ptr_null(smap_find(&m, 1, late));
+	ck_assert_ptr_null(smap_find(&m, 2, a));
+	smap_free(&m);
+	event_log_free(log);
+}
+END_TEST
+
+/* One execution id in two generations: retried in the second, the two
+ * attempts there are one invocation, and the first generation's call is
+ * another (the map's entry is the first generation's: the second's go to
+ * its slots). */
+START_TEST(execution_id_in_two_generations)
+{
+	struct event_log *log = log_new();
+	started(log, "InventorySync", "inv", "gen-1");
+	sched(log, 0, "SyncBatch", "same-exec");
+	completed(log, 0);
+	finished(log, 1, "ORCHESTRATION_STATUS_CONTINUED_AS_NEW");
+	started(log, "InventorySync", "inv", "gen-2");
+	sched(log, 0, "SyncBatch", "same-exec");
+	failed(log, 0, "TimeoutError", "timed out", false);
+	sched(log, 1, "SyncBatch", "same-exec");
+	completed(log, 1);
+	struct analysis *a = run(log, NULL);
+	ck_assert_uint_eq(a->n_generations, 2);
+	ck_assert_uint_eq(a->n_invocations, 2);
+	ck_assert_uint_eq(a->invocations[0].generation, 0);
+	ck_assert_uint_eq(a->invocations[0].n_attempts, 1);
+	ck_assert_uint_eq(a->invocations[1].generation, 1);
+	ck_assert_uint_eq(a->invocations[1].n_attempts, 2);
+	ck_assert_int_eq(a->invocations[1].attempts[0].outcome, OUTCOME_FAILED);
+	ck_assert_int_eq(a->invocations[1].attempts[1].outcome, OUTCOME_COMPLETED);
+	analysis_free(a);
+	event_log_free(log);
+}
+END_TEST
+
 /* Go: a new instance id per attempt, linked by retry parent and by the
  * childWorkflowRetry timer origin. */
 START_TEST(child_retry_go)
@@ -3671,6 +3738,8 @@ int main(void)
 	Suite *s = suite_create("analysis");
 	struct testlib_group *tc = testlib_group("grouping");
 	add_test(tc, go_python_same_execution_id);
+	add_test(tc, interned_map_direct_and_slots);
+	add_test(tc, execution_id_in_two_generations);
 	add_test(tc, versions_stalls_and_signing_read);
 	add_test(tc, dedup_blind_spot_said_unless_duplicates_shown);
 	add_test(tc, dotnet_ids_linked_by_origin);
