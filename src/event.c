@@ -174,13 +174,14 @@ static int pool_grow(struct event_pool *p)
 	return 0;
 }
 
-/* Finds s in p, or adds it: as `node` when given (a string already in a pool
- * being merged into p, which stays where it is), else as a new copy. */
+/* The header of an interned string. */
 static struct pool_str *pool_node(const char *text)
 {
 	return (struct pool_str *)(void *)(text - offsetof(struct pool_str, text));
 }
 
+/* Finds s in p, or adds it: as `node` when given (a string already in a pool
+ * being merged into p, which stays where it is), else as a new copy. */
 static const char *pool_find_or_add(struct event_pool *p, const char *s, size_t len, struct pool_str *node)
 {
 	if ((p->count + 1) * 4 > p->cap * 3 && pool_grow(p) < 0)
